@@ -1,0 +1,259 @@
+"""The ``sdpembed`` command line: ``solve``, ``verify``, ``make-instance``, ``demo``.
+
+Exit codes: 0 success (``verify``: pass), 1 failure (``verify``: fail; ``solve``: the
+solver did not reach ``optimal``), 2 bad input. Problems are found through the registry.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+
+import numpy as np
+
+from . import datasets
+from .instances import load_instance, read_npz
+from .registry import PROBLEMS, get_problem, solve
+from .validation.certify import Tolerances, certify
+
+__all__ = ["main", "build_parser"]
+
+
+class BadInput(ValueError):
+    """Input the user must fix (exit code 2)."""
+
+
+def _json_default(value):
+    if isinstance(value, (np.floating, np.integer)):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    return str(value)
+
+
+def _emit(payload: dict, as_json: bool, lines: Sequence[str]) -> None:
+    if as_json:
+        print(json.dumps(payload, default=_json_default, indent=2))
+    else:
+        print("\n".join(lines))
+
+
+# ------------------------------------------------------------------------------- solve
+def _cmd_solve(args: argparse.Namespace) -> int:
+    instance = load_instance(args.instance)
+    options = {}
+    if args.method == "cvxpy":
+        options["solver"] = args.solver
+    else:
+        if args.verbose:
+            options["verbose"] = args.verbose
+        if args.max_iter is not None:
+            options["max_iter"] = args.max_iter
+    result = solve(instance, args.method, **options)
+    spec = get_problem(instance.problem)
+    if args.out:
+        arrays = {
+            spec.variable: result.solution,
+            "status": np.array(result.status),
+            "objective": np.array(result.objective),
+            "method": np.array(result.method),
+        }
+        if result.certified:
+            arrays["dual_bound"] = np.array(result.dual_bound)
+        np.savez_compressed(args.out, **arrays)
+    summary = result.summary()
+    lines = [
+        f"problem        {summary['problem']}  (method {summary['method']}, {summary['solver']})",
+        f"status         {summary['status']}: {summary['message']}",
+        f"objective      {summary['objective']:.10g}",
+        f"dual bound     {summary['dual_bound']:.10g}",
+        f"relative gap   {summary['relative_gap']:.3e}",
+        f"max violation  {summary['max_violation']:.3e}",
+        f"least eig      {summary['min_eigenvalue']:.3e}",
+        f"iterations     {summary['iterations']}",
+        f"time           {summary['wall_time']:.3f} s",
+    ]
+    if args.out:
+        lines.append(f"solution       written to {args.out}")
+    _emit(summary, args.json, lines)
+    return 0 if result.status == "optimal" else 1
+
+
+# ------------------------------------------------------------------------------ verify
+def _cmd_verify(args: argparse.Namespace) -> int:
+    instance = load_instance(args.instance)
+    spec = get_problem(instance.problem)
+    arrays = read_npz(args.solution, "solution")
+    if spec.variable not in arrays:
+        raise BadInput(f"solution file has no array {spec.variable!r} (the {spec.name} variable)")
+    claimed = arrays.get("dual_bound")
+    tolerances = Tolerances(objective=args.objective_tol, feasibility=args.feasibility_tol, psd=args.psd_tol)
+    cert = certify(
+        instance,
+        arrays[spec.variable],
+        ground_truth=True,
+        solver=args.solver,
+        dual_bound=None if claimed is None else float(claimed),
+        tolerances=tolerances,
+    )
+    verdict = "PASS" if cert.passed else "FAIL"
+    lines = [
+        f"problem            {cert.problem}",
+        f"objective          {cert.objective:.10g}",
+        f"optimum            {cert.optimum:.10g}  ({cert.optimum_source})",
+        f"relative gap       {cert.objective_error:.3e}  (tolerance {tolerances.objective:g})",
+        f"max violation      {cert.max_violation:.3e}  (tolerance {tolerances.feasibility:g})",
+        f"least eigenvalue   {cert.min_eigenvalue:.3e}",
+        f"rank               {cert.rank}",
+    ]
+    if np.isfinite(cert.dual_bound):
+        lines.append(f"claimed dual bound {cert.dual_bound:.10g}")
+    lines.append(f"verdict            {verdict}")
+    lines += [f"  - {reason}" for reason in cert.reasons]
+    _emit(cert.to_dict(), args.json, lines)
+    return 0 if cert.passed else 1
+
+
+# ----------------------------------------------------------------------- make-instance
+def _dataset_points(args: argparse.Namespace) -> np.ndarray:
+    if args.dataset == "squares":
+        return datasets.translating_squares(args.image_size, args.shape_size)
+    if args.dataset == "disks":
+        return datasets.translating_disks(args.image_size, args.shape_size / 2.0)
+    if args.dataset == "blob":
+        return datasets.translating_gaussian_blob(args.image_size, args.sigma)
+    if args.dataset == "gaussian":
+        return datasets.gaussian_points(args.n_points, args.dim, random_state=args.random_state)
+    if args.dataset == "mnist":
+        X, _ = datasets.load_mnist(size=args.image_size if args.image_size in (20, 28) else 28,
+                                   n_samples=args.n_points, random_state=args.random_state)
+        return X
+    from sklearn.datasets import load_digits
+
+    X = load_digits().data / 16.0
+    rng = np.random.default_rng(args.random_state)
+    return X[np.sort(rng.choice(len(X), size=min(args.n_points, len(X)), replace=False))]
+
+
+def _cmd_make_instance(args: argparse.Namespace) -> int:
+    spec = get_problem(args.problem)
+    X = _dataset_points(args)
+    if args.points:
+        instance = spec.instance_type(delta=args.delta, X=X)
+    else:
+        instance = spec.instance_type.from_points(
+            X, args.delta, n_secants=args.n_secants, random_state=args.random_state
+        )
+    instance.save(args.out)
+    print(
+        f"wrote {args.problem} instance to {args.out}: {X.shape[0]} points in dimension {X.shape[1]}, "
+        f"{instance.n_constraints} secants{' (point form)' if args.points else ''}, delta {instance.delta:g}"
+    )
+    return 0
+
+
+# -------------------------------------------------------------------------------- demo
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from .instances import NuMaxInstance
+    from .linear import embedding_from_psd, gaussian_projection, pca_projection
+    from .validation.metrics import isometry_constants
+
+    X = datasets.translating_squares(args.image_size, args.square_size)
+    instance = NuMaxInstance.from_points(X, args.delta, n_secants=args.n_secants, random_state=args.random_state)
+    V = instance.secant_matrix
+    print(
+        f"NuMax demo: {len(X)} translating {args.square_size}x{args.square_size} squares in "
+        f"{args.image_size}x{args.image_size} images (N = {X.shape[1]}), {len(V)} secants, delta = {args.delta:g}"
+    )
+    start = time.perf_counter()
+    result = solve(instance, "admm", verbose=args.verbose)
+    elapsed = time.perf_counter() - start
+    Psi = embedding_from_psd(result.solution)
+    M = Psi.shape[0]
+    rows = [
+        ("NuMax (ADMM)", M, isometry_constants(Psi, secants=V).delta),
+        ("PCA", M, isometry_constants(pca_projection(V, M, center=False), secants=V).delta),
+        ("Gaussian", M, isometry_constants(
+            gaussian_projection(M, X.shape[1], random_state=args.random_state), secants=V).delta),
+    ]
+    print(f"status            {result.status} after {result.iterations} iterations, {elapsed:.2f} s")
+    print(f"rank M            {M}")
+    print(f"trace             {result.objective:.6f}")
+    print(f"certified bound   {result.dual_bound:.6f}  (relative gap {result.relative_gap:.2e})")
+    print(f"max violation     {result.max_violation:.2e}")
+    print(f"\n{'map':<14}{'M':>4}  isometry constant on the secants")
+    for name, dim, delta in rows:
+        print(f"{name:<14}{dim:>4}  {delta:.4f}")
+    return 0 if result.status == "optimal" else 1
+
+
+# ------------------------------------------------------------------------------ parser
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``sdpembed`` command."""
+    parser = argparse.ArgumentParser(prog="sdpembed", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("solve", help="solve an instance file")
+    p.add_argument("instance")
+    p.add_argument("--method", default=None, help="'cvxpy' or a hand-written method (default: the problem's)")
+    p.add_argument("--solver", default="CLARABEL", choices=["CLARABEL", "SCS"], help="CVXPY back-end")
+    p.add_argument("--out", help="write the solution .npz here")
+    p.add_argument("--max-iter", type=int, default=None)
+    p.add_argument("--verbose", type=int, default=0, metavar="K", help="progress every K iterations")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_cmd_solve)
+
+    p = sub.add_parser("verify", help="verify a solution file against an instance file")
+    p.add_argument("instance")
+    p.add_argument("solution")
+    p.add_argument("--solver", default="CLARABEL", choices=["CLARABEL", "SCS"],
+                   help="CVXPY back-end for the optimum when the instance stores none")
+    defaults = Tolerances()
+    p.add_argument("--objective-tol", type=float, default=defaults.objective)
+    p.add_argument("--feasibility-tol", type=float, default=defaults.feasibility)
+    p.add_argument("--psd-tol", type=float, default=defaults.psd)
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_cmd_verify)
+
+    p = sub.add_parser("make-instance", help="write an instance file built from a dataset")
+    p.add_argument("problem", choices=sorted(PROBLEMS))
+    p.add_argument("--dataset", default="squares", choices=datasets.DATASETS)
+    p.add_argument("--delta", type=float, default=0.1)
+    p.add_argument("--out", required=True)
+    p.add_argument("--n-secants", type=int, default=None, help="sample this many pairs (default: all)")
+    p.add_argument("--points", action="store_true", help="point form: store X, meaning all pairs")
+    p.add_argument("--image-size", type=int, default=16)
+    p.add_argument("--shape-size", type=int, default=8, help="square side / disk diameter")
+    p.add_argument("--sigma", type=float, default=6.0, help="blob standard deviation")
+    p.add_argument("--n-points", type=int, default=50, help="gaussian/mnist/digits: number of points")
+    p.add_argument("--dim", type=int, default=20, help="gaussian: dimension")
+    p.add_argument("--random-state", type=int, default=0)
+    p.set_defaults(func=_cmd_make_instance)
+
+    p = sub.add_parser("demo", help="NuMax on translating squares, compared with PCA and a Gaussian map")
+    p.add_argument("--image-size", type=int, default=16)
+    p.add_argument("--square-size", type=int, default=8)
+    p.add_argument("--delta", type=float, default=0.1)
+    p.add_argument("--n-secants", type=int, default=1000)
+    p.add_argument("--random-state", type=int, default=0)
+    p.add_argument("--verbose", type=int, default=0, metavar="K")
+    p.set_defaults(func=_cmd_demo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args))
+    except (ValueError, KeyError) as exc:
+        print(f"sdpembed {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

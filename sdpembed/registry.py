@@ -1,0 +1,97 @@
+"""The one registry of problems. The CLI, :func:`sdpembed.validation.certify` and the
+reference suite look problems up here and nowhere else (DESIGN.md: no if-chains on problem
+names outside the registry).
+
+A problem is added by writing its instance type, its CVXPY formulation and its hand-written
+solver(s), and registering a :class:`ProblemSpec` in :data:`PROBLEMS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .formulations.numax import solve_numax_cvxpy
+from .instances import NuMaxInstance
+from .results import SolveResult
+from .solvers.numax_admm import solve_numax_admm
+
+__all__ = ["ProblemSpec", "PROBLEMS", "get_problem", "solve"]
+
+
+@dataclass(frozen=True)
+class ProblemSpec:
+    """Everything the package needs to know about one SDP.
+
+    Attributes
+    ----------
+    name : str
+        The ``problem`` string of instance files.
+    instance_type : type
+        Frozen dataclass with ``from_arrays``, ``to_arrays``, ``objective`` and
+        ``max_violation``.
+    variable : str
+        Name of the decision variable in solution files.
+    sense : {"min", "max"}
+        Direction of optimisation (the dual bound is lower for "min", upper for "max").
+    cvxpy : callable
+        ``cvxpy(instance, solver=..., **options) -> SolveResult``, the ground truth.
+    methods : dict of str to callable
+        Hand-written solvers, ``method(instance, **options) -> SolveResult``.
+    default_method : str
+        Key of ``methods`` used when none is asked for.
+    """
+
+    name: str
+    instance_type: type
+    variable: str
+    sense: str
+    cvxpy: Callable[..., SolveResult]
+    methods: dict[str, Callable[..., SolveResult]] = field(default_factory=dict)
+    default_method: str = ""
+
+
+PROBLEMS: dict[str, ProblemSpec] = {
+    "numax": ProblemSpec(
+        name="numax",
+        instance_type=NuMaxInstance,
+        variable="P",
+        sense="min",
+        cvxpy=solve_numax_cvxpy,
+        methods={"admm": solve_numax_admm},
+        default_method="admm",
+    ),
+}
+
+
+def get_problem(name: str) -> ProblemSpec:
+    """The :class:`ProblemSpec` registered under ``name``, or a ValueError listing them."""
+    try:
+        return PROBLEMS[name]
+    except KeyError:
+        raise ValueError(f"unknown problem {name!r}; registered problems: {sorted(PROBLEMS)}") from None
+
+
+def solve(instance: Any, method: str | None = None, **options: Any) -> SolveResult:
+    """Solve any registered instance.
+
+    Parameters
+    ----------
+    instance
+        An instance of a registered problem (e.g. :class:`~sdpembed.instances.NuMaxInstance`).
+    method : str, optional
+        ``"cvxpy"`` for the ground truth, or a hand-written method of the problem; the
+        problem's default hand-written method when omitted.
+    **options
+        Passed to the solver (``solver="SCS"`` for CVXPY, ``verbose=True``, tolerances...).
+    """
+    spec = get_problem(getattr(instance, "problem", ""))
+    method = method or spec.default_method
+    if method == "cvxpy":
+        return spec.cvxpy(instance, **options)
+    if method not in spec.methods:
+        raise ValueError(
+            f"method must be 'cvxpy' or one of {sorted(spec.methods)} for {spec.name!r}, got {method!r}"
+        )
+    return spec.methods[method](instance, **options)

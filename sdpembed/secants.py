@@ -1,0 +1,167 @@
+"""Normalised secant sets, NuMax eq. (1): S(X) = {(x − x')/‖x − x'‖₂ : x ≠ x' ∈ X}.
+
+Points are the *rows* of ``X`` (scikit-learn convention). Three ways to get secants:
+
+* :func:`all_secants` — every pair i < j, materialised (n(n−1)/2 rows);
+* :func:`sample_secants` — a seeded uniform sample of distinct pairs;
+* :func:`iter_secant_blocks` — all pairs, generated block by block so that a large set is
+  never held in memory.
+
+Duplicate points give zero secants; such pairs are dropped with a ``UserWarning``.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Iterator
+
+import numpy as np
+
+from ._validate import as_matrix, check_positive_int, check_random_state
+
+__all__ = [
+    "all_secants",
+    "sample_secants",
+    "iter_secant_blocks",
+    "normalize_rows",
+    "pair_count",
+    "pairs_from_linear_index",
+]
+
+#: Differences with a norm below this (relative to the data scale) count as zero secants.
+ZERO_SECANT_RTOL = 1e-12
+
+
+def pair_count(n_points: int) -> int:
+    """Number of unordered pairs, n(n−1)/2."""
+    return n_points * (n_points - 1) // 2
+
+
+def pairs_from_linear_index(index: np.ndarray, n_points: int) -> tuple[np.ndarray, np.ndarray]:
+    """Map linear indices of the row-major upper triangle (i < j) to pairs (i, j).
+
+    Index 0 is (0, 1), index n−2 is (0, n−1), index n−1 is (1, 2), and so on; this is the
+    order of :func:`all_secants` and :func:`iter_secant_blocks`.
+    """
+    k = np.asarray(index, dtype=np.int64)
+    n = int(n_points)
+    if k.size and (k.min() < 0 or k.max() >= pair_count(n)):
+        raise ValueError(f"index must lie in [0, {pair_count(n)}), the pairs of {n} points")
+    # Rows before row i hold i*n − i(i+1)/2 pairs; invert that quadratic, then correct the
+    # floating-point estimate by one step either way.
+    i = np.floor(n - 0.5 - np.sqrt((n - 0.5) ** 2 - 2.0 * k)).astype(np.int64)
+    i = np.clip(i, 0, max(n - 2, 0))
+    start = i * n - i * (i + 1) // 2
+    too_far = start > k
+    i[too_far] -= 1
+    start = i * n - i * (i + 1) // 2
+    next_start = (i + 1) * n - (i + 1) * (i + 2) // 2
+    too_short = k >= next_start
+    i[too_short] += 1
+    start = i * n - i * (i + 1) // 2
+    j = k - start + i + 1
+    return i, j
+
+
+def normalize_rows(differences: np.ndarray, scale: float, *, name: str = "X") -> tuple[np.ndarray, np.ndarray]:
+    """Divide rows by their norms, dropping (near-)zero rows.
+
+    Returns the unit rows and the boolean mask of the rows kept. A warning reports the
+    number of dropped zero secants (duplicate points in ``name``).
+    """
+    norms = np.linalg.norm(differences, axis=1)
+    keep = norms > ZERO_SECANT_RTOL * max(scale, 1e-300)
+    dropped = int((~keep).sum())
+    if dropped:
+        warnings.warn(
+            f"{dropped} zero secant(s) from duplicate points in {name} were dropped",
+            UserWarning,
+            stacklevel=3,
+        )
+    return differences[keep] / norms[keep, None], keep
+
+
+def _data_scale(X: np.ndarray) -> float:
+    return float(np.max(np.abs(X))) if X.size else 0.0
+
+
+def all_secants(X: np.ndarray, *, return_pairs: bool = False):
+    """All normalised secants of the rows of ``X`` (NuMax eq. (1)), pairs i < j in order.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, N)
+        Data points as rows, finite, n ≥ 2.
+    return_pairs : bool
+        Also return the (S, 2) array of point indices of each kept secant.
+
+    Returns
+    -------
+    secants : ndarray of shape (S, N)
+        Unit rows; S = n(n−1)/2 minus the dropped zero secants.
+    pairs : ndarray of shape (S, 2), optional
+    """
+    X = as_matrix(X, "X", min_rows=2)
+    i, j = np.triu_indices(X.shape[0], k=1)
+    secants, keep = normalize_rows(X[i] - X[j], _data_scale(X))
+    if return_pairs:
+        return secants, np.column_stack([i[keep], j[keep]])
+    return secants
+
+
+def sample_secants(
+    X: np.ndarray, n_secants: int, *, random_state=None, return_pairs: bool = False
+):
+    """A seeded uniform sample of ``n_secants`` distinct pairs of rows of ``X``, normalised.
+
+    As in NuMax Sec. 5.1 ("randomly sampling pairs of images"). When ``n_secants`` is at
+    least the number of pairs, all pairs are returned. Sampling is over linear pair
+    indices, so the memory is O(n_secants) whatever the number of points.
+
+    Parameters
+    ----------
+    X : array_like of shape (n, N)
+    n_secants : int
+        Number of pairs to draw (≥ 1).
+    random_state : None, int or numpy Generator
+    return_pairs : bool
+        Also return the (S, 2) array of point indices.
+    """
+    X = as_matrix(X, "X", min_rows=2)
+    n_secants = check_positive_int(n_secants, "n_secants")
+    rng = check_random_state(random_state)
+    total = pair_count(X.shape[0])
+    if n_secants >= total:
+        chosen = np.arange(total)
+    else:
+        chosen = np.sort(rng.choice(total, size=n_secants, replace=False))
+    i, j = pairs_from_linear_index(chosen, X.shape[0])
+    secants, keep = normalize_rows(X[i] - X[j], _data_scale(X))
+    if return_pairs:
+        return secants, np.column_stack([i[keep], j[keep]])
+    return secants
+
+
+def iter_secant_blocks(
+    X: np.ndarray, block_size: int = 65536
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """Generate all normalised secants of ``X`` in blocks of at most ``block_size`` rows.
+
+    The blocks follow the order of :func:`all_secants`; only one block is in memory at a
+    time. Zero secants are dropped (with one warning per block that has any).
+
+    Yields
+    ------
+    pairs : ndarray of shape (B, 2)
+        Point indices (i, j), i < j.
+    secants : ndarray of shape (B, N)
+        The corresponding unit secants.
+    """
+    X = as_matrix(X, "X", min_rows=2)
+    block_size = check_positive_int(block_size, "block_size")
+    total = pair_count(X.shape[0])
+    scale = _data_scale(X)
+    for start in range(0, total, block_size):
+        i, j = pairs_from_linear_index(np.arange(start, min(start + block_size, total)), X.shape[0])
+        secants, keep = normalize_rows(X[i] - X[j], scale)
+        yield np.column_stack([i[keep], j[keep]]), secants

@@ -1,0 +1,55 @@
+"""Shared instances and solves for the test suite (solved once per session)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_digits
+
+from sdpembed import NuMaxInstance, load_instance, solve
+from sdpembed.datasets import gaussian_points, translating_squares
+
+DATA = Path(__file__).parent / "data"
+
+
+def digits_points(n: int = 30, seed: int = 0) -> np.ndarray:
+    """``n`` sklearn digits (8×8, scaled to [0, 1]), a seeded subset."""
+    X = load_digits().data / 16.0
+    return X[np.sort(np.random.default_rng(seed).choice(len(X), size=n, replace=False))]
+
+
+def small_instances() -> dict[str, NuMaxInstance]:
+    """The agreement instances small enough to solve with Clarabel inside the suite."""
+    return {
+        "squares49": NuMaxInstance.from_points(translating_squares(7, 3), 0.1),
+        "digits": NuMaxInstance.from_points(digits_points(), 0.2),
+        "gaussian": NuMaxInstance.from_points(gaussian_points(30, 20, random_state=1), 0.1),
+    }
+
+
+@pytest.fixture(scope="session")
+def instances() -> dict[str, NuMaxInstance]:
+    return small_instances()
+
+
+@pytest.fixture(scope="session")
+def golden() -> tuple[NuMaxInstance, dict]:
+    """The N = 256 squares instance with its stored Clarabel optimum (tests/data/make_golden.py)."""
+    meta = json.loads((DATA / "numax_squares16_s1000.json").read_text())
+    return load_instance(DATA / meta["instance"]), meta
+
+
+@pytest.fixture(scope="session")
+def solved(instances):
+    """ADMM, Clarabel and SCS results for every small instance."""
+    out = {}
+    for name, instance in instances.items():
+        out[name] = {
+            "admm": solve(instance, "admm"),
+            "clarabel": solve(instance, "cvxpy", solver="CLARABEL"),
+            "scs": solve(instance, "cvxpy", solver="SCS", eps_abs=1e-7, eps_rel=1e-7),
+        }
+    return out

@@ -1,0 +1,108 @@
+"""The command line end to end: make-instance → solve → verify, bad input, the demo."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from sdpembed.cli import main
+
+
+def run(*args):
+    """Run ``python -m sdpembed`` in a subprocess, as a user would."""
+    return subprocess.run([sys.executable, "-m", "sdpembed", *args], capture_output=True, text=True, timeout=600)
+
+
+@pytest.fixture(scope="module")
+def instance_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("cli") / "squares.npz"
+    assert main(["make-instance", "numax", "--dataset", "squares", "--image-size", "7", "--shape-size", "3",
+                 "--delta", "0.1", "--out", str(path)]) == 0
+    return path
+
+
+def test_solve_then_verify_passes(instance_file, tmp_path):
+    solution = tmp_path / "sol.npz"
+    solved = run("solve", str(instance_file), "--out", str(solution), "--json")
+    assert solved.returncode == 0, solved.stderr
+    summary = json.loads(solved.stdout)
+    assert summary["status"] == "optimal" and summary["method"] == "admm"
+    with np.load(solution, allow_pickle=False) as data:
+        assert data["P"].shape == (49, 49) and float(data["dual_bound"]) <= summary["objective"]
+    verified = run("verify", str(instance_file), str(solution))
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert "verdict            PASS" in verified.stdout and "computed with CVXPY/CLARABEL" in verified.stdout
+
+
+def test_verify_fails_on_perturbed_solution(instance_file, tmp_path):
+    solution = tmp_path / "sol.npz"
+    assert main(["solve", str(instance_file), "--out", str(solution)]) == 0
+    with np.load(solution) as data:
+        P = data["P"]
+    rng = np.random.default_rng(0)
+    E = rng.standard_normal(P.shape) * 1e-3
+    bad = tmp_path / "bad.npz"
+    np.savez(bad, P=P + E + E.T)
+    result = run("verify", str(instance_file), str(bad), "--json")
+    assert result.returncode == 1
+    report = json.loads(result.stdout)
+    assert report["passed"] is False and report["reasons"]
+
+
+def test_cvxpy_method_and_stored_optimum(instance_file, tmp_path, capsys):
+    solution = tmp_path / "cvx.npz"
+    assert main(["solve", str(instance_file), "--method", "cvxpy", "--solver", "SCS", "--out", str(solution)]) == 0
+    # an instance that stores its optimum is verified without recomputing it
+    from sdpembed import load_instance
+
+    instance = load_instance(instance_file)
+    stored = tmp_path / "stored.npz"
+    arrays = instance.to_arrays()
+    with np.load(solution) as data:
+        arrays["optimum"] = np.array(float(np.trace(data["P"])))
+    np.savez(stored, **arrays)
+    capsys.readouterr()
+    assert main(["verify", str(stored), str(solution)]) == 0
+    assert "stored in the instance" in capsys.readouterr().out
+
+
+def test_point_form_instance(tmp_path):
+    path = tmp_path / "points.npz"
+    assert main(["make-instance", "numax", "--dataset", "gaussian", "--n-points", "12", "--dim", "5",
+                 "--points", "--out", str(path)]) == 0
+    solution = tmp_path / "sol.npz"
+    assert main(["solve", str(path), "--out", str(solution)]) == 0
+    assert main(["verify", str(path), str(solution)]) == 0
+
+
+@pytest.mark.parametrize("dataset", ["disks", "blob", "mnist", "digits"])
+def test_make_instance_datasets(tmp_path, dataset, capsys):
+    path = tmp_path / f"{dataset}.npz"
+    extra = ["--image-size", "8", "--shape-size", "4", "--sigma", "2"] if dataset in ("disks", "blob") else []
+    assert main(["make-instance", "numax", "--dataset", dataset, "--n-secants", "30", "--n-points", "20",
+                 *extra, "--out", str(path)]) == 0
+    assert "30 secants" in capsys.readouterr().out
+
+
+def test_bad_input_exit_code_2(tmp_path, instance_file):
+    missing = run("solve", str(tmp_path / "nope.npz"))
+    assert missing.returncode == 2 and "does not exist" in missing.stderr
+    no_var = tmp_path / "novar.npz"
+    np.savez(no_var, Q=np.eye(2))
+    wrong = run("verify", str(instance_file), str(no_var))
+    assert wrong.returncode == 2 and "no array 'P'" in wrong.stderr
+    bad_shape = tmp_path / "shape.npz"
+    np.savez(bad_shape, P=np.eye(3))
+    assert run("verify", str(instance_file), str(bad_shape)).returncode == 2
+    assert main(["make-instance", "numax", "--delta", "2", "--out", str(tmp_path / "x.npz")]) == 2
+    assert main(["solve", str(instance_file), "--method", "newton"]) == 2
+
+
+def test_demo_and_console_script():
+    result = subprocess.run(["sdpembed", "demo", "--image-size", "8", "--square-size", "3", "--n-secants", "200"],
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr
+    for word in ("rank M", "certified bound", "PCA", "Gaussian", "NuMax (ADMM)"):
+        assert word in result.stdout

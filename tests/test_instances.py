@@ -1,0 +1,97 @@
+"""The numax instance type: validation and the .npz file contract of DESIGN.md."""
+
+import numpy as np
+import pytest
+
+from sdpembed import NuMaxInstance, load_instance
+from sdpembed.datasets import translating_squares
+
+
+def test_roundtrip_secant_form(tmp_path):
+    instance = NuMaxInstance.from_points(translating_squares(6, 3), 0.25, n_secants=20, random_state=0)
+    path = tmp_path / "inst.npz"
+    instance.save(path)
+    with np.load(path, allow_pickle=False) as data:
+        assert str(data["problem"]) == "numax"
+        assert data["delta"].ndim == 0 and data["problem"].dtype.kind == "U"
+        assert set(data.files) == {"problem", "delta", "secants"}
+    loaded = load_instance(path)
+    assert isinstance(loaded, NuMaxInstance) and loaded.delta == 0.25
+    np.testing.assert_array_equal(loaded.secants, instance.secants)
+
+
+def test_roundtrip_point_form_and_optimum(tmp_path):
+    X = np.random.default_rng(0).standard_normal((5, 3))
+    instance = NuMaxInstance(delta=0.1, X=X, optimum=2.5)
+    path = tmp_path / "points.npz"
+    instance.save(path)
+    loaded = load_instance(path)
+    assert loaded.point_form and loaded.n_constraints == 10 and loaded.optimum == 2.5
+    assert loaded.secant_matrix.shape == (10, 3)
+
+
+def test_extra_arrays_are_ignored(tmp_path):
+    path = tmp_path / "extra.npz"
+    np.savez(path, problem=np.array("numax"), delta=np.array(0.1), secants=np.eye(3), note=np.array("hi"))
+    assert load_instance(path).n_constraints == 3
+
+
+def test_max_violation_streams_point_form():
+    X = np.random.default_rng(1).standard_normal((12, 4))
+    dense = NuMaxInstance.from_points(X, 0.1)
+    points = NuMaxInstance(delta=0.1, X=X)
+    P = np.diag([2.0, 1.0, 0.5, 1.0])
+    assert points.max_violation(P, block_size=7) == pytest.approx(dense.max_violation(P))
+    assert dense.max_violation(np.eye(4)) == 0.0
+
+
+@pytest.mark.parametrize("delta", [0.0, 1.0, -0.1, 1.5, float("nan"), "0.1", True])
+def test_delta_must_be_in_open_unit_interval(delta):
+    with pytest.raises(ValueError, match="delta"):
+        NuMaxInstance(delta=delta, secants=np.eye(2))
+
+
+def test_secants_must_be_unit_rows():
+    with pytest.raises(ValueError, match="unit-norm rows"):
+        NuMaxInstance(delta=0.1, secants=np.array([[1.0, 1.0]]))
+    with pytest.raises(ValueError, match="NaN"):
+        NuMaxInstance(delta=0.1, secants=np.array([[np.nan, 1.0]]))
+    with pytest.raises(ValueError, match="2-D"):
+        NuMaxInstance(delta=0.1, secants=np.array([1.0, 0.0]))
+
+
+def test_exactly_one_of_secants_or_points():
+    with pytest.raises(ValueError, match="exactly one"):
+        NuMaxInstance(delta=0.1)
+    with pytest.raises(ValueError, match="exactly one"):
+        NuMaxInstance(delta=0.1, secants=np.eye(2), X=np.eye(2))
+
+
+@pytest.mark.parametrize(
+    "arrays, message",
+    [
+        ({"problem": np.array("numax"), "secants": np.eye(2)}, "needs the array 'delta'"),
+        ({"problem": np.array("numax"), "delta": np.array([0.1]), "secants": np.eye(2)}, "0-d array"),
+        ({"problem": np.array("numax"), "delta": np.array(0.1)}, "exactly one"),
+        ({"problem": np.array("lmnnx"), "delta": np.array(0.1)}, "unknown problem"),
+        ({"delta": np.array(0.1)}, "no 'problem'"),
+    ],
+)
+def test_bad_files(tmp_path, arrays, message):
+    path = tmp_path / "bad.npz"
+    np.savez(path, **arrays)
+    with pytest.raises(ValueError, match=message):
+        load_instance(path)
+
+
+def test_unreadable_files(tmp_path):
+    with pytest.raises(ValueError, match="does not exist"):
+        load_instance(tmp_path / "missing.npz")
+    path = tmp_path / "garbage.npz"
+    path.write_text("not a zip")
+    with pytest.raises(ValueError, match="not a readable"):
+        load_instance(path)
+    pickled = tmp_path / "pickled.npz"
+    np.savez(pickled, problem=np.array("numax"), delta=np.array(0.1), secants=np.array([object()], dtype=object))
+    with pytest.raises(ValueError):
+        load_instance(pickled)

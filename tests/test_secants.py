@@ -1,0 +1,110 @@
+"""Secant sets (NuMax eq. (1)): all pairs, samples, blocks, and bad input."""
+
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from sdpembed.secants import (
+    all_secants,
+    iter_secant_blocks,
+    pair_count,
+    pairs_from_linear_index,
+    sample_secants,
+)
+
+
+@given(st.integers(2, 400), st.data())
+def test_linear_index_to_pair_is_the_upper_triangle(n, data):
+    k = np.array(data.draw(st.lists(st.integers(0, pair_count(n) - 1), min_size=1, max_size=20)))
+    i, j = pairs_from_linear_index(k, n)
+    ti, tj = np.triu_indices(n, k=1)
+    np.testing.assert_array_equal(i, ti[k])
+    np.testing.assert_array_equal(j, tj[k])
+
+
+def test_linear_index_at_large_n_is_exact():
+    n = 60_000  # 1.8e9 pairs, the full MNIST training set of NuMax Table 2
+    k = np.array([0, n - 2, n - 1, pair_count(n) // 2, pair_count(n) - 1])
+    i, j = pairs_from_linear_index(k, n)
+    start = i * n - i * (i + 1) // 2
+    np.testing.assert_array_equal(start + (j - i - 1), k)
+    assert np.all(i < j) and j.max() < n
+
+
+def test_all_secants_are_unit_and_ordered():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((6, 4))
+    V, pairs = all_secants(X, return_pairs=True)
+    assert V.shape == (15, 4)
+    np.testing.assert_allclose(np.linalg.norm(V, axis=1), 1.0)
+    i, j = pairs[3]
+    np.testing.assert_allclose(V[3], (X[i] - X[j]) / np.linalg.norm(X[i] - X[j]))
+
+
+def test_blocks_reproduce_all_secants():
+    X = np.random.default_rng(1).standard_normal((23, 3))
+    blocks = list(iter_secant_blocks(X, block_size=17))
+    assert max(len(b[0]) for b in blocks) <= 17
+    np.testing.assert_allclose(np.vstack([b[1] for b in blocks]), all_secants(X))
+    np.testing.assert_array_equal(np.vstack([b[0] for b in blocks]), all_secants(X, return_pairs=True)[1])
+
+
+def test_sample_is_seeded_distinct_and_a_subset():
+    X = np.random.default_rng(2).standard_normal((40, 5))
+    V1, p1 = sample_secants(X, 100, random_state=7, return_pairs=True)
+    V2, _ = sample_secants(X, 100, random_state=7, return_pairs=True)
+    np.testing.assert_array_equal(V1, V2)
+    assert len({tuple(p) for p in p1}) == 100
+    assert not np.array_equal(V1, sample_secants(X, 100, random_state=8))
+    # asking for more than all pairs gives all pairs
+    assert sample_secants(X, 10_000).shape[0] == pair_count(40)
+
+
+def test_duplicates_are_dropped_with_a_warning():
+    X = np.array([[0.0, 1.0], [0.0, 1.0], [2.0, 0.0]])
+    with pytest.warns(UserWarning, match="1 zero secant"):
+        V = all_secants(X)
+    assert V.shape == (2, 2)
+    with pytest.warns(UserWarning, match="zero secant"):
+        blocks = list(iter_secant_blocks(X, block_size=2))
+    assert sum(len(b[1]) for b in blocks) == 2
+
+
+def test_no_warning_without_duplicates():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        all_secants(np.eye(3))
+
+
+@pytest.mark.parametrize(
+    "X, message",
+    [
+        (np.array([[np.nan, 1.0], [0.0, 0.0]]), "NaN or infinite"),
+        (np.array([[np.inf, 1.0], [0.0, 0.0]]), "NaN or infinite"),
+        (np.ones(5), "2-D array"),
+        (np.ones((1, 3)), "at least 2 row"),
+        ([["a", "b"], ["c", "d"]], "numeric"),
+    ],
+)
+def test_bad_points_are_rejected(X, message):
+    with pytest.raises(ValueError, match=message):
+        all_secants(X)
+    with pytest.raises(ValueError, match=message):
+        sample_secants(X, 3)
+    with pytest.raises(ValueError, match=message):
+        next(iter_secant_blocks(X))
+
+
+def test_bad_counts_are_rejected():
+    X = np.eye(3)
+    with pytest.raises(ValueError, match="n_secants"):
+        sample_secants(X, 0)
+    with pytest.raises(ValueError, match="block_size"):
+        next(iter_secant_blocks(X, block_size=0))
+    with pytest.raises(ValueError, match="random_state"):
+        sample_secants(X, 2, random_state="seed")
+    with pytest.raises(ValueError, match="index must lie"):
+        pairs_from_linear_index(np.array([3]), 3)
