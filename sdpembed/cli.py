@@ -253,6 +253,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ValueError, KeyError) as exc:
         print(f"sdpembed {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except RuntimeError as exc:  # e.g. the CVXPY ground truth of verify did not solve
+        print(f"sdpembed {args.command}: failed: {exc}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -126,6 +126,12 @@ def test_bad_bounds_and_warm_start():
         box_trace_admm(np.eye(4), 0.9, 1.1, warm_start=state)
 
 
+def test_too_many_secants_fail_clearly():
+    V = np.eye(5)[np.arange(30) % 5]
+    with pytest.raises(ValueError, match="max_constraints"):
+        box_trace_admm(V, 0.9, 1.1, max_constraints=20)
+
+
 def test_unknown_method():
     with pytest.raises(ValueError, match="method must be"):
         solve(NuMaxInstance(delta=0.1, secants=np.eye(2)), "newton")

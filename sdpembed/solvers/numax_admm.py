@@ -124,6 +124,7 @@ def box_trace_admm(
     check_every: int = 10,
     warm_start: ADMMState | None = None,
     reduce: bool = True,
+    max_constraints: int = 20000,
     verbose: bool | int = False,
     time_limit: float | None = None,
 ) -> SolveResult:
@@ -161,6 +162,8 @@ def box_trace_admm(
         reduced run carries its basis and is reused only with ``reduce=True``).
     reduce : bool
         Solve in the span of the secants (exact; see the module docstring).
+    max_constraints : int
+        Refuse more secants than this (the S×S inverse needs 8·S² bytes: 3 GiB at 20,000).
     verbose : bool or int
         Print progress every ``verbose`` iterations (``True`` means 100).
     time_limit : float, optional
@@ -190,6 +193,12 @@ def box_trace_admm(
         raise ValueError(f"eta must lie in (0, (1+sqrt 5)/2), got {eta}")
     if not beta > 0.0:
         raise ValueError(f"beta must be positive, got {beta}")
+    if S > max_constraints:
+        raise ValueError(
+            f"secants has {S} rows, more than max_constraints={max_constraints}: the exact "
+            f"least-squares step keeps an S×S matrix ({8 * S * S / 2**30:.1f} GiB). Sample the secants "
+            "(NuMaxInstance.from_points(..., n_secants=...)) or raise max_constraints."
+        )
     max_iter = check_positive_int(max_iter, "max_iter")
     check_every = check_positive_int(check_every, "check_every")
     report_every = 100 if verbose is True else int(verbose or 0)
