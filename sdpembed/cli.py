@@ -46,12 +46,17 @@ def _cmd_solve(args: argparse.Namespace) -> int:
     instance = load_instance(args.instance)
     options = {}
     if args.method == "cvxpy":
-        options["solver"] = args.solver
+        options["solver"] = args.solver or "CLARABEL"
+        ignored = [flag for flag, value in (("--max-iter", args.max_iter), ("--verbose", args.verbose)) if value]
     else:
         if args.verbose:
             options["verbose"] = args.verbose
         if args.max_iter is not None:
             options["max_iter"] = args.max_iter
+        ignored = ["--solver"] if args.solver is not None else []
+    if ignored:
+        print(f"sdpembed solve: warning: {', '.join(ignored)} ignored with method "
+              f"{args.method or 'default'}", file=sys.stderr)
     result = solve(instance, args.method, **options)
     spec = get_problem(instance.problem)
     if args.out:
@@ -90,6 +95,8 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     if spec.variable not in arrays:
         raise BadInput(f"solution file has no array {spec.variable!r} (the {spec.name} variable)")
     claimed = arrays.get("dual_bound")
+    if claimed is not None and (claimed.ndim != 0 or claimed.dtype.kind not in "fiu"):
+        raise BadInput(f"'dual_bound' must be a 0-d numeric array, got dtype {claimed.dtype} and shape {claimed.shape}")
     tolerances = Tolerances(objective=args.objective_tol, feasibility=args.feasibility_tol, psd=args.psd_tol)
     cert = certify(
         instance,
@@ -199,7 +206,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("solve", help="solve an instance file")
     p.add_argument("instance")
     p.add_argument("--method", default=None, help="'cvxpy' or a hand-written method (default: the problem's)")
-    p.add_argument("--solver", default="CLARABEL", choices=["CLARABEL", "SCS"], help="CVXPY back-end")
+    p.add_argument("--solver", default=None, choices=["CLARABEL", "SCS"],
+                   help="CVXPY back-end with --method cvxpy (default CLARABEL)")
     p.add_argument("--out", help="write the solution .npz here")
     p.add_argument("--max-iter", type=int, default=None)
     p.add_argument("--verbose", type=int, default=0, metavar="K", help="progress every K iterations")

@@ -90,6 +90,8 @@ class NuMaxInstance:
             object.__setattr__(self, "secants", V)
         else:
             X = as_matrix(self.X, "X", min_rows=2).copy()
+            if np.all(X == X[0]):
+                raise ValueError("X must contain at least two distinct points (all its secants are zero)")
             X.setflags(write=False)
             object.__setattr__(self, "X", X)
         if self.optimum is not None:
@@ -128,7 +130,8 @@ class NuMaxInstance:
 
     @property
     def n_constraints(self) -> int:
-        """Number of secants S (all pairs in point form, duplicates included)."""
+        """Number of secants S (in point form: all n(n−1)/2 pairs, before duplicate points'
+        zero secants are dropped)."""
         return self.secants.shape[0] if self.secants is not None else pair_count(self.X.shape[0])
 
     @cached_property
@@ -207,5 +210,10 @@ def load_instance(path: str | os.PathLike) -> Any:
     arrays = read_npz(path, "instance")
     if "problem" not in arrays:
         raise ValueError(f"instance file {os.fspath(path)!r} has no 'problem' array")
+    if arrays["problem"].ndim != 0 or arrays["problem"].dtype.kind != "U":
+        raise ValueError(
+            "the 'problem' array must be a 0-d unicode string such as np.array('numax'), got "
+            f"dtype {arrays['problem'].dtype} and shape {arrays['problem'].shape}"
+        )
     problem = str(arrays["problem"])
     return get_problem(problem).instance_type.from_arrays(arrays)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["SecantOperator", "certified_lower_bound", "dual_objective"]
+__all__ = ["SecantOperator", "certified_lower_bound", "dual_objective", "check_bounds"]
 
 
 class SecantOperator:
@@ -64,6 +64,29 @@ class SecantOperator:
         return G * G
 
 
+def check_bounds(lo: object, hi: object, n_constraints: int) -> tuple[np.ndarray, np.ndarray]:
+    """Validate the bounds of (*): float arrays of length S (scalars broadcast), no NaN,
+    ``lo < +inf``, ``hi > −inf`` and lo ≤ hi; ``-inf``/``+inf`` mark absent bounds."""
+    out = []
+    for name, value in (("lo", lo), ("hi", hi)):
+        try:
+            arr = np.broadcast_to(np.asarray(value, dtype=np.float64), (n_constraints,))
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"{name} must be a scalar or an array of length {n_constraints} (one per secant), "
+                f"got shape {np.shape(value)}"
+            ) from None
+        if np.any(np.isnan(arr)):
+            raise ValueError(f"{name} contains NaN; use -inf/inf for an absent bound")
+        out.append(arr)
+    lo_arr, hi_arr = out
+    if np.any(lo_arr == np.inf) or np.any(hi_arr == -np.inf):
+        raise ValueError("lo must be < +inf and hi > -inf (the problem would be infeasible)")
+    if np.any(lo_arr > hi_arr):
+        raise ValueError("lo must not exceed hi for any constraint")
+    return lo_arr, hi_arr
+
+
 def _signed_multipliers(y: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """Zero the multipliers of bounds that are absent (a lower bound of −∞ takes no y⁺)."""
     y = np.where(np.isfinite(lo), y, np.minimum(y, 0.0))
@@ -88,8 +111,9 @@ def certified_lower_bound(
     The sign pattern of ``y`` is first made admissible (no multiplier on an absent bound),
     then ``y`` is scaled by ``t = 1/λ_max(𝒜*(y))`` so that ``I − 𝒜*(t y) ⪰ 0``: ``t y`` is
     dual feasible and ``g(t y) = t g(y)`` bounds tr P* from below (weak duality). The
-    computed λ_max is inflated by a bound on the eigen-solver's rounding error so that
-    the certificate survives floating point. ``y = 0`` gives the trivial bound 0.
+    computed λ_max is inflated by bounds on the rounding errors of forming 𝒜*(y)
+    (≈ S·ε·Σ|y_i|‖v_i‖²) and of the eigen-solver (≈ N·ε·‖𝒜*(y)‖₂), so that the certificate
+    survives floating point. ``y = 0`` gives the trivial bound 0.
 
     Parameters
     ----------
@@ -102,7 +126,7 @@ def certified_lower_bound(
     Returns
     -------
     bound : float
-        A lower bound on min tr P over (*) (``inf`` when the multipliers prove infeasibility).
+        A lower bound on min tr P over (*).
     y_feasible : ndarray of shape (S,)
         The dual-feasible multipliers that attain ``bound``.
     """
@@ -111,8 +135,12 @@ def certified_lower_bound(
     if not np.isfinite(g) or g <= 0.0:
         return 0.0, np.zeros_like(y)
     eigenvalues = np.linalg.eigvalsh(operator.adjoint(y))
-    scale = float(np.max(np.abs(eigenvalues)))
-    lam = float(eigenvalues[-1]) + 16.0 * operator.dim * np.finfo(float).eps * scale
-    if lam <= 0.0:
-        return float("inf"), y
+    eps = np.finfo(float).eps
+    spectral = float(np.max(np.abs(eigenvalues)))
+    row_norms2 = np.einsum("ij,ij->i", operator.V, operator.V)
+    forming = operator.n_constraints * eps * float(np.abs(y) @ row_norms2)
+    lam = float(eigenvalues[-1]) + 16.0 * operator.dim * eps * spectral + 4.0 * forming
+    # lam > 0 here: g > 0 needs y ≠ 0, which makes the rounding margin positive. If 𝒜*(y)
+    # is negative semidefinite (an infeasibility certificate), the bound is g / margin:
+    # finite, and larger than the trace of any feasible P could be.
     return g / lam, y / lam

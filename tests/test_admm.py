@@ -5,43 +5,39 @@ import pytest
 
 from sdpembed import NuMaxInstance, solve
 from sdpembed.operators import SecantOperator
-from sdpembed.solvers.numax_admm import _shrink_eigenvalues, box_trace_admm, secant_span
+from sdpembed.solvers.numax_admm import _shrink_eigenvalues, box_trace_admm, least_squares_step, secant_span
 
 
-def test_shrinkage_is_the_prox_of_trace_on_the_psd_cone():
-    """(11): argmin_P tr P + β/2‖P − M‖² over P ⪰ 0 is V(σ − 1/β)₊Vᵀ — check optimality."""
+@pytest.mark.parametrize("beta", [0.3, 0.7, 2.0])
+def test_shrinkage_is_the_prox_of_trace_on_the_psd_cone(beta):
+    """(11): P = V(σ − 1/β)₊Vᵀ solves min tr P + β/2‖P − M‖² over P ⪰ 0 — check its KKT
+    conditions: Z = I − β(M − P) ⪰ 0 and ⟨Z, P⟩ = 0 (with P ⪰ 0)."""
     rng = np.random.default_rng(0)
     A = rng.standard_normal((6, 6))
     M = A + A.T
-    beta = 0.7
     P, rank = _shrink_eigenvalues(M, 1.0 / beta)
+    Z = np.eye(6) - beta * (M - P)
     assert np.linalg.eigvalsh(P)[0] >= -1e-12
+    assert np.linalg.eigvalsh(Z)[0] >= -1e-10
+    assert abs(np.sum(Z * P)) <= 1e-10
     assert rank == int((np.linalg.eigvalsh(M) > 1 / beta).sum())
-
-    def f(Q):
-        return np.trace(Q) + beta / 2 * np.sum((Q - M) ** 2)
-
-    for _ in range(50):  # no PSD perturbation improves the objective
-        B = rng.standard_normal((6, 6)) * 0.05
-        Q = P + B @ B.T - 0.5 * (B + B.T) * 0.0
-        w, U = np.linalg.eigh(Q)
-        Q = (U * np.maximum(w, 0)) @ U.T
-        assert f(Q) >= f(P) - 1e-12
+    wrong, _ = _shrink_eigenvalues(M, 2.0 / beta)  # a wrong threshold breaks the KKT conditions
+    Zw = np.eye(6) - beta * (M - wrong)
+    assert np.linalg.eigvalsh(Zw)[0] < -1e-6 or abs(np.sum(Zw * wrong)) > 1e-6
 
 
 def test_least_squares_step_is_exact():
-    """(13): the Woodbury solve satisfies the normal equations (I + 𝒜*𝒜)L = W + 𝒜*(b)."""
+    """(13): the solver's step satisfies the normal equations (I + 𝒜*𝒜)L = W + 𝒜*(b)."""
     rng = np.random.default_rng(1)
     V = rng.standard_normal((9, 5))
     op = SecantOperator(V)
     W = rng.standard_normal((5, 5))
     W = W + W.T
     b = rng.standard_normal(9)
-    K = op.gram_squared() + np.eye(9)
-    c = np.linalg.solve(K, b - op.apply(W))
-    L = W + op.adjoint(c)
+    K_inv = np.linalg.inv(op.gram_squared() + np.eye(9))
+    L, AL = least_squares_step(op, K_inv, W, b)
     np.testing.assert_allclose(L + op.adjoint(op.apply(L)), W + op.adjoint(b), atol=1e-10)
-    np.testing.assert_allclose(op.apply(L), b - c, atol=1e-10)
+    np.testing.assert_allclose(AL, op.apply(L), atol=1e-10)
 
 
 def test_secant_span_basis():
@@ -121,9 +117,43 @@ def test_bad_bounds_and_warm_start():
     V = np.eye(3)
     with pytest.raises(ValueError, match="lo must not exceed hi"):
         box_trace_admm(V, np.full(3, 1.2), np.full(3, 0.8))
+    with pytest.raises(ValueError, match="NaN"):
+        box_trace_admm(V, np.nan, 1.1)
+    with pytest.raises(ValueError, match="length 3"):
+        box_trace_admm(V, [0.9, 0.9], 1.1)
+    with pytest.raises(ValueError, match="secants"):
+        box_trace_admm(np.full((3, 3), np.nan), 0.9, 1.1)
     state = box_trace_admm(V, 0.9, 1.1).extra["state"]
-    with pytest.raises(ValueError, match="warm_start"):
+    with pytest.raises(ValueError, match="multipliers"):
         box_trace_admm(np.eye(4), 0.9, 1.1, warm_start=state)
+    with pytest.raises(ValueError, match="dimension"):
+        box_trace_admm(np.eye(4)[:3], 0.9, 1.1, warm_start=state)
+
+
+def test_warm_start_with_new_secants_moves_to_the_new_span():
+    """Column generation warm-starts with more secants than before: a state from a low-rank
+    span must be lifted into the new span, never used to project the new secants."""
+    from sdpembed.formulations.numax import solve_box_trace_cvxpy
+
+    rng = np.random.default_rng(6)
+    low = rng.standard_normal((10, 2)) @ rng.standard_normal((2, 6))
+    low /= np.linalg.norm(low, axis=1, keepdims=True)
+    first = box_trace_admm(low, 0.9, 1.1)
+    assert first.extra["reduced_dim"] == 2
+    extra = rng.standard_normal((5, 6))
+    V = np.vstack([low, extra / np.linalg.norm(extra, axis=1, keepdims=True)])
+    state = first.extra["state"]
+    state.omega = np.concatenate([state.omega, np.zeros(5)])
+    warm = box_trace_admm(V, 0.9, 1.1, warm_start=state)
+    truth = solve_box_trace_cvxpy(V, 0.9, 1.1, solver="CLARABEL")
+    assert warm.status == "optimal" and warm.max_violation <= 1e-6
+    assert abs(warm.objective - truth.objective) <= 1e-4 * truth.objective
+
+
+def test_infeasible_box_is_never_optimal():
+    result = box_trace_admm(np.eye(2)[:1], -np.inf, -1.0, max_iter=500)
+    assert result.status == "max_iterations"
+    assert result.max_violation > 0.5
 
 
 def test_too_many_secants_fail_clearly():

@@ -68,6 +68,11 @@ def test_cvxpy_method_and_stored_optimum(instance_file, tmp_path, capsys):
     assert "stored in the instance" in capsys.readouterr().out
 
 
+def test_ignored_options_warn(instance_file, capsys):
+    assert main(["solve", str(instance_file), "--solver", "SCS"]) == 0
+    assert "--solver ignored" in capsys.readouterr().err
+
+
 def test_point_form_instance(tmp_path):
     path = tmp_path / "points.npz"
     assert main(["make-instance", "numax", "--dataset", "gaussian", "--n-points", "12", "--dim", "5",
@@ -97,6 +102,9 @@ def test_bad_input_exit_code_2(tmp_path, instance_file):
     np.savez(bad_shape, P=np.eye(3))
     assert run("verify", str(instance_file), str(bad_shape)).returncode == 2
     assert main(["make-instance", "numax", "--delta", "2", "--out", str(tmp_path / "x.npz")]) == 2
+    bad_bound = tmp_path / "bound.npz"
+    np.savez(bad_bound, P=np.eye(49), dual_bound=np.array([1.0, 2.0]))
+    assert main(["verify", str(instance_file), str(bad_bound)]) == 2
     assert main(["solve", str(instance_file), "--method", "newton"]) == 2
 
 

@@ -31,3 +31,19 @@ def test_identity_is_feasible_so_optimum_is_at_most_n(solved, instances):
 def test_bad_solver_name(instances):
     with pytest.raises(ValueError, match="solver must be one of"):
         solve(instances["gaussian"], "cvxpy", solver="MOSEK")
+
+
+def test_cvxpy_optimal_is_checked_by_our_certificate(instances):
+    """A loose SCS run that calls itself optimal is downgraded when the certificate disagrees."""
+    result = solve(instances["digits"], "cvxpy", solver="SCS", eps_abs=1e-2, eps_rel=1e-2)
+    assert result.status == "inaccurate"
+    assert "certificate" in result.message
+
+
+def test_bad_bounds_in_cvxpy():
+    from sdpembed.formulations.numax import solve_box_trace_cvxpy
+
+    with pytest.raises(ValueError, match="NaN"):
+        solve_box_trace_cvxpy(np.eye(2), np.nan, 1.2)
+    with pytest.raises(ValueError, match="exceed"):
+        solve_box_trace_cvxpy(np.eye(2), 1.2, 0.8)

@@ -60,6 +60,11 @@ def test_secants_must_be_unit_rows():
         NuMaxInstance(delta=0.1, secants=np.array([1.0, 0.0]))
 
 
+def test_point_form_needs_two_distinct_points():
+    with pytest.raises(ValueError, match="two distinct points"):
+        NuMaxInstance(delta=0.1, X=np.ones((4, 3)))
+
+
 def test_exactly_one_of_secants_or_points():
     with pytest.raises(ValueError, match="exactly one"):
         NuMaxInstance(delta=0.1)
@@ -75,6 +80,8 @@ def test_exactly_one_of_secants_or_points():
         ({"problem": np.array("numax"), "delta": np.array(0.1)}, "exactly one"),
         ({"problem": np.array("lmnnx"), "delta": np.array(0.1)}, "unknown problem"),
         ({"delta": np.array(0.1)}, "no 'problem'"),
+        ({"problem": np.array(b"numax"), "delta": np.array(0.1), "secants": np.eye(2)}, "0-d unicode"),
+        ({"problem": np.array(["numax"]), "delta": np.array(0.1), "secants": np.eye(2)}, "0-d unicode"),
     ],
 )
 def test_bad_files(tmp_path, arrays, message):

@@ -58,7 +58,7 @@ def test_golden_n256_admm_and_scs(golden):
     assert _rel(admm.objective, optimum) <= 1e-4
     assert admm.max_violation <= 1e-5 and admm.min_eigenvalue >= -1e-8
     assert admm.dual_bound <= optimum * (1 + 1e-9)
-    scs = solve(instance, "cvxpy", solver="SCS")
+    scs = solve(instance, "cvxpy", solver="SCS", eps_abs=1e-6, eps_rel=1e-6)
     assert scs.status == "optimal"
     assert _rel(scs.objective, optimum) <= 1e-4
 

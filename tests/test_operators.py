@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from sdpembed.operators import SecantOperator, certified_lower_bound, dual_objective
+from sdpembed.operators import SecantOperator, certified_lower_bound, check_bounds, dual_objective
 
 finite = st.floats(-10, 10, allow_nan=False, allow_infinity=False)
 
@@ -54,18 +54,51 @@ def test_dual_objective_signs_and_absent_bounds():
     assert dual_objective(np.array([0.0, -5.0, 2.0]), lo, hi) == pytest.approx(0.0)
 
 
-def test_certified_bound_is_feasible_and_below_optimum(instances, solved):
-    instance = instances["gaussian"]
-    op = SecantOperator(instance.secant_matrix)
-    lo, hi = instance.bounds()
-    rng = np.random.default_rng(3)
-    optimum = solved["gaussian"]["clarabel"].objective
-    for _ in range(5):
-        bound, y = certified_lower_bound(op, lo, hi, rng.standard_normal(len(lo)))
-        assert bound <= optimum + 1e-9
+@pytest.mark.parametrize("one_sided", [False, True])
+def test_certified_bound_from_perturbed_duals(one_sided):
+    """Perturbed CVXPY duals, scaled by the certificate, stay dual feasible and below the optimum."""
+    from sdpembed.formulations.numax import solve_box_trace_cvxpy
+
+    rng = np.random.default_rng(5)
+    V = rng.standard_normal((40, 6))
+    V /= np.linalg.norm(V, axis=1, keepdims=True)
+    lo, hi = np.full(40, 0.8), np.full(40, 1.2)
+    if one_sided:
+        lo[:20], hi[20:] = -np.inf, np.inf
+    truth = solve_box_trace_cvxpy(V, lo, hi, solver="CLARABEL")
+    assert truth.status == "optimal"
+    op = SecantOperator(V)
+    y_star = truth.extra["y"]
+    positive_bounds = 0
+    for scale in (0.0, 0.01, 0.1, 1.0):
+        y = y_star + scale * rng.standard_normal(40) * np.abs(y_star).max()
+        bound, y_feasible = certified_lower_bound(op, lo, hi, y)
+        assert bound <= truth.objective * (1 + 1e-9)
         if bound > 0:
-            assert np.linalg.eigvalsh(np.eye(op.dim) - op.adjoint(y))[0] >= -1e-10
-            assert dual_objective(y, lo, hi) == pytest.approx(bound)
+            positive_bounds += 1
+            assert np.linalg.eigvalsh(np.eye(6) - op.adjoint(y_feasible))[0] >= -1e-10
+            assert dual_objective(y_feasible, lo, hi) == pytest.approx(bound)
+            assert np.all(y_feasible[~np.isfinite(lo)] <= 0) and np.all(y_feasible[~np.isfinite(hi)] >= 0)
+    assert positive_bounds >= 2
+    # the unperturbed duals certify the optimum
+    assert certified_lower_bound(op, lo, hi, y_star)[0] == pytest.approx(truth.objective, rel=1e-6)
+
+
+def test_infeasibility_gives_an_unbounded_bound():
+    """v = e₁ with v'Pv ≤ −1 is infeasible for P ⪰ 0: y = −1 has g > 0 and 𝒜*(y) ⪯ 0, so the
+    bound is limited only by the rounding margin."""
+    op = SecantOperator(np.eye(2)[:1])
+    bound, _ = certified_lower_bound(op, np.array([-np.inf]), np.array([-1.0]), np.array([-1.0]))
+    assert bound > 1e12
+
+
+def test_check_bounds():
+    lo, hi = check_bounds(0.9, [1.1, np.inf], 2)
+    assert lo.tolist() == [0.9, 0.9] and hi[1] == np.inf
+    for bad, message in (((np.nan, 1.0), "NaN"), ((0.9, [1.0, 1.0, 1.0]), "length 2"),
+                         ((1.2, 1.1), "exceed"), ((np.inf, np.inf), "infeasible")):
+        with pytest.raises(ValueError, match=message):
+            check_bounds(*bad, 2)
 
 
 def test_trivial_bound_for_useless_multipliers():

@@ -25,7 +25,8 @@ import time
 import cvxpy as cp
 import numpy as np
 
-from ..operators import SecantOperator, certified_lower_bound
+from .._validate import as_matrix
+from ..operators import SecantOperator, certified_lower_bound, check_bounds
 from ..results import SolveResult, relative_gap
 from ..solvers.numax_admm import secant_span
 
@@ -88,6 +89,8 @@ def solve_box_trace_cvxpy(
     problem_name: str = "numax",
     solver: str = "CLARABEL",
     reduce: bool = True,
+    feas_tol: float = 1e-5,
+    gap_tol: float = 1e-4,
     verbose: bool = False,
     **solver_options,
 ) -> SolveResult:
@@ -103,6 +106,10 @@ def solve_box_trace_cvxpy(
     solver : {"CLARABEL", "SCS"}
     reduce : bool
         State the model in the span of the secants (exact; see the module docstring).
+    feas_tol, gap_tol : float
+        CVXPY's ``optimal`` is kept only if our own check agrees: worst violation ≤
+        ``feas_tol`` and certified relative gap ≤ ``gap_tol`` (the defaults of ``verify``);
+        otherwise the result is ``inaccurate``.
     verbose : bool
         Passed to CVXPY.
     **solver_options
@@ -113,15 +120,15 @@ def solve_box_trace_cvxpy(
     -------
     SolveResult
         ``status`` maps CVXPY's: ``optimal_inaccurate`` becomes ``inaccurate``, never
-        ``optimal``. The dual bound comes from CVXPY's dual values.
+        ``optimal``, and neither does an ``optimal`` our certificate contradicts. The dual
+        bound comes from CVXPY's dual values.
     """
     solver = solver.upper()
     if solver not in SOLVERS:
         raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
     start = time.perf_counter()
-    V = np.asarray(secants, dtype=np.float64)
-    lo = np.broadcast_to(np.asarray(lo, dtype=np.float64), (V.shape[0],))
-    hi = np.broadcast_to(np.asarray(hi, dtype=np.float64), (V.shape[0],))
+    V = as_matrix(secants, "secants")
+    lo, hi = check_bounds(lo, hi, V.shape[0])
     basis = secant_span(V) if reduce else None
     model_secants = V if basis is None else V @ basis
     problem, P, (lower, has_lo), (upper, has_hi) = box_trace_problem(model_secants, lo, hi)
@@ -154,6 +161,14 @@ def solve_box_trace_cvxpy(
     values = op.apply(Pv)
     violation = float(np.max(np.maximum(lo - values, values - hi), initial=0.0).clip(min=0.0))
     objective = float(np.trace(Pv))
+    rgap = relative_gap(objective, bound)
+    message = f"CVXPY status {problem.status!r} from {solver}"
+    if status == "optimal" and (violation > feas_tol or rgap > gap_tol):
+        status = "inaccurate"
+        message += (
+            f", but the certificate shows violation {violation:.2e} (tolerance {feas_tol:g}) and "
+            f"relative gap {rgap:.2e} (tolerance {gap_tol:g}); tighten the solver's tolerances"
+        )
     stats = problem.solver_stats
     return SolveResult(
         problem=problem_name,
@@ -161,12 +176,12 @@ def solve_box_trace_cvxpy(
         solution=Pv,
         objective=objective,
         status=status,
-        message=f"CVXPY status {problem.status!r} from {solver}",
+        message=message,
         method="cvxpy",
         solver=solver,
         dual_bound=bound,
         gap=objective - bound,
-        relative_gap=relative_gap(objective, bound),
+        relative_gap=rgap,
         max_violation=violation,
         min_eigenvalue=float(np.linalg.eigvalsh(Pv)[0]),
         iterations=int(stats.num_iters or 0) if stats is not None else 0,

@@ -51,11 +51,11 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
-from .._validate import check_positive_int
-from ..operators import SecantOperator, certified_lower_bound
+from .._validate import as_matrix, check_positive_int
+from ..operators import SecantOperator, certified_lower_bound, check_bounds
 from ..results import SolveResult, relative_gap
 
-__all__ = ["ADMMState", "box_trace_admm", "solve_numax_admm"]
+__all__ = ["ADMMState", "box_trace_admm", "least_squares_step", "secant_span", "solve_numax_admm"]
 
 
 @dataclass
@@ -81,6 +81,49 @@ def _shrink_eigenvalues(M: np.ndarray, threshold: float) -> tuple[np.ndarray, in
     keep = w > threshold
     Uk = U[:, keep]
     return (Uk * (w[keep] - threshold)) @ Uk.T, int(keep.sum())
+
+
+def least_squares_step(
+    op: SecantOperator, K_inv: np.ndarray, W: np.ndarray, b: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The exact L-update (12)–(13): the solution of (I + 𝒜*𝒜) L = W + 𝒜*(b), and 𝒜(L).
+
+    With ``K_inv`` = (I + 𝒜𝒜*)⁻¹ (S×S), L = W + 𝒜*(c) for c = K⁻¹(b − 𝒜(W)), and
+    𝒜(L) = 𝒜(W) + (K − I)c = b − c. Here W = P − Λ and b = q + ω (β₁ = β₂).
+    """
+    c = K_inv @ (b - op.apply(W))
+    return W + op.adjoint(c), b - c
+
+
+def _warm_start_iterates(
+    state: ADMMState, basis: np.ndarray | None, dim: int, n_constraints: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    """Move a warm-start state into the coordinates of this run (its ``basis`` of the span).
+
+    A state from another set of secants may live in another basis: L and Λ are lifted to
+    Rᴺ with the old basis and compressed with the new one, so no secant is ever projected
+    onto a stale span. ω must have one entry per secant of this run.
+    """
+    if state.omega.shape != (n_constraints,):
+        raise ValueError(
+            f"warm_start has {state.omega.shape[0]} multipliers, but there are {n_constraints} secants"
+        )
+    old = state.basis
+    old_dim = dim if old is None else old.shape[1]
+    if state.L.shape != (old_dim, old_dim) or state.Lam.shape != (old_dim, old_dim) or (
+        old is not None and old.shape[0] != dim
+    ):
+        raise ValueError("warm_start does not match the secants' dimension")
+
+    def move(M: np.ndarray) -> np.ndarray:
+        full = M if old is None else old @ M @ old.T
+        return full if basis is None else basis.T @ full @ basis
+
+    same = (old is None and basis is None) or (
+        old is not None and basis is not None and old.shape == basis.shape and np.array_equal(old, basis)
+    )
+    L, Lam = (state.L.copy(), state.Lam.copy()) if same else (move(state.L), move(state.Lam))
+    return L, Lam, state.omega.copy(), float(state.beta)
 
 
 def secant_span(secants: np.ndarray, rtol: float = 1e-6, residual_tol: float = 1e-10) -> np.ndarray | None:
@@ -158,8 +201,8 @@ def box_trace_admm(
         Build the certificate (an extra 𝒜(P) and one eigendecomposition) every this many
         iterations, and whenever max(e₁, e₂) ≤ tol.
     warm_start : ADMMState, optional
-        Iterates of an earlier run with the same secants (shape-checked; a state from a
-        reduced run carries its basis and is reused only with ``reduce=True``).
+        Iterates of an earlier run: ω must have one entry per secant of this run; L and Λ
+        are moved into this run's basis of the secant span (so the secants may differ).
     reduce : bool
         Solve in the span of the secants (exact; see the module docstring).
     max_constraints : int
@@ -176,19 +219,9 @@ def box_trace_admm(
         (an :class:`ADMMState`) and ``rank``; ``history`` holds the traces.
     """
     start = time.perf_counter()
-    full_op = SecantOperator(secants)
+    full_op = SecantOperator(as_matrix(secants, "secants"))
     S = full_op.n_constraints
-    basis = None
-    if warm_start is not None and warm_start.basis is not None and reduce:
-        basis = warm_start.basis
-    elif reduce:
-        basis = secant_span(full_op.V)
-    op = full_op if basis is None else SecantOperator(full_op.V @ basis)
-    N = op.dim
-    lo = np.broadcast_to(np.asarray(lo, dtype=np.float64), (S,))
-    hi = np.broadcast_to(np.asarray(hi, dtype=np.float64), (S,))
-    if np.any(lo > hi):
-        raise ValueError("lo must not exceed hi for any constraint")
+    lo, hi = check_bounds(lo, hi, S)
     if not (0.0 < eta < (1.0 + np.sqrt(5.0)) / 2.0):
         raise ValueError(f"eta must lie in (0, (1+sqrt 5)/2), got {eta}")
     if not beta > 0.0:
@@ -196,13 +229,16 @@ def box_trace_admm(
     if S > max_constraints:
         raise ValueError(
             f"secants has {S} rows, more than max_constraints={max_constraints}: the exact "
-            f"least-squares step keeps an S×S matrix ({8 * S * S / 2**30:.1f} GiB). Sample the secants "
-            "(NuMaxInstance.from_points(..., n_secants=...)) or raise max_constraints."
+            f"least-squares step keeps an S×S matrix ({8 * S * S / 2**30:.1f} GiB). Use fewer secants "
+            "(a sample, or column generation over the active ones) or raise max_constraints."
         )
     max_iter = check_positive_int(max_iter, "max_iter")
     check_every = check_positive_int(check_every, "check_every")
     report_every = 100 if verbose is True else int(verbose or 0)
 
+    basis = secant_span(full_op.V) if reduce else None
+    op = full_op if basis is None else SecantOperator(full_op.V @ basis)
+    N = op.dim
     K = op.gram_squared()                       # I + 𝒜𝒜* = I + (VVᵀ)∘(VVᵀ), K ⪰ I
     K[np.diag_indices_from(K)] += 1.0
     K_inv = scipy.linalg.cho_solve(
@@ -211,12 +247,7 @@ def box_trace_admm(
     del K
 
     if warm_start is not None:
-        if warm_start.L.shape != (N, N) or warm_start.omega.shape != (S,) or (
-            warm_start.basis is not None and not reduce
-        ):
-            raise ValueError("warm_start does not match the secants' shapes")
-        L, Lam = warm_start.L.copy(), warm_start.Lam.copy()
-        omega, beta = warm_start.omega.copy(), float(warm_start.beta)
+        L, Lam, omega, beta = _warm_start_iterates(warm_start, basis, full_op.dim, S)
     else:
         L, Lam, omega = np.zeros((N, N)), np.zeros((N, N)), np.zeros(S)
     AL = op.apply(L)
@@ -231,12 +262,7 @@ def box_trace_admm(
     for iteration in range(1, max_iter + 1):
         q = np.clip(AL - omega, lo, hi)                                    # (10)
         P, rank = _shrink_eigenvalues(L + Lam, 1.0 / beta)                 # (11)
-        W = P - Lam                                                        # (13), exact
-        AW = op.apply(W)
-        b = q + omega
-        c = K_inv @ (b - AW)
-        L_new = W + op.adjoint(c)
-        AL_new = b - c                          # = 𝒜(W) + 𝒜𝒜*c, since K c = b − 𝒜(W)
+        L_new, AL_new = least_squares_step(op, K_inv, P - Lam, q + omega)  # (12)-(13)
         r_P, r_q = P - L_new, AL_new - q
         Lam -= eta * r_P                                                   # multipliers
         omega -= eta * r_q
