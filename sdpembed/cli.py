@@ -205,7 +205,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("solve", help="solve an instance file")
     p.add_argument("instance")
-    p.add_argument("--method", default=None, help="'cvxpy' or a hand-written method (default: the problem's)")
+    p.add_argument("--method", default=None,
+                   help="'cvxpy' or a hand-written method (default: the problem's; NuMax: cg on points, else admm)")
     p.add_argument("--solver", default=None, choices=["CLARABEL", "SCS"],
                    help="CVXPY back-end with --method cvxpy (default CLARABEL)")
     p.add_argument("--out", help="write the solution .npz here")

@@ -15,6 +15,7 @@ from typing import Any
 from .formulations.numax import solve_numax_cvxpy
 from .instances import NuMaxInstance
 from .results import SolveResult
+from .solvers.column_generation import solve_numax_cg
 from .solvers.numax_admm import solve_numax_admm
 
 __all__ = ["ProblemSpec", "PROBLEMS", "get_problem", "solve"]
@@ -39,8 +40,8 @@ class ProblemSpec:
         ``cvxpy(instance, solver=..., **options) -> SolveResult``, the ground truth.
     methods : dict of str to callable
         Hand-written solvers, ``method(instance, **options) -> SolveResult``.
-    default_method : str
-        Key of ``methods`` used when none is asked for.
+    default_method : callable
+        ``default_method(instance) -> str``, the key of ``methods`` used when none is asked for.
     """
 
     name: str
@@ -49,7 +50,7 @@ class ProblemSpec:
     sense: str
     cvxpy: Callable[..., SolveResult]
     methods: dict[str, Callable[..., SolveResult]] = field(default_factory=dict)
-    default_method: str = ""
+    default_method: Callable[[Any], str] = lambda instance: ""
 
 
 PROBLEMS: dict[str, ProblemSpec] = {
@@ -59,8 +60,9 @@ PROBLEMS: dict[str, ProblemSpec] = {
         variable="P",
         sense="min",
         cvxpy=solve_numax_cvxpy,
-        methods={"admm": solve_numax_admm},
-        default_method="admm",
+        methods={"admm": solve_numax_admm, "cg": solve_numax_cg},
+        # column generation for point-form instances (all pairs), the ADMM for secant lists
+        default_method=lambda instance: "cg" if instance.point_form else "admm",
     ),
 }
 
@@ -82,12 +84,13 @@ def solve(instance: Any, method: str | None = None, **options: Any) -> SolveResu
         An instance of a registered problem (e.g. :class:`~sdpembed.instances.NuMaxInstance`).
     method : str, optional
         ``"cvxpy"`` for the ground truth, or a hand-written method of the problem; the
-        problem's default hand-written method when omitted.
+        problem's default hand-written method when omitted (NuMax: ``"cg"`` for point-form
+        instances, ``"admm"`` otherwise).
     **options
         Passed to the solver (``solver="SCS"`` for CVXPY, ``verbose=True``, tolerances...).
     """
     spec = get_problem(getattr(instance, "problem", ""))
-    method = method or spec.default_method
+    method = method or spec.default_method(instance)
     if method == "cvxpy":
         return spec.cvxpy(instance, **options)
     if method not in spec.methods:

@@ -1,0 +1,115 @@
+"""NuMax-CG (Algorithm 2): the block scanner, exact termination, and agreement with the full SDP."""
+
+import numpy as np
+import pytest
+
+from sdpembed import NuMaxInstance, solve
+from sdpembed.datasets import gaussian_points, translating_squares
+from sdpembed.secants import all_secants
+from sdpembed.solvers.column_generation import column_generation, scan_pair_violations, solve_numax_cg
+
+from .conftest import digits_points
+
+
+def _dense_violations(X, P, lo_fn):
+    V, pairs = all_secants(X, return_pairs=True)
+    values = np.einsum("ij,ij->i", V @ P, V)
+    lo, hi = lo_fn(pairs[:, 0], pairs[:, 1])
+    return pairs, np.maximum(lo - values, values - hi)
+
+
+@pytest.mark.parametrize("block_rows", [1, 7, None])
+@pytest.mark.parametrize("one_sided", [False, True])
+def test_scanner_finds_exactly_the_dense_violators(block_rows, one_sided):
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 6))
+    X[5] = X[3]  # a duplicate point: its zero secant is skipped
+    labels = rng.integers(0, 3, 40)
+    B = rng.standard_normal((6, 6))
+    P = B @ B.T / 6
+
+    def bounds(i, j):
+        if not one_sided:
+            return np.full(i.shape, 0.7), np.full(i.shape, 1.3)
+        same = labels[i] == labels[j]
+        return np.where(same, -np.inf, 0.7), np.where(same, 1.3, np.inf)
+
+    with pytest.warns(UserWarning, match="zero secant"):
+        pairs, violation = _dense_violations(X, P, bounds)
+    scan = scan_pair_violations(X, P, bounds, tol=1e-9, block_rows=block_rows)
+    dense = {tuple(p) for p in pairs[violation > 1e-9]}
+    found = set(zip(scan.i.tolist(), scan.j.tolist(), strict=True))
+    assert found == dense and len(dense) > 10
+    assert scan.n_pairs == len(pairs)
+    assert scan.max_violation == pytest.approx(violation.max(), abs=1e-12)
+    order = np.lexsort((scan.j, scan.i))
+    expected = violation[violation > 1e-9]
+    np.testing.assert_allclose(scan.violation[order], expected, rtol=1e-10)
+
+
+def _cg_cases():
+    return {
+        "squares49": translating_squares(7, 3),
+        "gaussian": gaussian_points(40, 10, random_state=2),
+        "digits": digits_points(30),
+    }
+
+
+@pytest.mark.parametrize("name", ["squares49", "gaussian", "digits"])
+def test_cg_matches_the_full_sdp(name):
+    X = _cg_cases()[name]
+    delta = 0.1 if name != "digits" else 0.2
+    instance = NuMaxInstance(delta=delta, X=X)
+    cg = solve(instance)  # point form: column generation by default
+    truth = solve(NuMaxInstance.from_points(X, delta), "cvxpy", solver="CLARABEL")
+    assert cg.method == "cg" and cg.status == "optimal" and truth.status == "optimal"
+    assert abs(cg.objective - truth.objective) <= 1e-4 * truth.objective
+    assert cg.max_violation <= 1e-6
+    assert instance.max_violation(cg.solution) <= 1e-6  # the final all-pairs check is real
+    assert cg.dual_bound <= truth.objective * (1 + 1e-9)  # the restricted bound bounds the full problem
+    assert cg.relative_gap <= 1e-5
+
+
+def test_cg_with_small_start_needs_rounds_and_keeps_few_pairs():
+    X = gaussian_points(50, 8, random_state=3)
+    instance = NuMaxInstance(delta=0.3, X=X)
+    cg = solve_numax_cg(instance, initial_pairs=20, random_state=0)
+    assert cg.status == "optimal" and cg.extra["rounds"] >= 2
+    assert len(cg.extra["pairs"]) < instance.n_constraints
+    full = solve(NuMaxInstance.from_points(X, 0.3), "admm")
+    assert abs(cg.objective - full.objective) <= 1e-4 * full.objective
+
+
+def test_cg_one_sided_bounds_match_cvxpy():
+    """The shared driver with class-dependent one-sided bounds (NuMax-Class (7))."""
+    from sdpembed.formulations.numax import solve_box_trace_cvxpy
+
+    rng = np.random.default_rng(4)
+    X = rng.standard_normal((30, 6))
+    labels = rng.integers(0, 2, 30)
+
+    def bounds(i, j):
+        same = labels[i] == labels[j]
+        return np.where(same, -np.inf, 0.8), np.where(same, 1.2, np.inf)
+
+    cg = column_generation(X, bounds, initial_pairs=50, random_state=1)
+    V, pairs = all_secants(X, return_pairs=True)
+    truth = solve_box_trace_cvxpy(V, *bounds(pairs[:, 0], pairs[:, 1]), solver="CLARABEL")
+    assert cg.status == "optimal"
+    assert abs(cg.objective - truth.objective) <= 1e-4 * truth.objective
+
+
+def test_round_limit_is_not_optimal(capsys):
+    X = gaussian_points(50, 8, random_state=3)
+    cg = solve_numax_cg(NuMaxInstance(delta=0.3, X=X), initial_pairs=20, max_rounds=1, verbose=True)
+    assert cg.status == "max_iterations" and cg.max_violation > 1e-6
+    assert "cg round" in capsys.readouterr().out
+
+
+def test_cg_bad_input():
+    with pytest.raises(ValueError, match="point-form"):
+        solve_numax_cg(NuMaxInstance(delta=0.1, secants=np.eye(3)))
+    with pytest.raises(ValueError, match="initial_pairs"):
+        solve_numax_cg(NuMaxInstance(delta=0.1, X=np.eye(3)), initial_pairs=0)
+    with pytest.raises(ValueError, match="NaN"):
+        column_generation(np.array([[np.nan, 0.0], [1.0, 1.0]]), lambda i, j: (i * 0.0, i * 0.0 + 2))
