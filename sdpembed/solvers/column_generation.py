@@ -164,6 +164,7 @@ def column_generation(
     initial_pairs: int = 2000,
     max_add: int = 2000,
     keep_tol: float = 1e-4,
+    keep_multiplier: float = 1e-4,
     feas_tol: float = 1e-6,
     gap_tol: float = 1e-5,
     max_rounds: int = 100,
@@ -186,9 +187,11 @@ def column_generation(
         Size of the seeded random initial working set S₀.
     max_add : int
         Most violators added per round (the worst first).
-    keep_tol : float
-        A working pair stays if its constraint is within this of a bound, or its multiplier
-        is nonzero.
+    keep_tol, keep_multiplier : float
+        A working pair stays if its constraint is within ``keep_tol`` of a bound, or its
+        multiplier exceeds ``keep_multiplier`` times the largest (ADMM multipliers of inactive
+        constraints decay but never vanish). Dropping pairs never affects correctness: the
+        final scan covers all pairs and the bound is valid for any working set.
     feas_tol, gap_tol : float
         Violation allowed in the final all-pairs scan, and relative gap (also passed to the
         inner ADMM).
@@ -243,7 +246,7 @@ def column_generation(
         values = np.einsum("ij,ij->i", V @ P, V)
         y = result.extra["y"]
         near = (values - lo <= keep_tol) | (hi - values <= keep_tol)
-        keep = near | (np.abs(y) > 1e-12 * max(float(np.abs(y).max(initial=0.0)), 1e-300))
+        keep = near | (np.abs(y) > keep_multiplier * max(float(np.abs(y).max(initial=0.0)), 1e-300))
 
         scan = scan_pair_violations(X, P, bounds, tol=feas_tol, block_rows=block_rows)
         violation_all = max(scan.max_violation, 0.0)
