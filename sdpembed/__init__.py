@@ -6,8 +6,8 @@ Three parts meet in one place: ``formulations`` (CVXPY ground truth), ``solvers`
 """
 
 from . import datasets, formulations, linear, solvers, validation
-from .estimators import NuMax
-from .instances import NuMaxInstance, load_instance, save_instance
+from .estimators import NuMax, NuMaxClass
+from .instances import NuMaxClassInstance, NuMaxInstance, load_instance, save_instance
 from .registry import PROBLEMS, get_problem, solve
 from .results import SolveResult
 from .secants import all_secants, iter_secant_blocks, sample_secants
@@ -17,6 +17,8 @@ __version__ = "0.1.0"
 
 __all__ = [
     "NuMax",
+    "NuMaxClass",
+    "NuMaxClassInstance",
     "NuMaxInstance",
     "PROBLEMS",
     "SolveResult",

@@ -125,35 +125,35 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
 
 # ----------------------------------------------------------------------- make-instance
-def _dataset_points(args: argparse.Namespace) -> np.ndarray:
+def _dataset(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray | None]:
+    """Points (and labels, for labelled datasets) of ``make-instance --dataset``."""
     if args.dataset == "squares":
-        return datasets.translating_squares(args.image_size, args.shape_size)
+        return datasets.translating_squares(args.image_size, args.shape_size), None
     if args.dataset == "disks":
-        return datasets.translating_disks(args.image_size, args.shape_size / 2.0)
+        return datasets.translating_disks(args.image_size, args.shape_size / 2.0), None
+    if args.dataset == "shapes":
+        return datasets.disks_and_squares(args.image_size, args.shape_size)
     if args.dataset == "blob":
-        return datasets.translating_gaussian_blob(args.image_size, args.sigma)
+        return datasets.translating_gaussian_blob(args.image_size, args.sigma), None
     if args.dataset == "gaussian":
-        return datasets.gaussian_points(args.n_points, args.dim, random_state=args.random_state)
+        return datasets.gaussian_points(args.n_points, args.dim, random_state=args.random_state), None
     if args.dataset == "mnist":
-        X, _ = datasets.load_mnist(size=args.image_size if args.image_size in (20, 28) else 28,
+        return datasets.load_mnist(size=args.image_size if args.image_size in (20, 28) else 28,
                                    n_samples=args.n_points, random_state=args.random_state)
-        return X
     from sklearn.datasets import load_digits
 
-    X = load_digits().data / 16.0
+    digits = load_digits()
     rng = np.random.default_rng(args.random_state)
-    return X[np.sort(rng.choice(len(X), size=min(args.n_points, len(X)), replace=False))]
+    index = np.sort(rng.choice(len(digits.target), size=min(args.n_points, len(digits.target)), replace=False))
+    return digits.data[index] / 16.0, digits.target[index]
 
 
 def _cmd_make_instance(args: argparse.Namespace) -> int:
     spec = get_problem(args.problem)
-    X = _dataset_points(args)
-    if args.points:
-        instance = spec.instance_type(delta=args.delta, X=X)
-    else:
-        instance = spec.instance_type.from_points(
-            X, args.delta, n_secants=args.n_secants, random_state=args.random_state
-        )
+    X, y = _dataset(args)
+    instance = spec.instance_type.from_data(
+        X, y, args.delta, n_secants=args.n_secants, point_form=args.points, random_state=args.random_state
+    )
     instance.save(args.out)
     print(
         f"wrote {args.problem} instance to {args.out}: {X.shape[0]} points in dimension {X.shape[1]}, "

@@ -3,6 +3,7 @@
 * :func:`translating_squares`, :func:`translating_disks` — NuMax Sec. 5.1 (Fig. 2): a white
   shape on a black background at every position where it fits, any image size;
 * :func:`translating_gaussian_blob` — NuMax Sec. 5.3: a Gaussian blob centred at every pixel;
+* :func:`disks_and_squares` — the two classes of NuMax Fig. 12;
 * :func:`gaussian_points` — i.i.d. standard normal points;
 * :func:`load_mnist` — the vendored MNIST test set (10,000 images, 28×28 and the 20×20 crop
   used by NuMax), loaded lazily from ``sdpembed/data/mnist_test.npz`` (see its README for
@@ -25,6 +26,7 @@ __all__ = [
     "translating_disks",
     "translating_gaussian_blob",
     "gaussian_points",
+    "disks_and_squares",
     "load_mnist",
     "DATASETS",
 ]
@@ -112,6 +114,25 @@ def translating_gaussian_blob(
     return (images, centers.astype(int)) if return_centers else images
 
 
+def disks_and_squares(image_size: int = 16, size: int = 6) -> tuple[np.ndarray, np.ndarray]:
+    """The two classes of NuMax Fig. 12: a translating disk (label 0) and square (label 1).
+
+    The square has side ``size`` and the disk diameter ``size``, each at every position
+    where it fits.
+
+    Returns
+    -------
+    X : ndarray of shape (n, image_size²)
+    y : ndarray of shape (n,)
+    """
+    disks = translating_disks(image_size, size / 2.0)
+    squares = translating_squares(image_size, size)
+    if {tuple(d) for d in disks} & {tuple(q) for q in squares}:
+        raise ValueError(f"size {size} is too small: a pixelated disk equals a square; use size >= 4")
+    X = np.vstack([disks, squares])
+    return X, np.concatenate([np.zeros(len(disks), dtype=np.int64), np.ones(len(squares), dtype=np.int64)])
+
+
 def gaussian_points(n_points: int, dim: int, *, random_state=None) -> np.ndarray:
     """``n_points`` i.i.d. standard normal points in R^dim, as rows."""
     n_points = check_positive_int(n_points, "n_points")
@@ -173,4 +194,4 @@ def load_mnist(
 
 
 #: Named generators for the CLI's ``make-instance --dataset``.
-DATASETS = ("squares", "disks", "blob", "gaussian", "mnist", "digits")
+DATASETS = ("squares", "disks", "blob", "gaussian", "mnist", "digits", "shapes")

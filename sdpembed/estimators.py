@@ -1,8 +1,9 @@
 """scikit-learn compatible estimators over the solvers.
 
-:class:`NuMax` learns the near-isometric linear embedding of NuMax: it builds the secant set
-(1) of the training points, solves the SDP (4) (ADMM, Algorithm 1, by default) and keeps
-Ψ = Λ_M^½ U_Mᵀ (5) as ``components_``.
+:class:`NuMax` learns the near-isometric linear embedding of NuMax: it takes the secants (1)
+of the training points, solves the SDP (4) (column generation over all pairs, or the ADMM on a
+sample) and keeps Ψ = Λ_M^½ U_Mᵀ (5) as ``components_``. :class:`NuMaxClass` does the same
+for the class-specific SDP (7) from labelled points.
 """
 
 from __future__ import annotations
@@ -15,14 +16,43 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ._validate import check_delta, check_positive_int
-from .instances import NuMaxInstance
+from .instances import NuMaxClassInstance, NuMaxInstance
 from .linear.factor import DEFAULT_TAIL_TOL, embedding_from_psd
-from .registry import solve
+from .registry import get_problem, solve
 
-__all__ = ["NuMax"]
+__all__ = ["NuMax", "NuMaxClass"]
 
 
-class NuMax(TransformerMixin, BaseEstimator):
+class _PSDEmbedding(TransformerMixin, BaseEstimator):
+    """Shared fit tail and transform of the estimators whose solution is a PSD matrix P."""
+
+    def _fit_instance(self, instance) -> None:
+        method = self.method or get_problem(instance.problem).default_method(instance)
+        options: dict = {"verbose": self.verbose} if self.verbose else {}
+        if method == "admm":
+            options["max_iter"] = self.max_iter
+        elif method == "cg":
+            options.update(admm_options={"max_iter": self.max_iter}, random_state=self.random_state)
+        result = solve(instance, method, **options)
+        if result.status != "optimal":
+            warnings.warn(
+                f"{type(self).__name__} did not converge ({result.status}: {result.message})",
+                ConvergenceWarning,
+                stacklevel=3,
+            )
+        self.result_ = result
+        self.P_ = result.solution
+        self.components_ = embedding_from_psd(result.solution, tail_tol=self.tail_tol)
+        self.n_components_ = self.components_.shape[0]
+
+    def transform(self, X) -> np.ndarray:
+        """Embed the rows of ``X``: X Ψᵀ, shape (n, n_components_)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return X @ self.components_.T
+
+
+class NuMax(_PSDEmbedding):
     """Near-isometric linear embedding by nuclear-norm minimisation (NuMax (4)–(5)).
 
     Parameters
@@ -31,17 +61,19 @@ class NuMax(TransformerMixin, BaseEstimator):
         Isometry constant δ ∈ (0, 1): every training secant keeps its squared norm within
         a factor 1 ± δ.
     n_secants : int, optional
-        Use a seeded random sample of this many pairs instead of all n(n−1)/2.
-    method : str, default="admm"
-        ``"admm"`` (Algorithm 1) or ``"cvxpy"`` (the ground truth).
+        Use a seeded random sample of this many pairs (solved by the ADMM) instead of all
+        n(n−1)/2 pairs (solved by column generation, Algorithm 2).
+    method : str, optional
+        ``"admm"`` (Algorithm 1), ``"cg"`` (Algorithm 2, all pairs) or ``"cvxpy"`` (the ground
+        truth); by default column generation for all pairs and the ADMM for a sample.
     tail_tol : float, default=1e-6
         Rank threshold of Ψ (see :mod:`sdpembed.linear.factor`).
     max_iter : int, default=20000
-        Iteration limit of the hand-written solver.
+        Iteration limit of the ADMM.
     random_state : None, int or Generator
-        Seed of the secant sample.
+        Seed of the secant sample (and of column generation's initial working set).
     verbose : bool or int, default=False
-        Solver progress every ``verbose`` iterations.
+        Solver progress.
 
     Attributes
     ----------
@@ -69,7 +101,7 @@ class NuMax(TransformerMixin, BaseEstimator):
         delta: float = 0.1,
         *,
         n_secants: int | None = None,
-        method: str = "admm",
+        method: str | None = None,
         tail_tol: float = DEFAULT_TAIL_TOL,
         max_iter: int = 20000,
         random_state=None,
@@ -87,25 +119,72 @@ class NuMax(TransformerMixin, BaseEstimator):
         """Learn Ψ from the secants of the rows of ``X`` (``y`` is ignored)."""
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
         check_delta(self.delta)
-        if self.n_secants is not None:
+        if self.n_secants is None:
+            instance = NuMaxInstance(delta=self.delta, X=X)
+        else:
             check_positive_int(self.n_secants, "n_secants")
-        instance = NuMaxInstance.from_points(
-            X, self.delta, n_secants=self.n_secants, random_state=self.random_state
-        )
-        options = {} if self.method == "cvxpy" else {"max_iter": self.max_iter, "verbose": self.verbose}
-        result = solve(instance, self.method, **options)
-        if result.status != "optimal":
-            warnings.warn(
-                f"NuMax did not converge ({result.status}: {result.message})", ConvergenceWarning, stacklevel=2
-            )
-        self.result_ = result
-        self.P_ = result.solution
-        self.components_ = embedding_from_psd(result.solution, tail_tol=self.tail_tol)
-        self.n_components_ = self.components_.shape[0]
+            instance = NuMaxInstance.from_points(X, self.delta, n_secants=self.n_secants,
+                                                 random_state=self.random_state)
+        self._fit_instance(instance)
         return self
 
-    def transform(self, X) -> np.ndarray:
-        """Embed the rows of ``X``: X Ψᵀ, shape (n, n_components_)."""
-        check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        return X @ self.components_.T
+
+class NuMaxClass(_PSDEmbedding):
+    """Class-specific near-isometric embedding, NuMax-Class (7)/(15), for classification.
+
+    Inter-class secants may expand (v'Pv ≥ 1 − δ) and intra-class secants may shrink
+    (u'Pu ≤ 1 + δ); the result is a lower-rank map that keeps the classes apart. Use it in a
+    :class:`~sklearn.pipeline.Pipeline` before a nearest-neighbour classifier.
+
+    Parameters
+    ----------
+    delta : float, default=0.1
+    n_inter, n_intra : int, optional
+        Seeded samples of inter- and intra-class pairs (solved by the ADMM, Algorithm 3);
+        by default all pairs (column generation).
+    method : str, optional
+        ``"admm"``, ``"cg"`` or ``"cvxpy"``; by default as for :class:`NuMax`.
+    tail_tol, max_iter, random_state, verbose
+        As for :class:`NuMax`.
+
+    Attributes
+    ----------
+    components_, n_components_, P_, result_, n_features_in_
+        As for :class:`NuMax`.
+    classes_ : ndarray
+        The labels seen in ``fit``.
+    """
+
+    def __init__(
+        self,
+        delta: float = 0.1,
+        *,
+        n_inter: int | None = None,
+        n_intra: int | None = None,
+        method: str | None = None,
+        tail_tol: float = DEFAULT_TAIL_TOL,
+        max_iter: int = 20000,
+        random_state=None,
+        verbose: bool | int = False,
+    ) -> None:
+        self.delta = delta
+        self.n_inter = n_inter
+        self.n_intra = n_intra
+        self.method = method
+        self.tail_tol = tail_tol
+        self.max_iter = max_iter
+        self.random_state = random_state
+        self.verbose = verbose
+
+    def fit(self, X, y) -> NuMaxClass:
+        """Learn Ψ from the inter- and intra-class secants of the labelled rows of ``X``."""
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+        check_delta(self.delta)
+        if self.n_inter is None and self.n_intra is None:
+            instance = NuMaxClassInstance(delta=self.delta, X=X, y=y)
+        else:
+            instance = NuMaxClassInstance.from_labelled(X, y, self.delta, n_inter=self.n_inter,
+                                                        n_intra=self.n_intra, random_state=self.random_state)
+        self.classes_ = np.unique(y)
+        self._fit_instance(instance)
+        return self

@@ -16,9 +16,17 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ._validate import as_matrix, check_delta, check_positive_int
-from .secants import all_secants, iter_secant_blocks, pair_count, sample_secants
+from .secants import (
+    all_secants,
+    class_pair_mask,
+    iter_labelled_secant_blocks,
+    iter_secant_blocks,
+    pair_count,
+    sample_class_secants,
+    sample_secants,
+)
 
-__all__ = ["NuMaxInstance", "load_instance", "save_instance", "read_npz"]
+__all__ = ["NuMaxInstance", "NuMaxClassInstance", "load_instance", "save_instance", "read_npz"]
 
 #: Rows of ``secants`` must have unit norm to this tolerance (they are then renormalised).
 UNIT_NORM_TOL = 1e-6
@@ -42,6 +50,27 @@ def _scalar(arrays: dict[str, np.ndarray], key: str, problem: str) -> Any:
     if value.ndim != 0:
         raise ValueError(f"{key!r} must be a 0-d array (a scalar), got shape {value.shape}")
     return value.item()
+
+
+def _unit_rows(value: object, name: str, *, allow_empty: bool = False) -> np.ndarray:
+    """Validated, exactly renormalised unit rows (NuMax eq. (1)), read-only."""
+    V = as_matrix(value, name, min_rows=0 if allow_empty else 1)
+    norms = np.linalg.norm(V, axis=1)
+    bad = np.abs(norms - 1.0) > UNIT_NORM_TOL
+    if np.any(bad):
+        raise ValueError(
+            f"{name} must have unit-norm rows (NuMax eq. (1)); {int(bad.sum())} row(s) do not, e.g. row "
+            f"{int(np.argmax(bad))} has norm {norms[np.argmax(bad)]:.6g}. Build instances from data "
+            "with the from_points / from_labelled constructors."
+        )
+    V = V / norms[:, None]
+    V.setflags(write=False)
+    return V
+
+
+def _box_violation(values: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> float:
+    """max_i (lo_i − values_i, values_i − hi_i)₊ (0 when every bound holds)."""
+    return float(np.max(np.maximum(lo - values, values - hi), initial=0.0).clip(min=0.0))
 
 
 @dataclass(frozen=True, eq=False)
@@ -76,18 +105,7 @@ class NuMaxInstance:
         if (self.secants is None) == (self.X is None):
             raise ValueError("give exactly one of secants (S, N) or X (n, N) points")
         if self.secants is not None:
-            V = as_matrix(self.secants, "secants")
-            norms = np.linalg.norm(V, axis=1)
-            bad = np.abs(norms - 1.0) > UNIT_NORM_TOL
-            if np.any(bad):
-                raise ValueError(
-                    f"secants must have unit-norm rows (NuMax eq. (1)); {int(bad.sum())} row(s) "
-                    f"do not, e.g. row {int(np.argmax(bad))} has norm {norms[np.argmax(bad)]:.6g}. "
-                    "Build instances from data with NuMaxInstance.from_points."
-                )
-            V = V / norms[:, None]
-            V.setflags(write=False)
-            object.__setattr__(self, "secants", V)
+            object.__setattr__(self, "secants", _unit_rows(self.secants, "secants"))
         else:
             X = as_matrix(self.X, "X", min_rows=2).copy()
             if np.all(X == X[0]):
@@ -116,6 +134,16 @@ class NuMaxInstance:
         else:
             secants = sample_secants(X, check_positive_int(n_secants, "n_secants"), random_state=random_state)
         return cls(delta=delta, secants=secants)
+
+    @classmethod
+    def from_data(
+        cls, X: np.ndarray, y: np.ndarray | None, delta: float, *, n_secants: int | None = None,
+        point_form: bool = False, random_state=None,
+    ) -> NuMaxInstance:
+        """The CLI's constructor: points (labels ignored), point form or (sampled) secants."""
+        if point_form:
+            return cls(delta=delta, X=X)
+        return cls.from_points(X, delta, n_secants=n_secants, random_state=random_state)
 
     # ----------------------------------------------------------------- structure
     @property
@@ -166,7 +194,7 @@ class NuMaxInstance:
         worst = 0.0
         for V in blocks:
             values = np.einsum("ij,ij->i", V @ P, V)
-            worst = max(worst, float(np.max(np.abs(values - 1.0) - self.delta, initial=0.0)))
+            worst = max(worst, _box_violation(values, 1.0 - self.delta, 1.0 + self.delta))
         return worst
 
     # ----------------------------------------------------------------- files
@@ -196,6 +224,219 @@ class NuMaxInstance:
     def save(self, path: str | os.PathLike) -> None:
         """Write the instance as a compressed ``.npz`` file."""
         save_instance(self, path)
+
+
+@dataclass(frozen=True, eq=False)
+class NuMaxClassInstance:
+    """The NuMax-Class SDP (7): minimise tr P over P ⪰ 0 subject to
+
+        v_iᵀ P v_i ≥ 1 − δ  for inter-class secants v_i   (they may expand freely),
+        u_iᵀ P u_i ≤ 1 + δ  for intra-class secants u_i   (they may shrink freely),
+
+    equivalently 𝒜_c(P) ≤ b_c of (14)–(15). Give ``inter`` and ``intra`` (unit rows), or the
+    labelled points ``X`` and ``y`` meaning all their pairs (point form).
+
+    Parameters
+    ----------
+    delta : float
+        δ ∈ (0, 1).
+    inter, intra : ndarray of shapes (S₁, N), (S₂, N), optional
+        Inter- and intra-class unit secants; both non-empty.
+    X : ndarray of shape (n, N), optional
+    y : ndarray of shape (n,), optional
+        Labels of ``X``; at least two classes and one class with two members.
+    optimum : float, optional
+        A certified optimal value carried with the instance.
+    """
+
+    problem: ClassVar[str] = "numax_class"
+    variable: ClassVar[str] = "P"
+
+    delta: float
+    inter: np.ndarray | None = None
+    intra: np.ndarray | None = None
+    X: np.ndarray | None = None
+    y: np.ndarray | None = None
+    optimum: float | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "delta", check_delta(self.delta))
+        secant_form = self.inter is not None or self.intra is not None
+        point_form = self.X is not None or self.y is not None
+        if secant_form == point_form:
+            raise ValueError("give either inter and intra (secants) or X and y (labelled points)")
+        if secant_form:
+            if self.inter is None or self.intra is None:
+                raise ValueError("give both inter and intra secants")
+            inter = _unit_rows(self.inter, "inter", allow_empty=True)
+            intra = _unit_rows(self.intra, "intra", allow_empty=True)
+            if inter.shape[0] == 0 or intra.shape[0] == 0:
+                raise ValueError(
+                    f"inter and intra must both be non-empty, got {inter.shape[0]} inter and "
+                    f"{intra.shape[0]} intra secants"
+                )
+            if inter.shape[1] != intra.shape[1]:
+                raise ValueError(f"inter and intra must have the same number of columns, got "
+                                 f"{inter.shape[1]} and {intra.shape[1]}")
+            object.__setattr__(self, "inter", inter)
+            object.__setattr__(self, "intra", intra)
+        else:
+            if self.X is None or self.y is None:
+                raise ValueError("give both X and its labels y")
+            X = as_matrix(self.X, "X", min_rows=2).copy()
+            labels = _check_labels(self.y, X.shape[0])
+            X.setflags(write=False)
+            labels.setflags(write=False)
+            object.__setattr__(self, "X", X)
+            object.__setattr__(self, "y", labels)
+        if self.optimum is not None:
+            value = float(self.optimum)
+            if not np.isfinite(value):
+                raise ValueError(f"optimum must be a finite number, got {self.optimum!r}")
+            object.__setattr__(self, "optimum", value)
+
+    @classmethod
+    def from_labelled(
+        cls,
+        X: np.ndarray,
+        y: np.ndarray,
+        delta: float,
+        *,
+        n_inter: int | None = None,
+        n_intra: int | None = None,
+        random_state=None,
+    ) -> NuMaxClassInstance:
+        """Secant-form instance from labelled points: all pairs, or seeded samples of
+        ``n_inter`` inter-class and ``n_intra`` intra-class pairs."""
+        X = as_matrix(X, "X", min_rows=2)
+        labels = _check_labels(y, X.shape[0])
+        if n_inter is None and n_intra is None:
+            V, pairs = all_secants(X, return_pairs=True)
+            same = class_pair_mask(labels, pairs[:, 0], pairs[:, 1])
+            return cls(delta=delta, inter=V[~same], intra=V[same])
+        if n_inter is None or n_intra is None:
+            raise ValueError("give both n_inter and n_intra to sample, or neither for all pairs")
+        inter, intra = sample_class_secants(X, labels, n_inter, n_intra, random_state=random_state)
+        return cls(delta=delta, inter=inter, intra=intra)
+
+    @classmethod
+    def from_data(
+        cls, X: np.ndarray, y: np.ndarray | None, delta: float, *, n_secants: int | None = None,
+        point_form: bool = False, random_state=None,
+    ) -> NuMaxClassInstance:
+        """The CLI's constructor: labelled points, point form or secants (``n_secants`` split
+        evenly between inter- and intra-class pairs)."""
+        if y is None:
+            raise ValueError("a numax_class instance needs labelled data (datasets mnist, digits or shapes)")
+        if point_form:
+            return cls(delta=delta, X=X, y=y)
+        if n_secants is None:
+            return cls.from_labelled(X, y, delta)
+        half = max(n_secants // 2, 1)
+        return cls.from_labelled(X, y, delta, n_inter=half, n_intra=half, random_state=random_state)
+
+    @property
+    def point_form(self) -> bool:
+        """True when the instance is given by labelled points (all pairs)."""
+        return self.X is not None
+
+    @property
+    def dim(self) -> int:
+        """Ambient dimension N."""
+        return (self.inter if self.inter is not None else self.X).shape[1]
+
+    @property
+    def n_constraints(self) -> int:
+        """S₁ + S₂ (in point form all n(n−1)/2 pairs)."""
+        if self.inter is not None:
+            return self.inter.shape[0] + self.intra.shape[0]
+        return pair_count(self.X.shape[0])
+
+    @cached_property
+    def _materialised(self) -> tuple[np.ndarray, np.ndarray]:
+        if self.inter is not None:
+            V = np.vstack([self.inter, self.intra])
+            intra = np.arange(V.shape[0]) >= self.inter.shape[0]
+        else:
+            V, pairs = all_secants(self.X, return_pairs=True)
+            intra = class_pair_mask(self.y, pairs[:, 0], pairs[:, 1])
+        V.setflags(write=False)
+        return V, intra
+
+    @property
+    def secant_matrix(self) -> np.ndarray:
+        """The secants stacked as [inter; intra] (point form: all pairs, materialised)."""
+        return self._materialised[0]
+
+    def pair_bounds(self, intra: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(lo, hi) of (7) for secants flagged intra-class or not: [1 − δ, ∞) or (−∞, 1 + δ]."""
+        intra = np.asarray(intra, dtype=bool)
+        return np.where(intra, -np.inf, 1.0 - self.delta), np.where(intra, 1.0 + self.delta, np.inf)
+
+    def bounds(self, n: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """Per-secant bounds of (7), in the order of :attr:`secant_matrix`."""
+        return self.pair_bounds(self._materialised[1])
+
+    def objective(self, P: np.ndarray) -> float:
+        """tr P, the objective of (7)."""
+        return float(np.trace(P))
+
+    def max_violation(self, P: np.ndarray, block_size: int = 65536) -> float:
+        """Worst one-sided violation over all secants (point form: streamed by class)."""
+        P = np.asarray(P, dtype=np.float64)
+        if self.inter is not None:
+            blocks = [(self.inter, np.zeros(len(self.inter), bool)), (self.intra, np.ones(len(self.intra), bool))]
+        else:
+            blocks = ((V, intra) for _, V, intra in iter_labelled_secant_blocks(self.X, self.y, block_size))
+        worst = 0.0
+        for V, intra in blocks:
+            values = np.einsum("ij,ij->i", V @ P, V)
+            worst = max(worst, _box_violation(values, *self.pair_bounds(intra)))
+        return worst
+
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        """The arrays of the file contract (DESIGN.md)."""
+        arrays = {"problem": np.array(self.problem), "delta": np.array(self.delta)}
+        if self.inter is not None:
+            arrays["inter"], arrays["intra"] = np.asarray(self.inter), np.asarray(self.intra)
+        else:
+            arrays["X"], arrays["y"] = np.asarray(self.X), np.asarray(self.y)
+        if self.optimum is not None:
+            arrays["optimum"] = np.array(self.optimum)
+        return arrays
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray]) -> NuMaxClassInstance:
+        """Build from the arrays of an instance file (see :meth:`to_arrays`)."""
+        delta = _scalar(arrays, "delta", cls.problem)
+        optimum = _scalar(arrays, "optimum", cls.problem) if "optimum" in arrays else None
+        secant_form = "inter" in arrays or "intra" in arrays
+        if secant_form == ("X" in arrays or "y" in arrays):
+            raise ValueError("a 'numax_class' instance needs either 'inter' and 'intra' or 'X' and 'y'")
+        if secant_form:
+            return cls(delta=delta, inter=arrays.get("inter"), intra=arrays.get("intra"), optimum=optimum)
+        return cls(delta=delta, X=arrays.get("X"), y=arrays.get("y"), optimum=optimum)
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Write the instance as a compressed ``.npz`` file."""
+        save_instance(self, path)
+
+
+def _check_labels(y: object, n: int) -> np.ndarray:
+    """Labels for n points: 1-D, length n, at least two classes and one intra-class pair."""
+    labels = np.asarray(y)
+    if labels.ndim != 1 or labels.shape[0] != n:
+        raise ValueError(f"y must be a 1-D array of {n} labels (one per row of X), got shape {labels.shape}")
+    if labels.dtype.kind == "f" and not np.all(np.isfinite(labels)):
+        raise ValueError("y contains NaN or infinite labels")
+    if labels.dtype.kind not in "iufUSb":
+        raise ValueError(f"y must hold integer or string labels, got dtype {labels.dtype}")
+    classes, counts = np.unique(labels, return_counts=True)
+    if classes.size < 2:
+        raise ValueError(f"y must contain at least two classes (no inter-class secants otherwise), got {classes.size}")
+    if counts.max() < 2:
+        raise ValueError("y must have a class with at least two members (no intra-class secants otherwise)")
+    return labels.copy()
 
 
 def save_instance(instance: Any, path: str | os.PathLike) -> None:

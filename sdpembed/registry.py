@@ -13,10 +13,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .formulations.numax import solve_numax_cvxpy
-from .instances import NuMaxInstance
+from .formulations.numax_class import solve_numax_class_cvxpy
+from .instances import NuMaxClassInstance, NuMaxInstance
 from .results import SolveResult
 from .solvers.column_generation import solve_numax_cg
 from .solvers.numax_admm import solve_numax_admm
+from .solvers.numax_class import solve_numax_class_admm, solve_numax_class_cg
 
 __all__ = ["ProblemSpec", "PROBLEMS", "get_problem", "solve"]
 
@@ -62,6 +64,15 @@ PROBLEMS: dict[str, ProblemSpec] = {
         cvxpy=solve_numax_cvxpy,
         methods={"admm": solve_numax_admm, "cg": solve_numax_cg},
         # column generation for point-form instances (all pairs), the ADMM for secant lists
+        default_method=lambda instance: "cg" if instance.point_form else "admm",
+    ),
+    "numax_class": ProblemSpec(
+        name="numax_class",
+        instance_type=NuMaxClassInstance,
+        variable="P",
+        sense="min",
+        cvxpy=solve_numax_class_cvxpy,
+        methods={"admm": solve_numax_class_admm, "cg": solve_numax_class_cg},
         default_method=lambda instance: "cg" if instance.point_form else "admm",
     ),
 }

@@ -26,6 +26,9 @@ __all__ = [
     "normalize_rows",
     "pair_count",
     "pairs_from_linear_index",
+    "class_pair_mask",
+    "iter_labelled_secant_blocks",
+    "sample_class_secants",
 ]
 
 #: Differences with a norm below this (relative to the data scale) count as zero secants.
@@ -165,3 +168,75 @@ def iter_secant_blocks(
         i, j = pairs_from_linear_index(np.arange(start, min(start + block_size, total)), X.shape[0])
         secants, keep = normalize_rows(X[i] - X[j], scale)
         yield np.column_stack([i[keep], j[keep]]), secants
+
+
+def class_pair_mask(y: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """True for intra-class pairs (same label), False for inter-class pairs (NuMax Sec. 3.4)."""
+    return y[i] == y[j]
+
+
+def iter_labelled_secant_blocks(
+    X: np.ndarray, y: np.ndarray, block_size: int = 65536
+) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """All secants of X in blocks, each with its intra-class mask (streamed by class).
+
+    Yields
+    ------
+    pairs : ndarray of shape (B, 2)
+    secants : ndarray of shape (B, N)
+    intra : ndarray of bool, shape (B,)
+        True where both points have the same label.
+    """
+    y = np.asarray(y)
+    for pairs, secants in iter_secant_blocks(X, block_size):
+        yield pairs, secants, class_pair_mask(y, pairs[:, 0], pairs[:, 1])
+
+
+def sample_class_secants(
+    X: np.ndarray, y: np.ndarray, n_inter: int, n_intra: int, *, random_state=None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Seeded uniform samples of ``n_inter`` inter-class and ``n_intra`` intra-class secants.
+
+    Pairs are visited in a seeded random order (a permutation of all pairs when there are at
+    most two million, otherwise bounded batches of random pairs, deduplicated) and sorted
+    by class until both quotas are met; a class with fewer pairs than asked gives all it has.
+
+    Returns
+    -------
+    inter, intra : ndarray of shapes (S₁, N), (S₂, N)
+        Unit secants; zero secants (duplicate points) are dropped with a warning.
+    """
+    X = as_matrix(X, "X", min_rows=2)
+    y = np.asarray(y)
+    n_inter = check_positive_int(n_inter, "n_inter")
+    n_intra = check_positive_int(n_intra, "n_intra")
+    rng = check_random_state(random_state)
+    total = pair_count(X.shape[0])
+    if total <= 2_000_000:
+        order = rng.permutation(total)
+        batches = (order[k : k + 65536] for k in range(0, total, 65536))
+    else:
+        batches = (rng.integers(0, total, size=65536) for _ in range(1000))
+    taken = {False: [], True: []}
+    need = {False: n_inter, True: n_intra}
+    seen: set[int] = set()
+    for batch in batches:
+        batch = np.array([k for k in np.unique(batch).tolist() if k not in seen], dtype=np.int64)
+        seen.update(batch.tolist())
+        if batch.size == 0:
+            continue
+        i, j = pairs_from_linear_index(batch, X.shape[0])
+        same = class_pair_mask(y, i, j)
+        for intra in (False, True):
+            pick = np.flatnonzero(same == intra)[: need[intra]]
+            taken[intra].append(np.column_stack([i[pick], j[pick]]))
+            need[intra] -= pick.size
+        if need[False] == 0 and need[True] == 0:
+            break
+    scale = _data_scale(X)
+    out = []
+    for intra in (False, True):
+        pairs = np.vstack(taken[intra]) if taken[intra] else np.empty((0, 2), dtype=np.int64)
+        secants, _ = normalize_rows(X[pairs[:, 0]] - X[pairs[:, 1]], scale)
+        out.append(secants)
+    return out[0], out[1]

@@ -122,11 +122,11 @@ def scan_pair_violations(
         errX = 8.0 * eps * (nx[i] + nx[j]) * X.shape[1] ** 0.5
         errY = 8.0 * eps * (ny[i] + ny[j]) * max(Y.shape[1], 1) ** 0.5
         lo, hi = bounds(i, j)
-        with np.errstate(divide="ignore", invalid="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore"):  # zero or tiny dX: suspect anyway
             ratio = dY / dX
             estimate = np.maximum(lo - ratio, ratio - hi)
             uncertainty = (errY + np.abs(ratio) * errX) / (dX - errX)
-        suspect = (dX <= errX) | (estimate + uncertainty > tol)
+            suspect = (dX <= errX) | (estimate + uncertainty > tol)
         sure = ~suspect
         if np.any(sure):
             worst = max(worst, float(np.max(estimate[sure] + uncertainty[sure])))
