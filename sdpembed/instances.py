@@ -73,8 +73,30 @@ def _box_violation(values: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> float:
     return float(np.max(np.maximum(lo - values, values - hi), initial=0.0).clip(min=0.0))
 
 
+class _TraceInstance:
+    """What the trace-minimisation instances share: the objective, the stored optimum and
+    writing the file."""
+
+    optimum: float | None
+
+    def _check_optimum(self) -> None:
+        if self.optimum is not None:
+            value = float(self.optimum)
+            if not np.isfinite(value):
+                raise ValueError(f"optimum must be a finite number, got {self.optimum!r}")
+            object.__setattr__(self, "optimum", value)
+
+    def objective(self, P: np.ndarray) -> float:
+        """tr P, the objective of NuMax (4) and NuMax-Class (7) (the nuclear norm for P ⪰ 0)."""
+        return float(np.trace(P))
+
+    def save(self, path: str | os.PathLike) -> None:
+        """Write the instance as a compressed ``.npz`` file."""
+        save_instance(self, path)
+
+
 @dataclass(frozen=True, eq=False)
-class NuMaxInstance:
+class NuMaxInstance(_TraceInstance):
     """The NuMax SDP (4): minimise tr P s.t. |v_iᵀ P v_i − 1| ≤ δ for all secants, P ⪰ 0.
 
     Give either ``secants`` (unit rows v_i, NuMax eq. (1)) or ``X`` (points as rows,
@@ -112,11 +134,7 @@ class NuMaxInstance:
                 raise ValueError("X must contain at least two distinct points (all its secants are zero)")
             X.setflags(write=False)
             object.__setattr__(self, "X", X)
-        if self.optimum is not None:
-            value = float(self.optimum)
-            if not np.isfinite(value):
-                raise ValueError(f"optimum must be a finite number, got {self.optimum!r}")
-            object.__setattr__(self, "optimum", value)
+        self._check_optimum()
 
     # ----------------------------------------------------------------- constructors
     @classmethod
@@ -177,10 +195,6 @@ class NuMaxInstance:
         return np.full(n, 1.0 - self.delta), np.full(n, 1.0 + self.delta)
 
     # ----------------------------------------------------------------- evaluation
-    def objective(self, P: np.ndarray) -> float:
-        """tr P, the objective of (4) (the nuclear norm for P ⪰ 0)."""
-        return float(np.trace(P))
-
     def max_violation(self, P: np.ndarray, block_size: int = 65536) -> float:
         """Worst violation max_i (|v_iᵀ P v_i − 1| − δ)₊ over all secants.
 
@@ -221,13 +235,8 @@ class NuMaxInstance:
             return cls(delta=delta, secants=arrays["secants"], optimum=optimum)
         return cls(delta=delta, X=arrays["X"], optimum=optimum)
 
-    def save(self, path: str | os.PathLike) -> None:
-        """Write the instance as a compressed ``.npz`` file."""
-        save_instance(self, path)
-
-
 @dataclass(frozen=True, eq=False)
-class NuMaxClassInstance:
+class NuMaxClassInstance(_TraceInstance):
     """The NuMax-Class SDP (7): minimise tr P over P ⪰ 0 subject to
 
         v_iᵀ P v_i ≥ 1 − δ  for inter-class secants v_i   (they may expand freely),
@@ -289,11 +298,7 @@ class NuMaxClassInstance:
             labels.setflags(write=False)
             object.__setattr__(self, "X", X)
             object.__setattr__(self, "y", labels)
-        if self.optimum is not None:
-            value = float(self.optimum)
-            if not np.isfinite(value):
-                raise ValueError(f"optimum must be a finite number, got {self.optimum!r}")
-            object.__setattr__(self, "optimum", value)
+        self._check_optimum()
 
     @classmethod
     def from_labelled(
@@ -377,10 +382,6 @@ class NuMaxClassInstance:
         """Per-secant bounds of (7), in the order of :attr:`secant_matrix`."""
         return self.pair_bounds(self._materialised[1])
 
-    def objective(self, P: np.ndarray) -> float:
-        """tr P, the objective of (7)."""
-        return float(np.trace(P))
-
     def max_violation(self, P: np.ndarray, block_size: int = 65536) -> float:
         """Worst one-sided violation over all secants (point form: streamed by class)."""
         P = np.asarray(P, dtype=np.float64)
@@ -416,11 +417,6 @@ class NuMaxClassInstance:
         if secant_form:
             return cls(delta=delta, inter=arrays.get("inter"), intra=arrays.get("intra"), optimum=optimum)
         return cls(delta=delta, X=arrays.get("X"), y=arrays.get("y"), optimum=optimum)
-
-    def save(self, path: str | os.PathLike) -> None:
-        """Write the instance as a compressed ``.npz`` file."""
-        save_instance(self, path)
-
 
 def _check_labels(y: object, n: int) -> np.ndarray:
     """Labels for n points: 1-D, length n, at least two classes and one intra-class pair."""
