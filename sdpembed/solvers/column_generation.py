@@ -3,7 +3,8 @@
 The SDP (*) of :mod:`sdpembed.operators` over *all* pairs of n points has n(n−1)/2
 constraints, far too many to hold. Column generation solves it on a working set of pairs:
 
-1. solve the restricted problem on the working set with the ADMM (warm-started);
+1. solve the restricted problem on the working set with the ADMM (warm-started; loosely
+   while violators abound, to full accuracy from the first round that finds none);
 2. keep the pairs whose constraint is active (within ``keep_tol`` of a bound) or carries a
    nonzero multiplier;
 3. scan **all** pairs, block by block, for violations — without materialising a single
@@ -165,6 +166,7 @@ def column_generation(
     max_add: int = 2000,
     keep_tol: float = 1e-4,
     keep_multiplier: float = 1e-4,
+    loose_tol: float | None = 1e-3,
     feas_tol: float = 1e-6,
     gap_tol: float = 1e-5,
     max_rounds: int = 100,
@@ -192,6 +194,11 @@ def column_generation(
         multiplier exceeds ``keep_multiplier`` times the largest (ADMM multipliers of inactive
         constraints decay but never vanish). Dropping pairs never affects correctness: the
         final scan covers all pairs and the bound is valid for any working set.
+    loose_tol : float or None
+        Inexact early rounds: while pairs outside the working set are violated by more than
+        this, the restricted problems are solved only to this accuracy (and violators are
+        those above it). Then every further round is solved to ``feas_tol``/``gap_tol``, so
+        the certificate is unchanged. ``None`` solves every round tightly.
     feas_tol, gap_tol : float
         Violation allowed in the final all-pairs scan, and relative gap (also passed to the
         inner ADMM).
@@ -222,7 +229,9 @@ def column_generation(
     max_add = check_positive_int(max_add, "max_add")
     max_rounds = check_positive_int(max_rounds, "max_rounds")
     rng = check_random_state(random_state)
-    options = {"feas_tol": feas_tol, "gap_tol": gap_tol, **(admm_options or {})}
+    tight_options = {"feas_tol": feas_tol, "gap_tol": gap_tol, **(admm_options or {})}
+    loose_options = {**tight_options, "tol": loose_tol, "feas_tol": loose_tol, "gap_tol": loose_tol}
+    tight = loose_tol is None or loose_tol <= feas_tol
 
     working = np.sort(rng.choice(total, size=min(initial_pairs, total), replace=False)).astype(np.int64)
     i, j = pairs_from_linear_index(working, n)
@@ -241,6 +250,7 @@ def column_generation(
         D = X[i] - X[j]
         V = D / np.linalg.norm(D, axis=1, keepdims=True)
         lo, hi = bounds(i, j)
+        options = tight_options if tight else loose_options
         result = box_trace_admm(V, lo, hi, problem=problem, warm_start=state, **options)
         P = result.solution
         values = np.einsum("ij,ij->i", V @ P, V)
@@ -248,7 +258,7 @@ def column_generation(
         near = (values - lo <= keep_tol) | (hi - values <= keep_tol)
         keep = near | (np.abs(y) > keep_multiplier * max(float(np.abs(y).max(initial=0.0)), 1e-300))
 
-        scan = scan_pair_violations(X, P, bounds, tol=feas_tol, block_rows=block_rows)
+        scan = scan_pair_violations(X, P, bounds, tol=options["feas_tol"], block_rows=block_rows)
         violation_all = max(scan.max_violation, 0.0)
         fresh = ~np.isin(_linear_index(scan.i, scan.j, n), working)
         order = np.argsort(-scan.violation[fresh])[:max_add]
@@ -259,11 +269,18 @@ def column_generation(
                       result.extra["rank"], result.iterations, time.perf_counter() - start), strict=True):
             history[key].append(value)
         if verbose:
-            print(f"cg round {round_:3d}  working {working.size:7d}  violators added {added.size:6d}  "
+            print(f"cg round {round_:3d} {'tight' if tight else 'loose'}  working {working.size:7d}  "
+                  f"violators added {added.size:6d}  "
                   f"max violation {violation_all:.2e}  tr P {result.objective:.8f}  "
                   f"gap {result.relative_gap:.2e}  rank {result.extra['rank']:4d}  "
                   f"admm its {result.iterations:5d}  {time.perf_counter() - start:7.1f}s")
 
+        if not tight and added.size == 0:
+            # the loose solution violates no pair outside the working set by more than
+            # loose_tol: from now on solve to the final accuracy (warm-started) and rescan
+            tight = True
+            state = result.extra["state"]
+            continue
         if added.size == 0 and violation_all <= feas_tol:
             if result.status == "optimal":
                 status = "optimal"
