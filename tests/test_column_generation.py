@@ -113,3 +113,13 @@ def test_cg_bad_input():
         solve_numax_cg(NuMaxInstance(delta=0.1, X=np.eye(3)), initial_pairs=0)
     with pytest.raises(ValueError, match="NaN"):
         column_generation(np.array([[np.nan, 0.0], [1.0, 1.0]]), lambda i, j: (i * 0.0, i * 0.0 + 2))
+
+
+def test_tight_only_schedule_gives_the_same_certified_optimum():
+    X = gaussian_points(40, 10, random_state=2)
+    instance = NuMaxInstance(delta=0.1, X=X)
+    loose = solve_numax_cg(instance, random_state=0, initial_pairs=50)
+    tight = solve_numax_cg(instance, random_state=0, initial_pairs=50, loose_tol=None)
+    assert loose.status == tight.status == "optimal"
+    assert abs(loose.objective - tight.objective) <= 1e-5 * tight.objective
+    assert loose.max_violation <= 1e-6 and tight.max_violation <= 1e-6
