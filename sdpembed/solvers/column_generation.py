@@ -260,9 +260,10 @@ def column_generation(
 
         scan = scan_pair_violations(X, P, bounds, tol=options["feas_tol"], block_rows=block_rows)
         violation_all = max(scan.max_violation, 0.0)
-        fresh = ~np.isin(_linear_index(scan.i, scan.j, n), working)
+        violators = _linear_index(scan.i, scan.j, n)
+        fresh = ~np.isin(violators, working)
         order = np.argsort(-scan.violation[fresh])[:max_add]
-        added = _linear_index(scan.i, scan.j, n)[fresh][order]
+        added = violators[fresh][order]
 
         for key, value in zip(
             history, (working.size, added.size, result.objective, result.dual_bound,
