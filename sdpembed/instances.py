@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ._validate import as_matrix, check_delta, check_positive_int
+from .operators import box_violation
 from .secants import (
     all_secants,
     class_pair_mask,
@@ -66,11 +67,6 @@ def _unit_rows(value: object, name: str, *, allow_empty: bool = False) -> np.nda
     V = V / norms[:, None]
     V.setflags(write=False)
     return V
-
-
-def _box_violation(values: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> float:
-    """max_i (lo_i − values_i, values_i − hi_i)₊ (0 when every bound holds)."""
-    return float(np.max(np.maximum(lo - values, values - hi), initial=0.0).clip(min=0.0))
 
 
 class _TraceInstance:
@@ -208,7 +204,7 @@ class NuMaxInstance(_TraceInstance):
         worst = 0.0
         for V in blocks:
             values = np.einsum("ij,ij->i", V @ P, V)
-            worst = max(worst, _box_violation(values, 1.0 - self.delta, 1.0 + self.delta))
+            worst = max(worst, box_violation(values, 1.0 - self.delta, 1.0 + self.delta))
         return worst
 
     # ----------------------------------------------------------------- files
@@ -392,7 +388,7 @@ class NuMaxClassInstance(_TraceInstance):
         worst = 0.0
         for V, intra in blocks:
             values = np.einsum("ij,ij->i", V @ P, V)
-            worst = max(worst, _box_violation(values, *self.pair_bounds(intra)))
+            worst = max(worst, box_violation(values, *self.pair_bounds(intra)))
         return worst
 
     def to_arrays(self) -> dict[str, np.ndarray]:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["SecantOperator", "certified_lower_bound", "dual_objective", "check_bounds"]
+__all__ = ["SecantOperator", "box_violation", "certified_lower_bound", "dual_objective", "check_bounds"]
 
 
 class SecantOperator:
@@ -85,6 +85,11 @@ def check_bounds(lo: object, hi: object, n_constraints: int) -> tuple[np.ndarray
     if np.any(lo_arr > hi_arr):
         raise ValueError("lo must not exceed hi for any constraint")
     return lo_arr, hi_arr
+
+
+def box_violation(values: np.ndarray, lo: np.ndarray | float, hi: np.ndarray | float) -> float:
+    """Worst violation max_i (lo_i − values_i, values_i − hi_i)₊ of lo ≤ 𝒜(P) ≤ hi (0 if none)."""
+    return float(np.max(np.maximum(lo - values, values - hi), initial=0.0).clip(min=0.0))
 
 
 def _signed_multipliers(y: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:

@@ -26,7 +26,7 @@ import cvxpy as cp
 import numpy as np
 
 from .._validate import as_matrix
-from ..operators import SecantOperator, certified_lower_bound, check_bounds
+from ..operators import SecantOperator, box_violation, certified_lower_bound, check_bounds
 from ..results import SolveResult, relative_gap
 from ..solvers.numax_admm import secant_span
 
@@ -159,8 +159,7 @@ def solve_box_trace_cvxpy(
         y[has_hi] -= np.asarray(upper.dual_value).ravel()
     op = SecantOperator(V)
     bound, y_feasible = certified_lower_bound(op, lo, hi, y)
-    values = op.apply(Pv)
-    violation = float(np.max(np.maximum(lo - values, values - hi), initial=0.0).clip(min=0.0))
+    violation = box_violation(op.apply(Pv), lo, hi)
     objective = float(np.trace(Pv))
     rgap = relative_gap(objective, bound)
     message = f"CVXPY status {problem.status!r} from {solver}"

@@ -14,12 +14,12 @@ import numpy as np
 
 from .._validate import as_matrix
 
-__all__ = ["numerical_rank", "embedding_from_psd", "DEFAULT_TAIL_TOL"]
+__all__ = ["numerical_rank", "tail_rank", "embedding_from_psd", "DEFAULT_TAIL_TOL"]
 
 DEFAULT_TAIL_TOL = 1e-6
 
 
-def _tail_rank(eigenvalues_desc: np.ndarray, tail_tol: float) -> int:
+def tail_rank(eigenvalues_desc: np.ndarray, tail_tol: float) -> int:
     """Smallest M with Σ_{j>M} max(λ_j, 0) ≤ tail_tol (eigenvalues sorted descending)."""
     positive = np.maximum(eigenvalues_desc, 0.0)
     tails = np.concatenate([np.cumsum(positive[::-1])[::-1], [0.0]])   # tails[M] = Σ_{j≥M}
@@ -31,7 +31,7 @@ def numerical_rank(P: np.ndarray, tail_tol: float = DEFAULT_TAIL_TOL) -> int:
     P = as_matrix(P, "P")
     if P.shape[0] != P.shape[1]:
         raise ValueError(f"P must be square, got shape {P.shape}")
-    return _tail_rank(np.linalg.eigvalsh(0.5 * (P + P.T))[::-1], tail_tol)
+    return tail_rank(np.linalg.eigvalsh(0.5 * (P + P.T))[::-1], tail_tol)
 
 
 def embedding_from_psd(
@@ -54,7 +54,7 @@ def embedding_from_psd(
     w, U = np.linalg.eigh(0.5 * (P + P.T))
     w, U = w[::-1], U[:, ::-1]
     if n_components is None:
-        M = _tail_rank(w, tail_tol)
+        M = tail_rank(w, tail_tol)
     else:
         if not (isinstance(n_components, (int, np.integer)) and 0 <= n_components <= P.shape[0]):
             raise ValueError(f"n_components must be an integer in [0, {P.shape[0]}], got {n_components!r}")

@@ -52,7 +52,7 @@ import numpy as np
 import scipy.linalg
 
 from .._validate import as_matrix, check_positive_int
-from ..operators import SecantOperator, certified_lower_bound, check_bounds
+from ..operators import SecantOperator, box_violation, certified_lower_bound, check_bounds
 from ..results import SolveResult, relative_gap
 
 __all__ = ["ADMMState", "box_trace_admm", "least_squares_step", "secant_span", "solve_numax_admm"]
@@ -144,10 +144,6 @@ def secant_span(secants: np.ndarray, rtol: float = 1e-6, residual_tol: float = 1
     if float(np.max(np.linalg.norm(residual, axis=1), initial=0.0)) > residual_tol:
         return None
     return Q
-
-
-def _violation(values: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> float:
-    return float(np.max(np.maximum(lo - values, values - hi), initial=0.0).clip(min=0.0))
 
 
 def box_trace_admm(
@@ -290,7 +286,7 @@ def box_trace_admm(
         due = iteration - last_check >= (max(1, check_every // 5) if small else check_every)
         if due or iteration == max_iter or out_of_time:
             last_check = iteration
-            violation = _violation(op.apply(P), lo, hi)
+            violation = box_violation(op.apply(P), lo, hi)
             bound, y_feasible = certified_lower_bound(op, lo, hi, beta * omega)
             rgap = relative_gap(objective, bound)
             for key, value in zip(check_keys, (iteration, violation, bound, rgap), strict=True):
@@ -316,7 +312,7 @@ def box_trace_admm(
     state = ADMMState(L, Lam, omega, beta, basis)
     if basis is not None:
         P = basis @ P @ basis.T
-        violation = _violation(full_op.apply(P), lo, hi)
+        violation = box_violation(full_op.apply(P), lo, hi)
         bound, y_feasible = certified_lower_bound(full_op, lo, hi, y_feasible)
         rgap = relative_gap(float(np.trace(P)), bound)
         if status == "optimal" and (violation > feas_tol or rgap > gap_tol):

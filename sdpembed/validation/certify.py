@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..linear.factor import DEFAULT_TAIL_TOL, numerical_rank
+from ..linear.factor import DEFAULT_TAIL_TOL, tail_rank
 from ..registry import get_problem
 from ..results import SolveResult, relative_gap
 
@@ -119,7 +119,7 @@ def certify(
     violation = instance.max_violation(X)
     eigenvalues = np.linalg.eigvalsh(X)
     min_eig = float(eigenvalues[0])
-    rank = numerical_rank(X, tail_tol)
+    rank = tail_rank(eigenvalues[::-1], tail_tol)
 
     source = "given"
     if optimum is None and getattr(instance, "optimum", None) is not None:
