@@ -6,7 +6,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from sdpembed.operators import SecantOperator, certified_lower_bound, check_bounds, dual_objective
+from sdpembed.operators import (
+    PairSecantOperator,
+    SecantOperator,
+    certified_lower_bound,
+    check_bounds,
+    dual_objective,
+)
 
 finite = st.floats(-10, 10, allow_nan=False, allow_infinity=False)
 
@@ -110,3 +116,34 @@ def test_trivial_bound_for_useless_multipliers():
 def test_operator_rejects_non_matrix():
     with pytest.raises(ValueError, match="secants must be a 2-D array"):
         SecantOperator(np.ones(4))
+
+
+@pytest.mark.parametrize("with_basis", [False, True])
+def test_pair_operator_equals_the_explicit_secants(with_basis):
+    """The point-structured 𝒜 and 𝒜* (Laplacian form) equal the row-by-row ones, also in a basis."""
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((40, 9)) + 50.0          # far from the origin: cancellation is handled
+    i = rng.integers(0, 40, 300)
+    j = (i + rng.integers(1, 40, 300)) % 40
+    keep = np.unique(np.column_stack([np.minimum(i, j), np.maximum(i, j)]), axis=0)
+    i, j = keep[:, 0], keep[:, 1]
+    D = X[i] - X[j]
+    reference = SecantOperator(D / np.linalg.norm(D, axis=1, keepdims=True))
+    op = PairSecantOperator(X, i, j)
+    if with_basis:
+        Q, _ = np.linalg.qr(rng.standard_normal((9, 6)))
+        op, reference = op.in_basis(Q), reference.in_basis(Q)
+    n = op.dim
+    A = rng.standard_normal((n, n))
+    A = A + A.T
+    y = rng.standard_normal(i.size)
+    np.testing.assert_allclose(op.apply(A), reference.apply(A), atol=1e-11)
+    np.testing.assert_allclose(op.adjoint(y), reference.adjoint(y), atol=1e-10)
+    np.testing.assert_array_equal(op.explicit().V, op.V)
+    assert type(op.explicit()) is SecantOperator
+
+
+def test_pair_operator_rejects_coincident_points():
+    X = np.array([[0.0, 1.0], [0.0, 1.0], [2.0, 0.0]])
+    with pytest.raises(ValueError, match="distinct points"):
+        PairSecantOperator(X, np.array([0, 1]), np.array([1, 2]))

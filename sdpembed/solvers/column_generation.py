@@ -31,8 +31,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
+from sklearn.neighbors import NearestNeighbors
 
 from .._validate import as_matrix, check_positive_int, check_random_state
+from ..operators import PairSecantOperator
 from ..results import SolveResult, relative_gap
 from ..secants import pair_count, pairs_from_linear_index
 from .numax_admm import ADMMState, box_trace_admm
@@ -152,6 +154,26 @@ def scan_pair_violations(
     return ScanResult(vi, vj, vv, worst, counted)
 
 
+def _initial_working_set(X: np.ndarray, size: int, n_neighbors: int, rng: np.random.Generator) -> np.ndarray:
+    """Sorted linear pair indices: each point's nearest neighbours, then random pairs up to ``size``."""
+    n = X.shape[0]
+    total = pair_count(n)
+    chosen = np.empty(0, np.int64)
+    k = min(n_neighbors, n - 1)
+    if k > 0:
+        _, neighbors = NearestNeighbors(n_neighbors=k + 1).fit(X).kneighbors(X)
+        rows = np.repeat(np.arange(n), k + 1)
+        cols = neighbors.ravel()
+        distinct = rows != cols
+        lo, hi = np.minimum(rows, cols)[distinct], np.maximum(rows, cols)[distinct]
+        chosen = np.unique(_linear_index(lo, hi, n))
+    extra = min(size, total) - chosen.size
+    if extra > 0:
+        rest = np.setdiff1d(rng.choice(total, size=min(total, size + chosen.size), replace=False), chosen)
+        chosen = np.union1d(chosen, rest[:extra])
+    return chosen
+
+
 def _linear_index(i: np.ndarray, j: np.ndarray, n: int) -> np.ndarray:
     i = i.astype(np.int64)
     return i * n - i * (i + 1) // 2 + (j.astype(np.int64) - i - 1)
@@ -163,10 +185,12 @@ def column_generation(
     *,
     problem: str = "numax",
     initial_pairs: int = 2000,
+    initial_neighbors: int = 5,
     max_add: int = 2000,
     keep_tol: float = 1e-4,
     keep_multiplier: float = 1e-4,
     loose_tol: float | None = 1e-3,
+    loose_max_iter: int = 60,
     feas_tol: float = 1e-6,
     gap_tol: float = 1e-5,
     max_rounds: int = 100,
@@ -186,7 +210,11 @@ def column_generation(
     problem : str
         Registry name recorded in the result.
     initial_pairs : int
-        Size of the seeded random initial working set S₀.
+        Size of the initial working set S₀ (at least; see ``initial_neighbors``).
+    initial_neighbors : int
+        S₀ holds every point's ``initial_neighbors`` nearest neighbours, then random pairs
+        up to ``initial_pairs``. Short secants are the ones a low-rank P distorts most, so
+        they make up much of the final active set and save rounds; 0 gives a random S₀.
     max_add : int
         Most violators added per round (the worst first).
     keep_tol, keep_multiplier : float
@@ -199,6 +227,9 @@ def column_generation(
         this, the restricted problems are solved only to this accuracy (and violators are
         those above it). Then every further round is solved to ``feas_tol``/``gap_tol``, so
         the certificate is unchanged. ``None`` solves every round tightly.
+    loose_max_iter : int
+        ADMM iterations allowed in a loose round: its P only has to point at the next
+        violators, so it need not converge (the tight rounds do).
     feas_tol, gap_tol : float
         Violation allowed in the final all-pairs scan, and relative gap (also passed to the
         inner ADMM).
@@ -226,14 +257,17 @@ def column_generation(
     n, N = X.shape
     total = pair_count(n)
     initial_pairs = check_positive_int(initial_pairs, "initial_pairs")
+    initial_neighbors = check_positive_int(initial_neighbors, "initial_neighbors", minimum=0)
     max_add = check_positive_int(max_add, "max_add")
     max_rounds = check_positive_int(max_rounds, "max_rounds")
     rng = check_random_state(random_state)
     tight_options = {"feas_tol": feas_tol, "gap_tol": gap_tol, **(admm_options or {})}
-    loose_options = {**tight_options, "tol": loose_tol, "feas_tol": loose_tol, "gap_tol": loose_tol}
+    loose_max_iter = check_positive_int(loose_max_iter, "loose_max_iter")
+    loose_options = {**tight_options, "tol": loose_tol, "feas_tol": loose_tol, "gap_tol": loose_tol,
+                     "max_iter": min(loose_max_iter, tight_options.get("max_iter", loose_max_iter))}
     tight = loose_tol is None or loose_tol <= feas_tol
 
-    working = np.sort(rng.choice(total, size=min(initial_pairs, total), replace=False)).astype(np.int64)
+    working = _initial_working_set(X, initial_pairs, initial_neighbors, rng)
     i, j = pairs_from_linear_index(working, n)
     nonzero = np.any(X[i] != X[j], axis=1)
     working = working[nonzero]
@@ -247,13 +281,12 @@ def column_generation(
     violation_all = float("inf")
     for round_ in range(1, max_rounds + 1):
         i, j = pairs_from_linear_index(working, n)
-        D = X[i] - X[j]
-        V = D / np.linalg.norm(D, axis=1, keepdims=True)
+        operator = PairSecantOperator(X, i, j)
         lo, hi = bounds(i, j)
         options = tight_options if tight else loose_options
-        result = box_trace_admm(V, lo, hi, problem=problem, warm_start=state, **options)
+        result = box_trace_admm(operator, lo, hi, problem=problem, warm_start=state, **options)
         P = result.solution
-        values = np.einsum("ij,ij->i", V @ P, V)
+        values = operator.explicit().apply(P)
         y = result.extra["y"]
         near = (values - lo <= keep_tol) | (hi - values <= keep_tol)
         keep = near | (np.abs(y) > keep_multiplier * max(float(np.abs(y).max(initial=0.0)), 1e-300))

@@ -83,6 +83,18 @@ def _shrink_eigenvalues(M: np.ndarray, threshold: float) -> tuple[np.ndarray, in
     return (Uk * (w[keep] - threshold)) @ Uk.T, int(keep.sum())
 
 
+def _spd_inverse(K: np.ndarray) -> np.ndarray:
+    """K⁻¹ = L⁻ᵀL⁻¹ for symmetric positive definite K = LLᵀ (LAPACK potrf, trtri, BLAS syrk)."""
+    factor, info = scipy.linalg.lapack.dpotrf(K, lower=True, clean=True, overwrite_a=True)
+    if info != 0:
+        raise np.linalg.LinAlgError(f"the least-squares matrix I + AA* is not positive definite (potrf info {info})")
+    factor_inv, info = scipy.linalg.lapack.dtrtri(factor, lower=True, overwrite_c=True)
+    if info != 0:
+        raise np.linalg.LinAlgError(f"inverting I + AA* failed (trtri info {info})")
+    inverse = scipy.linalg.blas.dsyrk(1.0, factor_inv, trans=1, lower=True)   # L⁻ᵀL⁻¹, lower half
+    return inverse + np.tril(inverse, -1).T
+
+
 def least_squares_step(
     op: SecantOperator, K_inv: np.ndarray, W: np.ndarray, b: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -171,8 +183,10 @@ def box_trace_admm(
 
     Parameters
     ----------
-    secants : ndarray of shape (S, N)
-        Rows v_i defining 𝒜 (unit rows for NuMax).
+    secants : ndarray of shape (S, N) or SecantOperator
+        Rows v_i defining 𝒜 (unit rows for NuMax), or the operator itself — a
+        :class:`~sdpembed.operators.PairSecantOperator` computes 𝒜 and 𝒜* through the points
+        of a pair set, much faster when there are many more pairs than points.
     lo, hi : ndarray of shape (S,)
         Bounds on v_iᵀ P v_i; ``-inf``/``inf`` mark absent bounds (NuMax-Class).
     problem : str
@@ -215,7 +229,11 @@ def box_trace_admm(
         (an :class:`ADMMState`) and ``rank``; ``history`` holds the traces.
     """
     start = time.perf_counter()
-    full_op = SecantOperator(as_matrix(secants, "secants"))
+    if isinstance(secants, SecantOperator):
+        full_op = secants
+        as_matrix(full_op.V, "secants")
+    else:
+        full_op = SecantOperator(as_matrix(secants, "secants"))
     S = full_op.n_constraints
     lo, hi = check_bounds(lo, hi, S)
     if not (0.0 < eta < (1.0 + np.sqrt(5.0)) / 2.0):
@@ -233,13 +251,11 @@ def box_trace_admm(
     report_every = 100 if verbose is True else int(verbose or 0)
 
     basis = secant_span(full_op.V) if reduce else None
-    op = full_op if basis is None else SecantOperator(full_op.V @ basis)
+    op = full_op if basis is None else full_op.in_basis(basis)
     N = op.dim
     K = op.gram_squared()                       # I + 𝒜𝒜* = I + (VVᵀ)∘(VVᵀ), K ⪰ I
     K[np.diag_indices_from(K)] += 1.0
-    K_inv = scipy.linalg.cho_solve(
-        scipy.linalg.cho_factor(K, lower=True, check_finite=False), np.eye(S), check_finite=False
-    )
+    K_inv = _spd_inverse(K)
     del K
 
     if warm_start is not None:
@@ -312,7 +328,7 @@ def box_trace_admm(
     state = ADMMState(L, Lam, omega, beta, basis)
     if basis is not None:
         P = basis @ P @ basis.T
-        violation = box_violation(full_op.apply(P), lo, hi)
+        violation = box_violation(full_op.explicit().apply(P), lo, hi)
         bound, y_feasible = certified_lower_bound(full_op, lo, hi, y_feasible)
         rgap = relative_gap(float(np.trace(P)), bound)
         if status == "optimal" and (violation > feas_tol or rgap > gap_tol):

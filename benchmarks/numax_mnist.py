@@ -1,0 +1,206 @@
+"""Benchmark: NuMax at scale on MNIST — ADAGIO Table 3, NuMax Fig. 7 and a NuMax Table 1 analogue.
+
+Part (a) — ADAGIO Table 3. ``--n-points`` (800) seeded random images of the vendored MNIST
+test set at 28×28 (N = 784), all n(n−1)/2 secants (319,600 for 800 images). For each
+δ ∈ {0.05, 0.1, 0.2}: NuMax-CG (column generation over all pairs, exact all-pairs check,
+certified gap) — rank, time, rounds, working and active pairs; and the smallest dimension at
+which PCA and a Gaussian map (variance 1/M, one seed) reach the same δ on all pairs (RIP (2)
+with squared norms, maps unscaled; the search is a bisection on M, exact for PCA whose
+distortions shrink monotonically with M, and an estimate for the random map).
+
+Part (b) — NuMax Fig. 7. Images of the digit 5 (20×20, N = 400), δ = ``--fig7-delta``; for a
+growing number of images n, NuMax (the ADMM of Algorithm 1 on all n(n−1)/2 secants,
+materialised, while the S×S least-squares matrix fits) and NuMax-CG: time of each, and the
+fraction of all secants that is active (within 1e-4 of a bound) at the CG solution.
+
+Part (c) — NuMax Table 1 analogue. A seeded permutation of the 10,000 20×20 test images gives
+``--n-train`` training and ``--n-test`` disjoint test images; for δ ∈ {0.4, 0.25, 0.1}, NuMax-CG
+on all training pairs, and the 1-NN test error after NuMax, PCA and a Gaussian map with
+M = rank of the NuMax solution.
+
+    python benchmarks/numax_mnist.py [--parts abc] [--n-points 800] [--n-train 500] [--json PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import time
+from pathlib import Path
+
+import numpy as np
+from sklearn.neighbors import KNeighborsClassifier
+
+from sdpembed import NuMaxInstance, solve
+from sdpembed.datasets import load_mnist
+from sdpembed.linear import embedding_from_psd, gaussian_projection, pca_projection
+from sdpembed.secants import pair_count
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: ADAGIO Table 3 (Błasiok and Tsourakakis), MNIST-800: dimension and time per method and δ.
+PUBLISHED_TABLE3 = {
+    0.05: {"numax": (83, 1105.0), "pca": (337, 5.18), "jl": (None, None)},
+    0.1: {"numax": (59, 373.0), "pca": (280, 5.1), "jl": (None, None)},
+    0.2: {"numax": (42, 220.0), "pca": (205, 4.84), "jl": (260, 0.45)},
+}
+#: NuMax Table 1 (Hegde et al.), full MNIST 60,000 training images, 20×20: rank and 1-NN error (%).
+PUBLISHED_TABLE1 = {0.4: (72, 2.99, 5.79, 4.40), 0.25: (97, 3.11, 4.51, 4.38), 0.1: (167, 3.31, 3.88, 4.41)}
+
+
+def all_pairs_delta(Psi: np.ndarray, X: np.ndarray) -> float:
+    """Isometry constant max |‖Ψ(x_i − x_j)‖² / ‖x_i − x_j‖² − 1| over all pairs, via Gram matrices."""
+    Y = X @ Psi.T
+    nx, ny = np.einsum("ij,ij->i", X, X), np.einsum("ij,ij->i", Y, Y)
+    dX = nx[:, None] + nx[None, :] - 2.0 * X @ X.T
+    dY = ny[:, None] + ny[None, :] - 2.0 * Y @ Y.T
+    iu = np.triu_indices(len(X), 1)
+    ratio = dY[iu] / dX[iu]
+    return float(np.max(np.abs(ratio - 1.0)))
+
+
+def dimension_by_bisection(make_map, X: np.ndarray, delta: float) -> int | None:
+    """Smallest M in [1, N] with all_pairs_delta(make_map(M)) ≤ δ, by bisection (None if M = N fails)."""
+    lo, hi = 1, X.shape[1]
+    if all_pairs_delta(make_map(hi), X) > delta:
+        return None
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if all_pairs_delta(make_map(mid), X) <= delta:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+def active_count(result, X: np.ndarray, delta: float) -> int:
+    """Working pairs within 1e-4 of a bound at the solution."""
+    pairs = result.extra["pairs"]
+    D = X[pairs[:, 0]] - X[pairs[:, 1]]
+    values = np.einsum("ij,ij->i", D @ result.solution, D) / np.einsum("ij,ij->i", D, D)
+    return int(np.sum(np.abs(np.abs(values - 1.0) - delta) <= 1e-4))
+
+
+def part_a(n_points: int, seed: int) -> dict:
+    X, _ = load_mnist(size=28, n_samples=n_points, random_state=seed)
+    setup = (f"{n_points} MNIST test images (28x28, N = 784, seeded sample, seed {seed}); all "
+             f"{pair_count(n_points)} secants")
+    print("(a) ADAGIO Table 3:", setup, flush=True)
+    rows = []
+    gauss_full = gaussian_projection(X.shape[1], X.shape[1], random_state=seed) * np.sqrt(X.shape[1])
+    for delta in (0.05, 0.1, 0.2):
+        result = solve(NuMaxInstance(delta=delta, X=X), random_state=seed)
+        rank = embedding_from_psd(result.solution).shape[0]
+        start = time.perf_counter()
+        pca_dim = dimension_by_bisection(lambda m: pca_projection(X, m), X, delta)
+        pca_time = time.perf_counter() - start
+        gauss_dim = dimension_by_bisection(lambda m: gauss_full[:m] / np.sqrt(m), X, delta)
+        published = PUBLISHED_TABLE3[delta]
+        row = {
+            "delta": delta, "status": result.status, "rank": rank, "time_s": result.wall_time,
+            "relative_gap": result.relative_gap, "max_violation": result.max_violation,
+            "rounds": int(result.extra["rounds"]), "working_pairs": int(len(result.extra["pairs"])),
+            "active_pairs": active_count(result, X, delta), "pca_dim": pca_dim, "pca_search_s": pca_time,
+            "gaussian_dim": gauss_dim, "published_numax_dim": published["numax"][0],
+            "published_numax_time_s": published["numax"][1], "published_pca_dim": published["pca"][0],
+            "published_jl_dim": published["jl"][0],
+        }
+        rows.append(row)
+        print(f"  delta {delta:<5} NuMax-CG {row['status']:<9} rank {rank:4d} (published {published['numax'][0]})  "
+              f"time {row['time_s']:7.1f}s (published {published['numax'][1]:g}s)  gap {row['relative_gap']:.1e}  "
+              f"rounds {row['rounds']}  active {row['active_pairs']}  PCA dim {pca_dim} (published "
+              f"{published['pca'][0]})  Gaussian dim {gauss_dim} (published {published['jl'][0]})", flush=True)
+    return {"setup": setup, "rows": rows}
+
+
+def part_b(sizes: list[int], admm_max: int, delta: float, seed: int) -> dict:
+    X5, _ = load_mnist(size=20, digits=[5])
+    X5 = X5[np.random.default_rng(seed).permutation(len(X5))]
+    setup = f"images of the digit 5 (20x20, N = 400), delta = {delta}; first n images of a seeded permutation"
+    print("(b) NuMax Fig. 7:", setup, flush=True)
+    rows = []
+    for n in sizes:
+        X = X5[:n]
+        cg = solve(NuMaxInstance(delta=delta, X=X), "cg", random_state=seed)
+        row = {"n_points": n, "n_secants": pair_count(n), "cg_time_s": cg.wall_time, "cg_status": cg.status,
+               "cg_objective": cg.objective, "active_fraction": active_count(cg, X, delta) / pair_count(n),
+               "admm_time_s": None, "admm_status": None, "admm_objective": None}
+        if pair_count(n) <= admm_max:
+            admm = solve(NuMaxInstance(delta=delta, X=X), "admm", max_constraints=admm_max)
+            row.update(admm_time_s=admm.wall_time, admm_status=admm.status, admm_objective=admm.objective)
+        rows.append(row)
+        admm_text = "NuMax not run (S x S matrix too large)"
+        if row["admm_time_s"] is not None:
+            ratio = row["admm_time_s"] / row["cg_time_s"]
+            admm_text = f"NuMax {row['admm_status']} {row['admm_time_s']:7.1f}s  NuMax/CG time {ratio:5.1f}x"
+        print(f"  n {n:4d}  secants {row['n_secants']:7d}  NuMax-CG {row['cg_status']} {row['cg_time_s']:7.1f}s  "
+              f"{admm_text}  active fraction {row['active_fraction']:.4f}", flush=True)
+    return {"setup": setup, "rows": rows}
+
+
+def part_c(n_train: int, n_test: int, seed: int) -> dict:
+    X, y = load_mnist(size=20)
+    order = np.random.default_rng(seed).permutation(len(y))
+    tr, te = order[:n_train], order[n_train:n_train + n_test]
+    setup = (f"MNIST 20x20 test set split by a seeded permutation (seed {seed}): {n_train} training and "
+             f"{n_test} disjoint test images; NuMax-CG on all {pair_count(n_train)} training pairs")
+    print("(c) NuMax Table 1 analogue:", setup, flush=True)
+
+    def error(Psi: np.ndarray) -> float:
+        model = KNeighborsClassifier(1).fit(X[tr] @ Psi.T, y[tr])
+        return 100.0 * (1.0 - model.score(X[te] @ Psi.T, y[te]))
+
+    rows = []
+    for delta in (0.4, 0.25, 0.1):
+        result = solve(NuMaxInstance(delta=delta, X=X[tr]), random_state=seed)
+        Psi = embedding_from_psd(result.solution)
+        M = Psi.shape[0]
+        published = PUBLISHED_TABLE1[delta]
+        row = {"delta": delta, "status": result.status, "rank": M, "time_s": result.wall_time,
+               "relative_gap": result.relative_gap, "numax_error": error(Psi),
+               "pca_error": error(pca_projection(X[tr], M)),
+               "gaussian_error": error(gaussian_projection(M, X.shape[1], random_state=seed)),
+               "full_dim_error": error(np.eye(X.shape[1])), "published": dict(zip(
+                   ("rank", "numax_error", "gaussian_error", "pca_error"), published, strict=True))}
+        rows.append(row)
+        print(f"  delta {delta:<5} {row['status']:<9} M {M:4d} (published {published[0]})  1-NN error NuMax "
+              f"{row['numax_error']:5.2f}%  PCA {row['pca_error']:5.2f}%  Gaussian {row['gaussian_error']:5.2f}%  "
+              f"(all 400 pixels {row['full_dim_error']:5.2f}%)  time {row['time_s']:7.1f}s  "
+              f"gap {row['relative_gap']:.1e}", flush=True)
+    return {"setup": setup, "rows": rows}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--parts", default="abc", help="which parts to run (subset of 'abc')")
+    parser.add_argument("--n-points", type=int, default=800)
+    parser.add_argument("--fig7-sizes", default="50,100,150,200,316")
+    parser.add_argument("--fig7-delta", type=float, default=0.1)
+    parser.add_argument("--admm-max-secants", type=int, default=12000)
+    parser.add_argument("--n-train", type=int, default=500)
+    parser.add_argument("--n-test", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--json", default=str(ROOT / "benchmarks" / "results" / "numax_mnist.json"))
+    args = parser.parse_args()
+    start = time.perf_counter()
+    path = Path(args.json)
+    out = json.loads(path.read_text()) if path.exists() else {}
+    if "a" in args.parts:
+        out["table3"] = part_a(args.n_points, args.seed)
+    if "b" in args.parts:
+        out["fig7"] = part_b([int(s) for s in args.fig7_sizes.split(",")], args.admm_max_secants,
+                             args.fig7_delta, args.seed)
+    if "c" in args.parts:
+        out["table1"] = part_c(args.n_train, args.n_test, args.seed)
+    out.update(benchmark="numax_mnist", date=time.strftime("%Y-%m-%d"),
+               machine=f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
+    out[f"time_s_parts_{args.parts}"] = time.perf_counter() - start
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(out, indent=2, default=float) + "\n")
+    print(f"wrote {path} ({time.perf_counter() - start:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
