@@ -1,5 +1,6 @@
 """sdpembed — the reference implementation of the semidefinite programs behind learned
-embeddings and metrics (NuMax, and in time NuMax-Class, LMNN, MVU), with certificates.
+embeddings and metrics (NuMax, NuMax-Class, LMNN, the MVU out-of-sample SDP, and in time
+MVU), with certificates.
 
 Three parts meet in one place: ``formulations`` (CVXPY ground truth), ``solvers``
 (hand-written algorithms) and ``validation`` (certificates and metrics).
@@ -7,7 +8,15 @@ Three parts meet in one place: ``formulations`` (CVXPY ground truth), ``solvers`
 
 from . import datasets, formulations, linear, solvers, validation
 from .estimators import NuMax, NuMaxClass
-from .instances import NuMaxClassInstance, NuMaxInstance, load_instance, save_instance
+from .instances import (
+    LMNNInstance,
+    MVUOOSInstance,
+    NuMaxClassInstance,
+    NuMaxInstance,
+    load_instance,
+    save_instance,
+)
+from .lmnn_models import LMNN, MultiMetricLMNN
 from .registry import PROBLEMS, get_problem, solve
 from .results import SolveResult
 from .secants import all_secants, iter_secant_blocks, sample_secants
@@ -16,6 +25,10 @@ from .validation import certify
 __version__ = "0.1.0"
 
 __all__ = [
+    "LMNN",
+    "LMNNInstance",
+    "MVUOOSInstance",
+    "MultiMetricLMNN",
     "NuMax",
     "NuMaxClass",
     "NuMaxClassInstance",

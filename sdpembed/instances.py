@@ -15,8 +15,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ._validate import as_matrix, check_delta, check_positive_int
-from .operators import box_violation
+from ._validate import as_matrix, as_vector, check_delta, check_positive_int
+from .graphs import all_triplets, check_targets, iter_hinges, pull_matrix, target_neighbors, triplet_count
+from .graphs import check_labels as check_lmnn_labels
+from .operators import PairSecantOperator, box_violation, certified_lower_bound
 from .secants import (
     all_secants,
     class_pair_mask,
@@ -27,7 +29,10 @@ from .secants import (
     sample_secants,
 )
 
-__all__ = ["NuMaxInstance", "NuMaxClassInstance", "load_instance", "save_instance", "read_npz"]
+__all__ = [
+    "NuMaxInstance", "NuMaxClassInstance", "LMNNInstance", "MVUOOSInstance", "load_instance",
+    "save_instance", "read_npz",
+]
 
 #: Rows of ``secants`` must have unit norm to this tolerance (they are then renormalised).
 UNIT_NORM_TOL = 1e-6
@@ -89,6 +94,41 @@ class _TraceInstance:
     def save(self, path: str | os.PathLike) -> None:
         """Write the instance as a compressed ``.npz`` file."""
         save_instance(self, path)
+
+    def verified_dual_bound(self, pairs: object, y: object) -> float:
+        """A lower bound on the optimum, proved here from multipliers on pairs of ``X``.
+
+        The multipliers y (one per pair (i, j) of rows of X, point form) are made
+        sign-admissible and scaled so that I − 𝒜*(y) ⪰ 0 (:func:`~sdpembed.operators.
+        certified_lower_bound`, with rounding margins); by weak duality the resulting dual
+        objective bounds the optimum over *all* pairs, since 𝒜*(y) involves only the pairs
+        with y ≠ 0. Nothing of the claimant is trusted but the numbers: a bad y gives a weak
+        bound, never a wrong one. This is how ``verify`` certifies solutions of instances far
+        too large for CVXPY (column generation writes these multipliers to solution files).
+
+        Parameters
+        ----------
+        pairs : array of shape (m, 2), int
+            Row indices of X; pairs of identical points (zero secants) are ignored.
+        y : array of shape (m,)
+        """
+        if not self.point_form:
+            raise ValueError("dual multipliers on pairs need a point-form instance (X, all pairs)")
+        index = np.asarray(pairs)
+        n = self.X.shape[0]
+        if index.ndim != 2 or index.shape[1] != 2 or index.dtype.kind not in "iu":
+            raise ValueError(f"dual_pairs must be an integer array of shape (m, 2), got {index.dtype} {index.shape}")
+        if index.size and (index.min() < 0 or index.max() >= n):
+            raise ValueError(f"dual_pairs must hold row indices of X in [0, {n})")
+        multipliers = as_vector(y, "dual_y", length=index.shape[0])
+        i, j = index[:, 0].astype(np.int64), index[:, 1].astype(np.int64)
+        distinct = np.any(self.X[i] != self.X[j], axis=1)
+        i, j, multipliers = i[distinct], j[distinct], multipliers[distinct]
+        if i.size == 0:
+            return 0.0
+        lo, hi = self.bounds_of_pairs(i, j)
+        bound, _ = certified_lower_bound(PairSecantOperator(self.X, i, j), lo, hi, multipliers)
+        return bound
 
 
 @dataclass(frozen=True, eq=False)
@@ -184,6 +224,10 @@ class NuMaxInstance(_TraceInstance):
         V = all_secants(self.X)
         V.setflags(write=False)
         return V
+
+    def bounds_of_pairs(self, i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Bounds (1 − δ, 1 + δ) of (4) on the secants of the point pairs (i[k], j[k])."""
+        return np.full(np.shape(i), 1.0 - self.delta), np.full(np.shape(i), 1.0 + self.delta)
 
     def bounds(self, n: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Per-secant bounds (lo, hi) = (1 − δ, 1 + δ) of (4), for ``n`` secants."""
@@ -374,6 +418,10 @@ class NuMaxClassInstance(_TraceInstance):
         intra = np.asarray(intra, dtype=bool)
         return np.where(intra, -np.inf, 1.0 - self.delta), np.where(intra, 1.0 + self.delta, np.inf)
 
+    def bounds_of_pairs(self, i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Bounds of (7) on the secants of the point pairs (i[k], j[k]) (point form), by their labels."""
+        return self.pair_bounds(self.y[i] == self.y[j])
+
     def bounds(self, n: int | None = None) -> tuple[np.ndarray, np.ndarray]:
         """Per-secant bounds of (7), in the order of :attr:`secant_matrix`."""
         return self.pair_bounds(self._materialised[1])
@@ -413,6 +461,337 @@ class NuMaxClassInstance(_TraceInstance):
         if secant_form:
             return cls(delta=delta, inter=arrays.get("inter"), intra=arrays.get("intra"), optimum=optimum)
         return cls(delta=delta, X=arrays.get("X"), y=arrays.get("y"), optimum=optimum)
+
+@dataclass(frozen=True, eq=False)
+class LMNNInstance:
+    """The LMNN SDP (thesis ch. 2): minimise over M ⪰ 0 the convex loss (2.11)
+
+        ε(M) = (1 − μ) Σ_{j⇝i} D_M(x_i, x_j) + μ Σ_{j⇝i} Σ_l (1 − y_il) [1 + D_M(x_i, x_j) − D_M(x_i, x_l)]₊
+
+    with D_M(a, b) = (a − b)ᵀ M (a − b) (2.10) and the target neighbours j ⇝ i fixed in
+    ``targets`` (Sec. 2.1.2). Sec. 2.1.3 states it as an SDP with one slack ξ_ijl per
+    triplet; see :mod:`sdpembed.formulations.lmnn`. The only constraint is M ⪰ 0.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        Training inputs as rows (finite).
+    y : ndarray of shape (n,)
+        Class labels (integers or strings), at least two classes.
+    targets : ndarray of int, shape (n, k)
+        Row i lists k distinct points j ≠ i of the class of i (its target neighbours).
+    mu : float
+        The trade-off μ ∈ [0, 1] of (2.8)/(2.11) between pull and push (0.5 in the thesis).
+        With μ = 1 the pull term vanishes and the infimum need not be attained.
+    optimum : float, optional
+        A certified optimal value carried with the instance (used by ``verify``).
+    """
+
+    problem: ClassVar[str] = "lmnn"
+    variable: ClassVar[str] = "M"
+
+    X: np.ndarray
+    y: np.ndarray
+    targets: np.ndarray
+    mu: float = 0.5
+    optimum: float | None = None
+
+    def __post_init__(self) -> None:
+        X = as_matrix(self.X, "X", min_rows=2).copy()
+        labels = check_lmnn_labels(self.y, X.shape[0])
+        targets = check_targets(self.targets, labels)
+        for arr in (X, labels, targets):
+            arr.setflags(write=False)
+        object.__setattr__(self, "X", X)
+        object.__setattr__(self, "y", labels)
+        object.__setattr__(self, "targets", targets)
+        mu = self.mu.item() if isinstance(self.mu, np.ndarray) and self.mu.ndim == 0 else self.mu
+        if isinstance(mu, (bool, np.bool_)) or not isinstance(mu, (int, float, np.integer, np.floating)):
+            raise ValueError(f"mu must be a real number in [0, 1], got {self.mu!r}")
+        if not 0.0 <= float(mu) <= 1.0:
+            raise ValueError(f"mu must lie in the closed interval [0, 1] (thesis (2.8)), got {float(mu)}")
+        object.__setattr__(self, "mu", float(mu))
+        if self.optimum is not None:
+            value = float(self.optimum)
+            if not np.isfinite(value):
+                raise ValueError(f"optimum must be a finite number, got {self.optimum!r}")
+            object.__setattr__(self, "optimum", value)
+
+    @classmethod
+    def from_data(cls, X: np.ndarray, y: np.ndarray, k: int = 3, mu: float = 0.5) -> LMNNInstance:
+        """Instance with the k Euclidean nearest same-class points as target neighbours
+        (Sec. 2.1.2; :func:`sdpembed.graphs.target_neighbors`, ties to the smaller index)."""
+        return cls(X=X, y=y, targets=target_neighbors(X, y, k), mu=mu)
+
+    # ----------------------------------------------------------------- structure
+    @property
+    def dim(self) -> int:
+        """Input dimension d (M is d × d)."""
+        return self.X.shape[1]
+
+    @property
+    def n_points(self) -> int:
+        """Number of training points n."""
+        return self.X.shape[0]
+
+    @property
+    def k(self) -> int:
+        """Number of target neighbours per point."""
+        return self.targets.shape[1]
+
+    @property
+    def n_triplets(self) -> int:
+        """Number of triplets (i, j, l), j ⇝ i, y_l ≠ y_i: the slack variables of Sec. 2.1.3."""
+        return triplet_count(self.y, self.targets)
+
+    @property
+    def n_constraints(self) -> int:
+        """The impostor constraints (1) of the SDP of Sec. 2.1.3, one per triplet."""
+        return self.n_triplets
+
+    @cached_property
+    def pull_matrix(self) -> np.ndarray:
+        """P = Σ_{j⇝i} C_ij, so that the pull term (2.5) is tr(MP) (cf. (2.14))."""
+        P = pull_matrix(self.X, self.targets)
+        P.setflags(write=False)
+        return P
+
+    def triplets(self) -> np.ndarray:
+        """All (T, 3) triplets (i, j, l), materialised (memory grows as n²k)."""
+        return all_triplets(self.y, self.targets)
+
+    # ----------------------------------------------------------------- evaluation
+    def _metric(self, M: np.ndarray) -> np.ndarray:
+        M = as_matrix(M, "M")
+        if M.shape != (self.dim, self.dim):
+            raise ValueError(f"M must have shape {(self.dim, self.dim)}, got {M.shape}")
+        return 0.5 * (M + M.T)
+
+    def loss_terms(self, M: np.ndarray, block_size: int = 1 << 21) -> tuple[float, float]:
+        """(ε_pull, ε_push) at M: the pull term (2.5) = tr(MP) and the push term (2.7), the sum
+        of the hinges over all triplets, streamed in blocks of points."""
+        M = self._metric(M)
+        pull = float(np.sum(self.pull_matrix * M))
+        push = 0.0
+        for _, hinges in iter_hinges(self.X, self.y, self.targets, M, threshold=0.0, block_size=block_size):
+            push += float(hinges.sum())
+        return pull, push
+
+    def objective(self, M: np.ndarray, block_size: int = 1 << 21) -> float:
+        """The LMNN loss (2.11) at M, exactly over all triplets (streamed in blocks of points)."""
+        M = self._metric(M)
+        if self.mu == 0.0:
+            return float(np.sum(self.pull_matrix * M))
+        pull, push = self.loss_terms(M, block_size)
+        return (1.0 - self.mu) * pull + self.mu * push
+
+    def max_violation(self, M: np.ndarray) -> float:
+        """0: the hinges are part of the objective (the slacks of Sec. 2.1.3 absorb them), and
+        the one constraint, M ⪰ 0, is checked through the least eigenvalue by ``certify``."""
+        self._metric(M)
+        return 0.0
+
+    # ----------------------------------------------------------------- files
+    def save(self, path: str | os.PathLike) -> None:
+        """Write the instance as a compressed ``.npz`` file."""
+        save_instance(self, path)
+
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        """The arrays of the file contract (DESIGN.md)."""
+        arrays = {
+            "problem": np.array(self.problem),
+            "X": np.asarray(self.X),
+            "y": np.asarray(self.y),
+            "targets": np.asarray(self.targets),
+            "mu": np.array(self.mu),
+        }
+        if self.optimum is not None:
+            arrays["optimum"] = np.array(self.optimum)
+        return arrays
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray]) -> LMNNInstance:
+        """Build from the arrays of an instance file (see :meth:`to_arrays`)."""
+        for key in ("X", "y", "targets"):
+            if key not in arrays:
+                raise ValueError(f"a {cls.problem!r} instance needs the array {key!r}")
+        mu = _scalar(arrays, "mu", cls.problem)
+        optimum = _scalar(arrays, "optimum", cls.problem) if "optimum" in arrays else None
+        return cls(X=arrays["X"], y=arrays["y"], targets=arrays["targets"], mu=mu, optimum=optimum)
+
+
+@dataclass(frozen=True, eq=False)
+class MVUOOSInstance:
+    """The MVU out-of-sample SDP (thesis Sec. 3.1.10) for one new input x_t: with ŷ_i = (y_i, −1)
+    and S = [[I, y], [yᵀ, s]] as in (3.31),
+
+        minimise Σ_i |ξ_i| + s   s.t.   ŷ_iᵀ S ŷ_i = D_i + ξ_i (i = 1..k),   S[:r, :r] = I,   S ⪰ 0,
+
+    where y_1..y_k ∈ Rʳ are the embedding coordinates of the k nearest training inputs of
+    x_t and D_i = ‖x_i − x_t‖² (see :mod:`sdpembed.formulations.mvu_oos`). Since ŷ_iᵀSŷ_i =
+    ‖y_i‖² − 2y_iᵀy + s, the slacks are implied by S, and S ⪰ 0 ⇔ s ≥ ‖y‖² (3.30).
+
+    Parameters
+    ----------
+    Y : ndarray of shape (k, r)
+        Neighbour outputs y_i as rows, k ≥ r (a new point needs at least r neighbours).
+    sqdist : ndarray of shape (k,)
+        Squared input distances D_i = ‖x_i − x_t‖² ≥ 0, one per row of ``Y``.
+    optimum : float, optional
+        A certified optimal value carried with the instance (used by ``verify``).
+    """
+
+    problem: ClassVar[str] = "mvu_oos"
+    variable: ClassVar[str] = "S"
+
+    Y: np.ndarray
+    sqdist: np.ndarray
+    optimum: float | None = None
+
+    def __post_init__(self) -> None:
+        Y = as_matrix(self.Y, "Y").copy()
+        k, r = Y.shape
+        try:
+            D = np.array(self.sqdist, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"sqdist must be a numeric 1-D array: {exc}") from None
+        if D.shape != (k,):
+            raise ValueError(
+                f"sqdist must be a 1-D array with one squared distance per row of Y (k = {k} neighbours), "
+                f"got shape {D.shape}"
+            )
+        if not np.all(np.isfinite(D)):
+            raise ValueError("sqdist contains NaN or infinite entries")
+        if np.any(D < 0):
+            raise ValueError(f"sqdist must hold squared distances (>= 0), got minimum {D.min():.6g}")
+        if k < r:
+            raise ValueError(
+                f"a new point needs at least r neighbours: Y has k = {k} row(s) (neighbours) in r = {r} "
+                f"output dimensions; give at least {r} neighbours"
+            )
+        for arr in (Y, D):
+            arr.setflags(write=False)
+        object.__setattr__(self, "Y", Y)
+        object.__setattr__(self, "sqdist", D)
+        if self.optimum is not None:
+            value = float(self.optimum)
+            if not np.isfinite(value):
+                raise ValueError(f"optimum must be a finite number, got {self.optimum!r}")
+            object.__setattr__(self, "optimum", value)
+
+    @classmethod
+    def from_points(
+        cls, X_train: np.ndarray, Y_train: np.ndarray, x_new: np.ndarray, n_neighbors: int
+    ) -> MVUOOSInstance:
+        """The instance of a new input ``x_new`` (d,) for an embedding ``Y_train`` (n, r) of
+        ``X_train`` (n, d): its ``n_neighbors`` nearest training inputs (ties to the smaller
+        index) and their exact squared distances."""
+        X_train = as_matrix(X_train, "X_train")
+        Y_train = as_matrix(Y_train, "Y_train")
+        if Y_train.shape[0] != X_train.shape[0]:
+            raise ValueError(f"Y_train must have one row per row of X_train ({X_train.shape[0]}), "
+                             f"got {Y_train.shape[0]}")
+        x_new = np.asarray(x_new, dtype=np.float64).reshape(-1)
+        if x_new.shape[0] != X_train.shape[1] or not np.all(np.isfinite(x_new)):
+            raise ValueError(f"x_new must be a finite vector of the input dimension {X_train.shape[1]}, "
+                             f"got shape {np.shape(x_new)}")
+        k = check_positive_int(n_neighbors, "n_neighbors")
+        if k > X_train.shape[0]:
+            raise ValueError(f"n_neighbors must be at most the number of training points {X_train.shape[0]}, got {k}")
+        sq = np.einsum("ij,ij->i", X_train - x_new, X_train - x_new)
+        index = np.argsort(sq, kind="stable")[:k]
+        return cls(Y=Y_train[index], sqdist=sq[index])
+
+    @classmethod
+    def from_data(cls, X: np.ndarray, y: np.ndarray | None, delta: float, **_: Any) -> MVUOOSInstance:
+        """Not available: an out-of-sample instance needs an embedding of the training data."""
+        raise ValueError(
+            "an mvu_oos instance is built from an embedding (training inputs, their MVU outputs and a new "
+            "input): use MVUOOSInstance.from_points(X_train, Y_train, x_new, n_neighbors)"
+        )
+
+    # ----------------------------------------------------------------- structure
+    @property
+    def dim(self) -> int:
+        """r + 1 (S is (r+1) × (r+1))."""
+        return self.Y.shape[1] + 1
+
+    @property
+    def n_neighbors(self) -> int:
+        """k, the number of neighbours (and of constraints (1))."""
+        return self.Y.shape[0]
+
+    @property
+    def n_constraints(self) -> int:
+        """The k distance constraints (1)."""
+        return self.Y.shape[0]
+
+    @staticmethod
+    def matrix(y: np.ndarray, s: float) -> np.ndarray:
+        """S = [[I, y], [yᵀ, s]] of (3.31)."""
+        y = np.asarray(y, dtype=np.float64).reshape(-1)
+        r = y.shape[0]
+        S = np.eye(r + 1)
+        S[:r, r] = S[r, :r] = y
+        S[r, r] = s
+        return S
+
+    @staticmethod
+    def point(S: np.ndarray) -> np.ndarray:
+        """The new point y_t = S[:r, r], "extracted from S" as after (3.33)."""
+        S = np.asarray(S, dtype=np.float64)
+        return S[:-1, -1].copy()
+
+    def solution_arrays(self, S: np.ndarray) -> dict[str, np.ndarray]:
+        """Arrays a solution file carries besides ``S`` (DESIGN.md): the new point ``y``."""
+        return {"y": self.point(self._check_matrix(S))}
+
+    # ----------------------------------------------------------------- evaluation
+    def _check_matrix(self, S: np.ndarray) -> np.ndarray:
+        S = np.asarray(S, dtype=np.float64)
+        if S.shape != (self.dim, self.dim):
+            raise ValueError(f"S must have shape {(self.dim, self.dim)}, got {S.shape}")
+        return S
+
+    def residuals(self, S: np.ndarray) -> np.ndarray:
+        """ξ_i = ŷ_iᵀ S ŷ_i − D_i, the slacks implied by S (constraint (1))."""
+        S = self._check_matrix(S)
+        Y_hat = np.hstack([self.Y, -np.ones((self.Y.shape[0], 1))])         # ŷ_i = (y_i, −1), (3.31)
+        return np.einsum("ij,jk,ik->i", Y_hat, S, Y_hat) - self.sqdist
+
+    def objective(self, S: np.ndarray) -> float:
+        """Σ_i |ŷ_iᵀ S ŷ_i − D_i| + S[r, r], the objective with ξ implied by S."""
+        S = self._check_matrix(S)
+        return float(np.abs(self.residuals(S)).sum() + S[-1, -1])
+
+    def max_violation(self, S: np.ndarray) -> float:
+        """Worst violation of the structural constraints: max |S[:r, :r] − I| and the asymmetry
+        max |S − Sᵀ| (constraint (1) is absorbed by ξ; S ⪰ 0 is checked by ``certify``)."""
+        S = self._check_matrix(S)
+        r = self.dim - 1
+        return float(max(np.abs(S[:r, :r] - np.eye(r)).max(), np.abs(S - S.T).max()))
+
+    # ----------------------------------------------------------------- files
+    def save(self, path: str | os.PathLike) -> None:
+        """Write the instance as a compressed ``.npz`` file."""
+        save_instance(self, path)
+
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        """The arrays of the file contract (DESIGN.md)."""
+        arrays = {"problem": np.array(self.problem), "Y": np.asarray(self.Y), "sqdist": np.asarray(self.sqdist)}
+        if self.optimum is not None:
+            arrays["optimum"] = np.array(self.optimum)
+        return arrays
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray]) -> MVUOOSInstance:
+        """Build from the arrays of an instance file (see :meth:`to_arrays`)."""
+        for key in ("Y", "sqdist"):
+            if key not in arrays:
+                raise ValueError(f"a {cls.problem!r} instance needs the array {key!r}")
+        optimum = _scalar(arrays, "optimum", cls.problem) if "optimum" in arrays else None
+        return cls(Y=arrays["Y"], sqdist=arrays["sqdist"], optimum=optimum)
+
 
 def _check_labels(y: object, n: int) -> np.ndarray:
     """Labels for n points: 1-D, length n, at least two classes and one intra-class pair."""

@@ -30,6 +30,7 @@ __all__ = [
     "certified_lower_bound",
     "dual_objective",
     "check_bounds",
+    "secant_span",
 ]
 
 
@@ -223,3 +224,23 @@ def certified_lower_bound(
     # is negative semidefinite (an infeasibility certificate), the bound is g / margin:
     # finite, and larger than the trace of any feasible P could be.
     return g / lam, y / lam
+
+
+def secant_span(secants: np.ndarray, rtol: float = 1e-6, residual_tol: float = 1e-10) -> np.ndarray | None:
+    """Orthonormal basis Q (N, r) of the row space of ``secants``, or None if it is all of Rᴺ.
+
+    The basis comes from the eigenvectors of the Gram VᵀV whose singular value exceeds
+    ``rtol`` times the largest; it is accepted only if every secant is reproduced to
+    ``residual_tol`` (max_i ‖v_i − QQᵀv_i‖), which bounds the change of any v_iᵀPv_i by
+    about 2·residual_tol·‖P‖. Otherwise None is returned and no reduction is made.
+    """
+    gram = secants.T @ secants
+    w, U = np.linalg.eigh(0.5 * (gram + gram.T))
+    keep = w > (rtol**2) * max(float(w[-1]), 1e-300)
+    if keep.all():
+        return None
+    Q = U[:, keep]
+    residual = secants - (secants @ Q) @ Q.T
+    if float(np.max(np.linalg.norm(residual, axis=1), initial=0.0)) > residual_tol:
+        return None
+    return Q

@@ -12,11 +12,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .formulations.lmnn import solve_lmnn_cvxpy, solve_lmnn_working_set
+from .formulations.mvu_oos import solve_mvu_oos_cvxpy
 from .formulations.numax import solve_numax_cvxpy
 from .formulations.numax_class import solve_numax_class_cvxpy
-from .instances import NuMaxClassInstance, NuMaxInstance
+from .instances import LMNNInstance, MVUOOSInstance, NuMaxClassInstance, NuMaxInstance
 from .results import SolveResult
 from .solvers.column_generation import solve_numax_cg
+from .solvers.lmnn_fast import solve_lmnn_fast
+from .solvers.lmnn_gradient import solve_lmnn_gradient
+from .solvers.mvu_oos import solve_mvu_oos
 from .solvers.numax_admm import solve_numax_admm
 from .solvers.numax_class import solve_numax_class_admm, solve_numax_class_cg
 
@@ -74,6 +79,27 @@ PROBLEMS: dict[str, ProblemSpec] = {
         cvxpy=solve_numax_class_cvxpy,
         methods={"admm": solve_numax_class_admm, "cg": solve_numax_class_cg},
         default_method=lambda instance: "cg" if instance.point_form else "admm",
+    ),
+    "lmnn": ProblemSpec(
+        name="lmnn",
+        instance_type=LMNNInstance,
+        variable="M",
+        sense="min",
+        cvxpy=solve_lmnn_cvxpy,
+        # "fast": interior-point method on an exact working set (the default); "gradient":
+        # Algorithm 3 of the thesis; "working_set": the exact working-set CVXPY solve
+        methods={"fast": solve_lmnn_fast, "gradient": solve_lmnn_gradient, "working_set": solve_lmnn_working_set},
+        default_method=lambda instance: "fast",
+    ),
+    "mvu_oos": ProblemSpec(
+        name="mvu_oos",
+        instance_type=MVUOOSInstance,
+        variable="S",
+        sense="min",
+        cvxpy=solve_mvu_oos_cvxpy,
+        # the interior-point method with active-set polish of Sec. 3.1.10's small SDP
+        methods={"ipm": solve_mvu_oos},
+        default_method=lambda instance: "ipm",
     ),
 }
 

@@ -13,12 +13,16 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["SolveResult", "STATUSES", "relative_gap"]
+__all__ = ["SolveResult", "STATUSES", "GroundTruthTooLarge", "relative_gap"]
 
 #: The statuses a solve may report. Only ``optimal`` claims convergence to the requested
 #: accuracy; ``inaccurate`` is CVXPY's ``optimal_inaccurate`` (or a run whose certificate
 #: falls short of the tolerance), ``max_iterations`` an unconverged hand-written run.
 STATUSES = ("optimal", "inaccurate", "max_iterations", "infeasible", "unbounded", "error")
+
+
+class GroundTruthTooLarge(ValueError):
+    """A CVXPY ground truth refused an instance too large for a generic solver."""
 
 
 def relative_gap(objective: float, bound: float) -> float:

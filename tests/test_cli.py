@@ -82,6 +82,39 @@ def test_point_form_instance(tmp_path):
     assert main(["verify", str(path), str(solution)]) == 0
 
 
+def test_large_point_form_instance_is_verified_by_its_dual_multipliers(tmp_path, capsys):
+    """Beyond CVXPY's reach (20,100 pairs) verify proves the gap from the solution's multipliers."""
+    path = tmp_path / "large.npz"
+    assert main(["make-instance", "numax", "--dataset", "gaussian", "--n-points", "201", "--dim", "6",
+                 "--delta", "0.2", "--points", "--out", str(path)]) == 0
+    solution = tmp_path / "sol.npz"
+    assert main(["solve", str(path), "--out", str(solution)]) == 0
+    with np.load(solution) as data:
+        arrays = dict(data)
+    assert arrays["dual_pairs"].shape == (len(arrays["dual_y"]), 2) and str(arrays["method"]) == "cg"
+    capsys.readouterr()
+    assert main(["verify", str(path), str(solution)]) == 0
+    out = capsys.readouterr().out
+    assert "verified dual bound" in out and "bracketed by the verified dual bound" in out and "PASS" in out
+
+    # without the multipliers nothing proves the objective: FAIL, with the reason
+    bare = tmp_path / "bare.npz"
+    np.savez(bare, P=arrays["P"])
+    assert main(["verify", str(path), str(bare)]) == 1
+    assert "could not be checked" in capsys.readouterr().out
+    # a worse P, with the same (honest) multipliers, is caught by the bracket
+    worse = tmp_path / "worse.npz"
+    np.savez(worse, P=1.01 * arrays["P"], dual_pairs=arrays["dual_pairs"], dual_y=arrays["dual_y"])
+    assert main(["verify", str(path), str(worse)]) == 1
+    # inflated multipliers are rescaled to dual feasibility: still a valid bound, still a PASS
+    inflated = tmp_path / "inflated.npz"
+    np.savez(inflated, P=arrays["P"], dual_pairs=arrays["dual_pairs"], dual_y=10.0 * arrays["dual_y"])
+    assert main(["verify", str(path), str(inflated)]) == 0
+    half = tmp_path / "half.npz"
+    np.savez(half, P=arrays["P"], dual_y=arrays["dual_y"])
+    assert main(["verify", str(path), str(half)]) == 2
+
+
 @pytest.mark.parametrize("dataset", ["disks", "blob", "mnist", "digits"])
 def test_make_instance_datasets(tmp_path, dataset, capsys):
     path = tmp_path / f"{dataset}.npz"

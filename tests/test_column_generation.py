@@ -68,6 +68,13 @@ def test_cg_matches_the_full_sdp(name):
     assert instance.max_violation(cg.solution) <= 1e-6  # the final all-pairs check is real
     assert cg.dual_bound <= truth.objective * (1 + 1e-9)  # the restricted bound bounds the full problem
     assert cg.relative_gap <= 1e-5
+    # the multipliers on the working pairs, checked from scratch, prove the same bound
+    verified = instance.verified_dual_bound(cg.extra["pairs"], cg.extra["y"])
+    assert verified <= truth.objective * (1 + 1e-9)
+    assert verified == pytest.approx(cg.dual_bound, rel=1e-9)
+    # any multipliers give a bound, never more than the optimum
+    noise = np.random.default_rng(0).standard_normal(len(cg.extra["y"]))
+    assert instance.verified_dual_bound(cg.extra["pairs"], cg.extra["y"] + noise) <= truth.objective
 
 
 def test_cg_with_small_start_needs_rounds_and_keeps_few_pairs():

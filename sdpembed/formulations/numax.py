@@ -26,11 +26,17 @@ import cvxpy as cp
 import numpy as np
 
 from .._validate import as_matrix
-from ..operators import SecantOperator, box_violation, certified_lower_bound, check_bounds
-from ..results import SolveResult, relative_gap
-from ..solvers.numax_admm import secant_span
+from ..operators import SecantOperator, box_violation, certified_lower_bound, check_bounds, secant_span
+from ..results import GroundTruthTooLarge, SolveResult, relative_gap
 
-__all__ = ["box_trace_problem", "solve_box_trace_cvxpy", "solve_numax_cvxpy", "SOLVERS"]
+__all__ = [
+    "MAX_SECANTS",
+    "SOLVERS",
+    "box_trace_problem",
+    "check_ground_truth_size",
+    "solve_box_trace_cvxpy",
+    "solve_numax_cvxpy",
+]
 
 #: CVXPY back-ends we support, Clarabel (interior point) first.
 SOLVERS = ("CLARABEL", "SCS")
@@ -41,6 +47,9 @@ SOLVERS = ("CLARABEL", "SCS")
 #: violation). Asking for gaps of 1e-6 and feasibility of 1e-7 — still two orders below every
 #: tolerance we check, and our own certificate reports what was reached — lets it certify
 #: at a stated accuracy. SCS runs at its own defaults.
+#: Most secants the CVXPY ground truth accepts (Clarabel needs hours and tens of GiB beyond).
+MAX_SECANTS = 20000
+
 DEFAULT_OPTIONS = {
     "CLARABEL": {"tol_gap_abs": 1e-6, "tol_gap_rel": 1e-6, "tol_feas": 1e-7},
     "SCS": {},
@@ -190,11 +199,26 @@ def solve_box_trace_cvxpy(
     )
 
 
-def solve_numax_cvxpy(instance, *, solver: str = "CLARABEL", verbose: bool = False, **options) -> SolveResult:
+def check_ground_truth_size(instance, max_secants: int) -> None:
+    """Refuse (:class:`~sdpembed.results.GroundTruthTooLarge`) an instance with more secants than ``max_secants``."""
+    if instance.n_constraints > max_secants:
+        raise GroundTruthTooLarge(
+            f"the instance has {instance.n_constraints} secants, more than the {max_secants} a generic SDP "
+            "solver is asked to handle (max_secants); solve it by column generation (method 'cg', which "
+            "certifies its gap) or give a known optimum"
+        )
+
+
+def solve_numax_cvxpy(
+    instance, *, solver: str = "CLARABEL", verbose: bool = False, max_secants: int = MAX_SECANTS, **options
+) -> SolveResult:
     """Solve a :class:`~sdpembed.instances.NuMaxInstance` (4) with CVXPY (Clarabel or SCS).
 
     ``options`` are those of :func:`solve_box_trace_cvxpy` (``reduce``, solver settings).
+    Instances with more than ``max_secants`` secants are refused with
+    :class:`~sdpembed.results.GroundTruthTooLarge` (use column generation, or a stored optimum).
     """
+    check_ground_truth_size(instance, max_secants)
     V = instance.secant_matrix
     lo, hi = instance.bounds(V.shape[0])
     return solve_box_trace_cvxpy(

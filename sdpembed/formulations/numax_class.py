@@ -19,7 +19,7 @@ import cvxpy as cp
 import numpy as np
 
 from ..results import SolveResult
-from .numax import solve_box_trace_cvxpy
+from .numax import MAX_SECANTS, check_ground_truth_size, solve_box_trace_cvxpy
 
 __all__ = ["numax_class_problem", "numax_class_problem_15", "solve_numax_class_cvxpy"]
 
@@ -46,11 +46,15 @@ def numax_class_problem_15(inter: np.ndarray, intra: np.ndarray, delta: float):
     return cp.Problem(cp.Minimize(cp.trace(P)), [A_c <= b_c]), P
 
 
-def solve_numax_class_cvxpy(instance, *, solver: str = "CLARABEL", verbose: bool = False, **options) -> SolveResult:
+def solve_numax_class_cvxpy(
+    instance, *, solver: str = "CLARABEL", verbose: bool = False, max_secants: int = MAX_SECANTS, **options
+) -> SolveResult:
     """Solve a :class:`~sdpembed.instances.NuMaxClassInstance` (7) with CVXPY and certify it.
 
-    ``options`` are those of :func:`~sdpembed.formulations.numax.solve_box_trace_cvxpy`.
+    ``options`` are those of :func:`~sdpembed.formulations.numax.solve_box_trace_cvxpy`;
+    more than ``max_secants`` secants are refused (:class:`~sdpembed.results.GroundTruthTooLarge`).
     """
+    check_ground_truth_size(instance, max_secants)
     V = instance.secant_matrix
     lo, hi = instance.bounds()
     return solve_box_trace_cvxpy(V, lo, hi, problem_name=instance.problem, solver=solver, verbose=verbose, **options)

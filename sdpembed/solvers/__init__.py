@@ -1,16 +1,29 @@
 """Hand-written algorithms (numpy/scipy only), checked against the CVXPY formulations."""
 
 from .column_generation import ScanResult, column_generation, scan_pair_violations, solve_numax_cg
+from .lmnn_fast import solve_lmnn_fast, solve_multi_metric_fast
+from .lmnn_gradient import certify_metric, solve_lmnn_gradient
+from .mvu_oos import place_points, refine_points, solve_mvu_oos
 from .numax_admm import ADMMState, box_trace_admm, least_squares_step, secant_span, solve_numax_admm
+from .numax_class import solve_numax_class_admm, solve_numax_class_cg
 
 __all__ = [
     "ADMMState",
     "ScanResult",
     "box_trace_admm",
+    "certify_metric",
     "column_generation",
     "least_squares_step",
+    "place_points",
+    "refine_points",
     "scan_pair_violations",
     "secant_span",
+    "solve_lmnn_fast",
+    "solve_lmnn_gradient",
+    "solve_multi_metric_fast",
+    "solve_mvu_oos",
     "solve_numax_admm",
     "solve_numax_cg",
+    "solve_numax_class_admm",
+    "solve_numax_class_cg",
 ]

@@ -52,7 +52,7 @@ import numpy as np
 import scipy.linalg
 
 from .._validate import as_matrix, check_positive_int
-from ..operators import SecantOperator, box_violation, certified_lower_bound, check_bounds
+from ..operators import SecantOperator, box_violation, certified_lower_bound, check_bounds, secant_span
 from ..results import SolveResult, relative_gap
 
 __all__ = ["ADMMState", "box_trace_admm", "least_squares_step", "secant_span", "solve_numax_admm"]
@@ -136,26 +136,6 @@ def _warm_start_iterates(
     )
     L, Lam = (state.L.copy(), state.Lam.copy()) if same else (move(state.L), move(state.Lam))
     return L, Lam, state.omega.copy(), float(state.beta)
-
-
-def secant_span(secants: np.ndarray, rtol: float = 1e-6, residual_tol: float = 1e-10) -> np.ndarray | None:
-    """Orthonormal basis Q (N, r) of the row space of ``secants``, or None if it is all of Rᴺ.
-
-    The basis comes from the eigenvectors of the Gram VᵀV whose singular value exceeds
-    ``rtol`` times the largest; it is accepted only if every secant is reproduced to
-    ``residual_tol`` (max_i ‖v_i − QQᵀv_i‖), which bounds the change of any v_iᵀPv_i by
-    about 2·residual_tol·‖P‖. Otherwise None is returned and no reduction is made.
-    """
-    gram = secants.T @ secants
-    w, U = np.linalg.eigh(0.5 * (gram + gram.T))
-    keep = w > (rtol**2) * max(float(w[-1]), 1e-300)
-    if keep.all():
-        return None
-    Q = U[:, keep]
-    residual = secants - (secants @ Q) @ Q.T
-    if float(np.max(np.linalg.norm(residual, axis=1), initial=0.0)) > residual_tol:
-        return None
-    return Q
 
 
 def box_trace_admm(

@@ -10,8 +10,6 @@ violations are now one-sided per class pair.
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..results import SolveResult
 from .column_generation import column_generation
 from .numax_admm import box_trace_admm
@@ -36,9 +34,4 @@ def solve_numax_class_cg(instance, **options) -> SolveResult:
     """
     if not instance.point_form:
         raise ValueError("column generation needs a point-form instance (X and y, meaning all pairs)")
-    labels = instance.y
-
-    def class_bounds(i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        return instance.pair_bounds(labels[i] == labels[j])
-
-    return column_generation(instance.X, class_bounds, problem=instance.problem, **options)
+    return column_generation(instance.X, instance.bounds_of_pairs, problem=instance.problem, **options)

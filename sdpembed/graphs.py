@@ -1,0 +1,382 @@
+"""Graphs over labelled points for LMNN (thesis ch. 2): target neighbours, triplets, impostors.
+
+Notation of Sec. 2.1.2. Points are the *rows* of ``X``; ``targets[i]`` lists the k target
+neighbours j ⇝ i of point i (the k nearest points of its own class, fixed before learning);
+a *triplet* (i, j, l) pairs a target j ⇝ i with a differently labelled point l, and its
+*hinge* is
+
+    h_ijl(M) = 1 + D_M(x_i, x_j) − D_M(x_i, x_l),    D_M(a, b) = (a − b)ᵀ M (a − b)   (2.10)
+
+(the term of the push loss (2.7)/(2.11)); l is an *impostor* of (i, j) when h_ijl > 0 (2.4).
+There are k Σ_i (n − n_{y_i}) triplets, which grows as n²k: every function here that looks
+at all of them streams blocks of rows i and never materialises the n × n × k array.
+
+Distances to all points are formed through Gram matrices (fast, BLAS) on centred data;
+entries whose rounding error could flip a decision (a tie at the k-th target neighbour, a
+hinge within the rounding bound of the threshold) are recomputed from explicit differences,
+so decisions are those of the direct formula ((x_i − x_j) computed first).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+
+from ._validate import as_matrix, check_positive_int
+
+__all__ = [
+    "check_labels",
+    "check_targets",
+    "target_neighbors",
+    "pull_matrix",
+    "triplet_count",
+    "all_triplets",
+    "iter_hinges",
+    "impostor_triplets",
+    "nearest_impostors",
+]
+
+#: Default number of float64 entries of one block of a distance or hinge array (16 MiB).
+BLOCK_ELEMENTS = 1 << 21
+
+#: Largest number of outer products summed by one matrix product (see :func:`pull_matrix`).
+ACCUMULATION_BLOCK = 4096
+
+_EPS = np.finfo(np.float64).eps
+
+
+def check_labels(y: object, n: int) -> np.ndarray:
+    """Class labels for the n points of an LMNN problem, as a read-write copy.
+
+    ``y`` must be 1-D of length n, hold integer, boolean or string labels (finite floats
+    are accepted too) and contain at least two classes: with a single class there are no
+    impostors and (2.11) is minimised by M = 0.
+    """
+    labels = np.asarray(y)
+    if labels.ndim != 1 or labels.shape[0] != n:
+        raise ValueError(f"y must be a 1-D array of {n} labels (one per row of X), got shape {labels.shape}")
+    if labels.dtype.kind not in "iufUSb":
+        raise ValueError(f"y must hold integer or string labels, got dtype {labels.dtype}")
+    if labels.dtype.kind == "f" and not np.all(np.isfinite(labels)):
+        raise ValueError("y contains NaN or infinite labels")
+    n_classes = np.unique(labels).size
+    if n_classes < 2:
+        raise ValueError(
+            f"y must contain at least two classes for LMNN (a single class has no impostors), got {n_classes}"
+        )
+    return labels.copy()
+
+
+def check_targets(targets: object, y: np.ndarray) -> np.ndarray:
+    """Validate a target-neighbour array against labels ``y`` (already checked).
+
+    ``targets`` must be an integer array of shape (n, k), k ≥ 1, whose row i lists k
+    distinct indices j ≠ i in [0, n) with y_j = y_i (Sec. 2.1.2, "target neighbors").
+    Returns an int64 copy.
+    """
+    arr = np.asarray(targets)
+    n = y.shape[0]
+    if arr.dtype.kind not in "iu":
+        raise ValueError(f"targets must be an integer array of point indices, got dtype {arr.dtype}")
+    if arr.ndim != 2 or arr.shape[0] != n or arr.shape[1] < 1:
+        raise ValueError(f"targets must have shape (n, k) = ({n}, k) with k >= 1, got {arr.shape}")
+    arr = arr.astype(np.int64)
+    if arr.min() < 0 or arr.max() >= n:
+        raise ValueError(f"targets must hold point indices in [0, {n}), got values in [{arr.min()}, {arr.max()}]")
+    rows = np.arange(n)
+    self_target = np.flatnonzero(np.any(arr == rows[:, None], axis=1))
+    if self_target.size:
+        raise ValueError(f"targets[i] must not contain i itself; it does for i = {self_target[:5].tolist()}")
+    other_class = np.flatnonzero(np.any(y[arr] != y[:, None], axis=1))
+    if other_class.size:
+        raise ValueError(
+            "targets[i] must be points of the same class as i (target neighbours, Sec. 2.1.2); "
+            f"rows {other_class[:5].tolist()} are not"
+        )
+    ordered = np.sort(arr, axis=1)
+    repeated = np.flatnonzero(np.any(ordered[:, 1:] == ordered[:, :-1], axis=1))
+    if repeated.size:
+        raise ValueError(f"targets[i] must list k distinct points; rows {repeated[:5].tolist()} repeat one")
+    return arr
+
+
+def _check_metric(M: object, d: int) -> np.ndarray:
+    """The symmetric part of a finite (d, d) matrix (D_M only sees the symmetric part)."""
+    if M is None:
+        return np.eye(d)
+    arr = as_matrix(M, "M")
+    if arr.shape != (d, d):
+        raise ValueError(f"M must have shape ({d}, {d}) to match X, got {arr.shape}")
+    return 0.5 * (arr + arr.T)
+
+
+def target_neighbors(X: np.ndarray, y: np.ndarray, k: int, *, block_size: int = BLOCK_ELEMENTS) -> np.ndarray:
+    """The k nearest same-class points of every point by Euclidean distance (Sec. 2.1.2).
+
+    Ties are broken deterministically: points are ordered by (distance, index), so of two
+    equally distant candidates the one with the smaller index comes first. Distances are
+    computed per class in blocks of rows through Gram matrices; candidates within the
+    Gram rounding bound of the k-th distance are re-ranked by their direct distance
+    ‖x_i − x_j‖² (so exact ties are honoured, and decisions do not depend on rounding).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        Points as rows (finite).
+    y : ndarray of shape (n,)
+        Class labels, at least two classes, each with at least k + 1 members.
+    k : int
+        Number of target neighbours, k ≥ 1.
+    block_size : int
+        Largest number of distance entries held at once.
+
+    Returns
+    -------
+    ndarray of int64, shape (n, k)
+        Row i lists the target neighbours j ⇝ i, nearest first.
+    """
+    X = as_matrix(X, "X")
+    n, d = X.shape
+    labels = check_labels(y, n)
+    k = check_positive_int(k, "k")
+    block_size = check_positive_int(block_size, "block_size")
+    classes, inverse, counts = np.unique(labels, return_inverse=True, return_counts=True)
+    small = np.flatnonzero(counts < k + 1)
+    if small.size:
+        listed = ", ".join(f"class {classes[c].item()!r} has {counts[c]}" for c in small[:5])
+        raise ValueError(
+            f"every class needs at least k + 1 = {k + 1} members to have k = {k} target neighbours; {listed} "
+            "member(s)"
+        )
+    out = np.empty((n, k), dtype=np.int64)
+    for c in range(classes.size):  # a loop over classes; every point of a class is vectorised
+        members = np.flatnonzero(inverse == c)
+        Z = X[members] - X[members].mean(axis=0)
+        sq = np.einsum("ij,ij->i", Z, Z)
+        size = members.size
+        rows_per_block = max(1, block_size // size)
+        for start in range(0, size, rows_per_block):
+            rows = np.arange(start, min(start + rows_per_block, size))
+            D = sq[rows, None] + sq[None, :] - 2.0 * (Z[rows] @ Z.T)
+            D[np.arange(rows.size), rows] = np.inf
+            kth = np.partition(D, k - 1, axis=1)[:, k - 1]
+            # Gram rounding bound: |fl(D) − D| ≤ slack, so every point whose direct distance
+            # is among the k smallest has fl(D) ≤ kth + 2·slack.
+            slack = 8.0 * (d + 2) * _EPS * (sq[rows] + sq.max())
+            r, col = np.nonzero(D <= (kth + 2.0 * slack)[:, None])
+            diff = X[members[rows[r]]] - X[members[col]]
+            exact = np.einsum("ij,ij->i", diff, diff)
+            order = np.lexsort((col, exact, r))  # by row, then distance, then index
+            r, col = r[order], col[order]
+            first = np.searchsorted(r, np.arange(rows.size))
+            rank = np.arange(r.size) - first[r]
+            keep = rank < k
+            out[members[rows]] = members[col[keep]].reshape(rows.size, k)
+    return out
+
+
+def pull_matrix(X: np.ndarray, targets: np.ndarray, *, block_size: int = BLOCK_ELEMENTS) -> np.ndarray:
+    """P = Σ_{j⇝i} C_ij with C_ij = (x_i − x_j)(x_i − x_j)ᵀ: the pull term (2.5) is tr(MP).
+
+    It is the gradient of the pull term in (2.14) (line 4 of Algorithm 3, without 1 − μ).
+    Formed from explicit differences, at most :data:`ACCUMULATION_BLOCK` of them per matrix
+    product, so every entry carries a rounding error below
+    (ACCUMULATION_BLOCK + number of blocks)·ε·Σ‖x_i − x_j‖².
+    """
+    X = as_matrix(X, "X")
+    targets = np.asarray(targets, dtype=np.int64)
+    n, d = X.shape
+    k = targets.shape[1]
+    rows_per_block = max(1, min(block_size // (k * d), ACCUMULATION_BLOCK // k))
+    P = np.zeros((d, d))
+    for start in range(0, n, rows_per_block):
+        stop = min(start + rows_per_block, n)
+        U = (X[start:stop, None, :] - X[targets[start:stop]]).reshape(-1, d)
+        P += U.T @ U
+    return 0.5 * (P + P.T)
+
+
+def triplet_count(y: np.ndarray, targets: np.ndarray) -> int:
+    """Number of triplets (i, j, l), j ⇝ i, y_l ≠ y_i: k Σ_i (n − n_{y_i})."""
+    y = np.asarray(y)
+    _, inverse, counts = np.unique(y, return_inverse=True, return_counts=True)
+    return int(np.asarray(targets).shape[1] * np.sum(y.shape[0] - counts[inverse]))
+
+
+def all_triplets(y: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """Every triplet (i, j, l) of (2.11): j ⇝ i and y_l ≠ y_i, ordered by (i, rank of j, l).
+
+    Returns an int64 array of shape (T, 3), T = :func:`triplet_count`. Its memory grows as
+    n²k: use :func:`iter_hinges` to look at all triplets of a large problem.
+    """
+    y = np.asarray(y)
+    targets = np.asarray(targets, dtype=np.int64)
+    n, k = targets.shape
+    classes, inverse = np.unique(y, return_inverse=True)
+    parts = []
+    for c in range(classes.size):  # a loop over classes; the triplets of a class are one product
+        members = np.flatnonzero(inverse == c)
+        others = np.flatnonzero(inverse != c)
+        i = np.repeat(members, k * others.size)
+        m = np.tile(np.repeat(np.arange(k), others.size), members.size)
+        l = np.tile(others, members.size * k)
+        parts.append(np.column_stack([i, targets[i, m], l, m]))
+    stacked = np.concatenate(parts) if parts else np.empty((0, 4), dtype=np.int64)
+    order = np.lexsort((stacked[:, 2], stacked[:, 3], stacked[:, 0]))
+    return np.ascontiguousarray(stacked[order, :3])
+
+
+def iter_hinges(
+    X: np.ndarray,
+    y: np.ndarray,
+    targets: np.ndarray,
+    M: np.ndarray | None = None,
+    *,
+    margin: float = 1.0,
+    threshold: float = 0.0,
+    block_size: int = BLOCK_ELEMENTS,
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """Stream every triplet whose hinge exceeds ``threshold``, in blocks of rows i.
+
+    For each block of points i the (b, k, n) array of margin + D_M(x_i, x_j) − D_M(x_i, x_l)
+    is formed at once (j ⇝ i, l over all points, masked to y_l ≠ y_i): D_M(x_i, x_j) from
+    explicit differences, D_M(x_i, x_l) through the Gram matrix of the centred data, and the
+    entries within the Gram rounding bound of ``threshold`` recomputed from explicit
+    differences, so the test ``hinge > threshold`` is decided by the direct formula (2.10).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+    y : ndarray of shape (n,)
+    targets : ndarray of int, shape (n, k)
+    M : ndarray of shape (d, d), optional
+        The metric (its symmetric part is used); the identity by default.
+    margin : float
+        The margin of (2.6), 1 in the thesis.
+    threshold : float
+        Triplets with hinge ≤ threshold are skipped; ``-np.inf`` streams them all.
+    block_size : int
+        Largest number of hinge entries formed at once.
+
+    Yields
+    ------
+    triplets : ndarray of int64, shape (B, 3)
+        Rows (i, j, l), ordered by (i, rank of j in targets[i], l).
+    hinges : ndarray of shape (B,)
+        margin + D_M(x_i, x_j) − D_M(x_i, x_l), all > threshold.
+    """
+    X = as_matrix(X, "X")
+    n, d = X.shape
+    labels = check_labels(y, n)
+    targets = check_targets(targets, labels)
+    M = _check_metric(M, d)
+    margin = float(margin)
+    threshold = float(threshold)
+    if not np.isfinite(margin) or np.isnan(threshold):
+        raise ValueError(f"margin must be finite and threshold a number, got {margin} and {threshold}")
+    block_size = check_positive_int(block_size, "block_size")
+    k = targets.shape[1]
+    Z = X - X.mean(axis=0)                     # distances are translation invariant
+    ZM = Z @ M
+    q = np.einsum("ij,ij->i", ZM, Z)           # z_aᵀ M z_a
+    sq = np.einsum("ij,ij->i", Z, Z)
+    norm_M = float(np.linalg.norm(M))
+    rows_per_block = max(1, block_size // (k * n))
+    for start in range(0, n, rows_per_block):
+        I = np.arange(start, min(start + rows_per_block, n))
+        J = targets[I]                                                        # (b, k)
+        U = X[I, None, :] - X[J]                                              # x_i − x_j
+        d_ij = np.einsum("bkd,bkd->bk", U @ M, U)                             # D_M(x_i, x_j), direct
+        D_il = q[I, None] + q[None, :] - 2.0 * (ZM[I] @ Z.T)                  # D_M(x_i, x_l), Gram
+        H = margin + d_ij[:, :, None] - D_il[:, None, :]                      # (b, k, n) hinges
+        slack = (8.0 * (d + 2) * _EPS * norm_M * (sq[I] + sq.max())
+                 + 4.0 * _EPS * (abs(margin) + np.abs(d_ij).max(axis=1)))    # bound on |fl(H) − H|
+        candidate = H > (threshold - slack)[:, None, None]
+        candidate &= (labels[I, None] != labels[None, :])[:, None, :]
+        r, m, l = np.nonzero(candidate)
+        h = H[r, m, l]
+        doubtful = np.abs(h - threshold) <= slack[r]
+        if np.any(doubtful):
+            W = X[I[r[doubtful]]] - X[l[doubtful]]                            # x_i − x_l, direct
+            h[doubtful] = margin + d_ij[r[doubtful], m[doubtful]] - np.einsum("ij,ij->i", W @ M, W)
+        keep = h > threshold
+        i = I[r[keep]]
+        yield np.column_stack([i, J[r[keep], m[keep]], l[keep]]), h[keep]
+
+
+def impostor_triplets(
+    X: np.ndarray,
+    y: np.ndarray,
+    targets: np.ndarray,
+    M: np.ndarray | None = None,
+    margin: float = 1.0,
+    *,
+    tol: float = 0.0,
+    return_hinges: bool = False,
+    block_size: int = BLOCK_ELEMENTS,
+) -> np.ndarray | tuple[np.ndarray, np.ndarray]:
+    """The active triplets: (i, j, l) with j ⇝ i, y_l ≠ y_i and margin + D_M(i, j) − D_M(i, l) > tol.
+
+    With ``tol = 0`` these are the triplets that trigger the hinge loss of (2.11) — the set
+    𝒩_t of (2.14) — i.e. x_l is an impostor (2.4) inside the neighbourhood of (x_i, x_j).
+    Computed in blocks by :func:`iter_hinges`.
+
+    Parameters
+    ----------
+    X, y, targets
+        Points, labels and target neighbours (see :func:`target_neighbors`).
+    M : ndarray of shape (d, d), optional
+        The metric; the identity (Euclidean distance) by default.
+    margin : float
+        The margin of (2.6).
+    tol : float
+        Keep hinges strictly above ``tol``.
+    return_hinges : bool
+        Also return the hinge values.
+    block_size : int
+        Largest number of hinge entries formed at once.
+
+    Returns
+    -------
+    triplets : ndarray of int64, shape (T, 3)
+        Rows (i, j, l) ordered by (i, rank of j, l).
+    hinges : ndarray of shape (T,), if ``return_hinges``
+    """
+    parts = list(iter_hinges(X, y, targets, M, margin=margin, threshold=tol, block_size=block_size))
+    triplets = np.concatenate([p[0] for p in parts]) if parts else np.empty((0, 3), dtype=np.int64)
+    if not return_hinges:
+        return triplets
+    hinges = np.concatenate([p[1] for p in parts]) if parts else np.empty(0)
+    return triplets, hinges
+
+
+def nearest_impostors(
+    X: np.ndarray, y: np.ndarray, M: np.ndarray | None = None, *, block_size: int = BLOCK_ELEMENTS
+) -> np.ndarray:
+    """For every point i, the differently labelled point l nearest to it under D_M (2.10).
+
+    (i, j, l) with this l has the largest hinge of all triplets of the target pair (i, j):
+    the most dangerous impostor. Distances come from Gram matrices in blocks of rows (no
+    exact re-ranking: the result seeds working sets, where near-ties do not matter).
+
+    Returns
+    -------
+    ndarray of int64, shape (n,)
+    """
+    X = as_matrix(X, "X")
+    n, d = X.shape
+    labels = check_labels(y, n)
+    M = _check_metric(M, d)
+    block_size = check_positive_int(block_size, "block_size")
+    Z = X - X.mean(axis=0)
+    ZM = Z @ M
+    q = np.einsum("ij,ij->i", ZM, Z)
+    out = np.empty(n, dtype=np.int64)
+    rows_per_block = max(1, block_size // n)
+    for start in range(0, n, rows_per_block):
+        I = np.arange(start, min(start + rows_per_block, n))
+        D = q[I, None] + q[None, :] - 2.0 * (ZM[I] @ Z.T)
+        D[labels[I, None] == labels[None, :]] = np.inf
+        out[I] = np.argmin(D, axis=1)
+    return out

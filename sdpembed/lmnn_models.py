@@ -1,0 +1,349 @@
+"""scikit-learn estimators for LMNN (thesis ch. 2): :class:`LMNN` and :class:`MultiMetricLMNN`.
+
+:class:`LMNN` learns the Mahalanobis metric M of the convex SDP (2.11) (solved to a certified
+gap by :func:`sdpembed.solvers.lmnn_fast.solve_lmnn_fast` by default), keeps L with LᵀL = M
+(2.9) from the eigendecomposition of M, and classifies by kNN under D_M (2.10) or by the energy
+rule (2.12). It also offers repeated application with re-chosen target neighbours (Sec. 2.1.8)
+and dimensionality reduction by projecting onto M's leading eigenvectors ("LMNN for
+dimensionality reduction", Sec. 2.1.8: equivalent to PCA after x ↦ Lx).
+
+:class:`MultiMetricLMNN` learns one metric per class with the SDP (2.17) and classifies by kNN
+under the class-dependent distance D̂(x_t, x_j) = (x_t − x_j)ᵀ M^{y_j} (x_t − x_j).
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.neighbors import KNeighborsClassifier
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .formulations.lmnn_multi import MultiMetricLMNNProblem, solve_multi_metric_cvxpy
+from .graphs import target_neighbors
+from .instances import LMNNInstance
+from .registry import solve
+from .results import SolveResult
+from .solvers.lmnn_fast import solve_multi_metric_fast
+
+__all__ = ["LMNN", "MultiMetricLMNN", "factor_metric", "energy_scores"]
+
+#: Methods accepted by :class:`LMNN` (keys of the "lmnn" registry entry, and "cvxpy").
+LMNN_METHODS = ("fast", "gradient", "working_set", "cvxpy")
+
+#: Between repeated runs, eigen-directions of M below this fraction of its largest eigenvalue are dropped.
+REPEAT_RTOL = 1e-6
+
+#: Largest number of (test point × training point × k) hinge entries formed at once by the energy rule.
+_ENERGY_BLOCK = 1 << 22
+
+
+def factor_metric(M: np.ndarray, n_components: int | None = None) -> np.ndarray:
+    """L with LᵀL = M (2.9): L = Λ^½ Vᵀ from M = V Λ Vᵀ, rows by decreasing eigenvalue.
+
+    With ``n_components = r`` only the r leading rows are kept: projecting onto M's r leading
+    eigenvectors (LMNN for dimensionality reduction, Sec. 2.1.8). Negative eigenvalues
+    (rounding) are clipped to 0.
+    """
+    w, V = np.linalg.eigh(0.5 * (M + M.T))
+    w, V = np.maximum(w[::-1], 0.0), V[:, ::-1]
+    L = np.sqrt(w)[:, None] * V.T
+    return L if n_components is None else L[:n_components]
+
+
+def _check_params(k: object, mu: object, n_repeats: object = 1) -> tuple[int, float, int]:
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral) or k < 1:
+        raise ValueError(f"k must be an integer >= 1 (number of target neighbours), got {k!r}")
+    if isinstance(mu, bool) or not isinstance(mu, numbers.Real) or not 0.0 <= float(mu) <= 1.0:
+        raise ValueError(f"mu must be a real number in [0, 1] (thesis (2.8)), got {mu!r}")
+    if isinstance(n_repeats, bool) or not isinstance(n_repeats, numbers.Integral) or n_repeats < 1:
+        raise ValueError(f"n_repeats must be an integer >= 1 (Sec. 2.1.8), got {n_repeats!r}")
+    return int(k), float(mu), int(n_repeats)
+
+
+def _solver_options(method: str, max_iter: int | None, tol: float | None, verbose) -> dict:
+    options: dict = {}
+    if verbose:
+        options["verbose"] = verbose
+    if method in ("fast", "gradient", "working_set"):
+        if max_iter is not None:
+            options["max_iter"] = max_iter
+        if tol is not None:
+            options["tol"] = tol
+    return options
+
+
+def _warn_if_unconverged(estimator: BaseEstimator, result: SolveResult) -> None:
+    if result.status != "optimal":
+        warnings.warn(
+            f"{type(estimator).__name__} did not converge ({result.status}: {result.message})",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
+
+
+def energy_scores(
+    Z_test: np.ndarray, Z_train: np.ndarray, y_train: np.ndarray, targets: np.ndarray, k: int, mu: float
+) -> np.ndarray:
+    """The energy (2.12) of every test point under every hypothetical label, shape (m, C).
+
+    Points are given already mapped by L, so D_M is the squared Euclidean distance. For label
+    c: (1 − μ) × the distances to the k nearest training points of class c (its target
+    neighbours), plus μ × the hinges of every triplet the test point takes part in — as i
+    (its targets j, training points l of another class) and as l (training points i of
+    another class with their targets j ⇝ i).
+
+    Parameters
+    ----------
+    Z_test : ndarray of shape (m, r)
+    Z_train : ndarray of shape (n, r)
+    y_train : ndarray of int, shape (n,)
+        Class indices 0 … C − 1.
+    targets : ndarray of int, shape (n, k)
+        The training points' target neighbours.
+    k : int
+    mu : float
+    """
+    n = Z_train.shape[0]
+    C = int(y_train.max()) + 1
+    d_target = np.sum((Z_train[:, None, :] - Z_train[targets]) ** 2, axis=2)       # D(i, j), j ⇝ i
+    sq_train = np.einsum("ij,ij->i", Z_train, Z_train)
+    out = np.empty((Z_test.shape[0], C))
+    rows = max(1, _ENERGY_BLOCK // (n * max(k, 1)))
+    for start in range(0, Z_test.shape[0], rows):
+        Zb = Z_test[start:start + rows]
+        D = np.maximum(np.einsum("ij,ij->i", Zb, Zb)[:, None] + sq_train[None, :] - 2.0 * Zb @ Z_train.T, 0.0)
+        for c in range(C):   # a loop over hypothetical labels; test points are vectorised
+            same, other = y_train == c, y_train != c
+            kc = min(k, int(same.sum()))
+            d_tj = np.sort(D[:, same], axis=1)[:, :kc]                             # targets of t under label c
+            pull = d_tj.sum(axis=1)
+            push_i = np.maximum(1.0 + d_tj[:, :, None] - D[:, None, other], 0.0).sum(axis=(1, 2))
+            push_l = np.maximum(1.0 + d_target[other][None, :, :] - D[:, other][:, :, None], 0.0).sum(axis=(1, 2))
+            out[start:start + Zb.shape[0], c] = (1.0 - mu) * pull + mu * (push_i + push_l)
+    return out
+
+
+class LMNN(ClassifierMixin, TransformerMixin, BaseEstimator):
+    """Large margin nearest neighbours, solved as the convex SDP (2.11) with a certified gap.
+
+    Parameters
+    ----------
+    k : int, default=3
+        Target neighbours per point (Sec. 2.1.2) and neighbours of the kNN rule.
+    mu : float, default=0.5
+        Pull/push trade-off μ ∈ [0, 1] of (2.8).
+    method : {"fast", "gradient", "working_set", "cvxpy"}, optional
+        Solver: the interior-point method on an exact working set (default), Algorithm 3, the
+        exact working-set CVXPY solve, or CVXPY on all triplets.
+    n_components : int, optional
+        Keep only the r leading eigen-directions of M (dimensionality reduction); all d by default.
+    n_repeats : int, default=1
+        Repeated application (Sec. 2.1.8): after each run the target neighbours are re-chosen
+        by Euclidean distance after x ↦ L_r ⋯ L_1 x and LMNN is solved again on the mapped data;
+        the learned map is the product (each L_r restricted to the eigen-directions of M_r above
+        ``REPEAT_RTOL`` times its largest eigenvalue, so that the next SDP is not degenerate).
+    max_iter, tol : optional
+        Passed to the solver (Newton steps and interior-point tolerance for "fast", iterations
+        and stall tolerance for "gradient", rounds and hinge tolerance for "working_set").
+    verbose : bool or int, default=False
+        Solver progress.
+    random_state : None or int
+        Accepted for API compatibility; every solver here is deterministic.
+
+    Attributes
+    ----------
+    metric_ : ndarray of shape (n_features_in_, n_features_in_)
+        The learned M (the product metric after repeated application).
+    components_ : ndarray of shape (n_components_, n_features_in_)
+        L with LᵀL = M (restricted to the leading directions if ``n_components`` is set).
+    n_components_ : int
+    classes_ : ndarray
+    targets_ : ndarray of int, shape (n_samples, k)
+        The target neighbours of the last run.
+    result_ : SolveResult
+        Status, objective, certified gap of the last run; ``results_`` lists every run.
+    n_iter_ : int
+        Solver iterations, all runs together (Newton steps for "fast").
+    n_features_in_ : int
+    """
+
+    def __init__(
+        self,
+        k: int = 3,
+        mu: float = 0.5,
+        *,
+        method: str | None = None,
+        n_components: int | None = None,
+        n_repeats: int = 1,
+        max_iter: int | None = None,
+        tol: float | None = None,
+        verbose: bool | int = False,
+        random_state=None,
+    ) -> None:
+        self.k = k
+        self.mu = mu
+        self.method = method
+        self.n_components = n_components
+        self.n_repeats = n_repeats
+        self.max_iter = max_iter
+        self.tol = tol
+        self.verbose = verbose
+        self.random_state = random_state
+
+    def fit(self, X, y) -> LMNN:
+        """Learn M from the labelled rows of ``X`` (target neighbours: Euclidean, Sec. 2.1.2)."""
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+        check_classification_targets(y)
+        k, mu, n_repeats = _check_params(self.k, self.mu, self.n_repeats)
+        method = "fast" if self.method is None else self.method
+        if method not in LMNN_METHODS:
+            raise ValueError(f"method must be one of {LMNN_METHODS} or None, got {method!r}")
+        d = X.shape[1]
+        if self.n_components is not None and (
+            isinstance(self.n_components, bool) or not isinstance(self.n_components, numbers.Integral)
+            or not 1 <= self.n_components <= d
+        ):
+            raise ValueError(f"n_components must be an integer in [1, {d}] or None, got {self.n_components!r}")
+        self.classes_, y_index = np.unique(y, return_inverse=True)
+        y_index = y_index.ravel()
+        options = _solver_options(method, self.max_iter, self.tol, self.verbose)
+        L_total = np.eye(d)
+        self.results_ = []
+        for run in range(n_repeats):                     # Sec. 2.1.8, multiple applications
+            Xr = X @ L_total.T
+            instance = LMNNInstance(X=Xr, y=y_index, targets=target_neighbors(Xr, y_index, k), mu=mu)
+            result = solve(instance, method, **options)
+            _warn_if_unconverged(self, result)
+            self.results_.append(result)
+            L = factor_metric(result.solution)
+            if run < n_repeats - 1:
+                # the next run works in the range of L: directions whose eigenvalue is below
+                # REPEAT_RTOL·λ_max carry no distance, and keeping them would leave the next pull
+                # matrix singular (no certified bound); they are dropped
+                w = np.sum(L * L, axis=1)
+                L = L[w > REPEAT_RTOL * max(float(w[0]), 1e-300)]
+            L_total = L @ L_total
+        self.result_ = self.results_[-1]
+        self.n_iter_ = int(sum(max(r.iterations, 1) for r in self.results_))
+        self.targets_ = np.asarray(instance.targets)
+        self.metric_ = L_total.T @ L_total
+        self.components_ = factor_metric(self.metric_, self.n_components)
+        self.n_components_ = self.components_.shape[0]
+        self._y_index = y_index
+        self._Z_fit = X @ self.components_.T
+        self._knn = KNeighborsClassifier(n_neighbors=min(k, X.shape[0])).fit(self._Z_fit, y_index)
+        return self
+
+    def transform(self, X) -> np.ndarray:
+        """Map the rows of ``X`` by L: X Lᵀ, shape (n, n_components_); Euclidean distances there are D_M."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return X @ self.components_.T
+
+    def predict(self, X) -> np.ndarray:
+        """kNN (k = ``k``) under the learned metric."""
+        check_is_fitted(self)
+        return self.classes_[self._knn.predict(self.transform(X))]
+
+    def predict_energy(self, X) -> np.ndarray:
+        """The energy-based classification rule (2.12): the label that minimises the LMNN loss
+        the test point would add to the training set (see :func:`energy_scores`)."""
+        Z = self.transform(X)
+        scores = energy_scores(Z, self._Z_fit, self._y_index, self.targets_, int(self.k), float(self.mu))
+        return self.classes_[np.argmin(scores, axis=1)]
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags.preserves_dtype = ["float64"]
+        return tags
+
+
+class MultiMetricLMNN(ClassifierMixin, BaseEstimator):
+    """LMNN with one metric per class: the SDP (2.17), classified by kNN under D̂ (2.17).
+
+    Parameters
+    ----------
+    k : int, default=3
+    mu : float, default=0.5
+    method : {"fast", "cvxpy"}, optional
+        The interior-point method on an exact working set (default) or the CVXPY ground truth.
+    max_iter, tol : optional
+        Newton steps per round and interior-point tolerance of "fast".
+    verbose : bool or int, default=False
+
+    Attributes
+    ----------
+    metrics_ : ndarray of shape (n_classes, n_features_in_, n_features_in_)
+        M^c for ``classes_[c]``.
+    components_ : ndarray of shape (n_classes, n_features_in_, n_features_in_)
+        L^c with (L^c)ᵀ L^c = M^c.
+    classes_, result_, n_iter_, n_features_in_
+    """
+
+    def __init__(
+        self,
+        k: int = 3,
+        mu: float = 0.5,
+        *,
+        method: str | None = None,
+        max_iter: int | None = None,
+        tol: float | None = None,
+        verbose: bool | int = False,
+    ) -> None:
+        self.k = k
+        self.mu = mu
+        self.method = method
+        self.max_iter = max_iter
+        self.tol = tol
+        self.verbose = verbose
+
+    def fit(self, X, y) -> MultiMetricLMNN:
+        """Learn one metric per class from the labelled rows of ``X``."""
+        X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+        check_classification_targets(y)
+        k, mu, _ = _check_params(self.k, self.mu)
+        method = "fast" if self.method is None else self.method
+        if method not in ("fast", "cvxpy"):
+            raise ValueError(f"method must be 'fast', 'cvxpy' or None, got {method!r}")
+        self.classes_, y_index = np.unique(y, return_inverse=True)
+        y_index = y_index.ravel()
+        problem = MultiMetricLMNNProblem(X=X, y=y_index, targets=target_neighbors(X, y_index, k), mu=mu)
+        if method == "fast":
+            options = _solver_options("fast", self.max_iter, self.tol, self.verbose)
+            result = solve_multi_metric_fast(problem, **options)
+        else:
+            result = solve_multi_metric_cvxpy(problem, verbose=bool(self.verbose))
+        _warn_if_unconverged(self, result)
+        self.result_ = result
+        self.n_iter_ = max(int(result.iterations), 1)
+        self.metrics_ = result.solution
+        self.components_ = np.stack([factor_metric(M) for M in self.metrics_])
+        self._X_fit = X
+        self._y_index = y_index
+        return self
+
+    def distances(self, X) -> np.ndarray:
+        """D̂(x_t, x_j) = (x_t − x_j)ᵀ M^{y_j} (x_t − x_j) from every row of ``X`` to every training point."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        D = np.empty((X.shape[0], self._X_fit.shape[0]))
+        for c in range(self.classes_.size):   # a loop over classes: the metric of the training point's class
+            cols = self._y_index == c
+            A, B = X @ self.components_[c].T, self._X_fit[cols] @ self.components_[c].T
+            D[:, cols] = np.maximum(np.einsum("ij,ij->i", A, A)[:, None] + np.einsum("ij,ij->i", B, B)[None, :]
+                                    - 2.0 * A @ B.T, 0.0)
+        return D
+
+    def predict(self, X) -> np.ndarray:
+        """Majority vote of the k training points nearest under D̂ (ties: the smaller class index)."""
+        D = self.distances(X)
+        kk = min(int(self.k), D.shape[1])
+        nearest = np.argpartition(D, kk - 1, axis=1)[:, :kk]
+        votes = np.zeros((D.shape[0], self.classes_.size))
+        np.add.at(votes, (np.repeat(np.arange(D.shape[0]), kk), self._y_index[nearest].ravel()), 1.0)
+        return self.classes_[np.argmax(votes, axis=1)]

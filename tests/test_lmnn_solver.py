@@ -1,0 +1,306 @@
+"""Hand-written LMNN solvers: the interior-point method on an exact working set (the default,
+``solvers/lmnn_fast.py``), Algorithm 3 (``solvers/lmnn_gradient.py``) and the multi-metric SDP
+(2.17) — each against the CVXPY ground truth on tiny instances, with certified bounds."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_iris, load_wine
+
+from sdpembed import PROBLEMS, solve
+from sdpembed.formulations.lmnn import lmnn_dual_bound, solve_lmnn_cvxpy
+from sdpembed.formulations.lmnn_multi import (
+    MultiMetricLMNNProblem,
+    multi_metric_dual_bound,
+    multi_metric_hinges,
+    solve_multi_metric_cvxpy,
+)
+from sdpembed.graphs import all_triplets
+from sdpembed.instances import LMNNInstance
+from sdpembed.solvers.lmnn_fast import PairSystem, hinge_ipm, solve_lmnn_fast, solve_multi_metric_fast
+from sdpembed.solvers.lmnn_gradient import certify_metric, lmnn_gradient_matrix, solve_lmnn_gradient
+
+TIGHT = {"tol_gap_abs": 1e-9, "tol_gap_rel": 1e-9, "tol_feas": 1e-8}
+
+
+def _subset(X, y, per_class, d, seed):
+    rng = np.random.default_rng(seed)
+    idx = np.sort(np.concatenate([rng.choice(np.flatnonzero(y == c), per_class, replace=False)
+                                  for c in np.unique(y)]))
+    Z = X[idx, :d]
+    return (Z - Z.mean(axis=0)) / Z.std(axis=0), y[idx]
+
+
+def _instances() -> dict[str, LMNNInstance]:
+    Xi, yi = load_iris(return_X_y=True)
+    Xw, yw = load_wine(return_X_y=True)
+    rng = np.random.default_rng(3)
+    Xg = rng.standard_normal((18, 3)) + np.repeat(np.eye(3), 6, axis=0)
+    yg = np.array(["a", "b", "c"]).repeat(6)
+    return {
+        "iris": LMNNInstance.from_data(*_subset(Xi, yi, 8, 4, 0), k=2),
+        "wine": LMNNInstance.from_data(*_subset(Xw, yw, 8, 5, 1), k=2, mu=0.3),
+        "gauss": LMNNInstance.from_data(Xg, yg, k=2, mu=0.7),
+    }
+
+
+@pytest.fixture(scope="module")
+def instances():
+    return _instances()
+
+
+@pytest.fixture(scope="module")
+def optima(instances):
+    """The CVXPY (Clarabel, all triplets) optimum of every instance, certified by its own bound."""
+    out = {}
+    for name, inst in instances.items():
+        result = solve_lmnn_cvxpy(inst, **TIGHT)
+        assert result.relative_gap < 1e-6
+        out[name] = result.objective
+    return out
+
+
+@pytest.fixture(scope="module")
+def fast_results(instances):
+    return {name: solve_lmnn_fast(inst) for name, inst in instances.items()}
+
+
+# ------------------------------------------------------------------------- default solver
+@pytest.mark.parametrize("name", ["iris", "wine", "gauss"])
+def test_fast_matches_cvxpy_and_certifies(name, instances, optima, fast_results):
+    inst, result, optimum = instances[name], fast_results[name], optima[name]
+    assert result.status == "optimal" and result.method == "fast"
+    assert abs(result.objective - optimum) <= 1e-4 * optimum
+    assert result.objective == pytest.approx(inst.objective(result.solution), rel=1e-12)
+    assert result.dual_bound <= optimum * (1 + 1e-9)
+    assert result.relative_gap <= 1e-6
+    assert np.linalg.eigvalsh(result.solution)[0] >= -1e-12
+    # the reported bound is reproduced from the returned multipliers, which lie in [0, μ]
+    alpha = result.extra["alpha"]
+    assert np.all((alpha >= 0) & (alpha <= inst.mu))
+    assert lmnn_dual_bound(inst, result.extra["triplets"], alpha, upper_bound=result.objective) == \
+        pytest.approx(result.dual_bound)
+
+
+def test_fast_working_set_is_exact_and_smaller(instances, fast_results):
+    inst, result = instances["iris"], fast_results["iris"]
+    assert result.extra["triplets"].shape[0] < inst.n_triplets
+    # every triplet outside the working set has a non-positive hinge at the solution
+    triplets = all_triplets(inst.y, inst.targets)
+    X, M = inst.X, result.solution
+    U, W = X[triplets[:, 0]] - X[triplets[:, 1]], X[triplets[:, 0]] - X[triplets[:, 2]]
+    hinge = 1 + np.einsum("ij,jk,ik->i", U, M, U) - np.einsum("ij,jk,ik->i", W, M, W)
+    n = inst.n_points
+    key = lambda t: (t[:, 0] * n + t[:, 1]) * n + t[:, 2]  # noqa: E731
+    outside = ~np.isin(key(triplets), key(result.extra["triplets"]))
+    assert np.all(hinge[outside] <= 1e-9)
+    growing = solve_lmnn_fast(inst, prune=None, initial_triplets=triplets[::7])
+    assert np.all(np.diff(growing.history["working_set"]) > 0)
+    assert growing.objective == pytest.approx(result.objective, rel=1e-6)
+
+
+def test_fast_from_a_tiny_working_set_grows_to_the_optimum(instances, optima):
+    inst = instances["gauss"]
+    result = solve_lmnn_fast(inst, initial_triplets=all_triplets(inst.y, inst.targets)[:3], verbose=True)
+    assert result.status == "optimal" and result.extra["rounds"] >= 2
+    assert abs(result.objective - optima["gauss"]) <= 1e-4 * optima["gauss"]
+
+
+def test_fast_is_the_registered_default(instances, fast_results):
+    assert PROBLEMS["lmnn"].default_method(instances["iris"]) == "fast"
+    assert {"fast", "gradient", "working_set"} <= set(PROBLEMS["lmnn"].methods)
+    result = solve(instances["iris"])
+    assert result.method == "fast" and result.objective == pytest.approx(fast_results["iris"].objective)
+
+
+def test_fast_is_honest_when_stopped_early(instances, optima):
+    inst = instances["wine"]
+    stopped = solve_lmnn_fast(inst, max_iter=3)                    # three Newton steps per round
+    assert stopped.status != "optimal"
+    assert stopped.dual_bound <= optima["wine"] * (1 + 1e-9)       # still a true bound
+    one_round = solve_lmnn_fast(inst, max_rounds=1, initial_triplets=all_triplets(inst.y, inst.targets)[:2])
+    assert one_round.status == "max_iterations" and "still growing" in one_round.message
+    assert one_round.dual_bound <= optima["wine"] * (1 + 1e-9)
+
+
+def test_mu_zero_and_bad_options(instances):
+    inst = instances["iris"]
+    zero = solve_lmnn_fast(LMNNInstance(X=inst.X, y=inst.y, targets=inst.targets, mu=0.0))
+    assert zero.status == "optimal" and zero.objective == 0.0 and not np.any(zero.solution)
+    for options, message in (({"tol": 0.0}, "tol"), ({"gap_tol": -1.0}, "gap_tol"), ({"max_rounds": 0}, "max_rounds"),
+                             ({"max_iter": 1.5}, "max_iter"), ({"add_tol": np.nan}, "add_tol")):
+        with pytest.raises(ValueError, match=message):
+            solve_lmnn_fast(inst, **options)
+    with pytest.raises(ValueError, match="target neighbour"):
+        solve_lmnn_fast(inst, initial_triplets=np.array([[0, 1, 20]]))
+
+
+def test_pair_system_operator_and_newton_matrix():
+    """𝒜 and 𝒜* are adjoint, the Newton matrix is 𝒜*D𝒜 in svec coordinates, and the symmetric
+    Kronecker product is the matrix of H ↦ (G H K + K H G)/2 — for two metric blocks."""
+    rng = np.random.default_rng(0)
+    d, nU, nW, T = 3, 6, 5, 12
+    system = PairSystem(U=rng.standard_normal((nU, d)), u_block=rng.integers(0, 2, nU), W=rng.standard_normal((nW, d)),
+                        w_block=rng.integers(0, 2, nW), a=rng.integers(0, nU, T), b=rng.integers(0, nW, T), n_blocks=2)
+    B = rng.standard_normal((2, d, d))
+    M = B @ B.transpose(0, 2, 1)
+    w = rng.standard_normal(T)
+    assert np.dot(system.apply(M), w) == pytest.approx(np.sum(M * system.adjoint(w)))
+    D = rng.random(T)
+    p = system.svec_dim
+    basis = np.eye(2 * p)
+    columns = np.stack([system.svec(system.adjoint(D * system.apply(system.smat(e)))) for e in basis], axis=1)
+    np.testing.assert_allclose(system.gram(D), columns, atol=1e-10)
+    G, K = M, B @ B.transpose(0, 2, 1) + np.eye(d)
+    expected = np.stack([system.svec(0.5 * (G @ system.smat(e) @ K + K @ system.smat(e) @ G)) for e in basis], axis=1)
+    np.testing.assert_allclose(system.skron(G, K), expected, atol=1e-10)
+    np.testing.assert_allclose(system.smat(system.svec(M)), M)
+
+
+def test_ipm_restricted_problem_matches_cvxpy_on_the_same_triplets(instances):
+    inst = instances["gauss"]
+    triplets = all_triplets(inst.y, inst.targets)[::3]
+    reference = solve_lmnn_cvxpy(inst, triplets=triplets, **TIGHT)
+    from sdpembed.solvers.lmnn_fast import _single_system
+    out = hinge_ipm(_single_system(inst, triplets), (1 - inst.mu) * np.asarray(inst.pull_matrix)[None], inst.mu)
+    assert out.converged
+    assert out.primal_value == pytest.approx(reference.extra["restricted_optimum"], rel=1e-6)
+    assert out.dual_value == pytest.approx(out.primal_value, rel=1e-7)
+
+
+# ------------------------------------------------------------------------- Algorithm 3
+@pytest.fixture(scope="module")
+def gradient_results(instances):
+    return {name: solve_lmnn_gradient(inst, max_iter=1500) for name, inst in instances.items()}
+
+
+@pytest.mark.parametrize("name", ["iris", "wine", "gauss"])
+def test_algorithm3_decreases_and_its_gap_is_a_true_bound(name, instances, optima, gradient_results):
+    inst, result, optimum = instances[name], gradient_results[name], optima[name]
+    assert result.objective < inst.objective(np.eye(inst.dim))          # better than M_0 = I
+    assert result.objective >= optimum * (1 - 1e-9)
+    assert result.dual_bound <= optimum * (1 + 1e-9)
+    assert result.gap >= -1e-9 * optimum
+    # accepted iterates never increase the loss within one candidate list
+    obj, cand = result.history["objective"], result.history["candidates"]
+    accepted = np.flatnonzero(result.history["accepted"])
+    assert accepted.size > 10
+    for a, b in zip(accepted[:-1], accepted[1:], strict=True):
+        if cand[a] == cand[b]:
+            assert obj[b] <= obj[a]
+    # a step is undone (and halved) exactly when it increased the loss over the last accepted one
+    last = np.maximum.accumulate(np.where(result.history["accepted"], np.arange(obj.size), 0))
+    rejected = np.flatnonzero(~result.history["accepted"])
+    assert np.all(obj[rejected] > obj[last[rejected]])
+    assert np.allclose(result.history["step"][rejected + 1][rejected + 1 < obj.size],
+                       0.5 * result.history["step"][rejected][rejected + 1 < obj.size])
+    assert result.objective <= 1.01 * optimum                           # close, if not certified
+    if result.status == "optimal":
+        assert result.relative_gap <= 1e-4
+
+
+def test_algorithm3_step_rule(instances):
+    result = solve_lmnn_gradient(instances["wine"], max_iter=300)
+    steps = result.history["step"]
+    ratios = steps[1:] / steps[:-1]
+    assert np.all(np.isclose(ratios, 1.01) | np.isclose(ratios, 0.5) | np.isclose(ratios, 1.0))
+    assert np.any(np.isclose(ratios, 1.01))
+
+
+def test_incremental_gradient_equals_recomputed(instances):
+    inst = instances["iris"]
+    # a full check at every iteration: the maintained G is exactly (2.14) at the last iterate
+    result = solve_lmnn_gradient(inst, max_iter=40, check_every=1, certify=False)
+    np.testing.assert_allclose(result.extra["gradient"], lmnn_gradient_matrix(inst, result.extra["gradient_at"]),
+                               atol=1e-10)
+    # with the thesis' sparse full checks the run ends on a full check
+    result = solve_lmnn_gradient(inst, max_iter=3000, check_every=15)
+    if result.extra["stalled"]:
+        np.testing.assert_allclose(result.extra["gradient"],
+                                   lmnn_gradient_matrix(inst, result.extra["gradient_at"]), atol=1e-10)
+    assert np.isnan(solve_lmnn_gradient(inst, max_iter=5, certify=False).dual_bound)
+
+
+def test_gradient_matrix_is_a_subgradient(instances):
+    inst = instances["gauss"]
+    rng = np.random.default_rng(1)
+    M = np.eye(inst.dim)
+    G = lmnn_gradient_matrix(inst, M)
+    for _ in range(5):
+        A = rng.standard_normal((inst.dim, inst.dim))
+        N = A @ A.T
+        assert inst.objective(N) >= inst.objective(M) + np.sum(G * (N - M)) - 1e-9
+
+
+def test_certify_metric_at_the_optimum_is_tight(instances, fast_results, optima):
+    inst = instances["wine"]
+    bound, triplets, alpha = certify_metric(inst, fast_results["wine"].solution)
+    assert bound <= optima["wine"] * (1 + 1e-9)
+    assert bound >= optima["wine"] * (1 - 1e-4)
+    assert np.all((alpha > 0) & (alpha <= inst.mu))
+
+
+def test_algorithm3_bad_input(instances):
+    inst = instances["iris"]
+    for options, message in (({"step": -1.0}, "step"), ({"check_every": 0}, "check_every"), ({"tol": -1}, "tol"),
+                             ({"M0": np.ones((2, 2))}, "shape"), ({"M0": np.full((4, 4), np.nan)}, "NaN")):
+        with pytest.raises(ValueError, match=message):
+            solve_lmnn_gradient(inst, **options)
+
+
+# ------------------------------------------------------------------------- multi-metric (2.17)
+@pytest.fixture(scope="module")
+def multi(instances):
+    problems = {name: MultiMetricLMNNProblem(X=inst.X, y=inst.y, targets=inst.targets, mu=inst.mu)
+                for name, inst in instances.items() if name != "wine"}
+    return {name: (pr, solve_multi_metric_cvxpy(pr, **TIGHT), solve_multi_metric_fast(pr))
+            for name, pr in problems.items()}
+
+
+@pytest.mark.parametrize("name", ["iris", "gauss"])
+def test_multi_metric_fast_matches_cvxpy(name, multi, instances, optima):
+    problem, reference, result = multi[name]
+    assert reference.relative_gap <= 1e-5
+    assert result.status == "optimal"
+    assert abs(result.objective - reference.objective) <= 1e-4 * reference.objective
+    assert result.dual_bound <= reference.objective * (1 + 1e-8)
+    assert reference.dual_bound <= result.objective * (1 + 1e-8)
+    assert result.solution.shape == (problem.n_blocks, problem.dim, problem.dim)
+    assert min(np.linalg.eigvalsh(M)[0] for M in result.solution) >= -1e-12
+    # one metric per class can only do better than one metric for all
+    assert result.objective <= optima[name] * (1 + 1e-6)
+
+
+def test_multi_metric_loss_reduces_to_the_single_metric_loss(instances):
+    inst = instances["iris"]
+    problem = MultiMetricLMNNProblem(X=inst.X, y=inst.y, targets=inst.targets, mu=inst.mu)
+    rng = np.random.default_rng(2)
+    A = rng.standard_normal((4, 4))
+    M = A @ A.T / 4
+    assert problem.objective(np.stack([M] * 3)) == pytest.approx(inst.objective(M), rel=1e-12)
+    # distinct metrics: a naive triplet loop of (2.17)
+    Ms = np.stack([M, np.eye(4), 0.1 * np.eye(4)])
+    blk = problem.block
+    naive = 0.0
+    for i in range(inst.n_points):
+        for j in inst.targets[i]:
+            dij = (inst.X[i] - inst.X[j]) @ Ms[blk[j]] @ (inst.X[i] - inst.X[j])
+            naive += (1 - inst.mu) * dij
+            for l in np.flatnonzero(inst.y != inst.y[i]):
+                dil = (inst.X[i] - inst.X[l]) @ Ms[blk[l]] @ (inst.X[i] - inst.X[l])
+                naive += inst.mu * max(0.0, 1 + dij - dil)
+    assert problem.objective(Ms) == pytest.approx(naive, rel=1e-10)
+    count = sum(len(t) for t, _ in multi_metric_hinges(problem, Ms, threshold=-np.inf))
+    assert count == problem.n_triplets == inst.n_triplets
+
+
+def test_multi_metric_bound_edge_cases(multi):
+    problem, reference, _ = multi["iris"]
+    triplets = reference.extra["triplets"]
+    assert multi_metric_dual_bound(problem, triplets, np.zeros(len(triplets))) == 0.0
+    # multipliers far from dual feasible still give a valid (small) bound
+    assert 0.0 <= multi_metric_dual_bound(problem, triplets, np.full(len(triplets), problem.mu)) \
+        <= reference.objective * (1 + 1e-9)
+    with pytest.raises(ValueError, match="one entry per triplet"):
+        multi_metric_dual_bound(problem, triplets, np.zeros(3))
+    with pytest.raises(ValueError, match="shape"):
+        problem.objective(np.eye(4))
