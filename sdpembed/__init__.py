@@ -1,6 +1,6 @@
 """sdpembed — the reference implementation of the semidefinite programs behind learned
-embeddings and metrics (NuMax, NuMax-Class, LMNN, the MVU out-of-sample SDP, and in time
-MVU), with certificates.
+embeddings and metrics (NuMax, NuMax-Class, LMNN, MVU and its out-of-sample SDP), with
+certificates.
 
 Three parts meet in one place: ``formulations`` (CVXPY ground truth), ``solvers``
 (hand-written algorithms) and ``validation`` (certificates and metrics).
@@ -10,6 +10,7 @@ from . import datasets, formulations, linear, solvers, validation
 from .estimators import NuMax, NuMaxClass
 from .instances import (
     LMNNInstance,
+    MVUInstance,
     MVUOOSInstance,
     NuMaxClassInstance,
     NuMaxInstance,
@@ -17,6 +18,7 @@ from .instances import (
     save_instance,
 )
 from .lmnn_models import LMNN, MultiMetricLMNN
+from .mvu_models import MVU
 from .registry import PROBLEMS, get_problem, solve
 from .results import SolveResult
 from .secants import all_secants, iter_secant_blocks, sample_secants
@@ -27,6 +29,8 @@ __version__ = "0.1.0"
 __all__ = [
     "LMNN",
     "LMNNInstance",
+    "MVU",
+    "MVUInstance",
     "MVUOOSInstance",
     "MultiMetricLMNN",
     "NuMax",

@@ -162,15 +162,15 @@ def _dataset(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray | None]:
 
 def _cmd_make_instance(args: argparse.Namespace) -> int:
     spec = get_problem(args.problem)
+    if spec.from_dataset is None:
+        raise BadInput(f"{spec.name!r} instances are not built from a dataset by the command line")
     X, y = _dataset(args)
-    instance = spec.instance_type.from_data(
-        X, y, args.delta, n_secants=args.n_secants, point_form=args.points, random_state=args.random_state
-    )
+    instance = spec.from_dataset(X, y, args)
     instance.save(args.out)
-    print(
-        f"wrote {args.problem} instance to {args.out}: {X.shape[0]} points in dimension {X.shape[1]}, "
-        f"{instance.n_constraints} secants{' (point form)' if args.points else ''}, delta {instance.delta:g}"
-    )
+    shape = f"{X.shape[0]} points in dimension {X.shape[1]}, {instance.n_constraints} constraints"
+    if hasattr(instance, "delta"):
+        shape += f" ({'all pairs, point form' if args.points else 'secants'}), delta {instance.delta:g}"
+    print(f"wrote {args.problem} instance to {args.out}: {shape}")
     return 0
 
 
@@ -242,7 +242,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("make-instance", help="write an instance file built from a dataset")
     p.add_argument("problem", choices=sorted(PROBLEMS))
     p.add_argument("--dataset", default="squares", choices=datasets.DATASETS)
-    p.add_argument("--delta", type=float, default=0.1)
+    p.add_argument("--delta", type=float, default=0.1, help="isometry constant (numax, numax_class)")
+    p.add_argument("--k", type=int, default=3, help="target neighbours per point (lmnn)")
+    p.add_argument("--mu", type=float, default=0.5, help="push-term weight mu in [0, 1] (lmnn)")
     p.add_argument("--out", required=True)
     p.add_argument("--n-secants", type=int, default=None, help="sample this many pairs (default: all)")
     p.add_argument("--points", action="store_true", help="point form: store X, meaning all pairs")

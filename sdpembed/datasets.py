@@ -5,6 +5,8 @@
 * :func:`translating_gaussian_blob` — NuMax Sec. 5.3: a Gaussian blob centred at every pixel;
 * :func:`disks_and_squares` — the two classes of NuMax Fig. 12;
 * :func:`gaussian_points` — i.i.d. standard normal points;
+* :func:`swiss_roll`, :func:`s_curve`, :func:`trefoil_knot`, :func:`sensor_network` — the
+  manifolds and the simulated sensor network of the MVU chapter (thesis Sec. 3.1);
 * :func:`load_mnist` — the vendored MNIST test set (10,000 images, 28×28 and the 20×20 crop
   used by NuMax), loaded lazily from ``sdpembed/data/mnist_test.npz`` (see its README for
   attribution).
@@ -29,6 +31,10 @@ __all__ = [
     "disks_and_squares",
     "load_mnist",
     "DATASETS",
+    "swiss_roll",
+    "s_curve",
+    "trefoil_knot",
+    "sensor_network",
 ]
 
 
@@ -195,3 +201,124 @@ def load_mnist(
 
 #: Named generators for the CLI's ``make-instance --dataset``.
 DATASETS = ("squares", "disks", "blob", "gaussian", "mnist", "digits", "shapes")
+
+
+# ------------------------------------------------------------------ manifolds for MVU
+def _noise(rng: np.random.Generator, shape: tuple[int, ...], noise: float) -> np.ndarray:
+    if not (np.isfinite(noise) and noise >= 0.0):
+        raise ValueError(f"noise must be a non-negative number, got {noise!r}")
+    return noise * rng.standard_normal(shape) if noise > 0 else np.zeros(shape)
+
+
+def swiss_roll(
+    n_points: int = 800, *, noise: float = 0.0, height: float = 21.0, random_state=None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Points on a "Swiss roll" (thesis Fig. 3.5; the parametrisation of scikit-learn's).
+
+    t = 1.5π(1 + 2u), h = height·v with u, v ~ U[0, 1]; x = (t cos t, h, t sin t) + noise·N(0, I).
+
+    Returns
+    -------
+    X : ndarray of shape (n_points, 3)
+    params : ndarray of shape (n_points, 2)
+        The manifold coordinates (t, h); an unfolding should recover them up to isometry
+        (the unrolled length of the roll is the arc length of the spiral, not t).
+    """
+    n_points = check_positive_int(n_points, "n_points")
+    rng = check_random_state(random_state)
+    t = 1.5 * np.pi * (1.0 + 2.0 * rng.random(n_points))
+    h = float(height) * rng.random(n_points)
+    X = np.column_stack([t * np.cos(t), h, t * np.sin(t)]) + _noise(rng, (n_points, 3), float(noise))
+    return X, np.column_stack([t, h])
+
+
+def s_curve(n_points: int = 800, *, noise: float = 0.0, random_state=None) -> tuple[np.ndarray, np.ndarray]:
+    """Points on an S-shaped sheet in R³ (scikit-learn's parametrisation).
+
+    t = 3π(u − ½), h = 2v; x = (sin t, h, sign(t)(cos t − 1)) + noise·N(0, I).
+
+    Returns
+    -------
+    X : ndarray of shape (n_points, 3)
+    params : ndarray of shape (n_points, 2)
+        (t, h).
+    """
+    n_points = check_positive_int(n_points, "n_points")
+    rng = check_random_state(random_state)
+    t = 3.0 * np.pi * (rng.random(n_points) - 0.5)
+    h = 2.0 * rng.random(n_points)
+    X = np.column_stack([np.sin(t), h, np.sign(t) * (np.cos(t) - 1.0)]) + _noise(rng, (n_points, 3), float(noise))
+    return X, np.column_stack([t, h])
+
+
+def trefoil_knot(
+    n_points: int = 540, *, noise: float = 0.0, uniform: bool = True, random_state=None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Points on a trefoil knot in R³ (thesis Fig. 3.8), a closed curve: MVU unfolds it to a
+    circle.
+
+    x(t) = (sin t + 2 sin 2t, cos t − 2 cos 2t, −sin 3t), t ∈ [0, 2π).
+
+    Parameters
+    ----------
+    uniform : bool
+        Equally spaced t (as in the thesis' figure); otherwise t ~ U[0, 2π).
+
+    Returns
+    -------
+    X : ndarray of shape (n_points, 3)
+    t : ndarray of shape (n_points,)
+    """
+    n_points = check_positive_int(n_points, "n_points")
+    rng = check_random_state(random_state)
+    t = 2.0 * np.pi * (np.arange(n_points) / n_points if uniform else rng.random(n_points))
+    X = np.column_stack([np.sin(t) + 2.0 * np.sin(2.0 * t), np.cos(t) - 2.0 * np.cos(2.0 * t), -np.sin(3.0 * t)])
+    return X + _noise(rng, (n_points, 3), float(noise)), t
+
+
+def sensor_network(
+    n_sensors: int = 20000,
+    *,
+    radius: float = 0.06,
+    max_neighbors: int = 20,
+    noise: float = 0.1,
+    random_state=None,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The simulated sensor network of thesis Fig. 3.20.
+
+    Sensors are uniform in the unit square, then centred on the origin. Each sensor measures
+    its distance to at most ``max_neighbors`` of the (nearest) sensors within ``radius``, and
+    each measured length is corrupted by uniform relative noise: d̃ = d (1 + noise·u),
+    u ~ U[−1, 1] (the thesis' "10% uniform noise"). An edge is kept when either end measures
+    it, and measured once.
+
+    Returns
+    -------
+    positions : ndarray of shape (n_sensors, 2)
+        True (centred) locations.
+    edges : ndarray of shape (E, 2), int64
+        Measured pairs, i < j.
+    sqdist : ndarray of shape (E,)
+        Noisy squared distances d̃².
+    """
+    from sklearn.neighbors import NearestNeighbors
+
+    from .mvu_graphs import canonical_edges, edge_sqdist
+
+    n_sensors = check_positive_int(n_sensors, "n_sensors", minimum=2)
+    max_neighbors = check_positive_int(max_neighbors, "max_neighbors")
+    if not (np.isfinite(radius) and radius > 0):
+        raise ValueError(f"radius must be a positive number, got {radius!r}")
+    if not (np.isfinite(noise) and 0.0 <= noise < 1.0):
+        raise ValueError(f"noise must lie in [0, 1), got {noise!r}")
+    rng = check_random_state(random_state)
+    positions = rng.random((n_sensors, 2))
+    positions -= positions.mean(axis=0)
+    k = min(max_neighbors, n_sensors - 1)
+    distance, index = NearestNeighbors(n_neighbors=k).fit(positions).kneighbors()
+    within = distance <= radius
+    rows = np.repeat(np.arange(n_sensors), k).reshape(n_sensors, k)
+    edges = canonical_edges(rows[within], index[within], n_sensors)
+    d = np.sqrt(edge_sqdist(positions, edges))
+    measured = d * (1.0 + float(noise) * rng.uniform(-1.0, 1.0, size=d.shape))
+    return positions, edges, measured**2

@@ -18,6 +18,7 @@ import numpy as np
 from ._validate import as_matrix, as_vector, check_delta, check_positive_int
 from .graphs import all_triplets, check_targets, iter_hinges, pull_matrix, target_neighbors, triplet_count
 from .graphs import check_labels as check_lmnn_labels
+from .mvu_graphs import check_connected, check_edges, link_components, neighborhood_graph
 from .operators import PairSecantOperator, box_violation, certified_lower_bound
 from .secants import (
     all_secants,
@@ -30,7 +31,7 @@ from .secants import (
 )
 
 __all__ = [
-    "NuMaxInstance", "NuMaxClassInstance", "LMNNInstance", "MVUOOSInstance", "load_instance",
+    "NuMaxInstance", "NuMaxClassInstance", "LMNNInstance", "MVUOOSInstance", "MVUInstance", "load_instance",
     "save_instance", "read_npz",
 ]
 
@@ -791,6 +792,203 @@ class MVUOOSInstance:
                 raise ValueError(f"a {cls.problem!r} instance needs the array {key!r}")
         optimum = _scalar(arrays, "optimum", cls.problem) if "optimum" in arrays else None
         return cls(Y=arrays["Y"], sqdist=arrays["sqdist"], optimum=optimum)
+
+
+@dataclass(frozen=True, eq=False)
+class MVUInstance:
+    """The MVU SDP (thesis Sec. 3.1.4) and its variants, over K ∈ Rⁿˣⁿ with the edge operator
+    𝒜(K)_e = K_ii + K_jj − 2K_ij (3.13), e = (i, j) ∈ edges, and D_e = ``sqdist[e]``:
+
+    ``equality``   maximise tr K      s.t. 𝒜(K) = D, ΣK_ij = 0 (3.14), K ⪰ 0 (3.15)  — (3.19), Sec. 3.1.4
+    ``inequality`` maximise tr K      s.t. 𝒜(K) ≤ D, ΣK_ij = 0, K ⪰ 0               — Sec. 3.1.6
+    ``slack``      maximise (1 − ω) tr K − ω Σ_e |𝒜(K)_e − D_e|  s.t. ΣK_ij = 0, K ⪰ 0 — Sec. 3.1.6
+                   (the slacks ξ_e = 𝒜(K)_e − D_e eliminated; the thesis' Σ_ij η_ij counts
+                   each edge once here)
+    ``min_trace``  minimise tr K      s.t. 𝒜(K) = D, ΣK_ij = 0, K ⪰ 0               — Sec. 3.1.11
+
+    Every variant is stated as a *maximisation* (registry sense ``"max"``): for ``min_trace``
+    :meth:`objective` is −tr K, so a dual bound is always an upper bound on the objective and
+    ``certify`` needs no special case; the reported optimum of ``min_trace`` is −(min tr K).
+
+    Parameters
+    ----------
+    edges : ndarray of shape (E, 2), int
+        Undirected edges of a *connected* neighbourhood graph on n nodes (no self-loops or
+        repeated edges); stored with i < j in each row, in the given order.
+    sqdist : ndarray of shape (E,)
+        Squared input distances D_e ≥ 0 (3.8).
+    n : int
+        Number of points (K is n × n), n ≥ 2.
+    variant : {"equality", "inequality", "slack", "min_trace"}
+    omega : float, optional
+        ω ∈ (0, 1) of the slack variant (required there, and only there).
+    optimum : float, optional
+        A certified optimal value of :meth:`objective` carried with the instance.
+    """
+
+    problem: ClassVar[str] = "mvu"
+    variable: ClassVar[str] = "K"
+    VARIANTS: ClassVar[tuple[str, ...]] = ("equality", "inequality", "slack", "min_trace")
+
+    edges: np.ndarray
+    sqdist: np.ndarray
+    n: int
+    variant: str = "equality"
+    omega: float | None = None
+    optimum: float | None = None
+
+    def __post_init__(self) -> None:
+        n = self.n.item() if isinstance(self.n, np.ndarray) and self.n.ndim == 0 else self.n
+        object.__setattr__(self, "n", check_positive_int(n, "n", minimum=2))
+        edges = check_edges(self.edges, self.n).copy()
+        swap = edges[:, 0] > edges[:, 1]
+        edges[swap] = edges[swap][:, ::-1]
+        try:
+            D = np.array(self.sqdist, dtype=np.float64)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"sqdist must be a numeric 1-D array: {exc}") from None
+        if D.shape != (edges.shape[0],):
+            raise ValueError(f"sqdist must be a 1-D array with one squared distance per edge ({edges.shape[0]}), "
+                             f"got shape {D.shape}")
+        if not np.all(np.isfinite(D)):
+            raise ValueError("sqdist contains NaN or infinite entries")
+        if np.any(D < 0):
+            raise ValueError(f"sqdist must hold squared distances (>= 0), got minimum {D.min():.6g}")
+        if not D.max() > 0:
+            raise ValueError("sqdist is all zero: every point would be mapped to the origin")
+        check_connected(self.n, edges)
+        variant = str(self.variant.item() if isinstance(self.variant, np.ndarray) else self.variant)
+        if variant not in self.VARIANTS:
+            raise ValueError(f"variant must be one of {self.VARIANTS}, got {variant!r}")
+        object.__setattr__(self, "variant", variant)
+        omega = self.omega.item() if isinstance(self.omega, np.ndarray) and self.omega.ndim == 0 else self.omega
+        if variant == "slack":
+            if omega is None:
+                raise ValueError("the slack variant needs omega in (0, 1) (Sec. 3.1.6)")
+            object.__setattr__(self, "omega", check_delta(omega, "omega"))
+        elif omega is not None:
+            raise ValueError(f"omega is only used by the slack variant, not by {variant!r}; leave it None")
+        for arr in (edges, D):
+            arr.setflags(write=False)
+        object.__setattr__(self, "edges", edges)
+        object.__setattr__(self, "sqdist", D)
+        if self.optimum is not None:
+            value = float(self.optimum)
+            if not np.isfinite(value):
+                raise ValueError(f"optimum must be a finite number, got {self.optimum!r}")
+            object.__setattr__(self, "optimum", value)
+
+    # ----------------------------------------------------------------- constructors
+    @classmethod
+    def from_points(
+        cls, X: np.ndarray, n_neighbors: int = 4, variant: str = "equality", *, omega: float | None = None,
+        angles: bool = True, link: bool = False, random_state=None,
+    ) -> MVUInstance:
+        """The instance of inputs ``X`` (rows): step (I) of Table 3.1
+        (:func:`sdpembed.mvu_graphs.neighborhood_graph`), optionally connected by the linking
+        procedure of Sec. 3.1.12 (``link=True``); a disconnected graph is a ValueError otherwise."""
+        X = as_matrix(X, "X", min_rows=2)
+        edges, D = neighborhood_graph(X, n_neighbors, angles=angles)
+        if link:
+            edges, D = link_components(X, edges, random_state=random_state)
+        return cls(edges=edges, sqdist=D, n=X.shape[0], variant=variant, omega=omega)
+
+    @classmethod
+    def from_data(cls, X: np.ndarray, y: np.ndarray | None, delta: float, **_: Any) -> MVUInstance:
+        """Not available: an MVU instance is built from points and a neighbourhood size."""
+        raise ValueError("an mvu instance is built with MVUInstance.from_points(X, n_neighbors, variant)")
+
+    # ----------------------------------------------------------------- structure
+    @property
+    def dim(self) -> int:
+        """n (K is n × n)."""
+        return self.n
+
+    @property
+    def n_constraints(self) -> int:
+        """The E edge constraints (3.13) (plus the one centering constraint (3.14))."""
+        return self.edges.shape[0]
+
+    @property
+    def tau(self) -> float:
+        """τ = max_e D_e, the largest squared edge length (3.11): the scale of violations."""
+        return float(self.sqdist.max())
+
+    @property
+    def trace_weight(self) -> float:
+        """c in the objective c·tr K: 1, 1 − ω (slack) or −1 (min_trace)."""
+        return {"slack": 1.0 - (self.omega or 0.0), "min_trace": -1.0}.get(self.variant, 1.0)
+
+    def edge_values(self, K: np.ndarray) -> np.ndarray:
+        """𝒜(K)_e = K_ii + K_jj − 2K_ij (3.13) for every edge."""
+        K = self._check_matrix(K)
+        i, j = self.edges[:, 0], self.edges[:, 1]
+        return K[i, i] + K[j, j] - 2.0 * K[i, j]
+
+    def _check_matrix(self, K: np.ndarray) -> np.ndarray:
+        K = np.asarray(K, dtype=np.float64)
+        if K.shape != (self.n, self.n):
+            raise ValueError(f"K must have shape {(self.n, self.n)}, got {K.shape}")
+        return K
+
+    # ----------------------------------------------------------------- evaluation
+    def objective(self, K: np.ndarray) -> float:
+        """tr K (equality, inequality), (1 − ω) tr K − ω Σ_e |𝒜(K)_e − D_e| (slack), −tr K (min_trace)."""
+        K = self._check_matrix(K)
+        value = self.trace_weight * float(np.trace(K))
+        if self.variant == "slack":
+            value -= self.omega * float(np.abs(self.edge_values(K) - self.sqdist).sum())
+        return value
+
+    def max_violation(self, K: np.ndarray) -> float:
+        """Worst constraint violation relative to τ (3.11): max over the edge constraints
+        (|𝒜(K) − D| for equalities, (𝒜(K) − D)₊ for inequalities, none for slack), the
+        centering |ΣK_ij| / n² (the squared norm of the outputs' mean, (3.14)) and the asymmetry
+        max |K − Kᵀ|; K ⪰ 0 is checked by ``certify``."""
+        K = self._check_matrix(K)
+        r = self.edge_values(K) - self.sqdist
+        if self.variant == "inequality":
+            edge = float(np.max(np.maximum(r, 0.0)))
+        elif self.variant == "slack":
+            edge = 0.0
+        else:
+            edge = float(np.max(np.abs(r)))
+        centering = abs(float(K.sum())) / self.n**2
+        asymmetry = float(np.max(np.abs(K - K.T)))
+        return max(edge, centering, asymmetry) / self.tau
+
+    # ----------------------------------------------------------------- files
+    def save(self, path: str | os.PathLike) -> None:
+        """Write the instance as a compressed ``.npz`` file."""
+        save_instance(self, path)
+
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        """The arrays of the file contract (DESIGN.md)."""
+        arrays = {
+            "problem": np.array(self.problem),
+            "edges": np.asarray(self.edges),
+            "sqdist": np.asarray(self.sqdist),
+            "n": np.array(self.n),
+            "variant": np.array(self.variant),
+        }
+        if self.omega is not None:
+            arrays["omega"] = np.array(self.omega)
+        if self.optimum is not None:
+            arrays["optimum"] = np.array(self.optimum)
+        return arrays
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray]) -> MVUInstance:
+        """Build from the arrays of an instance file (see :meth:`to_arrays`)."""
+        for key in ("edges", "sqdist"):
+            if key not in arrays:
+                raise ValueError(f"a {cls.problem!r} instance needs the array {key!r}")
+        n = _scalar(arrays, "n", cls.problem)
+        variant = _scalar(arrays, "variant", cls.problem)
+        omega = _scalar(arrays, "omega", cls.problem) if "omega" in arrays else None
+        optimum = _scalar(arrays, "optimum", cls.problem) if "optimum" in arrays else None
+        return cls(edges=arrays["edges"], sqdist=arrays["sqdist"], n=n, variant=variant, omega=omega,
+                   optimum=optimum)
 
 
 def _check_labels(y: object, n: int) -> np.ndarray:

@@ -13,14 +13,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .formulations.lmnn import solve_lmnn_cvxpy, solve_lmnn_working_set
+from .formulations.mvu import solve_mvu_cvxpy
 from .formulations.mvu_oos import solve_mvu_oos_cvxpy
 from .formulations.numax import solve_numax_cvxpy
 from .formulations.numax_class import solve_numax_class_cvxpy
-from .instances import LMNNInstance, MVUOOSInstance, NuMaxClassInstance, NuMaxInstance
+from .instances import LMNNInstance, MVUInstance, MVUOOSInstance, NuMaxClassInstance, NuMaxInstance
 from .results import SolveResult
 from .solvers.column_generation import solve_numax_cg
 from .solvers.lmnn_fast import solve_lmnn_fast
 from .solvers.lmnn_gradient import solve_lmnn_gradient
+from .solvers.mvu_ipm import solve_mvu_ipm
 from .solvers.mvu_oos import solve_mvu_oos
 from .solvers.numax_admm import solve_numax_admm
 from .solvers.numax_class import solve_numax_class_admm, solve_numax_class_cg
@@ -49,6 +51,10 @@ class ProblemSpec:
         Hand-written solvers, ``method(instance, **options) -> SolveResult``.
     default_method : callable
         ``default_method(instance) -> str``, the key of ``methods`` used when none is asked for.
+    from_dataset : callable
+        ``from_dataset(X, y, options) -> instance`` for ``sdpembed make-instance``: points X,
+        labels y (or None) and the command's options (``delta``, ``n_secants``, ``points``,
+        ``random_state``, ``k``, ``mu`` ...), read by attribute.
     """
 
     name: str
@@ -58,6 +64,17 @@ class ProblemSpec:
     cvxpy: Callable[..., SolveResult]
     methods: dict[str, Callable[..., SolveResult]] = field(default_factory=dict)
     default_method: Callable[[Any], str] = lambda instance: ""
+    from_dataset: Callable[[Any, Any, Any], Any] | None = None
+
+
+def _secant_instance(instance_type: type) -> Callable[[Any, Any, Any], Any]:
+    """``from_dataset`` of the NuMax family: δ, sampled secants or the point form."""
+
+    def build(X, y, options):
+        return instance_type.from_data(X, y, options.delta, n_secants=options.n_secants,
+                                       point_form=options.points, random_state=options.random_state)
+
+    return build
 
 
 PROBLEMS: dict[str, ProblemSpec] = {
@@ -70,6 +87,7 @@ PROBLEMS: dict[str, ProblemSpec] = {
         methods={"admm": solve_numax_admm, "cg": solve_numax_cg},
         # column generation for point-form instances (all pairs), the ADMM for secant lists
         default_method=lambda instance: "cg" if instance.point_form else "admm",
+        from_dataset=_secant_instance(NuMaxInstance),
     ),
     "numax_class": ProblemSpec(
         name="numax_class",
@@ -79,6 +97,7 @@ PROBLEMS: dict[str, ProblemSpec] = {
         cvxpy=solve_numax_class_cvxpy,
         methods={"admm": solve_numax_class_admm, "cg": solve_numax_class_cg},
         default_method=lambda instance: "cg" if instance.point_form else "admm",
+        from_dataset=_secant_instance(NuMaxClassInstance),
     ),
     "lmnn": ProblemSpec(
         name="lmnn",
@@ -90,6 +109,7 @@ PROBLEMS: dict[str, ProblemSpec] = {
         # Algorithm 3 of the thesis; "working_set": the exact working-set CVXPY solve
         methods={"fast": solve_lmnn_fast, "gradient": solve_lmnn_gradient, "working_set": solve_lmnn_working_set},
         default_method=lambda instance: "fast",
+        from_dataset=lambda X, y, options: LMNNInstance.from_data(X, y, k=options.k, mu=options.mu),
     ),
     "mvu_oos": ProblemSpec(
         name="mvu_oos",
@@ -100,6 +120,21 @@ PROBLEMS: dict[str, ProblemSpec] = {
         # the interior-point method with active-set polish of Sec. 3.1.10's small SDP
         methods={"ipm": solve_mvu_oos},
         default_method=lambda instance: "ipm",
+        from_dataset=lambda X, y, options: MVUOOSInstance.from_data(X, y, options.delta),
+    ),
+    "mvu": ProblemSpec(
+        name="mvu",
+        instance_type=MVUInstance,
+        variable="K",
+        # every variant is a maximisation (min_trace as max −tr K): the dual bound is an upper bound
+        sense="max",
+        cvxpy=solve_mvu_cvxpy,
+        # the primal–dual interior-point method with a certified dual bound
+        methods={"ipm": solve_mvu_ipm},
+        default_method=lambda instance: "ipm",
+        from_dataset=lambda X, y, options: MVUInstance.from_points(
+            X, options.k, getattr(options, "variant", "equality"), omega=getattr(options, "omega", None)
+        ),
     ),
 }
 

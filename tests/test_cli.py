@@ -115,13 +115,24 @@ def test_large_point_form_instance_is_verified_by_its_dual_multipliers(tmp_path,
     assert main(["verify", str(path), str(half)]) == 2
 
 
+def test_lmnn_instance_from_a_labelled_dataset(tmp_path, capsys):
+    path = tmp_path / "lmnn.npz"
+    assert main(["make-instance", "lmnn", "--dataset", "digits", "--n-points", "100", "--k", "2", "--mu", "0.4",
+                 "--out", str(path)]) == 0
+    from sdpembed import load_instance
+
+    instance = load_instance(path)
+    assert instance.problem == "lmnn" and instance.targets.shape == (100, 2) and instance.mu == 0.4
+    assert main(["make-instance", "lmnn", "--dataset", "squares", "--out", str(path)]) == 2   # no labels
+
+
 @pytest.mark.parametrize("dataset", ["disks", "blob", "mnist", "digits"])
 def test_make_instance_datasets(tmp_path, dataset, capsys):
     path = tmp_path / f"{dataset}.npz"
     extra = ["--image-size", "8", "--shape-size", "4", "--sigma", "2"] if dataset in ("disks", "blob") else []
     assert main(["make-instance", "numax", "--dataset", dataset, "--n-secants", "30", "--n-points", "20",
                  *extra, "--out", str(path)]) == 0
-    assert "30 secants" in capsys.readouterr().out
+    assert "30 constraints (secants)" in capsys.readouterr().out
 
 
 def test_bad_input_exit_code_2(tmp_path, instance_file):

@@ -1,0 +1,171 @@
+"""The :class:`MVU` estimator: maximum variance unfolding (thesis Sec. 3.1, Table 3.1), scikit-learn
+style.
+
+``fit`` runs the three steps of Table 3.1 — the neighbourhood graph
+(:func:`sdpembed.mvu_graphs.neighborhood_graph`), the SDP (any variant of
+:class:`~sdpembed.instances.MVUInstance`, by the certified interior-point method, CVXPY, or
+large-scale variational MVU with refinement, Sec. 3.1.8) and the spectral step (3.20)–(3.21).
+``transform`` places new inputs by the out-of-sample SDP of Sec. 3.1.10
+(:func:`sdpembed.solvers.mvu_oos.place_points`).
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .instances import MVUInstance
+from .mvu_graphs import link_components, neighborhood_graph
+from .registry import solve
+from .solvers.mvu_oos import neighbour_arrays, place_points
+from .solvers.mvu_variational import variational_mvu
+from .validation.embedding_quality import spectral_embedding
+
+__all__ = ["MVU", "MVU_METHODS"]
+
+#: ``method`` values: the certified interior-point method, the CVXPY ground truth, variational MVU.
+MVU_METHODS = ("ipm", "cvxpy", "variational")
+
+#: Largest n for which the variational method also materialises ``kernel_`` = YYᵀ.
+KERNEL_LIMIT = 5000
+
+
+class MVU(TransformerMixin, BaseEstimator):
+    """Maximum variance unfolding (thesis Table 3.1).
+
+    Parameters
+    ----------
+    n_neighbors : int
+        k of the neighbourhood graph (the thesis uses 3–5; larger k may "lock up", Sec. 3.1.12).
+    n_components : int
+        Output dimension d.
+    variant : {"equality", "inequality", "slack", "min_trace"}
+        The SDP (Sec. 3.1.4, 3.1.6, 3.1.11); ignored by ``method="variational"``.
+    omega : float, optional
+        ω of the slack variant (default 0.9 there) and of variational MVU (default 0.999).
+    method : {"ipm", "cvxpy", "variational"}
+        The certified interior-point method (:mod:`sdpembed.solvers.mvu_ipm`), CVXPY, or
+        variational MVU + refinement (:mod:`sdpembed.solvers.mvu_variational`, for large n).
+    angles : bool
+        Join neighbours of the same input (the angle-preserving edges of Fig. 3.6).
+    link : bool
+        Connect a disconnected graph by the procedure of Sec. 3.1.12 instead of raising.
+    n_basis : int
+        m, Laplacian eigenvectors for ``method="variational"``.
+    oos_neighbors : int, optional
+        Neighbours of a new input for ``transform`` (default max(n_neighbors, n_components)).
+    verbose : bool or int
+        Progress of the solver.
+    random_state : None, int or Generator
+        Seed of the linking procedure.
+
+    Attributes
+    ----------
+    embedding_ : ndarray of shape (n, n_components)
+        Outputs of the training inputs (3.21).
+    kernel_ : ndarray of shape (n, n) or None
+        The learned inner-product matrix K (for ``variational``: YYᵀ of the refined outputs,
+        None above 5000 points).
+    eigenvalues_ : ndarray
+        Eigenvalues of K, largest first (for ``variational``: those of the refined outputs).
+    result_ : SolveResult or VariationalResult
+        The solver's full output (status, certified gap, history ...).
+    edges_, sqdist_ : ndarray
+        The neighbourhood graph used.
+    """
+
+    def __init__(
+        self,
+        n_neighbors: int = 4,
+        n_components: int = 2,
+        *,
+        variant: str = "equality",
+        omega: float | None = None,
+        method: str = "ipm",
+        angles: bool = True,
+        link: bool = False,
+        n_basis: int = 10,
+        oos_neighbors: int | None = None,
+        verbose: bool | int = False,
+        random_state=None,
+    ) -> None:
+        self.n_neighbors = n_neighbors
+        self.n_components = n_components
+        self.variant = variant
+        self.omega = omega
+        self.method = method
+        self.angles = angles
+        self.link = link
+        self.n_basis = n_basis
+        self.oos_neighbors = oos_neighbors
+        self.verbose = verbose
+        self.random_state = random_state
+
+    def _check_params(self, n: int) -> None:
+        for name in ("n_neighbors", "n_components", "n_basis"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
+                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+        if self.n_neighbors >= n:
+            raise ValueError(f"n_neighbors must be smaller than the number of points n = {n}, got {self.n_neighbors}")
+        if self.n_components > n:
+            raise ValueError(f"n_components must be at most n = {n}, got {self.n_components}")
+        if self.method not in MVU_METHODS:
+            raise ValueError(f"method must be one of {MVU_METHODS}, got {self.method!r}")
+        if self.variant not in MVUInstance.VARIANTS:
+            raise ValueError(f"variant must be one of {MVUInstance.VARIANTS}, got {self.variant!r}")
+
+    def fit(self, X: np.ndarray, y: None = None) -> MVU:
+        """Unfold the inputs ``X`` (n, D): graph, SDP, spectral step (Table 3.1)."""
+        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=3)
+        n = X.shape[0]
+        self._check_params(n)
+        edges, D = neighborhood_graph(X, self.n_neighbors, angles=self.angles)
+        if self.link:
+            edges, D = link_components(X, edges, random_state=self.random_state)
+        if self.method == "variational":
+            omega = 0.999 if self.omega is None else self.omega
+            result = variational_mvu(edges, D, n, n_components=self.n_components, n_basis=self.n_basis,
+                                     omega=omega, verbose=bool(self.verbose))
+            self.embedding_ = result.embedding
+            w = np.linalg.eigvalsh(self.embedding_.T @ self.embedding_)[::-1]
+            self.eigenvalues_ = np.maximum(w, 0.0)
+            self.kernel_ = self.embedding_ @ self.embedding_.T if n <= KERNEL_LIMIT else None
+        else:
+            omega = (0.9 if self.omega is None else self.omega) if self.variant == "slack" else None
+            instance = MVUInstance(edges=edges, sqdist=D, n=n, variant=self.variant, omega=omega)
+            options = {"verbose": self.verbose} if self.verbose else {}
+            result = solve(instance, self.method, **options)
+            if result.status != "optimal":
+                warnings.warn(f"MVU did not reach a certified optimum: {result.status} ({result.message})",
+                              ConvergenceWarning, stacklevel=2)
+            if not np.all(np.isfinite(result.solution)):
+                raise RuntimeError(f"the MVU solver returned no solution: {result.status} ({result.message})")
+            self.kernel_ = result.solution
+            self.embedding_, self.eigenvalues_ = spectral_embedding(self.kernel_, self.n_components)
+        self.result_ = result
+        self.edges_, self.sqdist_ = edges, D
+        self.X_fit_ = X
+        return self
+
+    def fit_transform(self, X: np.ndarray, y: None = None) -> np.ndarray:
+        """Fit and return ``embedding_``."""
+        return self.fit(X).embedding_
+
+    def transform(self, X: np.ndarray) -> np.ndarray:
+        """Place new inputs into the embedding by the out-of-sample SDP of Sec. 3.1.10.
+
+        Each new input's ``oos_neighbors`` nearest training inputs and their outputs define its
+        small SDP, solved for all new inputs at once with a certified gap
+        (:func:`sdpembed.solvers.mvu_oos.place_points`).
+        """
+        check_is_fitted(self, "embedding_")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        k = self.oos_neighbors if self.oos_neighbors is not None else max(self.n_neighbors, self.n_components)
+        Y_nb, sq, _ = neighbour_arrays(self.X_fit_, self.embedding_, X, k)
+        return place_points(Y_nb, sq).y

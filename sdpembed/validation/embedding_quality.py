@@ -1,0 +1,135 @@
+"""The spectral step of MVU and the quality measures of the thesis (Sec. 3.1.4, 3.1.9).
+
+* :func:`spectral_embedding` — step (III) of Table 3.1: K = Σ_α λ_α v_α v_αᵀ (3.20) and
+  outputs Y_αi = √λ_α V_αi (3.21), the top ``n_components`` of them;
+* :func:`eigenvalue_spectrum` — the eigenvalues of K as a fraction of its trace (Fig. 3.5, 3.11);
+* :func:`local_continuity` (3.27), :func:`local_trust` (3.28), :func:`neighborhood_intersection`
+  (3.29).
+
+For (3.27) and (3.28) the minimisation over the scale s is in closed form: with a the vector of
+distances that is scaled and b the other one (both over all pairs i, j ∈ 𝒩(i)),
+min_s ‖s a − b‖² / ‖b‖² = 1 − (aᵀb)² / (‖a‖²‖b‖²), so each measure is the squared cosine
+between the two distance vectors, in [0, 1], 1 exactly when the local distances agree up to
+one global scale.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validate import as_matrix, check_positive_int
+from ..mvu_graphs import knn_indices
+
+__all__ = [
+    "eigenvalue_spectrum",
+    "local_continuity",
+    "local_trust",
+    "neighborhood_intersection",
+    "spectral_embedding",
+]
+
+
+def _symmetric(K: object) -> np.ndarray:
+    K = as_matrix(K, "K")
+    if K.shape[0] != K.shape[1]:
+        raise ValueError(f"K must be a square matrix, got shape {K.shape}")
+    return 0.5 * (K + K.T)
+
+
+def spectral_embedding(K: np.ndarray, n_components: int) -> tuple[np.ndarray, np.ndarray]:
+    """Outputs from an inner-product matrix, (3.20)–(3.21).
+
+    Parameters
+    ----------
+    K : ndarray of shape (n, n)
+        Symmetric (PSD up to rounding).
+    n_components : int
+        d ≤ n, the number of leading eigenvectors kept.
+
+    Returns
+    -------
+    Y : ndarray of shape (n, d)
+        Y[:, α] = √λ_α v_α for the d largest eigenvalues (negative rounding clipped to 0).
+    eigenvalues : ndarray of shape (n,)
+        All eigenvalues of K, largest first.
+    """
+    K = _symmetric(K)
+    d = check_positive_int(n_components, "n_components")
+    if d > K.shape[0]:
+        raise ValueError(f"n_components must be at most n = {K.shape[0]}, got {d}")
+    w, V = np.linalg.eigh(K)
+    w, V = w[::-1], V[:, ::-1]
+    return V[:, :d] * np.sqrt(np.maximum(w[:d], 0.0)), w
+
+
+def eigenvalue_spectrum(K: np.ndarray) -> np.ndarray:
+    """Eigenvalues of K, largest first, as fractions of tr K (negative rounding clipped to 0)."""
+    K = _symmetric(K)
+    w = np.maximum(np.linalg.eigvalsh(K)[::-1], 0.0)
+    total = float(w.sum())
+    if total <= 0.0:
+        raise ValueError("K has zero trace: the spectrum is undefined")
+    return w / total
+
+
+def _pair_distances(X: np.ndarray, Y: np.ndarray, index: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """‖x_i − x_j‖ and ‖y_i − y_j‖ for all j in index[i], flattened."""
+    dx = np.linalg.norm(X[:, None, :] - X[index], axis=2).ravel()
+    dy = np.linalg.norm(Y[:, None, :] - Y[index], axis=2).ravel()
+    return dx, dy
+
+
+def _check_pair(X: object, Y: object, n_neighbors: int) -> tuple[np.ndarray, np.ndarray, int]:
+    X = as_matrix(X, "X", min_rows=2)
+    Y = as_matrix(Y, "Y", min_rows=2)
+    if Y.shape[0] != X.shape[0]:
+        raise ValueError(f"Y must have one row per row of X ({X.shape[0]}), got {Y.shape[0]}")
+    l = check_positive_int(n_neighbors, "n_neighbors")
+    if l >= X.shape[0]:
+        raise ValueError(f"n_neighbors must be smaller than the number of points {X.shape[0]}, got {l}")
+    return X, Y, l
+
+
+def _squared_cosine(a: np.ndarray, b: np.ndarray) -> float:
+    """1 − min_s ‖s a − b‖²/‖b‖² = (aᵀb)²/(‖a‖²‖b‖²) (0 when a = 0)."""
+    aa, bb = float(a @ a), float(b @ b)
+    if bb == 0.0:
+        raise ValueError("all neighbour distances are zero: the measure is undefined")
+    return 0.0 if aa == 0.0 else float((a @ b) ** 2 / (aa * bb))
+
+
+def local_continuity(X: np.ndarray, Y: np.ndarray, n_neighbors: int = 5) -> float:
+    """Local continuity C(Y) (3.27): how well the distances to the l nearest *input* neighbours
+    are preserved in the outputs, up to one global scale s.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, D)
+        Inputs.
+    Y : ndarray of shape (n, d)
+        Outputs.
+    n_neighbors : int
+        l (thesis: 5 or 10).
+    """
+    X, Y, l = _check_pair(X, Y, n_neighbors)
+    index, _ = knn_indices(X, l)
+    dx, dy = _pair_distances(X, Y, index)
+    return _squared_cosine(dy, dx)                  # s scales the outputs' distances
+
+
+def local_trust(X: np.ndarray, Y: np.ndarray, n_neighbors: int = 5) -> float:
+    """Local trust T(Y) (3.28): how well the distances to the l nearest *output* neighbours
+    reflect input distances, up to one global scale s."""
+    X, Y, l = _check_pair(X, Y, n_neighbors)
+    index, _ = knn_indices(Y, l)
+    dx, dy = _pair_distances(X, Y, index)
+    return _squared_cosine(dx, dy)                  # s scales the inputs' distances
+
+
+def neighborhood_intersection(X: np.ndarray, Y: np.ndarray, n_neighbors: int = 5) -> float:
+    """Neighbourhood intersection N(Y) = (1/(nl)) Σ_i |𝒩(x_i) ∩ 𝒩(y_i)| (3.29)."""
+    X, Y, l = _check_pair(X, Y, n_neighbors)
+    nx, _ = knn_indices(X, l)
+    ny, _ = knn_indices(Y, l)
+    common = (nx[:, :, None] == ny[:, None, :]).any(axis=2).sum()
+    return float(common) / (X.shape[0] * l)
