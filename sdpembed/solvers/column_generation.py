@@ -37,7 +37,7 @@ from .._validate import as_matrix, check_positive_int, check_random_state
 from ..operators import PairSecantOperator
 from ..results import SolveResult, relative_gap
 from ..secants import pair_count, pairs_from_linear_index
-from .numax_admm import ADMMState, box_trace_admm
+from .numax_admm import ADMMState, box_trace_admm, restrict_inverse
 
 __all__ = ["PairBounds", "ScanResult", "scan_pair_violations", "column_generation", "solve_numax_cg", "psd_factor"]
 
@@ -245,10 +245,11 @@ def column_generation(
         constraints decay but never vanish). Dropping pairs never affects correctness: the
         final scan covers all pairs and the bound is valid for any working set.
     loose_tol : float or None
-        Inexact early rounds: while pairs outside the working set are violated by more than
-        this, the restricted problems are solved only to this accuracy (and violators are
-        those above it). Then every further round is solved to ``feas_tol``/``gap_tol``, so
-        the certificate is unchanged. ``None`` solves every round tightly.
+        Inexact early rounds: while many pairs outside the working set (more than 1% of it)
+        are violated by more than this, the restricted problems are solved only to this
+        accuracy (and violators are those above it). Then every further round is solved to
+        ``feas_tol``/``gap_tol``, so the certificate is unchanged. ``None`` solves every round
+        tightly.
     loose_max_iter : int
         ADMM iterations allowed in a loose round: its P only has to point at the next
         violators, so it need not converge (the tight rounds do).
@@ -332,12 +333,14 @@ def column_generation(
                   f"gap {result.relative_gap:.2e}  rank {result.extra['rank']:4d}  "
                   f"admm its {result.iterations:5d}  {time.perf_counter() - start:7.1f}s")
 
-        if not tight and added.size == 0:
-            # the loose solution violates no pair outside the working set by more than
-            # loose_tol: from now on solve to the final accuracy (warm-started) and rescan
+        if not tight and added.size <= max(10, working.size // 100):
+            # the loose solution violates (almost) no pair outside the working set by more
+            # than loose_tol: from now on solve to the final accuracy (warm-started), adding
+            # the few violators found, and rescan
             tight = True
-            state = result.extra["state"]
-            continue
+            if added.size == 0:
+                state = result.extra["state"]
+                continue
         if added.size == 0 and violation_all <= feas_tol:
             if result.status == "optimal":
                 status = "optimal"
@@ -351,15 +354,13 @@ def column_generation(
             status, message = "inaccurate", "violations remain on working pairs the ADMM did not resolve"
             break
 
-        # next working set: kept pairs + violators; warm start ω on the kept ones
-        old_omega = result.extra["state"].omega
-        next_working = np.concatenate([working[keep], added])
-        order = np.argsort(next_working)
-        next_working = next_working[order]
-        omega = np.concatenate([old_omega[keep], np.zeros(added.size)])[order]
+        # next working set: kept pairs, then the violators; warm start ω on the kept ones and
+        # reuse (I + 𝒜𝒜*)⁻¹ of the kept pairs (the next run appends the new pairs' rows)
         prev = result.extra["state"]
-        state = ADMMState(prev.L, prev.Lam, omega, prev.beta, prev.basis)
-        working = next_working
+        K_inv = restrict_inverse(prev.K_inv, keep) if keep.sum() >= keep.size // 2 else None
+        omega = np.concatenate([prev.omega[keep], np.zeros(added.size)])
+        state = ADMMState(prev.L, prev.Lam, omega, prev.beta, prev.basis, K_inv)
+        working = np.concatenate([working[keep], added])
 
     P = result.solution
     objective = float(np.trace(P))

@@ -55,7 +55,15 @@ from .._validate import as_matrix, check_positive_int
 from ..operators import SecantOperator, box_violation, certified_lower_bound, check_bounds, secant_span
 from ..results import SolveResult, relative_gap
 
-__all__ = ["ADMMState", "box_trace_admm", "least_squares_step", "secant_span", "solve_numax_admm"]
+__all__ = [
+    "ADMMState",
+    "box_trace_admm",
+    "extend_inverse",
+    "least_squares_step",
+    "restrict_inverse",
+    "secant_span",
+    "solve_numax_admm",
+]
 
 
 @dataclass
@@ -72,6 +80,10 @@ class ADMMState:
     omega: np.ndarray
     beta: float
     basis: np.ndarray | None = None
+    #: (I + 𝒜𝒜*)⁻¹ for the *first* len(K_inv) secants of the next run, if known: the next
+    #: run then only appends the new secants' rows (:func:`extend_inverse`), O(S² k) for k
+    #: new secants instead of O(S³). 𝒜𝒜* = (VVᵀ)∘(VVᵀ) does not depend on the basis.
+    K_inv: np.ndarray | None = None
 
 
 def _shrink_eigenvalues(M: np.ndarray, threshold: float) -> tuple[np.ndarray, int]:
@@ -93,6 +105,60 @@ def _spd_inverse(K: np.ndarray) -> np.ndarray:
         raise np.linalg.LinAlgError(f"inverting I + AA* failed (trtri info {info})")
     inverse = scipy.linalg.blas.dsyrk(1.0, factor_inv, trans=1, lower=True)   # L⁻ᵀL⁻¹, lower half
     return inverse + np.tril(inverse, -1).T
+
+
+def extend_inverse(A_inv: np.ndarray, B: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """[[A, B], [Bᵀ, C]]⁻¹ from A⁻¹, for symmetric positive definite blocks (Schur complement).
+
+    With W = A⁻¹B and the Schur complement Σ = C − BᵀW, the inverse is
+    [[A⁻¹ + W Σ⁻¹ Wᵀ, −W Σ⁻¹], [−Σ⁻¹ Wᵀ, Σ⁻¹]]: O(m² k) for m old and k new rows.
+    """
+    if B.shape[1] == 0:
+        return A_inv
+    W = A_inv @ B
+    schur_inv = _spd_inverse(C - B.T @ W)
+    WS = W @ schur_inv
+    top = A_inv + WS @ W.T
+    out = np.block([[top, -WS], [-WS.T, schur_inv]])
+    return 0.5 * (out + out.T)
+
+
+def restrict_inverse(K_inv: np.ndarray, keep: np.ndarray) -> np.ndarray:
+    """(K restricted to the rows/columns ``keep``)⁻¹ from K⁻¹: P − Q R⁻¹ Qᵀ with K⁻¹ = [[P, Q], [Qᵀ, R]]."""
+    keep = np.asarray(keep, dtype=bool)
+    if keep.all():
+        return K_inv
+    drop = ~keep
+    P = K_inv[np.ix_(keep, keep)]
+    Q = K_inv[np.ix_(keep, drop)]
+    R = K_inv[np.ix_(drop, drop)]
+    out = P - Q @ np.linalg.solve(R, Q.T)
+    return 0.5 * (out + out.T)
+
+
+def _inverts_prefix(op: SecantOperator, known: np.ndarray) -> bool:
+    """Whether ``known`` is (I + 𝒜𝒜*)⁻¹ of the first len(known) secants, checked on a random
+    vector x through x + 𝒜(𝒜*(x)) — a warm start from other secants is never trusted blindly."""
+    m = known.shape[0]
+    prefix = SecantOperator(op.V[:m])
+    x = np.random.default_rng(0).standard_normal(m)
+    Kx = x + prefix.apply(prefix.adjoint(x))
+    return bool(np.linalg.norm(known @ Kx - x) <= 1e-8 * np.linalg.norm(x))
+
+
+def _least_squares_inverse(op: SecantOperator, known: np.ndarray | None) -> np.ndarray:
+    """(I + 𝒜𝒜*)⁻¹ = (I + (VVᵀ)∘(VVᵀ))⁻¹, extending ``known`` (the inverse for the first rows) if given."""
+    S = op.n_constraints
+    m = 0 if known is None else known.shape[0]
+    if known is None or m > S or m < S // 4 or not _inverts_prefix(op, known):
+        K = op.gram_squared()                       # nothing (valid) to reuse: factorise afresh
+        K[np.diag_indices_from(K)] += 1.0
+        return _spd_inverse(K)
+    G = op.V[m:] @ op.V.T                           # new rows of VVᵀ, (S − m, S)
+    G *= G
+    C = G[:, m:]
+    C[np.diag_indices_from(C)] += 1.0
+    return extend_inverse(known, G[:, :m].T, C)
 
 
 def least_squares_step(
@@ -233,10 +299,8 @@ def box_trace_admm(
     basis = secant_span(full_op.V) if reduce else None
     op = full_op if basis is None else full_op.in_basis(basis)
     N = op.dim
-    K = op.gram_squared()                       # I + 𝒜𝒜* = I + (VVᵀ)∘(VVᵀ), K ⪰ I
-    K[np.diag_indices_from(K)] += 1.0
-    K_inv = _spd_inverse(K)
-    del K
+    # (I + 𝒜𝒜*)⁻¹ with 𝒜𝒜* = (VVᵀ)∘(VVᵀ), K ⪰ I; only new rows are added to a known inverse
+    K_inv = _least_squares_inverse(op, None if warm_start is None else warm_start.K_inv)
 
     if warm_start is not None:
         L, Lam, omega, beta = _warm_start_iterates(warm_start, basis, full_op.dim, S)
@@ -305,7 +369,7 @@ def box_trace_admm(
                 message = f"time limit of {time_limit:g}s reached before the tolerances were met"
                 break
 
-    state = ADMMState(L, Lam, omega, beta, basis)
+    state = ADMMState(L, Lam, omega, beta, basis, K_inv)
     if basis is not None:
         P = basis @ P @ basis.T
         violation = box_violation(full_op.explicit().apply(P), lo, hi)
