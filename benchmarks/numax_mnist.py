@@ -195,7 +195,8 @@ def main() -> None:
     if "c" in args.parts:
         out["table1"] = part_c(args.n_train, args.n_test, args.seed)
     out.update(benchmark="numax_mnist", date=time.strftime("%Y-%m-%d"),
-               machine=f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
+               machine=f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
+               blas_threads=os.environ.get("OPENBLAS_NUM_THREADS", "default"))
     out[f"time_s_parts_{args.parts}"] = time.perf_counter() - start
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(out, indent=2, default=float) + "\n")

@@ -75,26 +75,36 @@ def _unit_rows(value: object, name: str, *, allow_empty: bool = False) -> np.nda
     return V
 
 
-class _TraceInstance:
-    """What the trace-minimisation instances share: the objective, the stored optimum and
-    writing the file."""
+class _Instance:
+    """What every instance type shares: the stored optimum and writing the file."""
 
     optimum: float | None
 
     def _check_optimum(self) -> None:
+        """Store a given ``optimum`` as a float; it must be finite."""
         if self.optimum is not None:
             value = float(self.optimum)
             if not np.isfinite(value):
                 raise ValueError(f"optimum must be a finite number, got {self.optimum!r}")
             object.__setattr__(self, "optimum", value)
 
-    def objective(self, P: np.ndarray) -> float:
-        """tr P, the objective of NuMax (4) and NuMax-Class (7) (the nuclear norm for P ⪰ 0)."""
-        return float(np.trace(P))
+    def _with_optimum(self, arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """``arrays`` plus the stored ``optimum``, if any (the file contract's optional array)."""
+        if self.optimum is not None:
+            arrays["optimum"] = np.array(self.optimum)
+        return arrays
 
     def save(self, path: str | os.PathLike) -> None:
         """Write the instance as a compressed ``.npz`` file."""
         save_instance(self, path)
+
+
+class _TraceInstance(_Instance):
+    """What the trace-minimisation instances share: the objective and the verified dual bound."""
+
+    def objective(self, P: np.ndarray) -> float:
+        """tr P, the objective of NuMax (4) and NuMax-Class (7) (the nuclear norm for P ⪰ 0)."""
+        return float(np.trace(P))
 
     def verified_dual_bound(self, pairs: object, y: object) -> float:
         """A lower bound on the optimum, proved here from multipliers on pairs of ``X``.
@@ -260,9 +270,7 @@ class NuMaxInstance(_TraceInstance):
             arrays["secants"] = np.asarray(self.secants)
         else:
             arrays["X"] = np.asarray(self.X)
-        if self.optimum is not None:
-            arrays["optimum"] = np.array(self.optimum)
-        return arrays
+        return self._with_optimum(arrays)
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray]) -> NuMaxInstance:
@@ -447,9 +455,7 @@ class NuMaxClassInstance(_TraceInstance):
             arrays["inter"], arrays["intra"] = np.asarray(self.inter), np.asarray(self.intra)
         else:
             arrays["X"], arrays["y"] = np.asarray(self.X), np.asarray(self.y)
-        if self.optimum is not None:
-            arrays["optimum"] = np.array(self.optimum)
-        return arrays
+        return self._with_optimum(arrays)
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray]) -> NuMaxClassInstance:
@@ -464,7 +470,7 @@ class NuMaxClassInstance(_TraceInstance):
         return cls(delta=delta, X=arrays.get("X"), y=arrays.get("y"), optimum=optimum)
 
 @dataclass(frozen=True, eq=False)
-class LMNNInstance:
+class LMNNInstance(_Instance):
     """The LMNN SDP (thesis ch. 2): minimise over M ⪰ 0 the convex loss (2.11)
 
         ε(M) = (1 − μ) Σ_{j⇝i} D_M(x_i, x_j) + μ Σ_{j⇝i} Σ_l (1 − y_il) [1 + D_M(x_i, x_j) − D_M(x_i, x_l)]₊
@@ -512,11 +518,7 @@ class LMNNInstance:
         if not 0.0 <= float(mu) <= 1.0:
             raise ValueError(f"mu must lie in the closed interval [0, 1] (thesis (2.8)), got {float(mu)}")
         object.__setattr__(self, "mu", float(mu))
-        if self.optimum is not None:
-            value = float(self.optimum)
-            if not np.isfinite(value):
-                raise ValueError(f"optimum must be a finite number, got {self.optimum!r}")
-            object.__setattr__(self, "optimum", value)
+        self._check_optimum()
 
     @classmethod
     def from_data(cls, X: np.ndarray, y: np.ndarray, k: int = 3, mu: float = 0.5) -> LMNNInstance:
@@ -593,10 +595,6 @@ class LMNNInstance:
         return 0.0
 
     # ----------------------------------------------------------------- files
-    def save(self, path: str | os.PathLike) -> None:
-        """Write the instance as a compressed ``.npz`` file."""
-        save_instance(self, path)
-
     def to_arrays(self) -> dict[str, np.ndarray]:
         """The arrays of the file contract (DESIGN.md)."""
         arrays = {
@@ -606,9 +604,7 @@ class LMNNInstance:
             "targets": np.asarray(self.targets),
             "mu": np.array(self.mu),
         }
-        if self.optimum is not None:
-            arrays["optimum"] = np.array(self.optimum)
-        return arrays
+        return self._with_optimum(arrays)
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray]) -> LMNNInstance:
@@ -622,7 +618,7 @@ class LMNNInstance:
 
 
 @dataclass(frozen=True, eq=False)
-class MVUOOSInstance:
+class MVUOOSInstance(_Instance):
     """The MVU out-of-sample SDP (thesis Sec. 3.1.10) for one new input x_t: with ŷ_i = (y_i, −1)
     and S = [[I, y], [yᵀ, s]] as in (3.31),
 
@@ -674,11 +670,7 @@ class MVUOOSInstance:
             arr.setflags(write=False)
         object.__setattr__(self, "Y", Y)
         object.__setattr__(self, "sqdist", D)
-        if self.optimum is not None:
-            value = float(self.optimum)
-            if not np.isfinite(value):
-                raise ValueError(f"optimum must be a finite number, got {self.optimum!r}")
-            object.__setattr__(self, "optimum", value)
+        self._check_optimum()
 
     @classmethod
     def from_points(
@@ -773,16 +765,10 @@ class MVUOOSInstance:
         return float(max(np.abs(S[:r, :r] - np.eye(r)).max(), np.abs(S - S.T).max()))
 
     # ----------------------------------------------------------------- files
-    def save(self, path: str | os.PathLike) -> None:
-        """Write the instance as a compressed ``.npz`` file."""
-        save_instance(self, path)
-
     def to_arrays(self) -> dict[str, np.ndarray]:
         """The arrays of the file contract (DESIGN.md)."""
         arrays = {"problem": np.array(self.problem), "Y": np.asarray(self.Y), "sqdist": np.asarray(self.sqdist)}
-        if self.optimum is not None:
-            arrays["optimum"] = np.array(self.optimum)
-        return arrays
+        return self._with_optimum(arrays)
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray]) -> MVUOOSInstance:
@@ -795,7 +781,7 @@ class MVUOOSInstance:
 
 
 @dataclass(frozen=True, eq=False)
-class MVUInstance:
+class MVUInstance(_Instance):
     """The MVU SDP (thesis Sec. 3.1.4) and its variants, over K ∈ Rⁿˣⁿ with the edge operator
     𝒜(K)_e = K_ii + K_jj − 2K_ij (3.13), e = (i, j) ∈ edges, and D_e = ``sqdist[e]``:
 
@@ -872,11 +858,7 @@ class MVUInstance:
             arr.setflags(write=False)
         object.__setattr__(self, "edges", edges)
         object.__setattr__(self, "sqdist", D)
-        if self.optimum is not None:
-            value = float(self.optimum)
-            if not np.isfinite(value):
-                raise ValueError(f"optimum must be a finite number, got {self.optimum!r}")
-            object.__setattr__(self, "optimum", value)
+        self._check_optimum()
 
     # ----------------------------------------------------------------- constructors
     @classmethod
@@ -958,10 +940,6 @@ class MVUInstance:
         return max(edge, centering, asymmetry) / self.tau
 
     # ----------------------------------------------------------------- files
-    def save(self, path: str | os.PathLike) -> None:
-        """Write the instance as a compressed ``.npz`` file."""
-        save_instance(self, path)
-
     def to_arrays(self) -> dict[str, np.ndarray]:
         """The arrays of the file contract (DESIGN.md)."""
         arrays = {
@@ -973,9 +951,7 @@ class MVUInstance:
         }
         if self.omega is not None:
             arrays["omega"] = np.array(self.omega)
-        if self.optimum is not None:
-            arrays["optimum"] = np.array(self.optimum)
-        return arrays
+        return self._with_optimum(arrays)
 
     @classmethod
     def from_arrays(cls, arrays: dict[str, np.ndarray]) -> MVUInstance:
