@@ -94,7 +94,8 @@ def test_fast_working_set_is_exact_and_smaller(instances, fast_results):
     outside = ~np.isin(key(triplets), key(result.extra["triplets"]))
     assert np.all(hinge[outside] <= 1e-9)
     growing = solve_lmnn_fast(inst, prune=None, initial_triplets=triplets[::7])
-    assert np.all(np.diff(growing.history["working_set"]) > 0)
+    # never shrinks (a loose round that adds nothing is re-solved tightly on the same set)
+    assert np.all(np.diff(growing.history["working_set"]) >= 0)
     assert growing.objective == pytest.approx(result.objective, rel=1e-6)
 
 
@@ -304,3 +305,59 @@ def test_multi_metric_bound_edge_cases(multi):
         multi_metric_dual_bound(problem, triplets, np.zeros(3))
     with pytest.raises(ValueError, match="shape"):
         problem.objective(np.eye(4))
+
+
+# ------------------------------------------------------------------------- working-set policy
+def test_warm_start_is_interior_and_saves_newton_steps(instances):
+    """From the solution on 90 % of the triplets (a nearly settled round), the warm start on the
+    full set is strictly interior, primal feasible, and reaches the same restricted optimum as a
+    cold start in fewer Newton steps (iris: 20 against 32)."""
+    from sdpembed.solvers.lmnn_fast import _ipm_reached, _single_system, warm_start
+    inst = instances["iris"]
+    triplets = all_triplets(inst.y, inst.targets)
+    old = np.arange(len(triplets)) % 10 != 0
+    C0 = (1 - inst.mu) * np.asarray(inst.pull_matrix)[None]
+    first = hinge_ipm(_single_system(inst, triplets[old]), C0, inst.mu)
+    system = _single_system(inst, np.concatenate([triplets[old], triplets[~old]]))
+    alpha = np.concatenate([first.alpha, np.full(int((~old).sum()), np.nan)])
+    M0, X0, alpha0, xi0, s0 = warm_start(system, C0, inst.mu, first.M, alpha)
+    assert np.all((alpha0 > 0) & (alpha0 < inst.mu)) and np.all(xi0 > 0) and np.all(s0 > 0)
+    assert np.linalg.eigvalsh(M0).min() > 0 and np.linalg.eigvalsh(X0).min() > 0
+    np.testing.assert_allclose(xi0 - s0, 1 + system.apply(M0), atol=1e-12)     # ξ − s = h exactly
+    cold = hinge_ipm(system, C0, inst.mu)
+    warm = hinge_ipm(system, C0, inst.mu, start=(M0, X0, alpha0, xi0, s0))
+    assert _ipm_reached(cold, 1e-8) and _ipm_reached(warm, 1e-8)
+    assert warm.primal_value == pytest.approx(cold.primal_value, rel=1e-6)
+    assert warm.iterations < cold.iterations
+    with pytest.raises(ValueError, match="strictly interior"):
+        hinge_ipm(system, C0, inst.mu, start=(M0, X0, np.zeros_like(alpha0), xi0, s0))
+
+
+def test_additions_are_spread_over_anchor_points():
+    from sdpembed.solvers.lmnn_fast import _spread_over_anchors
+    triplets = np.array([[0, 1, 5], [0, 1, 6], [0, 2, 7], [3, 4, 5], [3, 4, 8], [9, 1, 5]])
+    hinges = np.array([5.0, 4.0, 3.0, 0.5, 0.2, 0.1])
+    # every anchor's worst first (0: 5.0, 3: 0.5, 9: 0.1), then the second worst by hinge
+    assert sorted(_spread_over_anchors(triplets, hinges, 3)) == [0, 3, 5]
+    assert sorted(_spread_over_anchors(triplets, hinges, 4)) == [0, 1, 3, 5]
+    assert sorted(_spread_over_anchors(triplets, hinges, 10)) == list(range(6))
+
+
+def test_loose_rounds_never_end_the_loop(instances, optima):
+    """A solve stopped during the loose rounds is not optimal; a finished one ends on a tight round
+    with zero additions, and the pruned rounds still reach the CVXPY optimum."""
+    inst = instances["wine"]
+    start = all_triplets(inst.y, inst.targets)[:2]
+    result = solve_lmnn_fast(inst, initial_triplets=start, prune=-0.01)
+    assert result.status == "optimal" and result.history["added"][-1] == 0
+    assert abs(result.objective - optima["wine"]) <= 1e-4 * optima["wine"]
+    stopped = solve_lmnn_fast(inst, initial_triplets=start, max_rounds=1)
+    assert stopped.status == "max_iterations"
+
+
+def test_time_limit_stops_honestly(instances, optima):
+    inst = instances["wine"]
+    stopped = solve_lmnn_fast(inst, initial_triplets=all_triplets(inst.y, inst.targets)[:2], time_limit=0.0)
+    assert stopped.status == "max_iterations" and "time limit" in stopped.message
+    assert stopped.extra["rounds"] == 1
+    assert stopped.dual_bound <= optima["wine"] * (1 + 1e-9)

@@ -1,0 +1,303 @@
+"""Benchmark: sdpembed's LMNN solver against metric-learn's LMNN and pylmnn (issue 5, item 5).
+
+Data sets (each split once, stratified, 70 % train / 30 % test, ``random_state=0``; the
+features are fitted on the training part only: PCA where stated, then StandardScaler):
+
+  iris            150 × 4
+  wine            178 × 13
+  digits-pca30    sklearn digits, 1797 × 64 → PCA to 30 dims
+  mnist5000-pca50 ``sdpembed.datasets.load_mnist(size=28, n_samples=5000, random_state=0)`` → PCA to 50
+
+Every method sees the same preprocessed training data and k = 3 target neighbours, μ = 0.5
+(metric-learn ``regularization=0.5``, pylmnn ``weight_push_loss=0.5``). For each method:
+
+* wall time of the fit (the peers' is measured inside their process, imports excluded);
+* the (2.11) objective of the returned metric, ``LMNNInstance.objective(M)`` on OUR instance
+  (our target neighbours, μ, margin 1). The peers optimise a different problem — the
+  non-convex loss in L, over their own target neighbours, with their own scaling of the
+  loss (pylmnn: hinge on squared distances with its own normalisation; metric-learn: its
+  gradient-descent loss) — so this column says how well each returned M does on the
+  convex problem (2.11), not how well each peer solved its own loss. M = LᵀL for peers that
+  return L;
+* kNN test error (k = 3) in the learned metric (and Euclidean kNN as a reference row);
+* our certified relative gap (peers prove nothing about their answer: "—").
+
+The CVXPY ground truth (exact working set, Clarabel) runs on iris and wine only.
+
+Peers run in a separate virtualenv, because metric-learn 0.7.0 calls
+``check_X_y(force_all_finite=…)``, removed in scikit-learn 1.8, and pylmnn 1.6.4 imports
+``six`` and (in its package ``__init__``, for its Bayesian hyper-parameter search only)
+GPyOpt, and passes a 2-D ``x0`` to ``scipy.optimize.minimize``, which scipy ≥ 1.11 rejects
+("'x0' must only have one dimension"). Recipe (what this script was run with; pip resolved
+scikit-learn 1.5.2, numpy 1.26.4, scipy 1.10.1, six 1.17.0, Python 3.11):
+
+    python -m venv /work/peers-venv
+    /work/peers-venv/bin/pip install "scikit-learn<1.6" "numpy<2" "scipy<1.11" six metric-learn==0.7.0
+    /work/peers-venv/bin/pip install --no-deps pylmnn==1.6.4      # skips GPyOpt/GPy/matplotlib
+
+(also in ``benchmarks/peers_requirements.txt``). GPyOpt is not installed: the peer worker loads
+``pylmnn/lmnn.py`` (the ``LargeMarginNearestNeighbor`` class, which needs only numpy, scipy,
+scikit-learn and six) by file path, bypassing the package ``__init__``. Data go to the peer
+process as ``.npz`` files and M comes back the same way.
+
+    python benchmarks/lmnn_peers.py [--venv /work/peers-venv] [--datasets iris,wine,...]
+                                    [--time-limit 600] [--json PATH]
+
+``--time-limit`` caps every method on every data set (peers: killed, reported as "timeout";
+ours: no new working-set round starts after it, and the row reports the status and the
+certified gap reached).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+DATASETS = ("iris", "wine", "digits-pca30", "mnist5000-pca50")
+PEERS = ("metric-learn", "pylmnn")
+K = 3
+MU = 0.5
+SEED = 0
+
+
+# ----------------------------------------------------------------------------- peer worker
+def peer_main(name: str, data_path: str, out_path: str) -> None:
+    """Runs inside the peers' virtualenv: fit one peer on the training data, write M and the time."""
+    import importlib.util
+    import warnings
+
+    data = np.load(data_path, allow_pickle=False)
+    X, y = data["X"], data["y"]
+    warnings.simplefilter("ignore")
+    if name == "metric-learn":
+        import metric_learn
+        from metric_learn import LMNN
+
+        model = LMNN(n_neighbors=K, regularization=MU, random_state=SEED)
+        version = metric_learn.__version__
+        start = time.perf_counter()
+        model.fit(X, y)
+        seconds = time.perf_counter() - start
+        L = model.components_
+        info = {"n_iter": int(getattr(model, "n_iter_", -1))}
+    elif name == "pylmnn":
+        import importlib.metadata
+        import types
+        folder = importlib.util.find_spec("pylmnn").submodule_search_locations[0]
+        package = types.ModuleType("pylmnn")          # a bare package: the real __init__ imports GPyOpt
+        package.__path__ = [folder]
+        sys.modules["pylmnn"] = package
+        module_spec = importlib.util.spec_from_file_location("pylmnn.lmnn", Path(folder) / "lmnn.py")
+        module = importlib.util.module_from_spec(module_spec)
+        sys.modules["pylmnn.lmnn"] = module
+        module_spec.loader.exec_module(module)        # its `from .utils import …` finds pylmnn/utils.py
+        model = module.LargeMarginNearestNeighbor(n_neighbors=K, weight_push_loss=MU, random_state=SEED)
+        version = importlib.metadata.version("pylmnn")
+        start = time.perf_counter()
+        model.fit(X, y)
+        seconds = time.perf_counter() - start
+        L = model.components_
+        info = {"n_iter": int(getattr(model, "n_iter_", -1))}
+    else:
+        raise ValueError(f"unknown peer {name!r}")
+    import sklearn
+    np.savez(out_path, L=np.asarray(L, dtype=np.float64), seconds=np.array(seconds), version=np.array(version),
+             sklearn=np.array(sklearn.__version__), n_iter=np.array(info["n_iter"]))
+
+
+# ----------------------------------------------------------------------------- data
+def load(name: str):
+    from sklearn.datasets import load_digits, load_iris, load_wine
+    from sklearn.decomposition import PCA
+    from sklearn.model_selection import train_test_split
+    from sklearn.preprocessing import StandardScaler
+
+    from sdpembed.datasets import load_mnist
+
+    if name == "iris":
+        X, y, dims = *load_iris(return_X_y=True), None
+    elif name == "wine":
+        X, y, dims = *load_wine(return_X_y=True), None
+    elif name == "digits-pca30":
+        X, y, dims = *load_digits(return_X_y=True), 30
+    elif name == "mnist5000-pca50":
+        X, y = load_mnist(size=28, n_samples=5000, random_state=SEED)
+        X, dims = X.reshape(len(X), -1), 50
+    else:
+        raise ValueError(f"unknown data set {name!r}")
+    Xtr, Xte, ytr, yte = train_test_split(np.asarray(X, dtype=np.float64), np.asarray(y), test_size=0.3,
+                                          stratify=y, random_state=SEED)
+    if dims is not None:
+        pca = PCA(dims, random_state=SEED).fit(Xtr)
+        Xtr, Xte = pca.transform(Xtr), pca.transform(Xte)
+    scaler = StandardScaler().fit(Xtr)
+    return scaler.transform(Xtr), scaler.transform(Xte), ytr, yte
+
+
+def knn_error(L: np.ndarray, Xtr, ytr, Xte, yte) -> float:
+    from sklearn.neighbors import KNeighborsClassifier
+
+    clf = KNeighborsClassifier(K).fit(Xtr @ L.T, ytr)
+    return float(np.mean(clf.predict(Xte @ L.T) != yte))
+
+
+def factor(M: np.ndarray) -> np.ndarray:
+    """L with LᵀL = M (M projected onto the PSD cone)."""
+    lam, V = np.linalg.eigh(0.5 * (M + M.T))
+    return np.sqrt(np.clip(lam, 0.0, None))[:, None] * V.T
+
+
+def run_peer(venv: Path, name: str, Xtr, ytr, time_limit: float) -> dict:
+    python = venv / "bin" / "python"
+    if not python.exists():
+        return {"status": "not installed", "message": f"{python} does not exist (see the venv recipe)"}
+    with tempfile.TemporaryDirectory() as tmp:
+        data, out = Path(tmp) / "data.npz", Path(tmp) / "out.npz"
+        np.savez(data, X=Xtr, y=ytr)
+        env = dict(os.environ)
+        env.pop("PYTHONPATH", None)
+        start = time.perf_counter()
+        try:
+            proc = subprocess.run([str(python), str(Path(__file__).resolve()), "--peer", name, str(data), str(out)],
+                                  capture_output=True, text=True, timeout=time_limit, env=env)
+        except subprocess.TimeoutExpired:
+            return {"status": "timeout", "message": f"killed after the time limit of {time_limit:g} s",
+                    "seconds": None, "process_seconds": time.perf_counter() - start}
+        if proc.returncode != 0:
+            return {"status": "failed", "message": proc.stderr.strip().splitlines()[-1] if proc.stderr else "",
+                    "seconds": None}
+        res = np.load(out, allow_pickle=False)
+        return {"status": "done", "L": res["L"], "seconds": float(res["seconds"]),
+                "process_seconds": time.perf_counter() - start, "version": str(res["version"]),
+                "sklearn": str(res["sklearn"]), "n_iter": int(res["n_iter"])}
+
+
+# ----------------------------------------------------------------------------- main
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--venv", default="/work/peers-venv", help="virtualenv with metric-learn and pylmnn")
+    parser.add_argument("--datasets", default=",".join(DATASETS))
+    parser.add_argument("--peers", default=",".join(PEERS))
+    parser.add_argument("--time-limit", type=float, default=600.0, help="seconds per method and data set")
+    parser.add_argument("--no-cvxpy", action="store_true", help="skip the CVXPY ground truth")
+    parser.add_argument("--json", default=str(ROOT / "benchmarks" / "results" / "lmnn_peers.json"))
+    args = parser.parse_args()
+
+    import scipy
+    import sklearn
+    from threadpoolctl import threadpool_info
+
+    from sdpembed.formulations.lmnn import solve_lmnn_working_set
+    from sdpembed.instances import LMNNInstance
+    from sdpembed.solvers.lmnn_fast import solve_lmnn_fast
+
+    venv = Path(args.venv)
+    rows: list[dict] = []
+    print(f"split: stratified 70/30, random_state={SEED}; k = {K}, mu = {MU}; time limit {args.time_limit:g} s",
+          flush=True)
+    for name in args.datasets.split(","):
+        Xtr, Xte, ytr, yte = load(name)
+        instance = LMNNInstance.from_data(Xtr, ytr, k=K, mu=MU)
+        base = {"dataset": name, "n_train": int(Xtr.shape[0]), "n_test": int(Xte.shape[0]), "dim": int(Xtr.shape[1]),
+                "n_triplets": int(instance.n_triplets)}
+        print(f"\n{name}: train {Xtr.shape[0]} × {Xtr.shape[1]}, test {Xte.shape[0]}, "
+              f"{instance.n_triplets:,} triplets", flush=True)
+        eye = np.eye(Xtr.shape[1])
+        rows.append({**base, "method": "euclidean", "status": "-", "seconds": None,
+                     "objective": instance.objective(eye), "knn_error": knn_error(eye, Xtr, ytr, Xte, yte)})
+
+        result = solve_lmnn_fast(instance, time_limit=args.time_limit)
+        ours = {**base, "method": "sdpembed (fast)", "status": result.status, "seconds": result.wall_time,
+                "objective": result.objective, "dual_bound": result.dual_bound,
+                "relative_gap": result.relative_gap, "newton_steps": int(result.iterations),
+                "rounds": int(result.extra["rounds"]), "working_set": int(result.extra["triplets"].shape[0]),
+                "active": int(result.extra["active"]),
+                "knn_error": knn_error(factor(result.solution), Xtr, ytr, Xte, yte)}
+        rows.append(ours)
+        print(f"  sdpembed   {result.status:<14} {result.wall_time:9.2f} s  objective {result.objective:.8g}  "
+              f"gap {result.relative_gap:.1e}  knn error {ours['knn_error']:.4f}", flush=True)
+
+        if not args.no_cvxpy and name in ("iris", "wine"):
+            start = time.perf_counter()
+            truth = solve_lmnn_working_set(instance)
+            seconds = time.perf_counter() - start
+            rows.append({**base, "method": "cvxpy working set (Clarabel)", "status": truth.status, "seconds": seconds,
+                         "objective": truth.objective, "dual_bound": truth.dual_bound,
+                         "relative_gap": truth.relative_gap,
+                         "knn_error": knn_error(factor(truth.solution), Xtr, ytr, Xte, yte)})
+            print(f"  cvxpy      {truth.status:<14} {seconds:9.2f} s  objective {truth.objective:.8g}  "
+                  f"gap {truth.relative_gap:.1e}", flush=True)
+
+        for peer in args.peers.split(","):
+            out = run_peer(venv, peer, Xtr, ytr, args.time_limit)
+            row = {**base, "method": peer, "status": out["status"], "seconds": out.get("seconds"),
+                   "message": out.get("message"), "process_seconds": out.get("process_seconds")}
+            if out["status"] == "done":
+                M = out["L"].T @ out["L"]
+                row.update(objective=instance.objective(M), knn_error=knn_error(factor(M), Xtr, ytr, Xte, yte),
+                           version=out["version"], sklearn=out["sklearn"], n_iter=out["n_iter"],
+                           rank=int(out["L"].shape[0]))
+                print(f"  {peer:<10} {'done':<14} {out['seconds']:9.2f} s  objective {row['objective']:.8g}  "
+                      f"knn error {row['knn_error']:.4f}", flush=True)
+            else:
+                print(f"  {peer:<10} {out['status']:<14} {out.get('message', '')}", flush=True)
+            rows.append(row)
+
+    # ratios against our time, in the same run
+    for row in rows:
+        ours = next(r for r in rows if r["dataset"] == row["dataset"] and r["method"] == "sdpembed (fast)")
+        row["time_ratio_to_ours"] = (row["seconds"] / ours["seconds"]) if row.get("seconds") else None
+        row["objective_ratio_to_ours"] = (row["objective"] / ours["objective"]) if row.get("objective") else None
+
+    header = (f"{'dataset':<16} {'method':<29} {'status':<14} {'time s':>9} {'÷ ours':>7} {'objective (2.11)':>17} "
+              f"{'÷ ours':>8} {'rel gap':>8} {'kNN err':>8}")
+    print("\n" + header + "\n" + "-" * len(header))
+    for r in rows:
+        t = f"{r['seconds']:9.2f}" if r.get("seconds") is not None else f"{'—':>9}"
+        ratio = f"{r['time_ratio_to_ours']:7.1f}" if r.get("time_ratio_to_ours") else f"{'—':>7}"
+        obj = f"{r['objective']:17.8g}" if r.get("objective") is not None else f"{'—':>17}"
+        oratio = f"{r['objective_ratio_to_ours']:8.4f}" if r.get("objective_ratio_to_ours") else f"{'—':>8}"
+        gap = f"{r['relative_gap']:8.1e}" if r.get("relative_gap") is not None else f"{'—':>8}"
+        err = f"{r['knn_error']:8.4f}" if r.get("knn_error") is not None else f"{'—':>8}"
+        print(f"{r['dataset']:<16} {r['method']:<29} {r['status']:<14} {t} {ratio} {obj} {oratio} {gap} {err}")
+    print("objective: the (2.11) loss of each returned metric on our instance (our targets, mu = 0.5); "
+          "peers optimise their own loss, scaled differently, in L.")
+
+    threads = {key: os.environ.get(key) for key in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+    record = {
+        "benchmark": "lmnn_peers",
+        "date": datetime.datetime.now().isoformat(timespec="seconds"),
+        "command": " ".join([Path(sys.executable).name, *sys.argv]),
+        "machine": {"platform": platform.platform(), "processor": platform.processor(), "cpus": os.cpu_count(),
+                    "python": platform.python_version(), "load_average_at_end": list(os.getloadavg())},
+        "threads": {"env": threads, "blas": [{k: info.get(k) for k in ("internal_api", "num_threads", "version")}
+                                              for info in threadpool_info()]},
+        "versions": {"numpy": np.__version__, "scipy": scipy.__version__, "scikit-learn": sklearn.__version__},
+        "split": f"sklearn train_test_split(test_size=0.3, stratify=y, random_state={SEED}); PCA (where stated) "
+                 "and StandardScaler fitted on the training part",
+        "k": K, "mu": MU, "time_limit_s": args.time_limit,
+        "objective_note": "LMNNInstance.objective(M) on our instance for every method; peers optimise a differently "
+                          "scaled, non-convex loss in L with their own target neighbours; M = L^T L",
+        "rows": [{key: value for key, value in r.items() if key != "L"} for r in rows],
+    }
+    Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.json).write_text(json.dumps(record, indent=2, default=float) + "\n")
+    print(f"wrote {args.json}")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 5 and sys.argv[1] == "--peer":
+        peer_main(sys.argv[2], sys.argv[3], sys.argv[4])
+    else:
+        main()
