@@ -13,6 +13,10 @@ growing number of images n, NuMax (the ADMM of Algorithm 1 on all n(n−1)/2 sec
 materialised, while the S×S least-squares matrix fits) and NuMax-CG: time of each, and the
 fraction of all secants that is active (within 1e-4 of a bound) at the CG solution.
 
+Part (d) — the baselines of Table 3 alone (no NuMax solve): PCA and Gaussian dimensions both
+under RIP (2) with squared norms and under ADAGIO's distortion (3), |‖Ψ(x−y)‖/‖x−y‖ − 1|, the
+definition behind the published PCA and JL columns.
+
 Part (c) — NuMax Table 1 analogue. A seeded permutation of the 10,000 20×20 test images gives
 ``--n-train`` training and ``--n-test`` disjoint test images; for δ ∈ {0.4, 0.25, 0.1}, NuMax-CG
 on all training pairs, and the 1-NN test error after NuMax, PCA and a Gaussian map with
@@ -50,25 +54,26 @@ PUBLISHED_TABLE3 = {
 PUBLISHED_TABLE1 = {0.4: (72, 2.99, 5.79, 4.40), 0.25: (97, 3.11, 4.51, 4.38), 0.1: (167, 3.31, 3.88, 4.41)}
 
 
-def all_pairs_delta(Psi: np.ndarray, X: np.ndarray) -> float:
-    """Isometry constant max |‖Ψ(x_i − x_j)‖² / ‖x_i − x_j‖² − 1| over all pairs, via Gram matrices."""
+def all_pairs_delta(Psi: np.ndarray, X: np.ndarray, squared: bool = True) -> float:
+    """Isometry constant max |‖Ψ(x_i − x_j)‖² / ‖x_i − x_j‖² − 1| over all pairs, via Gram matrices
+    (RIP (2) of NuMax); with ``squared=False`` ADAGIO's distortion (3), max |‖Ψ(x_i − x_j)‖ / ‖x_i − x_j‖ − 1|."""
     Y = X @ Psi.T
     nx, ny = np.einsum("ij,ij->i", X, X), np.einsum("ij,ij->i", Y, Y)
     dX = nx[:, None] + nx[None, :] - 2.0 * X @ X.T
     dY = ny[:, None] + ny[None, :] - 2.0 * Y @ Y.T
     iu = np.triu_indices(len(X), 1)
-    ratio = dY[iu] / dX[iu]
-    return float(np.max(np.abs(ratio - 1.0)))
+    ratio = np.maximum(dY[iu], 0.0) / dX[iu]
+    return float(np.max(np.abs((ratio if squared else np.sqrt(ratio)) - 1.0)))
 
 
-def dimension_by_bisection(make_map, X: np.ndarray, delta: float) -> int | None:
+def dimension_by_bisection(make_map, X: np.ndarray, delta: float, squared: bool = True) -> int | None:
     """Smallest M in [1, N] with all_pairs_delta(make_map(M)) ≤ δ, by bisection (None if M = N fails)."""
     lo, hi = 1, X.shape[1]
-    if all_pairs_delta(make_map(hi), X) > delta:
+    if all_pairs_delta(make_map(hi), X, squared) > delta:
         return None
     while lo < hi:
         mid = (lo + hi) // 2
-        if all_pairs_delta(make_map(mid), X) <= delta:
+        if all_pairs_delta(make_map(mid), X, squared) <= delta:
             hi = mid
         else:
             lo = mid + 1
@@ -83,14 +88,35 @@ def active_count(result, X: np.ndarray, delta: float) -> int:
     return int(np.sum(np.abs(np.abs(values - 1.0) - delta) <= 1e-4))
 
 
-def part_a(n_points: int, seed: int) -> dict:
+def baseline_dimensions(n_points: int, seed: int, deltas: tuple[float, ...]) -> dict:
+    """Table 3's PCA and Gaussian dimensions under both distortion definitions (no NuMax solve)."""
+    X, _ = load_mnist(size=28, n_samples=n_points, random_state=seed)
+    gauss_full = gaussian_projection(X.shape[1], X.shape[1], random_state=seed) * np.sqrt(X.shape[1])
+    rows = []
+    print("(a') PCA and Gaussian dimensions, RIP (2) with squared norms and ADAGIO's distortion (3)", flush=True)
+    for delta in deltas:
+        row = {"delta": delta}
+        for squared, tag in ((True, "squared"), (False, "adagio")):
+            row[f"pca_dim_{tag}"] = dimension_by_bisection(lambda m: pca_projection(X, m), X, delta, squared)
+            row[f"gaussian_dim_{tag}"] = dimension_by_bisection(lambda m: gauss_full[:m] / np.sqrt(m), X, delta,
+                                                                squared)
+        published = PUBLISHED_TABLE3[delta]
+        row.update(published_pca_dim=published["pca"][0], published_jl_dim=published["jl"][0])
+        rows.append(row)
+        print(f"  delta {delta:<5} PCA {row['pca_dim_squared']} (squared) / {row['pca_dim_adagio']} (ADAGIO (3)), "
+              f"published {published['pca'][0]};  Gaussian {row['gaussian_dim_squared']} / "
+              f"{row['gaussian_dim_adagio']}, published {published['jl'][0]}", flush=True)
+    return {"rows": rows}
+
+
+def part_a(n_points: int, seed: int, deltas: tuple[float, ...] = (0.05, 0.1, 0.2)) -> dict:
     X, _ = load_mnist(size=28, n_samples=n_points, random_state=seed)
     setup = (f"{n_points} MNIST test images (28x28, N = 784, seeded sample, seed {seed}); all "
              f"{pair_count(n_points)} secants")
     print("(a) ADAGIO Table 3:", setup, flush=True)
     rows = []
     gauss_full = gaussian_projection(X.shape[1], X.shape[1], random_state=seed) * np.sqrt(X.shape[1])
-    for delta in (0.05, 0.1, 0.2):
+    for delta in deltas:
         result = solve(NuMaxInstance(delta=delta, X=X), random_state=seed)
         rank = embedding_from_psd(result.solution).shape[0]
         start = time.perf_counter()
@@ -174,8 +200,10 @@ def part_c(n_train: int, n_test: int, seed: int) -> dict:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--parts", default="abc", help="which parts to run (subset of 'abc')")
+    parser.add_argument("--parts", default="abcd",
+                        help="which parts to run: a (Table 3 NuMax-CG), b (Fig. 7), c (Table 1), d (Table 3 baselines)")
     parser.add_argument("--n-points", type=int, default=800)
+    parser.add_argument("--table3-deltas", default="0.05,0.1,0.2")
     parser.add_argument("--fig7-sizes", default="50,100,150,200,316")
     parser.add_argument("--fig7-delta", type=float, default=0.1)
     parser.add_argument("--admm-max-secants", type=int, default=12000)
@@ -188,7 +216,10 @@ def main() -> None:
     path = Path(args.json)
     out = json.loads(path.read_text()) if path.exists() else {}
     if "a" in args.parts:
-        out["table3"] = part_a(args.n_points, args.seed)
+        out["table3"] = part_a(args.n_points, args.seed, tuple(float(d) for d in args.table3_deltas.split(",")))
+    if "d" in args.parts:
+        out["table3_baselines"] = baseline_dimensions(args.n_points, args.seed,
+                                                      tuple(float(d) for d in args.table3_deltas.split(",")))
     if "b" in args.parts:
         out["fig7"] = part_b([int(s) for s in args.fig7_sizes.split(",")], args.admm_max_secants,
                              args.fig7_delta, args.seed)

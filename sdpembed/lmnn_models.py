@@ -5,7 +5,9 @@ gap by :func:`sdpembed.solvers.lmnn_fast.solve_lmnn_fast` by default), keeps L w
 (2.9) from the eigendecomposition of M, and classifies by kNN under D_M (2.10) or by the energy
 rule (2.12). It also offers repeated application with re-chosen target neighbours (Sec. 2.1.8)
 and dimensionality reduction by projecting onto M's leading eigenvectors ("LMNN for
-dimensionality reduction", Sec. 2.1.8: equivalent to PCA after x ↦ Lx).
+dimensionality reduction", Sec. 2.1.8). The thesis calls this equivalent to PCA after x ↦ Lx;
+that holds only for whitened inputs (the mapped data's covariance is LΣLᵀ, not M), and on
+sklearn digits PCA of Lx is the better reduction at small r — see ``notebooks/03_lmnn.ipynb``.
 
 :class:`MultiMetricLMNN` learns one metric per class with the SDP (2.17) and classifies by kNN
 under the class-dependent distance D̂(x_t, x_j) = (x_t − x_j)ᵀ M^{y_j} (x_t − x_j).
