@@ -32,7 +32,8 @@ import scipy.linalg
 
 from ..graphs import ACCUMULATION_BLOCK, all_triplets, impostor_triplets, iter_hinges, nearest_impostors
 from ..results import SolveResult, relative_gap
-from .numax import _STATUS, SOLVERS
+from ._cvxpy import judge_optimal, no_solution, solver_iterations, status_of
+from .numax import SOLVERS
 
 __all__ = [
     "DEFAULT_LMNN_OPTIONS",
@@ -293,9 +294,8 @@ def _solve_restricted(instance, triplets: np.ndarray, solver: str, verbose: bool
         problem.solve(solver=solver, verbose=verbose, **{**DEFAULT_LMNN_OPTIONS[solver], **options})
     except cp.error.SolverError as exc:
         return _Restricted("error", "solver_error", None, np.zeros(len(triplets)), np.nan, 0, f"{solver} failed: {exc}")
-    status = _STATUS.get(problem.status, "error")
-    stats = problem.solver_stats
-    iterations = int(stats.num_iters or 0) if stats is not None else 0
+    status = status_of(problem)
+    iterations = solver_iterations(problem)
     if M.value is None:
         return _Restricted(
             status if status != "optimal" else "error", str(problem.status), None, np.zeros(len(triplets)),
@@ -320,11 +320,8 @@ def _check_solver(solver: str) -> str:
 
 def _failed(instance, raw: _Restricted, method: str, solver: str, start: float) -> SolveResult:
     """The result of a CVXPY solve that returned no matrix (never ``optimal``)."""
-    return SolveResult(
-        problem=instance.problem, variable="M", solution=np.full((instance.dim,) * 2, np.nan),
-        objective=float("nan"), status=raw.status if raw.status != "optimal" else "error", message=raw.message,
-        method=method, solver=solver, iterations=raw.iterations, wall_time=time.perf_counter() - start,
-    )
+    return no_solution(instance.problem, "M", (instance.dim,) * 2, raw.status, raw.message, solver, start,
+                       raw.iterations, method)
 
 
 def _certified_result(
@@ -336,10 +333,7 @@ def _certified_result(
     certified gap agrees."""
     bound = lmnn_dual_bound(instance, triplets, raw.alpha, upper_bound=objective)
     rgap = relative_gap(objective, bound)
-    if status == "optimal" and rgap > gap_tol:
-        status = "inaccurate"
-        message += (f", but the certified relative gap is {rgap:.2e} (tolerance {gap_tol:g}); "
-                    "tighten the solver's tolerances")
+    status, message = judge_optimal(status, message, relative_gap=rgap, gap_tol=gap_tol)
     return SolveResult(
         problem=instance.problem, variable="M", solution=solution, objective=objective, status=status,
         message=message, method=method, solver=solver, dual_bound=bound, gap=objective - bound,

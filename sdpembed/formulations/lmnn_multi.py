@@ -35,8 +35,8 @@ import scipy.sparse
 from .._validate import as_matrix, check_positive_int
 from ..graphs import ACCUMULATION_BLOCK, BLOCK_ELEMENTS, all_triplets, check_labels, check_targets, target_neighbors
 from ..results import SolveResult, relative_gap
+from ._cvxpy import judge_optimal, no_solution, solver_iterations, status_of
 from .lmnn import _EPS, _certified_min_eig, _check_solver, project_psd, triplet_outer_sum
-from .numax import _STATUS
 
 __all__ = [
     "MultiMetricLMNNProblem",
@@ -297,27 +297,21 @@ def solve_multi_metric_cvxpy(
         model.solve(solver=solver, verbose=verbose, **{**DEFAULT_LMNN_OPTIONS[solver], **solver_options})
     except cp.error.SolverError as exc:
         raise RuntimeError(f"{solver} failed on the multi-metric SDP: {exc}") from exc
-    status = _STATUS.get(model.status, "error")
+    status = status_of(model)
     if any(M.value is None for M in Ms):
-        nan = np.full((problem.n_blocks, problem.dim, problem.dim), np.nan)
-        return SolveResult(problem="lmnn_multi", variable="M", solution=nan, objective=float("nan"),
-                           status="error" if status == "optimal" else status,
-                           message=f"CVXPY status {model.status!r} with no primal value", method="cvxpy",
-                           solver=solver, wall_time=time.perf_counter() - start)
+        return no_solution("lmnn_multi", "M", (problem.n_blocks, problem.dim, problem.dim), status,
+                           f"CVXPY status {model.status!r} with no primal value", solver, start)
     solution = np.stack([project_psd(np.asarray(M.value)) for M in Ms])
     objective = problem.objective(solution)
     alpha = np.asarray(impostor.dual_value, dtype=np.float64).ravel()
     bound = multi_metric_dual_bound(problem, triplets, alpha, upper_bound=objective)
     rgap = relative_gap(objective, bound)
-    message = f"CVXPY status {model.status!r} from {solver}"
-    if status == "optimal" and rgap > gap_tol:
-        status = "inaccurate"
-        message += f", but the certified relative gap is {rgap:.2e} (tolerance {gap_tol:g})"
-    stats = model.solver_stats
+    status, message = judge_optimal(status, f"CVXPY status {model.status!r} from {solver}", relative_gap=rgap,
+                                    gap_tol=gap_tol)
     return SolveResult(
         problem="lmnn_multi", variable="M", solution=solution, objective=objective, status=status, message=message,
         method="cvxpy", solver=solver, dual_bound=bound, gap=objective - bound, relative_gap=rgap, max_violation=0.0,
         min_eigenvalue=float(min(np.linalg.eigvalsh(M)[0] for M in solution)),
-        iterations=int(stats.num_iters or 0) if stats is not None else 0, wall_time=time.perf_counter() - start,
+        iterations=solver_iterations(model), wall_time=time.perf_counter() - start,
         extra={"triplets": triplets, "alpha": np.clip(alpha, 0.0, problem.mu), "restricted_optimum": model.value},
     )

@@ -49,6 +49,7 @@ import numpy as np
 from .._validate import as_matrix, as_vector
 from ..results import GroundTruthTooLarge, SolveResult, relative_gap
 from ..solvers.mvu_ipm import dual_bound
+from ._cvxpy import judge_optimal, no_solution, solver_iterations, status_of
 
 __all__ = [
     "MAX_POINTS",
@@ -72,15 +73,6 @@ MAX_POINTS = 250
 DEFAULT_OPTIONS = {
     "CLARABEL": {},
     "SCS": {"eps_abs": 1e-8, "eps_rel": 1e-8, "max_iters": 200_000},
-}
-
-_STATUS = {
-    cp.OPTIMAL: "optimal",
-    cp.OPTIMAL_INACCURATE: "inaccurate",
-    cp.INFEASIBLE: "infeasible",
-    cp.INFEASIBLE_INACCURATE: "infeasible",
-    cp.UNBOUNDED: "unbounded",
-    cp.UNBOUNDED_INACCURATE: "unbounded",
 }
 
 _LOCK_HINT = (
@@ -124,15 +116,6 @@ def mvu_problem(instance) -> MVUModel:
         edges = edge_values == D
         objective = cp.Maximize(cp.trace(K))                          # (3.19)
     return MVUModel(cp.Problem(objective, [edges, centering]), K, edges, centering)
-
-
-def _failed(instance, solver: str, status: str, message: str, start: float) -> SolveResult:
-    n = instance.n
-    return SolveResult(
-        problem=instance.problem, variable=instance.variable, solution=np.full((n, n), np.nan),
-        objective=float("nan"), status=status, message=message, method="cvxpy", solver=solver,
-        wall_time=time.perf_counter() - start,
-    )
 
 
 def solve_mvu_cvxpy(
@@ -183,11 +166,12 @@ def solve_mvu_cvxpy(
     try:
         model.problem.solve(solver=solver, verbose=verbose, **{**DEFAULT_OPTIONS[solver], **solver_options})
     except cp.error.SolverError as exc:
-        return _failed(instance, solver, "error", f"{solver} failed: {exc}{hint}", start)
-    status = _STATUS.get(model.problem.status, "error")
+        return no_solution(instance.problem, instance.variable, (instance.n,) * 2, "error",
+                           f"{solver} failed: {exc}{hint}", solver, start)
+    status = status_of(model.problem)
     if model.K.value is None:
-        return _failed(instance, solver, status if status != "optimal" else "error",
-                       f"CVXPY status {model.problem.status!r} with no primal value{hint}", start)
+        return no_solution(instance.problem, instance.variable, (instance.n,) * 2, status,
+                           f"CVXPY status {model.problem.status!r} with no primal value{hint}", solver, start)
     K = 0.5 * (model.K.value + model.K.value.T)
     # CVXPY's dual of `expr == D` (or `expr <= D`) in a maximisation is the multiplier y with
     # L(y) ⪰ cI at the optimum, the sign convention of dual_bound.
@@ -197,19 +181,15 @@ def solve_mvu_cvxpy(
     objective = instance.objective(K)
     violation = float(instance.max_violation(K))
     rgap = relative_gap(bound, objective)
-    message = f"CVXPY status {model.problem.status!r} from {solver}"
-    if status == "optimal" and (violation > feas_tol or rgap > gap_tol):
-        status = "inaccurate"
-        message += (f", but the certificate shows violation {violation:.2e} (tolerance {feas_tol:g}) and "
-                    f"certified relative gap {rgap:.2e} (tolerance {gap_tol:g})")
+    status, message = judge_optimal(status, f"CVXPY status {model.problem.status!r} from {solver}",
+                                    relative_gap=rgap, gap_tol=gap_tol, violation=violation, feas_tol=feas_tol)
     if status != "optimal":
         message += hint
-    stats = model.problem.solver_stats
     return SolveResult(
         problem=instance.problem, variable=instance.variable, solution=K, objective=objective, status=status,
         message=message, method="cvxpy", solver=solver, dual_bound=bound, gap=bound - objective,
         relative_gap=rgap, max_violation=violation, min_eigenvalue=float(np.linalg.eigvalsh(K)[0]),
-        iterations=int(stats.num_iters or 0) if stats is not None else 0, wall_time=time.perf_counter() - start,
+        iterations=solver_iterations(model.problem), wall_time=time.perf_counter() - start,
         extra={"y": y_feasible, "cvxpy_status": model.problem.status},
     )
 

@@ -35,6 +35,7 @@ import numpy as np
 
 from ..results import SolveResult, relative_gap
 from ..solvers.mvu_oos import dual_bound
+from ._cvxpy import judge_optimal, no_solution, solver_iterations, status_of
 
 __all__ = ["MVUOOSModel", "mvu_oos_problem", "solve_mvu_oos_cvxpy", "SOLVERS"]
 
@@ -49,15 +50,6 @@ SOLVERS = ("CLARABEL", "SCS")
 DEFAULT_OPTIONS = {
     "CLARABEL": {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10},
     "SCS": {"eps_abs": 1e-9, "eps_rel": 1e-9, "max_iters": 200_000},
-}
-
-_STATUS = {
-    cp.OPTIMAL: "optimal",
-    cp.OPTIMAL_INACCURATE: "inaccurate",
-    cp.INFEASIBLE: "infeasible",
-    cp.INFEASIBLE_INACCURATE: "infeasible",
-    cp.UNBOUNDED: "unbounded",
-    cp.UNBOUNDED_INACCURATE: "unbounded",
 }
 
 
@@ -140,20 +132,15 @@ def solve_mvu_oos_cvxpy(
     model = mvu_oos_problem(instance)
 
     def failure(status: str, message: str) -> SolveResult:
-        return SolveResult(
-            problem=instance.problem, variable=instance.variable, solution=np.full((r + 1, r + 1), np.nan),
-            objective=float("nan"), status=status, message=message, method="cvxpy", solver=solver,
-            wall_time=time.perf_counter() - start,
-        )
+        return no_solution(instance.problem, instance.variable, (r + 1, r + 1), status, message, solver, start)
 
     try:
         model.problem.solve(solver=solver, verbose=verbose, **{**DEFAULT_OPTIONS[solver], **solver_options})
     except cp.error.SolverError as exc:
         return failure("error", f"{solver} failed: {exc}")
-    status = _STATUS.get(model.problem.status, "error")
+    status = status_of(model.problem)
     if model.S.value is None:
-        return failure(status if status != "optimal" else "error",
-                       f"CVXPY status {model.problem.status!r} with no primal value")
+        return failure(status, f"CVXPY status {model.problem.status!r} with no primal value")
     S = 0.5 * (model.S.value + model.S.value.T)
     objective = float(instance.objective(S))
     violation = float(instance.max_violation(S))
@@ -162,14 +149,8 @@ def solve_mvu_oos_cvxpy(
         lam = np.clip(np.asarray(model.distances.dual_value, dtype=np.float64).ravel(), -1.0, 1.0)
     bound = float(dual_bound(lam[None], instance.Y[None], instance.sqdist[None])[0])
     rgap = relative_gap(objective, bound)
-    message = f"CVXPY status {model.problem.status!r} from {solver}"
-    if status == "optimal" and (violation > feas_tol or rgap > gap_tol):
-        status = "inaccurate"
-        message += (
-            f", but the certificate shows violation {violation:.2e} (tolerance {feas_tol:g}) and relative gap "
-            f"{rgap:.2e} (tolerance {gap_tol:g}); tighten the solver's tolerances"
-        )
-    stats = model.problem.solver_stats
+    status, message = judge_optimal(status, f"CVXPY status {model.problem.status!r} from {solver}",
+                                    relative_gap=rgap, gap_tol=gap_tol, violation=violation, feas_tol=feas_tol)
     return SolveResult(
         problem=instance.problem,
         variable=instance.variable,
@@ -184,7 +165,7 @@ def solve_mvu_oos_cvxpy(
         relative_gap=rgap,
         max_violation=violation,
         min_eigenvalue=float(np.linalg.eigvalsh(S)[0]),
-        iterations=int(stats.num_iters or 0) if stats is not None else 0,
+        iterations=solver_iterations(model.problem),
         wall_time=time.perf_counter() - start,
         extra={
             "y": S[:r, r].copy(), "s": float(S[r, r]), "xi": np.asarray(model.xi.value).ravel(), "lam": lam,

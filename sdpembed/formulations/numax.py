@@ -28,6 +28,7 @@ import numpy as np
 from .._validate import as_matrix
 from ..operators import SecantOperator, box_violation, certified_lower_bound, check_bounds, secant_span
 from ..results import GroundTruthTooLarge, SolveResult, relative_gap
+from ._cvxpy import judge_optimal, no_solution, solver_iterations, status_of
 
 __all__ = [
     "MAX_SECANTS",
@@ -54,16 +55,6 @@ DEFAULT_OPTIONS = {
     "CLARABEL": {"tol_gap_abs": 1e-6, "tol_gap_rel": 1e-6, "tol_feas": 1e-7},
     "SCS": {},
 }
-
-_STATUS = {
-    cp.OPTIMAL: "optimal",
-    cp.OPTIMAL_INACCURATE: "inaccurate",
-    cp.INFEASIBLE: "infeasible",
-    cp.INFEASIBLE_INACCURATE: "infeasible",
-    cp.UNBOUNDED: "unbounded",
-    cp.UNBOUNDED_INACCURATE: "unbounded",
-}
-
 
 def box_trace_problem(secants: np.ndarray, lo: np.ndarray, hi: np.ndarray):
     """Build min tr P s.t. lo ≤ 𝒜(P) ≤ hi, P ⪰ 0 (NuMax (4), or (7) with one-sided bounds).
@@ -145,19 +136,11 @@ def solve_box_trace_cvxpy(
     try:
         problem.solve(solver=solver, verbose=verbose, **{**DEFAULT_OPTIONS[solver], **solver_options})
     except cp.error.SolverError as exc:
-        return SolveResult(
-            problem=problem_name, variable="P", solution=np.full((V.shape[1],) * 2, np.nan),
-            objective=float("nan"), status="error", message=f"{solver} failed: {exc}",
-            method="cvxpy", solver=solver, wall_time=time.perf_counter() - start,
-        )
-    status = _STATUS.get(problem.status, "error")
+        return no_solution(problem_name, "P", (V.shape[1],) * 2, "error", f"{solver} failed: {exc}", solver, start)
+    status = status_of(problem)
     if P.value is None:
-        return SolveResult(
-            problem=problem_name, variable="P", solution=np.full((V.shape[1],) * 2, np.nan),
-            objective=float("nan"), status=status if status != "optimal" else "error",
-            message=f"CVXPY status {problem.status!r} with no primal value", method="cvxpy",
-            solver=solver, wall_time=time.perf_counter() - start,
-        )
+        return no_solution(problem_name, "P", (V.shape[1],) * 2, status,
+                           f"CVXPY status {problem.status!r} with no primal value", solver, start)
     Pv = 0.5 * (P.value + P.value.T)
     if basis is not None:
         Pv = basis @ Pv @ basis.T
@@ -171,14 +154,8 @@ def solve_box_trace_cvxpy(
     violation = box_violation(op.apply(Pv), lo, hi)
     objective = float(np.trace(Pv))
     rgap = relative_gap(objective, bound)
-    message = f"CVXPY status {problem.status!r} from {solver}"
-    if status == "optimal" and (violation > feas_tol or rgap > gap_tol):
-        status = "inaccurate"
-        message += (
-            f", but the certificate shows violation {violation:.2e} (tolerance {feas_tol:g}) and "
-            f"relative gap {rgap:.2e} (tolerance {gap_tol:g}); tighten the solver's tolerances"
-        )
-    stats = problem.solver_stats
+    status, message = judge_optimal(status, f"CVXPY status {problem.status!r} from {solver}", relative_gap=rgap,
+                                    gap_tol=gap_tol, violation=violation, feas_tol=feas_tol)
     return SolveResult(
         problem=problem_name,
         variable="P",
@@ -193,7 +170,7 @@ def solve_box_trace_cvxpy(
         relative_gap=rgap,
         max_violation=violation,
         min_eigenvalue=float(np.linalg.eigvalsh(Pv)[0]),
-        iterations=int(stats.num_iters or 0) if stats is not None else 0,
+        iterations=solver_iterations(problem),
         wall_time=time.perf_counter() - start,
         extra={"y": y_feasible, "cvxpy_status": problem.status},
     )

@@ -1,0 +1,69 @@
+"""What every CVXPY ground truth shares: reading CVXPY's status and judging it by our certificate.
+
+CVXPY's ``optimal_inaccurate`` becomes ``inaccurate``, and an ``optimal`` that our own check
+contradicts (a violation or a certified gap above tolerance) is downgraded to ``inaccurate``:
+sdpembed never reports ``optimal`` for an answer it cannot back (DESIGN.md, Results).
+"""
+
+from __future__ import annotations
+
+import time
+
+import cvxpy as cp
+import numpy as np
+
+from ..results import SolveResult
+
+__all__ = ["CVXPY_STATUS", "judge_optimal", "no_solution", "solver_iterations", "status_of"]
+
+#: CVXPY's statuses in the vocabulary of :data:`sdpembed.results.STATUSES` (others: ``error``).
+CVXPY_STATUS = {
+    cp.OPTIMAL: "optimal",
+    cp.OPTIMAL_INACCURATE: "inaccurate",
+    cp.INFEASIBLE: "infeasible",
+    cp.INFEASIBLE_INACCURATE: "infeasible",
+    cp.UNBOUNDED: "unbounded",
+    cp.UNBOUNDED_INACCURATE: "unbounded",
+}
+
+
+def status_of(problem: cp.Problem) -> str:
+    """The sdpembed status of a solved CVXPY problem."""
+    return CVXPY_STATUS.get(problem.status, "error")
+
+
+def solver_iterations(problem: cp.Problem) -> int:
+    """Iterations the back-end reported (0 if it reported none)."""
+    stats = problem.solver_stats
+    return int(stats.num_iters or 0) if stats is not None else 0
+
+
+def judge_optimal(
+    status: str,
+    message: str,
+    *,
+    relative_gap: float,
+    gap_tol: float,
+    violation: float | None = None,
+    feas_tol: float | None = None,
+) -> tuple[str, str]:
+    """Keep ``optimal`` only if the certified relative gap (and the violation, when given) is
+    within tolerance; otherwise ``inaccurate``, with the reason appended to ``message``."""
+    bad_violation = violation is not None and feas_tol is not None and violation > feas_tol
+    if status != "optimal" or not (bad_violation or relative_gap > gap_tol):
+        return status, message
+    shown = f"violation {violation:.2e} (tolerance {feas_tol:g}) and " if violation is not None else ""
+    return "inaccurate", (f"{message}, but the certificate shows {shown}certified relative gap {relative_gap:.2e} "
+                          f"(tolerance {gap_tol:g}); tighten the solver's tolerances")
+
+
+def no_solution(
+    problem: str, variable: str, shape: tuple[int, ...], status: str, message: str, solver: str,
+    start: float, iterations: int = 0, method: str = "cvxpy",
+) -> SolveResult:
+    """The result of a CVXPY solve that returned no matrix: NaN solution, never ``optimal``."""
+    return SolveResult(
+        problem=problem, variable=variable, solution=np.full(shape, np.nan), objective=float("nan"),
+        status=status if status != "optimal" else "error", message=message, method=method, solver=solver,
+        iterations=iterations, wall_time=time.perf_counter() - start,
+    )
