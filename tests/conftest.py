@@ -7,9 +7,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from sklearn.datasets import load_digits
+from sklearn.datasets import load_digits, load_iris, load_wine
 
-from sdpembed import NuMaxInstance, load_instance, solve
+from sdpembed import LMNNInstance, NuMaxInstance, load_instance, solve
 from sdpembed.datasets import gaussian_points, translating_squares
 
 DATA = Path(__file__).parent / "data"
@@ -53,3 +53,25 @@ def solved(instances):
             "scs": solve(instance, "cvxpy", solver="SCS", eps_abs=1e-7, eps_rel=1e-7),
         }
     return out
+
+
+def labelled_subset(X, y, per_class, d, seed):
+    """``per_class`` seeded points of every class, the first ``d`` features, standardised."""
+    rng = np.random.default_rng(seed)
+    idx = np.concatenate([rng.choice(np.flatnonzero(y == c), per_class, replace=False) for c in np.unique(y)])
+    Z = X[np.sort(idx), :d]
+    return (Z - Z.mean(axis=0)) / Z.std(axis=0), y[np.sort(idx)]
+
+
+def tiny_lmnn_instances() -> dict[str, LMNNInstance]:
+    """LMNN instances small enough for Clarabel and SCS in well under a second each (≤ 800 triplets)."""
+    Xi, yi = load_iris(return_X_y=True)
+    Xw, yw = load_wine(return_X_y=True)
+    rng = np.random.default_rng(3)
+    Xg = rng.standard_normal((18, 3)) + np.repeat(np.eye(3), 6, axis=0)
+    yg = np.array(["a", "b", "c"]).repeat(6)
+    return {
+        "iris": LMNNInstance.from_data(*labelled_subset(Xi, yi, 8, 4, 0), k=2),
+        "wine": LMNNInstance.from_data(*labelled_subset(Xw, yw, 8, 5, 1), k=2, mu=0.3),
+        "gauss": LMNNInstance.from_data(Xg, yg, k=2, mu=0.7),
+    }

@@ -3,7 +3,7 @@ the exact working-set solve and the certified dual bound."""
 
 import numpy as np
 import pytest
-from sklearn.datasets import load_iris, load_wine
+from sklearn.datasets import load_iris
 
 from sdpembed import PROBLEMS, certify, load_instance, save_instance, solve
 from sdpembed.cli import main
@@ -18,31 +18,12 @@ from sdpembed.formulations.lmnn import (
 from sdpembed.graphs import impostor_triplets, target_neighbors
 from sdpembed.instances import LMNNInstance
 
-
-def _subset(X, y, per_class, d, seed):
-    rng = np.random.default_rng(seed)
-    idx = np.concatenate([rng.choice(np.flatnonzero(y == c), per_class, replace=False) for c in np.unique(y)])
-    Z = X[np.sort(idx), :d]
-    return (Z - Z.mean(axis=0)) / Z.std(axis=0), y[np.sort(idx)]
-
-
-def tiny_instances() -> dict[str, LMNNInstance]:
-    """Small enough for Clarabel and SCS in well under a second each (≤ 800 triplets)."""
-    Xi, yi = load_iris(return_X_y=True)
-    Xw, yw = load_wine(return_X_y=True)
-    rng = np.random.default_rng(3)
-    Xg = rng.standard_normal((18, 3)) + np.repeat(np.eye(3), 6, axis=0)
-    yg = np.array(["a", "b", "c"]).repeat(6)
-    return {
-        "iris": LMNNInstance.from_data(*_subset(Xi, yi, 8, 4, 0), k=2),
-        "wine": LMNNInstance.from_data(*_subset(Xw, yw, 8, 5, 1), k=2, mu=0.3),
-        "gauss": LMNNInstance.from_data(Xg, yg, k=2, mu=0.7),
-    }
+from .conftest import labelled_subset, tiny_lmnn_instances
 
 
 @pytest.fixture(scope="module")
 def lmnn_instances():
-    return tiny_instances()
+    return tiny_lmnn_instances()
 
 
 @pytest.fixture(scope="module")
@@ -203,7 +184,7 @@ def test_working_set_equals_the_all_triplet_solve(lmnn_instances, lmnn_solved):
 
 
 def test_working_set_is_smaller_than_the_triplet_set():
-    X, y = _subset(*load_iris(return_X_y=True), 12, 4, 2)
+    X, y = labelled_subset(*load_iris(return_X_y=True), 12, 4, 2)
     inst = LMNNInstance.from_data(X, y, k=2)
     result = solve(inst, "working_set")
     assert result.method == "working_set" and result.status == "optimal"

@@ -4,7 +4,6 @@
 
 import numpy as np
 import pytest
-from sklearn.datasets import load_iris, load_wine
 
 from sdpembed import PROBLEMS, solve
 from sdpembed.formulations.lmnn import lmnn_dual_bound, solve_lmnn_cvxpy
@@ -19,33 +18,14 @@ from sdpembed.instances import LMNNInstance
 from sdpembed.solvers.lmnn_fast import PairSystem, hinge_ipm, solve_lmnn_fast, solve_multi_metric_fast
 from sdpembed.solvers.lmnn_gradient import certify_metric, lmnn_gradient_matrix, solve_lmnn_gradient
 
+from .conftest import tiny_lmnn_instances
+
 TIGHT = {"tol_gap_abs": 1e-9, "tol_gap_rel": 1e-9, "tol_feas": 1e-8}
-
-
-def _subset(X, y, per_class, d, seed):
-    rng = np.random.default_rng(seed)
-    idx = np.sort(np.concatenate([rng.choice(np.flatnonzero(y == c), per_class, replace=False)
-                                  for c in np.unique(y)]))
-    Z = X[idx, :d]
-    return (Z - Z.mean(axis=0)) / Z.std(axis=0), y[idx]
-
-
-def _instances() -> dict[str, LMNNInstance]:
-    Xi, yi = load_iris(return_X_y=True)
-    Xw, yw = load_wine(return_X_y=True)
-    rng = np.random.default_rng(3)
-    Xg = rng.standard_normal((18, 3)) + np.repeat(np.eye(3), 6, axis=0)
-    yg = np.array(["a", "b", "c"]).repeat(6)
-    return {
-        "iris": LMNNInstance.from_data(*_subset(Xi, yi, 8, 4, 0), k=2),
-        "wine": LMNNInstance.from_data(*_subset(Xw, yw, 8, 5, 1), k=2, mu=0.3),
-        "gauss": LMNNInstance.from_data(Xg, yg, k=2, mu=0.7),
-    }
 
 
 @pytest.fixture(scope="module")
 def instances():
-    return _instances()
+    return tiny_lmnn_instances()
 
 
 @pytest.fixture(scope="module")
