@@ -26,6 +26,7 @@ __all__ = [
     "normalize_rows",
     "pair_count",
     "pairs_from_linear_index",
+    "linear_index_of_pairs",
     "class_pair_mask",
     "iter_labelled_secant_blocks",
     "sample_class_secants",
@@ -38,6 +39,12 @@ ZERO_SECANT_RTOL = 1e-12
 def pair_count(n_points: int) -> int:
     """Number of unordered pairs, n(n−1)/2."""
     return n_points * (n_points - 1) // 2
+
+
+def linear_index_of_pairs(i: np.ndarray, j: np.ndarray, n_points: int) -> np.ndarray:
+    """The inverse of :func:`pairs_from_linear_index`: the row-major upper-triangle index of (i, j), i < j."""
+    i = np.asarray(i, dtype=np.int64)
+    return i * n_points - i * (i + 1) // 2 + (np.asarray(j, dtype=np.int64) - i - 1)
 
 
 def pairs_from_linear_index(index: np.ndarray, n_points: int) -> tuple[np.ndarray, np.ndarray]:

@@ -108,3 +108,11 @@ def test_bad_counts_are_rejected():
         sample_secants(X, 2, random_state="seed")
     with pytest.raises(ValueError, match="index must lie"):
         pairs_from_linear_index(np.array([3]), 3)
+
+
+def test_linear_index_of_pairs_inverts_pairs_from_linear_index():
+    from sdpembed.secants import linear_index_of_pairs, pair_count, pairs_from_linear_index
+
+    index = np.arange(pair_count(9))
+    i, j = pairs_from_linear_index(index, 9)
+    np.testing.assert_array_equal(linear_index_of_pairs(i, j, 9), index)

@@ -14,7 +14,10 @@ import numpy as np
 
 from ..results import SolveResult
 
-__all__ = ["CVXPY_STATUS", "judge_optimal", "no_solution", "solver_iterations", "status_of"]
+__all__ = ["CVXPY_STATUS", "SOLVERS", "check_solver", "judge_optimal", "no_solution", "solver_iterations", "status_of"]
+
+#: CVXPY back-ends the ground truths support, Clarabel (interior point) first.
+SOLVERS = ("CLARABEL", "SCS")
 
 #: CVXPY's statuses in the vocabulary of :data:`sdpembed.results.STATUSES` (others: ``error``).
 CVXPY_STATUS = {
@@ -25,6 +28,14 @@ CVXPY_STATUS = {
     cp.UNBOUNDED: "unbounded",
     cp.UNBOUNDED_INACCURATE: "unbounded",
 }
+
+
+def check_solver(solver: object) -> str:
+    """The back-end's name in upper case, or a ValueError listing :data:`SOLVERS`."""
+    name = str(solver).upper()
+    if name not in SOLVERS:
+        raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
+    return name
 
 
 def status_of(problem: cp.Problem) -> str:

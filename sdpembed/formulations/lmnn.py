@@ -32,8 +32,7 @@ import scipy.linalg
 
 from ..graphs import ACCUMULATION_BLOCK, all_triplets, impostor_triplets, iter_hinges, nearest_impostors
 from ..results import SolveResult, relative_gap
-from ._cvxpy import judge_optimal, no_solution, solver_iterations, status_of
-from .numax import SOLVERS
+from ._cvxpy import check_solver, judge_optimal, no_solution, solver_iterations, status_of
 
 __all__ = [
     "DEFAULT_LMNN_OPTIONS",
@@ -311,13 +310,6 @@ def _solve_restricted(instance, triplets: np.ndarray, solver: str, verbose: bool
     )
 
 
-def _check_solver(solver: str) -> str:
-    solver = str(solver).upper()
-    if solver not in SOLVERS:
-        raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
-    return solver
-
-
 def _failed(instance, raw: _Restricted, method: str, solver: str, start: float) -> SolveResult:
     """The result of a CVXPY solve that returned no matrix (never ``optimal``)."""
     return no_solution(instance.problem, "M", (instance.dim,) * 2, raw.status, raw.message, solver, start,
@@ -389,7 +381,7 @@ def solve_lmnn_cvxpy(
         the stated model (``restricted_optimum``).
     """
     start = time.perf_counter()
-    solver = _check_solver(solver)
+    solver = check_solver(solver)
     if triplets is None:
         count = instance.n_triplets
         if count > max_triplets:
@@ -472,7 +464,7 @@ def solve_lmnn_working_set(
         the final working set, its multipliers and ``omitted_hinge_sum``/``max_omitted_hinge``.
     """
     start = time.perf_counter()
-    solver = _check_solver(solver)
+    solver = check_solver(solver)
     max_rounds = int(max_iter if max_iter is not None else max_rounds)
     if max_rounds < 1:
         raise ValueError(f"max_rounds must be at least 1, got {max_rounds}")

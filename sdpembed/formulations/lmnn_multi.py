@@ -35,8 +35,8 @@ import scipy.sparse
 from .._validate import as_matrix, check_positive_int
 from ..graphs import ACCUMULATION_BLOCK, BLOCK_ELEMENTS, all_triplets, check_labels, check_targets, target_neighbors
 from ..results import SolveResult, relative_gap
-from ._cvxpy import judge_optimal, no_solution, solver_iterations, status_of
-from .lmnn import _EPS, _certified_min_eig, _check_solver, project_psd, triplet_outer_sum
+from ._cvxpy import check_solver, judge_optimal, no_solution, solver_iterations, status_of
+from .lmnn import _EPS, _certified_min_eig, project_psd, triplet_outer_sum
 
 __all__ = [
     "MultiMetricLMNNProblem",
@@ -290,7 +290,7 @@ def solve_multi_metric_cvxpy(
     from .lmnn import DEFAULT_LMNN_OPTIONS
 
     start = time.perf_counter()
-    solver = _check_solver(solver)
+    solver = check_solver(solver)
     triplets = all_triplets(problem.y, problem.targets) if triplets is None else np.asarray(triplets, dtype=np.int64)
     model, Ms, _, impostor = multi_metric_problem(problem, triplets)
     try:

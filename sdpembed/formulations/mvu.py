@@ -49,7 +49,7 @@ import numpy as np
 from .._validate import as_matrix, as_vector
 from ..results import GroundTruthTooLarge, SolveResult, relative_gap
 from ..solvers.mvu_ipm import dual_bound
-from ._cvxpy import judge_optimal, no_solution, solver_iterations, status_of
+from ._cvxpy import SOLVERS, check_solver, judge_optimal, no_solution, solver_iterations, status_of
 
 __all__ = [
     "MAX_POINTS",
@@ -62,8 +62,6 @@ __all__ = [
     "variational_problem",
 ]
 
-#: CVXPY back-ends we support, Clarabel (interior point) first.
-SOLVERS = ("CLARABEL", "SCS")
 
 #: Most points the CVXPY ground truth accepts: SCS needed 444 s (and ended inaccurate) for an
 #: equality MVU on 200 points on this machine, and Clarabel did not finish in 20 minutes.
@@ -152,9 +150,7 @@ def solve_mvu_cvxpy(
         :func:`~sdpembed.solvers.mvu_ipm.dual_bound`; ``extra["y"]`` holds the
         dual-feasible multipliers.
     """
-    solver = solver.upper()
-    if solver not in SOLVERS:
-        raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
+    solver = check_solver(solver)
     if instance.n > max_points:
         raise GroundTruthTooLarge(
             f"the instance has {instance.n} points, more than the {max_points} a generic SDP solver is asked to "

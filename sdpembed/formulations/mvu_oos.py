@@ -35,12 +35,10 @@ import numpy as np
 
 from ..results import SolveResult, relative_gap
 from ..solvers.mvu_oos import dual_bound
-from ._cvxpy import judge_optimal, no_solution, solver_iterations, status_of
+from ._cvxpy import SOLVERS, check_solver, judge_optimal, no_solution, solver_iterations, status_of
 
 __all__ = ["MVUOOSModel", "mvu_oos_problem", "solve_mvu_oos_cvxpy", "SOLVERS"]
 
-#: CVXPY back-ends we support, Clarabel (interior point) first.
-SOLVERS = ("CLARABEL", "SCS")
 
 #: Settings used unless overridden. At Clarabel's default targets (1e-8) its S is up to
 #: ~5e-8 outside the PSD cone and its objective up to 7e-7 below the optimum on unit-scale
@@ -124,9 +122,7 @@ def solve_mvu_oos_cvxpy(
         CVXPY's ``optimal_inaccurate``; ``dual_bound`` is g(λ) from CVXPY's dual values;
         ``extra`` holds the point ``y`` = S[:r, r], ``s`` = S[r, r], ``xi`` and ``lam``.
     """
-    solver = str(solver).upper()
-    if solver not in SOLVERS:
-        raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
+    solver = check_solver(solver)
     start = time.perf_counter()
     k, r = instance.Y.shape
     model = mvu_oos_problem(instance)

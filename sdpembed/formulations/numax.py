@@ -28,7 +28,7 @@ import numpy as np
 from .._validate import as_matrix
 from ..operators import SecantOperator, box_violation, certified_lower_bound, check_bounds, secant_span
 from ..results import GroundTruthTooLarge, SolveResult, relative_gap
-from ._cvxpy import judge_optimal, no_solution, solver_iterations, status_of
+from ._cvxpy import SOLVERS, check_solver, judge_optimal, no_solution, solver_iterations, status_of
 
 __all__ = [
     "MAX_SECANTS",
@@ -39,8 +39,6 @@ __all__ = [
     "solve_numax_cvxpy",
 ]
 
-#: CVXPY back-ends we support, Clarabel (interior point) first.
-SOLVERS = ("CLARABEL", "SCS")
 
 #: Settings used unless overridden. Clarabel's default targets (1e-8) stall at
 #: ``optimal_inaccurate`` on these dense SDPs (measured: 30 Gaussian points in R^20 stall at
@@ -124,9 +122,7 @@ def solve_box_trace_cvxpy(
         ``optimal``, and neither does an ``optimal`` our certificate contradicts. The dual
         bound comes from CVXPY's dual values.
     """
-    solver = solver.upper()
-    if solver not in SOLVERS:
-        raise ValueError(f"solver must be one of {SOLVERS}, got {solver!r}")
+    solver = check_solver(solver)
     start = time.perf_counter()
     V = as_matrix(secants, "secants")
     lo, hi = check_bounds(lo, hi, V.shape[0])

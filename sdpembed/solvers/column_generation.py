@@ -36,7 +36,7 @@ from sklearn.neighbors import NearestNeighbors
 from .._validate import as_matrix, check_positive_int, check_random_state
 from ..operators import PairSecantOperator
 from ..results import SolveResult, relative_gap
-from ..secants import pair_count, pairs_from_linear_index
+from ..secants import linear_index_of_pairs, pair_count, pairs_from_linear_index
 from .numax_admm import ADMMState, box_trace_admm, restrict_inverse
 
 __all__ = ["PairBounds", "ScanResult", "scan_pair_violations", "column_generation", "solve_numax_cg", "psd_factor"]
@@ -166,7 +166,7 @@ def _initial_working_set(X: np.ndarray, size: int, n_neighbors: int, rng: np.ran
         cols = neighbors.ravel()
         distinct = rows != cols
         lo, hi = np.minimum(rows, cols)[distinct], np.maximum(rows, cols)[distinct]
-        chosen = np.unique(_linear_index(lo, hi, n))
+        chosen = np.unique(linear_index_of_pairs(lo, hi, n))
     extra = min(size, total) - chosen.size
     if extra > 0:
         rest = np.setdiff1d(rng.choice(total, size=min(total, size + chosen.size), replace=False), chosen)
@@ -194,11 +194,6 @@ def _select_violators(
         rest = order[~np.isin(order, chosen)]
         chosen = np.concatenate([chosen, rest[: max_add - chosen.size]])
     return index[chosen]
-
-
-def _linear_index(i: np.ndarray, j: np.ndarray, n: int) -> np.ndarray:
-    i = i.astype(np.int64)
-    return i * n - i * (i + 1) // 2 + (j.astype(np.int64) - i - 1)
 
 
 def column_generation(
@@ -318,7 +313,7 @@ def column_generation(
 
         scan = scan_pair_violations(X, P, bounds, tol=options["feas_tol"], block_rows=block_rows)
         violation_all = max(scan.max_violation, 0.0)
-        violators = _linear_index(scan.i, scan.j, n)
+        violators = linear_index_of_pairs(scan.i, scan.j, n)
         fresh = ~np.isin(violators, working)
         added = _select_violators(scan.i[fresh], scan.j[fresh], scan.violation[fresh], violators[fresh], max_add)
 
