@@ -11,20 +11,20 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.exceptions import ConvergenceWarning
-from sklearn.utils.validation import check_is_fitted, validate_data
+from sklearn.utils.validation import validate_data
 
 from ._validate import check_delta, check_positive_int
 from .instances import NuMaxClassInstance, NuMaxInstance
+from .linear.base import LinearEmbedding
 from .linear.factor import DEFAULT_TAIL_TOL, embedding_from_psd
 from .registry import get_problem, solve
 
 __all__ = ["NuMax", "NuMaxClass"]
 
 
-class _PSDEmbedding(TransformerMixin, BaseEstimator):
-    """Shared fit tail and transform of the estimators whose solution is a PSD matrix P."""
+class _PSDEmbedding(LinearEmbedding):
+    """Shared fit tail of the linear embeddings whose solution is a PSD matrix P = ΨᵀΨ."""
 
     def _fit_instance(self, instance) -> None:
         method = self.method or get_problem(instance.problem).default_method(instance)
@@ -44,12 +44,6 @@ class _PSDEmbedding(TransformerMixin, BaseEstimator):
         self.P_ = result.solution
         self.components_ = embedding_from_psd(result.solution, tail_tol=self.tail_tol)
         self.n_components_ = self.components_.shape[0]
-
-    def transform(self, X) -> np.ndarray:
-        """Embed the rows of ``X``: X Ψᵀ, shape (n, n_components_)."""
-        check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
-        return X @ self.components_.T
 
 
 class NuMax(_PSDEmbedding):
