@@ -303,7 +303,7 @@ def sensor_network(
     """
     from sklearn.neighbors import NearestNeighbors
 
-    from .mvu_graphs import canonical_edges, edge_sqdist
+    from .graphs import canonical_edges, edge_sqdist
 
     n_sensors = check_positive_int(n_sensors, "n_sensors", minimum=2)
     max_neighbors = check_positive_int(max_neighbors, "max_neighbors")

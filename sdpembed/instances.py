@@ -16,9 +16,19 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ._validate import as_matrix, as_vector, check_delta, check_positive_int
-from .graphs import all_triplets, check_targets, iter_hinges, pull_matrix, target_neighbors, triplet_count
+from .graphs import (
+    all_triplets,
+    check_connected,
+    check_edges,
+    check_targets,
+    iter_hinges,
+    link_components,
+    neighborhood_graph,
+    pull_matrix,
+    target_neighbors,
+    triplet_count,
+)
 from .graphs import check_labels as check_lmnn_labels
-from .mvu_graphs import check_connected, check_edges, link_components, neighborhood_graph
 from .operators import PairSecantOperator, box_violation, certified_lower_bound
 from .secants import (
     all_secants,
@@ -867,7 +877,7 @@ class MVUInstance(_Instance):
         angles: bool = True, link: bool = False, random_state=None,
     ) -> MVUInstance:
         """The instance of inputs ``X`` (rows): step (I) of Table 3.1
-        (:func:`sdpembed.mvu_graphs.neighborhood_graph`), optionally connected by the linking
+        (:func:`sdpembed.graphs.neighborhood_graph`), optionally connected by the linking
         procedure of Sec. 3.1.12 (``link=True``); a disconnected graph is a ValueError otherwise."""
         X = as_matrix(X, "X", min_rows=2)
         edges, D = neighborhood_graph(X, n_neighbors, angles=angles)

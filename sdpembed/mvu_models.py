@@ -2,7 +2,7 @@
 style.
 
 ``fit`` runs the three steps of Table 3.1 — the neighbourhood graph
-(:func:`sdpembed.mvu_graphs.neighborhood_graph`), the SDP (any variant of
+(:func:`sdpembed.graphs.neighborhood_graph`), the SDP (any variant of
 :class:`~sdpembed.instances.MVUInstance`, by the certified interior-point method, CVXPY, or
 large-scale variational MVU with refinement, Sec. 3.1.8) and the spectral step (3.20)–(3.21).
 ``transform`` places new inputs by the out-of-sample SDP of Sec. 3.1.10
@@ -19,8 +19,8 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .graphs import link_components, neighborhood_graph
 from .instances import MVUInstance
-from .mvu_graphs import link_components, neighborhood_graph
 from .registry import solve
 from .solvers.mvu_oos import neighbour_arrays, place_points
 from .solvers.mvu_variational import variational_mvu

@@ -12,8 +12,8 @@ from scipy.stats import spearmanr
 import sdpembed
 from sdpembed.datasets import swiss_roll
 from sdpembed.formulations.mvu import solve_mvu_cvxpy
+from sdpembed.graphs import neighborhood_graph
 from sdpembed.instances import MVUInstance, load_instance
-from sdpembed.mvu_graphs import neighborhood_graph
 from sdpembed.mvu_models import MVU
 from sdpembed.results import GroundTruthTooLarge
 from sdpembed.solvers.mvu_ipm import centered_basis, dual_bound, solve_mvu_ipm
@@ -154,7 +154,7 @@ def test_dual_bound_is_an_upper_bound_for_any_multipliers(ground_truth, variant:
         assert bound >= truth.objective - 1e-7 * abs(truth.objective)
         # y_feas is dual feasible: L(y) ⪰ cI on 1⊥ and in the box
         V = centered_basis(inst.n)
-        L = sdpembed.mvu_graphs.graph_laplacian(inst.n, inst.edges, y_feas).toarray()
+        L = sdpembed.graphs.graph_laplacian(inst.n, inst.edges, y_feas).toarray()
         assert np.linalg.eigvalsh(V.T @ L @ V)[0] >= inst.trace_weight - 1e-9
         if variant == "inequality":
             assert y_feas.min() >= 0

@@ -72,7 +72,7 @@ from scipy.sparse.csgraph import shortest_path
 from threadpoolctl import threadpool_limits
 
 from .._validate import check_positive_int
-from ..mvu_graphs import graph_laplacian
+from ..graphs import graph_laplacian
 from ..results import SolveResult, relative_gap
 
 __all__ = [

@@ -34,7 +34,7 @@ import scipy.sparse.linalg as spla
 from threadpoolctl import threadpool_limits
 
 from .._validate import check_positive_int
-from ..mvu_graphs import check_connected, check_edges, graph_laplacian
+from ..graphs import check_connected, check_edges, graph_laplacian
 from .mvu_ipm import incidence_matrix
 
 __all__ = ["VariationalResult", "laplacian_basis", "local_energy", "refine_outputs", "variational_mvu"]

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validate import as_matrix, check_positive_int
-from ..mvu_graphs import knn_indices
+from ..graphs import knn_indices
 
 __all__ = [
     "eigenvalue_spectrum",

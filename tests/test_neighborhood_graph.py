@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from sdpembed.datasets import s_curve, sensor_network, swiss_roll, trefoil_knot
-from sdpembed.mvu_graphs import (
+from sdpembed.graphs import (
     bad_edges,
     canonical_edges,
     check_connected,

@@ -23,7 +23,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from ._validate import as_matrix, check_positive_int
+from .._validate import as_matrix, check_positive_int
 
 __all__ = [
     "check_labels",

@@ -31,7 +31,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components as _cc
 from sklearn.neighbors import NearestNeighbors
 
-from ._validate import as_matrix, check_positive_int, check_random_state
+from .._validate import as_matrix, check_positive_int, check_random_state
 
 __all__ = [
     "bad_edges",
@@ -185,7 +185,7 @@ def check_connected(n: int, edges: np.ndarray, name: str = "edges") -> None:
         raise ValueError(
             f"the neighbourhood graph of {name} is disconnected ({count} components, sizes "
             f"{sorted(sizes.tolist(), reverse=True)[:8]}): MVU would pull the components infinitely far apart. "
-            "Increase n_neighbors, link the components (sdpembed.mvu_graphs.link_components, Sec. 3.1.12) "
+            "Increase n_neighbors, link the components (sdpembed.graphs.link_components, Sec. 3.1.12) "
             "or embed each component separately"
         )
 

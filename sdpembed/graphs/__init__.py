@@ -1,0 +1,61 @@
+"""Graphs over the input points: LMNN's target neighbours and impostors, MVU's neighbourhood graph.
+
+* :mod:`sdpembed.graphs.targets` — target neighbours, triplets, hinges and impostors of LMNN
+  (thesis Sec. 2.1.2, (2.4)–(2.11)).
+* :mod:`sdpembed.graphs.neighborhood` — the kNN graph with angle edges of MVU (Table 3.1),
+  connectivity and its linking procedure, bad-edge detection (Sec. 3.1.12), graph Laplacians.
+
+Every name is re-exported here: ``from sdpembed.graphs import neighborhood_graph``.
+"""
+
+from .neighborhood import (
+    bad_edges,
+    canonical_edges,
+    check_connected,
+    check_edges,
+    connected_components,
+    edge_scores,
+    edge_sqdist,
+    graph_laplacian,
+    knn_indices,
+    link_components,
+    neighborhood_graph,
+)
+from .targets import (
+    ACCUMULATION_BLOCK,
+    BLOCK_ELEMENTS,
+    all_triplets,
+    check_labels,
+    check_targets,
+    impostor_triplets,
+    iter_hinges,
+    nearest_impostors,
+    pull_matrix,
+    target_neighbors,
+    triplet_count,
+)
+
+__all__ = [
+    "ACCUMULATION_BLOCK",
+    "BLOCK_ELEMENTS",
+    "all_triplets",
+    "bad_edges",
+    "canonical_edges",
+    "check_connected",
+    "check_edges",
+    "check_labels",
+    "check_targets",
+    "connected_components",
+    "edge_scores",
+    "edge_sqdist",
+    "graph_laplacian",
+    "impostor_triplets",
+    "iter_hinges",
+    "knn_indices",
+    "link_components",
+    "nearest_impostors",
+    "neighborhood_graph",
+    "pull_matrix",
+    "target_neighbors",
+    "triplet_count",
+]
