@@ -6,7 +6,7 @@ Three parts meet in one place: ``formulations`` (CVXPY ground truth), ``solvers`
 (hand-written algorithms) and ``validation`` (certificates and metrics).
 """
 
-from . import datasets, formulations, linear, solvers, validation
+from . import datasets, linear, validation
 from .estimators import NuMax, NuMaxClass
 from .instances import (
     LMNNInstance,
@@ -17,16 +17,33 @@ from .instances import (
     load_instance,
     save_instance,
 )
-from .lmnn_models import LMNN, MultiMetricLMNN
-from .mvu_models import MVU
+from .linear import LINEAR_METHODS, embed
 from .registry import PROBLEMS, get_problem, solve
 from .results import SolveResult
 from .secants import all_secants, iter_secant_blocks, sample_secants
-from .validation import certify
+from .validation import certify, isometry_curve
 
 __version__ = "0.1.0"
 
+#: Names that import CVXPY (the formulations, and the solvers and models built on them), loaded on
+#: first use, so that reading, checking and grading solution files never imports CVXPY
+#: (sdpembed.validation.verify, ``sdpembed verify`` on an instance with a stored optimum).
+_LAZY = {"formulations": "formulations", "solvers": "solvers", "LMNN": "lmnn_models",
+         "MultiMetricLMNN": "lmnn_models", "MVU": "mvu_models"}
+
+
+def __getattr__(name: str):
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib import import_module
+
+    module = import_module(f".{_LAZY[name]}", __name__)
+    value = module if name == _LAZY[name] else getattr(module, name)
+    globals()[name] = value
+    return value
+
 __all__ = [
+    "LINEAR_METHODS",
     "LMNN",
     "LMNNInstance",
     "MVU",
@@ -42,8 +59,10 @@ __all__ = [
     "all_secants",
     "certify",
     "datasets",
+    "embed",
     "formulations",
     "get_problem",
+    "isometry_curve",
     "iter_secant_blocks",
     "linear",
     "load_instance",

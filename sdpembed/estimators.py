@@ -122,6 +122,12 @@ class NuMax(_PSDEmbedding):
         self._fit_instance(instance)
         return self
 
+    def _learn_map_secants(self, V: np.ndarray) -> np.ndarray:
+        """Ψ of the SDP (4) over the given secants (normalised to unit rows, NuMax (1))."""
+        check_delta(self.delta)
+        self._fit_instance(NuMaxInstance(delta=self.delta, secants=V / np.linalg.norm(V, axis=1, keepdims=True)))
+        return self.components_
+
 
 class NuMaxClass(_PSDEmbedding):
     """Class-specific near-isometric embedding, NuMax-Class (7)/(15), for classification.

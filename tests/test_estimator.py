@@ -62,3 +62,14 @@ def test_transform_checks_dimension_and_fit():
     model = NuMax(delta=0.2).fit(translating_squares(5, 2))
     with pytest.raises(ValueError, match="features"):
         model.transform(np.ones((2, 3)))
+
+
+def test_numax_fit_secants_equals_fit_on_points():
+    from sdpembed.secants import all_secants
+
+    X = translating_squares(7, 3)
+    V = all_secants(X) * 3.0                          # any scale: fit_secants normalises the rows
+    on_secants = NuMax(delta=0.2).fit_secants(V)
+    on_points = NuMax(delta=0.2).fit(X)
+    assert on_secants.n_components_ == on_points.n_components_
+    assert abs(on_secants.result_.objective - on_points.result_.objective) <= 1e-4 * on_points.result_.objective

@@ -1,9 +1,61 @@
-"""Closed-form and randomized linear maps Ψ (M, N): PCA, random projections, and the
-factor Ψ = Λ^½Uᵀ of a learned PSD matrix (NuMax (5))."""
+"""The linear-embedding family: every method is a :class:`LinearEmbedding` learning Ψ (M, N).
 
+PCA (exact and randomized), random projections (Gaussian, Rademacher), LDA, ADAGIO (001), the
+sparse-linear-model projection (002), the factor Ψ = Λ^½Uᵀ of a learned PSD matrix (NuMax (5)),
+and the dispatch table :data:`LINEAR_METHODS` / :func:`embed` over all of them (with NuMax and
+NuMax-Class from :mod:`sdpembed.estimators`).
+"""
+
+from .adagio import ADAGIO, adagio_projection, theorem2_jl_rows
 from .base import LinearEmbedding
 from .factor import embedding_from_psd, numerical_rank
-from .pca import pca_projection
-from .random_projection import gaussian_projection
+from .lda import LDA, lda_projection
+from .methods import LINEAR_METHODS, Selection, embed, select_delta, select_dimension
+from .pca import PCA, RandomizedPCA, pca_projection, randomized_pca_projection
+from .random_projection import (
+    GaussianProjection,
+    RademacherProjection,
+    gaussian_projection,
+    jl_dimension,
+    rademacher_projection,
+)
+from .sparse_linear_model import (
+    KernelSparseLinearProjection,
+    SparseLinearProjection,
+    kernel_sparse_linear_coefficients,
+    learn_dictionary,
+    sparse_linear_objective,
+    sparse_linear_projection,
+)
 
-__all__ = ["LinearEmbedding", "embedding_from_psd", "numerical_rank", "pca_projection", "gaussian_projection"]
+__all__ = [
+    "ADAGIO",
+    "GaussianProjection",
+    "KernelSparseLinearProjection",
+    "LDA",
+    "LINEAR_METHODS",
+    "LinearEmbedding",
+    "PCA",
+    "RademacherProjection",
+    "RandomizedPCA",
+    "Selection",
+    "SparseLinearProjection",
+    "adagio_projection",
+    "embed",
+    "embedding_from_psd",
+    "gaussian_projection",
+    "jl_dimension",
+    "kernel_sparse_linear_coefficients",
+    "lda_projection",
+    "learn_dictionary",
+    "numerical_rank",
+    "pca_projection",
+    "rademacher_projection",
+    "randomized_pca_projection",
+    "select_delta",
+    "select_dimension",
+    "sparse_linear_objective",
+    "sparse_linear_projection",
+    "theorem2_jl_rows",
+]
+

@@ -1,6 +1,6 @@
 """The one interface of a linear embedding: learn Ψ (M, N) from data rows, embed by X Ψᵀ.
 
-Every linear method of sdpembed — PCA, random projections, ADAGIO, the sparse-linear-model
+Every linear method of sdpembed — PCA, random projections, LDA, ADAGIO, the sparse-linear-model
 projection, FroMax, NILE-Pro and the NuMax estimators — is a :class:`LinearEmbedding`, so a
 study puts them side by side with one call each::
 
@@ -9,9 +9,23 @@ study puts them side by side with one call each::
 
 A subclass implements :meth:`LinearEmbedding._learn_map`; the base validates the input,
 stores ``components_`` and ``n_components_`` and provides ``transform``.
+
+Two optional hooks extend the contract without changing it:
+
+* :meth:`LinearEmbedding._learn_map_secants` — learn Ψ from a set of secants (NuMax (1))
+  instead of points, reached through :meth:`LinearEmbedding.fit_secants`. Methods whose
+  input is inherently a set of points (LDA needs labels, the sparse linear model a
+  generative model of signals) keep the default, which refuses with a ValueError.
+* :meth:`LinearEmbedding._max_n_components` — the largest M the method can produce for
+  given data; the dimension search of :mod:`sdpembed.linear.methods` never asks for more.
+* :meth:`LinearEmbedding._search_template` — an equivalent estimator whose data-dependent
+  parts that do not depend on M are fixed (the learned dictionary of the sparse linear model),
+  so that a search over M learns them once.
 """
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin
@@ -23,8 +37,8 @@ __all__ = ["LinearEmbedding"]
 class LinearEmbedding(TransformerMixin, BaseEstimator):
     """Base class of the linear embeddings Ψ (M, N); ``transform(X) = X Ψᵀ``.
 
-    Attributes (after ``fit``)
-    --------------------------
+    Attributes (after ``fit`` or ``fit_secants``)
+    ---------------------------------------------
     components_ : ndarray of shape (n_components_, n_features_in_)
         The linear map Ψ, one row per output dimension.
     n_components_ : int
@@ -37,14 +51,55 @@ class LinearEmbedding(TransformerMixin, BaseEstimator):
         """Return Ψ (M, N) learned from the validated rows ``X`` (and labels ``y``)."""
         raise NotImplementedError(f"{type(self).__name__} must implement _learn_map")
 
+    def _learn_map_secants(self, V: np.ndarray) -> np.ndarray:
+        """Return Ψ (M, N) learned from the validated nonzero secants ``V`` (rows).
+
+        The default refuses: the method learns from points, not from secants.
+        """
+        raise ValueError(
+            f"{type(self).__name__} learns from data points (fit(X)), not from a set of secants; "
+            "fit_secants is not available for it"
+        )
+
+    def _max_n_components(self, n_samples: int, n_features: int, y: np.ndarray | None = None) -> int:
+        """Largest M this method can produce from ``n_samples`` rows in R^``n_features``.
+
+        The default is N (no reduction beyond the input dimension); subclasses with a
+        smaller limit (PCA: min(n, N); LDA: classes − 1) override it.
+        """
+        return int(n_features)
+
+    def _search_template(self, X: np.ndarray, y: np.ndarray | None) -> LinearEmbedding:
+        """The estimator to clone at every M of a dimension search (default: ``self``)."""
+        return self
+
+    def _set_map(self, Psi: np.ndarray, n_features: int) -> None:
+        Psi = np.asarray(Psi, dtype=np.float64)
+        if Psi.ndim != 2 or Psi.shape[1] != n_features:
+            raise RuntimeError(f"{type(self).__name__} produced a map of shape {Psi.shape}, expected (M, {n_features})")
+        self.components_ = Psi
+        self.n_components_ = Psi.shape[0]
+
     def fit(self, X, y=None) -> LinearEmbedding:
         """Learn Ψ from the rows of ``X`` (labels ``y`` where the method uses them)."""
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
-        Psi = np.asarray(self._learn_map(X, None if y is None else np.asarray(y)), dtype=np.float64)
-        if Psi.ndim != 2 or Psi.shape[1] != X.shape[1]:
-            raise RuntimeError(f"{type(self).__name__} produced a map of shape {Psi.shape}, expected (M, {X.shape[1]})")
-        self.components_ = Psi
-        self.n_components_ = Psi.shape[0]
+        self._set_map(self._learn_map(X, None if y is None else np.asarray(y)), X.shape[1])
+        return self
+
+    def fit_secants(self, V) -> LinearEmbedding:
+        """Learn Ψ from a set of secants, the rows of ``V`` (NuMax (1); need not be unit).
+
+        Zero rows (secants of duplicate points) are dropped with a ``UserWarning``; a
+        ValueError is raised if none remain or if the method cannot learn from secants.
+        """
+        V = validate_data(self, V, dtype=np.float64, ensure_min_samples=1)
+        nonzero = np.any(V != 0.0, axis=1)
+        if not np.all(nonzero):
+            warnings.warn(f"{int((~nonzero).sum())} zero secant(s) were dropped", UserWarning, stacklevel=2)
+            V = V[nonzero]
+        if V.shape[0] == 0:
+            raise ValueError("V must contain at least one nonzero secant")
+        self._set_map(self._learn_map_secants(V), V.shape[1])
         return self
 
     def transform(self, X) -> np.ndarray:

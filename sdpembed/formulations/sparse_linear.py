@@ -1,0 +1,155 @@
+"""Problem (6) of the sparse-linear-model projection (Gkioulekas & Zickler, 002) in CVXPY — the
+ground truth of the closed form (7)–(8) in :mod:`sdpembed.linear.sparse_linear_model`.
+
+At M = N the rank constraint is void and (6) is a convex quadratic programme over the PSD cone:
+
+    minimise    4τ⁴ ‖DᵀSD − I_K‖²_F + 4τ²σ² ‖SD‖²_F + σ⁴ ‖S‖²_F                      (6)
+    subject to  S ⪰ 0                                                   (S = LᵀL)
+
+stated here literally, with the PSD constraint as its own constraint so that its dual Z ⪰ 0
+can certify the answer.
+
+**Certificate.** Write (6) as q(S) = ½⟨S, 𝓗(S)⟩ − ⟨C, S⟩ + 4τ⁴K with
+𝓗(S) = 8τ⁴ΣSΣ + 4τ²σ²(ΣS + SΣ) + 2σ⁴S, C = 8τ⁴Σ and Σ = DDᵀ = V diag(λ) Vᵀ. 𝓗 acts entrywise in
+the basis V, multiplying entry (i, j) by h_ij = 8τ⁴λ_iλ_j + 4τ²σ²(λ_i + λ_j) + 2σ⁴. For any
+Z ⪰ 0 the Lagrangian dual function is then explicit,
+
+    g(Z) = min_S q(S) − ⟨Z, S⟩ = 4τ⁴K − ½ Σ_ij (C̃ + Z̃)²_ij / h_ij,     X̃ = VᵀXV,
+
+a certified lower bound on the optimum. We evaluate it at CVXPY's Z (projected onto the PSD
+cone) and at Z = 0, and keep the larger. Entries with h_ij = 0 (σ = 0 and λ_iλ_j = 0) add
+nothing if (C̃ + Z̃)_ij = 0 and make the bound −∞ otherwise.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import NamedTuple
+
+import cvxpy as cp
+import numpy as np
+
+from .._validate import as_matrix
+from ..linear.sparse_linear_model import _check_sigma_tau, sparse_linear_objective
+from ..results import SolveResult, relative_gap
+from ._cvxpy import SOLVERS, check_solver, judge_optimal, no_solution, solver_iterations, status_of
+
+__all__ = ["SparseLinearModel", "sparse_linear_problem", "sparse_linear_dual_bound", "solve_sparse_linear_cvxpy",
+           "SOLVERS"]
+
+#: Settings used unless overridden: the comparison with the closed form is made at 1e-6, so
+#: Clarabel is asked for 1e-10 and SCS for 1e-9.
+DEFAULT_OPTIONS = {
+    "CLARABEL": {"tol_gap_abs": 1e-10, "tol_gap_rel": 1e-10, "tol_feas": 1e-10},
+    "SCS": {"eps_abs": 1e-9, "eps_rel": 1e-9, "max_iters": 200_000},
+}
+
+
+class SparseLinearModel(NamedTuple):
+    """The CVXPY model of (6) at M = N."""
+
+    problem: cp.Problem
+    S: cp.Variable
+    """The symmetric N × N variable S = LᵀL."""
+    psd: cp.Constraint
+    """S ⪰ 0, whose dual value is Z."""
+
+
+def sparse_linear_problem(D: np.ndarray, *, sigma: float, tau: float) -> SparseLinearModel:
+    """Build (6) over S ⪰ 0 for the dictionary ``D`` (N × K, atoms as columns)."""
+    D = as_matrix(D, "D")
+    sigma, tau = _check_sigma_tau(sigma, tau)
+    N, K = D.shape
+    S = cp.Variable((N, N), symmetric=True, name="S")
+    psd = S >> 0
+    objective = (4 * tau**4 * cp.sum_squares(D.T @ S @ D - np.eye(K))      # 4τ⁴ ‖DᵀSD − I‖²
+                 + 4 * tau**2 * sigma**2 * cp.sum_squares(S @ D)           # 4τ²σ² ‖SD‖²
+                 + sigma**4 * cp.sum_squares(S))                            # σ⁴ ‖S‖²
+    return SparseLinearModel(cp.Problem(cp.Minimize(objective), [psd]), S, psd)
+
+
+def sparse_linear_dual_bound(D: np.ndarray, Z: np.ndarray | None, *, sigma: float, tau: float) -> float:
+    """max(g(Z₊), g(0)): the certified lower bound on (6) of the module docstring."""
+    D = as_matrix(D, "D")
+    sigma, tau = _check_sigma_tau(sigma, tau)
+    lam, V = np.linalg.eigh(D @ D.T)
+    lam = np.maximum(lam, 0.0)
+    h = 8 * tau**4 * np.outer(lam, lam) + 4 * tau**2 * sigma**2 * (lam[:, None] + lam[None, :]) + 2 * sigma**4
+    C = np.diag(8 * tau**4 * lam)
+    scale = max(float(np.max(np.abs(C))), 1e-300)
+
+    def g(Zt: np.ndarray) -> float:
+        G = C + Zt
+        zero = h <= 1e-14 * max(float(h.max()), 1e-300)
+        if np.any(np.abs(G[zero]) > 1e-12 * scale):
+            return -np.inf
+        return float(4 * tau**4 * D.shape[1] - 0.5 * np.sum(G[~zero] ** 2 / h[~zero]))
+
+    bounds = [g(np.zeros_like(C))]
+    if Z is not None:
+        w, U = np.linalg.eigh(0.5 * (Z + Z.T))
+        Z_psd = (U * np.maximum(w, 0.0)) @ U.T
+        bounds.append(g(V.T @ Z_psd @ V))
+    return max(bounds)
+
+
+def solve_sparse_linear_cvxpy(
+    D: np.ndarray,
+    *,
+    sigma: float,
+    tau: float,
+    solver: str = "CLARABEL",
+    gap_tol: float = 1e-6,
+    verbose: bool = False,
+    **solver_options,
+) -> SolveResult:
+    """Solve (6) at M = N with CVXPY and certify it.
+
+    Parameters
+    ----------
+    D : ndarray of shape (N, K)
+        Dictionary, atoms as columns.
+    sigma, tau : float
+        σ ≥ 0, τ > 0 of the model (1)–(2).
+    solver : {"CLARABEL", "SCS"}
+    gap_tol : float
+        CVXPY's ``optimal`` is kept only if the certified relative gap is within it.
+    verbose : bool
+    **solver_options
+        Passed to ``Problem.solve`` over :data:`DEFAULT_OPTIONS`.
+
+    Returns
+    -------
+    SolveResult
+        ``problem="sparse_linear"``, ``variable="S"``; the objective is (6) recomputed in
+        numpy at the returned S, the dual bound that of :func:`sparse_linear_dual_bound`.
+    """
+    solver = check_solver(solver)
+    start = time.perf_counter()
+    D = as_matrix(D, "D")
+    sigma, tau = _check_sigma_tau(sigma, tau)
+    N = D.shape[0]
+    model = sparse_linear_problem(D, sigma=sigma, tau=tau)
+    try:
+        model.problem.solve(solver=solver, verbose=verbose, **{**DEFAULT_OPTIONS[solver], **solver_options})
+    except cp.error.SolverError as exc:
+        return no_solution("sparse_linear", "S", (N, N), "error", f"{solver} failed: {exc}", solver, start)
+    status = status_of(model.problem)
+    if model.S.value is None:
+        return no_solution("sparse_linear", "S", (N, N), status,
+                           f"CVXPY status {model.problem.status!r} with no primal value", solver, start)
+    S = 0.5 * (model.S.value + model.S.value.T)
+    objective = sparse_linear_objective(S, D, sigma=sigma, tau=tau)
+    Z = None if model.psd.dual_value is None else np.asarray(model.psd.dual_value, dtype=np.float64)
+    bound = sparse_linear_dual_bound(D, Z, sigma=sigma, tau=tau)
+    min_eig = float(np.linalg.eigvalsh(S)[0])
+    rgap = relative_gap(objective, bound)
+    status, message = judge_optimal(status, f"CVXPY status {model.problem.status!r} from {solver}",
+                                    relative_gap=rgap, gap_tol=gap_tol, violation=max(-min_eig, 0.0),
+                                    feas_tol=1e-7)
+    return SolveResult(
+        problem="sparse_linear", variable="S", solution=S, objective=objective, status=status, message=message,
+        method="cvxpy", solver=solver, dual_bound=bound, gap=objective - bound, relative_gap=rgap,
+        max_violation=max(-min_eig, 0.0), min_eigenvalue=min_eig, iterations=solver_iterations(model.problem),
+        wall_time=time.perf_counter() - start, extra={"cvxpy_status": model.problem.status},
+    )

@@ -1,0 +1,393 @@
+"""One dispatch table for every linear embedding: ``embed(method, X, dim=M | delta=δ)``.
+
+:data:`LINEAR_METHODS` maps a name (the ``METHOD`` of ``sdpembed embed``) to a
+:class:`~sdpembed.linear.base.LinearEmbedding` subclass. A method is added by one entry; what
+:func:`embed` can do with it is read from the class itself, so no other code changes:
+
+* a constructor parameter ``n_components`` — the dimension M can be set directly;
+* a constructor parameter ``delta`` — the method has a native isometry constant δ (NuMax);
+* ``fit(X, y)`` with ``y`` required (no default) — the method needs labels (LDA, NuMax-Class);
+* a constructor parameter ``random_state`` — it receives ``embed``'s seed.
+
+**Choosing M for a target δ** (methods without a native δ, ADAGIO Table 3). The smallest M
+whose map has isometry constant ≤ δ on the *training* secants (all pairs of the training
+points, or the given secants): :func:`select_dimension`. By default the search is a bisection
+on M ∈ [1, M_max], which returns an M with δ(M) ≤ target < δ(M − 1); it is the smallest such
+M whenever δ(M) is non-increasing — exactly so for PCA (its distortions shrink monotonically
+with M), approximately for the random maps and ADAGIO (a fresh draw per M). ``search="linear"``
+scans M = 1, 2, … and returns the smallest M for the draws made.
+
+**How the isometry constant is measured** (``measure``). ``"rip"`` (default): NuMax's RIP (2),
+δ = max_v |‖Ψv‖²/‖v‖² − 1| on squared norms — the δ of the NuMax SDP (4), so a δ means the same
+for every method, NuMax included. ``"adagio"``: ADAGIO's distortion (2)–(3),
+max |‖Ψv‖/‖v‖ − 1|, the definition behind ADAGIO's Table 3 and Fig. 6. The two differ by about a
+factor 2 for small δ (ADAGIO's is the more lenient: |√(1 + x) − 1| ≤ |x|), so dimensions
+found under (3) are smaller. ``exclude_fraction`` = 0.01 asks for the δ met by all but 1% of
+the secants (NuMax Fig. 3(a)).
+
+**Choosing δ for a dimension M** (methods with a native δ and no ``n_components``: NuMax,
+NuMax-Class). The smallest δ, to within ``delta_tol``, whose solution has rank ≤ M, by
+bisection on δ ∈ ``delta_range``: :func:`select_delta`. The returned map is that solution, so
+its ``n_components_`` may be below M (the NuMax rank need not take every value); it is
+near-isometric on the training secants with that δ. The rank is non-increasing in δ in
+practice but not provably, so the bisection finds a threshold, not necessarily the global
+smallest δ.
+"""
+
+from __future__ import annotations
+
+import inspect
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+from sklearn.base import clone
+
+from .._validate import as_matrix, check_delta, check_positive_int, check_random_state
+from ..estimators import NuMax, NuMaxClass
+from ..validation.metrics import SecantSet, check_measure
+from .adagio import ADAGIO
+from .base import LinearEmbedding
+from .lda import LDA
+from .pca import PCA, RandomizedPCA
+from .random_projection import GaussianProjection, RademacherProjection
+from .sparse_linear_model import SparseLinearProjection
+
+__all__ = ["LINEAR_METHODS", "Selection", "embed", "method_capabilities", "select_dimension", "select_delta"]
+
+#: Name → estimator class of every linear method (extend by adding entries).
+LINEAR_METHODS: dict[str, type[LinearEmbedding]] = {
+    "pca": PCA,
+    "pca_randomized": RandomizedPCA,
+    "gaussian": GaussianProjection,
+    "rademacher": RademacherProjection,
+    "lda": LDA,
+    "adagio": ADAGIO,
+    "sparse_linear": SparseLinearProjection,
+    "numax": NuMax,
+    "numax_class": NuMaxClass,
+}
+
+SEARCHES = ("bisection", "linear")
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What :func:`embed` reads from a method's class (see the module docstring)."""
+
+    sets_dimension: bool
+    native_delta: bool
+    needs_labels: bool
+    seeded: bool
+    parameters: tuple[str, ...]
+
+
+def method_capabilities(cls: type[LinearEmbedding]) -> Capabilities:
+    """The :class:`Capabilities` of an estimator class, read from its constructor and ``fit``."""
+    names = tuple(cls._get_param_names())
+    y_param = inspect.signature(cls.fit).parameters.get("y")
+    needs_labels = y_param is not None and y_param.default is inspect.Parameter.empty
+    return Capabilities("n_components" in names, "delta" in names, needs_labels, "random_state" in names, names)
+
+
+@dataclass(frozen=True)
+class Selection:
+    """How :func:`select_dimension` or :func:`select_delta` chose the map.
+
+    Attributes
+    ----------
+    rule : str
+        ``"smallest_dimension"`` (M for a target δ) or ``"smallest_delta"`` (δ for a dimension M).
+    target : float or int
+        The requested δ, or the requested M.
+    value : int or float
+        The chosen M, or the chosen δ.
+    n_components : int
+        The dimension of the returned map.
+    train_delta : float
+        Its isometry constant on the training secants under ``measure``.
+    measure : str
+    exclude_fraction : float
+    trials : tuple of (float, float)
+        Every (M, δ on the training secants) or (δ, rank) evaluated, in order.
+    """
+
+    rule: str
+    target: float
+    value: float
+    n_components: int
+    train_delta: float
+    measure: str
+    exclude_fraction: float
+    trials: tuple[tuple[float, float], ...]
+
+
+def _fit(estimator: LinearEmbedding, data: np.ndarray, y: np.ndarray | None, secants: bool) -> LinearEmbedding:
+    if secants:
+        return estimator.fit_secants(data)
+    return estimator.fit(data) if y is None else estimator.fit(data, y)
+
+
+def _secant_set(data: np.ndarray, secants: bool) -> SecantSet:
+    return SecantSet(secants=data) if secants else SecantSet(X=data)
+
+
+def select_dimension(
+    estimator: LinearEmbedding,
+    X,
+    delta: float,
+    *,
+    y=None,
+    secants: bool = False,
+    measure: str = "rip",
+    exclude_fraction: float = 0.0,
+    search: str = "bisection",
+    max_dim: int | None = None,
+) -> LinearEmbedding:
+    """Fit a clone of ``estimator`` at the smallest M whose training isometry constant is ≤ δ.
+
+    Parameters
+    ----------
+    estimator : LinearEmbedding
+        Unfitted, with an ``n_components`` parameter.
+    X : ndarray of shape (n, N)
+        Training points (or secants, with ``secants=True``).
+    delta : float
+        Target δ ∈ (0, 1).
+    y : array_like, optional
+        Labels, for methods that need them.
+    secants : bool
+        ``X`` holds secants: fit with ``fit_secants`` and measure on those rows.
+    measure : {"rip", "adagio"}
+        NuMax's RIP (2) or ADAGIO's (3) (see the module docstring).
+    exclude_fraction : float
+        Fraction of secants allowed above δ (0.01: "all but 1%", NuMax Fig. 3(a)).
+    search : {"bisection", "linear"}
+    max_dim : int, optional
+        Largest M tried; by default the method's own limit (N, or min(n, N) for PCA, …).
+
+    Returns
+    -------
+    LinearEmbedding
+        A fitted clone, with ``selection_`` (:class:`Selection`).
+
+    Raises
+    ------
+    ValueError
+        If no M ≤ ``max_dim`` reaches δ (the message gives the δ reached at ``max_dim``).
+    """
+    target = check_delta(delta)
+    measure = check_measure(measure)
+    if search not in SEARCHES:
+        raise ValueError(f"search must be one of {SEARCHES}, got {search!r}")
+    if "n_components" not in estimator.get_params():
+        raise ValueError(f"{type(estimator).__name__} has no n_components parameter to choose")
+    data = as_matrix(X, "X", min_rows=1 if secants else 2)
+    evaluation = _secant_set(data, secants)
+    labels = None if y is None else np.asarray(y)
+    limit = estimator._max_n_components(data.shape[0], data.shape[1], labels)
+    if not secants:
+        estimator = estimator._search_template(data, labels)
+    hi = limit if max_dim is None else min(check_positive_int(max_dim, "max_dim"), limit)
+    fitted: dict[int, tuple[LinearEmbedding, float]] = {}
+    trials: list[tuple[float, float]] = []
+
+    def delta_at(M: int) -> float:
+        if M not in fitted:
+            model = _fit(clone(estimator).set_params(n_components=M), data, labels, secants)
+            value = evaluation.isometry_constant(model.components_, measure, exclude_fraction)
+            fitted[M] = (model, value)
+            trials.append((float(M), value))
+        return fitted[M][1]
+
+    if search == "linear":
+        chosen = next((M for M in range(1, hi + 1) if delta_at(M) <= target), None)
+        if chosen is None:
+            raise ValueError(f"{type(estimator).__name__} does not reach delta = {target} ({measure}) on the "
+                             f"training secants at any M <= {hi} (delta = {delta_at(hi):.4g} at M = {hi})")
+    else:
+        if delta_at(hi) > target:
+            raise ValueError(f"{type(estimator).__name__} does not reach delta = {target} ({measure}) on the "
+                             f"training secants at M = {hi}, the largest dimension tried "
+                             f"(delta = {delta_at(hi):.4g}); raise max_dim or the target")
+        lo = 1
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if delta_at(mid) <= target:
+                hi = mid
+            else:
+                lo = mid + 1
+        chosen = lo
+        delta_at(chosen)
+    model, value = fitted[chosen]
+    model.selection_ = Selection("smallest_dimension", target, chosen, model.n_components_, value, measure,
+                                 float(exclude_fraction), tuple(trials))
+    return model
+
+
+def select_delta(
+    estimator: LinearEmbedding,
+    X,
+    dim: int,
+    *,
+    y=None,
+    secants: bool = False,
+    delta_range: tuple[float, float] = (0.01, 0.99),
+    delta_tol: float = 0.01,
+    measure: str = "rip",
+) -> LinearEmbedding:
+    """Fit a clone of a native-δ ``estimator`` (NuMax) at the smallest δ whose rank is ≤ ``dim``.
+
+    Bisection on δ ∈ ``delta_range`` until the bracket is narrower than ``delta_tol``; the
+    map at the upper end of the bracket is returned (rank ≤ ``dim``). See the module docstring.
+
+    Returns
+    -------
+    LinearEmbedding
+        A fitted clone with ``selection_`` (:class:`Selection`; ``train_delta`` is measured on
+        the training secants under ``measure``).
+
+    Raises
+    ------
+    ValueError
+        If even δ = ``delta_range[1]`` gives rank > ``dim``.
+    """
+    M = check_positive_int(dim, "dim")
+    if "delta" not in estimator.get_params():
+        raise ValueError(f"{type(estimator).__name__} has no delta parameter to choose")
+    lo, hi = (check_delta(d, "delta_range") for d in delta_range)
+    if not lo < hi:
+        raise ValueError(f"delta_range must be increasing, got {delta_range!r}")
+    if isinstance(delta_tol, bool) or not isinstance(delta_tol, numbers.Real) or not delta_tol > 0:
+        raise ValueError(f"delta_tol must be a positive real number, got {delta_tol!r}")
+    data = as_matrix(X, "X", min_rows=1 if secants else 2)
+    labels = None if y is None else np.asarray(y)
+    trials: list[tuple[float, float]] = []
+
+    def fit_at(delta: float) -> LinearEmbedding:
+        model = _fit(clone(estimator).set_params(delta=delta), data, labels, secants)
+        trials.append((delta, float(model.n_components_)))
+        return model
+
+    best = fit_at(hi)
+    if best.n_components_ > M:
+        raise ValueError(f"{type(estimator).__name__} has rank {best.n_components_} > dim = {M} even at "
+                         f"delta = {hi}; no delta in {delta_range} reaches the dimension")
+    low_model = fit_at(lo)
+    if low_model.n_components_ <= M:
+        best, hi = low_model, lo
+    else:
+        while hi - lo > delta_tol:
+            mid = 0.5 * (lo + hi)
+            model = fit_at(mid)
+            if model.n_components_ <= M:
+                best, hi = model, mid
+            else:
+                lo = mid
+    value = _secant_set(data, secants).isometry_constant(best.components_, check_measure(measure))
+    best.selection_ = Selection("smallest_delta", M, hi, best.n_components_, value, measure, 0.0, tuple(trials))
+    return best
+
+
+def embed(
+    method: str,
+    X,
+    *,
+    dim: int | None = None,
+    delta: float | None = None,
+    labels=None,
+    random_state=None,
+    secants: bool = False,
+    measure: str = "rip",
+    exclude_fraction: float = 0.0,
+    search: str = "bisection",
+    max_dim: int | None = None,
+    delta_tol: float = 0.01,
+    **options,
+) -> LinearEmbedding:
+    """Fit the linear method ``method`` on ``X`` at a dimension ``dim`` or an isometry constant ``delta``.
+
+    Parameters
+    ----------
+    method : str
+        A key of :data:`LINEAR_METHODS`.
+    X : array_like of shape (n, N)
+        Training points as rows (secants with ``secants=True``).
+    dim : int, optional
+        The target dimension M. Methods with ``n_components`` use it directly; NuMax and
+        NuMax-Class get the smallest δ whose rank is ≤ M (:func:`select_delta`).
+    delta : float, optional
+        The target isometry constant δ ∈ (0, 1). NuMax and NuMax-Class use it directly; the
+        other methods get the smallest M whose training isometry constant is ≤ δ
+        (:func:`select_dimension`). Exactly one of ``dim`` and ``delta`` is given.
+    labels : array_like of shape (n,), optional
+        Class labels, required by ``lda`` and ``numax_class``.
+    random_state : None, int or numpy Generator
+        Passed to seeded methods.
+    secants : bool, default=False
+        The rows of ``X`` are secants (``fit_secants``); not for labelled methods.
+    measure : {"rip", "adagio"}, default="rip"
+        Distortion measure of the δ-rules (module docstring).
+    exclude_fraction : float, default=0.0
+        For a target δ: the fraction of training secants allowed above it (0.01: "all but
+        1%", NuMax Fig. 3(a)).
+    search : {"bisection", "linear"}
+        Search over M for a target δ.
+    max_dim : int, optional
+        Largest M tried for a target δ.
+    delta_tol : float, default=0.01
+        Width of the final δ bracket for NuMax with ``dim``.
+    **options
+        Constructor parameters of the method (e.g. ``pca_solver="randomized"`` for ADAGIO,
+        ``n_secants=2000`` for NuMax, ``sigma``/``tau`` for ``sparse_linear``).
+
+    Returns
+    -------
+    LinearEmbedding
+        Fitted: ``components_`` is Ψ (M, N). When a search chose M or δ, ``selection_``
+        records it (:class:`Selection`).
+    """
+    if method not in LINEAR_METHODS:
+        raise ValueError(f"unknown method {method!r}; choose one of {sorted(LINEAR_METHODS)}")
+    cls = LINEAR_METHODS[method]
+    caps = method_capabilities(cls)
+    if (dim is None) == (delta is None):
+        raise ValueError("give exactly one of dim (the dimension M) and delta (the isometry constant)")
+    fixed = {"n_components", "delta"} & set(options)
+    if fixed:
+        raise ValueError(f"set the dimension and delta through dim= and delta=, not {sorted(fixed)} in options")
+    unknown = set(options) - set(caps.parameters)
+    if unknown:
+        raise ValueError(f"unknown option(s) {sorted(unknown)} for method {method!r}; its parameters are "
+                         f"{sorted(set(caps.parameters) - {'n_components', 'delta'})}")
+    y = None
+    if caps.needs_labels:
+        if labels is None:
+            raise ValueError(f"method {method!r} needs class labels (labels=...)")
+        if secants:
+            raise ValueError(f"method {method!r} learns from labelled points, not from secants")
+    if labels is not None:
+        y = np.asarray(labels)
+        if y.ndim != 1:
+            raise ValueError(f"labels must be a 1-D array, got shape {y.shape}")
+    if caps.seeded:
+        check_random_state(random_state)
+        options["random_state"] = random_state
+    estimator = cls(**options)
+    data = as_matrix(X, "X", min_rows=1 if secants else 2)
+    if y is not None and y.shape[0] != data.shape[0]:
+        raise ValueError(f"labels must have one entry per row of X ({data.shape[0]}), got {y.shape[0]}")
+    if dim is not None:
+        M = check_positive_int(dim, "dim")
+        if caps.sets_dimension:
+            return _fit(estimator.set_params(n_components=M), data, y, secants)
+        if caps.native_delta:
+            return select_delta(estimator, data, M, y=y, secants=secants, delta_tol=delta_tol, measure=measure)
+        raise ValueError(f"method {method!r} can set neither a dimension nor a delta")
+    target = check_delta(delta)
+    if caps.native_delta:
+        return _fit(estimator.set_params(delta=target), data, y, secants)
+    if caps.sets_dimension:
+        return select_dimension(estimator, data, target, y=y, secants=secants, measure=measure,
+                                exclude_fraction=exclude_fraction, search=search, max_dim=max_dim)
+    raise ValueError(f"method {method!r} can set neither a dimension nor a delta")

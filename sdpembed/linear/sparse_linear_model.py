@@ -1,0 +1,369 @@
+"""Dimensionality reduction with the sparse linear model (Gkioulekas & Zickler, 002).
+
+Signals follow x = D a + ε (1) with a dictionary D (N × K), codes a_i i.i.d. Laplace of scale τ
+(2) and white noise ε ~ N(0, σ²I). The projection L (M × N) is chosen to preserve, in
+expectation, inner products of the codes: minimise E[(y₁ᵀy₂ − a₁ᵀa₂)²] with y = Lx (4). With
+S = LᵀL this is (6):
+
+    min_S  4τ⁴ ‖DᵀSD − I‖²_F + 4τ²σ² ‖SD‖²_F + σ⁴ ‖S‖²_F,     S ⪰ 0, rank S ≤ M.
+
+**Rederivation** (the PDF's (5)–(8) are garbled; checked here). δp = a₁ᵀ(DᵀSD − I)a₂ +
+ε₁ᵀSDa₂ + ε₂ᵀSDa₁ + ε₁ᵀSε₂ (5); with E[aaᵀ] = 2τ²I and E[εεᵀ] = σ²I and all cross terms of
+odd order vanishing, E δp² is exactly (6). Write DDᵀ = V Λ Vᵀ and ρ = σ²/(2τ²). The Hessian
+of (6) is diagonal in the basis V, so the unconstrained minimiser is diagonal there too, and per
+eigenvalue λ the objective is s²(2τ²λ + σ²)² − 8τ⁴λs (plus a constant): s = λ/(λ + ρ)². Its
+decrease −4τ⁴λ²/(λ + ρ)² grows with λ, so among maps diagonal in V the rank-M optimum keeps the
+M largest eigenvalues; that it is the rank-M optimum overall is the paper's claim (proof in its
+supplement, not in our copy), which our tests check against local optimisation over L:
+
+    L = diag(f(λ_M)) V_Mᵀ                                                       (7)
+    f(λ) = √(4τ⁴λ / (σ⁴ + 4τ²σ²λ + 4τ⁴λ²)) = √λ / (λ + ρ)                      (8)
+
+(the denominator of (8) is the square (2τ²λ + σ²)²; only ρ = σ²/(2τ²) matters). In the
+noiseless case σ = 0, (9): L = diag(λ_M)^(−1/2) V_Mᵀ — any M eigenpairs are then optimal; we
+keep the M largest, the σ → 0 limit of (7). At M = N, (6) is a convex quadratic in S ⪰ 0
+whose unconstrained minimiser V diag(f²) Vᵀ is PSD, so (7)–(8) is its global optimum: the
+CVXPY model :mod:`sdpembed.formulations.sparse_linear` checks this.
+
+**Kernel extension** (Sec. 3.2, (14)–(18)). With atoms d̃_i in a feature space H and their
+Gram matrix K_DD = U Λ Uᵀ (K × K), the optimum is S = (DB) ⊗ (DB) (15) with
+
+    B = U_M diag(g(λ_M)),    g(λ) = f(λ)/√λ = 1/(λ + ρ)                        (17)–(18)
+
+and x ↦ y = Bᵀ K_D(x), K_D(x) = (k(d_i, x))_{i=1..K} (the PDF writes the index bound as M; it
+runs over all K atoms). With the linear kernel this is (7) again, up to a rotation.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator, TransformerMixin, clone
+from sklearn.metrics.pairwise import pairwise_kernels
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from .._validate import as_matrix, check_positive_int, check_random_state
+from .base import LinearEmbedding
+
+__all__ = [
+    "noise_ratio",
+    "sparse_linear_gain",
+    "sparse_linear_projection",
+    "sparse_linear_objective",
+    "kernel_sparse_linear_coefficients",
+    "estimate_noise_levels",
+    "learn_dictionary",
+    "SparseLinearProjection",
+    "KernelSparseLinearProjection",
+]
+
+
+def _check_sigma_tau(sigma: object, tau: object) -> tuple[float, float]:
+    if isinstance(sigma, bool) or not isinstance(sigma, numbers.Real) or not (np.isfinite(sigma) and sigma >= 0):
+        raise ValueError(f"sigma (noise standard deviation) must be a finite real number >= 0, got {sigma!r}")
+    if isinstance(tau, bool) or not isinstance(tau, numbers.Real) or not (np.isfinite(tau) and tau > 0):
+        raise ValueError(f"tau (Laplace scale of the codes) must be a finite real number > 0, got {tau!r}")
+    return float(sigma), float(tau)
+
+
+def noise_ratio(sigma: float, tau: float) -> float:
+    """ρ = σ² / (2τ²), the only combination of σ and τ the solution (7)–(8) depends on."""
+    sigma, tau = _check_sigma_tau(sigma, tau)
+    return sigma**2 / (2.0 * tau**2)
+
+
+def sparse_linear_gain(eigenvalues: np.ndarray, sigma: float, tau: float) -> np.ndarray:
+    """f(λ) of (8), √(4τ⁴λ / (σ⁴ + 4τ²σ²λ + 4τ⁴λ²)) = √λ / (λ + ρ), elementwise.
+
+    With σ = 0 this is λ^(−1/2) (9), which needs λ > 0.
+    """
+    rho = noise_ratio(sigma, tau)
+    lam = np.maximum(np.asarray(eigenvalues, dtype=np.float64), 0.0)
+    with np.errstate(divide="ignore"):
+        return np.sqrt(lam) / (lam + rho)
+
+
+def _leading_eigenpairs(G: np.ndarray, M: int, sigma: float, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """The M largest eigenpairs of the PSD matrix G, checked for the noiseless case."""
+    lam, vecs = np.linalg.eigh(0.5 * (G + G.T))
+    lam, vecs = lam[::-1][:M], vecs[:, ::-1][:, :M]
+    if sigma == 0.0 and lam[-1] <= 1e-12 * max(float(lam[0]), 1e-300):
+        raise ValueError(f"with sigma = 0 (noiseless case (9)) the M = {M} leading eigenvalues of {name} must be "
+                         f"positive, but eigenvalue {M} is {lam[-1]:.3g}; lower n_components or give sigma > 0")
+    return lam, vecs
+
+
+def sparse_linear_projection(D: np.ndarray, n_components: int, *, sigma: float, tau: float) -> np.ndarray:
+    """The closed form (7)–(8) — or (9) when σ = 0 — L = diag(f(λ_M)) V_Mᵀ, shape (M, N).
+
+    Parameters
+    ----------
+    D : ndarray of shape (N, K)
+        The dictionary, atoms as columns (the paper's D = [d_1, …, d_K]).
+    n_components : int
+        M ≤ N.
+    sigma : float
+        σ ≥ 0, noise standard deviation of (1).
+    tau : float
+        τ > 0, Laplace scale of the codes (2).
+
+    Returns
+    -------
+    ndarray of shape (M, N)
+        Rows f(λ_i) v_iᵀ by decreasing eigenvalue λ_i of DDᵀ.
+    """
+    D = as_matrix(D, "D")
+    sigma, tau = _check_sigma_tau(sigma, tau)
+    M = check_positive_int(n_components, "n_components")
+    if M > D.shape[0]:
+        raise ValueError(f"n_components must be <= N = {D.shape[0]} (the rows of D), got {M}")
+    lam, V = _leading_eigenpairs(D @ D.T, M, sigma, "D Dᵀ")
+    return sparse_linear_gain(lam, sigma, tau)[:, None] * V.T
+
+
+def sparse_linear_objective(S: np.ndarray, D: np.ndarray, *, sigma: float, tau: float) -> float:
+    """The objective of (6): 4τ⁴‖DᵀSD − I‖²_F + 4τ²σ²‖SD‖²_F + σ⁴‖S‖²_F (= E δp², (4))."""
+    D = as_matrix(D, "D")
+    S = as_matrix(S, "S", n_cols=D.shape[0])
+    sigma, tau = _check_sigma_tau(sigma, tau)
+    SD = S @ D
+    misfit = D.T @ SD - np.eye(D.shape[1])
+    return float(4 * tau**4 * np.sum(misfit**2) + 4 * tau**2 * sigma**2 * np.sum(SD**2) + sigma**4 * np.sum(S**2))
+
+
+def kernel_sparse_linear_coefficients(K_DD: np.ndarray, n_components: int, *, sigma: float, tau: float) -> np.ndarray:
+    """B = U_M diag(g(λ_M)) of (17)–(18), g(λ) = 1/(λ + ρ); shape (K, M).
+
+    Parameters
+    ----------
+    K_DD : ndarray of shape (K, K)
+        Gram matrix of the atoms in the feature space, K_DD[i, j] = ⟨d̃_i, d̃_j⟩_H.
+    n_components : int
+        M ≤ K.
+    sigma, tau : float
+        As in :func:`sparse_linear_projection`; σ = 0 gives B = U_M diag(λ_M)⁻¹.
+
+    A point x is then embedded as Bᵀ K_D(x) with K_D(x) = (k(d_i, x))_i.
+    """
+    K_DD = as_matrix(K_DD, "K_DD")
+    if K_DD.shape[0] != K_DD.shape[1]:
+        raise ValueError(f"K_DD must be square, got shape {K_DD.shape}")
+    sigma, tau = _check_sigma_tau(sigma, tau)
+    M = check_positive_int(n_components, "n_components")
+    if M > K_DD.shape[0]:
+        raise ValueError(f"n_components must be <= K = {K_DD.shape[0]} (the atoms), got {M}")
+    lam, U = _leading_eigenpairs(K_DD, M, sigma, "K_DD")
+    return U / (np.maximum(lam, 0.0) + noise_ratio(sigma, tau))[None, :]
+
+
+def learn_dictionary(
+    X: np.ndarray, n_atoms: int, *, alpha: float = 1.0, max_iter: int = 10, batch_size: int = 256, random_state=None
+) -> tuple[np.ndarray, np.ndarray]:
+    """A dictionary D (N × K) and codes A (n × K) by scikit-learn's dictionary learning.
+
+    ``MiniBatchDictionaryLearning`` (Mairal et al. 2010, the paper's ref. [22]) minimises
+    ½‖x − Da‖² + α‖a‖₁ over unit-norm atoms, the lasso (3) with α = σ²/(2τ); the codes are
+    then the lasso solutions (LARS) for the learned D.
+    """
+    from sklearn.decomposition import MiniBatchDictionaryLearning, sparse_encode
+
+    X = as_matrix(X, "X")
+    K = check_positive_int(n_atoms, "n_atoms")
+    seed = int(check_random_state(random_state).integers(2**31 - 1))
+    learner = MiniBatchDictionaryLearning(
+        n_components=K, alpha=alpha, max_iter=check_positive_int(max_iter, "max_iter"),
+        batch_size=min(check_positive_int(batch_size, "batch_size"), X.shape[0]), fit_algorithm="cd",
+        random_state=seed,
+    ).fit(X)
+    atoms = learner.components_                                     # (K, N), unit rows
+    codes = sparse_encode(X, atoms, algorithm="lasso_lars", alpha=alpha)
+    return atoms.T.copy(), codes
+
+
+def estimate_noise_levels(X: np.ndarray, D: np.ndarray, codes: np.ndarray) -> tuple[float, float]:
+    """Maximum-likelihood σ and τ of the model (1)–(2) given codes A: σ̂² = mean (x − Da)², τ̂ = mean |a|."""
+    residual = X - codes @ D.T
+    tau = float(np.mean(np.abs(codes)))
+    if tau <= 0.0:
+        raise ValueError("all sparse codes are zero (alpha too large for the data): tau cannot be estimated; "
+                         "lower alpha or give tau")
+    return float(np.sqrt(np.mean(residual**2))), tau
+
+
+def _dictionary_and_levels(est, X: np.ndarray) -> tuple[np.ndarray, float, float]:
+    """Shared fit logic: the dictionary (given or learned) and σ, τ (given or estimated)."""
+    N = X.shape[1]
+    codes = None
+    if est.dictionary is None:
+        n_atoms = N if est.n_atoms is None else est.n_atoms
+        D, codes = learn_dictionary(X, n_atoms, alpha=est.alpha, max_iter=est.max_iter, random_state=est.random_state)
+    else:
+        D = as_matrix(est.dictionary, "dictionary")
+        if D.shape[0] != N:
+            raise ValueError(f"dictionary must have shape (N, K) = ({N}, K), atoms as columns; got {D.shape}")
+    sigma, tau = est.sigma, est.tau
+    if sigma is None or tau is None:
+        if codes is None:
+            from sklearn.decomposition import sparse_encode
+
+            codes = sparse_encode(X, D.T, algorithm="lasso_lars", alpha=est.alpha)
+        sigma_hat, tau_hat = estimate_noise_levels(X, D, codes)
+        sigma = sigma_hat if sigma is None else sigma
+        tau = tau_hat if tau is None else tau
+    sigma, tau = _check_sigma_tau(sigma, tau)
+    return D, sigma, tau
+
+
+class SparseLinearProjection(LinearEmbedding):
+    """The sparse-linear-model projection (002, (7)–(9)) as a :class:`LinearEmbedding`.
+
+    Parameters
+    ----------
+    n_components : int, default=2
+        M ≤ N.
+    dictionary : ndarray of shape (N, K), optional
+        D, atoms as columns. By default learned from the training rows by scikit-learn's
+        dictionary learning (:func:`learn_dictionary`) with K = ``n_atoms`` atoms.
+    sigma : float, optional
+        σ ≥ 0 (σ = 0 is the noiseless case (9)). By default the maximum-likelihood estimate
+        from the residuals of the lasso codes (:func:`estimate_noise_levels`).
+    tau : float, optional
+        τ > 0. By default the maximum-likelihood estimate mean |a| from the codes.
+    n_atoms : int, optional
+        K when the dictionary is learned; default N (the paper's face experiment, Sec. 4).
+    alpha : float, default=1.0
+        ℓ₁ weight of the lasso used to learn D and to compute codes for σ̂, τ̂.
+    max_iter : int, default=10
+        Passes of the mini-batch dictionary learning.
+    random_state : None, int or numpy Generator
+        Seed of the dictionary learning.
+
+    Attributes
+    ----------
+    components_ : ndarray of shape (n_components_, n_features_in_)
+        L of (7).
+    dictionary_ : ndarray of shape (N, K)
+    sigma_, tau_ : float
+        The σ, τ used.
+    n_components_, n_features_in_ : int
+
+    Notes
+    -----
+    The model has no offset, so the data are not centred (as in the paper).
+    """
+
+    def __init__(
+        self,
+        n_components: int = 2,
+        *,
+        dictionary: np.ndarray | None = None,
+        sigma: float | None = None,
+        tau: float | None = None,
+        n_atoms: int | None = None,
+        alpha: float = 1.0,
+        max_iter: int = 10,
+        random_state=None,
+    ) -> None:
+        self.n_components = n_components
+        self.dictionary = dictionary
+        self.sigma = sigma
+        self.tau = tau
+        self.n_atoms = n_atoms
+        self.alpha = alpha
+        self.max_iter = max_iter
+        self.random_state = random_state
+
+    def _search_template(self, X: np.ndarray, y: np.ndarray | None) -> SparseLinearProjection:
+        """A copy with D, σ and τ fixed: the dictionary is learned once for a search over M."""
+        if self.dictionary is not None and self.sigma is not None and self.tau is not None:
+            return self
+        D, sigma, tau = _dictionary_and_levels(self, X)
+        return clone(self).set_params(dictionary=D, sigma=sigma, tau=tau)
+
+    def _learn_map(self, X: np.ndarray, y: np.ndarray | None) -> np.ndarray:
+        D, sigma, tau = _dictionary_and_levels(self, X)
+        self.dictionary_, self.sigma_, self.tau_ = D, sigma, tau
+        return sparse_linear_projection(D, self.n_components, sigma=sigma, tau=tau)
+
+
+class KernelSparseLinearProjection(TransformerMixin, BaseEstimator):
+    """The kernel extension (002, Sec. 3.2, (17)–(18)): x ↦ Bᵀ K_D(x), a nonlinear map.
+
+    The dictionary is given by pre-images d_i ∈ R^N of its atoms (Sec. 3.3, D = {Φ(d_i)}), so
+    K_DD[i, j] = k(d_i, d_j) and K_D(x) = (k(d_i, x))_i. Kernel dictionary learning (the
+    paper's ref. [36]) is not implemented: without ``atoms``, ``n_atoms`` training rows are
+    drawn at random (seeded) as the atoms, the representer form D = XF of Sec. 3.3 with F a
+    column selection.
+
+    Parameters
+    ----------
+    n_components : int, default=2
+        M ≤ K.
+    sigma : float
+        σ ≥ 0 of the model (12) (σ = 0: B = U_M diag(λ_M)⁻¹).
+    tau : float
+        τ > 0.
+    kernel : str or callable, default="rbf"
+        Any metric of :func:`sklearn.metrics.pairwise.pairwise_kernels`.
+    kernel_params : dict, optional
+        Its parameters (e.g. ``{"gamma": 8.0}``).
+    atoms : ndarray of shape (K, N), optional
+        Pre-images of the atoms, as rows.
+    n_atoms : int, optional
+        K when atoms are drawn from the training rows; default min(n, 200).
+    random_state : None, int or numpy Generator
+
+    Attributes
+    ----------
+    atoms_ : ndarray of shape (K, N)
+    coefficients_ : ndarray of shape (K, n_components)
+        B of (17).
+    n_features_in_ : int
+    """
+
+    def __init__(
+        self,
+        n_components: int = 2,
+        *,
+        sigma: float,
+        tau: float,
+        kernel="rbf",
+        kernel_params: dict | None = None,
+        atoms: np.ndarray | None = None,
+        n_atoms: int | None = None,
+        random_state=None,
+    ) -> None:
+        self.n_components = n_components
+        self.sigma = sigma
+        self.tau = tau
+        self.kernel = kernel
+        self.kernel_params = kernel_params
+        self.atoms = atoms
+        self.n_atoms = n_atoms
+        self.random_state = random_state
+
+    def _kernel(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
+        return pairwise_kernels(A, B, metric=self.kernel, **(self.kernel_params or {}))
+
+    def fit(self, X, y=None) -> KernelSparseLinearProjection:
+        """Choose the atoms (given or drawn from ``X``) and compute B from K_DD (17)–(18)."""
+        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
+        if self.atoms is None:
+            K = min(X.shape[0], 200) if self.n_atoms is None else check_positive_int(self.n_atoms, "n_atoms")
+            if K > X.shape[0]:
+                raise ValueError(f"n_atoms must be <= the number of training rows ({X.shape[0]}), got {K}")
+            rng = check_random_state(self.random_state)
+            atoms = X[np.sort(rng.choice(X.shape[0], size=K, replace=False))]
+        else:
+            atoms = as_matrix(self.atoms, "atoms", n_cols=X.shape[1])
+        self.atoms_ = atoms
+        self.coefficients_ = kernel_sparse_linear_coefficients(
+            self._kernel(atoms, atoms), self.n_components, sigma=self.sigma, tau=self.tau)
+        return self
+
+    def transform(self, X) -> np.ndarray:
+        """y = Bᵀ K_D(x) for every row x, shape (n, n_components)."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return self._kernel(X, self.atoms_) @ self.coefficients_
