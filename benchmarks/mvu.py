@@ -236,7 +236,9 @@ def main() -> None:
     args = parser.parse_args()
     parts = {int(p) for p in args.parts.split(",")}
     start = time.perf_counter()
-    out = {"benchmark": "mvu"}
+    previous = Path(args.json)
+    out = json.loads(previous.read_text()) if previous.exists() else {}   # parts not run keep their rows
+    out["benchmark"] = "mvu"
     if 1 in parts:
         out["exact"] = {"cvxpy_limit_s": args.cvxpy_limit,
                         "rows": exact_part([int(s) for s in args.sizes.split(",")], args.cvxpy_limit, args.seed)}
@@ -244,7 +246,7 @@ def main() -> None:
         out["table_3_2"] = table_part(args.seed)
     if 3 in parts:
         out["scale"] = scale_part(args.roll, args.sensors, args.seed)
-    out.update(threads=THREADS, date=time.strftime("%Y-%m-%d"),
+    out.update(threads=THREADS, date=time.strftime("%Y-%m-%d"), parts_run=sorted(parts),
                machine=f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
                total_time_s=time.perf_counter() - start)
     Path(args.json).parent.mkdir(parents=True, exist_ok=True)

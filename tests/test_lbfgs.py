@@ -1,0 +1,47 @@
+"""The plain L-BFGS behind the MVU refinement (sdpembed.solvers.lbfgs)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import scipy.optimize
+
+from sdpembed.solvers.lbfgs import minimize_lbfgs
+
+
+def _rosenbrock(x):
+    return float(scipy.optimize.rosen(x)), scipy.optimize.rosen_der(x)
+
+
+def test_rosenbrock_reaches_the_minimum():
+    result = minimize_lbfgs(_rosenbrock, np.full(10, -1.2), max_iter=2000, ftol=0.0, gtol=1e-9)
+    assert result.status == "converged"
+    np.testing.assert_allclose(result.x, np.ones(10), atol=1e-6)
+    assert np.all(np.diff(result.trace) <= 0.0)                       # Armijo: monotone descent
+
+
+def test_quadratic_matches_the_linear_solve():
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((40, 40))
+    H = A @ A.T + 40 * np.eye(40)
+    b = rng.standard_normal(40)
+    result = minimize_lbfgs(lambda x: (0.5 * x @ H @ x - b @ x, H @ x - b), np.zeros(40), ftol=0.0, gtol=1e-12,
+                            max_iter=500)
+    np.testing.assert_allclose(result.x, np.linalg.solve(H, b), rtol=1e-7)
+
+
+def test_window_stops_on_a_slow_tail_only():
+    # f = Σ x_i⁴ decreases ever more slowly: a window of 10 with ftol 1e-3 stops well before the cap
+    fun = lambda x: (float(np.sum(x**4)), 4 * x**3)  # noqa: E731
+    short = minimize_lbfgs(fun, np.ones(5), ftol=1e-3, window=10, max_iter=1000)
+    assert short.status == "converged" and short.nit < 1000
+    before = short.trace[-11] if short.nit > 10 else fun(np.ones(5))[0]
+    assert (before - short.fun) / max(abs(before), abs(short.fun), 1.0) <= 1e-3
+    capped = minimize_lbfgs(fun, np.ones(5), ftol=0.0, gtol=0.0, max_iter=30)
+    assert capped.status == "max_iterations" and capped.nit == 30
+
+
+@pytest.mark.parametrize("option", [{"memory": 0}, {"window": 0}])
+def test_bad_options(option):
+    with pytest.raises(ValueError, match=next(iter(option))):
+        minimize_lbfgs(_rosenbrock, np.zeros(3), **option)
