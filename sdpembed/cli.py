@@ -1,23 +1,31 @@
-"""The ``sdpembed`` command line: ``solve``, ``verify``, ``make-instance``, ``demo``.
+"""The ``sdpembed`` command line: ``solve``, ``verify``, ``make-instance``, ``demo``, ``suite``, ``export``.
 
-Exit codes: 0 success (``verify``: pass), 1 failure (``verify``: fail; ``solve``: the
-solver did not reach ``optimal``), 2 bad input. Problems are found through the registry.
+Exit codes: 0 success (``verify``: pass; ``suite run``: every instance passed; ``suite build``:
+every optimum certified and in agreement), 1 failure (``verify``: fail; ``solve``: the solver did
+not reach ``optimal``), 2 bad input. Problems are found through the registry.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import shutil
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import asdict
+from pathlib import Path
 
 import numpy as np
 
 from . import datasets
-from .instances import load_instance, read_npz
+from .instances import load_instance
 from .registry import PROBLEMS, get_problem, solve
-from .validation.certify import Tolerances, certify
+from .sdpa import MAX_ENTRIES, export_sdpa, sdpa_optimum
+from .validation.certify import Tolerances
+from .validation.suite import MANIFEST, build_suite, format_build_table, format_run_table, load_suite, run_suite
+from .validation.verify import read_solution, verify_solution
 
 __all__ = ["main", "build_parser"]
 
@@ -94,28 +102,11 @@ def _cmd_solve(args: argparse.Namespace) -> int:
 # ------------------------------------------------------------------------------ verify
 def _cmd_verify(args: argparse.Namespace) -> int:
     instance = load_instance(args.instance)
-    spec = get_problem(instance.problem)
-    arrays = read_npz(args.solution, "solution")
-    if spec.variable not in arrays:
-        raise BadInput(f"solution file has no array {spec.variable!r} (the {spec.name} variable)")
-    claimed = arrays.get("dual_bound")
-    if claimed is not None and (claimed.ndim != 0 or claimed.dtype.kind not in "fiu"):
-        raise BadInput(f"'dual_bound' must be a 0-d numeric array, got dtype {claimed.dtype} and shape {claimed.shape}")
+    solution = read_solution(args.solution, instance)
     tolerances = Tolerances(objective=args.objective_tol, feasibility=args.feasibility_tol, psd=args.psd_tol)
-    dual = None
-    if "dual_pairs" in arrays or "dual_y" in arrays:
-        if "dual_pairs" not in arrays or "dual_y" not in arrays:
-            raise BadInput("a solution with dual multipliers needs both 'dual_pairs' (m, 2) and 'dual_y' (m,)")
-        dual = (arrays["dual_pairs"], arrays["dual_y"])
-    cert = certify(
-        instance,
-        arrays[spec.variable],
-        ground_truth=True,
-        solver=args.solver,
-        dual_bound=None if claimed is None else float(claimed),
-        tolerances=tolerances,
-        dual_multipliers=dual,
-    )
+    dual = solution.dual_multipliers
+    # numpy only when the optimum is stored (sdpembed.validation.verify); CVXPY computes it otherwise
+    cert = verify_solution(instance, solution, tolerances=tolerances, ground_truth=args.solver)
     verdict = "PASS" if cert.passed else "FAIL"
     lines = [
         f"problem            {cert.problem}",
@@ -209,6 +200,149 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0 if result.status == "optimal" else 1
 
 
+# ------------------------------------------------------------------------------- suite
+def _finite(value):
+    """JSON-safe: non-finite floats become null, recursively."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(item) for item in value]
+    return value
+
+
+def _problems(args: argparse.Namespace) -> list[str] | None:
+    """The problems and groups of ``--problems`` (repeated or comma-separated), or None for all."""
+    return [p for value in args.problems or [] for p in value.split(",") if p] or None
+
+
+def _selection(args: argparse.Namespace):
+    """The suite of ``--suite`` and its entries chosen by ``--problems`` and ``--instances``."""
+    suite = load_suite(args.suite)
+    entries = suite.select(_problems(args), args.instances)
+    if not entries:
+        raise BadInput(f"no suite instance matches --instances {args.instances}")
+    return suite, entries
+
+
+def _cmd_suite_list(args: argparse.Namespace) -> int:
+    suite, entries = _selection(args)
+    rows = [{"name": e.name, "problem": e.problem, "group": e.group, "size": e.size, "file": str(e.path),
+             "dim": e.dim, "n_constraints": e.n_constraints, "optimum": e.optimum, "dual_bound": e.dual_bound,
+             "agreement": e.agreement, "certifiers": [f"{c['method']}/{c['solver']}" for c in e.certifiers],
+             "description": e.description} for e in entries]
+    width = max(len(e.name) for e in entries)
+    lines = [f"sdpembed reference suite, version {suite.version}: {len(entries)} instance(s) in {suite.directory}",
+             f"pass: relative objective error <= {suite.tolerances.objective:g}, violation <= "
+             f"{suite.tolerances.feasibility:g}, PSD violation <= {suite.tolerances.psd:g}",
+             f"{'instance':<{width}}  {'size':<6} {'dim':>5} {'constr.':>8} {'optimum':>18} {'agreement':>9}  "
+             "certified by"]
+    lines += [f"{r['name']:<{width}}  {r['size']:<6} {r['dim']:>5} {r['n_constraints']:>8} {r['optimum']:>18.12g} "
+              f"{r['agreement']:>9.1e}  {', '.join(r['certifiers'])}" for r in rows]
+    payload = {"version": suite.version, "directory": str(suite.directory), "tolerances": asdict(suite.tolerances),
+               "instances": rows}
+    _emit(_finite(payload), args.json, lines)
+    return 0
+
+
+def _cmd_suite_build(args: argparse.Namespace) -> int:
+    problems = _problems(args)
+    done = []
+
+    def progress(record) -> None:
+        done.append(record)
+        state = "OK" if record.ok else "FAIL"
+        print(f"[{len(done)}] {record.name}: {state}, optimum {record.optimum:.10g} ({record.wall_time:.1f} s)",
+              file=sys.stderr, flush=True)
+
+    start = time.perf_counter()
+    records = build_suite(out=args.out, compare=not args.no_compare, stored=args.suite, problems=problems,
+                          progress=progress)
+    elapsed = time.perf_counter() - start
+    ok = all(r.ok for r in records)
+    lines = [format_build_table(records), f"time {elapsed:.1f} s"]
+    if args.out:
+        lines.append(f"suite written to {args.out}" if ok and problems is None else
+                     f"instance files written to {args.out}; no manifest (" +
+                     ("a partial build)" if problems is not None else "not every case passed)"))
+    _emit(_finite({"ok": ok, "wall_time": elapsed, "records": [asdict(r) for r in records]}), args.json, lines)
+    return 0 if ok else 1
+
+
+def _cmd_suite_run(args: argparse.Namespace) -> int:
+    suite, entries = _selection(args)
+    tolerances = Tolerances(
+        objective=suite.tolerances.objective if args.objective_tol is None else args.objective_tol,
+        feasibility=suite.tolerances.feasibility if args.feasibility_tol is None else args.feasibility_tol,
+        psd=suite.tolerances.psd if args.psd_tol is None else args.psd_tol,
+    )
+    done = []
+
+    def progress(record) -> None:
+        done.append(record)
+        print(f"[{len(done)}/{len(entries)}] {record.name}: {record.result.upper()} ({record.wall_time:.1f} s)",
+              file=sys.stderr, flush=True)
+
+    records = run_suite(args.command, suite=suite, entries=entries, timeout=args.timeout, workdir=args.keep,
+                        tolerances=tolerances, progress=progress)
+    passed = sum(r.passed for r in records)
+    payload = {
+        "suite_version": suite.version, "command": args.command, "timeout": args.timeout,
+        "tolerances": {"objective": tolerances.objective, "feasibility": tolerances.feasibility,
+                       "psd": tolerances.psd},
+        "passed": passed, "total": len(records), "all_passed": passed == len(records),
+        "results": [asdict(r) for r in records],
+    }
+    _emit(_finite(payload), args.json, [format_run_table(records)])
+    return 0 if passed == len(records) else 1
+
+
+def _cmd_suite_export(args: argparse.Namespace) -> int:
+    suite, entries = _selection(args)
+    out = Path(args.directory)
+    out.mkdir(parents=True, exist_ok=True)
+    names = {e.name for e in entries}
+    manifest = json.loads((suite.directory / MANIFEST).read_text())
+    manifest["instances"] = [record for record in manifest["instances"] if record["name"] in names]
+    for entry in entries:
+        instance = entry.load()                               # the file matches the manifest
+        shutil.copyfile(entry.path, out / entry.path.name)
+        if args.sdpa:
+            try:
+                export_sdpa(instance, out / f"{entry.name}.dat-s")
+            except ValueError as exc:
+                print(f"{entry.name}: no SDPA file: {exc}", file=sys.stderr)
+    (out / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
+    if (suite.directory / "README.md").is_file():
+        shutil.copyfile(suite.directory / "README.md", out / "README.md")
+    print(f"wrote {len(entries)} instance(s){' with SDPA files' if args.sdpa else ''} and {MANIFEST} to {out}")
+    return 0
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    instance = load_instance(args.instance)
+    out = args.out or str(Path(args.instance).with_suffix(".dat-s"))
+    problem = export_sdpa(instance, out, max_entries=args.max_entries)
+    sizes = " ".join(str(size) for size in problem.block_sizes)
+    lines = [f"wrote {out}: SDPA sparse format, m = {problem.m} constraints, blocks {sizes}, "
+             f"{problem.n_entries} entries",
+             "Y's block 1 is the instance's matrix variable; SDPA's optimal value is "
+             + ("+f* (MVU maximises)" if get_problem(instance.problem).sense == "max" else "-f* (a minimisation)")]
+    if instance.optimum is not None:
+        lines.append(f"stored optimum f* = {instance.optimum:.12g}: SDPA optimal value "
+                     f"{sdpa_optimum(instance.problem, instance.optimum):.12g}")
+    print("\n".join(lines))
+    return 0
+
+
+def _add_selection(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--suite", default=None, metavar="DIR", help="a suite directory (default: the one shipped)")
+    p.add_argument("--problems", action="append", metavar="P[,P...]",
+                   help="only these problems or groups (numax, numax_class, lmnn, mvu, mvu/equality, ...)")
+    p.add_argument("--instances", action="append", metavar="GLOB", help="only instances whose name matches")
+
+
 # ------------------------------------------------------------------------------ parser
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``sdpembed`` command."""
@@ -255,6 +389,44 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dim", type=int, default=20, help="gaussian: dimension")
     p.add_argument("--random-state", type=int, default=0)
     p.set_defaults(func=_cmd_make_instance)
+
+    p = sub.add_parser("suite", help="the reference suite of instances with certified optima")
+    suite = p.add_subparsers(dest="suite_command", required=True)
+    q = suite.add_parser("list", help="list the suite's instances and their optima")
+    _add_selection(q)
+    q.add_argument("--json", action="store_true")
+    q.set_defaults(func=_cmd_suite_list)
+    q = suite.add_parser("run", help="grade an external program on every instance")
+    q.add_argument("--command", required=True,
+                   help="the program, with {instance} (read) and {solution} (write) placeholders, e.g. "
+                        "\"python -m sdpembed solve {instance} --out {solution}\"")
+    q.add_argument("--timeout", type=float, default=600.0, help="seconds per instance (default 600)")
+    q.add_argument("--keep", default=None, metavar="DIR", help="write (and keep) the solution files here")
+    _add_selection(q)
+    q.add_argument("--objective-tol", type=float, default=None, help="override the suite's tolerance")
+    q.add_argument("--feasibility-tol", type=float, default=None, help="override the suite's tolerance")
+    q.add_argument("--psd-tol", type=float, default=None, help="override the suite's tolerance")
+    q.add_argument("--json", action="store_true")
+    q.set_defaults(func=_cmd_suite_run)
+    q = suite.add_parser("build", help="regenerate and re-certify the suite; fail if a stored optimum moved")
+    q.add_argument("--out", default=None, metavar="DIR", help="write the regenerated suite here")
+    q.add_argument("--no-compare", action="store_true", help="do not compare with the stored suite")
+    q.add_argument("--suite", default=None, metavar="DIR", help="the stored suite to compare with")
+    q.add_argument("--problems", action="append", metavar="P[,P...]", help="only these problems or groups")
+    q.add_argument("--json", action="store_true")
+    q.set_defaults(func=_cmd_suite_build)
+    q = suite.add_parser("export", help="copy the suite's files (and SDPA versions) to a directory")
+    q.add_argument("directory")
+    q.add_argument("--sdpa", action="store_true", help="also write each instance in SDPA sparse format")
+    _add_selection(q)
+    q.set_defaults(func=_cmd_suite_export)
+
+    p = sub.add_parser("export", help="write an instance in another format (SDPA sparse)")
+    p.add_argument("instance")
+    p.add_argument("--format", default="sdpa", choices=["sdpa"])
+    p.add_argument("--out", default=None, help="output file (default: the instance's name with .dat-s)")
+    p.add_argument("--max-entries", type=int, default=MAX_ENTRIES, help="refuse larger files")
+    p.set_defaults(func=_cmd_export)
 
     p = sub.add_parser("demo", help="NuMax on translating squares, compared with PCA and a Gaussian map")
     p.add_argument("--image-size", type=int, default=16)

@@ -10,22 +10,42 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from importlib import import_module
 from typing import Any
 
-from .formulations.lmnn import solve_lmnn_cvxpy, solve_lmnn_working_set
-from .formulations.mvu import solve_mvu_cvxpy
-from .formulations.mvu_oos import solve_mvu_oos_cvxpy
-from .formulations.numax import solve_numax_cvxpy
-from .formulations.numax_class import solve_numax_class_cvxpy
 from .instances import LMNNInstance, MVUInstance, MVUOOSInstance, NuMaxClassInstance, NuMaxInstance
 from .results import SolveResult
-from .solvers.column_generation import solve_numax_cg
-from .solvers.lmnn_fast import solve_lmnn_fast
-from .solvers.lmnn_gradient import solve_lmnn_gradient
-from .solvers.mvu_ipm import solve_mvu_ipm
-from .solvers.mvu_oos import solve_mvu_oos
-from .solvers.numax_admm import solve_numax_admm
-from .solvers.numax_class import solve_numax_class_admm, solve_numax_class_cg
+
+
+def _lazy(module: str, name: str) -> Callable[..., SolveResult]:
+    """``name`` of ``module`` (relative to this package), imported at its first call.
+
+    The solvers and the CVXPY formulations load only when a solve asks for them, so that loading
+    instance files and checking solutions (which use this registry) never import CVXPY.
+    """
+
+    def call(*args: Any, **kwargs: Any) -> SolveResult:
+        return getattr(import_module(module, __package__), name)(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = f"sdpembed{module}.{name}, imported at its first call."
+    return call
+
+
+solve_lmnn_cvxpy = _lazy(".formulations.lmnn", "solve_lmnn_cvxpy")
+solve_lmnn_working_set = _lazy(".formulations.lmnn", "solve_lmnn_working_set")
+solve_mvu_cvxpy = _lazy(".formulations.mvu", "solve_mvu_cvxpy")
+solve_mvu_oos_cvxpy = _lazy(".formulations.mvu_oos", "solve_mvu_oos_cvxpy")
+solve_numax_cvxpy = _lazy(".formulations.numax", "solve_numax_cvxpy")
+solve_numax_class_cvxpy = _lazy(".formulations.numax_class", "solve_numax_class_cvxpy")
+solve_numax_cg = _lazy(".solvers.column_generation", "solve_numax_cg")
+solve_lmnn_fast = _lazy(".solvers.lmnn_fast", "solve_lmnn_fast")
+solve_lmnn_gradient = _lazy(".solvers.lmnn_gradient", "solve_lmnn_gradient")
+solve_mvu_ipm = _lazy(".solvers.mvu_ipm", "solve_mvu_ipm")
+solve_mvu_oos = _lazy(".solvers.mvu_oos", "solve_mvu_oos")
+solve_numax_admm = _lazy(".solvers.numax_admm", "solve_numax_admm")
+solve_numax_class_admm = _lazy(".solvers.numax_class", "solve_numax_class_admm")
+solve_numax_class_cg = _lazy(".solvers.numax_class", "solve_numax_class_cg")
 
 __all__ = ["ProblemSpec", "PROBLEMS", "get_problem", "solve"]
 

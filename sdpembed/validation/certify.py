@@ -59,6 +59,8 @@ class Certificate:
     passed: bool
     reasons: list[str] = field(default_factory=list)
     tolerances: Tolerances = field(default_factory=Tolerances)
+    psd_violation: float = float("nan")
+    """max(0, −λ_min) / max(1, λ_max), the quantity held to ``tolerances.psd``."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable dict of every field."""
@@ -158,6 +160,7 @@ def certify(
     if violation > tol.feasibility:
         reasons.append(f"constraint violation {violation:.3e} > {tol.feasibility:g}")
     psd_limit = -tol.psd * max(1.0, float(eigenvalues[-1]))
+    psd_violation = max(0.0, -min_eig) / max(1.0, float(eigenvalues[-1]))
     if min_eig < psd_limit:
         reasons.append(f"least eigenvalue {min_eig:.3e} < {psd_limit:.3e} (not PSD)")
     error = float("nan")
@@ -193,4 +196,5 @@ def certify(
         passed=not reasons,
         reasons=reasons,
         tolerances=tol,
+        psd_violation=psd_violation,
     )

@@ -1,0 +1,644 @@
+"""The reference suite: instances with certified optima, and the grading of other implementations.
+
+The suite (version :data:`SUITE_VERSION`) ships with the package in ``sdpembed/data/suite/``: one
+compressed instance file per case of :mod:`sdpembed.validation.suite_cases` — the file contract of
+DESIGN.md, with the certified ``optimum`` stored in the file — and ``manifest.json``, which
+records for each instance its optimum, the best certified dual bound, the two solvers that
+certified it (CVXPY/Clarabel, the ground truth, and the problem's default hand-written solver),
+their statuses, objectives and agreement, a content hash of the file, and the tolerances that
+define "pass".
+
+* :func:`build_suite` regenerates every instance from its recipe, certifies it again and compares
+  with the stored suite: it fails when the data changed or a stored optimum no longer agrees.
+* :func:`run_suite` runs an external program on every instance (``CMD {instance} {solution}``),
+  grades each solution file with the numpy-only verifier (:mod:`sdpembed.validation.verify`) and
+  reports crashes, timeouts and missing or malformed solutions per instance.
+
+**Certified optimum.** An instance enters the suite only when both certifiers end ``optimal``
+(each judged by its own certificate, never the solver's word), their objectives agree to
+:data:`AGREEMENT_TOL` relative to max(|f*|, 1), and the best dual bound they built is within
+:data:`GAP_TOL` of the stored optimum (Clarabel's objective). The agreement tolerance is a tenth
+of the objective tolerance of a pass (1e-4), so a correct implementation cannot fail for the
+uncertainty of the reference.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import json
+import os
+import shlex
+import signal
+import subprocess
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..instances import load_instance, read_npz, save_instance
+from ..registry import PROBLEMS, get_problem
+from .certify import Tolerances
+from .suite_cases import SuiteCase, suite_cases
+from .verify import solution_from_arrays, verify_solution
+
+__all__ = [
+    "AGREEMENT_TOL",
+    "GAP_TOL",
+    "SUITE_VERSION",
+    "BuildRecord",
+    "Certifier",
+    "RunRecord",
+    "Suite",
+    "SuiteEntry",
+    "build_suite",
+    "certify_optimum",
+    "content_hash",
+    "default_suite_dir",
+    "format_build_table",
+    "format_run_table",
+    "load_suite",
+    "run_suite",
+]
+
+#: Version of the suite's instances and optima; bumped whenever an instance or its recipe changes.
+SUITE_VERSION = "1"
+
+#: Largest relative disagreement max(|f₁ − f₂|) / max(|f*|, 1) between the certifying solvers, and
+#: between a rebuilt optimum and the stored one.
+AGREEMENT_TOL = 1e-5
+
+#: Largest certified relative gap |f* − best dual bound| / max(|f*|, 1) of a stored optimum.
+GAP_TOL = 1e-5
+
+MANIFEST = "manifest.json"
+
+#: Relative tolerance of the comparison of regenerated instance data with the stored files (the
+#: generators are deterministic; this only absorbs last-bit differences between BLAS builds).
+DATA_RTOL = 1e-10
+
+#: Outcomes of grading one instance in :func:`run_suite`.
+RESULTS = ("pass", "fail", "crash", "timeout", "no solution", "bad solution")
+
+
+def default_suite_dir() -> Path:
+    """The directory of the suite shipped with the package (``sdpembed/data/suite``)."""
+    return Path(str(resources.files("sdpembed.data") / "suite"))
+
+
+def content_hash(arrays: dict[str, np.ndarray]) -> str:
+    """SHA-256 of the arrays of a file (names, dtypes, shapes, bytes; order-independent).
+
+    Hashing contents rather than the ``.npz`` bytes makes the hash independent of the zip
+    container's time stamps.
+    """
+    digest = hashlib.sha256()
+    for key in sorted(arrays):
+        value = np.ascontiguousarray(arrays[key])
+        digest.update(f"{key}|{value.dtype.str}|{value.shape}|".encode())
+        digest.update(value.tobytes())
+    return digest.hexdigest()
+
+
+def _relative(a: float, reference: float) -> float:
+    return abs(a - reference) / max(abs(reference), 1.0)
+
+
+# ---------------------------------------------------------------------------- certification
+@dataclass(frozen=True)
+class Certifier:
+    """One solver's certificate of an instance's optimum."""
+
+    method: str
+    solver: str
+    status: str
+    objective: float
+    dual_bound: float
+    relative_gap: float
+    max_violation: float
+    min_eigenvalue: float
+    wall_time: float
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class CertifiedOptimum:
+    """An instance's optimum as certified by :func:`certify_optimum`.
+
+    ``optimum`` is Clarabel's objective; ``dual_bound`` the best bound of the certifiers (a lower
+    bound for minimisations, an upper bound for MVU); ``certified_gap`` their signed relative
+    distance (negative only within rounding); ``agreement`` the relative spread of the
+    certifiers' objectives; ``certified`` whether all the conditions of the module docstring hold.
+    """
+
+    optimum: float
+    dual_bound: float
+    certified_gap: float
+    agreement: float
+    certifiers: tuple[Certifier, ...]
+    certified: bool
+    reasons: tuple[str, ...] = ()
+
+
+def _certifier(instance: Any, method: str, solver: str | None) -> Certifier:
+    spec = get_problem(instance.problem)
+    if method == "cvxpy":
+        result = spec.cvxpy(instance, solver=solver)
+    else:
+        result = spec.methods[method](instance)
+    return Certifier(
+        method=method, solver=result.solver, status=result.status, objective=float(result.objective),
+        dual_bound=float(result.dual_bound), relative_gap=float(result.relative_gap),
+        max_violation=float(result.max_violation), min_eigenvalue=float(result.min_eigenvalue),
+        wall_time=float(result.wall_time), message=result.message,
+    )
+
+
+def certify_optimum(instance: Any) -> CertifiedOptimum:
+    """Certify the optimum of ``instance`` with CVXPY/Clarabel and a second opinion.
+
+    The second opinion is the problem's default hand-written solver (the one ``sdpembed solve``
+    runs), or CVXPY/SCS for a problem without one. See the module docstring for when the result
+    counts as certified.
+    """
+    spec = get_problem(instance.problem)
+    second = (spec.default_method(instance), None) if spec.methods else ("cvxpy", "SCS")
+    certifiers = tuple(_certifier(instance, method, solver) for method, solver in (("cvxpy", "CLARABEL"), second))
+    optimum = certifiers[0].objective
+    sign = 1.0 if spec.sense == "min" else -1.0
+    bounds = [sign * c.dual_bound for c in certifiers if np.isfinite(c.dual_bound)]
+    bound = sign * max(bounds) if bounds else float("nan")
+    gap = sign * (optimum - bound) / max(abs(optimum), 1.0) if bounds else float("nan")
+    agreement = max(_relative(c.objective, optimum) for c in certifiers) if np.isfinite(optimum) else float("nan")
+    reasons = [f"{c.method}/{c.solver} ended {c.status!r}: {c.message}" for c in certifiers if c.status != "optimal"]
+    if not agreement <= AGREEMENT_TOL:
+        reasons.append(f"the certifiers disagree: relative spread {agreement:.2e} > {AGREEMENT_TOL:g} "
+                       f"({', '.join(f'{c.solver} {c.objective!r}' for c in certifiers)})")
+    if not abs(gap) <= GAP_TOL:
+        reasons.append(f"the certified relative gap {gap:.2e} is not within {GAP_TOL:g} (bound {bound!r})")
+    return CertifiedOptimum(optimum, bound, gap, agreement, certifiers, not reasons, tuple(reasons))
+
+
+# -------------------------------------------------------------------------------- the suite
+@dataclass(frozen=True)
+class SuiteEntry:
+    """One instance of a stored suite (a record of its manifest)."""
+
+    name: str
+    problem: str
+    group: str
+    size: str
+    description: str
+    path: Path
+    sha256: str
+    optimum: float
+    dual_bound: float
+    certified_gap: float
+    agreement: float
+    dim: int
+    n_constraints: int
+    certifiers: tuple[dict[str, Any], ...] = ()
+
+    def load(self) -> Any:
+        """The instance (with its stored optimum), after checking the file against the manifest's hash."""
+        arrays = read_npz(self.path, "suite instance")
+        if content_hash(arrays) != self.sha256:
+            raise ValueError(f"suite instance {self.path} does not match the manifest (content hash differs): "
+                             "the file was modified; reinstall sdpembed or rebuild the suite")
+        instance = load_instance(self.path)
+        if instance.optimum is None or _relative(instance.optimum, self.optimum) > 0.0:
+            raise ValueError(f"suite instance {self.path} does not store the manifest's optimum {self.optimum!r}")
+        return instance
+
+
+@dataclass(frozen=True)
+class Suite:
+    """A stored suite: its version, directory, tolerances and entries (manifest order)."""
+
+    version: str
+    directory: Path
+    tolerances: Tolerances
+    entries: tuple[SuiteEntry, ...]
+
+    def select(self, problems: Sequence[str] | None = None, names: Sequence[str] | None = None) -> list[SuiteEntry]:
+        """The entries whose problem or group is in ``problems`` (e.g. ``numax``, ``mvu``, ``mvu/slack``)
+        and whose name matches one of the shell patterns ``names`` (all when None).
+
+        Raises
+        ------
+        ValueError
+            If a requested problem or group has no instance in the suite.
+        """
+        if problems:
+            known = {e.problem for e in self.entries} | {e.group for e in self.entries}
+            unknown = sorted(set(problems) - known)
+            if unknown:
+                raise ValueError(f"no suite instances for {unknown}; problems and groups: {sorted(known)}")
+        return [e for e in self.entries
+                if (not problems or e.problem in problems or e.group in problems)
+                and (not names or any(fnmatch.fnmatchcase(e.name, pattern) for pattern in names))]
+
+
+def load_suite(directory: str | os.PathLike | None = None) -> Suite:
+    """Read the manifest of the suite in ``directory`` (default: the shipped one).
+
+    Raises
+    ------
+    ValueError
+        If the manifest is missing or malformed, or names a problem that is not registered.
+    """
+    directory = Path(directory) if directory is not None else default_suite_dir()
+    try:
+        manifest = json.loads((directory / MANIFEST).read_text())
+    except FileNotFoundError:
+        raise ValueError(f"no reference suite in {directory} (missing {MANIFEST}); build one with "
+                         "'sdpembed suite build --out DIR'") from None
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{directory / MANIFEST} is not valid JSON: {exc}") from None
+    try:
+        tolerances = Tolerances(**manifest["tolerances"])
+        entries = []
+        for record in manifest["instances"]:
+            get_problem(record["problem"])
+            entries.append(SuiteEntry(
+                name=record["name"], problem=record["problem"], group=record["group"], size=record["size"],
+                description=record["description"], path=directory / record["file"], sha256=record["sha256"],
+                optimum=float(record["optimum"]), dual_bound=float(record["dual_bound"]),
+                certified_gap=float(record["certified_gap"]), agreement=float(record["agreement"]),
+                dim=int(record["dim"]), n_constraints=int(record["n_constraints"]),
+                certifiers=tuple(record["certifiers"]),
+            ))
+        return Suite(str(manifest["version"]), directory, tolerances, tuple(entries))
+    except (KeyError, TypeError) as exc:
+        raise ValueError(f"{directory / MANIFEST} is not a suite manifest: missing or bad field {exc}") from None
+
+
+def _manifest(entries: list[dict[str, Any]], tolerances: Tolerances) -> dict[str, Any]:
+    from .. import __version__
+
+    return {
+        "suite": "sdpembed reference suite: SDP instances with certified optima",
+        "version": SUITE_VERSION,
+        "sdpembed_version": __version__,
+        "files": "one .npz instance file per entry (DESIGN.md / README file contract), its certified optimum stored "
+                 "as 'optimum'; optima in the registry's sense (MVU maximises, min_trace as max -tr K)",
+        "tolerances": asdict(tolerances),
+        "tolerance_meaning": {
+            "objective": "|f - f*| / max(|f*|, 1)",
+            "feasibility": "worst constraint violation as each instance type measures it (numax, numax_class: "
+                           "|v'Pv - bound| on unit secants; mvu: relative to tau = max D, with the centering "
+                           "|sum K| / n^2 and the asymmetry; mvu_oos: |S[:r,:r] - I| and asymmetry; lmnn: none)",
+            "psd": "max(0, -lambda_min) / max(1, lambda_max)",
+        },
+        "agreement_tolerance": AGREEMENT_TOL,
+        "gap_tolerance": GAP_TOL,
+        "instances": entries,
+    }
+
+
+# ------------------------------------------------------------------------------------ build
+@dataclass
+class BuildRecord:
+    """The outcome of rebuilding one case: regenerated, certified, compared with the stored suite."""
+
+    name: str
+    problem: str
+    group: str
+    size: str
+    ok: bool
+    optimum: float
+    stored_optimum: float
+    dual_bound: float
+    certified_gap: float
+    agreement: float
+    certifiers: list[dict[str, Any]]
+    wall_time: float
+    reasons: list[str] = field(default_factory=list)
+
+
+def _same_data(new: dict[str, np.ndarray], old: dict[str, np.ndarray]) -> str | None:
+    """None when the instance arrays agree (to :data:`DATA_RTOL`), else what differs."""
+    new = {k: v for k, v in new.items() if k != "optimum"}
+    old = {k: v for k, v in old.items() if k != "optimum"}
+    if set(new) != set(old):
+        return f"the arrays differ: regenerated {sorted(new)}, stored {sorted(old)}"
+    for key, value in new.items():
+        stored = old[key]
+        if value.shape != stored.shape or value.dtype.kind != stored.dtype.kind:
+            return f"array {key!r} changed shape or type ({stored.dtype}{stored.shape} -> {value.dtype}{value.shape})"
+        if value.dtype.kind == "f":
+            if not np.allclose(value, stored, rtol=DATA_RTOL, atol=DATA_RTOL * max(1.0, float(np.abs(stored).max()))):
+                return f"array {key!r} changed values"
+        elif not np.array_equal(value, stored):
+            return f"array {key!r} changed values"
+    return None
+
+
+def build_suite(
+    *,
+    out: str | os.PathLike | None = None,
+    compare: bool = True,
+    stored: str | os.PathLike | None = None,
+    problems: Sequence[str] | None = None,
+    progress: Callable[[BuildRecord], None] | None = None,
+) -> list[BuildRecord]:
+    """Regenerate the suite's instances, certify their optima and check them against the stored suite.
+
+    Parameters
+    ----------
+    out : path, optional
+        Write the regenerated suite (instance files with their optima, and the manifest) here.
+        Only a complete build (``problems`` None) writes a manifest, and only when every case
+        passed.
+    compare : bool
+        Compare each regenerated instance with the stored suite: the data must match and the new
+        optimum must agree with the stored one to :data:`AGREEMENT_TOL`.
+    stored : path, optional
+        The stored suite to compare with (default: the shipped one).
+    problems : sequence of str, optional
+        Only cases of these problems or groups.
+    progress : callable, optional
+        Called with each :class:`BuildRecord` as soon as it is done.
+
+    Returns
+    -------
+    list of BuildRecord
+        One per case; ``ok`` is False with ``reasons`` when the case was not certified, its data
+        changed, its optimum moved, or it is missing from the stored suite.
+    """
+    cases = [c for c in suite_cases() if not problems or c.problem in problems or c.group in problems]
+    if problems and not cases:
+        raise ValueError(f"no suite cases for {list(problems)}; problems: {sorted(PROBLEMS)}")
+    previous = {e.name: e for e in load_suite(stored).entries} if compare else {}
+    out_dir = Path(out) if out is not None else None
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    records, manifest_entries = [], []
+    for case in cases:
+        record, entry = _build_case(case, previous.get(case.name), compare, out_dir)
+        records.append(record)
+        manifest_entries.append(entry)
+        if progress is not None:
+            progress(record)
+    if out_dir is not None and problems is None and all(r.ok for r in records):
+        text = json.dumps(_manifest(manifest_entries, Tolerances()), indent=1) + "\n"
+        (out_dir / MANIFEST).write_text(text)
+    return records
+
+
+def _build_case(case: SuiteCase, previous: SuiteEntry | None, compare: bool,
+                out_dir: Path | None) -> tuple[BuildRecord, dict[str, Any]]:
+    start = time.perf_counter()
+    instance = case.build()
+    truth = certify_optimum(instance)
+    reasons = list(truth.reasons)
+    stored_optimum = float("nan")
+    arrays = {**instance.to_arrays(), "optimum": np.array(truth.optimum)}
+    if compare:
+        if previous is None:
+            reasons.append("not in the stored suite")
+        else:
+            stored_optimum = previous.optimum
+            try:
+                changed = _same_data(arrays, read_npz(previous.path, "suite instance"))
+            except ValueError as exc:
+                changed = str(exc)
+            if changed:
+                reasons.append(f"the regenerated instance differs from the stored file: {changed}")
+            if not _relative(truth.optimum, previous.optimum) <= AGREEMENT_TOL:
+                reasons.append(f"the stored optimum no longer agrees: stored {previous.optimum!r}, certified now "
+                               f"{truth.optimum!r} (relative difference "
+                               f"{_relative(truth.optimum, previous.optimum):.2e} > {AGREEMENT_TOL:g})")
+    certifiers = [asdict(c) for c in truth.certifiers]
+    record = BuildRecord(
+        name=case.name, problem=case.problem, group=case.group, size=case.size, ok=not reasons,
+        optimum=truth.optimum, stored_optimum=stored_optimum, dual_bound=truth.dual_bound,
+        certified_gap=truth.certified_gap, agreement=truth.agreement, certifiers=certifiers,
+        wall_time=time.perf_counter() - start, reasons=reasons,
+    )
+    file = f"{case.name}.npz"
+    if out_dir is not None and truth.certified:
+        stored = type(instance).from_arrays(arrays)
+        save_instance(stored, out_dir / file)
+    entry = {
+        "name": case.name, "file": file, "problem": case.problem, "group": case.group, "size": case.size,
+        "description": case.description, "dim": int(instance.dim), "n_constraints": int(instance.n_constraints),
+        "optimum": truth.optimum, "dual_bound": truth.dual_bound, "certified_gap": truth.certified_gap,
+        "agreement": truth.agreement, "status": "optimal" if truth.certified else "not certified",
+        "certifiers": certifiers, "sha256": content_hash(type(instance).from_arrays(arrays).to_arrays()),
+    }
+    return record, entry
+
+
+# -------------------------------------------------------------------------------------- run
+@dataclass
+class RunRecord:
+    """The grade of one instance in :func:`run_suite` (``result`` is one of :data:`RESULTS`)."""
+
+    name: str
+    problem: str
+    group: str
+    size: str
+    result: str
+    objective: float = float("nan")
+    optimum: float = float("nan")
+    objective_error: float = float("nan")
+    max_violation: float = float("nan")
+    psd_violation: float = float("nan")
+    wall_time: float = float("nan")
+    returncode: int | None = None
+    reasons: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return self.result == "pass"
+
+
+def command_argv(command: str, instance: str | os.PathLike, solution: str | os.PathLike) -> list[str]:
+    """The argument list of ``command`` for one instance: ``{instance}`` and ``{solution}`` replaced
+    by the (shell-quoted) paths, then split like a shell would (:func:`shlex.split`, no shell run).
+
+    Raises
+    ------
+    ValueError
+        If the command lacks either placeholder or does not split (unbalanced quotes).
+    """
+    missing = [key for key in ("{instance}", "{solution}") if key not in command]
+    if missing:
+        raise ValueError(f"--command must contain the placeholders {{instance}} and {{solution}}, missing "
+                         f"{' and '.join(missing)}: e.g. \"python -m sdpembed solve {{instance}} --out {{solution}}\"")
+    text = command.replace("{instance}", shlex.quote(os.fspath(instance)))
+    text = text.replace("{solution}", shlex.quote(os.fspath(solution)))
+    try:
+        argv = shlex.split(text)
+    except ValueError as exc:
+        raise ValueError(f"--command cannot be split into arguments: {exc}") from None
+    if not argv:
+        raise ValueError("--command is empty")
+    return argv
+
+
+def _tail(text: str, lines: int = 6, chars: int = 800) -> str:
+    tail = "\n".join(text.strip().splitlines()[-lines:])
+    return tail[-chars:]
+
+
+def _execute(argv: list[str], timeout: float) -> tuple[str, int | None, str, float]:
+    """Run ``argv`` in its own process group; returns (state, return code, stderr, seconds), state
+    one of ``done``, ``timeout``, ``unstartable``. A timed-out program is killed with its group
+    (children it spawned included), and only that group."""
+    start = time.perf_counter()
+    try:
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                text=True, errors="replace", start_new_session=True)
+    except OSError as exc:
+        return "unstartable", None, f"cannot start {argv[0]!r}: {exc}", time.perf_counter() - start
+    try:
+        _, err = proc.communicate(timeout=timeout)
+        return "done", proc.returncode, err or "", time.perf_counter() - start
+    except subprocess.TimeoutExpired:
+        try:
+            if hasattr(os, "killpg"):
+                os.killpg(proc.pid, signal.SIGKILL)
+            else:  # pragma: no cover - Windows
+                proc.kill()
+        except ProcessLookupError:
+            pass
+        _, err = proc.communicate()
+        return "timeout", proc.returncode, err or "", time.perf_counter() - start
+
+
+def grade_solution(entry: SuiteEntry, solution: str | os.PathLike, tolerances: Tolerances,
+                   instance: Any | None = None) -> RunRecord:
+    """Grade the solution file of one suite instance (numpy only: the optimum is stored)."""
+    record = RunRecord(entry.name, entry.problem, entry.group, entry.size, "fail", optimum=entry.optimum)
+    path = Path(solution)
+    if not path.is_file():
+        record.result = "no solution"
+        record.reasons.append(f"no solution file was written at {path}")
+        return record
+    instance = entry.load() if instance is None else instance
+    try:
+        cert = verify_solution(instance, solution_from_arrays(instance, read_npz(path, "solution")),
+                               tolerances=tolerances)
+    except ValueError as exc:
+        record.result = "bad solution"
+        record.reasons.append(str(exc))
+        return record
+    record.result = "pass" if cert.passed else "fail"
+    record.objective, record.objective_error = cert.objective, cert.objective_error
+    record.max_violation, record.psd_violation = cert.max_violation, cert.psd_violation
+    record.reasons.extend(cert.reasons)
+    return record
+
+
+def run_suite(
+    command: str,
+    *,
+    suite: Suite | None = None,
+    entries: Iterable[SuiteEntry] | None = None,
+    timeout: float = 600.0,
+    workdir: str | os.PathLike | None = None,
+    tolerances: Tolerances | None = None,
+    progress: Callable[[RunRecord], None] | None = None,
+) -> list[RunRecord]:
+    """Run ``command`` on every instance and grade the solution files it writes.
+
+    Parameters
+    ----------
+    command : str
+        The program, with placeholders ``{instance}`` (the instance ``.npz`` to read) and
+        ``{solution}`` (the solution ``.npz`` to write); see :func:`command_argv`.
+    suite : Suite, optional
+        Default: the shipped suite.
+    entries : iterable of SuiteEntry, optional
+        The instances to run (default: all of ``suite``; see :meth:`Suite.select`).
+    timeout : float
+        Seconds per instance; a program still running then is killed and graded ``timeout``.
+    workdir : path, optional
+        Where solution files are written (and kept); a temporary directory by default.
+    tolerances : Tolerances, optional
+        Default: the suite's.
+    progress : callable, optional
+        Called with each :class:`RunRecord` as soon as it is graded.
+
+    Returns
+    -------
+    list of RunRecord
+        One per instance. Crashes (non-zero exit), timeouts, missing and malformed solution files
+        are recorded per instance; nothing the program does aborts the run.
+    """
+    import tempfile
+
+    if not (isinstance(timeout, (int, float)) and timeout > 0):
+        raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
+    suite = suite or load_suite()
+    entries = list(suite.entries if entries is None else entries)
+    tolerances = tolerances or suite.tolerances
+    command_argv(command, "instance.npz", "solution.npz")                 # fail early on a bad command
+    with tempfile.TemporaryDirectory(prefix="sdpembed-suite-") as scratch:
+        directory = Path(workdir) if workdir is not None else Path(scratch)
+        directory.mkdir(parents=True, exist_ok=True)
+        records = []
+        for entry in entries:
+            instance = entry.load()                       # checks the file before the program reads it
+            solution = (directory / f"{entry.name}.solution.npz").resolve()
+            solution.unlink(missing_ok=True)
+            argv = command_argv(command, entry.path.resolve(), solution)
+            state, code, stderr, seconds = _execute(argv, timeout)
+            if state == "done" and code == 0:
+                record = grade_solution(entry, solution, tolerances, instance)
+            else:
+                record = RunRecord(entry.name, entry.problem, entry.group, entry.size,
+                                   "timeout" if state == "timeout" else "crash", optimum=entry.optimum)
+                if state == "timeout":
+                    record.reasons.append(f"still running after {timeout:g} s: killed")
+                elif state == "unstartable":
+                    record.reasons.append(stderr)
+                else:
+                    record.reasons.append(f"exit code {code}" + (f": {_tail(stderr)}" if stderr.strip() else ""))
+            record.returncode, record.wall_time = code, seconds
+            records.append(record)
+            if progress is not None:
+                progress(record)
+    return records
+
+
+# ---------------------------------------------------------------------------------- tables
+def _fmt(value: float, spec: str = ".1e") -> str:
+    return "-" if value is None or not np.isfinite(value) else format(value, spec)
+
+
+def format_run_table(records: Sequence[RunRecord]) -> str:
+    """The pass/fail table of :func:`run_suite`, with a summary line."""
+    width = max([len(r.name) for r in records] + [8])
+    lines = [f"{'instance':<{width}}  {'result':<12} {'obj. error':>10} {'violation':>10} {'PSD viol.':>10} "
+             f"{'time s':>8}  reason"]
+    for r in records:
+        reason = "; ".join(line.splitlines()[0] for line in r.reasons if line.strip())
+        lines.append(f"{r.name:<{width}}  {r.result.upper():<12} {_fmt(r.objective_error):>10} "
+                     f"{_fmt(r.max_violation):>10} {_fmt(r.psd_violation):>10} {_fmt(r.wall_time, '.2f'):>8}  "
+                     f"{reason[:140]}")
+    passed = sum(r.passed for r in records)
+    lines.append(f"{passed}/{len(records)} passed" + ("" if passed == len(records) else
+                                                       f", {len(records) - passed} did not"))
+    return "\n".join(lines)
+
+
+def format_build_table(records: Sequence[BuildRecord]) -> str:
+    """The table of :func:`build_suite`: each case's certified optimum, gap, agreement and verdict."""
+    width = max([len(r.name) for r in records] + [8])
+    lines = [f"{'instance':<{width}}  {'optimum':>16} {'stored':>16} {'gap':>9} {'agreement':>9} {'time s':>7}  "
+             "verdict"]
+    for r in records:
+        verdict = "OK" if r.ok else "FAIL: " + "; ".join(r.reasons)[:200]
+        lines.append(f"{r.name:<{width}}  {_fmt(r.optimum, '.10g'):>16} {_fmt(r.stored_optimum, '.10g'):>16} "
+                     f"{_fmt(r.certified_gap):>9} {_fmt(r.agreement):>9} {r.wall_time:>7.2f}  {verdict}")
+    ok = sum(r.ok for r in records)
+    compared = any(np.isfinite(r.stored_optimum) for r in records)
+    lines.append(f"{ok}/{len(records)} certified" + (" and in agreement with the stored suite" if compared else ""))
+    return "\n".join(lines)

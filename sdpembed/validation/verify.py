@@ -1,0 +1,134 @@
+"""Checking a solution file with numpy alone — the verifier of ``sdpembed verify`` and of the reference suite.
+
+When the optimum f* is known — stored in the instance file (``optimum``, as in every instance of
+the reference suite), given by the caller, or bracketed by multipliers the solution carries
+(``dual_pairs``/``dual_y`` of column generation) — nothing is solved: the objective, the worst
+constraint violation and the spectrum of the solution are computed with numpy and held to
+:class:`~sdpembed.validation.certify.Tolerances` (:func:`~sdpembed.validation.certify.certify`
+without a ground truth). This module imports no CVXPY, and neither does anything it imports (the
+registry loads formulations and solvers only when a solve asks for them), so solutions can be
+checked where CVXPY is not installed. Only when f* is unknown and ``ground_truth`` names a CVXPY
+back-end is f* computed (and CVXPY imported then).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..instances import read_npz
+from ..registry import get_problem
+from .certify import Certificate, Tolerances, certify
+
+__all__ = ["Solution", "read_solution", "solution_from_arrays", "verify_solution"]
+
+
+@dataclass(frozen=True)
+class Solution:
+    """What a solution file says (DESIGN.md, the file contract).
+
+    Attributes
+    ----------
+    matrix : ndarray
+        The decision variable (``P``, ``M``, ``K`` or ``S``).
+    dual_bound : float, optional
+        A claimed bound on the optimum (lower for minimisations, upper for MVU); checked, never trusted.
+    dual_multipliers : (pairs, y), optional
+        Multipliers on pairs of a point-form NuMax instance (``dual_pairs``, ``dual_y``), from which
+        :func:`verify_solution` proves its own bound.
+    """
+
+    matrix: np.ndarray
+    dual_bound: float | None = None
+    dual_multipliers: tuple[np.ndarray, np.ndarray] | None = None
+
+
+def solution_from_arrays(instance: Any, arrays: dict[str, np.ndarray]) -> Solution:
+    """The :class:`Solution` in the arrays of a solution file of ``instance``.
+
+    Raises
+    ------
+    ValueError
+        If the problem's variable is missing or not a numeric matrix, ``dual_bound`` is not a 0-d
+        number, or only one of ``dual_pairs`` and ``dual_y`` is given.
+    """
+    spec = get_problem(getattr(instance, "problem", ""))
+    if spec.variable not in arrays:
+        raise ValueError(f"solution file has no array {spec.variable!r} (the {spec.name} variable)")
+    matrix = arrays[spec.variable]
+    if matrix.ndim != 2 or matrix.dtype.kind not in "fiu":
+        raise ValueError(f"the solution {spec.variable!r} must be a numeric 2-D array, got dtype {matrix.dtype} "
+                         f"and shape {matrix.shape}")
+    claimed = arrays.get("dual_bound")
+    if claimed is not None and (claimed.ndim != 0 or claimed.dtype.kind not in "fiu"):
+        raise ValueError(f"'dual_bound' must be a 0-d numeric array, got dtype {claimed.dtype} and shape "
+                         f"{claimed.shape}")
+    multipliers = None
+    if "dual_pairs" in arrays or "dual_y" in arrays:
+        if "dual_pairs" not in arrays or "dual_y" not in arrays:
+            raise ValueError("a solution with dual multipliers needs both 'dual_pairs' (m, 2) and 'dual_y' (m,)")
+        multipliers = (arrays["dual_pairs"], arrays["dual_y"])
+    return Solution(np.asarray(matrix, dtype=np.float64), None if claimed is None else float(claimed), multipliers)
+
+
+def read_solution(path: str | os.PathLike, instance: Any) -> Solution:
+    """Read and check the solution file at ``path`` for ``instance`` (:func:`solution_from_arrays`)."""
+    return solution_from_arrays(instance, read_npz(path, "solution"))
+
+
+def verify_solution(
+    instance: Any,
+    solution: Solution | np.ndarray,
+    *,
+    optimum: float | None = None,
+    tolerances: Tolerances | None = None,
+    ground_truth: str | None = None,
+) -> Certificate:
+    """Check a solution of a registered problem against its optimum, with numpy alone when f* is known.
+
+    Parameters
+    ----------
+    instance
+        A registered instance; its stored ``optimum`` is used when ``optimum`` is not given.
+    solution : Solution or ndarray
+        The solution (the matrix alone, or with a claimed bound and multipliers).
+    optimum : float, optional
+        A known optimal value (in the registry's sense: MVU maximises).
+    tolerances : Tolerances, optional
+        What "pass" means (default: :class:`~sdpembed.validation.certify.Tolerances`).
+    ground_truth : {"CLARABEL", "SCS"}, optional
+        When f* is neither given nor stored, compute it with this CVXPY back-end. Without it, an
+        unknown f* fails the check (unless multipliers bracket it), and CVXPY is never imported.
+
+    Returns
+    -------
+    Certificate
+        ``psd_violation``, ``max_violation`` and ``objective_error`` are the three graded
+        quantities; ``reasons`` lists every failed check.
+
+    Raises
+    ------
+    ValueError
+        If the matrix has the wrong shape or non-finite entries.
+    """
+    if not isinstance(solution, Solution):
+        solution = Solution(np.asarray(solution, dtype=np.float64))
+    known = optimum is not None or getattr(instance, "optimum", None) is not None
+    cert = certify(
+        instance,
+        solution.matrix,
+        optimum=optimum,
+        ground_truth=ground_truth is not None and not known,
+        solver=ground_truth or "CLARABEL",
+        dual_bound=solution.dual_bound,
+        tolerances=tolerances,
+        dual_multipliers=solution.dual_multipliers,
+    )
+    if not known and ground_truth is None and solution.dual_multipliers is None:
+        cert.reasons.append("the optimum is unknown (neither stored in the instance nor given) and no verifiable "
+                            "dual multipliers were given: the objective could not be checked")
+        cert.passed = False
+    return cert
