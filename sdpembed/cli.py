@@ -1,4 +1,5 @@
-"""The ``sdpembed`` command line: ``solve``, ``verify``, ``make-instance``, ``demo``, ``suite``, ``export``.
+"""The ``sdpembed`` command line: ``solve``, ``verify``, ``make-instance``, ``embed``, ``demo``, ``suite``,
+``export``.
 
 Exit codes: 0 success (``verify``: pass; ``suite run``: every instance passed; ``suite build``:
 every optimum certified and in agreement), 1 failure (``verify``: fail; ``solve``: the solver did
@@ -336,6 +337,51 @@ def _cmd_export(args: argparse.Namespace) -> int:
     return 0
 
 
+# ------------------------------------------------------------------------------ embed
+def _read_rows(path: str, name: str) -> np.ndarray:
+    """An array from a ``.npy`` file (loaded without pickle)."""
+    if not Path(path).is_file():
+        raise BadInput(f"{name} file {path!r} does not exist")
+    try:
+        return np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as exc:
+        raise BadInput(f"{name} file {path!r} is not a .npy array ({exc})") from exc
+
+
+def _cmd_embed(args: argparse.Namespace) -> int:
+    from .linear.methods import embed
+    from .validation.metrics import SecantSet
+
+    data = _read_rows(args.data, "DATA")
+    labels = None if args.labels is None else _read_rows(args.labels, "labels")
+    options = dict(json.loads(args.options)) if args.options else {}
+    start = time.perf_counter()
+    model = embed(args.method, data, dim=args.dim, delta=args.delta, labels=labels, random_state=args.random_state,
+                  secants=args.secants, measure=args.measure, **options)
+    elapsed = time.perf_counter() - start
+    Psi = model.components_
+    np.save(args.out, Psi)
+    evaluator = SecantSet(secants=data) if args.secants else SecantSet(X=data)
+    delta = evaluator.isometry_constant(Psi, args.measure)
+    payload = {"method": args.method, "out": args.out, "n_components": int(Psi.shape[0]),
+               "n_features": int(Psi.shape[1]), "isometry_constant": delta, "measure": args.measure,
+               "n_secants": int(evaluator.n_secants), "time_s": elapsed}
+    lines = [f"wrote {args.out}: Psi of shape {Psi.shape} ({args.method}, {elapsed:.2f} s)",
+             f"isometry constant on the {evaluator.n_secants} training secants ({args.measure}): {delta:.6g}"]
+    selection = getattr(model, "selection_", None)
+    if selection is not None:
+        payload["selection"] = asdict(selection)
+        chosen = "dimension M" if selection.rule == "smallest_dimension" else "delta"
+        lines.append(f"chosen {chosen} = {selection.value:g} for the target {selection.target:g} "
+                     f"({len(selection.trials)} trials)")
+    result = getattr(model, "result_", None)
+    if result is not None and hasattr(result, "status"):
+        payload["solver_status"] = result.status
+        lines.append(f"solver status {result.status}")
+    _emit(payload, args.json, lines)
+    return 0
+
+
 def _add_selection(p: argparse.ArgumentParser) -> None:
     p.add_argument("--suite", default=None, metavar="DIR", help="a suite directory (default: the one shipped)")
     p.add_argument("--problems", action="append", metavar="P[,P...]",
@@ -427,6 +473,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, help="output file (default: the instance's name with .dat-s)")
     p.add_argument("--max-entries", type=int, default=MAX_ENTRIES, help="refuse larger files")
     p.set_defaults(func=_cmd_export)
+
+    p = sub.add_parser("embed", help="write the linear map Psi (M, N) of a linear method for data given as rows")
+    p.add_argument("method", help="pca, pca_randomized, gaussian, rademacher, lda, adagio, sparse_linear, numax, "
+                                  "numax_class, fromax, nilepro (sdpembed.linear.LINEAR_METHODS)")
+    p.add_argument("data", help="a .npy array of shape (n, N): points as rows (secants with --secants)")
+    target = p.add_mutually_exclusive_group(required=True)
+    target.add_argument("--dim", type=int, help="the target dimension M")
+    target.add_argument("--delta", type=float, help="the target isometry constant delta on the training secants")
+    p.add_argument("--out", required=True, help="where to write Psi (.npy)")
+    p.add_argument("--labels", default=None, help="a .npy vector of class labels (lda, numax_class)")
+    p.add_argument("--secants", action="store_true", help="the rows of DATA are secants, not points")
+    p.add_argument("--measure", default="rip", choices=["rip", "adagio"],
+                   help="distortion measure of delta: NuMax's RIP (2) or ADAGIO's (3)")
+    p.add_argument("--random-state", type=int, default=None)
+    p.add_argument("--options", default=None, metavar="JSON", help="constructor options, e.g. '{\"n_secants\": 2000}'")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(func=_cmd_embed)
 
     p = sub.add_parser("demo", help="NuMax on translating squares, compared with PCA and a Gaussian map")
     p.add_argument("--image-size", type=int, default=16)

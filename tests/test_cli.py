@@ -158,3 +158,47 @@ def test_demo_and_console_script():
     assert result.returncode == 0, result.stderr
     for word in ("rank M", "certified bound", "PCA", "Gaussian", "NuMax (ADMM)"):
         assert word in result.stdout
+
+
+# ------------------------------------------------------------------------------ embed
+@pytest.fixture(scope="module")
+def squares_rows(tmp_path_factory):
+    from sdpembed.datasets import translating_squares
+
+    path = tmp_path_factory.mktemp("embed") / "squares.npy"
+    np.save(path, translating_squares(7, 3))
+    return path
+
+
+def test_embed_pca_at_a_dimension_is_the_pca_map(squares_rows, tmp_path):
+    from sdpembed.linear import pca_projection
+
+    out = tmp_path / "psi.npy"
+    assert main(["embed", "pca", str(squares_rows), "--dim", "5", "--out", str(out)]) == 0
+    Psi = np.load(out)
+    expected = pca_projection(np.load(squares_rows), 5)
+    np.testing.assert_allclose(np.abs(Psi @ expected.T), np.eye(5), atol=1e-8)   # same rows up to sign
+
+
+@pytest.mark.parametrize("method", ["pca", "adagio", "numax"])
+def test_embed_at_a_delta_meets_it_on_the_training_secants(squares_rows, tmp_path, capsys, method):
+    from sdpembed.validation import SecantSet
+
+    out = tmp_path / "psi.npy"
+    assert main(["embed", method, str(squares_rows), "--delta", "0.3", "--out", str(out), "--random-state", "0",
+                 "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    Psi = np.load(out)
+    delta = SecantSet(X=np.load(squares_rows)).isometry_constant(Psi)
+    assert delta <= 0.3 + 1e-5 and abs(report["isometry_constant"] - delta) <= 1e-12
+    assert report["n_components"] == Psi.shape[0] and report["n_features"] == 49
+
+
+def test_embed_bad_input(squares_rows, tmp_path, capsys):
+    out = str(tmp_path / "psi.npy")
+    assert main(["embed", "lda", str(squares_rows), "--dim", "2", "--out", out]) == 2           # labels missing
+    assert "labels" in capsys.readouterr().err
+    assert main(["embed", "nosuch", str(squares_rows), "--dim", "2", "--out", out]) == 2
+    assert main(["embed", "pca", str(tmp_path / "missing.npy"), "--dim", "2", "--out", out]) == 2
+    with pytest.raises(SystemExit):                                                               # both targets
+        main(["embed", "pca", str(squares_rows), "--dim", "2", "--delta", "0.1", "--out", out])

@@ -273,17 +273,20 @@ def select_delta(
     if best.n_components_ > M:
         raise ValueError(f"{type(estimator).__name__} has rank {best.n_components_} > dim = {M} even at "
                          f"delta = {hi}; no delta in {delta_range} reaches the dimension")
-    low_model = fit_at(lo)
-    if low_model.n_components_ <= M:
-        best, hi = low_model, lo
-    else:
-        while hi - lo > delta_tol:
-            mid = 0.5 * (lo + hi)
-            model = fit_at(mid)
-            if model.n_components_ <= M:
-                best, hi = model, mid
-            else:
-                lo = mid
+    floor = lo
+    while hi - lo > delta_tol:
+        mid = 0.5 * (lo + hi)
+        model = fit_at(mid)
+        if model.n_components_ <= M:
+            best, hi = model, mid
+        else:
+            lo = mid
+    if lo == floor:
+        # every trial met the dimension: the smallest delta of the range may too (it is the
+        # costliest solve, the tightest constraints, so it is tried only when it can matter)
+        low_model = fit_at(floor)
+        if low_model.n_components_ <= M:
+            best, hi = low_model, floor
     value = _secant_set(data, secants).isometry_constant(best.components_, check_measure(measure))
     best.selection_ = Selection("smallest_delta", M, hi, best.n_components_, value, measure, 0.0, tuple(trials))
     return best
