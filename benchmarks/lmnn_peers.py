@@ -223,6 +223,9 @@ def main() -> None:
                 "relative_gap": result.relative_gap, "newton_steps": int(result.iterations),
                 "rounds": int(result.extra["rounds"]), "working_set": int(result.extra["triplets"].shape[0]),
                 "active": int(result.extra["active"]),
+                "first_order_seconds": result.extra.get("first_order_seconds"),
+                "first_order_loss": result.extra.get("first_order_loss"),
+                "fixed_triplets": int(result.history["fixed"][-1]) if len(result.history["fixed"]) else 0,
                 "knn_error": knn_error(factor(result.solution), Xtr, ytr, Xte, yte)}
         rows.append(ours)
         print(f"  sdpembed   {result.status:<14} {result.wall_time:9.2f} s  objective {result.objective:.8g}  "

@@ -137,6 +137,61 @@ def test_pair_system_operator_and_newton_matrix():
     np.testing.assert_allclose(system.smat(system.svec(M)), M)
 
 
+def test_newton_matrix_through_triplets_equals_through_pairs():
+    """A single block with few triplets per pair takes the triplet form Σ D_t (c_a − c_b)(c_a − c_b)ᵀ;
+    it must equal the pair form and the matrix of 𝒜*D𝒜 (features chunked and cached or not)."""
+    import sdpembed.solvers.lmnn_fast as lf
+    rng = np.random.default_rng(2)
+    d, nU, nW, T = 4, 40, 50, 30
+    system = PairSystem(U=rng.standard_normal((nU, d)), u_block=np.zeros(nU, dtype=int), W=rng.standard_normal((nW, d)),
+                        w_block=np.zeros(nW, dtype=int), a=rng.integers(0, nU, T), b=rng.integers(0, nW, T), n_blocks=1)
+    D = rng.random(T)
+    assert T < 3 * np.unique(system.a).size + nW                     # gram() takes the triplet form
+    basis = np.eye(system.svec_dim)
+    columns = np.stack([system.svec(system.adjoint(D * system.apply(system.smat(e)))) for e in basis], axis=1)
+    np.testing.assert_allclose(system.gram(D), columns, atol=1e-10)
+    many = PairSystem(U=system.U, u_block=system.u_block, W=system.W, w_block=system.w_block,
+                      a=np.tile(system.a, 5), b=np.tile(system.b, 5), n_blocks=1)     # 150 triplets: pair form
+    assert many.n_triplets >= 3 * np.unique(many.a).size + nW
+    np.testing.assert_allclose(many.gram(np.tile(D, 5) / 5), columns, atol=1e-10)
+    rows = rng.permutation(T)[:11]
+    rest = np.ones(T, dtype=bool)
+    rest[rows] = False
+    part = system.gram_subset(D, rows)
+    np.testing.assert_allclose(part + system.gram_subset(D, np.flatnonzero(rest)), columns, atol=1e-10)
+    chunk, cache = lf._CHUNK, lf._FEATURE_CACHE
+    try:
+        lf._CHUNK, lf._FEATURE_CACHE = 7, 0                          # several chunks, features formed per chunk
+        fresh = PairSystem(U=system.U, u_block=system.u_block, W=system.W, w_block=system.w_block, a=system.a,
+                           b=system.b, n_blocks=1)
+        np.testing.assert_allclose(fresh.gram(D), columns, atol=1e-10)
+    finally:
+        lf._CHUNK, lf._FEATURE_CACHE = chunk, cache
+
+
+def test_newton_solves_direct_pcg_and_fallback_agree(instances):
+    """The restricted optimum is the same whether the Newton systems are factored directly, solved by
+    PCG (float32 and top-triplet preconditioners), or by PCG that gives up and falls back."""
+    import sdpembed.solvers.lmnn_fast as lf
+    inst = instances["wine"]
+    system = lf._single_system(inst, all_triplets(inst.y, inst.targets))
+    C0 = (1 - inst.mu) * np.asarray(inst.pull_matrix)[None]
+    assert system.n_triplets > lf._PCG_RATIO * system.svec_dim                  # PCG is the default here
+    saved = lf._PCG_RATIO, lf._PCG_MAXITER
+    outcomes = {}
+    try:
+        for name, ratio, maxiter in (("pcg", saved[0], saved[1]), ("direct", 10**9, saved[1]),
+                                     ("fallback", saved[0], 0)):
+            lf._PCG_RATIO, lf._PCG_MAXITER = ratio, maxiter
+            outcomes[name] = hinge_ipm(system, C0, inst.mu)
+    finally:
+        lf._PCG_RATIO, lf._PCG_MAXITER = saved
+    for out in outcomes.values():
+        assert lf._ipm_reached(out, 1e-8)
+        assert out.primal_value == pytest.approx(outcomes["direct"].primal_value, rel=1e-8)
+    assert abs(outcomes["pcg"].iterations - outcomes["direct"].iterations) <= 2
+
+
 def test_ipm_restricted_problem_matches_cvxpy_on_the_same_triplets(instances):
     inst = instances["gauss"]
     triplets = all_triplets(inst.y, inst.targets)[::3]
@@ -341,3 +396,74 @@ def test_time_limit_stops_honestly(instances, optima):
     assert stopped.status == "max_iterations" and "time limit" in stopped.message
     assert stopped.extra["rounds"] == 1
     assert stopped.dual_bound <= optima["wine"] * (1 + 1e-9)
+
+
+# ------------------------------------------------------------------------- first-order warm start
+def test_smoothed_hinge_brackets_the_hinge_and_has_its_slope():
+    from sdpembed.solvers.lmnn_warm import smoothed_hinge
+    z = np.linspace(-2.0, 2.0, 401)
+    for eta in (1.0, 0.1):
+        value, slope = smoothed_hinge(z, eta)
+        assert np.all(value <= np.maximum(z, 0.0) + 1e-15) and np.all(value >= np.maximum(z, 0.0) - eta / 2 - 1e-15)
+        h = 1e-6
+        numeric = (smoothed_hinge(z + h, eta)[0] - smoothed_hinge(z - h, eta)[0]) / (2 * h)
+        np.testing.assert_allclose(slope, numeric, atol=1e-5)        # h/(4η) at the kinks
+
+
+@pytest.mark.parametrize("name", ["iris", "gauss"])
+def test_first_order_loss_and_gradient_over_all_triplets(name, instances):
+    """The streamed smoothed loss in L equals the direct sum over every triplet, and its gradient
+    matches central differences (the radius filter loses no triplet with a positive hinge)."""
+    from sdpembed.solvers.lmnn_warm import _FullLoss, smoothed_hinge
+    inst = instances[name]
+    d = inst.dim
+    P = np.asarray(inst.pull_matrix)
+    rng = np.random.default_rng(1)
+    L = np.eye(d) + 0.3 * rng.standard_normal((d, d))
+    loss = _FullLoss(inst.X, inst.y, inst.targets, P, inst.mu, block_size=37)     # several anchor blocks
+    loss.eta = 0.3
+    f, g = loss(L.ravel())
+    triplets = all_triplets(inst.y, inst.targets)
+    X, M = inst.X, L.T @ L
+    U, W = X[triplets[:, 0]] - X[triplets[:, 1]], X[triplets[:, 0]] - X[triplets[:, 2]]
+    z = 1 + np.einsum("ij,jk,ik->i", U, M, U) - np.einsum("ij,jk,ik->i", W, M, W)
+    assert np.any(z > 0.3) and np.any((z > 0) & (z < 0.3))                       # both pieces are exercised
+    expected = (1 - inst.mu) * np.sum(P * M) + inst.mu * smoothed_hinge(z, 0.3)[0].sum()
+    assert f == pytest.approx(expected, rel=1e-12)
+    h = 1e-6
+    for idx in rng.choice(d * d, 6, replace=False):
+        e = np.zeros(d * d)
+        e[idx] = h
+        numeric = (loss(L.ravel() + e)[0] - loss(L.ravel() - e)[0]) / (2 * h)
+        assert g[idx] == pytest.approx(numeric, rel=1e-5, abs=1e-6 * abs(f))
+
+
+def test_first_order_warm_start_is_near_the_optimum(instances, optima):
+    from sdpembed.solvers.lmnn_warm import warm_start_metric
+    inst = instances["wine"]
+    warm = warm_start_metric(inst.X, inst.y, inst.targets, inst.mu, np.asarray(inst.pull_matrix), keep=0.5)
+    assert warm.loss == pytest.approx(inst.objective(warm.M), rel=1e-10)        # reported loss is the exact (2.11)
+    assert optima["wine"] * (1 - 1e-9) <= warm.loss <= 1.05 * optima["wine"]
+    assert np.all(warm.z > -0.5) and np.all((warm.alpha >= 0) & (warm.alpha <= inst.mu))
+    with pytest.raises(ValueError, match="etas"):
+        warm_start_metric(inst.X, inst.y, inst.targets, inst.mu, np.asarray(inst.pull_matrix), etas=(0.0,))
+
+
+def test_fixed_triplets_that_turn_inactive_are_released(instances, optima):
+    """Fixing triplets far inside the margin (α = μ on a hinge that is negative at the optimum) makes
+    the first restricted problem a wrong relaxation; they must be released, and the result must
+    still be the certified optimum, its bound reproducible from the reported multipliers."""
+    inst = instances["gauss"]
+    result = solve_lmnn_fast(inst, first_order_keep=1.0, first_order_fix=-0.9)
+    assert result.history["released"].sum() > 0
+    assert result.status == "optimal" and abs(result.objective - optima["gauss"]) <= 1e-4 * optima["gauss"]
+    assert lmnn_dual_bound(inst, result.extra["triplets"], result.extra["alpha"], upper_bound=result.objective) \
+        == pytest.approx(result.dual_bound)
+    plain = solve_lmnn_fast(inst, first_order=False)
+    assert "first_order_loss" not in plain.extra and plain.objective == pytest.approx(result.objective, rel=1e-6)
+    cold = solve_lmnn_fast(inst, first_order_start=False)                        # IPM not warm-started
+    assert cold.status == "optimal" and cold.objective == pytest.approx(result.objective, rel=1e-6)
+    fixed = solve_lmnn_fast(inst)                                                   # the default: folding on
+    assert fixed.history["fixed"][0] > 0 and fixed.objective == pytest.approx(result.objective, rel=1e-6)
+    empty_band = solve_lmnn_fast(inst, first_order_keep=0.0, first_order_fix=0.0)  # no working triplet at first
+    assert empty_band.status == "optimal" and empty_band.objective == pytest.approx(result.objective, rel=1e-6)

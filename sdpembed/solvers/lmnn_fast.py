@@ -24,40 +24,53 @@ p = d(d+1)/2 per metric, is factored,
     H = 𝒜* D 𝒜 + M⁻¹ ⊛ X,      D_t = 1 / (ξ_t/β_t + s_t/α_t),
 
 (𝒜(M)_t = tr(M A_t); ⊛ the symmetric Kronecker product of the HKM direction). H is formed
-from the *pairs* rather than the triplets: 𝒜*D𝒜 = Σ_a ω_a c_a c_aᵀ + Σ_b ω_b c_b c_bᵀ
-− Σ_t D_t (c_a c_bᵀ + c_b c_aᵀ) with c = svec(uuᵀ), so one step costs
-O((n_target_pairs + 2·n_impostor_pairs)·p²) flops, BLAS-3, no Python loop over triplets.
+from the *pairs* when they are few, 𝒜*D𝒜 = Σ_a ω_a c_a c_aᵀ + Σ_b ω_b c_b c_bᵀ
+− Σ_t D_t (c_a c_bᵀ + c_b c_aᵀ) with c = svec(uuᵀ) ((3·n_target_pairs + n_impostor_pairs)·p²
+flops), or from the triplets, Σ_t D_t (c_a − c_b)(c_a − c_b)ᵀ (T·p²), whichever is cheaper;
+BLAS-3, no Python loop over triplets. Large systems (T > 4p, one metric) are solved by PCG
+with the exact operator, preconditioned by H with float32 rank-k updates in the early steps
+and, once residuals and gap are below 10⁻³, by the part of H from the 2p triplets of largest
+D_t (:func:`_newton_solver`): 2–11 PCG iterations per solve on MNIST-5000.
 
-**Why a working set, and why it is exact.** Only triplets whose hinge can be positive enter
-the SDP. Start from the triplets active at M = I plus every target pair's nearest impostor;
-solve; evaluate *every* hinge at the solution (streamed in blocks of points,
-:func:`sdpembed.graphs.iter_hinges`); add the omitted ones that are positive — at most
-2·max(|working set|, n) per round, every point's most violated triplet first, then every
-point's second, … (:func:`_spread_over_anchors`), because the minimiser of a small first
-working set violates far more triplets than the optimum does (digits PCA-30: 665,000 at the
-first solution against 6,500 at the optimum) — and repeat. Three things keep this cheap:
+**The working set, and why the result is exact.** Only triplets whose hinge can be positive
+enter the SDP. By default (``first_order=True``) the working set is chosen at an approximate
+minimiser found by L-BFGS on a smoothed (2.11) in L, M = LᵀL (:mod:`sdpembed.solvers.lmnn_warm`;
+digits PCA-30: 1.5–2 s, loss 0.05 % above the optimum): the triplets with hinge argument in
+(−0.1, 0.1] form the working set, and those above 0.1 are *fixed*: their hinge is counted as
+linear, μ h_t(M) (α_t = μ), which folds them into the linear term C0 of the IPM. Then: solve;
+evaluate *every* hinge at the solution (streamed in blocks of points,
+:func:`sdpembed.graphs.iter_hinges`); add the omitted ones that are positive, and move back
+to the working set any fixed triplet whose hinge has turned negative; repeat until neither
+happens. On the digits PCA-30 benchmark split (n = 1257) the first solve is already the last
+(3,700 working and 3,600 fixed triplets against 5,000 active at the optimum, 16 Newton steps).
 
-* the rounds whose solution still violates more than 5 % as many omitted triplets as the
-  working set holds are solved *loosely* (relative tolerance 10⁻³): their minimisers only
-  choose the next triplets;
-* once a round is nearly settled, the working triplets with hinge below ``prune`` and a zero
-  multiplier (α < 10⁻³μ) are dropped — the loose rounds leave a working set ~10× the active
-  set (digits: 60,000 against 6,500) — and every later solve is to the full tolerance;
-* those later solves are *warm-started* from the previous one (:func:`warm_start`: kept
-  multipliers, new ones near 0, M and X lifted off the boundary), 11–20 Newton steps
-  instead of 30–40.
+Exactness: the restricted objective (1 − μ)tr(MP) + μ Σ_fixed h_t + μ Σ_working [h_t]₊ is
+below the full loss (2.11) everywhere (h ≤ [h]₊, omitted terms ≥ 0), so its minimum is a
+lower bound on the full optimum; at its minimiser, if every fixed hinge is ≥ 0 and every
+omitted hinge ≤ 0, it *equals* the full loss there, so that minimiser is a full optimum (the
+argument of :func:`sdpembed.formulations.lmnn.solve_lmnn_working_set`, with the fixed set
+added). The certificate does not rely on this argument: α is μ on fixed and 0 on omitted
+triplets, both in the box [0, μ], so (α, X) stays dual feasible for the full problem and
+:func:`lmnn_dual_bound` certifies the gap from it.
 
-On digits PCA-30 (n = 1797, k = 3, μ = 0.5, 8.7M triplets) this took the solve from 490 s
-(5 rounds on up to 60,500 triplets, 180 Newton steps, all tight and cold) to 74 s on the
-same loaded 2-core machine, with the same objective to 1e-10. When no
-omitted hinge is positive, the restricted optimum — a relaxation of the full problem — is
-attained by the restricted minimiser at the full loss, so it is the full optimum (the
-argument of :func:`sdpembed.formulations.lmnn.solve_lmnn_working_set`). The certificate does
-not rely on this argument: α is zero on omitted triplets, which keeps it dual feasible.
+Without the first-order start (``first_order=False``, or ``initial_triplets`` given) the loop
+starts from the triplets active at M = I plus every target pair's nearest impostor. The
+minimiser of such a small first working set violates far more triplets than the optimum does
+(digits PCA-30: 665,000 at the first solution against 6,500 at the optimum), so additions are
+capped at 2·max(|working set|, n) per round, every point's most violated triplet first
+(:func:`_spread_over_anchors`); rounds whose solution still violates more than 5 % as many
+omitted triplets as the working set holds are solved *loosely* (relative tolerance 10⁻³);
+once a round is nearly settled, working triplets with hinge below ``prune`` and a zero
+multiplier (α < 10⁻³μ) are dropped, and later solves are *warm-started* from the previous
+one (:func:`warm_start`). That path took 58 s on the digits benchmark split where the
+first-order start now takes 3–4 s (both single-threaded, load ≈ 1–3 on 2 cores; BENCHMARKS.md).
 
 Interior-point details: Mehrotra predictor–corrector, infeasible start, separate primal and
-dual step lengths (fraction 0.98 of the distance to the boundary), stop when the relative
-primal and dual residuals and the relative duality gap are below ``ipm_tol``.
+dual step lengths (fraction 0.98 of the distance to the boundary; SDPT3's adaptive fraction
+0.9 + 0.09·min(1, α_p, α_d) was tried and did not help here — the steps are limited by the
+box α ∈ [0, μ] and the slacks, not by the cone, and the step count went from 113 to 122),
+stop when the relative primal and dual residuals and the relative duality gap are below
+``tol``.
 """
 
 from __future__ import annotations
@@ -70,9 +83,10 @@ import scipy.linalg
 import scipy.sparse
 
 from .._validate import check_positive_int
-from ..formulations.lmnn import _triplet_keys, check_triplets, lmnn_dual_bound, project_psd
+from ..formulations.lmnn import _triplet_keys, check_triplets, lmnn_dual_bound, project_psd, triplet_outer_sum
 from ..graphs import impostor_triplets, iter_hinges, nearest_impostors
 from ..results import SolveResult, relative_gap
+from .lmnn_warm import warm_start_metric
 
 __all__ = [
     "PairSystem", "IPMOutcome", "hinge_ipm", "solve_lmnn_fast", "solve_multi_metric_fast", "seed_triplets",
@@ -81,6 +95,17 @@ __all__ = [
 
 #: Pairs whose svec features are formed at once when assembling the Newton matrix.
 _CHUNK = 4096
+
+#: Triplets per svec coordinate beyond which Newton systems are solved by PCG (see :func:`_newton_solver`).
+_PCG_RATIO = 4
+
+#: PCG is used only once the interior-point residuals and gap are all below this (late steps, where the
+#: Newton matrix is dominated by the few triplets at their margin).
+_PCG_SWITCH = 1e-3
+
+#: Relative residual and iteration limit of those PCG solves.
+_PCG_TOL = 1e-9
+_PCG_MAXITER = 60
 
 #: Largest size in bytes of the cached svec features of the impostor pairs (formed per chunk beyond).
 _FEATURE_CACHE = 1 << 28
@@ -208,6 +233,8 @@ class PairSystem:
         H = np.zeros((c * p, c * p))
         wu = np.bincount(self.a, D, self.U.shape[0])
         ww = np.bincount(self.b, D, self.W.shape[0])
+        if c == 1 and self.n_triplets < 3 * np.count_nonzero(wu) + self.W.shape[0]:
+            return self._gram_triplets(D)
         FU = self._features_u()
         u_rows = [np.flatnonzero(self.u_block == blk) for blk in range(c)]
         for blk in range(c):
@@ -235,6 +262,29 @@ class PairSystem:
                 H[slu, slw] -= cross.T
         return 0.5 * (H + H.T)
 
+    def _gram_triplets(self, D: np.ndarray) -> np.ndarray:
+        """:meth:`gram` of a single block as Σ_t D_t (c_a − c_b)(c_a − c_b)ᵀ: one syrk over the T
+        triplets, T·p² flops against (3·n_U + n_W)·p² through the pairs (target-pair rank-k
+        update, impostor-pair update and the cross product) — fewer when most working triplets
+        have their own pairs, as after a first-order warm start."""
+        return self.gram_subset(D, np.arange(self.n_triplets))
+
+    def gram_subset(self, D: np.ndarray, rows: np.ndarray, dtype: type = np.float64) -> np.ndarray:
+        """Σ_{t ∈ rows} D_t (c_a − c_b)(c_a − c_b)ᵀ of a single block (the preconditioners of
+        :func:`_newton_solver`), each chunk's rank-k update in ``dtype`` (float32: half the time,
+        entries to ~1e-7 relative), summed in float64."""
+        p = self.svec_dim
+        H = np.zeros((p, p))
+        FU = self._features_u()
+        for start in range(0, rows.size, _CHUNK):
+            t = rows[start:start + _CHUNK]
+            F = FU[self.a[t]] - self._features_w_rows(self.b[t])
+            F *= np.sqrt(D[t])[:, None]
+            if F.shape[0]:
+                F = F.astype(dtype, copy=False)
+                H += F.T @ F
+        return 0.5 * (H + H.T)
+
     def skron(self, G: np.ndarray, K: np.ndarray) -> np.ndarray:
         """G ⊛ K (symmetric Kronecker product) of stacked blocks, block-diagonal (c·p, c·p):
         the matrix of H ↦ svec((G H K + K H G)/2) in orthonormal svec coordinates."""
@@ -242,14 +292,15 @@ class PairSystem:
         p, c = self.svec_dim, self.n_blocks
         norm = np.where(i == j, 2.0, np.sqrt(2.0))                 # E_r = (e_i e_jᵀ + e_j e_iᵀ)/norm
         out = np.zeros((c * p, c * p))
+        scale = 1.0 / np.outer(norm, norm)
+        I, J = np.ix_(i, i), np.ix_(j, j)
+        IJ, JI = np.ix_(i, j), np.ix_(j, i)
         for blk in range(c):
-            g, k = G[blk], K[blk]
-            # tr(E_r A E_s B) = (A_jk B_li + A_jl B_ki + A_ik B_lj + A_il B_kj)/(n_r n_s), r=(i,j), s=(k,l)
-            t1 = (g[np.ix_(j, i)] * k[np.ix_(j, i)].T + g[np.ix_(j, j)] * k[np.ix_(i, i)].T
-                  + g[np.ix_(i, i)] * k[np.ix_(j, j)].T + g[np.ix_(i, j)] * k[np.ix_(i, j)].T)
-            t2 = (k[np.ix_(j, i)] * g[np.ix_(j, i)].T + k[np.ix_(j, j)] * g[np.ix_(i, i)].T
-                  + k[np.ix_(i, i)] * g[np.ix_(j, j)].T + k[np.ix_(i, j)] * g[np.ix_(i, j)].T)
-            out[blk * p:(blk + 1) * p, blk * p:(blk + 1) * p] = 0.5 * (t1 + t2) / np.outer(norm, norm)
+            g, k = _sym(G[blk:blk + 1])[0], _sym(K[blk:blk + 1])[0]
+            # tr(E_r A E_s B) = (A_jk B_li + A_jl B_ki + A_ik B_lj + A_il B_kj)/(n_r n_s), r=(i,j), s=(k,l);
+            # for symmetric G, K the two orders (G, K) and (K, G) give the same matrix
+            out[blk * p:(blk + 1) * p, blk * p:(blk + 1) * p] = (
+                g[JI] * k[IJ] + g[J] * k[I] + g[I] * k[J] + g[IJ] * k[JI]) * scale
         return out
 
 
@@ -387,7 +438,8 @@ def hinge_ipm(
             stalled = True       # rounding floor: five steps without halving the worst measure
             break
         try:
-            M, X, alpha, beta, xi, s = _newton_step(system, C0, mu, M, X, alpha, beta, xi, s, nu, n_cone)
+            M, X, alpha, beta, xi, s = _newton_step(system, C0, mu, M, X, alpha, beta, xi, s, nu, n_cone,
+                                                    iterative=max(pres, dres, gap) < _PCG_SWITCH)
         except np.linalg.LinAlgError:
             stalled = True       # a factorisation failed at the boundary: keep the last iterate
             break
@@ -428,7 +480,83 @@ def warm_start(system: PairSystem, C0: np.ndarray, mu: float, M: np.ndarray, alp
     return M0, X0, alpha0, np.maximum(h, 0.0) + e, np.maximum(-h, 0.0) + e
 
 
-def _newton_step(system, C0, mu, M, X, alpha, beta, xi, s, nu, n_cone):
+def _cho_factor(H: np.ndarray):
+    try:
+        return scipy.linalg.cho_factor(H, lower=True, check_finite=False)
+    except np.linalg.LinAlgError:
+        ridge = 1e-12 * float(np.trace(H)) / H.shape[0]
+        return scipy.linalg.cho_factor(H + ridge * np.eye(H.shape[0]), lower=True, check_finite=False)
+
+
+def _newton_solver(system: PairSystem, D: np.ndarray, K: np.ndarray, *, iterative: bool = True):
+    """A solver of the Newton system [𝒜*D𝒜 + K] v = r of :func:`hinge_ipm`.
+
+    Directly (Cholesky of the formed matrix, T·p² flops) when the working set has at most
+    ``_PCG_RATIO`` triplets per svec coordinate or several metric blocks. Otherwise by
+    preconditioned conjugate gradients with the exact operator (one 𝒜 and one 𝒜* per
+    iteration, O(n_pairs·d²) flops), preconditioned by
+
+    * early (not ``iterative``): the whole Newton matrix with its rank-k updates in float32
+      (half the flops' time; PCG then needs 1–3 iterations to restore float64 accuracy);
+    * late (``iterative``, see :data:`_PCG_SWITCH`): the Newton matrix of only the
+      ``_PCG_RATIO/2 · p`` triplets of largest D_t and the HKM term K. Late in the method the
+      triplets away from their margin have D_t → 0 (α_t → 0 with s_t > 0, or α_t → μ with
+      ξ_t > 0), so the preconditioned matrix tends to I: 1–10 PCG iterations on digits and
+      MNIST-5000.
+
+    If PCG does not reach a relative residual of ``_PCG_TOL`` in ``_PCG_MAXITER`` iterations,
+    the full float64 matrix is formed and factored after all, so every direction is accurate.
+    """
+    p = K.shape[0]
+    if system.n_blocks != 1 or system.n_triplets <= _PCG_RATIO * p:
+        factor = _cho_factor(system.gram(D) + K)
+        return lambda r: scipy.linalg.cho_solve(factor, r, check_finite=False)
+    if iterative:
+        top = np.argpartition(-D, _PCG_RATIO * p // 2)[:_PCG_RATIO * p // 2]
+        precond = _cho_factor(system.gram_subset(D, top) + K)
+    else:
+        precond = _cho_factor(system.gram_subset(D, np.arange(D.size), np.float32) + K)
+    state: dict = {}
+
+    def operator(v: np.ndarray) -> np.ndarray:
+        V = system.smat(v)
+        return system.svec(system.adjoint(D * system.apply(V))) + K @ v
+
+    def solve(r: np.ndarray) -> np.ndarray:
+        if "factor" not in state:
+            x, ok = _pcg(operator, r, lambda z: scipy.linalg.cho_solve(precond, z, check_finite=False))
+            if ok:
+                return x
+            state["factor"] = _cho_factor(system.gram(D) + K)
+        return scipy.linalg.cho_solve(state["factor"], r, check_finite=False)
+
+    return solve
+
+
+def _pcg(operator, r: np.ndarray, precondition) -> tuple[np.ndarray, bool]:
+    """Preconditioned conjugate gradients for an SPD operator; (x, reached ``_PCG_TOL``)."""
+    x = precondition(r)
+    res = r - operator(x)
+    norm_r = float(np.linalg.norm(r))
+    if norm_r == 0.0:
+        return np.zeros_like(r), True
+    z = precondition(res)
+    direction = z.copy()
+    rz = float(res @ z)
+    for _ in range(_PCG_MAXITER):
+        if np.linalg.norm(res) <= _PCG_TOL * norm_r:
+            return x, True
+        Ad = operator(direction)
+        step = rz / float(direction @ Ad)
+        x += step * direction
+        res -= step * Ad
+        z = precondition(res)
+        rz, rz_old = float(res @ z), rz
+        direction = z + (rz / rz_old) * direction
+    return x, bool(np.linalg.norm(res) <= _PCG_TOL * norm_r)
+
+
+def _newton_step(system, C0, mu, M, X, alpha, beta, xi, s, nu, n_cone, iterative: bool = False):
     """One Mehrotra predictor–corrector step of :func:`hinge_ipm` (HKM direction); raises
     ``LinAlgError`` when rounding leaves no interior step."""
     R1 = C0 + system.adjoint(alpha) - X
@@ -437,17 +565,13 @@ def _newton_step(system, C0, mu, M, X, alpha, beta, xi, s, nu, n_cone):
     Mc = np.linalg.inv(np.linalg.cholesky(M))
     Minv = Mc.transpose(0, 2, 1) @ Mc
     D = 1.0 / (xi / beta + s / alpha)
-    H = system.gram(D) + system.skron(Minv, X)
-    try:
-        factor = scipy.linalg.cho_factor(H, lower=True, check_finite=False)
-    except np.linalg.LinAlgError:
-        ridge = 1e-12 * float(np.trace(H)) / H.shape[0]
-        factor = scipy.linalg.cho_factor(H + ridge * np.eye(H.shape[0]), lower=True, check_finite=False)
+    K = system.skron(Minv, X)
+    solve = _newton_solver(system, D, K, iterative=iterative)
 
     def direction(rX: np.ndarray, ra: np.ndarray, rb: np.ndarray) -> tuple:
         g = R3 - (rb - xi * R2) / beta + ra / alpha
         rhs = system.svec(rX - R1 - system.adjoint(D * g))
-        dM = system.smat(scipy.linalg.cho_solve(factor, rhs, check_finite=False))
+        dM = system.smat(solve(rhs))
         dalpha = D * (system.apply(dM) + g)
         dX = R1 + system.adjoint(dalpha)
         dbeta = R2 - dalpha
@@ -495,6 +619,7 @@ class _Rounds:
     active: int
     history: dict
     timed_out: bool = False
+    alpha: np.ndarray | None = None      # multipliers of ``working`` (the solved set, fixed triplets at μ last)
 
 
 def _ipm_reached(out: IPMOutcome, tol: float) -> bool:
@@ -520,34 +645,46 @@ def _spread_over_anchors(triplets: np.ndarray, hinges: np.ndarray, limit: int) -
 def _working_set_rounds(*, n, mu, C0, working, build_system, hinge_stream, pull, bound, tol, max_rounds, max_iter,
                         add_tol, verbose, prune, max_add_factor: float = 2.0, warm: bool = True,
                         warm_shift: float = 1e-3, prune_alpha: float = 1e-3, loose_tol: float = 1e-3,
-                        settled: float = 0.05, deadline: float | None = None) -> _Rounds:
+                        settled: float = 0.05, deadline: float | None = None, tight: bool = False,
+                        start: tuple | None = None, start_shift: float = 3e-2, fixed: np.ndarray | None = None,
+                        fold=None, fixed_hinges=None) -> _Rounds:
     """The exact working-set loop shared by the single- and multi-metric drivers: solve the
     restricted SDP by :func:`hinge_ipm`, stream every hinge at its solution, add the omitted
     positive ones (spread over anchor points, :func:`_spread_over_anchors`), drop the working
     triplets far inside the margin with a zero multiplier, warm-start the next solve
-    (:func:`warm_start`), repeat until none is added (see the module docstring)."""
+    (:func:`warm_start`), repeat until none is added (see the module docstring).
+
+    ``fixed`` triplets (with ``fold(fixed)``, the (c, d, d) matrix μ Σ_t A_t, and
+    ``fixed_hinges(fixed, Ms)``, their hinge arguments) have their hinge counted as linear,
+    μ h_t(M) instead of μ[h_t(M)]₊, i.e. α_t = μ; any of them whose hinge is negative at a
+    solution is moved back to the working set (see :func:`solve_lmnn_fast`). ``tight`` solves
+    the first round to ``tol`` at once; ``start`` = (M, alpha) warm-starts it (:func:`warm_start`
+    with ``start_shift``: a first-order point is farther from the central path than the previous
+    round's solution, and a larger shift saved more Newton steps: digits 16 against 20 with 10⁻³)."""
     history: dict[str, list] = {key: [] for key in (
-        "working_set", "added", "pruned", "violated", "active", "objective", "dual_bound", "relative_gap",
-        "ipm_iterations")}
+        "working_set", "fixed", "added", "pruned", "released", "violated", "active", "objective", "dual_bound",
+        "relative_gap", "ipm_iterations")}
     newton = 0
     converged = timed_out = False
-    start = None
-    tight = False          # the first rounds are solved loosely: their minimisers only choose triplets
+    fixed = np.empty((0, 3), dtype=np.int64) if fixed is None else fixed
+    # unless told otherwise (a working set chosen at a near-optimal metric), the first rounds are solved
+    # loosely: their minimisers only choose triplets
     for round_ in range(1, max_rounds + 1):
         system = build_system(working)
+        C_round = C0 + fold(fixed) if fixed.shape[0] else C0
         round_tol = tol if tight else max(tol, loose_tol)
         if start is not None:
             try:
-                start = warm_start(system, C0, mu, *start, shift=warm_shift)
+                start = warm_start(system, C_round, mu, *start, shift=start_shift if round_ == 1 else warm_shift)
             except np.linalg.LinAlgError:
                 start = None
-        out = hinge_ipm(system, C0, mu, tol=round_tol, max_iter=max_iter, start=start, verbose=verbose)
+        out = hinge_ipm(system, C_round, mu, tol=round_tol, max_iter=max_iter, start=start, verbose=verbose)
         if start is not None and not _ipm_reached(out, round_tol):
             newton += out.iterations
-            out = hinge_ipm(system, C0, mu, tol=round_tol, max_iter=max_iter, verbose=verbose)   # cold fallback
+            out = hinge_ipm(system, C_round, mu, tol=round_tol, max_iter=max_iter, verbose=verbose)   # cold fallback
         newton += out.iterations
         Ms = np.stack([project_psd(M) for M in out.M])
-        keys = np.sort(_triplet_keys(working, n))
+        keys = np.sort(np.concatenate([_triplet_keys(working, n), _triplet_keys(fixed, n)]))
         push, added, added_h, active = 0.0, [], [], 0
         for block, hinges in hinge_stream(Ms, min(0.0, add_tol)):
             positive = hinges > 0.0
@@ -562,7 +699,14 @@ def _working_set_rounds(*, n, mu, C0, working, build_system, hinge_stream, pull,
         limit = int(max(max_add_factor * working.shape[0], max_add_factor * n, 1))
         if n_violated > limit:          # the others are checked again next round
             new = new[_spread_over_anchors(new, np.concatenate(added_h), limit)]
-        lower = bound(working, out.alpha, objective)
+        # fixed triplets whose hinge is negative at the solution go back to the working set (α free again);
+        # if the restricted solve failed with fixed triplets (folding can leave it unbounded), all of them do
+        released = np.zeros(fixed.shape[0], dtype=bool)
+        if fixed.shape[0]:
+            released = fixed_hinges(fixed, Ms) < 0.0 if _ipm_reached(out, round_tol) else ~released
+        solved = np.concatenate([working, fixed])
+        solved_alpha = np.concatenate([out.alpha, np.full(fixed.shape[0], mu)])
+        lower = bound(solved, solved_alpha, objective)
         rgap = relative_gap(objective, lower)
         nearly = n_violated <= settled * working.shape[0]
         keep = np.ones(working.shape[0], dtype=bool)
@@ -570,31 +714,36 @@ def _working_set_rounds(*, n, mu, C0, working, build_system, hinge_stream, pull,
             # inactive at the restricted optimum (hinge < prune, multiplier ≈ 0): dropping them leaves that
             # optimum a KKT point of the smaller set, and the full hinge scan brings back any that is needed
             keep = (1.0 + system.apply(Ms) > prune) | (out.alpha > prune_alpha * mu)
-        for key, value in (("working_set", working.shape[0]), ("added", new.shape[0]),
-                           ("pruned", int((~keep).sum())), ("violated", n_violated), ("active", active),
-                           ("objective", objective), ("dual_bound", lower), ("relative_gap", rgap),
-                           ("ipm_iterations", out.iterations)):
+        for key, value in (("working_set", working.shape[0]), ("fixed", fixed.shape[0]), ("added", new.shape[0]),
+                           ("pruned", int((~keep).sum())), ("released", int(released.sum())),
+                           ("violated", n_violated), ("active", active), ("objective", objective),
+                           ("dual_bound", lower), ("relative_gap", rgap), ("ipm_iterations", out.iterations)):
             history[key].append(value)
         if verbose:
-            print(f"round {round_:3d}  working set {working.shape[0]:8d}  violated {n_violated:8d}  added "
-                  f"{new.shape[0]:7d}  pruned {int((~keep).sum()):7d}  active {active:8d}  newton "
-                  f"{out.iterations:3d}  objective {objective:.10g}  bound {lower:.10g}  gap {rgap:.2e}"
-                  f"{'' if round_tol == tol else '  (loose)'}", flush=True)
-        if new.shape[0] == 0 and round_tol == tol:
+            print(f"round {round_:3d}  working set {working.shape[0]:8d}  fixed {fixed.shape[0]:8d}  violated "
+                  f"{n_violated:8d}  added {new.shape[0]:7d}  pruned {int((~keep).sum()):7d}  released "
+                  f"{int(released.sum()):6d}  active {active:8d}  newton {out.iterations:3d}  objective "
+                  f"{objective:.10g}  bound {lower:.10g}  gap {rgap:.2e}{'' if round_tol == tol else '  (loose)'}",
+                  flush=True)
+        if new.shape[0] == 0 and not released.any() and round_tol == tol:
             converged = True
             break
         if deadline is not None and time.perf_counter() > deadline:
             timed_out = True
             break
-        working = np.concatenate([working[keep], new])
+        alpha_next = np.concatenate([out.alpha[keep], np.full(int(released.sum()), mu),
+                                     np.full(new.shape[0], np.nan)])
+        working = np.concatenate([working[keep], fixed[released], new])
+        fixed = fixed[~released]
         start = None
         if nearly:
             tight = True   # from here on every solve is to tol; a warm start pays once M is near the optimum
-            if warm:
-                start = (out.M, np.concatenate([out.alpha[keep], np.full(new.shape[0], np.nan)]))
-    return _Rounds(Ms=Ms, objective=objective, bound=lower, rgap=rgap, working=working, out=out, converged=converged,
+            if warm and _ipm_reached(out, round_tol):
+                start = (out.M, alpha_next)
+    return _Rounds(Ms=Ms, objective=objective, bound=lower, rgap=rgap, working=solved, out=out, converged=converged,
                    round=round_, added=int(n_violated), newton=newton, active=active,
-                   history={key: np.asarray(value) for key, value in history.items()}, timed_out=timed_out)
+                   history={key: np.asarray(value) for key, value in history.items()}, timed_out=timed_out,
+                   alpha=solved_alpha)
 
 
 def _single_system(instance, triplets: np.ndarray) -> PairSystem:
@@ -620,6 +769,10 @@ def solve_lmnn_fast(
     prune: float | None = -0.1,
     gap_tol: float = 1e-5,
     initial_triplets: np.ndarray | None = None,
+    first_order: bool = True,
+    first_order_keep: float = 0.1,
+    first_order_fix: float | None = 0.1,
+    first_order_start: bool = True,
     time_limit: float | None = None,
     verbose: bool | int = False,
 ) -> SolveResult:
@@ -648,8 +801,21 @@ def solve_lmnn_fast(
     gap_tol : float
         ``optimal`` needs a converged working set and a certified relative gap ≤ gap_tol.
     initial_triplets : ndarray of int, shape (T, 3), optional
-        The first working set; by default :func:`seed_triplets` (active at M = I, plus
-        each target pair's nearest impostor).
+        The first working set (no first-order start, no fixed triplets); by default the
+        first-order start below, or :func:`seed_triplets` (active at M = I, plus each target
+        pair's nearest impostor) with ``first_order=False``.
+    first_order : bool
+        Choose the first working set at the approximate minimiser of
+        :func:`sdpembed.solvers.lmnn_warm.warm_start_metric` (module docstring).
+    first_order_keep : float
+        Triplets whose hinge argument at that metric exceeds −``first_order_keep`` are used.
+    first_order_fix : float or None
+        Of those, the ones above ``first_order_fix`` are fixed (α = μ, hinge counted as
+        linear) until their hinge turns negative at a solution; None fixes none.
+    first_order_start : bool
+        Also warm-start the first interior-point solve from that metric and the multipliers
+        μ·φ'_η of the smoothed loss (:func:`warm_start` with shift 0.03): 16 instead of 20
+        Newton steps on digits, 18 instead of 23 on MNIST-5000.
     time_limit : float, optional
         Seconds: no new round starts after this (the round under way finishes). A run stopped
         this way reports ``max_iterations`` with its certified gap, which stays a true bound.
@@ -685,11 +851,35 @@ def solve_lmnn_fast(
             solver="lmnn_ipm", dual_bound=0.0, gap=0.0, relative_gap=0.0, max_violation=0.0,
             min_eigenvalue=0.0, wall_time=time.perf_counter() - start,
         )
-    if initial_triplets is None:
-        working = seed_triplets(X, y, targets)
-    else:
-        working = check_triplets(instance, initial_triplets)
     P = np.asarray(instance.pull_matrix)
+    warm = fixed = ipm_start = None
+    if initial_triplets is not None:
+        working = check_triplets(instance, initial_triplets)
+    elif first_order:
+        warm = warm_start_metric(X, y, targets, mu, P, keep=first_order_keep, verbose=verbose,
+                                 time_budget=None if time_limit is None else 0.5 * float(time_limit))
+        working, alpha0 = warm.triplets, warm.alpha
+        if first_order_fix is not None:
+            settled = warm.z > first_order_fix
+            fixed, working, alpha0 = working[settled], working[~settled], alpha0[~settled]
+        if working.shape[0] == 0:     # nothing near the margin: seed as at M = I, at the warm metric
+            working = seed_triplets(X, y, targets, warm.M)
+            if fixed is not None:
+                working = working[~np.isin(_triplet_keys(working, n), _triplet_keys(fixed, n))]
+        elif first_order_start:
+            ipm_start = (warm.M[None], alpha0)
+    else:
+        working = seed_triplets(X, y, targets)
+
+    def fold(triplets: np.ndarray) -> np.ndarray:
+        """μ Σ_t (C_ij − C_il) over fixed triplets (their multiplier α_t = μ in (2.14))."""
+        return triplet_outer_sum(X, triplets, np.full(triplets.shape[0], mu))[0][None]
+
+    def fixed_hinges(triplets: np.ndarray, Ms: np.ndarray) -> np.ndarray:
+        """The hinge arguments 1 + D_M(x_i, x_j) − D_M(x_i, x_l) (2.10) of ``triplets``, from differences."""
+        U, W = X[triplets[:, 0]] - X[triplets[:, 1]], X[triplets[:, 0]] - X[triplets[:, 2]]
+        return 1.0 + np.einsum("ij,ij->i", U @ Ms[0], U) - np.einsum("ij,ij->i", W @ Ms[0], W)
+
     rounds = _working_set_rounds(
         n=n, mu=mu, C0=(1.0 - mu) * P[None], working=working,
         build_system=lambda triplets: _single_system(instance, triplets),
@@ -698,6 +888,7 @@ def solve_lmnn_fast(
         bound=lambda triplets, alpha, objective: lmnn_dual_bound(instance, triplets, alpha, upper_bound=objective),
         tol=tol, max_rounds=max_rounds, max_iter=max_iter, add_tol=add_tol, verbose=verbose, prune=prune,
         deadline=None if time_limit is None else start + float(time_limit),
+        tight=warm is not None, start=ipm_start, fixed=fixed, fold=fold, fixed_hinges=fixed_hinges,
     )
     M = rounds.Ms[0]
     objective, bound, rgap, working, out = rounds.objective, rounds.bound, rounds.rgap, rounds.working, rounds.out
@@ -708,8 +899,11 @@ def solve_lmnn_fast(
         method="fast", solver="lmnn_ipm", dual_bound=bound, gap=objective - bound, relative_gap=rgap,
         max_violation=instance.max_violation(M), min_eigenvalue=float(np.linalg.eigvalsh(M)[0]),
         iterations=rounds.newton, wall_time=time.perf_counter() - start, history=rounds.history,
-        extra={"triplets": working, "alpha": out.alpha, "active": rounds.active, "rounds": rounds.round,
-               "newton_steps": rounds.newton, "restricted_value": out.primal_value},
+        extra={"triplets": working, "alpha": rounds.alpha, "active": rounds.active, "rounds": rounds.round,
+               "newton_steps": rounds.newton, "restricted_value": out.primal_value,
+               **({} if warm is None else {
+                   "first_order_loss": warm.loss, "first_order_seconds": warm.seconds,
+                   "first_order_iterations": warm.iterations, "first_order_triplets": warm.triplets.shape[0]})},
     )
 
 
@@ -797,6 +991,6 @@ def solve_multi_metric_fast(
         gap=rounds.objective - rounds.bound, relative_gap=rounds.rgap, max_violation=0.0,
         min_eigenvalue=float(min(np.linalg.eigvalsh(M)[0] for M in rounds.Ms)), iterations=rounds.newton,
         wall_time=time.perf_counter() - start, history=rounds.history,
-        extra={"triplets": rounds.working, "alpha": rounds.out.alpha, "active": rounds.active,
+        extra={"triplets": rounds.working, "alpha": rounds.alpha, "active": rounds.active,
                "rounds": rounds.round},
     )
