@@ -49,6 +49,7 @@ from ..validation.metrics import SecantSet, check_measure
 from .adagio import ADAGIO
 from .base import LinearEmbedding
 from .lda import LDA
+from .near_isometric import FroMax, NILEPro
 from .pca import PCA, RandomizedPCA
 from .random_projection import GaussianProjection, RademacherProjection
 from .sparse_linear_model import SparseLinearProjection
@@ -66,6 +67,8 @@ LINEAR_METHODS: dict[str, type[LinearEmbedding]] = {
     "sparse_linear": SparseLinearProjection,
     "numax": NuMax,
     "numax_class": NuMaxClass,
+    "fromax": FroMax,
+    "nilepro": NILEPro,
 }
 
 SEARCHES = ("bisection", "linear")

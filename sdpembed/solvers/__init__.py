@@ -1,21 +1,46 @@
 """Hand-written algorithms (numpy/scipy only), checked against the CVXPY formulations."""
 
-from .column_generation import ScanResult, column_generation, scan_pair_violations, solve_numax_cg
+from ._nonconvex import NearIsometricResult
+from .column_generation import (
+    ColumnGenerationRun,
+    RestrictedResult,
+    RestrictedSolver,
+    ScanResult,
+    column_generation,
+    run_column_generation,
+    scan_pair_violations,
+    solve_numax_cg,
+)
+from .fromax import FroMaxState, fromax
 from .lmnn_fast import solve_lmnn_fast, solve_multi_metric_fast
 from .lmnn_gradient import certify_metric, solve_lmnn_gradient
 from .mvu_oos import place_points, refine_points, solve_mvu_oos
+from .nilepro import NILEProState, nilepro
 from .numax_admm import ADMMState, box_trace_admm, least_squares_step, secant_span, solve_numax_admm
 from .numax_class import solve_numax_class_admm, solve_numax_class_cg
+from .rank_adjust import near_isometric_cg, rank_adjust, rank_adjust_cg
 
 __all__ = [
     "ADMMState",
+    "ColumnGenerationRun",
+    "FroMaxState",
+    "NILEProState",
+    "NearIsometricResult",
+    "RestrictedResult",
+    "RestrictedSolver",
     "ScanResult",
     "box_trace_admm",
     "certify_metric",
     "column_generation",
+    "fromax",
     "least_squares_step",
+    "near_isometric_cg",
+    "nilepro",
     "place_points",
+    "rank_adjust",
+    "rank_adjust_cg",
     "refine_points",
+    "run_column_generation",
     "scan_pair_violations",
     "secant_span",
     "solve_lmnn_fast",

@@ -19,6 +19,12 @@ feasible for the full problem too, since I − 𝒜*(y) involves only the pairs 
 restricted dual bound is a lower bound for the full optimum and the reported gap is proven.
 Unlike the paper's heuristic stopping, NuMax-CG here is therefore an exact method.
 
+Pluggable restricted solve. The loop is :func:`run_column_generation`; its inner solver (a
+:class:`RestrictedSolver`) is the NuMax ADMM for NuMax-CG (:func:`column_generation`) and
+FroMax or NILE-Pro for Algorithm 4 of Luo et al. (003). A non-convex inner solver has no dual
+bound, so that run ends ``converged`` — every pair within its bounds, proven by the final
+scan — never ``optimal``.
+
 Accuracy of the scan. Squared distances from Gram matrices lose ε·(‖x_i‖² + ‖x_j‖²) to
 cancellation; every pair whose violation could exceed ``feas_tol`` within that error is
 recomputed from its explicit difference, so the final check is exact to rounding.
@@ -29,6 +35,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any, Protocol
 
 import numpy as np
 from sklearn.neighbors import NearestNeighbors
@@ -39,7 +46,18 @@ from ..results import SolveResult, relative_gap
 from ..secants import linear_index_of_pairs, pair_count, pairs_from_linear_index
 from .numax_admm import ADMMState, box_trace_admm, restrict_inverse
 
-__all__ = ["PairBounds", "ScanResult", "scan_pair_violations", "column_generation", "solve_numax_cg", "psd_factor"]
+__all__ = [
+    "PairBounds",
+    "ScanResult",
+    "scan_pair_violations",
+    "RestrictedResult",
+    "RestrictedSolver",
+    "ColumnGenerationRun",
+    "run_column_generation",
+    "column_generation",
+    "solve_numax_cg",
+    "psd_factor",
+]
 
 #: ``bounds(i, j) -> (lo, hi)``: the bounds on v_ijᵀPv_ij for the pairs (i[k], j[k]).
 PairBounds = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
@@ -56,6 +74,18 @@ def _pair_values(X: np.ndarray, P: np.ndarray, i: np.ndarray, j: np.ndarray) -> 
     """v_ijᵀPv_ij from explicit differences (exact to rounding)."""
     D = X[i] - X[j]
     return np.einsum("ij,ij->i", D @ P, D) / np.einsum("ij,ij->i", D, D)
+
+
+def _factor_values(X: np.ndarray, Psi: np.ndarray, i: np.ndarray, j: np.ndarray, chunk: int = 8192) -> np.ndarray:
+    """‖Ψ(x_i − x_j)‖² / ‖x_i − x_j‖² from explicit differences (exact to rounding), O(N r) a pair,
+    in chunks of ``chunk`` pairs (a scan may recompute hundreds of thousands)."""
+    out = np.empty(i.size)
+    for start in range(0, i.size, chunk):
+        part = slice(start, start + chunk)
+        D = X[i[part]] - X[j[part]]
+        B = D @ Psi.T
+        out[part] = np.einsum("ij,ij->i", B, B) / np.einsum("ij,ij->i", D, D)
+    return out
 
 
 @dataclass
@@ -81,6 +111,8 @@ def scan_pair_violations(
     *,
     tol: float = 0.0,
     block_rows: int | None = None,
+    factor: np.ndarray | None = None,
+    exact_values: bool = True,
 ) -> ScanResult:
     """Scan all pairs i < j of the rows of X for violations of lo ≤ v_ijᵀPv_ij ≤ hi.
 
@@ -97,6 +129,15 @@ def scan_pair_violations(
         Report pairs whose violation exceeds ``tol``.
     block_rows : int, optional
         Rows per block (default: about 4 million pairs a block).
+    factor : ndarray of shape (r, N), optional
+        Ψ with ΨᵀΨ = P, if known: saves the eigendecomposition of P, and the exact
+        recomputation uses ‖Ψd‖² (O(N r) a pair instead of O(N²)).
+    exact_values : bool
+        With False, pairs that violate by more than ``tol`` even after the rounding bound
+        keep their Gram-based violation (accurate to that bound) instead of being recomputed;
+        only the pairs the bound leaves in doubt are. The set of violators, and whether there
+        is any, are the same; a first scan with hundreds of thousands of violators is then
+        much cheaper. ``max_violation`` stays an upper bound.
 
     Returns
     -------
@@ -106,7 +147,7 @@ def scan_pair_violations(
     """
     X = as_matrix(X, "X", min_rows=2)
     n = X.shape[0]
-    Psi = psd_factor(P)
+    Psi = psd_factor(P) if factor is None else as_matrix(factor, "factor", n_cols=X.shape[1])
     Y = X @ Psi.T
     nx = np.einsum("ij,ij->i", X, X)
     ny = np.einsum("ij,ij->i", Y, Y)
@@ -134,6 +175,14 @@ def scan_pair_violations(
         if np.any(sure):
             worst = max(worst, float(np.max(estimate[sure] + uncertainty[sure])))
             counted += int(sure.sum())
+        if not exact_values:
+            with np.errstate(invalid="ignore"):
+                clear = suspect & (dX > errX) & (estimate - uncertainty > tol)
+            if np.any(clear):
+                found.append((i[clear], j[clear], estimate[clear]))
+                worst = max(worst, float(np.max(estimate[clear] + uncertainty[clear])))
+                counted += int(clear.sum())
+                suspect &= ~clear
         if not np.any(suspect):
             continue
         i, j, lo, hi = i[suspect], j[suspect], lo[suspect], hi[suspect]
@@ -141,7 +190,7 @@ def scan_pair_violations(
         i, j, lo, hi = i[nonzero], j[nonzero], lo[nonzero], hi[nonzero]
         if i.size == 0:
             continue
-        values = _pair_values(X, P, i, j)
+        values = _pair_values(X, P, i, j) if factor is None else _factor_values(X, Psi, i, j)
         violation = np.maximum(lo - values, values - hi)
         worst, counted = max(worst, float(violation.max())), counted + i.size
         bad = violation > tol
@@ -196,6 +245,282 @@ def _select_violators(
     return index[chosen]
 
 
+@dataclass
+class RestrictedResult:
+    """What column generation needs from one restricted solve on the working pairs.
+
+    ``P`` (N, N) is the PSD matrix the all-pairs scan checks (with ``factor`` Ψ, ΨᵀΨ = P, if
+    the solver has it: the scan then skips an eigendecomposition); ``values`` the constraint
+    values 𝒜(P) on the working pairs (computed from P when None); ``y`` multipliers on the
+    working pairs (the keep rule); ``state`` a warm start for the same pairs; ``failed`` asks
+    the driver to stop (a non-convex solver that cannot meet its bounds even on the working
+    pairs); ``raw`` the solver's own result.
+    """
+
+    P: np.ndarray
+    y: np.ndarray
+    state: Any
+    rank: int
+    iterations: int
+    objective: float
+    status: str
+    message: str = ""
+    dual_bound: float = float("nan")
+    relative_gap: float = float("nan")
+    factor: np.ndarray | None = None
+    values: np.ndarray | None = None
+    failed: bool = False
+    raw: Any = None
+
+
+class RestrictedSolver(Protocol):
+    """The pluggable inner solve of :func:`run_column_generation`.
+
+    ``certified`` says whether ``dual_bound`` of a restricted solve bounds the *full* problem
+    (true for the NuMax SDP: multipliers outside the working set are zero); only then can the
+    driver report ``optimal``.
+    """
+
+    certified: bool
+
+    def solve(self, operator: PairSecantOperator, lo: np.ndarray, hi: np.ndarray, warm_start: Any,
+              tight: bool) -> RestrictedResult:
+        """Solve on the working pairs of ``operator``; ``tight`` is False in the loose early rounds."""
+        ...
+
+    def carry(self, result: RestrictedResult, keep: np.ndarray, n_added: int) -> Any:
+        """Warm start for the next working set: the pairs ``keep`` (mask) of this one, then ``n_added`` new ones."""
+        ...
+
+
+@dataclass
+class ColumnGenerationRun:
+    """Outcome of :func:`run_column_generation`.
+
+    ``status``: ``optimal`` (certified inner solver, all pairs feasible, restricted solve
+    optimal), ``converged`` (non-certified inner solver, all pairs feasible), the inner
+    solver's status when it ended otherwise, ``inaccurate`` (violations left on working pairs
+    the inner solver did not resolve) or ``max_iterations`` (``max_rounds`` reached).
+    ``max_violation`` is the worst violation over all pairs from the last scan (0 if none) and
+    ``worst_violation`` the same before clipping at 0 (negative when every constraint holds
+    strictly; an upper bound, exact to the scan's rounding bound), ``working`` the final
+    working set (linear pair indices), ``result`` the last restricted solve.
+    """
+
+    result: RestrictedResult
+    working: np.ndarray
+    status: str
+    message: str
+    max_violation: float
+    worst_violation: float
+    rounds: int
+    n_points: int
+    history: dict[str, np.ndarray]
+    wall_time: float
+
+    @property
+    def pairs(self) -> np.ndarray:
+        """(S, 2) point indices of the final working set."""
+        return np.column_stack(pairs_from_linear_index(self.working, self.n_points))
+
+
+class _NuMaxADMM:
+    """The NuMax ADMM (:func:`~sdpembed.solvers.numax_admm.box_trace_admm`) as the inner solver
+    of NuMax-CG: loose or tight options, warm starts that reuse (I + 𝒜𝒜*)⁻¹ of kept pairs."""
+
+    certified = True
+
+    def __init__(self, problem: str, tight_options: dict, loose_options: dict) -> None:
+        self.problem, self.tight_options, self.loose_options = problem, tight_options, loose_options
+
+    def solve(self, operator: PairSecantOperator, lo: np.ndarray, hi: np.ndarray, warm_start: ADMMState | None,
+              tight: bool) -> RestrictedResult:
+        options = self.tight_options if tight else self.loose_options
+        result = box_trace_admm(operator, lo, hi, problem=self.problem, warm_start=warm_start, **options)
+        return RestrictedResult(P=result.solution, y=result.extra["y"], state=result.extra["state"],
+                                rank=result.extra["rank"], iterations=result.iterations, objective=result.objective,
+                                status=result.status, message=result.message, dual_bound=result.dual_bound,
+                                relative_gap=result.relative_gap, raw=result)
+
+    def carry(self, result: RestrictedResult, keep: np.ndarray, n_added: int) -> ADMMState:
+        # warm start ω on the kept pairs and reuse (I + 𝒜𝒜*)⁻¹ of the kept pairs (the next run
+        # appends the new pairs' rows)
+        prev = result.state
+        K_inv = restrict_inverse(prev.K_inv, keep) if keep.sum() >= keep.size // 2 else None
+        omega = np.concatenate([prev.omega[keep], np.zeros(n_added)])
+        return ADMMState(prev.L, prev.Lam, omega, prev.beta, prev.basis, K_inv)
+
+
+def run_column_generation(
+    X: np.ndarray,
+    bounds: PairBounds,
+    inner: RestrictedSolver,
+    *,
+    initial_pairs: int = 2000,
+    initial_neighbors: int = 5,
+    working_set: np.ndarray | None = None,
+    warm_start: Any = None,
+    max_add: int = 2000,
+    keep_tol: float = 1e-4,
+    keep_multiplier: float = 1e-4,
+    loose_tol: float | None = None,
+    feas_tol: float = 1e-6,
+    max_rounds: int = 100,
+    block_rows: int | None = None,
+    exact_violations: bool = True,
+    max_working: int | None = None,
+    active_tol: float | None = None,
+    random_state=None,
+    verbose: bool | int = False,
+) -> ColumnGenerationRun:
+    """The column-generation driver over all pairs of ``X`` with a pluggable restricted solve.
+
+    NuMax Algorithm 2 (through :func:`column_generation`) and Algorithm 4 of 003 (FroMax-CG,
+    NILE-Pro-CG) are this loop with different ``inner`` solvers: solve on the working pairs,
+    keep the active ones, scan all pairs exactly, add the worst violators, repeat until a scan
+    finds none (see the module docstring).
+
+    Parameters
+    ----------
+    X, bounds
+        As for :func:`column_generation`.
+    inner : RestrictedSolver
+        The restricted solve and its warm-start carry-over.
+    working_set : ndarray of int, optional
+        Linear pair indices of the initial working set (e.g. the final one of an earlier run);
+        by default built from ``initial_pairs`` and ``initial_neighbors``.
+    warm_start : optional
+        Warm start of the first restricted solve (matching ``working_set``).
+    loose_tol : float or None
+        Loose early rounds (``inner.solve(..., tight=False)``, scan threshold ``loose_tol``)
+        while many pairs outside the working set are violated; ``None``: every round tight.
+    initial_pairs, initial_neighbors, max_add, keep_tol, keep_multiplier : optional
+        As for :func:`column_generation`.
+    feas_tol, max_rounds, block_rows, random_state, verbose : optional
+        As for :func:`column_generation`.
+    exact_violations : bool
+        ``exact_values`` of the scans (False: clear violators keep their Gram-based values;
+        the termination test is unchanged).
+    max_working : int, optional
+        Cap on the working set: when the kept and new pairs exceed it, only the pairs nearest
+        to a bound are kept (an inner solver whose cost grows like S³ needs it).
+    active_tol : float, optional
+        Distance to a bound at which the history and progress lines count a pair as active
+        (default ``keep_tol``).
+
+    Returns
+    -------
+    ColumnGenerationRun
+    """
+    start = time.perf_counter()
+    X = as_matrix(X, "X", min_rows=2)
+    n, N = X.shape
+    total = pair_count(n)
+    initial_pairs = check_positive_int(initial_pairs, "initial_pairs")
+    initial_neighbors = check_positive_int(initial_neighbors, "initial_neighbors", minimum=0)
+    max_add = check_positive_int(max_add, "max_add")
+    max_rounds = check_positive_int(max_rounds, "max_rounds")
+    rng = check_random_state(random_state)
+    tight = loose_tol is None or loose_tol <= feas_tol
+
+    if working_set is None:
+        working = _initial_working_set(X, initial_pairs, initial_neighbors, rng)
+    else:
+        working = np.asarray(working_set, dtype=np.int64)
+        if working.ndim != 1 or working.size == 0 or working.min() < 0 or working.max() >= total:
+            raise ValueError(f"working_set must be a non-empty 1-D array of pair indices in [0, {total})")
+    i, j = pairs_from_linear_index(working, n)
+    nonzero = np.any(X[i] != X[j], axis=1)
+    if warm_start is not None and not nonzero.all():
+        raise ValueError("working_set must not contain pairs of identical points when warm_start is given")
+    working = working[nonzero]
+    if working.size == 0:
+        raise ValueError("X has no two distinct points in the initial sample; all secants are zero")
+    state = warm_start
+    history: dict[str, list[float]] = {k: [] for k in ("working", "active", "violators", "added", "objective",
+                                                      "dual_bound", "rank", "admm_iterations", "time")}
+    result: RestrictedResult | None = None
+    status, message = "max_iterations", f"reached max_rounds={max_rounds} with violated pairs left"
+    violation_all = worst = float("inf")
+    for round_ in range(1, max_rounds + 1):
+        i, j = pairs_from_linear_index(working, n)
+        operator = PairSecantOperator(X, i, j)
+        lo, hi = bounds(i, j)
+        result = inner.solve(operator, lo, hi, state, tight)
+        P = result.P
+        values = operator.explicit().apply(P) if result.values is None else result.values
+        y = result.y
+        near = (values - lo <= keep_tol) | (hi - values <= keep_tol)
+        keep = near | (np.abs(y) > keep_multiplier * max(float(np.abs(y).max(initial=0.0)), 1e-300))
+        if active_tol is not None:
+            near = (values - lo <= active_tol) | (hi - values <= active_tol)
+
+        scan_tol = feas_tol if tight else loose_tol
+        scan = scan_pair_violations(X, P, bounds, tol=scan_tol, block_rows=block_rows, factor=result.factor,
+                                    exact_values=exact_violations)
+        worst = scan.max_violation
+        violation_all = max(worst, 0.0)
+        violators = linear_index_of_pairs(scan.i, scan.j, n)
+        fresh = ~np.isin(violators, working)
+        added = _select_violators(scan.i[fresh], scan.j[fresh], scan.violation[fresh], violators[fresh], max_add)
+
+        for key, value in zip(
+            history, (working.size, int(near.sum()), scan.i.size, added.size, result.objective, result.dual_bound,
+                      result.rank, result.iterations, time.perf_counter() - start), strict=True):
+            history[key].append(value)
+        if verbose:
+            print(f"cg round {round_:3d} {'tight' if tight else 'loose'}  working {working.size:7d}  "
+                  f"active {int(near.sum()):7d}  violators {scan.i.size:8d}  added {added.size:6d}  "
+                  f"max violation {violation_all:.2e}  tr P {result.objective:.8f}  "
+                  f"gap {result.relative_gap:.2e}  rank {result.rank:4d}  "
+                  f"admm its {result.iterations:5d}  {time.perf_counter() - start:7.1f}s")
+
+        if not tight and added.size <= max(10, working.size // 100):
+            # the loose solution violates (almost) no pair outside the working set by more
+            # than loose_tol: from now on solve to the final accuracy (warm-started), adding
+            # the few violators found, and rescan
+            tight = True
+            if added.size == 0:
+                state = result.state
+                continue
+        if added.size == 0 and violation_all <= feas_tol:
+            if not inner.certified:
+                status = "converged"
+                message = (f"no pair of all {total} violates its bounds by more than {feas_tol:g} after {round_} "
+                           "round(s); no certificate (non-convex restricted solver)")
+            elif result.status == "optimal":
+                status = "optimal"
+                message = (f"no pair of all {total} violates by more than {feas_tol:g}; certified relative "
+                           f"gap {result.relative_gap:.2e} after {round_} round(s)")
+            else:
+                status = result.status
+                message = f"all pairs feasible, but the last restricted solve ended {result.status}: {result.message}"
+            break
+        if result.failed:
+            status, message = result.status, f"the restricted solve on {working.size} pairs failed: {result.message}"
+            break
+        if added.size == 0:
+            status, message = "inaccurate", "violations remain on working pairs the ADMM did not resolve"
+            break
+
+        # next working set: kept pairs, then the violators
+        if max_working is not None and keep.sum() + added.size > max_working:
+            # over the cap: keep only the pairs nearest to a bound, as many as leave room for the new ones
+            added = added[:max_working]
+            room = max(max_working - added.size, 0)
+            slack = np.minimum(values - lo, hi - values)
+            keep = np.zeros_like(keep)
+            keep[np.argsort(slack, kind="stable")[:room]] = True
+        state = inner.carry(result, keep, added.size)
+        working = np.concatenate([working[keep], added])
+
+    return ColumnGenerationRun(result=result, working=working, status=status, message=message,
+                               max_violation=violation_all, worst_violation=worst,
+                               rounds=len(history["working"]), n_points=n,
+                               history={k: np.asarray(v) for k, v in history.items()},
+                               wall_time=time.perf_counter() - start)
+
+
 def column_generation(
     X: np.ndarray,
     bounds: PairBounds,
@@ -217,6 +542,8 @@ def column_generation(
     admm_options: dict | None = None,
 ) -> SolveResult:
     """NuMax-CG (Algorithm 2) with an exact all-pairs termination check and a certified gap.
+
+    This is :func:`run_column_generation` with the NuMax ADMM as the restricted solver.
 
     Parameters
     ----------
@@ -274,89 +601,16 @@ def column_generation(
     """
     start = time.perf_counter()
     X = as_matrix(X, "X", min_rows=2)
-    n, N = X.shape
-    total = pair_count(n)
-    initial_pairs = check_positive_int(initial_pairs, "initial_pairs")
-    initial_neighbors = check_positive_int(initial_neighbors, "initial_neighbors", minimum=0)
-    max_add = check_positive_int(max_add, "max_add")
-    max_rounds = check_positive_int(max_rounds, "max_rounds")
-    rng = check_random_state(random_state)
     tight_options = {"feas_tol": feas_tol, "gap_tol": gap_tol, **(admm_options or {})}
     loose_max_iter = check_positive_int(loose_max_iter, "loose_max_iter")
     loose_options = {**tight_options, "tol": loose_tol, "feas_tol": loose_tol, "gap_tol": loose_tol,
                      "max_iter": min(loose_max_iter, tight_options.get("max_iter", loose_max_iter))}
-    tight = loose_tol is None or loose_tol <= feas_tol
-
-    working = _initial_working_set(X, initial_pairs, initial_neighbors, rng)
-    i, j = pairs_from_linear_index(working, n)
-    nonzero = np.any(X[i] != X[j], axis=1)
-    working = working[nonzero]
-    if working.size == 0:
-        raise ValueError("X has no two distinct points in the initial sample; all secants are zero")
-    state: ADMMState | None = None
-    history: dict[str, list[float]] = {k: [] for k in ("working", "active", "violators", "added", "objective",
-                                                      "dual_bound", "rank", "admm_iterations", "time")}
-    result = None
-    status, message = "max_iterations", f"reached max_rounds={max_rounds} with violated pairs left"
-    violation_all = float("inf")
-    for round_ in range(1, max_rounds + 1):
-        i, j = pairs_from_linear_index(working, n)
-        operator = PairSecantOperator(X, i, j)
-        lo, hi = bounds(i, j)
-        options = tight_options if tight else loose_options
-        result = box_trace_admm(operator, lo, hi, problem=problem, warm_start=state, **options)
-        P = result.solution
-        values = operator.explicit().apply(P)
-        y = result.extra["y"]
-        near = (values - lo <= keep_tol) | (hi - values <= keep_tol)
-        keep = near | (np.abs(y) > keep_multiplier * max(float(np.abs(y).max(initial=0.0)), 1e-300))
-
-        scan = scan_pair_violations(X, P, bounds, tol=options["feas_tol"], block_rows=block_rows)
-        violation_all = max(scan.max_violation, 0.0)
-        violators = linear_index_of_pairs(scan.i, scan.j, n)
-        fresh = ~np.isin(violators, working)
-        added = _select_violators(scan.i[fresh], scan.j[fresh], scan.violation[fresh], violators[fresh], max_add)
-
-        for key, value in zip(
-            history, (working.size, int(near.sum()), scan.i.size, added.size, result.objective, result.dual_bound,
-                      result.extra["rank"], result.iterations, time.perf_counter() - start), strict=True):
-            history[key].append(value)
-        if verbose:
-            print(f"cg round {round_:3d} {'tight' if tight else 'loose'}  working {working.size:7d}  "
-                  f"active {int(near.sum()):7d}  violators {scan.i.size:8d}  added {added.size:6d}  "
-                  f"max violation {violation_all:.2e}  tr P {result.objective:.8f}  "
-                  f"gap {result.relative_gap:.2e}  rank {result.extra['rank']:4d}  "
-                  f"admm its {result.iterations:5d}  {time.perf_counter() - start:7.1f}s")
-
-        if not tight and added.size <= max(10, working.size // 100):
-            # the loose solution violates (almost) no pair outside the working set by more
-            # than loose_tol: from now on solve to the final accuracy (warm-started), adding
-            # the few violators found, and rescan
-            tight = True
-            if added.size == 0:
-                state = result.extra["state"]
-                continue
-        if added.size == 0 and violation_all <= feas_tol:
-            if result.status == "optimal":
-                status = "optimal"
-                message = (f"no pair of all {total} violates by more than {feas_tol:g}; certified relative "
-                           f"gap {result.relative_gap:.2e} after {round_} round(s)")
-            else:
-                status = result.status
-                message = f"all pairs feasible, but the last restricted solve ended {result.status}: {result.message}"
-            break
-        if added.size == 0:
-            status, message = "inaccurate", "violations remain on working pairs the ADMM did not resolve"
-            break
-
-        # next working set: kept pairs, then the violators; warm start ω on the kept ones and
-        # reuse (I + 𝒜𝒜*)⁻¹ of the kept pairs (the next run appends the new pairs' rows)
-        prev = result.extra["state"]
-        K_inv = restrict_inverse(prev.K_inv, keep) if keep.sum() >= keep.size // 2 else None
-        omega = np.concatenate([prev.omega[keep], np.zeros(added.size)])
-        state = ADMMState(prev.L, prev.Lam, omega, prev.beta, prev.basis, K_inv)
-        working = np.concatenate([working[keep], added])
-
+    run = run_column_generation(
+        X, bounds, _NuMaxADMM(problem, tight_options, loose_options), initial_pairs=initial_pairs,
+        initial_neighbors=initial_neighbors, max_add=max_add, keep_tol=keep_tol, keep_multiplier=keep_multiplier,
+        loose_tol=loose_tol, feas_tol=feas_tol, max_rounds=max_rounds, block_rows=block_rows,
+        random_state=random_state, verbose=verbose)
+    result = run.result.raw
     P = result.solution
     objective = float(np.trace(P))
     return SolveResult(
@@ -364,19 +618,19 @@ def column_generation(
         variable="P",
         solution=P,
         objective=objective,
-        status=status,
-        message=message,
+        status=run.status,
+        message=run.message,
         method="cg",
         solver="numax_cg",
         dual_bound=result.dual_bound,
         gap=objective - result.dual_bound,
         relative_gap=relative_gap(objective, result.dual_bound),
-        max_violation=violation_all,
+        max_violation=run.max_violation,
         min_eigenvalue=result.min_eigenvalue,
-        iterations=int(sum(history["admm_iterations"])),
+        iterations=int(sum(run.history["admm_iterations"])),
         wall_time=time.perf_counter() - start,
-        history={k: np.asarray(v) for k, v in history.items()},
-        extra={"pairs": np.column_stack(pairs_from_linear_index(working, n)), "rounds": len(history["working"]),
+        history=run.history,
+        extra={"pairs": run.pairs, "rounds": run.rounds,
                "rank": result.extra["rank"], "y": result.extra["y"], "state": result.extra["state"]},
     )
 

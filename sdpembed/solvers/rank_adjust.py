@@ -1,0 +1,610 @@
+"""Rank adjustment (paper 003, Sec. 5.1, Algorithm 3) and column generation (Sec. 5.2, Algorithm 4)
+for FroMax and NILE-Pro.
+
+**Algorithm 3 (FroMax/NILE-Pro RA).** FroMax and NILE-Pro need the rank M. Starting from a
+sufficiently large R₀, run the method; if it reaches δ, truncate P = ΨᵀΨ = UΓUᵀ to its
+R − 1 leading eigenpairs, Ψ₀ = Γ_{R−1}^½ U_{R−1}ᵀ (003 (2.9)), and run again at rank R − 1
+from Ψ₀; stop at the first rank where the method fails and return the last map that met δ.
+``rank_step=1, restart="truncate"`` is exactly that. Departures, all optional:
+
+* **Returned map.** The printed pseudo-code returns "the Ψ given in the last iteration", i.e.
+  the failed one; we return the last map that *met* δ, with its rank.
+* **Halving steps** (``rank_step="halving"``, default). Stepping down by one costs a run per
+  rank between R₀ and the answer (R₀ = 189 on 800 MNIST digits at δ = 0.2, answer ≈ 30). We
+  step down by R₀/4 and halve the step after every failure, retrying from the last success,
+  until a step of one fails. The stopping rule is Algorithm 3's — rank R met δ, rank R − 1
+  did not — reached in O(log R₀) runs.
+* **Restarts** (``restart="pca"``, default). Each new rank starts from the scaled principal
+  directions of the secants, like a first run, instead of the truncation of the last map. On
+  translating squares 7×7 this found equal or lower ranks at every δ (NILE-Pro 4/6/9 vs 5/6/10
+  at δ = 0.4/0.25/0.1, FroMax 5/6/9 vs 5/7/10), and on 800 MNIST digits (δ = 0.2, rank 48) it
+  met δ in 145 iterations instead of 1,869: the truncated map keeps the scale of a
+  higher-rank solution and distorts the secants that relied on the dropped directions.
+* **Feasible truncations are skipped.** Every run first checks its start Ψ₀ and returns it at
+  iteration 0 when it already meets δ. The truncations ‖Γ_r^½U_rᵀv‖² = Σ_{j≤r} λ_j(u_jᵀv)²
+  grow with r for every v, so the ranks at which the truncated map still meets δ form an
+  interval, found by bisection, and we jump to its least element. With truncation restarts and
+  steps of one, Algorithm 3 would walk through each with zero-iteration runs to the same map.
+* **R₀** defaults to the smallest M at which the scaled leading principal directions of the
+  secants already meet δ (:func:`~sdpembed.solvers._nonconvex.pca_feasible_rank`; found by
+  bisection, the test is monotone in M), so the first run succeeds at once; 003 only asks for
+  R₀ "sufficiently large".
+
+**Algorithm 4 (FroMax/NILE-Pro CG).** The method is solved on a working set of pairs, all
+pairs are scanned for violators, the worst are added, and the method is run again
+warm-started — through the same driver as NuMax-CG
+(:func:`~sdpembed.solvers.column_generation.run_column_generation`), whose scan is exact.
+There is no certificate: a run ends ``converged`` when the final scan proves that every pair
+is within δ (to ``feas_tol``), and the reported ``isometry`` is measured on all pairs.
+
+* **No pair is dropped** (``keep_tol=inf``, default). 003 keeps only the active pairs
+  (|‖Ψv‖² − 1| = δ) from one round to the next. With a non-convex inner solver that is unsafe:
+  a dropped pair is no longer constrained, the next map may violate it again, and the rounds
+  cycle (on 7×7 squares at δ = 0.1, rank 8, NILE-Pro-CG went 51 rounds without settling on a
+  working set of ~180 of the 300 pairs). Keeping every pair, the working set grows
+  monotonically and the loop ends after at most ⌈S/``max_add``⌉ rounds. A finite ``keep_tol``
+  restores 003's rule.
+* **FroMax's working set is capped** at its ``exact_max`` (6,000 pairs): its P-step factorises
+  an S×S matrix. Beyond the cap only the pairs nearest to a bound are kept (003's rule, with
+  its risk of cycling, which ``max_rounds`` and the budget below bound).
+* **One iteration budget** (``max_iter``) for all the rounds of a run: at a rank the method
+  cannot reach, each round meets δ on its working set but leaves violators outside, each
+  slower than the last.
+* Rank adjustment over column generation starts every rank from the first working set plus
+  the pairs within δ/10 of a bound under the last map that met δ.
+
+**What is provably comparable with NuMax.** NuMax (4) minimises tr P over the same
+constraints; any map that meets δ gives a feasible P = ΨᵀΨ, hence ‖Ψ‖_F² = tr ΨᵀΨ ≥ the NuMax
+optimum ≥ any certified NuMax dual bound, and rank Ψ ≥ (NuMax optimum)/‖Ψ‖₂². Nothing orders the
+*ranks* of NuMax and of these non-convex methods: NuMax minimises a convex surrogate of the
+rank, and FroMax/NILE-Pro often find maps of lower rank (003, Sec. 7.2–7.3).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import numbers
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .._validate import as_matrix, check_delta, check_positive_int, check_random_state
+from ..operators import PairSecantOperator, SecantOperator
+from ..secants import pair_count, pairs_from_linear_index
+from ._nonconvex import (
+    ACCEPT_RTOL,
+    NONCONVEX_STATUSES,
+    FactorOps,
+    NearIsometricResult,
+    centre_scale,
+    check_positive_float,
+    check_rank,
+    pca_feasible_rank,
+    truncate_map,
+)
+from .column_generation import RestrictedResult, _initial_working_set, run_column_generation, scan_pair_violations
+from .fromax import fromax
+from .nilepro import nilepro
+
+__all__ = ["METHODS", "rank_adjust", "near_isometric_cg", "rank_adjust_cg", "pair_gram", "pair_isometry"]
+
+#: The non-convex methods: ``name -> solver(secants, delta, rank, **options)``.
+METHODS: dict[str, Callable[..., NearIsometricResult]] = {"fromax": fromax, "nilepro": nilepro}
+
+
+def _method(method: object) -> Callable[..., NearIsometricResult]:
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {sorted(METHODS)}, got {method!r}")
+    return METHODS[method]
+
+
+def _smallest_feasible_truncation(
+    Psi: np.ndarray, measure: Callable[[np.ndarray], float], delta: float, min_rank: int
+) -> tuple[np.ndarray, float]:
+    """The truncation Γ_r^½U_rᵀ of Ψ of least rank r ≥ ``min_rank`` that still meets δ, and its
+    distortion, by bisection (the distortion is monotone in r; the full map must meet δ)."""
+    _, s, Wt = np.linalg.svd(Psi, full_matrices=False)
+    lo, hi = min(min_rank, s.size), s.size
+    best = measure(s[:hi, None] * Wt[:hi])
+    while lo < hi:
+        mid = (lo + hi) // 2
+        value = measure(s[:mid, None] * Wt[:mid])
+        if value <= delta * (1.0 - ACCEPT_RTOL):
+            hi, best = mid, value
+        else:
+            lo = mid + 1
+    return truncate_map(Psi, max(hi, min_rank)), best
+
+
+def _adjust(
+    run_at_rank: Callable[[int, np.ndarray | str], NearIsometricResult],
+    measure: Callable[[np.ndarray], float],
+    initial_rank: int,
+    initial_map: np.ndarray | str,
+    min_rank: int,
+    max_steps: int | None,
+    rank_step: int | str,
+    restart: str,
+    delta: float,
+    method: str,
+    verbose: bool | int,
+) -> NearIsometricResult:
+    """The loop of Algorithm 3 around ``run_at_rank(rank, Ψ₀)``; ``measure(Ψ)`` is the distortion."""
+    start = time.perf_counter()
+    steps: dict[str, list[Any]] = {k: [] for k in ("start_rank", "rank", "status", "isometry", "iterations", "time")}
+    halving = rank_step == "halving"
+    step_size = max(1, initial_rank // 4) if halving else int(rank_step)
+    R, Psi0 = initial_rank, initial_map
+    last_ok: NearIsometricResult | None = None
+    result: NearIsometricResult | None = None
+    failed: set[int] = set()
+    failed_rank: int | None = None
+    iterations, step = 0, 0
+    while max_steps is None or step < max_steps:
+        step += 1
+        result = run_at_rank(R, Psi0)
+        iterations += result.iterations
+        if result.success and R > min_rank and measure(truncate_map(result.Psi, R - 1)) <= delta * (1.0 - ACCEPT_RTOL):
+            # skip the ranks whose truncation of this map still meets δ (see the module docstring)
+            Psi, value = _smallest_feasible_truncation(result.Psi, measure, delta, min_rank)
+            result = dataclasses.replace(result, Psi=Psi, isometry=value, max_violation=max(value - delta, 0.0))
+        for key, value in zip(steps, (R, result.rank, result.status, result.isometry, result.iterations,
+                                      time.perf_counter() - start), strict=True):
+            steps[key].append(value)
+        if verbose:
+            print(f"{method} ra step {step:3d}  rank {R:4d} -> {result.rank:4d}  {result.status:14s}  "
+                  f"distortion {result.isometry:.6f}  its {result.iterations:6d}  {time.perf_counter() - start:7.1f}s")
+        if result.success:
+            last_ok = result
+            if result.rank <= min_rank:
+                break
+        else:
+            failed_rank = R
+            failed.add(R)
+            if last_ok is None or step_size == 1 or not halving:
+                break
+            step_size = max(1, step_size // 2)
+        R = max(min_rank, last_ok.rank - step_size)
+        if restart == "pca":
+            # a PCA restart at a rank that failed would fail again (the run is deterministic)
+            while R in failed and step_size > 1:
+                step_size = max(1, step_size // 2)
+                R = max(min_rank, last_ok.rank - step_size)
+            if R in failed:
+                break
+            Psi0 = "pca"
+        else:
+            Psi0 = truncate_map(last_ok.Psi, R)                              # Ψ₀ = Γ_R^½ U_Rᵀ of the last success
+    assert result is not None
+    history = {k: np.asarray(v) for k, v in steps.items()}
+    common = {"delta": delta, "method": f"{method}_ra", "iterations": iterations, "history": history,
+              "wall_time": time.perf_counter() - start}
+    if last_ok is None:
+        return NearIsometricResult(
+            Psi=result.Psi, isometry=result.isometry, status=result.status, n_secants=result.n_secants,
+            message=f"rank adjustment: the start rank {initial_rank} already fails ({result.message})",
+            extra={"last": result}, **common)
+    if last_ok.rank - 1 in failed:
+        why = f"rank {last_ok.rank - 1} failed"
+        if result is not last_ok and failed_rank == last_ok.rank - 1:
+            why += f" ({result.status}: {result.message})"
+    elif last_ok.rank <= min_rank:
+        why = f"reached min_rank={min_rank}"
+    else:
+        why = f"max_steps={max_steps} reached"
+    return NearIsometricResult(
+        Psi=last_ok.Psi, isometry=float(last_ok.isometry), status="converged", n_secants=last_ok.n_secants,
+        message=f"rank adjustment: delta met at rank {last_ok.rank}; {why}",
+        extra={**last_ok.extra, "last": result, "final": last_ok}, **common)
+
+
+def _check_ra(min_rank: object, max_steps: object, rank_step: object, restart: object,
+              N: int) -> tuple[int, int | None, int | str]:
+    if restart not in ("pca", "truncate"):
+        raise ValueError(f"restart must be 'pca' or 'truncate', got {restart!r}")
+    min_rank = check_rank(min_rank, N, "min_rank")
+    if max_steps is not None:
+        max_steps = check_positive_int(max_steps, "max_steps")
+    if rank_step != "halving":
+        if isinstance(rank_step, str):
+            raise ValueError(f"rank_step must be 'halving' or an integer >= 1, got {rank_step!r}")
+        rank_step = check_positive_int(rank_step, "rank_step")
+    return min_rank, max_steps, rank_step
+
+
+def rank_adjust(
+    secants: np.ndarray | SecantOperator,
+    delta: float,
+    *,
+    method: str = "nilepro",
+    initial_rank: int | None = None,
+    initial_map: np.ndarray | str | None = None,
+    min_rank: int = 1,
+    max_steps: int | None = None,
+    rank_step: int | str = "halving",
+    restart: str = "pca",
+    random_state=None,
+    verbose: bool | int = False,
+    **options: Any,
+) -> NearIsometricResult:
+    """FroMax RA / NILE-Pro RA (003, Algorithm 3): the lowest rank at which the method meets δ.
+
+    Parameters
+    ----------
+    secants : ndarray of shape (S, N) with unit rows, or SecantOperator
+    delta : float
+        Requested isometry constant δ ∈ (0, 1).
+    method : {"nilepro", "fromax"}
+    initial_rank : int, optional
+        R₀; by default the smallest rank at which the scaled principal directions of the
+        secants meet δ (then the first run succeeds at once).
+    initial_map : {"pca", "random"} or ndarray of shape (R₀, N), optional
+        Ψ₀ of the first run (default: that PCA map, or ``"pca"`` with a given ``initial_rank``).
+    min_rank : int
+        Do not go below this rank.
+    max_steps : int, optional
+        Most runs of the method (003's M); by default until the search ends.
+    rank_step : "halving" or int
+        An int k steps down by k from each success and stops at the first failure —
+        Algorithm 3 with k = 1. ``"halving"`` (default) starts with steps of R₀/4 and halves
+        the step at each failure, retrying from the last success, until a step of 1 fails:
+        the same stopping rule (rank R met δ, rank R − 1 from the truncated map did not) in
+        O(log R₀) rather than O(R₀) runs.
+    restart : {"pca", "truncate"}
+        Start of the run at each new rank R: ``"truncate"`` is Algorithm 3's Γ_R^½U_Rᵀ of the
+        last map that met δ; ``"pca"`` (default) the scaled leading principal directions of
+        the secants, as for a first run (see the module docstring for why).
+    random_state : None, int or Generator
+        Seed of ``initial_map="random"``.
+    verbose : bool or int
+        One line per rank step (and the method's own progress if an int > 1 is given).
+    **options
+        Options of :func:`~sdpembed.solvers.fromax.fromax` or
+        :func:`~sdpembed.solvers.nilepro.nilepro` (``max_iter``, ``beta``, ...).
+
+    Returns
+    -------
+    NearIsometricResult
+        ``Psi`` of the lowest rank that met δ (status ``converged``), or the failed start;
+        ``history`` per step: ``rank`` (after the truncation jump), ``start_rank``,
+        ``status``, ``isometry``, ``iterations``, ``time``; ``extra["last"]`` the failed run.
+    """
+    solver = _method(method)
+    delta = check_delta(delta)
+    ops = FactorOps(secants)
+    rng = check_random_state(random_state)
+    min_rank, max_steps, rank_step = _check_ra(min_rank, max_steps, rank_step, restart, ops.N)
+    inner_verbose = verbose if isinstance(verbose, int) and not isinstance(verbose, bool) and verbose > 1 else False
+    if initial_rank is None:
+        if isinstance(initial_map, np.ndarray):
+            initial_rank = initial_map.shape[0]
+        else:
+            initial_rank, pca_map = pca_feasible_rank(ops, delta)
+            initial_map = pca_map if initial_map is None else initial_map
+    initial_rank = check_rank(initial_rank, ops.N, "initial_rank")
+    initial_map = "pca" if initial_map is None else initial_map
+
+    def run_at_rank(rank: int, Psi0: np.ndarray | str) -> NearIsometricResult:
+        return solver(ops, delta, rank, initial_map=Psi0, random_state=rng, verbose=inner_verbose, **options)
+
+    return _adjust(run_at_rank, ops.isometry, initial_rank, initial_map, min_rank, max_steps, rank_step, restart,
+                   delta, method, verbose)
+
+
+# ----------------------------------------------------------------------------------------------
+# Column generation over all pairs of a point set (Algorithm 4)
+
+
+def pair_gram(X: np.ndarray, block_rows: int = 1024) -> np.ndarray:
+    """Σ_{i<j} v_ij v_ijᵀ over all unit secants of the rows of X (N, N), without forming them.
+
+    Σ_{i<j} W_ij(x_i − x_j)(x_i − x_j)ᵀ = Xᵀ Lap(W) X with weights W_ij = 1/‖x_i − x_j‖² (0 for
+    identical points), computed in row blocks: O(n² N + n N²) time, O(block_rows · n) memory.
+    Its leading eigenvectors are the principal directions of the secant set (the "pca" start).
+    """
+    X = as_matrix(X, "X", min_rows=2)
+    Xc = X - X.mean(axis=0)
+    sq = np.einsum("ij,ij->i", Xc, Xc)
+    scale = max(float(sq.max()), 1e-300)
+    G = np.zeros((X.shape[1], X.shape[1]))
+    for start in range(0, X.shape[0], block_rows):
+        rows = slice(start, min(start + block_rows, X.shape[0]))
+        d2 = sq[rows, None] + sq[None, :] - 2.0 * (Xc[rows] @ Xc.T)
+        W = np.zeros_like(d2)
+        np.divide(1.0, d2, out=W, where=d2 > 1e-12 * scale)
+        lap_rows = W.sum(axis=1)[:, None] * Xc[rows] - W @ Xc          # rows of Lap(W) X
+        G += Xc[rows].T @ lap_rows
+    return 0.5 * (G + G.T)
+
+
+def pair_isometry(X: np.ndarray, Psi: np.ndarray, *, block_rows: int | None = None) -> tuple[float, int]:
+    """max over all pairs of distinct rows of |‖Ψ(x_i − x_j)‖² / ‖x_i − x_j‖² − 1|, and the number of pairs.
+
+    One scan of :func:`~sdpembed.solvers.column_generation.scan_pair_violations` through Gram
+    matrices: an upper bound that exceeds the exact value by at most the scan's rounding
+    bound (about 1e-12 on image data).
+    """
+    Psi = as_matrix(Psi, "Psi", n_cols=np.shape(X)[1])
+
+    def unit(i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return np.ones(i.shape), np.ones(i.shape)
+
+    scan = scan_pair_violations(X, Psi.T @ Psi, unit, tol=np.inf, block_rows=block_rows, factor=Psi)
+    return float(scan.max_violation), scan.n_pairs
+
+
+class _NonConvexInner:
+    """FroMax or NILE-Pro as the restricted solver of :func:`run_column_generation` (no certificate)."""
+
+    certified = False
+
+    def __init__(self, solver: Callable[..., NearIsometricResult], delta: float, rank: int,
+                 first_map: np.ndarray, rescale: bool, budget: int, options: dict) -> None:
+        self.solver, self.delta, self.rank, self.first_map, self.options = solver, delta, rank, first_map, options
+        self.rescale, self.budget, self.used = rescale, budget, 0
+
+    def solve(self, operator: PairSecantOperator, lo: np.ndarray, hi: np.ndarray, warm_start: Any,
+              tight: bool) -> RestrictedResult:
+        ops = FactorOps(operator)
+        max_iter = self.budget - self.used       # the iteration budget is shared by all rounds
+        if warm_start is None:                   # first round: the start map (a generated one centred on the pairs)
+            Psi0 = self.first_map
+            if self.rescale:
+                Psi0 = Psi0 * centre_scale(ops.values(ops.images(Psi0)))
+            res = self.solver(ops, self.delta, self.rank, initial_map=Psi0, max_iter=max_iter, **self.options)
+        else:
+            res = self.solver(ops, self.delta, self.rank, warm_start=warm_start, max_iter=max_iter, **self.options)
+        self.used += res.iterations
+        Psi = res.Psi
+        return RestrictedResult(P=Psi.T @ Psi, y=res.extra["y"], state=res.extra["state"], rank=Psi.shape[0],
+                                iterations=res.iterations, objective=res.frobenius2, status=res.status,
+                                message=res.message, factor=Psi, values=ops.values(ops.images(Psi)),
+                                failed=not res.success, raw=res)
+
+    def carry(self, result: RestrictedResult, keep: np.ndarray, n_added: int) -> Any:
+        return result.state.restricted(keep, n_added)
+
+
+def _start_map_of_points(X: np.ndarray, rank: int, initial_map: np.ndarray | str,
+                         rng: np.random.Generator) -> np.ndarray:
+    N = X.shape[1]
+    if isinstance(initial_map, str):
+        if initial_map == "pca":
+            _, U = np.linalg.eigh(pair_gram(X))
+            return U[:, ::-1][:, :rank].T.copy()
+        if initial_map == "random":
+            return rng.standard_normal((rank, N)) / np.sqrt(rank)
+        raise ValueError(f"initial_map must be 'pca', 'random' or an array, got {initial_map!r}")
+    Psi = as_matrix(initial_map, "initial_map", n_cols=N)
+    if Psi.shape[0] != rank:
+        raise ValueError(f"initial_map must have {rank} rows (the rank), got {Psi.shape[0]}")
+    return Psi
+
+
+def _centre_on_pairs(X: np.ndarray, Psi: np.ndarray, working: np.ndarray) -> float:
+    """:func:`~sdpembed.solvers._nonconvex.centre_scale` of Ψ on the pairs ``working`` (linear indices)."""
+    i, j = pairs_from_linear_index(working, X.shape[0])
+    D = X[i] - X[j]
+    keep = np.any(D != 0.0, axis=1)
+    B = D[keep] @ Psi.T
+    return centre_scale(np.einsum("ij,ij->i", B, B) / np.einsum("ij,ij->i", D[keep], D[keep]))
+
+
+def near_isometric_cg(
+    X: np.ndarray,
+    delta: float,
+    rank: int | None = None,
+    *,
+    method: str = "nilepro",
+    initial_map: np.ndarray | str = "pca",
+    working_set: np.ndarray | None = None,
+    initial_pairs: int = 2000,
+    initial_neighbors: int = 5,
+    max_add: int = 2000,
+    keep_tol: float | None = None,
+    keep_multiplier: float = 1e-2,
+    feas_tol: float = 1e-12,
+    max_rounds: int = 100,
+    block_rows: int | None = None,
+    random_state=None,
+    verbose: bool | int = False,
+    **options: Any,
+) -> NearIsometricResult:
+    """FroMax-CG / NILE-Pro-CG (003, Algorithm 4) over all pairs of the rows of ``X``.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, N)
+        Points; the constraints are over all their pairwise secants (never materialised).
+    delta : float
+        Requested isometry constant δ ∈ (0, 1).
+    rank : int, optional
+        M; by default the rows of an ``initial_map`` array.
+    method : {"nilepro", "fromax"}
+    initial_map : {"pca", "random"} or ndarray of shape (M, N)
+        Start of the first round (``"pca"``: leading eigenvectors of :func:`pair_gram`).
+    working_set : ndarray of int, optional
+        Linear pair indices of the first working set (default: neighbours and random pairs).
+    initial_pairs, initial_neighbors, max_add, max_rounds, block_rows
+        As for :func:`~sdpembed.solvers.column_generation.column_generation`.
+    keep_tol, keep_multiplier : float
+        Working pairs within ``keep_tol`` of a bound, or whose multiplier exceeds
+        ``keep_multiplier`` times the largest, stay. By default (``keep_tol=inf``) no pair
+        is ever dropped (see the module docstring).
+    feas_tol : float
+        Violation allowed in the final all-pairs scan.
+    random_state : None, int or Generator
+        Seed of the working set and of ``initial_map="random"``.
+    verbose : bool or int
+        One line per round (and the method's progress when an int > 1).
+    **options
+        Options of the method (``beta``, ``beta1``, ``patience``, ...). ``max_iter``
+        (default 5000) is the budget of method iterations over *all* rounds: a rank the
+        method cannot reach keeps finding violators outside the working set, each round
+        slower than the last, and the budget ends such runs.
+
+    Returns
+    -------
+    NearIsometricResult
+        ``status`` ``converged`` when the final scan proved every pair within δ + ``feas_tol``;
+        ``isometry`` on all pairs; ``extra``: ``pairs`` (final working set, (S, 2)),
+        ``working_set`` (linear indices), ``rounds``, ``state``, ``y``, ``inner`` (the last
+        restricted result); ``history``: the per-round trace of the driver (``objective`` is
+        ‖Ψ‖_F², ``admm_iterations`` the method's iterations).
+    """
+    start = time.perf_counter()
+    solver = _method(method)
+    X = as_matrix(X, "X", min_rows=2)
+    delta = check_delta(delta)
+    rng = check_random_state(random_state)
+    if rank is None:
+        if isinstance(initial_map, str):
+            raise ValueError("rank must be given (an integer >= 1) unless initial_map is an array")
+        rank = np.asarray(initial_map).shape[0]
+    rank = check_rank(rank, X.shape[1])
+    if keep_tol is None:
+        keep_tol = np.inf
+    elif isinstance(keep_tol, bool) or not isinstance(keep_tol, numbers.Real) or not float(keep_tol) >= 0.0:
+        raise ValueError(f"keep_tol must be a real number >= 0 (inf: never drop a pair), got {keep_tol!r}")
+    feas_tol = check_positive_float(feas_tol, "feas_tol", allow_zero=True)
+    inner_verbose = verbose if isinstance(verbose, int) and not isinstance(verbose, bool) and verbose > 1 else False
+    first = _start_map_of_points(X, rank, initial_map, rng)
+    max_iter = check_positive_int(options.pop("max_iter", 5000), "max_iter", minimum=0)
+    inner = _NonConvexInner(solver, delta, rank, first, isinstance(initial_map, str), max_iter,
+                            {"verbose": inner_verbose, **options})
+
+    def bounds(i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        return np.full(i.shape, 1.0 - delta), np.full(i.shape, 1.0 + delta)
+
+    run = run_column_generation(
+        X, bounds, inner, initial_pairs=initial_pairs, initial_neighbors=initial_neighbors, working_set=working_set,
+        max_add=max_add, keep_tol=keep_tol, keep_multiplier=keep_multiplier, loose_tol=None, feas_tol=feas_tol,
+        max_rounds=max_rounds, block_rows=block_rows, exact_violations=False, random_state=rng,
+        max_working=options.get("exact_max", 6000) if method == "fromax" else None, active_tol=0.1 * delta,
+        verbose=bool(verbose))
+    last = run.result
+    Psi = last.factor
+    status = run.status if run.status in NONCONVEX_STATUSES else "stalled"
+    # the final scan bounds max |‖Ψv‖² − 1| − δ over all pairs (exact to its rounding bound)
+    isometry = delta + run.worst_violation if np.isfinite(run.worst_violation) else pair_isometry(X, Psi)[0]
+    n_pairs = pair_count(X.shape[0])
+    return NearIsometricResult(
+        Psi=Psi, delta=delta, isometry=isometry, status=status, message=f"{method}-cg: {run.message}",
+        method=f"{method}_cg", iterations=int(sum(run.history["admm_iterations"])),
+        wall_time=time.perf_counter() - start, history=run.history,
+        n_secants=n_pairs,
+        max_violation=max(isometry - delta, 0.0),
+        extra={"pairs": run.pairs, "working_set": run.working, "rounds": run.rounds, "state": last.state,
+               "y": last.y, "inner": last.raw, "scan_violation": run.max_violation})
+
+
+def rank_adjust_cg(
+    X: np.ndarray,
+    delta: float,
+    *,
+    method: str = "nilepro",
+    initial_rank: int | None = None,
+    initial_map: np.ndarray | str | None = None,
+    min_rank: int = 1,
+    max_steps: int | None = None,
+    rank_step: int | str = "halving",
+    restart: str = "pca",
+    random_state=None,
+    verbose: bool | int = False,
+    **options: Any,
+) -> NearIsometricResult:
+    """Algorithm 3 over Algorithm 4: rank adjustment where every run is a column generation
+    over all pairs of the rows of ``X`` (the working set carries over from rank to rank).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, N)
+    delta : float
+    method : {"nilepro", "fromax"}
+    initial_rank : int, optional
+        R₀; by default the smallest rank at which the scaled principal directions of all
+        secants meet δ on all pairs (found by bisection with exact scans).
+    initial_map, min_rank, max_steps, rank_step, restart, random_state, verbose
+        As for :func:`rank_adjust`.
+    **options
+        Options of :func:`near_isometric_cg` and of the method. Each rank starts from the
+        first working set (``initial_pairs``, ``initial_neighbors``) and the pairs within
+        δ/10 of a bound under the last map that met δ.
+
+    Returns
+    -------
+    NearIsometricResult
+        As for :func:`rank_adjust`; ``isometry`` is over all pairs.
+    """
+    _method(method)
+    X = as_matrix(X, "X", min_rows=2)
+    delta = check_delta(delta)
+    rng = check_random_state(random_state)
+    min_rank, max_steps, rank_step = _check_ra(min_rank, max_steps, rank_step, restart, X.shape[1])
+    block_rows = options.get("block_rows")
+
+    def measure(Psi: np.ndarray) -> float:
+        return pair_isometry(X, Psi, block_rows=block_rows)[0]
+
+    cache: dict[str, Any] = {"working_set": None, "U": None}
+
+    def principal_directions() -> np.ndarray:
+        """Eigenvectors of the all-pairs secant Gram, leading first (computed once)."""
+        if cache["U"] is None:
+            cache["U"] = np.linalg.eigh(pair_gram(X))[1][:, ::-1]
+        return cache["U"]
+
+    if initial_rank is None:
+        if isinstance(initial_map, np.ndarray):
+            initial_rank = initial_map.shape[0]
+        else:
+            U = principal_directions()
+            need = (1.0 - delta) / (1.0 + delta)
+
+            def lower(i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                return np.full(i.shape, need), np.full(i.shape, np.inf)
+
+            def pca_ok(M: int) -> bool:
+                top = U[:, :M].T
+                scan = scan_pair_violations(X, top.T @ top, lower, tol=0.0, block_rows=block_rows, factor=top,
+                                            exact_values=False)
+                return scan.max_violation <= 0.0
+
+            lo, hi = 1, X.shape[1]
+            while lo < hi:
+                mid = (lo + hi) // 2
+                lo, hi = (lo, mid) if pca_ok(mid) else (mid + 1, hi)
+            initial_rank = lo
+            if initial_map is None:
+                initial_map = "pca"
+    initial_rank = check_rank(initial_rank, X.shape[1], "initial_rank")
+    initial_map = "pca" if initial_map is None else initial_map
+
+    first_set = _initial_working_set(X, check_positive_int(options.pop("initial_pairs", 2000), "initial_pairs"),
+                                     check_positive_int(options.pop("initial_neighbors", 5), "initial_neighbors",
+                                                        minimum=0), rng)
+
+    cap = options.get("exact_max", 6000) if method == "fromax" else pair_count(X.shape[0])
+
+    def run_at_rank(rank: int, Psi0: np.ndarray | str) -> NearIsometricResult:
+        if isinstance(Psi0, str) and Psi0 == "pca":
+            top = principal_directions()[:, :rank].T
+            Psi0 = top * _centre_on_pairs(X, top, first_set)
+        working = first_set if cache["working_set"] is None else np.union1d(first_set, cache["working_set"])
+        res = near_isometric_cg(X, delta, rank, method=method, initial_map=Psi0, working_set=working,
+                                random_state=rng, verbose=verbose, **options)
+        if res.success:
+            # the next rank starts from the first working set and the (nearly) active pairs of this map
+            pairs = res.extra["pairs"]
+            D = X[pairs[:, 0]] - X[pairs[:, 1]]
+            B = D @ res.Psi.T
+            distortion = np.abs(np.einsum("ij,ij->i", B, B) / np.einsum("ij,ij->i", D, D) - 1.0)
+            order = np.argsort(-distortion, kind="stable")[: max(cap - first_set.size, 0)]
+            active = order[distortion[order] >= 0.9 * delta]
+            cache["working_set"] = res.extra["working_set"][active]
+        return res
+
+    return _adjust(run_at_rank, measure, initial_rank, initial_map, min_rank, max_steps, rank_step, restart,
+                   delta, f"{method}_cg", verbose)

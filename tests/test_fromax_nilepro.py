@@ -1,0 +1,303 @@
+"""FroMax and NILE-Pro (paper 003, Algorithms 1–2), their rank adjustment (Algorithm 3) and column
+generation (Algorithm 4) through the shared driver; the estimators.
+
+The methods are non-convex: the tests check what they promise (the requested δ is met, checked
+independently of the solvers), the parts that have closed forms (ℓ₁-ball projection, ℓ∞ prox,
+FroMax's P-step), and what is provably comparable with the convex NuMax optimum
+(‖Ψ‖_F² = tr ΨᵀΨ ≥ NuMax's optimal trace ≥ its certified dual bound, rank Ψ ≥ bound/‖Ψ‖₂²).
+"""
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.exceptions import ConvergenceWarning
+
+from sdpembed.datasets import translating_squares
+from sdpembed.linear.near_isometric import FroMax, NILEPro
+from sdpembed.operators import PairSecantOperator, SecantOperator
+from sdpembed.secants import all_secants
+from sdpembed.solvers._nonconvex import FactorOps, project_l1_ball
+from sdpembed.solvers.column_generation import RestrictedResult, column_generation, run_column_generation
+from sdpembed.solvers.fromax import FroMaxState, _half_residual2, _LeastSquares, _p_step, _P_times, fromax
+from sdpembed.solvers.nilepro import nilepro, prox_linf
+from sdpembed.solvers.rank_adjust import near_isometric_cg, pair_gram, rank_adjust, rank_adjust_cg
+from sdpembed.validation.metrics import isometry_constants
+
+#: NuMax's optimal ranks on translating_squares(7, 3) (25 images of 7×7, 300 secants)
+NUMAX_RANK = {0.4: 7, 0.25: 8, 0.1: 11}
+
+
+@pytest.fixture(scope="module")
+def squares():
+    X = translating_squares(7, 3)
+    V, pairs = all_secants(X, return_pairs=True)
+    return X, V, pairs
+
+
+@pytest.fixture(scope="module")
+def numax_bounds(squares):
+    """Certified NuMax dual bounds (lower bounds on the optimal trace) per δ, from NuMax-CG."""
+    X = squares[0]
+    out = {}
+    for delta in NUMAX_RANK:
+        res = column_generation(X, lambda i, j, d=delta: (np.full(i.shape, 1 - d), np.full(i.shape, 1 + d)),
+                                random_state=0)
+        assert res.status == "optimal"
+        out[delta] = res.dual_bound
+    return out
+
+
+def _check_provable(Psi, delta, bound, secants=None, X=None):
+    """Independent δ check, and the NuMax comparisons that are theorems for a feasible map."""
+    iso = isometry_constants(Psi, secants=secants, X=X).delta
+    assert iso <= delta
+    frobenius2 = float(np.sum(Psi * Psi))
+    assert frobenius2 >= bound * (1 - 1e-9)                       # ΨᵀΨ is feasible for NuMax (4)
+    assert Psi.shape[0] >= bound / np.linalg.norm(Psi, 2) ** 2 - 1e-9   # tr P ≤ rank·λ_max
+    return iso
+
+
+# ---------------------------------------------------------------------------- closed forms
+
+
+def test_l1_ball_projection_is_the_projection():
+    rng = np.random.default_rng(0)
+    for radius in (0.3, 1.0, 5.0):
+        v = rng.standard_normal(50)
+        p = project_l1_ball(v, radius)
+        assert np.abs(p).sum() <= radius * (1 + 1e-12)
+        # variational inequality ⟨v − p, z − p⟩ ≤ 0 for every z in the ball (checked on random ones)
+        for _ in range(200):
+            z = rng.standard_normal(50)
+            z *= radius * rng.uniform() / np.abs(z).sum()
+            assert (v - p) @ (z - p) <= 1e-10
+    inside = np.array([0.1, -0.2])
+    np.testing.assert_array_equal(project_l1_ball(inside, 1.0), inside)
+
+
+def test_linf_prox_minimises_its_objective():
+    rng = np.random.default_rng(1)
+    tau, beta = rng.standard_normal(30), 0.7
+    x = prox_linf(tau, beta)
+
+    def f(z):
+        return np.abs(z).max() + 0.5 * beta * np.sum((z - tau) ** 2)
+
+    t = np.abs(x).max()
+    assert np.isclose(np.maximum(np.abs(tau) - t, 0).sum(), 1 / beta)   # Σ(|τ| − t)₊ = 1/β
+    for _ in range(300):
+        assert f(x) <= f(x + 1e-3 * rng.standard_normal(30)) + 1e-12
+
+
+def test_fromax_p_step_solves_3_9_and_the_residual_formula(squares):
+    """The implicit P = sym(XY) + 𝒜*(w) solves (I + β₁𝒜*𝒜)P = sym(XY) + 𝒜*(β₁q − λ), and the
+    X/Y-step products and ½‖P − XY‖² agree with the explicit matrices."""
+    rng = np.random.default_rng(2)
+    V = squares[1][:120]
+    ops, op = FactorOps(V), SecantOperator(V)
+    N, M, beta1 = V.shape[1], 4, 1.7
+    X, Y = rng.standard_normal((N, M)), rng.standard_normal((M, N))
+    q, lam = 1 + 0.1 * rng.standard_normal(120), rng.standard_normal(120)
+    sym = 0.5 * (X @ Y + (X @ Y).T)
+    AXY = op.apply(sym)
+    for method in ("exact", "cg"):
+        ls = _LeastSquares(ops, beta1, method, 6000)
+        w, AP, wHw = _p_step(ls, AXY, q, lam, beta1)
+        P = sym + op.adjoint(w)
+        lhs = P + beta1 * op.adjoint(op.apply(P))
+        np.testing.assert_allclose(lhs, sym + op.adjoint(beta1 * q - lam), atol=1e-7)
+        np.testing.assert_allclose(AP, op.apply(P), atol=1e-8)
+        assert np.isclose(wHw, np.sum(op.adjoint(w) ** 2), rtol=1e-6)
+    A = rng.standard_normal((N, 3))
+    np.testing.assert_allclose(_P_times(ops, X, Y, w, A, ops.matrix_images(A)), P @ A, atol=1e-9)
+    X2, Y2 = rng.standard_normal((N, M)), rng.standard_normal((M, N))
+    AXY2 = np.einsum("ij,ij->i", V @ X2, V @ Y2.T)
+    explicit = 0.5 * np.sum((P - X2 @ Y2) ** 2)
+    assert np.isclose(_half_residual2(X, Y, w, AXY, wHw, X2, Y2, AXY2), explicit, rtol=1e-8)
+
+
+def test_pair_operations_match_explicit_secants(squares):
+    X, V, pairs = squares
+    rng = np.random.default_rng(3)
+    explicit, paired = FactorOps(V), FactorOps(PairSecantOperator(X, pairs[:, 0], pairs[:, 1]))
+    Psi, w = rng.standard_normal((5, V.shape[1])), rng.standard_normal(len(V))
+    np.testing.assert_allclose(paired.images(Psi), explicit.images(Psi), atol=1e-12)
+    B = explicit.images(Psi)
+    np.testing.assert_allclose(paired.factor_adjoint(B, w), explicit.factor_adjoint(B, w), atol=1e-10)
+    np.testing.assert_allclose(pair_gram(X), V.T @ V, atol=1e-10)
+
+
+# ---------------------------------------------------------------------------- the methods
+
+
+@pytest.mark.parametrize("method", [fromax, nilepro])
+@pytest.mark.parametrize(("delta", "rank"), [(0.4, 5), (0.25, 8), (0.1, 11)])
+def test_reaches_delta(squares, numax_bounds, method, delta, rank):
+    """At NuMax's rank, or below it (δ = 0.4: the PCA start already meets δ at rank 7)."""
+    V = squares[1]
+    res = method(V, delta, rank, random_state=0)
+    assert res.status == "converged" and res.feasible and res.rank == rank
+    assert np.isnan(res.dual_bound)
+    iso = _check_provable(res.Psi, delta, numax_bounds[delta], secants=V)
+    assert iso == pytest.approx(res.isometry, abs=1e-12)
+    assert res.history["isometry"][-1] <= delta < res.history["isometry"][0]   # it did work
+
+
+@pytest.mark.parametrize("method", [fromax, nilepro])
+def test_too_low_a_rank_is_reported_not_hidden(squares, method):
+    V = squares[1]
+    res = method(V, 0.1, 2, max_iter=400)
+    assert res.status in ("stalled", "max_iterations") and not res.feasible and not res.success
+    assert res.isometry == pytest.approx(isometry_constants(res.Psi, secants=V).delta, abs=1e-12)
+    assert res.isometry > 0.1
+
+
+def test_warm_start_continues_the_run(squares):
+    V = squares[1]
+    first = nilepro(V, 0.1, 11, max_iter=5)
+    assert first.status == "max_iterations"
+    resumed = nilepro(V, 0.1, warm_start=first.extra["state"])
+    assert resumed.success and resumed.isometry <= 0.1
+    state = fromax(V, 0.1, 11, max_iter=3).extra["state"]
+    assert isinstance(state, FroMaxState)
+    assert fromax(V, 0.1, warm_start=state).success
+
+
+# ---------------------------------------------------------------------------- rank adjustment
+
+
+@pytest.mark.parametrize("method", ["nilepro", "fromax"])
+def test_rank_adjustment_stops_where_the_next_rank_fails(squares, numax_bounds, method):
+    V = squares[1]
+    res = rank_adjust(V, 0.25, method=method)
+    steps = res.history
+    assert res.status == "converged" and res.method == f"{method}_ra"
+    R0 = int(steps["start_rank"][0])
+    assert res.rank <= R0 and steps["status"][0] == "converged"       # the default R₀ is feasible at once
+    failed = steps["start_rank"][steps["status"] != "converged"]
+    assert res.rank - 1 in failed                                       # Algorithm 3's stopping rule
+    _check_provable(res.Psi, 0.25, numax_bounds[0.25], secants=V)   # (its rank vs NuMax's: not a theorem)
+
+
+def test_rank_adjustment_verbatim_algorithm_3(squares):
+    """rank_step=1, restart='truncate': R₀, R₀−1, … from Γ^½Uᵀ truncations, until the first failure."""
+    V = squares[1]
+    res = rank_adjust(V, 0.4, method="nilepro", initial_rank=9, rank_step=1, restart="truncate")
+    starts = res.history["start_rank"]
+    assert list(starts) == list(range(9, 9 - len(starts), -1))
+    assert res.success and res.rank == starts[-2] and res.history["status"][-1] != "converged"
+    assert isometry_constants(res.Psi, secants=V).delta <= 0.4
+
+
+# ---------------------------------------------------------------------------- column generation
+
+
+@pytest.mark.parametrize("method", ["nilepro", "fromax"])
+def test_cg_over_all_pairs_proves_feasibility(squares, numax_bounds, method):
+    X, V, _ = squares
+    rank = NUMAX_RANK[0.25]
+    res = near_isometric_cg(X, 0.25, rank, method=method, initial_pairs=40, initial_neighbors=1, random_state=0)
+    assert res.status == "converged" and res.extra["rounds"] > 1 and len(res.extra["pairs"]) < len(V)
+    assert np.isnan(res.dual_bound) and "no certificate" in res.message
+    iso = _check_provable(res.Psi, 0.25, numax_bounds[0.25], X=X)      # every pair, not just the working set
+    assert iso == pytest.approx(res.isometry, abs=1e-9)
+    full = (nilepro if method == "nilepro" else fromax)(V, 0.25, rank)  # the all-secant version agrees
+    assert full.feasible == res.feasible
+
+
+def test_fromax_cg_caps_its_working_set(squares):
+    """FroMax factorises an S×S matrix: the working set stays within exact_max, yet every pair is checked."""
+    X = squares[0]
+    res = near_isometric_cg(X, 0.25, 8, method="fromax", exact_max=120, initial_pairs=40, max_add=60,
+                            random_state=0)
+    assert res.success and max(res.history["working"]) <= 120
+    assert isometry_constants(res.Psi, X=X).delta <= 0.25
+
+
+def test_cg_on_14x14_squares():
+    X = translating_squares(14, 4)                                      # 121 images, 7,260 pairs
+    res = near_isometric_cg(X, 0.25, 20, method="nilepro", random_state=0)
+    assert res.success and isometry_constants(res.Psi, X=X).delta <= 0.25
+
+
+def test_rank_adjustment_with_cg(squares, numax_bounds):
+    X = squares[0]
+    res = rank_adjust_cg(X, 0.4, method="nilepro", initial_pairs=60, random_state=0)
+    assert res.success and res.rank - 1 in res.history["start_rank"][res.history["status"] != "converged"]
+    _check_provable(res.Psi, 0.4, numax_bounds[0.4], X=X)
+
+
+def test_driver_with_a_non_certified_inner_never_claims_optimal():
+    """A pluggable inner solve: the identity map is an exact isometry, so one round ends the loop —
+    as 'converged' with no bound, because the inner solver is not certified."""
+    X = np.random.default_rng(4).standard_normal((15, 4))
+
+    class Identity:
+        certified = False
+
+        def solve(self, operator, lo, hi, warm_start, tight):
+            I = np.eye(4)
+            return RestrictedResult(P=I, y=np.zeros(operator.n_constraints), state=None, rank=4, iterations=0,
+                                    objective=4.0, status="converged", factor=I)
+
+        def carry(self, result, keep, n_added):
+            return None
+
+    run = run_column_generation(X, lambda i, j: (np.full(i.shape, 0.9), np.full(i.shape, 1.1)), Identity(),
+                                initial_pairs=5, initial_neighbors=0, random_state=0)
+    assert run.status == "converged" and run.rounds == 1 and run.max_violation == 0.0
+    assert run.worst_violation == pytest.approx(-0.1, abs=1e-9)
+    assert np.isnan(run.result.dual_bound)
+
+
+# ---------------------------------------------------------------------------- estimators
+
+
+def test_estimators_fit_transform(squares):
+    X = squares[0]
+    model = NILEPro(delta=0.25, random_state=0).fit(X)
+    assert model.isometry_constant_ <= 0.25 and model.result_.success
+    assert model.components_.shape == (model.n_components_, 49)
+    assert model.transform(X).shape == (25, model.n_components_)
+    assert isometry_constants(model.components_, X=X).delta <= 0.25
+    fixed = FroMax(delta=0.4, n_components=7, random_state=0).fit(X)
+    assert fixed.n_components_ == 7 and isometry_constants(fixed.components_, X=X).delta <= 0.4
+    sampled = clone(FroMax(delta=0.4, n_components=7, n_secants=150, random_state=1)).fit(X)
+    assert sampled.result_.n_secants == 150 and sampled.isometry_constant_ <= 0.4
+    with pytest.warns(ConvergenceWarning, match="did not reach"):
+        NILEPro(delta=0.1, n_components=1, max_iter=50).fit(X)
+
+
+# ---------------------------------------------------------------------------- bad input
+
+
+def test_bad_input_names_the_argument(squares):
+    X, V, _ = squares
+    cases = [
+        (lambda: nilepro(V, 1.5, 3), "delta"),
+        (lambda: nilepro(V, 0.2, 0), "rank"),
+        (lambda: fromax(V, 0.2, 50), "rank"),
+        (lambda: nilepro(V, 0.2), "rank"),
+        (lambda: nilepro(2 * V, 0.2, 3), "secants"),
+        (lambda: fromax(np.full((3, 4), np.nan), 0.2, 2), "secants"),
+        (lambda: fromax(V, 0.2, 3, beta1=-1.0), "beta1"),
+        (lambda: fromax(V, 0.2, 3, margin=1.0), "margin"),
+        (lambda: fromax(V, 0.2, 3, least_squares="lu"), "least_squares"),
+        (lambda: nilepro(V, 0.2, 3, beta=0.0), "beta"),
+        (lambda: nilepro(V, 0.2, 3, max_iter=-1), "max_iter"),
+        (lambda: nilepro(V, 0.2, 3, initial_map="svd"), "init"),
+        (lambda: nilepro(V, 0.2, 3, initial_map=np.ones((2, 49))), "initial_map"),
+        (lambda: nilepro(V, 0.2, warm_start=nilepro(V[:10], 0.2, 3, max_iter=1).extra["state"]), "warm_start"),
+        (lambda: rank_adjust(V, 0.2, method="numax"), "method"),
+        (lambda: rank_adjust(V, 0.2, initial_rank=100), "initial_rank"),
+        (lambda: rank_adjust(V, 0.2, rank_step="fast"), "rank_step"),
+        (lambda: rank_adjust(V, 0.2, restart="warm"), "restart"),
+        (lambda: near_isometric_cg(X, 0.2, 3, keep_tol=-1.0), "keep_tol"),
+        (lambda: near_isometric_cg(X[:1], 0.2, 3), "X"),
+        (lambda: NILEPro(delta=0.0).fit(X), "delta"),
+        (lambda: FroMax(n_components=0).fit(X), "n_components"),
+        (lambda: NILEPro(n_secants=0).fit(X), "n_secants"),
+    ]
+    for call, name in cases:
+        with pytest.raises(ValueError, match=name):
+            call()
