@@ -10,8 +10,8 @@ from .adagio import ADAGIO, adagio_projection, theorem2_jl_rows
 from .base import LinearEmbedding
 from .factor import embedding_from_psd, numerical_rank
 from .lda import LDA, lda_projection
-from .near_isometric import FroMax, NILEPro
 from .methods import LINEAR_METHODS, Selection, embed, select_delta, select_dimension
+from .near_isometric import FroMax, NILEPro
 from .pca import PCA, RandomizedPCA, pca_projection, randomized_pca_projection
 from .random_projection import (
     GaussianProjection,
