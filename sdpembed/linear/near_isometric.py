@@ -22,8 +22,6 @@ from sklearn.exceptions import ConvergenceWarning
 from .._validate import check_delta, check_positive_int
 from ..operators import PairSecantOperator
 from ..secants import sample_secants
-from ..solvers._nonconvex import NearIsometricResult, check_rank
-from ..solvers.rank_adjust import METHODS, near_isometric_cg, rank_adjust, rank_adjust_cg
 from .base import LinearEmbedding
 
 __all__ = ["FroMax", "NILEPro"]
@@ -38,6 +36,11 @@ class _NearIsometric(LinearEmbedding):
         raise NotImplementedError
 
     def _learn_map(self, X: np.ndarray, y: np.ndarray | None) -> np.ndarray:
+        # imported here: sdpembed.solvers loads every solver (and CVXPY through LMNN's), which
+        # importing sdpembed.linear must not do (the verifier runs without CVXPY)
+        from ..solvers._nonconvex import check_rank
+        from ..solvers.rank_adjust import METHODS, near_isometric_cg, rank_adjust, rank_adjust_cg
+
         delta = check_delta(self.delta)
         N = X.shape[1]
         rank = None if self.n_components is None else check_rank(self.n_components, N, "n_components")
@@ -64,7 +67,7 @@ class _NearIsometric(LinearEmbedding):
         self._store(result)
         return result.Psi
 
-    def _store(self, result: NearIsometricResult) -> None:
+    def _store(self, result) -> None:
         if not result.success or not result.feasible:
             warnings.warn(
                 f"{type(self).__name__} did not reach delta={result.delta:g} (achieved {result.isometry:.6g}; "
