@@ -30,19 +30,25 @@ flops), or from the triplets, Σ_t D_t (c_a − c_b)(c_a − c_b)ᵀ (T·p²), w
 BLAS-3, no Python loop over triplets. Large systems (T > 4p, one metric) are solved by PCG
 with the exact operator, preconditioned by H with float32 rank-k updates in the early steps
 and, once residuals and gap are below 10⁻³, by the part of H from the 2p triplets of largest
-D_t (:func:`_newton_solver`): 2–11 PCG iterations per solve on MNIST-5000.
+D_t (:func:`_newton_solver`): 2–11 PCG iterations per solve on MNIST-5000. The float32 features
+c_a − c_b of every triplet are formed once per working set for those early preconditioners;
+the operator 𝒜 of a single metric uses only the target pairs of the working set (about half of
+the n·k after a first-order start) and no per-block masks.
 
 **The working set, and why the result is exact.** Only triplets whose hinge can be positive
 enter the SDP. By default (``first_order=True``) the working set is chosen at an approximate
 minimiser found by L-BFGS on a smoothed (2.11) in L, M = LᵀL (:mod:`sdpembed.solvers.lmnn_warm`;
-digits PCA-30: 1.5–2 s, loss 0.05 % above the optimum): the triplets with hinge argument in
-(−0.1, 0.1] form the working set, and those above 0.1 are *fixed*: their hinge is counted as
+digits PCA-30: 0.5–1 s, loss 0.1 % above the optimum): the triplets with hinge argument in
+(−0.05, 0.05] form the working set, and those above 0.05 are *fixed*: their hinge is counted as
 linear, μ h_t(M) (α_t = μ), which folds them into the linear term C0 of the IPM. Then: solve;
 evaluate *every* hinge at the solution (streamed in blocks of points,
 :func:`sdpembed.graphs.iter_hinges`); add the omitted ones that are positive, and move back
 to the working set any fixed triplet whose hinge has turned negative; repeat until neither
 happens. On the digits PCA-30 benchmark split (n = 1257) the first solve is already the last
-(3,700 working and 3,600 fixed triplets against 5,000 active at the optimum, 16 Newton steps).
+(2,100 working and 4,300 fixed triplets against 5,000 active at the optimum; 11 Newton steps at
+``tol=1e-5``, 16 at 1e-8; MNIST-5000: 10,700 working, 40,000 fixed, one round). A band of ±0.1
+doubled the working set (and the cost of every early Newton matrix) for the same round count;
+±0.03 needed a second round on digits.
 
 Exactness: the restricted objective (1 − μ)tr(MP) + μ Σ_fixed h_t + μ Σ_working [h_t]₊ is
 below the full loss (2.11) everywhere (h ≤ [h]₊, omitted terms ≥ 0), so its minimum is a
@@ -63,7 +69,7 @@ omitted triplets as the working set holds are solved *loosely* (relative toleran
 once a round is nearly settled, working triplets with hinge below ``prune`` and a zero
 multiplier (α < 10⁻³μ) are dropped, and later solves are *warm-started* from the previous
 one (:func:`warm_start`). That path took 58 s on the digits benchmark split where the
-first-order start now takes 3–4 s (both single-threaded, load ≈ 1–3 on 2 cores; BENCHMARKS.md).
+first-order start now takes about 1 s (both single-threaded, load ≈ 1–4 on 2 cores; BENCHMARKS.md).
 
 Interior-point details: Mehrotra predictor–corrector, infeasible start, separate primal and
 dual step lengths (fraction 0.98 of the distance to the boundary; SDPT3's adaptive fraction
@@ -75,6 +81,7 @@ stop when the relative primal and dual residuals and the relative duality gap ar
 
 from __future__ import annotations
 
+import functools
 import time
 from dataclasses import dataclass, field
 
@@ -148,6 +155,7 @@ class PairSystem:
     scale: np.ndarray = field(init=False, repr=False)
     _cache_u: np.ndarray | None = field(init=False, repr=False, default=None)
     _cache_w: np.ndarray | None = field(init=False, repr=False, default=None)
+    _cache_t32: np.ndarray | None = field(init=False, repr=False, default=None)
 
     def __post_init__(self) -> None:
         d = self.U.shape[1]
@@ -188,6 +196,17 @@ class PairSystem:
             self._cache_u = self.features(self.U)
         return self._cache_u
 
+    def _features_triplets32(self) -> np.ndarray:
+        """svec(u_a u_aᵀ − w_b w_bᵀ) of every triplet in float32 (single block), cached."""
+        if self._cache_t32 is None:
+            FU = self._features_u()
+            F32 = np.empty((self.n_triplets, self.svec_dim), dtype=np.float32)
+            for start in range(0, self.n_triplets, _CHUNK):
+                t = slice(start, start + _CHUNK)
+                F32[t] = FU[self.a[t]] - self._features_w_rows(self.b[t])
+            self._cache_t32 = F32
+        return self._cache_t32
+
     def _features_w_rows(self, rows: np.ndarray) -> np.ndarray:
         """svec features of the impostor pairs ``rows``, cached when they fit in ``_FEATURE_CACHE`` bytes."""
         if self._cache_w is None and 8 * self.W.shape[0] * self.svec_dim <= _FEATURE_CACHE:
@@ -197,6 +216,8 @@ class PairSystem:
     # ----------------------------------------------------------------- operator
     def pair_distances(self, M: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """uᵀ M_block u for every target pair and wᵀ M_block w for every impostor pair (2.10)."""
+        if self.n_blocks == 1:      # no block masks (they would copy U and W on every call)
+            return (np.einsum("ij,ij->i", self.U @ M[0], self.U), np.einsum("ij,ij->i", self.W @ M[0], self.W))
         du = np.empty(self.U.shape[0])
         dw = np.empty(self.W.shape[0])
         for blk in range(self.n_blocks):  # a loop over metric blocks (one per class at most)
@@ -214,6 +235,9 @@ class PairSystem:
         """𝒜*(w) = Σ_t w_t (C_ij − C_il) per block, through per-pair weights (cf. (2.14))."""
         wu = np.bincount(self.a, w, self.U.shape[0])
         ww = np.bincount(self.b, w, self.W.shape[0])
+        if self.n_blocks == 1:
+            out = ((self.U * wu[:, None]).T @ self.U - (self.W * ww[:, None]).T @ self.W)[None]
+            return 0.5 * (out + out.transpose(0, 2, 1))
         out = np.zeros((self.n_blocks, self.dim, self.dim))
         for blk in range(self.n_blocks):
             su, sw = self.u_block == blk, self.w_block == blk
@@ -275,6 +299,19 @@ class PairSystem:
         entries to ~1e-7 relative), summed in float64."""
         p = self.svec_dim
         H = np.zeros((p, p))
+        if dtype == np.float32 and 4 * self.n_triplets * p <= _FEATURE_CACHE:
+            # the float32 features c_a − c_b of every triplet, formed once per working set (the early PCG
+            # preconditioners are formed from all triplets at every Newton step; gathering and converting the
+            # float64 pair features each time cost as much as the rank-k update itself)
+            F32 = self._features_triplets32()
+            root = np.sqrt(D).astype(np.float32)
+            whole = rows.size == self.n_triplets and np.array_equal(rows, np.arange(rows.size))
+            for start in range(0, rows.size, _CHUNK):
+                t = slice(start, start + _CHUNK) if whole else rows[start:start + _CHUNK]
+                F = F32[t] * root[t][:, None]
+                if F.shape[0]:
+                    H += F.T @ F
+            return 0.5 * (H + H.T)
         FU = self._features_u()
         for start in range(0, rows.size, _CHUNK):
             t = rows[start:start + _CHUNK]
@@ -287,21 +324,42 @@ class PairSystem:
 
     def skron(self, G: np.ndarray, K: np.ndarray) -> np.ndarray:
         """G ⊛ K (symmetric Kronecker product) of stacked blocks, block-diagonal (c·p, c·p):
-        the matrix of H ↦ svec((G H K + K H G)/2) in orthonormal svec coordinates."""
-        i, j = self.iu
+        the matrix of H ↦ svec((G H K + K H G)/2) in orthonormal svec coordinates.
+
+        With E_r = (e_i e_jᵀ + e_j e_iᵀ)/n_r, r = (i, j), and s = (k, l), tr(E_r A E_s B) =
+        (A_jk B_li + A_jl B_ki + A_ik B_lj + A_il B_kj)/(n_r n_s); for symmetric G, K the two orders
+        (G, K) and (K, G) give the same matrix, and the first and last terms are transposes of
+        each other: G ⊛ K = (T + Tᵀ + G_JJ∘K_II + G_II∘K_JJ) / (n nᵀ), T = G_JI ∘ (K_JI)ᵀ — six
+        gathers by precomputed flat indices (:func:`_skron_indices`) instead of eight 2-D ones.
+        """
         p, c = self.svec_dim, self.n_blocks
-        norm = np.where(i == j, 2.0, np.sqrt(2.0))                 # E_r = (e_i e_jᵀ + e_j e_iᵀ)/norm
-        out = np.zeros((c * p, c * p))
-        scale = 1.0 / np.outer(norm, norm)
-        I, J = np.ix_(i, i), np.ix_(j, j)
-        IJ, JI = np.ix_(i, j), np.ix_(j, i)
+        f_ji, f_jj, f_ii, scale = _skron_indices(self.dim)
+        out = np.zeros((c * p, c * p)) if c > 1 else None
         for blk in range(c):
-            g, k = _sym(G[blk:blk + 1])[0], _sym(K[blk:blk + 1])[0]
-            # tr(E_r A E_s B) = (A_jk B_li + A_jl B_ki + A_ik B_lj + A_il B_kj)/(n_r n_s), r=(i,j), s=(k,l);
-            # for symmetric G, K the two orders (G, K) and (K, G) give the same matrix
-            out[blk * p:(blk + 1) * p, blk * p:(blk + 1) * p] = (
-                g[JI] * k[IJ] + g[J] * k[I] + g[I] * k[J] + g[IJ] * k[JI]) * scale
+            g, k = _sym(G[blk:blk + 1])[0].ravel(), _sym(K[blk:blk + 1])[0].ravel()
+            T = np.take(g, f_ji) * np.take(k, f_ji).T
+            S = np.take(g, f_jj) * np.take(k, f_ii)
+            S += np.take(g, f_ii) * np.take(k, f_jj)
+            S += T
+            S += T.T
+            S *= scale
+            if c == 1:
+                return S
+            out[blk * p:(blk + 1) * p, blk * p:(blk + 1) * p] = S
         return out
+
+
+@functools.lru_cache(maxsize=2)
+def _skron_indices(d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Flat indices into a d × d matrix of the (p, p) gathers A_JI, A_JJ, A_II of :meth:`PairSystem.skron`
+    (rows r = (i_r, j_r) and columns s of the upper-triangle svec order) and the scale 1/(n_r n_s)."""
+    i, j = np.triu_indices(d)
+    norm = np.where(i == j, 2.0, np.sqrt(2.0))
+    dtype = np.int32 if d * d < 2**31 else np.int64
+    f_ji = (j[:, None] * d + i[None, :]).astype(dtype)
+    f_jj = (j[:, None] * d + j[None, :]).astype(dtype)
+    f_ii = (i[:, None] * d + i[None, :]).astype(dtype)
+    return f_ji, f_jj, f_ii, 1.0 / np.outer(norm, norm)
 
 
 def _syrk_add(H: np.ndarray, G: np.ndarray) -> None:
@@ -513,7 +571,7 @@ def _newton_solver(system: PairSystem, D: np.ndarray, K: np.ndarray, *, iterativ
         return lambda r: scipy.linalg.cho_solve(factor, r, check_finite=False)
     if iterative:
         top = np.argpartition(-D, _PCG_RATIO * p // 2)[:_PCG_RATIO * p // 2]
-        precond = _cho_factor(system.gram_subset(D, top) + K)
+        precond = _cho_factor(system.gram_subset(D, np.sort(top)) + K)
     else:
         precond = _cho_factor(system.gram_subset(D, np.arange(D.size), np.float32) + K)
     state: dict = {}
@@ -751,12 +809,13 @@ def _single_system(instance, triplets: np.ndarray) -> PairSystem:
     X, targets = instance.X, instance.targets
     n, k = targets.shape
     i, j, l = triplets.T
-    a = i * k + target_rank(targets, i, j)
+    # only the target pairs of the given triplets (after a first-order start, about half of the n·k)
+    pairs, a = np.unique(i * k + target_rank(targets, i, j), return_inverse=True)
     keys, b = np.unique(i * n + l, return_inverse=True)
-    U = (X[:, None, :] - X[targets]).reshape(n * k, -1)
+    U = X[pairs // k] - X[targets.ravel()[pairs]]
     W = X[keys // n] - X[keys % n]
-    return PairSystem(U=U, u_block=np.zeros(n * k, dtype=np.int64), W=W, w_block=np.zeros(keys.size, dtype=np.int64),
-                      a=a, b=b.ravel(), n_blocks=1)
+    return PairSystem(U=U, u_block=np.zeros(pairs.size, dtype=np.int64), W=W,
+                      w_block=np.zeros(keys.size, dtype=np.int64), a=a.ravel(), b=b.ravel(), n_blocks=1)
 
 
 def solve_lmnn_fast(
@@ -770,8 +829,8 @@ def solve_lmnn_fast(
     gap_tol: float = 1e-5,
     initial_triplets: np.ndarray | None = None,
     first_order: bool = True,
-    first_order_keep: float = 0.1,
-    first_order_fix: float | None = 0.1,
+    first_order_keep: float = 0.05,
+    first_order_fix: float | None = 0.05,
     first_order_start: bool = True,
     time_limit: float | None = None,
     verbose: bool | int = False,
@@ -785,6 +844,10 @@ def solve_lmnn_fast(
     instance : LMNNInstance
     tol : float
         Interior-point tolerance on the relative residuals and gap of each restricted solve.
+        It does not change what ``optimal`` means (that is ``gap_tol`` on the *certified*
+        gap): ``tol=1e-5`` saves 5–7 of 16–20 Newton steps on digits and MNIST-5000 and still
+        certified relative gaps of 1–2e-6 there; if a looser tol leaves the certified gap
+        above ``gap_tol``, the status says ``inaccurate``.
     max_rounds : int
         Working-set rounds at most (each: one restricted solve and one full hinge check).
     max_iter : int
@@ -811,11 +874,13 @@ def solve_lmnn_fast(
         Triplets whose hinge argument at that metric exceeds −``first_order_keep`` are used.
     first_order_fix : float or None
         Of those, the ones above ``first_order_fix`` are fixed (α = μ, hinge counted as
-        linear) until their hinge turns negative at a solution; None fixes none.
+        linear) until their hinge turns negative at a solution; None fixes none. (Either
+        choice leaves the result exact; a narrower band means a smaller working set but,
+        from a rough first-order point, possibly another round.)
     first_order_start : bool
         Also warm-start the first interior-point solve from that metric and the multipliers
         μ·φ'_η of the smoothed loss (:func:`warm_start` with shift 0.03): 16 instead of 20
-        Newton steps on digits, 18 instead of 23 on MNIST-5000.
+        Newton steps on digits, 18 instead of 23 on MNIST-5000 (measured with a ±0.1 band).
     time_limit : float, optional
         Seconds: no new round starts after this (the round under way finishes). A run stopped
         this way reports ``max_iterations`` with its certified gap, which stays a true bound.
