@@ -17,19 +17,43 @@ ranks and times there come from ``benchmarks/numax_mnist.py --parts a`` (its JSO
 ``benchmarks/results/numax_mnist_table3.json``, 15 minutes at δ = 0.05), unless
 ``--numax-mnist`` re-runs NuMax-CG here.
 
+Part (c) — Luo et al. (003) Table 7.1: translating squares X₁ (60 random 7×7 images) and X₂
+(200 random 14×14 images), δ ∈ {0.4, 0.25, 0.1}: NuMax's rank and time, then FroMax and NILE-Pro
+at that rank (003's setting: "given δ and the optimal rank from NuMax RA"), and FroMax RA /
+NILE-Pro RA (Algorithm 3, over all pairs by column generation) for the lowest rank each finds.
+003 does not say how the 60/200 images are "randomly generated" nor the side of the square; we
+draw the square's corner uniformly at real positions and render pixel coverage
+(:func:`random_translating_squares`, side 3 at 7×7 and 6 at 14×14), so the images are distinct,
+as 003's 60 > 25 integer positions require. The published ranks and times sit beside ours in
+the JSON (``published_table7_1``).
+
+Part (d) — 003 Table 7.2 analogue: NuMax, FroMax RA and NILE-Pro RA on seeded subsets of the
+MNIST test "5"s (``--table7-2-sizes``, default 95 and 200; 003 also has 500), 28×28 averaged over
+4×4 blocks to 7×7 (N = 49), δ ∈ {0.4, 0.2, 0.1}. Ours only: the cells of 003's Table 7.2 are lost
+in the text extraction of the paper we have.
+
 Times: ``search_s`` is the whole search for M (several fits); ``fit_s`` one fit at the chosen M
 (the run time ADAGIO's Table 3 reports).
 
-    OPENBLAS_NUM_THREADS=1 python benchmarks/linear_family.py [--parts ab] [--json PATH]
+``--time-limit T`` runs every cell in a child process and stops it after T seconds; such a cell
+records ``dim: null`` and ``note: "time limit (T s)"``, never a number it did not finish.
+``--json`` with a part that the file already holds replaces only that part: the other parts of
+an existing JSON at the same path are kept.
+
+    OPENBLAS_NUM_THREADS=1 python benchmarks/linear_family.py [--parts abcd] [--json PATH] [--time-limit T]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import os
 import platform
+import queue
 import time
+import traceback
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -64,10 +88,55 @@ PUBLISHED_TABLE3 = {
 }
 
 
+def _child(target, args: tuple, out) -> None:
+    try:
+        out.put(("ok", target(*args)))
+    except BaseException:                                   # reported by the parent, never hidden as a time-out
+        out.put(("error", traceback.format_exc()))
+
+
+def with_time_limit(target, args: tuple, time_limit: float | None, row: dict) -> dict:
+    """``target(*args)`` (a dict), in a forked child stopped after ``time_limit`` seconds.
+
+    On time-out the child is killed and ``row`` is returned with ``dim = None`` and the note
+    ``"time limit (T s)"``: a cell that did not finish records no number. An exception in the
+    child, or its death, is raised here as a ``RuntimeError``.
+    """
+    if time_limit is None:
+        return target(*args)
+    ctx = multiprocessing.get_context("fork")
+    out = ctx.Queue()
+    child = ctx.Process(target=_child, args=(target, args, out), daemon=True)
+    start = time.perf_counter()
+    child.start()
+    while True:
+        left = time_limit - (time.perf_counter() - start)
+        if left <= 0.0:
+            child.kill()
+            child.join()
+            return {**row, "dim": None, "status": "time limit", "note": f"time limit ({time_limit:g} s)",
+                    "search_s": time.perf_counter() - start}
+        try:
+            kind, value = out.get(timeout=min(left, 1.0))
+            break
+        except queue.Empty:
+            if not child.is_alive() and out.empty():
+                raise RuntimeError(f"the benchmark cell's process ended without a result (exit code "
+                                   f"{child.exitcode})") from None
+    child.join()
+    if kind == "error":
+        raise RuntimeError(f"the benchmark cell failed in its child process:\n{value}")
+    return value
+
+
 def run_method(label: str, method: str, options: dict, X: np.ndarray, delta: float, measure: str,
-               secant_set: SecantSet) -> dict:
-    """One (method, δ, measure) cell: the dimension found, its training δ, search and fit times."""
+               secant_set: SecantSet, time_limit: float | None = None) -> dict:
+    """One (method, δ, measure) cell: the dimension found, its training δ, search and fit times
+    (in a child process stopped after ``time_limit`` seconds when one is given)."""
     row = {"method": label, "name": method, "delta": delta, "measure": measure}
+    if time_limit is not None:
+        return with_time_limit(run_method, (label, method, options, X, delta, measure, secant_set), time_limit,
+                               row)
     start = time.perf_counter()
     try:
         model = embed(method, X, delta=delta, measure=measure, random_state=0, **options)
@@ -87,11 +156,14 @@ def run_method(label: str, method: str, options: dict, X: np.ndarray, delta: flo
     result = getattr(model, "result_", None)
     if result is not None and hasattr(result, "status"):
         row["status"] = str(result.status)
+        if hasattr(result, "iterations"):
+            row["iterations"] = int(result.iterations)
     return row
 
 
-def table(X: np.ndarray, name: str, native: bool, measures=("rip", "adagio")) -> list[dict]:
-    """Every method at every δ (and measure) on the points X."""
+def table(X: np.ndarray, name: str, native: bool, measures=("rip", "adagio"),
+          time_limit: float | None = None, only: set[str] | None = None) -> list[dict]:
+    """Every method (or the labels in ``only``) at every δ (and measure) on the points X."""
     secant_set = SecantSet(X=X)
     rows = []
     print(f"\n{name}: n = {X.shape[0]}, N = {X.shape[1]}, {secant_set.n_secants} secants", flush=True)
@@ -100,12 +172,138 @@ def table(X: np.ndarray, name: str, native: bool, measures=("rip", "adagio")) ->
     groups = [(label, spec, measure) for label, spec in BASELINES.items() for measure in measures]
     if native:
         groups += [(label, spec, "rip") for label, spec in NATIVE.items() if spec[0] in LINEAR_METHODS]
+    if only is not None:
+        groups = [group for group in groups if group[0] in only]
     for label, (method, options), measure in groups:
-        cells = [run_method(label, method, options, X, delta, measure, secant_set) for delta in DELTAS]
+        cells = [run_method(label, method, options, X, delta, measure, secant_set, time_limit) for delta in DELTAS]
         rows += cells
-        dims = "".join(f"{('–' if c['dim'] is None else c['dim']):>12}" for c in cells)
+        dims = "".join(f"{_dim_text(c):>12}" for c in cells)
         fit = cells[1].get("fit_s")
         print(f"  {label:<26}{measure:<8}{dims}{'' if fit is None else f'{fit:13.2f}'}", flush=True)
+    return rows
+
+
+def _dim_text(cell: dict) -> str:
+    if cell.get("status") == "time limit":
+        return "t/l"
+    return "–" if cell.get("dim") is None else str(cell["dim"])
+
+
+#: 003 Table 7.1: (image side, images) -> δ -> (rank "from NuMax RA", FroMax s, NILE-Pro s).
+PUBLISHED_TABLE7_1 = {
+    (7, 60): {0.4: (9, 1.3, 0.7), 0.25: (9, 1.2, 1.1), 0.1: (13, 1.4, 1.5)},
+    (14, 200): {0.4: (16, 511.2, 109.1), 0.25: (18, 269.4, 144.4), 0.1: (27, 74.5, 448.5)},
+}
+#: Square side of our X₁, X₂ (003 does not state it).
+TABLE7_1_SQUARE = {7: 3, 14: 6}
+#: Image sides on which part (c) also runs FroMax RA / NILE-Pro RA (the lowest rank each finds).
+RA_SIDES = (7, 14)
+
+
+def random_translating_squares(image_size: int, square_size: int, n_images: int, random_state=0) -> np.ndarray:
+    """``n_images`` images of a white square (side ``square_size``) at uniformly random real positions.
+
+    The top-left corner (r, c) is uniform on [0, image_size − square_size]²; pixel (i, j) takes
+    the area of its overlap with the square, so sub-pixel shifts give distinct images (003,
+    Sec. 7.1: "randomly generating 60 49-dimensional images").
+    """
+    rng = np.random.default_rng(random_state)
+    corners = rng.uniform(0.0, image_size - square_size, size=(n_images, 2))
+    grid = np.arange(image_size, dtype=float)
+
+    def overlap(start: np.ndarray) -> np.ndarray:               # (n, image_size) overlap of [start, start+s]
+        lo = np.maximum(grid[None, :], start[:, None])
+        hi = np.minimum(grid[None, :] + 1.0, start[:, None] + square_size)
+        return np.clip(hi - lo, 0.0, 1.0)
+
+    rows, cols = overlap(corners[:, 0]), overlap(corners[:, 1])
+    return np.einsum("ni,nj->nij", rows, cols).reshape(n_images, -1)
+
+
+def _native_cell(label: str, method: str, X: np.ndarray, delta: float, rank: int | None,
+                 secant_set: SecantSet) -> dict:
+    """One native-δ fit: NuMax at δ, FroMax/NILE-Pro at a fixed ``rank``, or their RA (``rank=None``)."""
+    row: dict = {"method": label, "name": method, "delta": delta, "fixed_rank": rank}
+    start = time.perf_counter()
+    if rank is None:
+        model = embed(method, X, delta=delta, random_state=0)
+    else:
+        model = LINEAR_METHODS[method](delta=delta, n_components=rank, random_state=0)
+        with warnings.catch_warnings():                          # a failure is recorded, not warned about
+            warnings.simplefilter("ignore")
+            model.fit(X)
+    row["fit_s"] = time.perf_counter() - start
+    row["dim"] = int(model.n_components_)
+    row["train_delta"] = float(secant_set.isometry_constant(model.components_, "rip"))
+    result = getattr(model, "result_", None)
+    if result is not None:
+        row["status"] = str(result.status)
+        row["iterations"] = int(getattr(result, "iterations", 0))
+    row["met_delta"] = bool(row["train_delta"] <= delta * (1.0 + 1e-9))
+    return row
+
+
+def table7_1(time_limit: float | None) -> list[dict]:
+    """003 Table 7.1 analogue (module docstring, part (c))."""
+    rows: list[dict] = []
+    for (side, n_images), published in PUBLISHED_TABLE7_1.items():
+        X = random_translating_squares(side, TABLE7_1_SQUARE[side], n_images, random_state=0)
+        secant_set = SecantSet(X=X)
+        print(f"\n003 Table 7.1: {n_images} random {side}x{side} squares (side {TABLE7_1_SQUARE[side]}), "
+              f"{secant_set.n_secants} secants", flush=True)
+        for delta, (pub_rank, pub_fromax, pub_nilepro) in published.items():
+            common = {"data": f"{side}x{side}", "n_images": n_images}
+
+            def cell(label: str, method: str, rank: int | None, X=X, delta=delta, secant_set=secant_set,
+                     common=common) -> dict:
+                base = {"method": label, "name": method, "delta": delta, "fixed_rank": rank}
+                out = with_time_limit(_native_cell, (label, method, X, delta, rank, secant_set), time_limit, base)
+                out.update(common)
+                rows.append(out)
+                fit = out.get("fit_s", out.get("search_s"))
+                print(f"  δ = {delta:<5} {label:<12} rank {_dim_text(out):>4}  {out.get('status', ''):<15}"
+                      f"train δ {out.get('train_delta', float('nan')):.4f}  {fit:8.1f} s", flush=True)
+                return out
+
+            numax = cell("NuMax", "numax", None)
+            rank = numax["dim"] if numax.get("dim") is not None else pub_rank
+            for label, method, pub in (("FroMax", "fromax", pub_fromax), ("NILE-Pro", "nilepro", pub_nilepro)):
+                out = cell(label, method, rank)
+                out.update(rank_source="NuMax (ours)" if numax.get("dim") is not None else "003 Table 7.1",
+                           published_rank=pub_rank, published_s=pub)
+            if side in RA_SIDES:
+                for label, method in (("FroMax RA", "fromax"), ("NILE-Pro RA", "nilepro")):
+                    cell(label, method, None)
+    return rows
+
+
+#: 003 Table 7.2 setting: subsets of the MNIST "5"s at 7×7 (N = 49), δ ∈ {0.4, 0.2, 0.1}.
+TABLE7_2_DELTAS = (0.4, 0.2, 0.1)
+
+
+def mnist_fives_7x7(n_images: int, random_state=0) -> np.ndarray:
+    """``n_images`` seeded MNIST test "5"s, 28×28 averaged over 4×4 blocks to 7×7 (003 Sec. 7.3:
+    "subsets consisting of 95, 200, and 500 data points with original dimension 49")."""
+    X, _ = load_mnist(size=28, digits=5, n_samples=n_images, random_state=random_state)
+    return X.reshape(n_images, 7, 4, 7, 4).mean(axis=(2, 4)).reshape(n_images, 49)
+
+
+def table7_2(sizes: tuple[int, ...], time_limit: float | None) -> list[dict]:
+    """003 Table 7.2 analogue: NuMax, FroMax RA and NILE-Pro RA ranks and times (ours only)."""
+    rows: list[dict] = []
+    for n_images in sizes:
+        X = mnist_fives_7x7(n_images)
+        secant_set = SecantSet(X=X)
+        print(f"\n003 Table 7.2: {n_images} MNIST 5s at 7x7, {secant_set.n_secants} secants", flush=True)
+        for delta in TABLE7_2_DELTAS:
+            for label, method in (("NuMax", "numax"), ("FroMax RA", "fromax"), ("NILE-Pro RA", "nilepro")):
+                base = {"method": label, "name": method, "delta": delta, "fixed_rank": None}
+                out = with_time_limit(_native_cell, (label, method, X, delta, None, secant_set), time_limit, base)
+                out["n_images"] = n_images
+                rows.append(out)
+                fit = out.get("fit_s", out.get("search_s"))
+                print(f"  δ = {delta:<5} {label:<12} rank {_dim_text(out):>4}  {out.get('status', ''):<15}"
+                      f"train δ {out.get('train_delta', float('nan')):.4f}  {fit:8.1f} s", flush=True)
     return rows
 
 
@@ -123,29 +321,78 @@ def main() -> None:
     parser.add_argument("--n-points", type=int, default=800)
     parser.add_argument("--numax-mnist", action="store_true", help="re-run NuMax-CG on MNIST-800 (about 25 min)")
     parser.add_argument("--json", default=str(ROOT / "benchmarks" / "results" / "linear_family.json"))
+    parser.add_argument("--table7-2-sizes", default="95,200", help="part (d): numbers of MNIST 5s (003: 95,200,500)")
+    parser.add_argument("--methods", default=None,
+                        help="comma-separated row labels (e.g. 'NuMax'): re-run only these rows of parts a and b, "
+                             "keeping the other rows of the JSON")
+    parser.add_argument("--time-limit", type=float, default=None,
+                        help="seconds per cell (each cell then runs in a child process); a cell stopped by it "
+                             "records 'time limit', not a number")
     args = parser.parse_args()
     start = time.perf_counter()
-    out: dict = {"benchmark": "linear_family"}
+    path = Path(args.json)
+    out: dict = json.loads(path.read_text()) if path.exists() else {}     # keep the parts not re-run
+    out["benchmark"] = "linear_family"
+    stamp = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "time_limit_s": args.time_limit,
+             "load_average": list(os.getloadavg())}
+    only = None if args.methods is None else set(args.methods.split(","))
+
+    def merged(part: str, rows: list[dict]) -> list[dict]:
+        """The re-run rows, and with ``--methods`` the JSON's other rows of the part."""
+        if only is None:
+            return rows
+        old = out.get(part, {}).get("rows", [])
+        return [row for row in old if row.get("method") not in only] + rows
+
     if "a" in args.parts:
         X = translating_squares(16, 8)
-        out["squares"] = {"setup": "translating squares, 16x16 images of an 8x8 square (81 images)",
-                          "rows": table(X, "translating squares 16x16", native=True)}
+        rows = merged("squares", table(X, "translating squares 16x16", native=True, time_limit=args.time_limit,
+                                       only=only))
+        if only is None:
+            out["squares"] = {"setup": "translating squares, 16x16 images of an 8x8 square (81 images)",
+                              "rows": rows, **stamp}
+        else:                          # the part's stamp stays that of its other rows
+            out["squares"] = {**out.get("squares", {}), "rows": rows, "rerun": {"methods": sorted(only), **stamp}}
+    if "c" in args.parts:
+        out["luo_table7_1"] = {
+            "setup": "003 Table 7.1: random translating squares, X1 = 60 7x7 images (square side 3), X2 = 200 "
+                     "14x14 images (side 6), real-valued corner positions (seed 0), pixel coverage; NuMax at delta, "
+                     "FroMax and NILE-Pro at NuMax's rank, FroMax RA and NILE-Pro RA; RIP (2)",
+            "rows": table7_1(args.time_limit),
+            "published_table7_1": {f"{side}x{side}, {n} images": {str(d): dict(zip(("rank", "fromax_s", "nilepro_s"), v,
+                                                                                  strict=True))
+                                                                   for d, v in cells.items()}
+                                   for (side, n), cells in PUBLISHED_TABLE7_1.items()},
+            **stamp}
+    if "d" in args.parts:
+        sizes = tuple(int(v) for v in args.table7_2_sizes.split(","))
+        out["luo_table7_2"] = {
+            "setup": "003 Table 7.2 analogue: seeded MNIST test 5s (seed 0), 28x28 averaged over 4x4 blocks to 7x7, "
+                     "all pairs; NuMax, FroMax RA, NILE-Pro RA; RIP (2). 003's cells are not in our text of the paper.",
+            "rows": table7_2(sizes, args.time_limit), **stamp}
     if "b" in args.parts:
         X, _ = load_mnist(size=28, n_samples=args.n_points, random_state=0)
-        rows = table(X, f"MNIST-{args.n_points} (28x28)", native=args.numax_mnist)
+        rows = table(X, f"MNIST-{args.n_points} (28x28)", native=args.numax_mnist, only=only)
         if not args.numax_mnist:
             rows += numax_mnist_rows(ROOT / "benchmarks" / "results" / "numax_mnist_table3.json")
             print("  NuMax (from numax_mnist_table3.json): "
                   + ", ".join(f"δ = {r['delta']}: M = {r['dim']} in {r['fit_s']:.0f} s" for r in rows[-3:]))
         out["mnist"] = {"setup": f"{args.n_points} MNIST test images (28x28, seeded sample, seed 0), all pairs",
-                        "rows": rows, "published_table3": {k: {str(d): v for d, v in p.items()}
-                                                          for k, p in PUBLISHED_TABLE3.items()}}
-    out.update(date=time.strftime("%Y-%m-%d"), total_time_s=time.perf_counter() - start,
+                        "rows": merged("mnist", rows), "published_table3": {k: {str(d): v for d, v in p.items()}
+                                                          for k, p in PUBLISHED_TABLE3.items()}, **stamp}
+    runs = out.get("runs") if isinstance(out.get("runs"), dict) else {}      # part -> how it was last run
+    for part, name in (("a", "squares"), ("b", "mnist"), ("c", "luo_table7_1"), ("d", "luo_table7_2")):
+        if part in args.parts:
+            limit = "" if args.time_limit is None else f" --time-limit {args.time_limit:g}"
+            methods = "" if only is None else f" --methods {args.methods}"
+            runs[name] = (f"--parts {args.parts}{limit}{methods}, {time.perf_counter() - start:.0f} s, "
+                          f"{stamp['date']}")
+    out.update(date=time.strftime("%Y-%m-%d"), total_time_s=time.perf_counter() - start, runs=runs,
                threads={k: os.environ.get(k, "unset") for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")},
                machine=f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
-    Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.json).write_text(json.dumps(out, indent=2, default=float) + "\n")
-    print(f"wrote {args.json} ({out['total_time_s']:.0f} s)")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(out, indent=2, default=float) + "\n")
+    print(f"wrote {args.json} ({time.perf_counter() - start:.0f} s)")
 
 
 if __name__ == "__main__":

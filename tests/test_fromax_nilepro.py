@@ -116,6 +116,37 @@ def test_fromax_p_step_solves_3_9_and_the_residual_formula(squares):
     assert np.isclose(_half_residual2(X, Y, w, AXY, wHw, X2, Y2, AXY2), explicit, rtol=1e-8)
 
 
+def test_p_step_explicit_inverse_equals_the_cholesky_solve(squares):
+    """After ``invert_after`` solves the factor becomes the explicit inverse (one ``symv`` per
+    solve): the same w to rounding, and a whole FroMax run gives the same map and iterations."""
+    rng = np.random.default_rng(5)
+    V = squares[1]
+    ops = FactorOps(V)
+    chol = _LeastSquares(ops, 1.3, "exact", 6000)
+    chol.invert_after = 10**9
+    inv = _LeastSquares(ops, 1.3, "exact", 6000)
+    inv.invert_after = 3
+    for _ in range(6):
+        b = rng.standard_normal(V.shape[0])
+        np.testing.assert_allclose(inv.solve(b), chol.solve(b), rtol=1e-9, atol=1e-12)
+    assert inv.inverse is not None and chol.inverse is None
+    K = (V @ V.T) ** 2 * 1.3 + np.eye(V.shape[0])
+    b = rng.standard_normal(V.shape[0])
+    np.testing.assert_allclose(K @ inv.solve(b), b, atol=1e-9)
+
+    runs = {}
+    for after in (10**9, 5):
+        ops = FactorOps(V)                                   # a fresh cache of the factor per run
+        ls = _LeastSquares(ops, 1.0, "auto", 6000)
+        ls.invert_after = after
+        ops.__dict__["_fromax_least_squares"] = {(1.0, "auto", 6000): ls}
+        runs[after] = fromax(ops, 0.25, NUMAX_RANK[0.25])
+    a, b = runs[10**9], runs[5]
+    assert a.status == b.status == "converged" and a.iterations == b.iterations > 5
+    np.testing.assert_allclose(a.Psi, b.Psi, rtol=1e-6, atol=1e-8)
+    assert b.isometry <= 0.25
+
+
 def test_pair_operations_match_explicit_secants(squares):
     X, V, pairs = squares
     rng = np.random.default_rng(3)

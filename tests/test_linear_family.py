@@ -441,3 +441,66 @@ def test_dimension_search_learns_the_dictionary_once(monkeypatch):
         with pytest.raises(ValueError, match="does not reach") as info:
             embed("sparse_linear", X, delta=0.05, search="linear", n_atoms=6, alpha=0.1, max_iter=3, random_state=0)
     assert "M <= 4" in str(info.value) and len(calls) == 1       # four dimensions tried, one dictionary
+
+
+# ---------------------------------------------------------------------------- the benchmark script
+
+
+def _load_benchmark():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "benchmarks" / "linear_family.py"
+    spec = importlib.util.spec_from_file_location("linear_family_benchmark", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _sleep_then_row(seconds):
+    import time
+
+    time.sleep(seconds)
+    return {"dim": 3}
+
+
+def test_benchmark_time_limit_records_time_limit_not_a_number():
+    bench = _load_benchmark()
+    row = {"method": "slow", "delta": 0.1}
+    out = bench.with_time_limit(_sleep_then_row, (30.0,), 0.5, row)
+    assert out["dim"] is None and out["status"] == "time limit" and out["note"] == "time limit (0.5 s)"
+    assert out["search_s"] < 10.0
+    assert bench.with_time_limit(_sleep_then_row, (0.0,), 30.0, row) == {"dim": 3}      # finished: its own row
+    assert bench.with_time_limit(_sleep_then_row, (0.0,), None, row) == {"dim": 3}      # no limit: in-process
+    assert bench._dim_text(out) == "t/l"
+
+
+def test_benchmark_random_translating_squares():
+    bench = _load_benchmark()
+    X = bench.random_translating_squares(7, 3, 60, random_state=0)
+    assert X.shape == (60, 49)
+    np.testing.assert_allclose(X.sum(axis=1), 9.0)                 # the square's area, at any sub-pixel shift
+    assert X.min() >= 0.0 and X.max() <= 1.0
+    assert np.unique(X.round(10), axis=0).shape[0] == 60           # 60 distinct images (only 25 integer shifts)
+    np.testing.assert_array_equal(X, bench.random_translating_squares(7, 3, 60, random_state=0))
+
+
+def _raise_in_child():
+    raise KeyError("boom")
+
+
+def test_benchmark_time_limit_reports_a_failing_cell_instead_of_a_time_out():
+    bench = _load_benchmark()
+    with pytest.raises(RuntimeError, match="boom"):
+        bench.with_time_limit(_raise_in_child, (), 30.0, {"method": "bad"})
+
+
+def test_benchmark_mnist_fives_at_7x7_are_4x4_block_means():
+    from sdpembed.datasets import load_mnist
+
+    bench = _load_benchmark()
+    X = bench.mnist_fives_7x7(20, random_state=1)
+    full, labels = load_mnist(size=28, digits=5, n_samples=20, random_state=1)
+    assert X.shape == (20, 49) and np.all(labels == 5)
+    np.testing.assert_allclose(X[:, 0], full.reshape(20, 28, 28)[:, :4, :4].mean(axis=(1, 2)))
+    np.testing.assert_allclose(X.sum(axis=1), full.sum(axis=1) / 16)

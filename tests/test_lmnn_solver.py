@@ -368,6 +368,51 @@ def test_warm_start_is_interior_and_saves_newton_steps(instances):
         hinge_ipm(system, C0, inst.mu, start=(M0, X0, np.zeros_like(alpha0), xi0, s0))
 
 
+def test_first_order_ipm_start_is_interior_and_centred(instances):
+    """The start from a first-order point (M, α̂) with α̂ at the box's ends (μ·φ'_η is 0 or μ for most
+    triplets): strictly interior, ξ − s = h exactly, X₀ − νM₀⁻¹ = [C(α₀)]₊ ⪰ 0, and the method
+    reaches the cold start's restricted optimum from it."""
+    from sdpembed.solvers.lmnn_fast import _ipm_reached, _single_system, first_order_ipm_start
+    inst = instances["iris"]
+    triplets = all_triplets(inst.y, inst.targets)
+    system = _single_system(inst, triplets)
+    C0 = (1 - inst.mu) * np.asarray(inst.pull_matrix)[None]
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((inst.dim, inst.dim))
+    M = (A @ A.T / inst.dim)[None]
+    alpha = rng.choice([0.0, 0.3 * inst.mu, inst.mu], size=len(triplets))
+    M0, X0, alpha0, xi0, s0 = first_order_ipm_start(system, C0, inst.mu, M, alpha)
+    assert np.all((alpha0 > 0) & (alpha0 < inst.mu)) and np.all(xi0 > 0) and np.all(s0 > 0)
+    np.testing.assert_allclose(xi0 - s0, 1 + system.apply(M0), atol=1e-12)
+    nu = (alpha0 @ s0 + (inst.mu - alpha0) @ xi0) / (2 * len(triplets))
+    assert np.linalg.eigvalsh(X0[0] - nu * np.linalg.inv(M0[0])).min() > -1e-9 * np.abs(X0).max()
+    assert np.linalg.eigvalsh(M0).min() > 0 and np.linalg.eigvalsh(X0).min() > 0
+    warm = hinge_ipm(system, C0, inst.mu, start=(M0, X0, alpha0, xi0, s0))
+    cold = hinge_ipm(system, C0, inst.mu)
+    assert _ipm_reached(warm, 1e-8) and warm.primal_value == pytest.approx(cold.primal_value, rel=1e-6)
+
+
+def test_rounds_stop_on_a_certified_gap(instances, optima, monkeypatch):
+    """A round solved to tol whose certified gap is ≤ gap_tol ends the loop even if the working set
+    has not settled (here a rough first-order point — 2 L-BFGS steps per stage — leaves one positive
+    omitted hinge after round 1, certified gap 1.7e-4); ``optimal`` then rests on the certificate
+    alone, which brackets the true optimum and is reproducible from the reported multipliers."""
+    import functools
+
+    import sdpembed.solvers.lmnn_fast as lmnn_fast
+    from sdpembed.solvers.lmnn_warm import warm_start_metric
+    inst = instances["gauss"]
+    monkeypatch.setattr(lmnn_fast, "warm_start_metric", functools.partial(warm_start_metric, stage_iter=2))
+    strict = solve_lmnn_fast(inst, first_order_keep=0.2, first_order_fix=None)
+    loose = solve_lmnn_fast(inst, first_order_keep=0.2, first_order_fix=None, gap_tol=1e-3)
+    assert strict.extra["rounds"] == 2 and strict.history["added"][0] > 0
+    assert loose.extra["rounds"] == 1 and "had not settled" in loose.message
+    assert loose.status == "optimal" and loose.relative_gap <= 1e-3
+    assert loose.dual_bound <= optima["gauss"] * (1 + 1e-9) <= loose.objective * (1 + 2e-9)
+    assert lmnn_dual_bound(inst, loose.extra["triplets"], loose.extra["alpha"], upper_bound=loose.objective) \
+        == pytest.approx(loose.dual_bound)
+
+
 def test_additions_are_spread_over_anchor_points():
     from sdpembed.solvers.lmnn_fast import _spread_over_anchors
     triplets = np.array([[0, 1, 5], [0, 1, 6], [0, 2, 7], [3, 4, 5], [3, 4, 8], [9, 1, 5]])
