@@ -44,7 +44,8 @@ from .._validate import as_matrix, check_positive_int, check_random_state
 from ..operators import PairSecantOperator
 from ..results import SolveResult, relative_gap
 from ..secants import linear_index_of_pairs, pair_count, pairs_from_linear_index
-from .numax_admm import ADMMState, box_trace_admm, restrict_inverse
+from .numax_admm import ADMMState, box_trace_admm, restrict_inverse, update_is_cheaper
+from .numax_admm_pairs import pair_trace_admm
 
 __all__ = [
     "PairBounds",
@@ -325,28 +326,34 @@ class ColumnGenerationRun:
 
 
 class _NuMaxADMM:
-    """The NuMax ADMM (:func:`~sdpembed.solvers.numax_admm.box_trace_admm`) as the inner solver
-    of NuMax-CG: loose or tight options, warm starts that reuse (I + 𝒜𝒜*)⁻¹ of kept pairs."""
+    """The NuMax ADMM as the inner solver of NuMax-CG: loose or tight options, warm starts that
+    reuse (I + 𝒜𝒜*)⁻¹ of kept pairs. ``implicit`` selects
+    :func:`~sdpembed.solvers.numax_admm_pairs.pair_trace_admm` (implicit iterates, partial
+    eigensolver), otherwise :func:`~sdpembed.solvers.numax_admm.box_trace_admm`."""
 
     certified = True
 
-    def __init__(self, problem: str, tight_options: dict, loose_options: dict) -> None:
+    def __init__(self, problem: str, tight_options: dict, loose_options: dict, implicit: bool = True) -> None:
         self.problem, self.tight_options, self.loose_options = problem, tight_options, loose_options
+        self.admm = pair_trace_admm if implicit else box_trace_admm
 
     def solve(self, operator: PairSecantOperator, lo: np.ndarray, hi: np.ndarray, warm_start: ADMMState | None,
               tight: bool) -> RestrictedResult:
         options = self.tight_options if tight else self.loose_options
-        result = box_trace_admm(operator, lo, hi, problem=self.problem, warm_start=warm_start, **options)
+        result = self.admm(operator, lo, hi, problem=self.problem, warm_start=warm_start, **options)
         return RestrictedResult(P=result.solution, y=result.extra["y"], state=result.extra["state"],
                                 rank=result.extra["rank"], iterations=result.iterations, objective=result.objective,
                                 status=result.status, message=result.message, dual_bound=result.dual_bound,
-                                relative_gap=result.relative_gap, raw=result)
+                                relative_gap=result.relative_gap, factor=result.extra.get("factor"),
+                                values=result.extra.get("values"), raw=result)
 
     def carry(self, result: RestrictedResult, keep: np.ndarray, n_added: int) -> ADMMState:
         # warm start ω on the kept pairs and reuse (I + 𝒜𝒜*)⁻¹ of the kept pairs (the next run
         # appends the new pairs' rows)
         prev = result.state
-        K_inv = restrict_inverse(prev.K_inv, keep) if keep.sum() >= keep.size // 2 else None
+        kept = int(keep.sum())
+        cheaper = update_is_cheaper(kept, keep.size - kept, n_added, prev.L.shape[0])
+        K_inv = restrict_inverse(prev.K_inv, keep) if cheaper and kept >= keep.size // 4 else None
         omega = np.concatenate([prev.omega[keep], np.zeros(n_added)])
         return ADMMState(prev.L, prev.Lam, omega, prev.beta, prev.basis, K_inv)
 
@@ -364,6 +371,7 @@ def run_column_generation(
     keep_tol: float = 1e-4,
     keep_multiplier: float = 1e-4,
     loose_tol: float | None = None,
+    loose_keep_multiplier: float | None = None,
     feas_tol: float = 1e-6,
     max_rounds: int = 100,
     block_rows: int | None = None,
@@ -394,6 +402,9 @@ def run_column_generation(
     loose_tol : float or None
         Loose early rounds (``inner.solve(..., tight=False)``, scan threshold ``loose_tol``)
         while many pairs outside the working set are violated; ``None``: every round tight.
+    loose_keep_multiplier : float, optional
+        ``keep_multiplier`` in the loose rounds, whose multipliers have not converged (a larger
+        value keeps the working set from swelling with pairs that are not active).
     initial_pairs, initial_neighbors, max_add, keep_tol, keep_multiplier : optional
         As for :func:`column_generation`.
     feas_tol, max_rounds, block_rows, random_state, verbose : optional
@@ -437,6 +448,7 @@ def run_column_generation(
     if working.size == 0:
         raise ValueError("X has no two distinct points in the initial sample; all secants are zero")
     state = warm_start
+    dropped = readded = np.empty(0, np.int64)        # linear indices of pairs dropped / dropped and re-added
     history: dict[str, list[float]] = {k: [] for k in ("working", "active", "violators", "added", "objective",
                                                       "dual_bound", "rank", "admm_iterations", "time")}
     result: RestrictedResult | None = None
@@ -451,7 +463,12 @@ def run_column_generation(
         values = operator.explicit().apply(P) if result.values is None else result.values
         y = result.y
         near = (values - lo <= keep_tol) | (hi - values <= keep_tol)
-        keep = near | (np.abs(y) > keep_multiplier * max(float(np.abs(y).max(initial=0.0)), 1e-300))
+        multiplier_share = keep_multiplier if tight or loose_keep_multiplier is None else loose_keep_multiplier
+        keep = near | (np.abs(y) > multiplier_share * max(float(np.abs(y).max(initial=0.0)), 1e-300))
+        if multiplier_share != keep_multiplier:
+            # a pair dropped by the coarser loose rule and found violated again is never dropped
+            # again, so the loose rounds cannot cycle
+            keep |= np.isin(working, readded, assume_unique=True)
         if active_tol is not None:
             near = (values - lo <= active_tol) | (hi - values <= active_tol)
 
@@ -512,6 +529,8 @@ def run_column_generation(
             keep = np.zeros_like(keep)
             keep[np.argsort(slack, kind="stable")[:room]] = True
         state = inner.carry(result, keep, added.size)
+        dropped = np.union1d(dropped, working[~keep])
+        readded = np.union1d(readded, added[np.isin(added, dropped)])
         working = np.concatenate([working[keep], added])
 
     return ColumnGenerationRun(result=result, working=working, status=status, message=message,
@@ -533,12 +552,15 @@ def column_generation(
     keep_multiplier: float = 1e-4,
     loose_tol: float | None = 1e-3,
     loose_max_iter: int = 60,
+    loose_keep_multiplier: float | None = 1e-2,
     feas_tol: float = 1e-6,
     gap_tol: float = 1e-5,
     max_rounds: int = 100,
     block_rows: int | None = None,
     random_state=None,
     verbose: bool | int = False,
+    implicit: bool = True,
+    exact_violations: bool = False,
     admm_options: dict | None = None,
 ) -> SolveResult:
     """NuMax-CG (Algorithm 2) with an exact all-pairs termination check and a certified gap.
@@ -554,7 +576,11 @@ def column_generation(
     problem : str
         Registry name recorded in the result.
     initial_pairs : int
-        Size of the initial working set S₀ (at least; see ``initial_neighbors``).
+        Size of the initial working set S₀ (at least; see ``initial_neighbors``). When there are
+        at most twice as many pairs in all, S₀ holds them all: the restricted problems of a
+        small instance are poorly constrained, and the ADMM needs thousands of iterations on
+        each (16×16 squares, 3,240 pairs: 12 rounds and 77 s against 950 iterations and 12 s
+        on all pairs at once).
     initial_neighbors : int
         S₀ holds every point's ``initial_neighbors`` nearest neighbours, then random pairs
         up to ``initial_pairs``. Short secants are the ones a low-rank P distorts most, so
@@ -575,6 +601,9 @@ def column_generation(
     loose_max_iter : int
         ADMM iterations allowed in a loose round: its P only has to point at the next
         violators, so it need not converge (the tight rounds do).
+    loose_keep_multiplier : float, optional
+        ``keep_multiplier`` in the loose rounds (their multipliers have not converged, and a
+        small share keeps nearly every pair: the working set swells).
     feas_tol, gap_tol : float
         Violation allowed in the final all-pairs scan, and relative gap (also passed to the
         inner ADMM).
@@ -588,8 +617,15 @@ def column_generation(
         Print one line per round: working pairs, active ones (within ``keep_tol`` of a
         bound), violators found by the scan and added, worst violation over all pairs,
         objective, certified gap, rank, ADMM iterations and time.
+    implicit : bool
+        Restricted solves by :func:`~sdpembed.solvers.numax_admm_pairs.pair_trace_admm`
+        (implicit iterates through the points, partial eigensolver; several times faster at
+        N in the hundreds); False uses :func:`~sdpembed.solvers.numax_admm.box_trace_admm`.
+    exact_violations : bool
+        Recompute every violator's value from its explicit secant (False: only the pairs
+        the Gram-based rounding bound leaves in doubt; the termination test is the same).
     admm_options : dict, optional
-        Extra options of :func:`~sdpembed.solvers.numax_admm.box_trace_admm`.
+        Extra options of the restricted ADMM.
 
     Returns
     -------
@@ -603,13 +639,22 @@ def column_generation(
     X = as_matrix(X, "X", min_rows=2)
     tight_options = {"feas_tol": feas_tol, "gap_tol": gap_tol, **(admm_options or {})}
     loose_max_iter = check_positive_int(loose_max_iter, "loose_max_iter")
+    if pair_count(X.shape[0]) <= 2 * check_positive_int(initial_pairs, "initial_pairs"):
+        initial_pairs = pair_count(X.shape[0])
+    if implicit and "basis" not in tight_options:
+        # one basis for every round: the span of the centred points holds every secant
+        _, sigma, rows = np.linalg.svd(X - X.mean(axis=0), full_matrices=False)
+        keep = sigma > 1e-6 * sigma[0] if sigma.size and sigma[0] > 0 else np.zeros(0, bool)
+        if 0 < keep.sum() < X.shape[1]:
+            tight_options["basis"] = np.ascontiguousarray(rows[keep].T)
     loose_options = {**tight_options, "tol": loose_tol, "feas_tol": loose_tol, "gap_tol": loose_tol,
                      "max_iter": min(loose_max_iter, tight_options.get("max_iter", loose_max_iter))}
     run = run_column_generation(
-        X, bounds, _NuMaxADMM(problem, tight_options, loose_options), initial_pairs=initial_pairs,
+        X, bounds, _NuMaxADMM(problem, tight_options, loose_options, implicit), initial_pairs=initial_pairs,
         initial_neighbors=initial_neighbors, max_add=max_add, keep_tol=keep_tol, keep_multiplier=keep_multiplier,
-        loose_tol=loose_tol, feas_tol=feas_tol, max_rounds=max_rounds, block_rows=block_rows,
-        random_state=random_state, verbose=verbose)
+        loose_tol=loose_tol, loose_keep_multiplier=loose_keep_multiplier, feas_tol=feas_tol,
+        max_rounds=max_rounds, block_rows=block_rows,
+        exact_violations=exact_violations, random_state=random_state, verbose=verbose)
     result = run.result.raw
     P = result.solution
     objective = float(np.trace(P))

@@ -1,0 +1,122 @@
+"""The pair ADMM (implicit iterates, partial eigensolver) against the explicit ADMM it reproduces."""
+
+import numpy as np
+import pytest
+
+from sdpembed import NuMaxInstance, solve
+from sdpembed.datasets import gaussian_points, translating_squares
+from sdpembed.operators import PairSecantOperator, SecantOperator
+from sdpembed.secants import pair_count, pairs_from_linear_index
+from sdpembed.solvers.column_generation import column_generation
+from sdpembed.solvers.numax_admm import box_trace_admm
+from sdpembed.solvers.numax_admm_pairs import _holds_secants, pair_trace_admm
+
+from .conftest import digits_points
+
+
+def _pair_operator(X, n_pairs, seed=0):
+    n = X.shape[0]
+    index = np.sort(np.random.default_rng(seed).choice(pair_count(n), size=n_pairs, replace=False))
+    return PairSecantOperator(X, *pairs_from_linear_index(index, n))
+
+
+def _low_rank_points(n=70, dim=40, rank=12, seed=0):
+    """Points in a ``rank``-dimensional subspace of R^dim: the span reduction is exercised."""
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((n, rank)) @ rng.standard_normal((rank, dim))
+
+
+@pytest.mark.parametrize("delta", [0.2, 0.3])
+def test_same_iterates_as_the_explicit_admm(delta):
+    op = _pair_operator(digits_points(60), 600)              # span of dimension 53, rank ≈ 10
+    explicit = box_trace_admm(op.explicit().V, 1 - delta, 1 + delta)
+    # a near-exact partial eigensolver: every implicit quantity (norms, the adaptive penalty, the
+    # recursively updated 𝒜(Λ) and K z) must reproduce the explicit run
+    pairs = pair_trace_admm(op, 1 - delta, 1 + delta, eig_tol=1e-12)
+    assert explicit.status == pairs.status == "optimal"
+    assert pairs.iterations == explicit.iterations
+    for key in ("objective", "e1", "e2", "beta", "rank"):
+        np.testing.assert_allclose(pairs.history[key], explicit.history[key], rtol=1e-6, atol=1e-9, err_msg=key)
+    np.testing.assert_allclose(pairs.solution, explicit.solution, atol=1e-7)
+    # the default tolerance takes cheaper partial solves and reaches the same certified optimum
+    fast = pair_trace_admm(op, 1 - delta, 1 + delta)
+    assert fast.status == "optimal" and fast.extra["partial_eigensolves"] > fast.extra["full_eigensolves"]
+    assert fast.objective == pytest.approx(explicit.objective, rel=1e-6)
+    assert fast.dual_bound <= fast.objective and fast.relative_gap <= 1e-5 and fast.max_violation <= 1e-6
+
+
+def test_certificate_and_factor_come_from_the_explicit_secants():
+    op = _pair_operator(digits_points(40), 400)
+    result = pair_trace_admm(op, 0.8, 1.2)
+    V = op.explicit().V
+    values = np.einsum("ij,ij->i", V @ result.solution, V)
+    assert result.max_violation == pytest.approx(max(0.0, float(np.max(np.abs(values - 1.0) - 0.2))), abs=1e-12)
+    np.testing.assert_allclose(result.extra["values"], values, atol=1e-12)
+    Psi = result.extra["factor"]
+    np.testing.assert_allclose(Psi.T @ Psi, result.solution, atol=1e-12)
+    # the bound is the certified one of the multipliers it reports
+    y = result.extra["y"]
+    assert np.max(np.linalg.eigvalsh(SecantOperator(V).adjoint(y))) <= 1.0 + 1e-9
+    assert result.dual_bound == pytest.approx(float(np.sum(0.8 * np.maximum(y, 0) - 1.2 * np.maximum(-y, 0))),
+                                              rel=1e-9)
+
+
+def test_warm_start_matches_the_explicit_admm():
+    """A warm start enters as dense L₀, Λ₀ (the a·Λ₀ term of the implicit Λ)."""
+    X = digits_points(60, seed=1)
+    first = _pair_operator(X, 500, seed=1)
+    state = box_trace_admm(first.explicit().V, 0.85, 1.15, max_iter=40).extra["state"]
+    second = PairSecantOperator(X, first.i, first.j)        # same pairs: the warm start applies
+    explicit = box_trace_admm(second.explicit().V, 0.85, 1.15, warm_start=state)
+    pairs = pair_trace_admm(second, 0.85, 1.15, warm_start=state, eig_tol=1e-12)
+    assert explicit.status == pairs.status == "optimal"
+    assert pairs.iterations == explicit.iterations
+    np.testing.assert_allclose(pairs.history["e1"], explicit.history["e1"], rtol=1e-6, atol=1e-9)
+    assert pairs.objective == pytest.approx(explicit.objective, rel=1e-9)
+
+
+def test_time_limit_and_iteration_limit_are_not_optimal():
+    op = _pair_operator(digits_points(40), 400)
+    assert pair_trace_admm(op, 0.9, 1.1, max_iter=5).status == "max_iterations"
+    assert pair_trace_admm(op, 0.9, 1.1, time_limit=0.0).status == "max_iterations"
+
+
+def test_bad_input():
+    with pytest.raises(TypeError, match="PairSecantOperator"):
+        pair_trace_admm(SecantOperator(np.eye(3)), 0.9, 1.1)
+    op = _pair_operator(digits_points(20), 50)
+    with pytest.raises(ValueError, match="eta"):
+        pair_trace_admm(op, 0.9, 1.1, eta=2.0)
+    with pytest.raises(ValueError, match="lo must not exceed hi"):
+        pair_trace_admm(op, 1.2, 0.8)
+
+
+def test_a_basis_that_misses_a_secant_is_not_used():
+    X = _low_rank_points(rank=12)
+    op = _pair_operator(X, 200)
+    _, _, rows = np.linalg.svd(X - X.mean(axis=0), full_matrices=False)
+    assert _holds_secants(op, rows[:12].T)
+    assert not _holds_secants(op, rows[:11].T)
+    good = pair_trace_admm(op, 0.9, 1.1)
+    bad_basis = pair_trace_admm(op, 0.9, 1.1, basis=rows[:11].T)      # rejected: the secant span is used
+    assert bad_basis.status == "optimal" and bad_basis.objective == pytest.approx(good.objective, rel=1e-6)
+
+
+def test_cg_paths_agree_and_loose_rounds_do_not_cycle():
+    X = gaussian_points(60, 12, random_state=5)
+    bounds = lambda i, j: (np.full(i.size, 0.8), np.full(i.size, 1.2))  # noqa: E731
+    implicit = column_generation(X, bounds, initial_pairs=150, random_state=0)
+    explicit = column_generation(X, bounds, initial_pairs=150, random_state=0, implicit=False)
+    assert implicit.status == explicit.status == "optimal"
+    assert implicit.objective == pytest.approx(explicit.objective, rel=1e-5)
+    # a coarse loose keep rule drops pairs that come back; they are then kept, and the run ends
+    coarse = column_generation(X, bounds, initial_pairs=150, random_state=0, loose_keep_multiplier=0.5)
+    assert coarse.status == "optimal" and coarse.extra["rounds"] < 40
+    assert coarse.objective == pytest.approx(explicit.objective, rel=1e-5)
+
+
+def test_small_instances_start_from_all_pairs():
+    X = translating_squares(7, 3)                        # 25 images, 300 pairs ≤ 2 × initial_pairs
+    result = solve(NuMaxInstance(delta=0.2, X=X))
+    assert result.status == "optimal"
+    assert result.history["working"][0] == pair_count(len(X)) and result.extra["rounds"] <= 3
