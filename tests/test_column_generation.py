@@ -130,3 +130,11 @@ def test_tight_only_schedule_gives_the_same_certified_optimum():
     assert loose.status == tight.status == "optimal"
     assert abs(loose.objective - tight.objective) <= 1e-5 * tight.objective
     assert loose.max_violation <= 1e-6 and tight.max_violation <= 1e-6
+
+
+def test_scanner_accepts_a_zero_factor():
+    """P = 0 (an early round can end there) has a factor with no rows: every pair violates by 1 − lo."""
+    X = np.random.default_rng(1).standard_normal((12, 4))
+    bounds = lambda i, j: (np.full(i.shape, 0.9), np.full(i.shape, 1.1))  # noqa: E731
+    scan = scan_pair_violations(X, np.zeros((4, 4)), bounds, factor=np.zeros((0, 4)))
+    assert scan.i.size == 66 and np.allclose(scan.violation, 0.9)

@@ -148,7 +148,7 @@ def scan_pair_violations(
     """
     X = as_matrix(X, "X", min_rows=2)
     n = X.shape[0]
-    Psi = psd_factor(P) if factor is None else as_matrix(factor, "factor", n_cols=X.shape[1])
+    Psi = psd_factor(P) if factor is None else as_matrix(factor, "factor", n_cols=X.shape[1], min_rows=0)
     Y = X @ Psi.T
     nx = np.einsum("ij,ij->i", X, X)
     ny = np.einsum("ij,ij->i", Y, Y)
