@@ -551,7 +551,7 @@ def column_generation(
     keep_tol: float = 1e-4,
     keep_multiplier: float = 1e-4,
     loose_tol: float | None = 1e-3,
-    loose_max_iter: int = 60,
+    loose_max_iter: int = 15,
     loose_keep_multiplier: float | None = 1e-2,
     feas_tol: float = 1e-6,
     gap_tol: float = 1e-5,
@@ -600,7 +600,9 @@ def column_generation(
         tightly.
     loose_max_iter : int
         ADMM iterations allowed in a loose round: its P only has to point at the next
-        violators, so it need not converge (the tight rounds do).
+        violators, so it need not converge (the tight rounds do). 15 rather than 60 took
+        NuMax-CG on 800 MNIST images from 145 s to 91 s at δ = 0.1 and from 81 s to 36 s at
+        δ = 0.2 (same certified optimum, one thread).
     loose_keep_multiplier : float, optional
         ``keep_multiplier`` in the loose rounds (their multipliers have not converged, and a
         small share keeps nearly every pair: the working set swells).
