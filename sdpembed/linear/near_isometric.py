@@ -28,12 +28,15 @@ __all__ = ["FroMax", "NILEPro"]
 
 
 class _NearIsometric(LinearEmbedding):
-    """Shared fit of FroMax and NILE-Pro; subclasses set ``_method`` and ``_method_options``."""
+    """Shared fit of FroMax and NILE-Pro; subclasses set ``_method`` (the solver's name in
+    :data:`~sdpembed.solvers.rank_adjust.METHODS`) and ``_method_params`` (their own
+    constructor parameters, passed on to the solver by name)."""
 
     _method = ""
+    _method_params: tuple[str, ...] = ()
 
     def _method_options(self) -> dict:
-        raise NotImplementedError
+        return {name: getattr(self, name) for name in self._method_params}
 
     def _learn_map(self, X: np.ndarray, y: np.ndarray | None) -> np.ndarray:
         # imported here: sdpembed.solvers loads every solver (and CVXPY through LMNN's), which
@@ -147,6 +150,7 @@ class FroMax(_NearIsometric):
     """
 
     _method = "fromax"
+    _method_params = ("beta1", "beta2", "eta", "margin")
 
     def __init__(
         self,
@@ -181,9 +185,6 @@ class FroMax(_NearIsometric):
         self.random_state = random_state
         self.verbose = verbose
 
-    def _method_options(self) -> dict:
-        return {"beta1": self.beta1, "beta2": self.beta2, "eta": self.eta, "margin": self.margin}
-
 
 class NILEPro(_NearIsometric):
     __doc__ = f"""Near-isometric linear embedding by NILE-Pro (003, Sec. 4, Algorithm 2).
@@ -211,6 +212,7 @@ class NILEPro(_NearIsometric):
     """
 
     _method = "nilepro"
+    _method_params = ("beta",)
 
     def __init__(
         self,
@@ -238,6 +240,3 @@ class NILEPro(_NearIsometric):
         self.beta = beta
         self.random_state = random_state
         self.verbose = verbose
-
-    def _method_options(self) -> dict:
-        return {"beta": self.beta}

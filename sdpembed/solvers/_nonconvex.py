@@ -37,6 +37,7 @@ __all__ = [
     "start_map",
     "pca_feasible_rank",
     "truncate_map",
+    "BestMap",
 ]
 
 #: A map is accepted when its distortion is at most δ(1 − ACCEPT_RTOL): the tiny margin keeps
@@ -344,3 +345,51 @@ class Progress:
     def __call__(self, iteration: int, text: str, force: bool = False) -> None:
         if self.every and (force or iteration % self.every == 0):
             print(f"{self.name} it {iteration:6d}  {text}  {time.perf_counter() - self.start:7.2f}s")
+
+
+class BestMap:
+    """The least distorting map of a FroMax or NILE-Pro run and the stopping rules they share.
+
+    ``record`` keeps the best map seen; ``converged`` says when a distortion meets δ (up to
+    :data:`ACCEPT_RTOL`); ``gave_up`` applies the ``patience`` rule (``stalled`` when the excess
+    of the least distortion over δ shrank by less than 1% in ``patience`` iterations) and the
+    time limit; ``result`` builds the :class:`NearIsometricResult` (the last map if it met δ,
+    otherwise the best one).
+    """
+
+    def __init__(self, Psi: np.ndarray, d0: float, delta: float, patience: int, time_limit: float | None,
+                 start: float) -> None:
+        self.best, self.best_d, self.checkpoint = Psi, d0, d0
+        self.delta, self.accept = delta, delta * (1.0 - ACCEPT_RTOL)
+        self.patience, self.time_limit, self.start = patience, time_limit, start
+
+    def record(self, Psi: np.ndarray, d0: float) -> None:
+        if d0 < self.best_d:
+            self.best, self.best_d = Psi, d0
+
+    def converged(self, d0: float, iteration: int) -> str | None:
+        """The ``converged`` message if the distortion ``d0`` meets δ, else None."""
+        if d0 <= self.accept:
+            return f"distortion {d0:.6g} <= delta {self.delta:g} after {iteration} iteration(s)"
+        return None
+
+    def gave_up(self, iteration: int) -> tuple[str, str] | None:
+        """(status, message) when the patience rule or the time limit ends the run, else None."""
+        if self.patience and iteration % self.patience == 0:
+            if self.checkpoint - self.best_d < 0.01 * (self.checkpoint - self.delta):
+                return "stalled", (f"the least distortion {self.best_d:.6g} > delta {self.delta:g}: its excess over "
+                                   f"delta shrank by less than 1% in the last {self.patience} iterations")
+            self.checkpoint = self.best_d
+        if self.time_limit is not None and time.perf_counter() - self.start > self.time_limit:
+            return "max_iterations", (f"time limit of {self.time_limit:g}s reached with distortion "
+                                      f"{self.best_d:.6g} > delta {self.delta:g}")
+        return None
+
+    def result(self, Psi: np.ndarray, d0: float, status: str, message: str, method: str, iterations: int,
+               history: dict[str, list[float]], n_secants: int, extra: dict) -> NearIsometricResult:
+        converged = status == "converged"
+        return NearIsometricResult(
+            Psi=Psi if converged else self.best, delta=self.delta, isometry=d0 if converged else self.best_d,
+            status=status, message=message, method=method, iterations=iterations,
+            wall_time=time.perf_counter() - self.start, history={k: np.asarray(v) for k, v in history.items()},
+            n_secants=n_secants, extra=extra)

@@ -65,7 +65,7 @@ import scipy.sparse.linalg
 from .._validate import check_positive_int, check_random_state
 from ..operators import SecantOperator
 from ._nonconvex import (
-    ACCEPT_RTOL,
+    BestMap,
     FactorOps,
     NearIsometricResult,
     Progress,
@@ -294,7 +294,6 @@ def fromax(
         Psi0 = start_map(ops, M, initial_map, rng)
         X, Y, Gam, lam = Psi0.T.copy(), Psi0.copy(), np.zeros((M, N)), np.zeros(S)
     lo_box, hi_box = 1.0 - delta * (1.0 - margin), 1.0 + delta * (1.0 - margin)
-    accept = delta * (1.0 - ACCEPT_RTOL)
     progress = Progress(verbose, "fromax")
 
     def candidates(X: np.ndarray, Y: np.ndarray, BX: np.ndarray, BY: np.ndarray) -> tuple[np.ndarray, float]:
@@ -309,10 +308,10 @@ def fromax(
 
     BX, BY = ops.matrix_images(X), ops.images(Y)           # VX and VYᵀ, (S, M)
     Psi, d0 = candidates(X, Y, BX, BY)
-    best, best_d, checkpoint = Psi, d0, d0
+    tracker = BestMap(Psi, d0, delta, patience, time_limit, start)
     hist: dict[str, list[float]] = {"isometry": [d0], "objective": [np.nan], "e_box": [np.nan], "e_sym": [np.nan]}
     status, message, iteration = "max_iterations", f"reached max_iter={max_iter} with distortion above delta", 0
-    if d0 <= accept:
+    if d0 <= tracker.accept:
         status, message = "converged", f"the initial map already meets delta ({d0:.6g} <= {delta:g})"
     else:
         # the factorisation depends only on the secants and β₁: rank adjustment reuses it across runs
@@ -346,41 +345,22 @@ def fromax(
                 break
             for key, value in zip(hist, (d0, objective, e_box, e_sym), strict=True):
                 hist[key].append(value)
-            if d0 < best_d:
-                best, best_d = Psi, d0
+            tracker.record(Psi, d0)
             progress(iteration, f"distortion {d0:.6f}  1/2||P-XY||^2 {objective:.3e}  "
                                 f"box residual {e_box:.2e}  ||Y-X'||/||Y|| {e_sym:.2e}")
-            if d0 <= accept:
-                status = "converged"
-                message = f"distortion {d0:.6g} <= delta {delta:g} after {iteration} iteration(s)"
+            met = tracker.converged(d0, iteration)
+            if met:
+                status, message = "converged", met
                 break
             if max(np.sqrt(2.0 * objective) / xy_norm, e_sym, e_box) <= tol:
                 status = "stalled"
                 message = (f"ADMM fixed point after {iteration} iteration(s) (003's stopping rule) with "
                            f"distortion {d0:.6g} > delta {delta:g}")
                 break
-            if patience and iteration % patience == 0:
-                if checkpoint - best_d < 0.01 * (checkpoint - delta):
-                    status = "stalled"
-                    message = (f"the least distortion {best_d:.6g} > delta {delta:g}: its excess over delta shrank "
-                               f"by less than 1% in the last {patience} iterations")
-                    break
-                checkpoint = best_d
-            if time_limit is not None and time.perf_counter() - start > time_limit:
-                message = f"time limit of {time_limit:g}s reached with distortion {best_d:.6g} > delta {delta:g}"
+            stop = tracker.gave_up(iteration)
+            if stop:
+                status, message = stop
                 break
     progress(iteration, f"{status}: {message}", force=True)
-    out = Psi if status == "converged" else best
-    return NearIsometricResult(
-        Psi=out,
-        delta=delta,
-        isometry=d0 if status == "converged" else best_d,
-        status=status,
-        message=message,
-        method="fromax",
-        iterations=iteration,
-        wall_time=time.perf_counter() - start,
-        history={k: np.asarray(v) for k, v in hist.items()},
-        n_secants=S,
-        extra={"state": FroMaxState(X, Y, Gam, lam), "y": lam.copy()},
-    )
+    return tracker.result(Psi, d0, status, message, "fromax", iteration, hist, S,
+                          {"state": FroMaxState(X, Y, Gam, lam), "y": lam.copy()})

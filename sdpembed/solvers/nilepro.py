@@ -58,7 +58,7 @@ import numpy as np
 from .._validate import check_positive_int, check_random_state
 from ..operators import SecantOperator
 from ._nonconvex import (
-    ACCEPT_RTOL,
+    BestMap,
     FactorOps,
     NearIsometricResult,
     Progress,
@@ -174,17 +174,15 @@ def nilepro(
     if rank is not None and check_rank(rank, ops.N) != Psi.shape[0]:
         raise ValueError(f"rank must equal the rows of the warm start ({Psi.shape[0]}), got {rank}")
     patience = check_positive_int(patience, "patience", minimum=0)
-    accept = delta * (1.0 - ACCEPT_RTOL)
     progress = Progress(verbose, "nilepro")
 
     B = ops.images(Psi)
     a = ops.values(B)
     d0 = float(np.max(np.abs(a - 1.0)))
-    best, best_d = Psi, d0
-    checkpoint = d0
+    tracker = BestMap(Psi, d0, delta, patience, time_limit, start)
     hist: dict[str, list[float]] = {"isometry": [d0], "linf": [np.nan], "residual": [np.nan], "step": [np.nan]}
     status, message, iteration = "max_iterations", f"reached max_iter={max_iter} with distortion above delta", 0
-    if d0 <= accept:
+    if d0 <= tracker.accept:
         status, message = "converged", f"the initial map already meets delta ({d0:.6g} <= {delta:g})"
     else:
         for iteration in range(1, max_iter + 1):
@@ -210,7 +208,7 @@ def nilepro(
                     step *= 0.5
                 Psi, B, a = Psi - step * grad, B_t, a_t
             d0 = float(np.max(np.abs(a - 1.0)))
-            if d0 <= accept or iteration % 50 == 0:                            # images afresh: no drift
+            if d0 <= tracker.accept or iteration % 50 == 0:                            # images afresh: no drift
                 B = ops.images(Psi)
                 a = ops.values(B)
                 d0 = float(np.max(np.abs(a - 1.0)))
@@ -222,13 +220,12 @@ def nilepro(
             r_inf = float(np.max(np.abs(residual)))
             for key, value in zip(hist, (d0, float(np.max(np.abs(x))), r_inf, step), strict=True):
                 hist[key].append(value)
-            if d0 < best_d:
-                best, best_d = Psi, d0
+            tracker.record(Psi, d0)
             progress(iteration, f"distortion {d0:.6f}  ||q-1||inf {hist['linf'][-1]:.6f}  "
                                 f"residual {r_inf:.2e}  step {step:.2e}")
-            if d0 <= accept:
-                status = "converged"
-                message = f"distortion {d0:.6g} <= delta {delta:g} after {iteration} iteration(s)"
+            met = tracker.converged(d0, iteration)
+            if met:
+                status, message = "converged", met
                 break
             move = float(np.linalg.norm(Psi - old)) / max(float(np.linalg.norm(old)), 1e-300)
             if move <= tol and r_inf <= tol:
@@ -236,28 +233,10 @@ def nilepro(
                 message = (f"fixed point after {iteration} iteration(s) (step {move:.1e}, residual {r_inf:.1e}) "
                            f"with distortion {d0:.6g} > delta {delta:g}")
                 break
-            if patience and iteration % patience == 0:
-                if checkpoint - best_d < 0.01 * (checkpoint - delta):
-                    status = "stalled"
-                    message = (f"the least distortion {best_d:.6g} > delta {delta:g}: its excess over delta shrank "
-                               f"by less than 1% in the last {patience} iterations")
-                    break
-                checkpoint = best_d
-            if time_limit is not None and time.perf_counter() - start > time_limit:
-                message = f"time limit of {time_limit:g}s reached with distortion {best_d:.6g} > delta {delta:g}"
+            stop = tracker.gave_up(iteration)
+            if stop:
+                status, message = stop
                 break
     progress(iteration, f"{status}: {message}", force=True)
-    out = Psi if status == "converged" else best
-    return NearIsometricResult(
-        Psi=out,
-        delta=delta,
-        isometry=d0 if status == "converged" else best_d,
-        status=status,
-        message=message,
-        method="nilepro",
-        iterations=iteration,
-        wall_time=time.perf_counter() - start,
-        history={k: np.asarray(v) for k, v in hist.items()},
-        n_secants=ops.S,
-        extra={"state": NILEProState(Psi, omega, step), "y": beta * omega},
-    )
+    return tracker.result(Psi, d0, status, message, "nilepro", iteration, hist, ops.S,
+                          {"state": NILEProState(Psi, omega, step), "y": beta * omega})

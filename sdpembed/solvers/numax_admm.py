@@ -110,9 +110,9 @@ def _spd_inverse(K: np.ndarray) -> np.ndarray:
     inverse, info = scipy.linalg.lapack.dpotri(factor, lower=True, overwrite_c=True)
     if info != 0:
         raise np.linalg.LinAlgError(f"inverting I + AA* failed (potri info {info})")
-    lower = np.tril_indices(inverse.shape[0], -1)
-    inverse[lower[1], lower[0]] = inverse[lower]                # mirror the lower half
-    return np.ascontiguousarray(inverse)
+    full = np.tril(inverse)                                     # potri leaves the upper half untouched
+    full += np.tril(inverse, -1).T
+    return full
 
 
 def symmetric_matvec(A: np.ndarray, x: np.ndarray) -> np.ndarray:

@@ -38,7 +38,15 @@ import numpy as np
 import scipy.sparse
 
 from .._validate import check_positive_int
-from ..operators import PairSecantOperator, box_violation, certified_lower_bound, check_bounds, secant_span
+from ..operators import (
+    PairSecantOperator,
+    _signed_multipliers,
+    box_violation,
+    certified_lower_bound,
+    check_bounds,
+    dual_objective,
+    secant_span,
+)
 from ..results import SolveResult, relative_gap
 from .numax_admm import ADMMState, _least_squares_inverse, _warm_start_iterates, check_admm_options, symmetric_matvec
 
@@ -179,8 +187,6 @@ def _holds_secants(operator: PairSecantOperator, basis: np.ndarray, tol: float =
 def _approximate_bound(geometry: _PairGeometry, lo, hi, y) -> float:
     """Dual bound g(y)/λ_max(𝒜*(y)) through the points — for stopping decisions only; the reported
     certificate is recomputed from the explicit secants by :func:`certified_lower_bound`."""
-    from ..operators import _signed_multipliers, dual_objective
-
     y = _signed_multipliers(y, lo, hi)
     g = dual_objective(y, lo, hi)
     if not np.isfinite(g) or g <= 0.0:
@@ -283,7 +289,7 @@ warm_start, max_constraints, verbose, time_limit
     hist: dict[str, list[float]] = {key: [] for key in trace_keys + check_keys}
     status, message = "max_iterations", f"reached max_iter={max_iter} without meeting the tolerances"
     U_P, s_P, AP = np.zeros((r, 0)), np.zeros(0), np.zeros(S)
-    prev = None                       # (U_P, s_P, AP, c, z, a) of the previous iteration, for ‖ΔL‖
+    prev = None                       # the previous iteration's P, 𝒜(P), ⟨P, Λ₀⟩, c, z, a, rhs, Kz: for ‖ΔL‖
     bound, violation, rgap, rank, objective = 0.0, float("inf"), float("inf"), 0, 0.0
     iteration = last_check = last_report = 0
     c, residual = np.zeros(S), 1.0
@@ -322,7 +328,7 @@ warm_start, max_constraints, verbose, time_limit
 
         if adaptive and iteration <= adapt_until and iteration % 10 == 0 and prev is not None:
             # ‖L⁺ − L‖ with L⁺ = P − Λ + 𝒜*(c) and L = P' − Λ' + 𝒜*(c'), Λ − Λ' = −η(a' Λ₀ + 𝒜*(z' − c'))
-            U0, s0, AP0, c0, z0, a0, rhs0, Kz0 = prev
+            U0, s0, AP0, P0_dot_Lam0, c0, z0, a0, rhs0, Kz0 = prev
             v = c - c0 + eta * (z0 - c0)
             Kv = rhs - rhs0 + eta * (Kz0 - rhs0)
             alpha = eta * a0
@@ -330,14 +336,14 @@ warm_start, max_constraints, verbose, time_limit
             dP2 = norm_P2 + float(s0 @ s0) - 2.0 * float(np.sum(cross * cross))
             dL2 = dP2 + combo_norm2(alpha, v, Kv) + 2.0 * float(v @ (AP - AP0))
             if alpha != 0.0 and Lam0 is not None:
-                dL2 += 2.0 * alpha * (P_dot_Lam0 - float(np.einsum("ij,ij->", U0 * s0, Lam0 @ U0)))
+                dL2 += 2.0 * alpha * (P_dot_Lam0 - P0_dot_Lam0)
             primal = np.hypot(norm_rP, norm_rq)
             dual = beta * np.hypot(np.sqrt(max(dL2, 0.0)), np.linalg.norm(dAL))
             factor = 2.0 if primal > 10.0 * dual else 0.5 if dual > 10.0 * primal else 1.0
             if factor != 1.0:
                 beta *= factor
                 a, z, Kz, A_Lam, omega = a / factor, z / factor, Kz / factor, A_Lam / factor, omega / factor
-        prev = (U_P, s_P, AP, c, z_old, a_old, rhs, Kz_old)
+        prev = (U_P, s_P, AP, P_dot_Lam0, c, z_old, a_old, rhs, Kz_old)
         # L⁺ + Λ⁺ = P + (a⁺ − a) Λ₀ + 𝒜*(c − z + z⁺)  (Λ⁺ after any rescaling)
         M = _ImplicitMatrix(geom, U_P, s_P, a - a_old, Lam0, 0.0, None, c - z_old + z)
         if abs(a) < 1e-18:
