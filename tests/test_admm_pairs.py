@@ -120,3 +120,30 @@ def test_small_instances_start_from_all_pairs():
     result = solve(NuMaxInstance(delta=0.2, X=X))
     assert result.status == "optimal"
     assert result.history["working"][0] == pair_count(len(X)) and result.extra["rounds"] <= 3
+
+
+def test_cholesky_least_squares_gives_the_same_iterates():
+    op = _pair_operator(digits_points(60), 600)
+    inverse = pair_trace_admm(op, 0.8, 1.2, eig_tol=1e-12)
+    cholesky = pair_trace_admm(op, 0.8, 1.2, eig_tol=1e-12, least_squares="cholesky")
+    assert inverse.status == cholesky.status == "optimal" and inverse.iterations == cholesky.iterations
+    np.testing.assert_allclose(cholesky.history["e1"], inverse.history["e1"], rtol=1e-6, atol=1e-10)
+    np.testing.assert_allclose(cholesky.solution, inverse.solution, atol=1e-8)
+    assert cholesky.extra["state"].K_inv is None and inverse.extra["state"].K_inv is not None
+    with pytest.raises(ValueError, match="least_squares"):
+        pair_trace_admm(op, 0.8, 1.2, least_squares="lu")
+
+
+def test_gram_and_cholesky_solve_of_the_least_squares_matrix():
+    from sdpembed.solvers._least_squares import CholeskySolve, extend_gram
+
+    op = _pair_operator(digits_points(40), 300).explicit()
+    full = op.gram_squared()
+    np.testing.assert_allclose(full, (op.V @ op.V.T) ** 2, atol=1e-14)
+    # a known leading block is reused, only the new rows are computed
+    np.testing.assert_allclose(extend_gram(op, full[:200, :200].copy()), full, atol=1e-13)
+    # a block of other secants is detected and not reused
+    wrong = full[100:300, 100:300].copy()
+    np.testing.assert_allclose(extend_gram(op, wrong), full, atol=1e-13)
+    b = np.random.default_rng(0).standard_normal(300)
+    np.testing.assert_allclose((np.eye(300) + full) @ CholeskySolve(full)(b), b, atol=1e-9)

@@ -87,6 +87,9 @@ class ADMMState:
     #: run then only appends the new secants' rows (:func:`extend_inverse`), O(S² k) for k
     #: new secants instead of O(S³). 𝒜𝒜* = (VVᵀ)∘(VVᵀ) does not depend on the basis.
     K_inv: np.ndarray | None = None
+    #: 𝒜𝒜* = (VVᵀ)∘(VVᵀ) of the first len(gram) secants of the next run, if known: only the
+    #: new secants' rows are computed (:func:`~sdpembed.solvers._least_squares.extend_gram`).
+    gram: np.ndarray | None = None
 
 
 def _shrink_eigenvalues(M: np.ndarray, threshold: float) -> tuple[np.ndarray, int]:
@@ -103,7 +106,7 @@ def _spd_inverse(K: np.ndarray) -> np.ndarray:
 
     K is overwritten. potri is about twice as fast as trtri followed by syrk.
     """
-    K = np.asfortranarray(K)
+    K = K.T if K.flags.c_contiguous else np.asfortranarray(K)   # K symmetric: its transpose is K, in Fortran order
     factor, info = scipy.linalg.lapack.dpotrf(K, lower=True, clean=False, overwrite_a=True)
     if info != 0:
         raise np.linalg.LinAlgError(f"the least-squares matrix I + AA* is not positive definite (potrf info {info})")
@@ -172,16 +175,20 @@ def _inverts_prefix(op: SecantOperator, known: np.ndarray) -> bool:
     return bool(np.linalg.norm(known @ Kx - x) <= 1e-8 * np.linalg.norm(x))
 
 
-def _least_squares_inverse(op: SecantOperator, known: np.ndarray | None) -> np.ndarray:
-    """(I + 𝒜𝒜*)⁻¹ = (I + (VVᵀ)∘(VVᵀ))⁻¹, extending ``known`` (the inverse for the first rows) if given."""
+def _least_squares_inverse(op: SecantOperator, known: np.ndarray | None, gram: np.ndarray | None = None) -> np.ndarray:
+    """(I + 𝒜𝒜*)⁻¹ = (I + (VVᵀ)∘(VVᵀ))⁻¹, extending ``known`` (the inverse for the first rows) if
+    given; ``gram``, if given, is 𝒜𝒜* of all the secants of ``op`` (then nothing of it is recomputed)."""
     S = op.n_constraints
     m = 0 if known is None else known.shape[0]
     if known is None or m > S or m < S // 4 or not _inverts_prefix(op, known):
-        K = op.gram_squared()                       # nothing (valid) to reuse: factorise afresh
+        K = op.gram_squared() if gram is None else gram.copy()      # nothing (valid) to reuse: factorise afresh
         K[np.diag_indices_from(K)] += 1.0
         return _spd_inverse(K)
-    G = op.V[m:] @ op.V.T                           # new rows of VVᵀ, (S − m, S)
-    G *= G
+    if gram is None:
+        G = op.V[m:] @ op.V.T                       # new rows of VVᵀ, (S − m, S)
+        G *= G
+    else:
+        G = gram[m:].copy()
     C = G[:, m:]
     C[np.diag_indices_from(C)] += 1.0
     return extend_inverse(known, G[:, :m].T, C)

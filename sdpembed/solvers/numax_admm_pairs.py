@@ -48,6 +48,7 @@ from ..operators import (
     secant_span,
 )
 from ..results import SolveResult, relative_gap
+from ._least_squares import CholeskySolve, extend_gram
 from .numax_admm import ADMMState, _least_squares_inverse, _warm_start_iterates, check_admm_options, symmetric_matvec
 
 __all__ = ["pair_trace_admm"]
@@ -215,6 +216,7 @@ def pair_trace_admm(
     eig_tol: float = 1e-1,
     refresh_every: int = 50,
     basis: np.ndarray | None = None,
+    least_squares: str = "inverse",
     verbose: bool | int = False,
     time_limit: float | None = None,
 ) -> SolveResult:
@@ -240,6 +242,13 @@ warm_start, max_constraints, verbose, time_limit
         An orthonormal basis of a subspace that holds every secant (e.g. the span of all
         centred points, computed once by column generation for all its rounds); used if it
         reproduces every secant to 1e-10, otherwise the span of the secants is computed.
+    least_squares : {"inverse", "cholesky"}
+        How the least-squares step (12)–(13) applies (I + 𝒜𝒜*)⁻¹: the explicit inverse (one
+        ``symv`` an iteration; updated from ``warm_start.K_inv`` when the pairs change little),
+        or the Cholesky factor alone (two triangular solves an iteration, about twice as slow,
+        but no inversion: the cheaper choice for a few iterations on a changed set of pairs,
+        as in the loose rounds of column generation). Either way 𝒜𝒜* of the pairs that
+        ``warm_start.gram`` covers is reused (:mod:`~sdpembed.solvers._least_squares`).
 
     Returns
     -------
@@ -263,7 +272,16 @@ warm_start, max_constraints, verbose, time_limit
     op = operator if basis is None else operator.in_basis(basis)
     r = op.dim
     geom = _PairGeometry(op)
-    K_inv = _least_squares_inverse(op, None if warm_start is None else warm_start.K_inv)
+    if least_squares not in ("inverse", "cholesky"):
+        raise ValueError(f"least_squares must be 'inverse' or 'cholesky', got {least_squares!r}")
+    gram = extend_gram(op, None if warm_start is None else warm_start.gram)
+    if least_squares == "cholesky":
+        K_inv, solve_K = None, CholeskySolve(gram)
+    else:
+        K_inv = _least_squares_inverse(op, None if warm_start is None else warm_start.K_inv, gram)
+
+        def solve_K(v: np.ndarray) -> np.ndarray:
+            return symmetric_matvec(K_inv, v)
 
     if warm_start is not None:
         L0, Lam0, omega, beta = _warm_start_iterates(warm_start, basis, operator.dim, S)
@@ -301,7 +319,7 @@ warm_start, max_constraints, verbose, time_limit
         AP = geom.factor_values(U_P * np.sqrt(s_P))
         b = q + omega
         rhs = b - (AP - A_Lam)
-        c = symmetric_matvec(K_inv, rhs)                                                         # (12)-(13); K c = rhs
+        c = solve_K(rhs)                                                         # (12)-(13); K c = rhs
         AL_new = b - c
         r_q = AL_new - q
         # r_P = P − L⁺ = Λ − 𝒜*(c) = a Λ₀ + 𝒜*(z − c)
@@ -379,7 +397,7 @@ warm_start, max_constraints, verbose, time_limit
     # the iterates, formed once, for a warm start; P and its certificate from the explicit secants
     Lam = geom.adjoint(z) + (a * Lam0 if (Lam0 is not None and a != 0.0) else 0.0)
     L = M.dense() - Lam
-    state = ADMMState(L, Lam, omega, beta, basis, K_inv)
+    state = ADMMState(L, Lam, omega, beta, basis, K_inv, gram)
     factor = (U_P * np.sqrt(s_P)).T if basis is None else (U_P * np.sqrt(s_P)).T @ basis.T
     explicit = operator.explicit()
     B = explicit.V @ factor.T

@@ -1,0 +1,96 @@
+"""The least-squares matrix K = I + 𝒜𝒜* of the NuMax ADMM (12)–(13): kept across rounds, factorised.
+
+Column generation (NuMax Algorithm 2) solves a sequence of restricted problems whose secants
+overlap: most pairs of one round are kept for the next. 𝒜𝒜* = (VVᵀ)∘(VVᵀ) (the Gram matrix of
+the secants' outer products, entries (v_kᵀv_l)²) is the expensive part of K to form, O(S² r);
+:func:`extend_gram` reuses the block of the kept pairs and computes only the new pairs' rows,
+O(S k r) for k new ones.
+
+Two ways to apply K⁻¹ in the iterations:
+
+* the explicit inverse (:func:`~sdpembed.solvers.numax_admm._spd_inverse`, Cholesky then
+  ``potri``), applied by one ``symv`` — the cheapest per iteration, worth it for the many
+  iterations of an accurate solve, and cheap to update for small changes of the pairs;
+* :class:`CholeskySolve`, the Cholesky factor alone, applied by two triangular solves — about
+  twice as slow per iteration but without ``potri`` (itself about 1.7 times a Cholesky
+  factorisation), the better choice for the short, inexact early rounds of column generation
+  whose pairs change by thousands from one round to the next.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import scipy.linalg
+
+from ..operators import SecantOperator
+
+__all__ = ["extend_gram", "CholeskySolve"]
+
+
+def _matches_prefix(op: SecantOperator, gram: np.ndarray, samples: int = 64) -> bool:
+    """Whether ``gram`` is 𝒜𝒜* of the first len(gram) secants, checked on its diagonal and a
+    few random entries (a warm start from other secants is never trusted blindly)."""
+    m = gram.shape[0]
+    if gram.ndim != 2 or gram.shape != (m, m) or m > op.n_constraints:
+        return False
+    rng = np.random.default_rng(m)
+    rows = np.concatenate([np.arange(min(m, samples)), rng.integers(0, m, samples)])
+    cols = np.concatenate([np.arange(min(m, samples)), rng.integers(0, m, samples)])
+    V = op.V
+    expected = np.einsum("ij,ij->i", V[rows], V[cols]) ** 2
+    return bool(np.allclose(gram[rows, cols], expected, rtol=1e-10, atol=1e-12))
+
+
+def extend_gram(op: SecantOperator, known: np.ndarray | None = None) -> np.ndarray:
+    """𝒜𝒜* = (VVᵀ)∘(VVᵀ) (S, S) of the secants of ``op``, reusing ``known`` for the first rows.
+
+    Parameters
+    ----------
+    op : SecantOperator
+        The secants, in any basis (𝒜𝒜* does not depend on it).
+    known : ndarray of shape (m, m), optional
+        𝒜𝒜* of the first m secants (e.g. those a previous round kept); ignored unless a spot
+        check of its diagonal and some random entries confirms it.
+
+    Returns
+    -------
+    ndarray of shape (S, S)
+        A fresh array (``known`` is not modified); only the rows of secants m, …, S−1 are
+        computed, O((S − m) S r).
+    """
+    S = op.n_constraints
+    if known is None or known.shape[0] == 0 or not _matches_prefix(op, known):
+        return op.gram_squared()
+    m = known.shape[0]
+    G = np.empty((S, S))
+    G[:m, :m] = known
+    if m < S:
+        rows = op.V[m:] @ op.V.T                       # (S − m, S) rows of VVᵀ
+        rows *= rows
+        G[m:, :] = rows
+        G[:m, m:] = rows[:, :m].T
+    return G
+
+
+class CholeskySolve:
+    """Solves (I + G) c = b by the Cholesky factor of I + G (LAPACK ``potrf``, two ``trsv``).
+
+    Parameters
+    ----------
+    gram : ndarray of shape (S, S)
+        G = 𝒜𝒜* (not modified).
+    """
+
+    def __init__(self, gram: np.ndarray) -> None:
+        K = np.array(gram, order="F", copy=True)
+        K[np.diag_indices_from(K)] += 1.0
+        factor, info = scipy.linalg.lapack.dpotrf(K, lower=True, clean=False, overwrite_a=True)
+        if info != 0:
+            raise np.linalg.LinAlgError(
+                f"the least-squares matrix I + AA* is not positive definite (potrf info {info})")
+        self.factor = factor
+
+    def __call__(self, b: np.ndarray) -> np.ndarray:
+        """c with (I + G) c = b."""
+        y = scipy.linalg.blas.dtrsv(self.factor, b, lower=1)
+        return scipy.linalg.blas.dtrsv(self.factor, y, lower=1, trans=1, overwrite_x=1)
