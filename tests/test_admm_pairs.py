@@ -124,12 +124,15 @@ def test_small_instances_start_from_all_pairs():
 
 def test_cholesky_least_squares_gives_the_same_iterates():
     op = _pair_operator(digits_points(60), 600)
-    inverse = pair_trace_admm(op, 0.8, 1.2, eig_tol=1e-12)
-    cholesky = pair_trace_admm(op, 0.8, 1.2, eig_tol=1e-12, least_squares="cholesky")
-    assert inverse.status == cholesky.status == "optimal" and inverse.iterations == cholesky.iterations
-    np.testing.assert_allclose(cholesky.history["e1"], inverse.history["e1"], rtol=1e-6, atol=1e-10)
-    np.testing.assert_allclose(cholesky.solution, inverse.solution, atol=1e-8)
-    assert cholesky.extra["state"].K_inv is None and inverse.extra["state"].K_inv is not None
+    inverse = pair_trace_admm(op, 0.8, 1.2, eig_tol=1e-12, least_squares="inverse")
+    assert inverse.status == "optimal" and inverse.iterations > 50
+    for mode in ("cholesky", "auto"):                 # auto: the factor, inverted after 50 iterations
+        other = pair_trace_admm(op, 0.8, 1.2, eig_tol=1e-12, least_squares=mode)
+        assert other.status == "optimal" and other.iterations == inverse.iterations
+        np.testing.assert_allclose(other.history["e1"], inverse.history["e1"], rtol=1e-6, atol=1e-10)
+        np.testing.assert_allclose(other.solution, inverse.solution, atol=1e-8)
+        assert (other.extra["state"].K_inv is None) == (mode == "cholesky")
+    np.testing.assert_allclose(other.extra["state"].K_inv, np.linalg.inv(np.eye(600) + op.gram_squared()), atol=1e-10)
     with pytest.raises(ValueError, match="least_squares"):
         pair_trace_admm(op, 0.8, 1.2, least_squares="lu")
 
@@ -147,3 +150,26 @@ def test_gram_and_cholesky_solve_of_the_least_squares_matrix():
     np.testing.assert_allclose(extend_gram(op, wrong), full, atol=1e-13)
     b = np.random.default_rng(0).standard_normal(300)
     np.testing.assert_allclose((np.eye(300) + full) @ CholeskySolve(full)(b), b, atol=1e-9)
+
+
+def test_monitor_stops_a_solve_that_outside_pairs_will_change():
+    op = _pair_operator(digits_points(60), 600)
+    seen = []
+
+    def outside(factor):
+        seen.append(factor.shape)
+        return 0.5                                   # pairs outside violate far more than the working ones
+
+    stopped = pair_trace_admm(op, 0.8, 1.2, monitor=outside)
+    assert stopped.status == "max_iterations" and "outside" in stopped.message
+    assert seen and seen[0][1] == op.dim and stopped.iterations % 10 == 0
+    quiet = pair_trace_admm(op, 0.8, 1.2, monitor=lambda factor: 0.0)
+    assert quiet.status == "optimal" and quiet.iterations > stopped.iterations
+
+
+def test_uncertified_solve_is_never_optimal():
+    op = _pair_operator(digits_points(40), 400)
+    result = pair_trace_admm(op, 0.8, 1.2, certify=False)
+    assert result.status == "inaccurate" and "certify=False" in result.message
+    assert np.isnan(result.dual_bound) and np.isnan(result.relative_gap)
+    assert result.max_violation <= 1e-6 and result.min_eigenvalue >= -1e-12

@@ -14,7 +14,9 @@ Two ways to apply K⁻¹ in the iterations:
 * :class:`CholeskySolve`, the Cholesky factor alone, applied by two triangular solves — about
   twice as slow per iteration but without ``potri`` (itself about 1.7 times a Cholesky
   factorisation), the better choice for the short, inexact early rounds of column generation
-  whose pairs change by thousands from one round to the next.
+  whose pairs change by thousands from one round to the next, and for restricted solves that
+  stop early. A run that goes on long enough turns the factor into the inverse
+  (:meth:`CholeskySolve.inverse`): with the factor at hand that costs only ``potri``.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import scipy.linalg
 
 from ..operators import SecantOperator
 
-__all__ = ["extend_gram", "CholeskySolve"]
+__all__ = ["extend_gram", "CholeskySolve", "cholesky_factor", "inverse_from_cholesky"]
 
 
 def _matches_prefix(op: SecantOperator, gram: np.ndarray, samples: int = 64) -> bool:
@@ -72,6 +74,27 @@ def extend_gram(op: SecantOperator, known: np.ndarray | None = None) -> np.ndarr
     return G
 
 
+def cholesky_factor(K: np.ndarray) -> np.ndarray:
+    """The lower Cholesky factor of the symmetric positive definite K (LAPACK ``potrf``; K is
+    overwritten when it is in Fortran order or C order — its transpose is itself)."""
+    K = K.T if K.flags.c_contiguous else np.asfortranarray(K)
+    factor, info = scipy.linalg.lapack.dpotrf(K, lower=True, clean=False, overwrite_a=True)
+    if info != 0:
+        raise np.linalg.LinAlgError(f"the least-squares matrix I + AA* is not positive definite (potrf info {info})")
+    return factor
+
+
+def inverse_from_cholesky(factor: np.ndarray) -> np.ndarray:
+    """K⁻¹, full and symmetric, from the lower Cholesky factor of K (LAPACK ``potri``; ``factor``,
+    in Fortran order, is overwritten)."""
+    inverse, info = scipy.linalg.lapack.dpotri(factor, lower=True, overwrite_c=True)
+    if info != 0:
+        raise np.linalg.LinAlgError(f"inverting I + AA* failed (potri info {info})")
+    full = np.tril(inverse)                                     # potri leaves the upper half untouched
+    full += np.tril(inverse, -1).T
+    return full
+
+
 class CholeskySolve:
     """Solves (I + G) c = b by the Cholesky factor of I + G (LAPACK ``potrf``, two ``trsv``).
 
@@ -84,13 +107,14 @@ class CholeskySolve:
     def __init__(self, gram: np.ndarray) -> None:
         K = np.array(gram, order="F", copy=True)
         K[np.diag_indices_from(K)] += 1.0
-        factor, info = scipy.linalg.lapack.dpotrf(K, lower=True, clean=False, overwrite_a=True)
-        if info != 0:
-            raise np.linalg.LinAlgError(
-                f"the least-squares matrix I + AA* is not positive definite (potrf info {info})")
-        self.factor = factor
+        self.factor = cholesky_factor(K)
 
     def __call__(self, b: np.ndarray) -> np.ndarray:
         """c with (I + G) c = b."""
         y = scipy.linalg.blas.dtrsv(self.factor, b, lower=1)
         return scipy.linalg.blas.dtrsv(self.factor, y, lower=1, trans=1, overwrite_x=1)
+
+    def inverse(self) -> np.ndarray:
+        """(I + G)⁻¹ from the factor (which is consumed: this object cannot solve afterwards)."""
+        factor, self.factor = self.factor, None
+        return inverse_from_cholesky(factor)

@@ -246,6 +246,21 @@ def _select_violators(
     return index[chosen]
 
 
+def _outside_violation(X: np.ndarray, bounds: PairBounds, working: np.ndarray, tol: float,
+                       block_rows: int | None) -> Callable[[np.ndarray], float]:
+    """``monitor(factor)``: the worst violation above ``tol`` among the pairs outside ``working``
+    (sorted linear indices) for P = ΨᵀΨ, by a scan of all pairs; 0 if there is none."""
+    n = X.shape[0]
+
+    def monitor(factor: np.ndarray) -> float:
+        scan = scan_pair_violations(X, None, bounds, tol=tol, block_rows=block_rows, factor=factor,
+                                    exact_values=False)
+        outside = ~np.isin(linear_index_of_pairs(scan.i, scan.j, n), working)
+        return float(np.max(scan.violation[outside], initial=0.0))
+
+    return monitor
+
+
 @dataclass
 class RestrictedResult:
     """What column generation needs from one restricted solve on the working pairs.
@@ -279,7 +294,10 @@ class RestrictedSolver(Protocol):
 
     ``certified`` says whether ``dual_bound`` of a restricted solve bounds the *full* problem
     (true for the NuMax SDP: multipliers outside the working set are zero); only then can the
-    driver report ``optimal``.
+    driver report ``optimal``. A solver whose ``solve`` also takes a keyword ``monitor`` (the
+    worst violation outside the working set for a factor Ψ, see
+    :func:`~sdpembed.solvers.numax_admm_pairs.pair_trace_admm`) says so with ``monitors = True``;
+    the driver then passes one in the tight rounds.
     """
 
     certified: bool
@@ -336,10 +354,13 @@ class _NuMaxADMM:
     def __init__(self, problem: str, tight_options: dict, loose_options: dict, implicit: bool = True) -> None:
         self.problem, self.tight_options, self.loose_options = problem, tight_options, loose_options
         self.admm = pair_trace_admm if implicit else box_trace_admm
+        self.monitors = implicit
 
     def solve(self, operator: PairSecantOperator, lo: np.ndarray, hi: np.ndarray, warm_start: ADMMState | None,
-              tight: bool) -> RestrictedResult:
+              tight: bool, monitor: Callable[[np.ndarray], float] | None = None) -> RestrictedResult:
         options = self.tight_options if tight else self.loose_options
+        if monitor is not None:
+            options = {**options, "monitor": monitor}
         result = self.admm(operator, lo, hi, problem=self.problem, warm_start=warm_start, **options)
         return RestrictedResult(P=result.solution, y=result.extra["y"], state=result.extra["state"],
                                 rank=result.extra["rank"], iterations=result.iterations, objective=result.objective,
@@ -460,7 +481,11 @@ def run_column_generation(
         i, j = pairs_from_linear_index(working, n)
         operator = PairSecantOperator(X, i, j)
         lo, hi = bounds(i, j)
-        result = inner.solve(operator, lo, hi, state, tight)
+        if tight and getattr(inner, "monitors", False):
+            result = inner.solve(operator, lo, hi, state, tight,
+                                 monitor=_outside_violation(X, bounds, working, feas_tol, block_rows))
+        else:
+            result = inner.solve(operator, lo, hi, state, tight)
         P = result.P
         values = operator.explicit().apply(P) if result.values is None else result.values
         y = result.y
@@ -663,9 +688,10 @@ def column_generation(
             tight_options["basis"] = np.ascontiguousarray(rows[keep].T)
     loose_options = {**tight_options, "tol": loose_tol, "feas_tol": loose_tol, "gap_tol": loose_tol,
                      "max_iter": min(loose_max_iter, tight_options.get("max_iter", loose_max_iter))}
-    if implicit and "least_squares" not in tight_options:
-        # a loose round's few iterations do not pay for inverting I + 𝒜𝒜* of its changed pairs
-        loose_options["least_squares"] = "cholesky"
+    if implicit:
+        # a loose round's few iterations do not pay for inverting I + 𝒜𝒜* of its changed pairs,
+        # and its dual bound is never used
+        loose_options = {"least_squares": "cholesky", **loose_options, "certify": False}
     run = run_column_generation(
         X, bounds, _NuMaxADMM(problem, tight_options, loose_options, implicit), initial_pairs=initial_pairs,
         initial_neighbors=initial_neighbors, max_add=max_add, keep_tol=keep_tol, keep_multiplier=keep_multiplier,

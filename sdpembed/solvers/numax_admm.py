@@ -54,6 +54,7 @@ import scipy.linalg
 from .._validate import as_matrix, check_positive_int
 from ..operators import SecantOperator, box_violation, certified_lower_bound, check_bounds, secant_span
 from ..results import SolveResult, relative_gap
+from ._least_squares import cholesky_factor, inverse_from_cholesky
 
 __all__ = [
     "ADMMState",
@@ -106,16 +107,7 @@ def _spd_inverse(K: np.ndarray) -> np.ndarray:
 
     K is overwritten. potri is about twice as fast as trtri followed by syrk.
     """
-    K = K.T if K.flags.c_contiguous else np.asfortranarray(K)   # K symmetric: its transpose is K, in Fortran order
-    factor, info = scipy.linalg.lapack.dpotrf(K, lower=True, clean=False, overwrite_a=True)
-    if info != 0:
-        raise np.linalg.LinAlgError(f"the least-squares matrix I + AA* is not positive definite (potrf info {info})")
-    inverse, info = scipy.linalg.lapack.dpotri(factor, lower=True, overwrite_c=True)
-    if info != 0:
-        raise np.linalg.LinAlgError(f"inverting I + AA* failed (potri info {info})")
-    full = np.tril(inverse)                                     # potri leaves the upper half untouched
-    full += np.tril(inverse, -1).T
-    return full
+    return inverse_from_cholesky(cholesky_factor(K))
 
 
 def symmetric_matvec(A: np.ndarray, x: np.ndarray) -> np.ndarray:

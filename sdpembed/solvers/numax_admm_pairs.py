@@ -33,6 +33,7 @@ and certified gap are evaluated from the explicit secant rows exactly as in
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import numpy as np
 import scipy.sparse
@@ -216,7 +217,10 @@ def pair_trace_admm(
     eig_tol: float = 1e-1,
     refresh_every: int = 50,
     basis: np.ndarray | None = None,
-    least_squares: str = "inverse",
+    least_squares: str = "auto",
+    monitor: Callable[[np.ndarray], float] | None = None,
+    monitor_ratio: float = 0.1,
+    certify: bool = True,
     verbose: bool | int = False,
     time_limit: float | None = None,
 ) -> SolveResult:
@@ -242,13 +246,30 @@ warm_start, max_constraints, verbose, time_limit
         An orthonormal basis of a subspace that holds every secant (e.g. the span of all
         centred points, computed once by column generation for all its rounds); used if it
         reproduces every secant to 1e-10, otherwise the span of the secants is computed.
-    least_squares : {"inverse", "cholesky"}
+    least_squares : {"auto", "inverse", "cholesky"}
         How the least-squares step (12)–(13) applies (I + 𝒜𝒜*)⁻¹: the explicit inverse (one
-        ``symv`` an iteration; updated from ``warm_start.K_inv`` when the pairs change little),
-        or the Cholesky factor alone (two triangular solves an iteration, about twice as slow,
-        but no inversion: the cheaper choice for a few iterations on a changed set of pairs,
-        as in the loose rounds of column generation). Either way 𝒜𝒜* of the pairs that
+        ``symv`` an iteration; updated from ``warm_start.K_inv`` when given), or the Cholesky
+        factor alone (two triangular solves an iteration, about twice as slow, but no
+        inversion: the cheaper choice for a few iterations on a changed set of pairs, as in
+        the loose rounds of column generation). ``"auto"`` updates a given inverse, and
+        otherwise starts with the factor and inverts it (``potri`` only) after max(50, S/25)
+        iterations, when the slower solves would have cost as much. 𝒜𝒜* of the pairs that
         ``warm_start.gram`` covers is reused (:mod:`~sdpembed.solvers._least_squares`).
+    monitor : callable, optional
+        ``monitor(factor) -> float``: for the current Ψ (k, N), the worst violation among the
+        pairs *outside* this problem (column generation passes a scan of all pairs). At a
+        check, once the working pairs' accuracy max(violation, e₁, e₂) is at most
+        ``monitor_ratio`` times that outside violation (and it exceeds ``feas_tol``), the run
+        stops with status ``max_iterations``: refining a solution that the outside pairs will
+        change anyway is wasted. It is called at most every 20 iterations, and so that it
+        takes at most a tenth of the run's time.
+    monitor_ratio : float
+        See ``monitor``.
+    certify : bool
+        Compute the certified dual bound of the result from the explicit secants (O(S N² + N³)).
+        Column generation's loose rounds skip it (their bound is never used); without it the
+        bound and gap are NaN, ``extra["y"]`` holds the unscaled multipliers, and the status is
+        never ``optimal``.
 
     Returns
     -------
@@ -272,16 +293,17 @@ warm_start, max_constraints, verbose, time_limit
     op = operator if basis is None else operator.in_basis(basis)
     r = op.dim
     geom = _PairGeometry(op)
-    if least_squares not in ("inverse", "cholesky"):
-        raise ValueError(f"least_squares must be 'inverse' or 'cholesky', got {least_squares!r}")
+    if least_squares not in ("auto", "inverse", "cholesky"):
+        raise ValueError(f"least_squares must be 'auto', 'inverse' or 'cholesky', got {least_squares!r}")
     gram = extend_gram(op, None if warm_start is None else warm_start.gram)
-    if least_squares == "cholesky":
-        K_inv, solve_K = None, CholeskySolve(gram)
+    known_inverse = None if warm_start is None else warm_start.K_inv
+    # "auto": the Cholesky factor, turned into the inverse once the extra cost of the triangular
+    # solves (≈ one symv each) has added up to that of potri (≈ S³ flops against 2S² a solve)
+    switch_at = 0 if least_squares == "cholesky" else max(50, S // 25)
+    if least_squares == "inverse" or (least_squares == "auto" and known_inverse is not None):
+        K_inv, cholesky, switch_at = _least_squares_inverse(op, known_inverse, gram), None, 0
     else:
-        K_inv = _least_squares_inverse(op, None if warm_start is None else warm_start.K_inv, gram)
-
-        def solve_K(v: np.ndarray) -> np.ndarray:
-            return symmetric_matvec(K_inv, v)
+        K_inv, cholesky = None, CholeskySolve(gram)
 
     if warm_start is not None:
         L0, Lam0, omega, beta = _warm_start_iterates(warm_start, basis, operator.dim, S)
@@ -309,7 +331,8 @@ warm_start, max_constraints, verbose, time_limit
     U_P, s_P, AP = np.zeros((r, 0)), np.zeros(0), np.zeros(S)
     prev = None                       # the previous iteration's P, 𝒜(P), ⟨P, Λ₀⟩, c, z, a, rhs, Kz: for ‖ΔL‖
     bound, violation, rgap, rank, objective = 0.0, float("inf"), float("inf"), 0, 0.0
-    iteration = last_check = last_report = 0
+    iteration = last_check = last_report = last_monitor = 0
+    monitor_time = 0.0
     c, residual = np.zeros(S), 1.0
     for iteration in range(1, max_iter + 1):
         q = np.clip(AL - omega, lo, hi)                                          # (10)
@@ -319,7 +342,9 @@ warm_start, max_constraints, verbose, time_limit
         AP = geom.factor_values(U_P * np.sqrt(s_P))
         b = q + omega
         rhs = b - (AP - A_Lam)
-        c = solve_K(rhs)                                                         # (12)-(13); K c = rhs
+        if cholesky is not None and iteration == switch_at:
+            K_inv, cholesky = cholesky.inverse(), None
+        c = cholesky(rhs) if cholesky is not None else symmetric_matvec(K_inv, rhs)       # (12)-(13); K c = rhs
         AL_new = b - c
         r_q = AL_new - q
         # r_P = P − L⁺ = Λ − 𝒜*(c) = a Λ₀ + 𝒜*(z − c)
@@ -385,6 +410,16 @@ warm_start, max_constraints, verbose, time_limit
                 last_report = iteration
                 print(f"admm it {iteration:6d}  tr P {objective:.8f}  e1 {e1:.2e}  e2 {e2:.2e}  "
                       f"viol {violation:.2e}  bound {bound:.8f}  gap {rgap:.2e}  rank {rank:4d}  beta {beta:.3g}")
+            if monitor is not None and iteration - last_monitor >= 20 and \
+                    time.perf_counter() - start >= 10.0 * monitor_time:
+                last_monitor, tick = iteration, time.perf_counter()
+                factor_now = (U_P * np.sqrt(s_P)).T if basis is None else (U_P * np.sqrt(s_P)).T @ basis.T
+                outside = float(monitor(factor_now))
+                monitor_time += time.perf_counter() - tick
+                if outside > feas_tol and max(violation, e1, e2) <= monitor_ratio * outside:
+                    message = (f"stopped at iteration {iteration}: pairs outside the problem violate by "
+                               f"{outside:.2e}, the working pairs only by {violation:.2e} (e1 {e1:.1e}, e2 {e2:.1e})")
+                    break
             if small and violation <= feas_tol and rgap <= gap_tol:
                 status = "optimal"
                 message = (f"max(e1, e2) = {max(e1, e2):.2e} <= {tol:g}, violation {violation:.2e} <= "
@@ -403,18 +438,26 @@ warm_start, max_constraints, verbose, time_limit
     B = explicit.V @ factor.T
     values = np.einsum("ij,ij->i", B, B)
     violation = box_violation(values, lo, hi)
-    bound, y_feasible = certified_lower_bound(explicit, lo, hi, beta * omega)
     P = factor.T @ factor
     objective = float(np.trace(P))
-    rgap = relative_gap(objective, bound)
-    if status == "optimal" and (violation > feas_tol or rgap > gap_tol):
-        status = "inaccurate"
-        message = (f"converged on the pair operator, but on the explicit secants the violation is "
-                   f"{violation:.2e} and the certified relative gap {rgap:.2e}")
+    if certify:
+        bound, y_feasible = certified_lower_bound(explicit, lo, hi, beta * omega)
+        rgap = relative_gap(objective, bound)
+        if status == "optimal" and (violation > feas_tol or rgap > gap_tol):
+            status = "inaccurate"
+            message = (f"converged on the pair operator, but on the explicit secants the violation is "
+                       f"{violation:.2e} and the certified relative gap {rgap:.2e}")
+    else:
+        bound, rgap, y_feasible = float("nan"), float("nan"), _signed_multipliers(beta * omega, lo, hi)
+        if status == "optimal":
+            status, message = "inaccurate", f"{message}; not certified (certify=False)"
+    # the spectrum of P = ΨᵀΨ is that of ΨΨᵀ (k × k) and N − k zeros
+    spectrum = np.linalg.eigvalsh(factor @ factor.T) if factor.shape[0] else np.zeros(0)
+    min_eigenvalue = float(np.min(spectrum, initial=0.0 if factor.shape[0] < P.shape[0] else np.inf))
     return SolveResult(
         problem=problem, variable="P", solution=P, objective=objective, status=status, message=message,
         method="admm", solver="numax_admm_pairs", dual_bound=bound, gap=objective - bound, relative_gap=rgap,
-        max_violation=violation, min_eigenvalue=float(np.linalg.eigvalsh(P)[0]),
+        max_violation=violation, min_eigenvalue=min_eigenvalue,
         iterations=iteration, wall_time=time.perf_counter() - start,
         history={key: np.asarray(value) for key, value in hist.items()},
         extra={"y": y_feasible, "rank": rank, "state": state, "reduced_dim": r, "factor": factor,
