@@ -133,6 +133,10 @@ def test_cholesky_least_squares_gives_the_same_iterates():
         np.testing.assert_allclose(other.solution, inverse.solution, atol=1e-8)
         assert (other.extra["state"].K_inv is None) == (mode == "cholesky")
     np.testing.assert_allclose(other.extra["state"].K_inv, np.linalg.inv(np.eye(600) + op.gram_squared()), atol=1e-10)
+    # single precision: the same optimum (its least-squares errors, ≈ 1e-6, are not those of a certified run)
+    single = pair_trace_admm(op, 0.8, 1.2, least_squares="cholesky-single", max_iter=40)
+    close = pair_trace_admm(op, 0.8, 1.2, least_squares="cholesky", max_iter=40)
+    np.testing.assert_allclose(single.history["objective"], close.history["objective"], rtol=1e-4)
     with pytest.raises(ValueError, match="least_squares"):
         pair_trace_admm(op, 0.8, 1.2, least_squares="lu")
 
@@ -150,6 +154,11 @@ def test_gram_and_cholesky_solve_of_the_least_squares_matrix():
     np.testing.assert_allclose(extend_gram(op, wrong), full, atol=1e-13)
     b = np.random.default_rng(0).standard_normal(300)
     np.testing.assert_allclose((np.eye(300) + full) @ CholeskySolve(full)(b), b, atol=1e-9)
+    single = CholeskySolve(full, single=True)
+    c = single(b)
+    assert c.dtype == np.float64 and np.linalg.norm((np.eye(300) + full) @ c - b) <= 1e-5 * np.linalg.norm(b)
+    with pytest.raises(ValueError, match="double-precision"):
+        single.inverse()
 
 
 def test_monitor_stops_a_solve_that_outside_pairs_will_change():

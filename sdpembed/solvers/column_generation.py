@@ -633,7 +633,7 @@ def column_generation(
         NuMax-CG on 800 MNIST images from 145 s to 91 s at δ = 0.1 and from 81 s to 36 s at
         δ = 0.2 (same certified optimum, one thread).
         So few iterations do not pay for inverting I + 𝒜𝒜* of a changed set of pairs: the loose
-        rounds apply it through its Cholesky factor (``least_squares="cholesky"`` of
+        rounds apply it through its single-precision Cholesky factor (``"cholesky-single"`` of
         :func:`~sdpembed.solvers.numax_admm_pairs.pair_trace_admm`), which took the same runs
         from 136 s to 115 s (δ = 0.1) and from 66–81 s to 38–43 s (δ = 0.2) on a loaded machine.
     loose_keep_multiplier : float, optional
@@ -691,7 +691,7 @@ def column_generation(
     if implicit:
         # a loose round's few iterations do not pay for inverting I + 𝒜𝒜* of its changed pairs,
         # and its dual bound is never used
-        loose_options = {"least_squares": "cholesky", **loose_options, "certify": False}
+        loose_options = {"least_squares": "cholesky-single", **loose_options, "certify": False}
     run = run_column_generation(
         X, bounds, _NuMaxADMM(problem, tight_options, loose_options, implicit), initial_pairs=initial_pairs,
         initial_neighbors=initial_neighbors, max_add=max_add, keep_tol=keep_tol, keep_multiplier=keep_multiplier,
