@@ -125,6 +125,7 @@ class _FullLoss:
         _, self.labels = np.unique(y, return_inverse=True)
         self.targets = targets
         self.target_rows, self.target_cols = np.repeat(np.arange(n), k), targets.ravel()
+        self.target_indptr = np.arange(0, n * k + 1, k)                          # CSR rows i, columns targets[i]
         self.P, self.mu = P, mu
         self.rows = max(1, block_size // n)
         self.eta = 1.0
@@ -136,8 +137,10 @@ class _FullLoss:
         L = x.reshape(d, d)
         ZL = Z @ L.T
         q = np.einsum("ij,ij->i", ZL, ZL)
-        UL = (ZL[:, None, :] - ZL[targets]).reshape(n * k, d)                   # L u_ij from the mapped points
-        d_target = np.einsum("ij,ij->i", UL, UL).reshape(n, k)                  # ‖L u_ij‖²
+        d_target = np.empty((n, k))                                              # ‖L u_ij‖², from the mapped
+        for m in range(k):                                                       # points, one target rank at a time
+            UL = ZL - ZL[targets[:, m]]
+            d_target[:, m] = np.einsum("ij,ij->i", UL, UL)
         radius = 1.0 + d_target.max(axis=1)
         # Points in order of decreasing radius: for a < b in that order max(r_a, r_b) = r_a, so the upper
         # triangle of the pair matrix with the row's radius holds every pair (a, b) inside the radius of a or
@@ -188,15 +191,17 @@ class _FullLoss:
         # weights s = +ω_ij on the target pairs and −(Ω_ab + Ω_ba) on the candidate pairs, and
         # Σ s (z − z')(z − z')ᵀ = Zᵀ(diag(S1) + diag(Sᵀ1))Z − ZᵀSZ − (ZᵀSZ)ᵀ with S sparse:
         # O(nnz·d + n·d²) flops instead of O(n_Ω·d²) and O(n·k·d²)
+        # (the target pairs' pattern is fixed; the candidate pairs' rows a are ascending in the sorted order)
         w = np.zeros(a.size)
         w[forward] -= Om[:n_forward]
         w[backward] -= Om[n_forward:]
-        src = np.concatenate([self.target_rows, order[a]])
-        dst = np.concatenate([self.target_cols, order[b]])
-        weights = np.concatenate([omega_target.ravel(), w])
-        S = scipy.sparse.csr_matrix((weights, (src, dst)), shape=(n, n))        # linear-time COO → CSR
-        degree = np.bincount(src, weights, n) + np.bincount(dst, weights, n)
-        cross = Z.T @ (S @ Z)
+        S_target = scipy.sparse.csr_matrix((omega_target.ravel(), self.target_cols, self.target_indptr), shape=(n, n))
+        indptr = np.concatenate([[0], np.cumsum(np.bincount(a, minlength=n))])
+        S_pairs = scipy.sparse.csr_matrix((w, b, indptr), shape=(n, n))
+        Zs = Z[order]
+        degree = np.bincount(self.target_rows, S_target.data, n) + np.bincount(self.target_cols, S_target.data, n)
+        degree[order] += np.bincount(a, w, n) + np.bincount(b, w, n)
+        cross = Z.T @ (S_target @ Z) + Zs.T @ (S_pairs @ Zs)
         G_push = (Z * degree[:, None]).T @ Z - cross - cross.T
         G = (1.0 - mu) * self.P + mu * G_push                                   # (2.14), smoothed
         loss = (1.0 - mu) * float(np.sum((L @ self.P) * L)) + mu * push
