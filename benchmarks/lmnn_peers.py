@@ -42,6 +42,8 @@ process as ``.npz`` files and M comes back the same way.
 
     python benchmarks/lmnn_peers.py [--venv /work/peers-venv] [--datasets iris,wine,...]
                                     [--time-limit 600] [--tol 1e-5] [--json PATH]
+    python benchmarks/lmnn_peers.py --alternate 3 --datasets mnist5000-pca50 --peers pylmnn
+                                    # ours and pylmnn back to back, 3 rounds (wall and CPU time)
 
 Ours runs with interior-point tolerance ``--tol`` (default 1e-5: issue 5 asks for a certified
 relative gap ≤ 1e-4) and its default ``gap_tol=1e-5``: the row says ``optimal`` only for a
@@ -90,9 +92,9 @@ def peer_main(name: str, data_path: str, out_path: str) -> None:
 
         model = LMNN(n_neighbors=K, regularization=MU, random_state=SEED)
         version = metric_learn.__version__
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         model.fit(X, y)
-        seconds = time.perf_counter() - start
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
         L = model.components_
         info = {"n_iter": int(getattr(model, "n_iter_", -1))}
     elif name == "pylmnn":
@@ -108,15 +110,16 @@ def peer_main(name: str, data_path: str, out_path: str) -> None:
         module_spec.loader.exec_module(module)        # its `from .utils import …` finds pylmnn/utils.py
         model = module.LargeMarginNearestNeighbor(n_neighbors=K, weight_push_loss=MU, random_state=SEED)
         version = importlib.metadata.version("pylmnn")
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         model.fit(X, y)
-        seconds = time.perf_counter() - start
+        seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
         L = model.components_
         info = {"n_iter": int(getattr(model, "n_iter_", -1))}
     else:
         raise ValueError(f"unknown peer {name!r}")
     import sklearn
-    np.savez(out_path, L=np.asarray(L, dtype=np.float64), seconds=np.array(seconds), version=np.array(version),
+    np.savez(out_path, L=np.asarray(L, dtype=np.float64), seconds=np.array(seconds), cpu_seconds=np.array(cpu),
+             version=np.array(version),
              sklearn=np.array(sklearn.__version__), n_iter=np.array(info["n_iter"]))
 
 
@@ -183,8 +186,62 @@ def run_peer(venv: Path, name: str, Xtr, ytr, time_limit: float) -> dict:
                     "seconds": None}
         res = np.load(out, allow_pickle=False)
         return {"status": "done", "L": res["L"], "seconds": float(res["seconds"]),
+                "cpu_seconds": float(res["cpu_seconds"]) if "cpu_seconds" in res else None,
                 "process_seconds": time.perf_counter() - start, "version": str(res["version"]),
                 "sklearn": str(res["sklearn"]), "n_iter": int(res["n_iter"])}
+
+
+# ----------------------------------------------------------------------------- back to back
+def alternate(args) -> None:
+    """``--alternate N``: ours (in this process) and each peer (``run_peer``, as in the table) N times on
+    each data set, alternated — the order rotates by one every round — so that both see the same load.
+    Wall time as in the table; CPU time beside it (every method runs single-threaded, so CPU time is
+    what the load does not inflate as much)."""
+    from sdpembed.instances import LMNNInstance
+    from sdpembed.solvers.lmnn_fast import solve_lmnn_fast
+
+    venv = Path(args.venv)
+    methods = ["ours", *args.peers.split(",")]
+    runs = []
+    for name in args.datasets.split(","):
+        Xtr, Xte, ytr, yte = load(name)
+        instance = LMNNInstance.from_data(Xtr, ytr, k=K, mu=MU)
+        for rnd in range(args.alternate):
+            shift = rnd % len(methods)
+            for method in methods[shift:] + methods[:shift]:
+                load_before = os.getloadavg()[0]
+                if method == "ours":
+                    cpu = time.process_time()
+                    result = solve_lmnn_fast(instance, tol=args.tol, time_limit=args.time_limit)
+                    row = {"seconds": result.wall_time, "cpu_seconds": time.process_time() - cpu,
+                           "status": result.status, "relative_gap": result.relative_gap,
+                           "newton_steps": int(result.iterations),
+                           "first_order_seconds": result.extra.get("first_order_seconds")}
+                else:
+                    out = run_peer(venv, method, Xtr, ytr, args.time_limit)
+                    row = {"seconds": out.get("seconds"), "cpu_seconds": out.get("cpu_seconds"),
+                           "status": out["status"]}
+                row.update(dataset=name, method=method, round=rnd, load_before=load_before,
+                           load_after=os.getloadavg()[0], utc=datetime.datetime.now(datetime.UTC)
+                           .isoformat(timespec="seconds"))
+                runs.append(row)
+                wall = f"{row['seconds']:7.2f}" if row.get("seconds") is not None else "      —"
+                cpu = f"{row['cpu_seconds']:7.2f}" if row.get("cpu_seconds") is not None else "      —"
+                print(f"{name:16s} round {rnd}  {method:<12s} wall {wall} s  cpu {cpu} s  {row['status']:<10s} "
+                      f"load {load_before:.2f} -> {row['load_after']:.2f}", flush=True)
+        for method in methods:
+            mine = [r for r in runs if r["dataset"] == name and r["method"] == method and r.get("seconds") is not None]
+            print(f"{name:16s} {method:<12s} wall " + " / ".join(f"{r['seconds']:.2f}" for r in mine)
+                  + "  cpu " + " / ".join(f"{r['cpu_seconds']:.2f}" for r in mine if r.get("cpu_seconds") is not None))
+    path = Path(args.json)
+    if path.name == "lmnn_peers.json":
+        path = path.with_name("lmnn_alternated.json")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"benchmark": "lmnn_peers --alternate", "command": " ".join([Path(sys.executable).name,
+                                *sys.argv]), "cpus": os.cpu_count(), "threads": {key: os.environ.get(key) for key in (
+                                "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")}, "ours_tol": args.tol, "runs": runs},
+                               indent=2, default=float) + "\n")
+    print(f"wrote {path}")
 
 
 # ----------------------------------------------------------------------------- main
@@ -198,7 +255,13 @@ def main() -> None:
                         help="our interior-point tolerance ('optimal' still needs a certified gap <= 1e-5)")
     parser.add_argument("--no-cvxpy", action="store_true", help="skip the CVXPY ground truth")
     parser.add_argument("--json", default=str(ROOT / "benchmarks" / "results" / "lmnn_peers.json"))
+    parser.add_argument("--alternate", type=int, default=0, metavar="N",
+                        help="instead of the table: N rounds of ours and each peer back to back on each data set, "
+                             "the order rotating every round (wall and CPU time; JSON to lmnn_alternated.json)")
     args = parser.parse_args()
+    if args.alternate > 0:
+        alternate(args)
+        return
 
     import scipy
     import sklearn

@@ -9,6 +9,7 @@ from sdpembed.graphs import (
     iter_hinges,
     nearest_impostors,
     pull_matrix,
+    radius_hinges,
     target_neighbors,
     triplet_count,
 )
@@ -154,6 +155,56 @@ def test_hinge_decisions_are_exact_when_gram_distances_are_not():
     np.testing.assert_allclose(got_h, h[h > 0], atol=0.05)
     with_tol = impostor_triplets(X, y, t, tol=1.0)                 # exact integer hinges at the tolerance
     np.testing.assert_array_equal(with_tol, rows[h > 1.0])
+
+
+@pytest.mark.parametrize("margin, threshold", [(1.0, 0.0), (1.0, -0.4), (1.0, 0.3), (2.0, 0.05)])
+def test_lmnn_radius_hinges_find_exactly_the_brute_force_triplets(margin, threshold, monkeypatch):
+    """The radius filter (float32 Gram test with a rounding margin, then the direct formula) keeps
+    exactly the triplets a dense computation of every hinge keeps, in iter_hinges' order; for a
+    full-rank, a rank-deficient and a tiny metric (which falls back to iter_hinges), and with the
+    fallback disabled."""
+    import sdpembed.graphs.targets as targets_module
+    rng = np.random.default_rng(21)
+    X = rng.standard_normal((60, 4)) * [1.0, 3.0, 0.5, 2.0] + 5.0
+    y = np.repeat([0, 1, 2], 20)
+    t = target_neighbors(X, y, 3)
+    B = rng.standard_normal((2, 4))
+    for M in (random_psd(4, rng), B.T @ B, 1e-3 * random_psd(4, rng), np.eye(4)):
+        rows, h = brute_hinges(X, y, t, M, margin)
+        keep = h > threshold
+        for fraction in (targets_module._RADIUS_PAIRS, 1.0):
+            monkeypatch.setattr(targets_module, "_RADIUS_PAIRS", fraction)
+            got, got_h = radius_hinges(X, y, t, M, margin=margin, threshold=threshold, block_size=97)
+            np.testing.assert_array_equal(got, rows[keep])
+            np.testing.assert_allclose(got_h, h[keep], rtol=1e-12, atol=1e-12)
+            parts = list(iter_hinges(X, y, t, M, margin=margin, threshold=threshold))
+            np.testing.assert_array_equal(got, np.concatenate([p[0] for p in parts]))
+
+
+def test_lmnn_radius_hinge_decisions_are_exact_at_ties(monkeypatch):
+    """As for iter_hinges: integer points with many hinges exactly at the threshold, and far points
+    that make the Gram (and float32) distances inaccurate; the radius path itself (fallback off)."""
+    import sdpembed.graphs.targets as targets_module
+    monkeypatch.setattr(targets_module, "_RADIUS_PAIRS", 1.0)
+    rng = np.random.default_rng(11)
+    cluster = rng.integers(-3, 4, size=(30, 2)).astype(float)
+    far = np.array([[9e7 + 0.3, 7e7 + 0.7], [9e7 + 1.1, 7e7 + 0.2], [9e7 + 0.6, 7e7 + 2.9]])
+    X = np.vstack([cluster, far])
+    y = np.concatenate([rng.permutation(np.repeat([0, 1], 15)), [2, 2, 2]])
+    t = target_neighbors(X, y, 2)
+    rows, h = brute_hinges(X, y, t, np.eye(2))
+    assert np.sum(h == 0.0) > 10
+    for threshold in (0.0, 1.0, -2.0):
+        got, got_h = radius_hinges(X, y, t, np.eye(2), threshold=threshold)
+        np.testing.assert_array_equal(got, rows[h > threshold])
+        np.testing.assert_allclose(got_h, h[h > threshold], atol=1e-9)
+    # no PSD factor or no finite threshold: the streamed scan
+    M = np.diag([1.0, -0.5])
+    rows, h = brute_hinges(X[:30], y[:30], target_neighbors(X[:30], y[:30], 2), M)
+    got, _ = radius_hinges(X[:30], y[:30], target_neighbors(X[:30], y[:30], 2), M)
+    np.testing.assert_array_equal(got, rows[h > 0])
+    got, _ = radius_hinges(X[:30], y[:30], target_neighbors(X[:30], y[:30], 2), threshold=-np.inf)
+    assert got.shape[0] == triplet_count(y[:30], target_neighbors(X[:30], y[:30], 2))
 
 
 def test_pull_matrix_and_nearest_impostors():

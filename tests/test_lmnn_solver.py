@@ -159,12 +159,19 @@ def test_newton_matrix_through_triplets_equals_through_pairs():
     rest[rows] = False
     part = system.gram_subset(D, rows)
     np.testing.assert_allclose(part + system.gram_subset(D, np.flatnonzero(rest)), columns, atol=1e-10)
+    # transposed features: the same values as the row layout; the float32 preconditioner's matrix to float32 accuracy
+    np.testing.assert_array_equal(system.features_t(system.W), system.features(system.W).T)
+    full32 = system.gram_subset(D, np.arange(T), np.float32)
+    np.testing.assert_allclose(full32, columns, atol=1e-5 * np.abs(columns).max())
     chunk, cache = lf._CHUNK, lf._FEATURE_CACHE
     try:
         lf._CHUNK, lf._FEATURE_CACHE = 7, 0                          # several chunks, features formed per chunk
         fresh = PairSystem(U=system.U, u_block=system.u_block, W=system.W, w_block=system.w_block, a=system.a,
                            b=system.b, n_blocks=1)
         np.testing.assert_allclose(fresh.gram(D), columns, atol=1e-10)
+        fresh = PairSystem(U=system.U, u_block=system.u_block, W=system.W, w_block=system.w_block, a=system.a,
+                           b=system.b, n_blocks=1)
+        np.testing.assert_allclose(fresh.gram_subset(D, np.arange(T), np.float32), full32, rtol=1e-6, atol=1e-6)
     finally:
         lf._CHUNK, lf._FEATURE_CACHE = chunk, cache
 

@@ -31,6 +31,7 @@ from .targets import (
     iter_hinges,
     nearest_impostors,
     pull_matrix,
+    radius_hinges,
     target_neighbors,
     triplet_count,
 )
@@ -56,6 +57,7 @@ __all__ = [
     "nearest_impostors",
     "neighborhood_graph",
     "pull_matrix",
+    "radius_hinges",
     "target_neighbors",
     "triplet_count",
 ]

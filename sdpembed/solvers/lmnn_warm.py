@@ -51,10 +51,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse
 
-from ..graphs import iter_hinges
+from ..graphs import radius_hinges
 from .lbfgs import minimize_lbfgs
 
 __all__ = ["WarmStart", "smoothed_hinge", "warm_start_metric"]
+
+#: Candidate pairs whose exact distances are formed at once (temporaries that stay in cache: one 25,000 × 50
+#: difference array at once cost 3× the time of these chunks, mostly in page faults of fresh memory).
+_PAIR_CHUNK = 1024
 
 
 def smoothed_hinge(z: np.ndarray, eta: float) -> tuple[np.ndarray, np.ndarray]:
@@ -100,33 +104,43 @@ class _FullLoss:
 
         Σ_t φ'(z_t) (C_ij − C_il) = Σ_ij ω_ij u_ij u_ijᵀ − Σ_il Ω_il (x_i − x_l)(x_i − x_l)ᵀ,
 
-    the last sum a weighted graph Laplacian in the centred points Z: Zᵀ(diag(Ω1 + Ωᵀ1) − Ω − Ωᵀ)Z,
-    with Ω sparse. A pair (i, l) is a candidate for anchor i or for anchor l iff ‖L(x_i − x_l)‖²
-    < max(r_i, r_l); with the points sorted by decreasing radius that is the radius of the earlier
-    one, so only the upper triangle of the distance matrix is formed, and each unordered pair's
-    exact distance once. Work per evaluation: O(n²d/2) for the distances plus O(n_Ω·d + n·k·d²);
-    memory O(block_size) for the Gram blocks plus the candidate pairs; no loop over triplets.
+    both sums together a graph Laplacian in the centred points Z with signed weights (+ω on the
+    target pairs, −Ω on the impostor pairs): Zᵀ(diag(S1 + Sᵀ1) − S − Sᵀ)Z, S sparse. A pair (i, l)
+    is a candidate for anchor i or for anchor l iff ‖L(x_i − x_l)‖² < max(r_i, r_l); with the
+    points sorted by decreasing radius that is the radius of the earlier one, so only the upper
+    triangle of the distance matrix is formed, and each unordered pair's exact distance once.
+    Work per evaluation: O(n²d/2) for the distances plus O(n_Ω·d + n·d²); memory O(block_size)
+    for the Gram blocks plus the candidate pairs; no loop over triplets.
+
+    Tried and not kept: caching the candidate pairs within θ·max(r_a, r_b) of a reference factor
+    L₀ and reusing them while σ_min(L L₀⁻¹)²·θ·r⁰ ≥ r (an exact test). On MNIST-5000 PCA-50 the
+    cache held 230,000 pairs at θ = 1.3 (against ≈ 25,000 inside the radii) and 940,000 at 1.6, and
+    the test still failed at 41 and 34 of the 62 evaluations: slower than the full pass.
     """
 
     def __init__(self, X: np.ndarray, y: np.ndarray, targets: np.ndarray, P: np.ndarray, mu: float, *,
                  block_size: int = 1 << 18):
         self.Z = X - X.mean(axis=0)
         n, k = targets.shape
-        self.U = (X[:, None, :] - X[targets])                                   # (n, k, d): x_i − x_j
-        self.Uf = self.U.reshape(n * k, -1)
         _, self.labels = np.unique(y, return_inverse=True)
+        self.targets = targets
+        self.target_rows, self.target_cols = np.repeat(np.arange(n), k), targets.ravel()
+        self.target_indptr = np.arange(0, n * k + 1, k)                          # CSR rows i, columns targets[i]
         self.P, self.mu = P, mu
         self.rows = max(1, block_size // n)
         self.eta = 1.0
 
     def __call__(self, x: np.ndarray) -> tuple[float, np.ndarray]:
-        Z, U, mu, eta = self.Z, self.U, self.mu, self.eta
+        Z, mu, eta, targets = self.Z, self.mu, self.eta, self.targets
         n, d = Z.shape
+        k = targets.shape[1]
         L = x.reshape(d, d)
         ZL = Z @ L.T
         q = np.einsum("ij,ij->i", ZL, ZL)
-        UL = self.Uf @ L.T                                                       # one 2-D product (a batched
-        d_target = np.einsum("ij,ij->i", UL, UL).reshape(U.shape[:2])           # 3-D one is slower): ‖L u_ij‖²
+        d_target = np.empty((n, k))                                              # ‖L u_ij‖², from the mapped
+        for m in range(k):                                                       # points, one target rank at a time
+            UL = ZL - ZL[targets[:, m]]
+            d_target[:, m] = np.einsum("ij,ij->i", UL, UL)
         radius = 1.0 + d_target.max(axis=1)
         # Points in order of decreasing radius: for a < b in that order max(r_a, r_b) = r_a, so the upper
         # triangle of the pair matrix with the row's radius holds every pair (a, b) inside the radius of a or
@@ -134,26 +148,35 @@ class _FullLoss:
         order = np.argsort(-radius, kind="stable")
         ZLs, qs, rs, labels = ZL[order], q[order], radius[order], self.labels[order]
         # candidates from a float32 Gram matrix, with a margin above its rounding error
-        # (|fl(⟨a, b⟩) − ⟨a, b⟩| ≤ 2d·ε₃₂·‖a‖‖b‖ ≤ 2d·ε₃₂·max q); exact distances from differences after
-        ZL32 = ZLs.astype(np.float32)
-        half_q32 = (0.5 * qs).astype(np.float32)
+        # (|fl(⟨a, b⟩) − ⟨a, b⟩| ≤ 2d·ε₃₂·‖a‖‖b‖ ≤ 2d·ε₃₂·max q; two more terms in the augmented products);
+        # ‖L(z_a − z_b)‖² < r_a  ⇔  ⟨Lz_a, Lz_b⟩ − q_b/2 − (q_a − r_a)/2 > 0, as one product of the rows
+        # [Lz_a, 1, −(q_a − r_a)/2 + slack] and [Lz_b, −q_b/2, 1] (no pass over the block to subtract)
         slack = 4.0 * (d + 2) * float(np.finfo(np.float32).eps) * float(q.max()) + 1e-30
-        threshold = (0.5 * (qs - rs) - slack).astype(np.float32)
+        left = np.empty((n, d + 2), dtype=np.float32)
+        right = np.empty((n, d + 2), dtype=np.float32)
+        left[:, :d] = ZLs
+        right[:, :d] = ZLs
+        left[:, d] = 1.0
+        left[:, d + 1] = slack - 0.5 * (qs - rs)
+        right[:, d] = -0.5 * qs
+        right[:, d + 1] = 1.0
         rows, cols = [], []
         for start in range(0, n, self.rows):
             stop = min(start + self.rows, n)
-            # ‖L(z_a − z_b)‖² < r_a  ⇔  ⟨Lz_a, Lz_b⟩ − q_b/2 > (q_a − r_a)/2, for b ≥ start: two passes over the block
-            G = ZL32[start:stop] @ ZL32[start:].T
-            G -= half_q32[start:]
-            r, c = np.divmod(np.flatnonzero(G > threshold[start:stop, None]), n - start)
+            G = left[start:stop] @ right[start:].T                              # for b ≥ start only
+            r, c = np.divmod(np.flatnonzero(G > 0.0), n - start)
             r += start
             c += start
             keep = (c > r) & (labels[r] != labels[c])
             rows.append(r[keep])
             cols.append(c[keep])
         a, b = np.concatenate(rows), np.concatenate(cols)                        # a < b, a ascending
-        diff = ZLs[a] - ZLs[b]
-        D_ab = np.einsum("ij,ij->i", diff, diff)                                 # ‖L(x_a − x_b)‖², exact
+        D_ab = np.empty(a.size)                                                  # ‖L(x_a − x_b)‖², exact, from
+        for start in range(0, a.size, _PAIR_CHUNK):                              # differences in cache-sized chunks
+            t = slice(start, start + _PAIR_CHUNK)
+            diff = ZLs[a[t]]
+            diff -= ZLs[b[t]]
+            D_ab[t] = np.einsum("ij,ij->i", diff, diff)
         forward, backward = D_ab < rs[a], D_ab < rs[b]                           # b inside the radius of a; a of b
         n_forward = int(forward.sum())
         i = order[np.concatenate([a[forward], b[backward]])]                      # anchor
@@ -162,34 +185,34 @@ class _FullLoss:
         T = np.clip(H, 0.0, eta)
         push = float(np.sum(T * T)) / (2.0 * eta) + float(np.sum(np.maximum(H - eta, 0.0)))
         T /= eta                                                                # φ'(z)
-        omega_target = np.stack([np.bincount(i, T[:, m], n) for m in range(T.shape[1])], axis=1)
+        omega_target = np.stack([np.bincount(i, T[:, m], n) for m in range(k)], axis=1)
         Om = T.sum(axis=1)                                                      # impostor-pair weights Ω_il
-        # Σ_il Ω_il (z_i − z_l)(z_i − z_l)ᵀ depends on the unordered pair only: weight w_ab = Ω_ab + Ω_ba, and
-        # Σ_ab w_ab (z_a − z_b)(z_a − z_b)ᵀ = Zᵀ(diag(W1) + diag(Wᵀ1))Z − ZᵀWZ − (ZᵀWZ)ᵀ with W sparse (rows a
-        # ascending): O(n_Ω·d + n·d²) flops instead of O(n_Ω·d²)
+        # Σ_ij ω_ij u_ij u_ijᵀ − Σ_il Ω_il (z_i − z_l)(z_i − z_l)ᵀ depends on each unordered pair only: signed
+        # weights s = +ω_ij on the target pairs and −(Ω_ab + Ω_ba) on the candidate pairs, and
+        # Σ s (z − z')(z − z')ᵀ = Zᵀ(diag(S1) + diag(Sᵀ1))Z − ZᵀSZ − (ZᵀSZ)ᵀ with S sparse:
+        # O(nnz·d + n·d²) flops instead of O(n_Ω·d²) and O(n·k·d²)
+        # (the target pairs' pattern is fixed; the candidate pairs' rows a are ascending in the sorted order)
         w = np.zeros(a.size)
-        w[forward] += Om[:n_forward]
-        w[backward] += Om[n_forward:]
-        Zs = Z[order]
+        w[forward] -= Om[:n_forward]
+        w[backward] -= Om[n_forward:]
+        S_target = scipy.sparse.csr_matrix((omega_target.ravel(), self.target_cols, self.target_indptr), shape=(n, n))
         indptr = np.concatenate([[0], np.cumsum(np.bincount(a, minlength=n))])
-        Wm = scipy.sparse.csr_matrix((w, b, indptr), shape=(n, n))
-        degree = np.bincount(a, w, n) + np.bincount(b, w, n)
-        cross = Zs.T @ (Wm @ Zs)
-        G_imp = (Zs * degree[:, None]).T @ Zs - cross - cross.T
-        Uf = self.Uf
-        G_target = (Uf * omega_target.reshape(-1, 1)).T @ Uf
-        G = (1.0 - mu) * self.P + mu * (G_target - G_imp)                         # (2.14), smoothed
+        S_pairs = scipy.sparse.csr_matrix((w, b, indptr), shape=(n, n))
+        Zs = Z[order]
+        degree = np.bincount(self.target_rows, S_target.data, n) + np.bincount(self.target_cols, S_target.data, n)
+        degree[order] += np.bincount(a, w, n) + np.bincount(b, w, n)
+        cross = Z.T @ (S_target @ Z) + Zs.T @ (S_pairs @ Zs)
+        G_push = (Z * degree[:, None]).T @ Z - cross - cross.T
+        G = (1.0 - mu) * self.P + mu * G_push                                   # (2.14), smoothed
         loss = (1.0 - mu) * float(np.sum((L @ self.P) * L)) + mu * push
         return loss, (2.0 * L @ (0.5 * (G + G.T))).ravel()
 
 
 def _scan(X: np.ndarray, y: np.ndarray, targets: np.ndarray, M: np.ndarray,
           threshold: float) -> tuple[np.ndarray, np.ndarray]:
-    """Every triplet with hinge argument > threshold at M and that argument (:func:`iter_hinges`)."""
-    parts = list(iter_hinges(X, y, targets, M, threshold=threshold))
-    if not parts:
-        return np.empty((0, 3), dtype=np.int64), np.empty(0)
-    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    """Every triplet with hinge argument > threshold at M and that argument (:func:`radius_hinges`: the
+    triplets of :func:`iter_hinges`, through the radius filter)."""
+    return radius_hinges(X, y, targets, M, threshold=threshold)
 
 
 def warm_start_metric(
@@ -266,7 +289,7 @@ def warm_start_metric(
             break
     M = L.T @ L
     M = 0.5 * (M + M.T)
-    triplets, z = _scan(X, y, targets, M, -keep)          # one streamed scan of every hinge (2.10)
+    triplets, z = _scan(X, y, targets, M, -keep)          # one exact scan of every hinge (2.10)
     positive = z > 0.0
     loss = (1.0 - mu) * float(np.sum(P * M)) + mu * float(z[positive].sum())
     _, slope = smoothed_hinge(z, history["eta"][-1])
