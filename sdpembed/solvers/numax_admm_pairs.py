@@ -186,6 +186,12 @@ def _holds_secants(operator: PairSecantOperator, basis: np.ndarray, tol: float =
     return bool(np.max(np.linalg.norm(diff, axis=1) / operator.norms, initial=0.0) <= tol)
 
 
+def _factor_in_original_coordinates(U: np.ndarray, s: np.ndarray, basis: np.ndarray | None) -> np.ndarray:
+    """Ψ (k, N) with ΨᵀΨ = P for P = Q U diag(s) Uᵀ Qᵀ (Q = ``basis``, or the identity)."""
+    factor = (U * np.sqrt(s)).T
+    return factor if basis is None else factor @ basis.T
+
+
 def _approximate_bound(geometry: _PairGeometry, lo, hi, y) -> float:
     """Dual bound g(y)/λ_max(𝒜*(y)) through the points — for stopping decisions only; the reported
     certificate is recomputed from the explicit secants by :func:`certified_lower_bound`."""
@@ -412,16 +418,6 @@ warm_start, max_constraints, verbose, time_limit
                 last_report = iteration
                 print(f"admm it {iteration:6d}  tr P {objective:.8f}  e1 {e1:.2e}  e2 {e2:.2e}  "
                       f"viol {violation:.2e}  bound {bound:.8f}  gap {rgap:.2e}  rank {rank:4d}  beta {beta:.3g}")
-            if monitor is not None and iteration - last_monitor >= 20 and \
-                    time.perf_counter() - start >= 10.0 * monitor_time:
-                last_monitor, tick = iteration, time.perf_counter()
-                factor_now = (U_P * np.sqrt(s_P)).T if basis is None else (U_P * np.sqrt(s_P)).T @ basis.T
-                outside = float(monitor(factor_now))
-                monitor_time += time.perf_counter() - tick
-                if outside > feas_tol and max(violation, e1, e2) <= monitor_ratio * outside:
-                    message = (f"stopped at iteration {iteration}: pairs outside the problem violate by "
-                               f"{outside:.2e}, the working pairs only by {violation:.2e} (e1 {e1:.1e}, e2 {e2:.1e})")
-                    break
             if small and violation <= feas_tol and rgap <= gap_tol:
                 status = "optimal"
                 message = (f"max(e1, e2) = {max(e1, e2):.2e} <= {tol:g}, violation {violation:.2e} <= "
@@ -430,12 +426,21 @@ warm_start, max_constraints, verbose, time_limit
             if out_of_time:
                 message = f"time limit of {time_limit:g}s reached before the tolerances were met"
                 break
+            if monitor is not None and iteration - last_monitor >= 20 and \
+                    time.perf_counter() - start >= 10.0 * monitor_time:
+                last_monitor, tick = iteration, time.perf_counter()
+                outside = float(monitor(_factor_in_original_coordinates(U_P, s_P, basis)))
+                monitor_time += time.perf_counter() - tick
+                if outside > feas_tol and max(violation, e1, e2) <= monitor_ratio * outside:
+                    message = (f"stopped at iteration {iteration}: pairs outside the problem violate by "
+                               f"{outside:.2e}, the working pairs only by {violation:.2e} (e1 {e1:.1e}, e2 {e2:.1e})")
+                    break
 
     # the iterates, formed once, for a warm start; P and its certificate from the explicit secants
     Lam = geom.adjoint(z) + (a * Lam0 if (Lam0 is not None and a != 0.0) else 0.0)
     L = M.dense() - Lam
     state = ADMMState(L, Lam, omega, beta, basis, K_inv, gram)
-    factor = (U_P * np.sqrt(s_P)).T if basis is None else (U_P * np.sqrt(s_P)).T @ basis.T
+    factor = _factor_in_original_coordinates(U_P, s_P, basis)
     explicit = operator.explicit()
     B = explicit.V @ factor.T
     values = np.einsum("ij,ij->i", B, B)
