@@ -37,6 +37,11 @@ Times: ``search_s`` is the whole search for M (several fits); ``fit_s`` one fit 
 
 ``--time-limit T`` runs every cell in a child process and stops it after T seconds; such a cell
 records ``dim: null`` and ``note: "time limit (T s)"``, never a number it did not finish.
+Every cell runs in a child process whose address space is limited to ``--memory-limit-gb``
+(default 12; ``RLIMIT_AS``): a cell that needs more records ``status: "memory limit"`` and
+``dim: null`` instead of taking the machine down (0 switches the limit off; with neither
+limit the cells run in this process). A cell run in a child records its peak resident
+memory (``peak_rss_mb``).
 ``--json`` with a part that the file already holds replaces only that part: the other parts of
 an existing JSON at the same path are kept.
 
@@ -51,6 +56,7 @@ import multiprocessing
 import os
 import platform
 import queue
+import resource
 import time
 import traceback
 import warnings
@@ -88,29 +94,49 @@ PUBLISHED_TABLE3 = {
 }
 
 
-def _child(target, args: tuple, out) -> None:
+#: Address-space limit of a cell's child process in GB (``--memory-limit-gb``; None: no limit).
+MEMORY_LIMIT_GB: float | None = 12.0
+
+
+def _child(target, args: tuple, out, memory_limit_gb: float | None = None) -> None:
+    global MEMORY_LIMIT_GB
+    MEMORY_LIMIT_GB = None                                  # the cell runs here, not in a grandchild
+    if memory_limit_gb is not None:
+        limit = int(memory_limit_gb * 2**30)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     try:
-        out.put(("ok", target(*args)))
+        value = target(*args)
+        if isinstance(value, dict):
+            value = {**value, "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+        out.put(("ok", value))
+    except MemoryError:                                     # the address-space limit: recorded, not raised
+        out.put(("memory", traceback.format_exc()))
     except BaseException:                                   # reported by the parent, never hidden as a time-out
         out.put(("error", traceback.format_exc()))
 
 
-def with_time_limit(target, args: tuple, time_limit: float | None, row: dict) -> dict:
-    """``target(*args)`` (a dict), in a forked child stopped after ``time_limit`` seconds.
+def with_time_limit(target, args: tuple, time_limit: float | None, row: dict,
+                    memory_limit_gb: float | None = -1.0) -> dict:
+    """``target(*args)`` (a dict), in a forked child stopped after ``time_limit`` seconds, its
+    address space limited to ``memory_limit_gb`` (default: :data:`MEMORY_LIMIT_GB`).
 
     On time-out the child is killed and ``row`` is returned with ``dim = None`` and the note
-    ``"time limit (T s)"``: a cell that did not finish records no number. An exception in the
-    child, or its death, is raised here as a ``RuntimeError``.
+    ``"time limit (T s)"``: a cell that did not finish records no number. A ``MemoryError`` in
+    the child (the memory limit) returns ``row`` with ``dim = None`` and status
+    ``"memory limit"``. Any other exception in the child, or its death, is raised here as a
+    ``RuntimeError``. With neither limit the target runs in this process.
     """
-    if time_limit is None:
+    if memory_limit_gb is not None and memory_limit_gb < 0:
+        memory_limit_gb = MEMORY_LIMIT_GB
+    if time_limit is None and memory_limit_gb is None:
         return target(*args)
     ctx = multiprocessing.get_context("fork")
     out = ctx.Queue()
-    child = ctx.Process(target=_child, args=(target, args, out), daemon=True)
+    child = ctx.Process(target=_child, args=(target, args, out, memory_limit_gb), daemon=True)
     start = time.perf_counter()
     child.start()
     while True:
-        left = time_limit - (time.perf_counter() - start)
+        left = np.inf if time_limit is None else time_limit - (time.perf_counter() - start)
         if left <= 0.0:
             child.kill()
             child.join()
@@ -124,6 +150,11 @@ def with_time_limit(target, args: tuple, time_limit: float | None, row: dict) ->
                 raise RuntimeError(f"the benchmark cell's process ended without a result (exit code "
                                    f"{child.exitcode})") from None
     child.join()
+    if kind == "memory":
+        last = value.strip().splitlines()[-1]
+        return {**row, "dim": None, "status": "memory limit",
+                "note": f"memory limit ({memory_limit_gb:g} GB address space): {last}",
+                "search_s": time.perf_counter() - start}
     if kind == "error":
         raise RuntimeError(f"the benchmark cell failed in its child process:\n{value}")
     return value
@@ -134,7 +165,7 @@ def run_method(label: str, method: str, options: dict, X: np.ndarray, delta: flo
     """One (method, δ, measure) cell: the dimension found, its training δ, search and fit times
     (in a child process stopped after ``time_limit`` seconds when one is given)."""
     row = {"method": label, "name": method, "delta": delta, "measure": measure}
-    if time_limit is not None:
+    if time_limit is not None or MEMORY_LIMIT_GB is not None:
         return with_time_limit(run_method, (label, method, options, X, delta, measure, secant_set), time_limit,
                                row)
     start = time.perf_counter()
@@ -186,6 +217,8 @@ def table(X: np.ndarray, name: str, native: bool, measures=("rip", "adagio"),
 def _dim_text(cell: dict) -> str:
     if cell.get("status") == "time limit":
         return "t/l"
+    if cell.get("status") == "memory limit":
+        return "mem"
     return "–" if cell.get("dim") is None else str(cell["dim"])
 
 
@@ -328,12 +361,18 @@ def main() -> None:
     parser.add_argument("--time-limit", type=float, default=None,
                         help="seconds per cell (each cell then runs in a child process); a cell stopped by it "
                              "records 'time limit', not a number")
+    parser.add_argument("--memory-limit-gb", type=float, default=12.0,
+                        help="address-space limit of each cell's child process in GB (0: none); a cell that "
+                             "exceeds it records 'memory limit', not a number")
     args = parser.parse_args()
+    global MEMORY_LIMIT_GB
+    MEMORY_LIMIT_GB = args.memory_limit_gb if args.memory_limit_gb > 0 else None
     start = time.perf_counter()
     path = Path(args.json)
     out: dict = json.loads(path.read_text()) if path.exists() else {}     # keep the parts not re-run
     out["benchmark"] = "linear_family"
     stamp = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "time_limit_s": args.time_limit,
+             "memory_limit_gb": MEMORY_LIMIT_GB,
              "load_average": list(os.getloadavg())}
     only = None if args.methods is None else set(args.methods.split(","))
 
@@ -372,7 +411,8 @@ def main() -> None:
             "rows": table7_2(sizes, args.time_limit), **stamp}
     if "b" in args.parts:
         X, _ = load_mnist(size=28, n_samples=args.n_points, random_state=0)
-        rows = table(X, f"MNIST-{args.n_points} (28x28)", native=args.numax_mnist, only=only)
+        rows = table(X, f"MNIST-{args.n_points} (28x28)", native=args.numax_mnist, time_limit=args.time_limit,
+                     only=only)
         if not args.numax_mnist:
             rows += numax_mnist_rows(ROOT / "benchmarks" / "results" / "numax_mnist_table3.json")
             print("  NuMax (from numax_mnist_table3.json): "
@@ -384,6 +424,7 @@ def main() -> None:
     for part, name in (("a", "squares"), ("b", "mnist"), ("c", "luo_table7_1"), ("d", "luo_table7_2")):
         if part in args.parts:
             limit = "" if args.time_limit is None else f" --time-limit {args.time_limit:g}"
+            limit += "" if MEMORY_LIMIT_GB is None else f" --memory-limit-gb {MEMORY_LIMIT_GB:g}"
             methods = "" if only is None else f" --methods {args.methods}"
             runs[name] = (f"--parts {args.parts}{limit}{methods}, {time.perf_counter() - start:.0f} s, "
                           f"{stamp['date']}")

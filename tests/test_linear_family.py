@@ -470,9 +470,28 @@ def test_benchmark_time_limit_records_time_limit_not_a_number():
     out = bench.with_time_limit(_sleep_then_row, (30.0,), 0.5, row)
     assert out["dim"] is None and out["status"] == "time limit" and out["note"] == "time limit (0.5 s)"
     assert out["search_s"] < 10.0
-    assert bench.with_time_limit(_sleep_then_row, (0.0,), 30.0, row) == {"dim": 3}      # finished: its own row
-    assert bench.with_time_limit(_sleep_then_row, (0.0,), None, row) == {"dim": 3}      # no limit: in-process
+    done = bench.with_time_limit(_sleep_then_row, (0.0,), 30.0, row)                    # finished: its own row
+    assert done["dim"] == 3 and done["peak_rss_mb"] > 0                                 # (and the child's peak)
+    assert bench.with_time_limit(_sleep_then_row, (0.0,), None, row, None) == {"dim": 3}  # no limit: in-process
     assert bench._dim_text(out) == "t/l"
+
+
+def _allocate_gb(gb):
+    return {"dim": int(np.ones(int(gb * 2**30) // 8).sum() > 0)}
+
+
+def test_benchmark_memory_limit_records_memory_limit_not_a_crash():
+    """A cell that needs more memory than ``--memory-limit-gb`` records 'memory limit' (its child
+    gets an RLIMIT_AS), instead of growing until the kernel's OOM killer stops the machine."""
+    bench = _load_benchmark()
+    with open("/proc/self/status") as status:                   # the forked child starts with our address space
+        vm_gb = next(int(line.split()[1]) for line in status if line.startswith("VmSize")) / 2**20
+    row = {"method": "greedy", "delta": 0.1}
+    out = bench.with_time_limit(_allocate_gb, (4.0,), None, row, vm_gb + 1.0)
+    assert out["dim"] is None and out["status"] == "memory limit" and "GB address space" in out["note"]
+    assert bench._dim_text(out) == "mem"
+    small = bench.with_time_limit(_allocate_gb, (0.1,), None, row, vm_gb + 1.0)
+    assert small["dim"] == 1 and small["peak_rss_mb"] > 100
 
 
 def test_benchmark_random_translating_squares():
