@@ -417,9 +417,15 @@ def main() -> None:
             rows += numax_mnist_rows(ROOT / "benchmarks" / "results" / "numax_mnist_table3.json")
             print("  NuMax (from numax_mnist_table3.json): "
                   + ", ".join(f"δ = {r['delta']}: M = {r['dim']} in {r['fit_s']:.0f} s" for r in rows[-3:]))
-        out["mnist"] = {"setup": f"{args.n_points} MNIST test images (28x28, seeded sample, seed 0), all pairs",
-                        "rows": merged("mnist", rows), "published_table3": {k: {str(d): v for d, v in p.items()}
-                                                          for k, p in PUBLISHED_TABLE3.items()}, **stamp}
+        part = {"setup": f"{args.n_points} MNIST test images (28x28, seeded sample, seed 0), all pairs",
+                "rows": merged("mnist", rows), "published_table3": {k: {str(d): v for d, v in p.items()}
+                                                                  for k, p in PUBLISHED_TABLE3.items()}}
+        if only is None:
+            out["mnist"] = {**part, **stamp}
+        else:                          # the part's stamp stays that of its other rows; one stamp per re-run label
+            reruns = dict(out.get("mnist", {}).get("reruns", {}))
+            reruns.update({label: stamp for label in sorted(only)})
+            out["mnist"] = {**out.get("mnist", {}), **part, "reruns": reruns}
     runs = out.get("runs") if isinstance(out.get("runs"), dict) else {}      # part -> how it was last run
     for part, name in (("a", "squares"), ("b", "mnist"), ("c", "luo_table7_1"), ("d", "luo_table7_2")):
         if part in args.parts:

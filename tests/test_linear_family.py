@@ -523,3 +523,24 @@ def test_benchmark_mnist_fives_at_7x7_are_4x4_block_means():
     assert X.shape == (20, 49) and np.all(labels == 5)
     np.testing.assert_allclose(X[:, 0], full.reshape(20, 28, 28)[:, :4, :4].mean(axis=(1, 2)))
     np.testing.assert_allclose(X.sum(axis=1), full.sum(axis=1) / 16)
+
+
+def test_benchmark_rerun_of_some_mnist_rows_keeps_the_others_and_their_stamp(tmp_path, monkeypatch):
+    """``--parts b --methods L`` replaces only the rows labelled L; the part's other rows and its
+    date/load stamp stay, and the re-run gets its own stamp under ``reruns``."""
+    import json
+    import sys
+
+    bench = _load_benchmark()
+    path = tmp_path / "out.json"
+    old_rows = [{"method": "PCA", "delta": 0.1, "dim": 7}, {"method": "FroMax", "delta": 0.1, "dim": None}]
+    path.write_text(json.dumps({"mnist": {"rows": old_rows, "date": "then", "load_average": [1.0]}}))
+    monkeypatch.setattr(bench, "load_mnist", lambda **kw: (np.zeros((3, 2)), None))
+    monkeypatch.setattr(bench, "table", lambda *a, **kw: [{"method": "FroMax", "delta": 0.1, "dim": 5}])
+    monkeypatch.setattr(sys, "argv", ["linear_family.py", "--parts", "b", "--numax-mnist", "--methods", "FroMax",
+                                      "--json", str(path)])
+    bench.main()
+    mnist = json.loads(path.read_text())["mnist"]
+    assert mnist["rows"] == [old_rows[0], {"method": "FroMax", "delta": 0.1, "dim": 5}]
+    assert mnist["date"] == "then" and mnist["load_average"] == [1.0]
+    assert set(mnist["reruns"]) == {"FroMax"} and mnist["reruns"]["FroMax"]["memory_limit_gb"] == 12.0
