@@ -193,12 +193,13 @@ def run_method(label: str, method: str, options: dict, X: np.ndarray, delta: flo
 
 
 def table(X: np.ndarray, name: str, native: bool, measures=("rip", "adagio"),
-          time_limit: float | None = None, only: set[str] | None = None) -> list[dict]:
-    """Every method (or the labels in ``only``) at every δ (and measure) on the points X."""
+          time_limit: float | None = None, only: set[str] | None = None,
+          deltas: tuple[float, ...] = DELTAS) -> list[dict]:
+    """Every method (or the labels in ``only``) at every δ of ``deltas`` (and measure) on the points X."""
     secant_set = SecantSet(X=X)
     rows = []
     print(f"\n{name}: n = {X.shape[0]}, N = {X.shape[1]}, {secant_set.n_secants} secants", flush=True)
-    print(f"  {'method':<26}{'measure':<8}" + "".join(f"{'M @ ' + str(d):>12}" for d in DELTAS)
+    print(f"  {'method':<26}{'measure':<8}" + "".join(f"{'M @ ' + str(d):>12}" for d in deltas)
           + f"{'fit s @ 0.1':>13}", flush=True)
     groups = [(label, spec, measure) for label, spec in BASELINES.items() for measure in measures]
     if native:
@@ -206,10 +207,10 @@ def table(X: np.ndarray, name: str, native: bool, measures=("rip", "adagio"),
     if only is not None:
         groups = [group for group in groups if group[0] in only]
     for label, (method, options), measure in groups:
-        cells = [run_method(label, method, options, X, delta, measure, secant_set, time_limit) for delta in DELTAS]
+        cells = [run_method(label, method, options, X, delta, measure, secant_set, time_limit) for delta in deltas]
         rows += cells
         dims = "".join(f"{_dim_text(c):>12}" for c in cells)
-        fit = cells[1].get("fit_s")
+        fit = next((c.get("fit_s") for c in cells if c["delta"] == 0.1), None)
         print(f"  {label:<26}{measure:<8}{dims}{'' if fit is None else f'{fit:13.2f}'}", flush=True)
     return rows
 
@@ -364,6 +365,9 @@ def main() -> None:
     parser.add_argument("--memory-limit-gb", type=float, default=12.0,
                         help="address-space limit of each cell's child process in GB (0: none); a cell that "
                              "exceeds it records 'memory limit', not a number")
+    parser.add_argument("--deltas", default=None,
+                        help="with --methods: comma-separated δs to re-run in parts a and b (default 0.05,0.1,0.2); "
+                             "the JSON keeps those rows' other δs")
     args = parser.parse_args()
     global MEMORY_LIMIT_GB
     MEMORY_LIMIT_GB = args.memory_limit_gb if args.memory_limit_gb > 0 else None
@@ -375,18 +379,21 @@ def main() -> None:
              "memory_limit_gb": MEMORY_LIMIT_GB,
              "load_average": list(os.getloadavg())}
     only = None if args.methods is None else set(args.methods.split(","))
+    deltas = DELTAS if args.deltas is None else tuple(float(d) for d in args.deltas.split(","))
+    if deltas != DELTAS and only is None:
+        parser.error("--deltas needs --methods (a subset of the cells of some rows)")
 
     def merged(part: str, rows: list[dict]) -> list[dict]:
-        """The re-run rows, and with ``--methods`` the JSON's other rows of the part."""
+        """The re-run rows, and with ``--methods`` the JSON's other rows (and other δs) of the part."""
         if only is None:
             return rows
         old = out.get(part, {}).get("rows", [])
-        return [row for row in old if row.get("method") not in only] + rows
+        return [row for row in old if row.get("method") not in only or row.get("delta") not in deltas] + rows
 
     if "a" in args.parts:
         X = translating_squares(16, 8)
         rows = merged("squares", table(X, "translating squares 16x16", native=True, time_limit=args.time_limit,
-                                       only=only))
+                                       only=only, deltas=deltas))
         if only is None:
             out["squares"] = {"setup": "translating squares, 16x16 images of an 8x8 square (81 images)",
                               "rows": rows, **stamp}
@@ -412,7 +419,7 @@ def main() -> None:
     if "b" in args.parts:
         X, _ = load_mnist(size=28, n_samples=args.n_points, random_state=0)
         rows = table(X, f"MNIST-{args.n_points} (28x28)", native=args.numax_mnist, time_limit=args.time_limit,
-                     only=only)
+                     only=only, deltas=deltas)
         if not args.numax_mnist:
             rows += numax_mnist_rows(ROOT / "benchmarks" / "results" / "numax_mnist_table3.json")
             print("  NuMax (from numax_mnist_table3.json): "
@@ -424,7 +431,7 @@ def main() -> None:
             out["mnist"] = {**part, **stamp}
         else:                          # the part's stamp stays that of its other rows; one stamp per re-run label
             reruns = dict(out.get("mnist", {}).get("reruns", {}))
-            reruns.update({label: stamp for label in sorted(only)})
+            reruns.update({f"{label} {delta:g}": stamp for label in sorted(only) for delta in deltas})
             out["mnist"] = {**out.get("mnist", {}), **part, "reruns": reruns}
     runs = out.get("runs") if isinstance(out.get("runs"), dict) else {}      # part -> how it was last run
     for part, name in (("a", "squares"), ("b", "mnist"), ("c", "luo_table7_1"), ("d", "luo_table7_2")):
@@ -432,6 +439,7 @@ def main() -> None:
             limit = "" if args.time_limit is None else f" --time-limit {args.time_limit:g}"
             limit += "" if MEMORY_LIMIT_GB is None else f" --memory-limit-gb {MEMORY_LIMIT_GB:g}"
             methods = "" if only is None else f" --methods {args.methods}"
+            methods += "" if args.deltas is None else f" --deltas {args.deltas}"
             runs[name] = (f"--parts {args.parts}{limit}{methods}, {time.perf_counter() - start:.0f} s, "
                           f"{stamp['date']}")
     out.update(date=time.strftime("%Y-%m-%d"), total_time_s=time.perf_counter() - start, runs=runs,

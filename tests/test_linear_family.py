@@ -543,4 +543,16 @@ def test_benchmark_rerun_of_some_mnist_rows_keeps_the_others_and_their_stamp(tmp
     mnist = json.loads(path.read_text())["mnist"]
     assert mnist["rows"] == [old_rows[0], {"method": "FroMax", "delta": 0.1, "dim": 5}]
     assert mnist["date"] == "then" and mnist["load_average"] == [1.0]
-    assert set(mnist["reruns"]) == {"FroMax"} and mnist["reruns"]["FroMax"]["memory_limit_gb"] == 12.0
+    assert set(mnist["reruns"]) == {"FroMax 0.05", "FroMax 0.1", "FroMax 0.2"}
+    assert mnist["reruns"]["FroMax 0.1"]["memory_limit_gb"] == 12.0
+
+    # --deltas: only those cells of the row are replaced
+    old_rows = [{"method": "FroMax", "delta": d, "dim": 9} for d in (0.05, 0.1, 0.2)]
+    path.write_text(json.dumps({"mnist": {"rows": old_rows, "date": "then"}}))
+    monkeypatch.setattr(bench, "table", lambda *a, deltas, **kw: [{"method": "FroMax", "delta": d, "dim": 5}
+                                                                   for d in deltas])
+    monkeypatch.setattr(sys, "argv", sys.argv + ["--deltas", "0.1"])
+    bench.main()
+    mnist = json.loads(path.read_text())["mnist"]
+    assert [(r["delta"], r["dim"]) for r in mnist["rows"]] == [(0.05, 9), (0.2, 9), (0.1, 5)]
+    assert set(mnist["reruns"]) == {"FroMax 0.1"} and mnist["date"] == "then"
