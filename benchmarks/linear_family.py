@@ -194,7 +194,7 @@ def run_method(label: str, method: str, options: dict, X: np.ndarray, delta: flo
 
 def table(X: np.ndarray, name: str, native: bool, measures=("rip", "adagio"),
           time_limit: float | None = None, only: set[str] | None = None,
-          deltas: tuple[float, ...] = DELTAS) -> list[dict]:
+          deltas: tuple[float, ...] = DELTAS, verbose: bool = False) -> list[dict]:
     """Every method (or the labels in ``only``) at every δ of ``deltas`` (and measure) on the points X."""
     secant_set = SecantSet(X=X)
     rows = []
@@ -207,6 +207,8 @@ def table(X: np.ndarray, name: str, native: bool, measures=("rip", "adagio"),
     if only is not None:
         groups = [group for group in groups if group[0] in only]
     for label, (method, options), measure in groups:
+        if verbose and method in ("fromax", "nilepro"):
+            options = {**options, "verbose": True}           # one line per rank step and CG round
         cells = [run_method(label, method, options, X, delta, measure, secant_set, time_limit) for delta in deltas]
         rows += cells
         dims = "".join(f"{_dim_text(c):>12}" for c in cells)
@@ -368,6 +370,9 @@ def main() -> None:
     parser.add_argument("--deltas", default=None,
                         help="with --methods: comma-separated δs to re-run in parts a and b (default 0.05,0.1,0.2); "
                              "the JSON keeps those rows' other δs")
+    parser.add_argument("--verbose", action="store_true",
+                        help="FroMax/NILE-Pro print their rank steps and column-generation rounds (progress of "
+                             "cells that may time out)")
     args = parser.parse_args()
     global MEMORY_LIMIT_GB
     MEMORY_LIMIT_GB = args.memory_limit_gb if args.memory_limit_gb > 0 else None
@@ -419,7 +424,7 @@ def main() -> None:
     if "b" in args.parts:
         X, _ = load_mnist(size=28, n_samples=args.n_points, random_state=0)
         rows = table(X, f"MNIST-{args.n_points} (28x28)", native=args.numax_mnist, time_limit=args.time_limit,
-                     only=only, deltas=deltas)
+                     only=only, deltas=deltas, verbose=args.verbose)
         if not args.numax_mnist:
             rows += numax_mnist_rows(ROOT / "benchmarks" / "results" / "numax_mnist_table3.json")
             print("  NuMax (from numax_mnist_table3.json): "
