@@ -115,6 +115,15 @@ def _child(target, args: tuple, out, memory_limit_gb: float | None = None) -> No
         out.put(("error", traceback.format_exc()))
 
 
+def _peak_rss_mb(pid: int) -> float | None:
+    """Peak resident memory (VmHWM) of a running process in MB, if /proc has it."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            return next(int(line.split()[1]) / 1024 for line in status if line.startswith("VmHWM"))
+    except (OSError, StopIteration, ValueError):
+        return None
+
+
 def with_time_limit(target, args: tuple, time_limit: float | None, row: dict,
                     memory_limit_gb: float | None = -1.0) -> dict:
     """``target(*args)`` (a dict), in a forked child stopped after ``time_limit`` seconds, its
@@ -138,10 +147,11 @@ def with_time_limit(target, args: tuple, time_limit: float | None, row: dict,
     while True:
         left = np.inf if time_limit is None else time_limit - (time.perf_counter() - start)
         if left <= 0.0:
+            peak = _peak_rss_mb(child.pid)
             child.kill()
             child.join()
             return {**row, "dim": None, "status": "time limit", "note": f"time limit ({time_limit:g} s)",
-                    "search_s": time.perf_counter() - start}
+                    "search_s": time.perf_counter() - start, "peak_rss_mb": peak}
         try:
             kind, value = out.get(timeout=min(left, 1.0))
             break

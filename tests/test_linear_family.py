@@ -469,7 +469,7 @@ def test_benchmark_time_limit_records_time_limit_not_a_number():
     row = {"method": "slow", "delta": 0.1}
     out = bench.with_time_limit(_sleep_then_row, (30.0,), 0.5, row)
     assert out["dim"] is None and out["status"] == "time limit" and out["note"] == "time limit (0.5 s)"
-    assert out["search_s"] < 10.0
+    assert out["search_s"] < 10.0 and out["peak_rss_mb"] > 0                            # the child's peak memory
     done = bench.with_time_limit(_sleep_then_row, (0.0,), 30.0, row)                    # finished: its own row
     assert done["dim"] == 3 and done["peak_rss_mb"] > 0                                 # (and the child's peak)
     assert bench.with_time_limit(_sleep_then_row, (0.0,), None, row, None) == {"dim": 3}  # no limit: in-process
