@@ -37,6 +37,11 @@ Times: ``search_s`` is the whole search for M (several fits); ``fit_s`` one fit 
 
 ``--time-limit T`` runs every cell in a child process and stops it after T seconds; such a cell
 records ``dim: null`` and ``note: "time limit (T s)"``, never a number it did not finish.
+Every cell runs in a child process whose address space is limited to ``--memory-limit-gb``
+(default 12; ``RLIMIT_AS``): a cell that needs more records ``status: "memory limit"`` and
+``dim: null`` instead of taking the machine down (0 switches the limit off; with neither
+limit the cells run in this process). A cell run in a child records its peak resident
+memory (``peak_rss_mb``).
 ``--json`` with a part that the file already holds replaces only that part: the other parts of
 an existing JSON at the same path are kept.
 
@@ -51,6 +56,7 @@ import multiprocessing
 import os
 import platform
 import queue
+import resource
 import time
 import traceback
 import warnings
@@ -88,34 +94,64 @@ PUBLISHED_TABLE3 = {
 }
 
 
-def _child(target, args: tuple, out) -> None:
+#: Address-space limit of a cell's child process in GB (``--memory-limit-gb``; None: no limit).
+MEMORY_LIMIT_GB: float | None = 12.0
+
+
+def _child(target, args: tuple, out, memory_limit_gb: float | None = None) -> None:
+    global MEMORY_LIMIT_GB
+    MEMORY_LIMIT_GB = None                                  # the cell runs here, not in a grandchild
+    if memory_limit_gb is not None:
+        limit = int(memory_limit_gb * 2**30)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     try:
-        out.put(("ok", target(*args)))
+        value = target(*args)
+        if isinstance(value, dict):
+            value = {**value, "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+        out.put(("ok", value))
+    except MemoryError:                                     # the address-space limit: recorded, not raised
+        out.put(("memory", traceback.format_exc()))
     except BaseException:                                   # reported by the parent, never hidden as a time-out
         out.put(("error", traceback.format_exc()))
 
 
-def with_time_limit(target, args: tuple, time_limit: float | None, row: dict) -> dict:
-    """``target(*args)`` (a dict), in a forked child stopped after ``time_limit`` seconds.
+def _peak_rss_mb(pid: int) -> float | None:
+    """Peak resident memory (VmHWM) of a running process in MB, if /proc has it."""
+    try:
+        with open(f"/proc/{pid}/status") as status:
+            return next(int(line.split()[1]) / 1024 for line in status if line.startswith("VmHWM"))
+    except (OSError, StopIteration, ValueError):
+        return None
+
+
+def with_time_limit(target, args: tuple, time_limit: float | None, row: dict,
+                    memory_limit_gb: float | None = -1.0) -> dict:
+    """``target(*args)`` (a dict), in a forked child stopped after ``time_limit`` seconds, its
+    address space limited to ``memory_limit_gb`` (default: :data:`MEMORY_LIMIT_GB`).
 
     On time-out the child is killed and ``row`` is returned with ``dim = None`` and the note
-    ``"time limit (T s)"``: a cell that did not finish records no number. An exception in the
-    child, or its death, is raised here as a ``RuntimeError``.
+    ``"time limit (T s)"``: a cell that did not finish records no number. A ``MemoryError`` in
+    the child (the memory limit) returns ``row`` with ``dim = None`` and status
+    ``"memory limit"``. Any other exception in the child, or its death, is raised here as a
+    ``RuntimeError``. With neither limit the target runs in this process.
     """
-    if time_limit is None:
+    if memory_limit_gb is not None and memory_limit_gb < 0:
+        memory_limit_gb = MEMORY_LIMIT_GB
+    if time_limit is None and memory_limit_gb is None:
         return target(*args)
     ctx = multiprocessing.get_context("fork")
     out = ctx.Queue()
-    child = ctx.Process(target=_child, args=(target, args, out), daemon=True)
+    child = ctx.Process(target=_child, args=(target, args, out, memory_limit_gb), daemon=True)
     start = time.perf_counter()
     child.start()
     while True:
-        left = time_limit - (time.perf_counter() - start)
+        left = np.inf if time_limit is None else time_limit - (time.perf_counter() - start)
         if left <= 0.0:
+            peak = _peak_rss_mb(child.pid)
             child.kill()
             child.join()
             return {**row, "dim": None, "status": "time limit", "note": f"time limit ({time_limit:g} s)",
-                    "search_s": time.perf_counter() - start}
+                    "search_s": time.perf_counter() - start, "peak_rss_mb": peak}
         try:
             kind, value = out.get(timeout=min(left, 1.0))
             break
@@ -124,6 +160,11 @@ def with_time_limit(target, args: tuple, time_limit: float | None, row: dict) ->
                 raise RuntimeError(f"the benchmark cell's process ended without a result (exit code "
                                    f"{child.exitcode})") from None
     child.join()
+    if kind == "memory":
+        last = value.strip().splitlines()[-1]
+        return {**row, "dim": None, "status": "memory limit",
+                "note": f"memory limit ({memory_limit_gb:g} GB address space): {last}",
+                "search_s": time.perf_counter() - start}
     if kind == "error":
         raise RuntimeError(f"the benchmark cell failed in its child process:\n{value}")
     return value
@@ -134,7 +175,7 @@ def run_method(label: str, method: str, options: dict, X: np.ndarray, delta: flo
     """One (method, δ, measure) cell: the dimension found, its training δ, search and fit times
     (in a child process stopped after ``time_limit`` seconds when one is given)."""
     row = {"method": label, "name": method, "delta": delta, "measure": measure}
-    if time_limit is not None:
+    if time_limit is not None or MEMORY_LIMIT_GB is not None:
         return with_time_limit(run_method, (label, method, options, X, delta, measure, secant_set), time_limit,
                                row)
     start = time.perf_counter()
@@ -162,12 +203,13 @@ def run_method(label: str, method: str, options: dict, X: np.ndarray, delta: flo
 
 
 def table(X: np.ndarray, name: str, native: bool, measures=("rip", "adagio"),
-          time_limit: float | None = None, only: set[str] | None = None) -> list[dict]:
-    """Every method (or the labels in ``only``) at every δ (and measure) on the points X."""
+          time_limit: float | None = None, only: set[str] | None = None,
+          deltas: tuple[float, ...] = DELTAS, verbose: bool = False) -> list[dict]:
+    """Every method (or the labels in ``only``) at every δ of ``deltas`` (and measure) on the points X."""
     secant_set = SecantSet(X=X)
     rows = []
     print(f"\n{name}: n = {X.shape[0]}, N = {X.shape[1]}, {secant_set.n_secants} secants", flush=True)
-    print(f"  {'method':<26}{'measure':<8}" + "".join(f"{'M @ ' + str(d):>12}" for d in DELTAS)
+    print(f"  {'method':<26}{'measure':<8}" + "".join(f"{'M @ ' + str(d):>12}" for d in deltas)
           + f"{'fit s @ 0.1':>13}", flush=True)
     groups = [(label, spec, measure) for label, spec in BASELINES.items() for measure in measures]
     if native:
@@ -175,10 +217,12 @@ def table(X: np.ndarray, name: str, native: bool, measures=("rip", "adagio"),
     if only is not None:
         groups = [group for group in groups if group[0] in only]
     for label, (method, options), measure in groups:
-        cells = [run_method(label, method, options, X, delta, measure, secant_set, time_limit) for delta in DELTAS]
+        if verbose and method in ("fromax", "nilepro"):
+            options = {**options, "verbose": True}           # one line per rank step and CG round
+        cells = [run_method(label, method, options, X, delta, measure, secant_set, time_limit) for delta in deltas]
         rows += cells
         dims = "".join(f"{_dim_text(c):>12}" for c in cells)
-        fit = cells[1].get("fit_s")
+        fit = next((c.get("fit_s") for c in cells if c["delta"] == 0.1), None)
         print(f"  {label:<26}{measure:<8}{dims}{'' if fit is None else f'{fit:13.2f}'}", flush=True)
     return rows
 
@@ -186,6 +230,8 @@ def table(X: np.ndarray, name: str, native: bool, measures=("rip", "adagio"),
 def _dim_text(cell: dict) -> str:
     if cell.get("status") == "time limit":
         return "t/l"
+    if cell.get("status") == "memory limit":
+        return "mem"
     return "–" if cell.get("dim") is None else str(cell["dim"])
 
 
@@ -328,26 +374,41 @@ def main() -> None:
     parser.add_argument("--time-limit", type=float, default=None,
                         help="seconds per cell (each cell then runs in a child process); a cell stopped by it "
                              "records 'time limit', not a number")
+    parser.add_argument("--memory-limit-gb", type=float, default=12.0,
+                        help="address-space limit of each cell's child process in GB (0: none); a cell that "
+                             "exceeds it records 'memory limit', not a number")
+    parser.add_argument("--deltas", default=None,
+                        help="with --methods: comma-separated δs to re-run in parts a and b (default 0.05,0.1,0.2); "
+                             "the JSON keeps those rows' other δs")
+    parser.add_argument("--verbose", action="store_true",
+                        help="FroMax/NILE-Pro print their rank steps and column-generation rounds (progress of "
+                             "cells that may time out)")
     args = parser.parse_args()
+    global MEMORY_LIMIT_GB
+    MEMORY_LIMIT_GB = args.memory_limit_gb if args.memory_limit_gb > 0 else None
     start = time.perf_counter()
     path = Path(args.json)
     out: dict = json.loads(path.read_text()) if path.exists() else {}     # keep the parts not re-run
     out["benchmark"] = "linear_family"
     stamp = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "time_limit_s": args.time_limit,
+             "memory_limit_gb": MEMORY_LIMIT_GB,
              "load_average": list(os.getloadavg())}
     only = None if args.methods is None else set(args.methods.split(","))
+    deltas = DELTAS if args.deltas is None else tuple(float(d) for d in args.deltas.split(","))
+    if deltas != DELTAS and only is None:
+        parser.error("--deltas needs --methods (a subset of the cells of some rows)")
 
     def merged(part: str, rows: list[dict]) -> list[dict]:
-        """The re-run rows, and with ``--methods`` the JSON's other rows of the part."""
+        """The re-run rows, and with ``--methods`` the JSON's other rows (and other δs) of the part."""
         if only is None:
             return rows
         old = out.get(part, {}).get("rows", [])
-        return [row for row in old if row.get("method") not in only] + rows
+        return [row for row in old if row.get("method") not in only or row.get("delta") not in deltas] + rows
 
     if "a" in args.parts:
         X = translating_squares(16, 8)
         rows = merged("squares", table(X, "translating squares 16x16", native=True, time_limit=args.time_limit,
-                                       only=only))
+                                       only=only, deltas=deltas))
         if only is None:
             out["squares"] = {"setup": "translating squares, 16x16 images of an 8x8 square (81 images)",
                               "rows": rows, **stamp}
@@ -372,19 +433,28 @@ def main() -> None:
             "rows": table7_2(sizes, args.time_limit), **stamp}
     if "b" in args.parts:
         X, _ = load_mnist(size=28, n_samples=args.n_points, random_state=0)
-        rows = table(X, f"MNIST-{args.n_points} (28x28)", native=args.numax_mnist, only=only)
+        rows = table(X, f"MNIST-{args.n_points} (28x28)", native=args.numax_mnist, time_limit=args.time_limit,
+                     only=only, deltas=deltas, verbose=args.verbose)
         if not args.numax_mnist:
             rows += numax_mnist_rows(ROOT / "benchmarks" / "results" / "numax_mnist_table3.json")
             print("  NuMax (from numax_mnist_table3.json): "
                   + ", ".join(f"δ = {r['delta']}: M = {r['dim']} in {r['fit_s']:.0f} s" for r in rows[-3:]))
-        out["mnist"] = {"setup": f"{args.n_points} MNIST test images (28x28, seeded sample, seed 0), all pairs",
-                        "rows": merged("mnist", rows), "published_table3": {k: {str(d): v for d, v in p.items()}
-                                                          for k, p in PUBLISHED_TABLE3.items()}, **stamp}
+        part = {"setup": f"{args.n_points} MNIST test images (28x28, seeded sample, seed 0), all pairs",
+                "rows": merged("mnist", rows), "published_table3": {k: {str(d): v for d, v in p.items()}
+                                                                  for k, p in PUBLISHED_TABLE3.items()}}
+        if only is None:
+            out["mnist"] = {**part, **stamp}
+        else:                          # the part's stamp stays that of its other rows; one stamp per re-run label
+            reruns = dict(out.get("mnist", {}).get("reruns", {}))
+            reruns.update({f"{label} {delta:g}": stamp for label in sorted(only) for delta in deltas})
+            out["mnist"] = {**out.get("mnist", {}), **part, "reruns": reruns}
     runs = out.get("runs") if isinstance(out.get("runs"), dict) else {}      # part -> how it was last run
     for part, name in (("a", "squares"), ("b", "mnist"), ("c", "luo_table7_1"), ("d", "luo_table7_2")):
         if part in args.parts:
             limit = "" if args.time_limit is None else f" --time-limit {args.time_limit:g}"
+            limit += "" if MEMORY_LIMIT_GB is None else f" --memory-limit-gb {MEMORY_LIMIT_GB:g}"
             methods = "" if only is None else f" --methods {args.methods}"
+            methods += "" if args.deltas is None else f" --deltas {args.deltas}"
             runs[name] = (f"--parts {args.parts}{limit}{methods}, {time.perf_counter() - start:.0f} s, "
                           f"{stamp['date']}")
     out.update(date=time.strftime("%Y-%m-%d"), total_time_s=time.perf_counter() - start, runs=runs,

@@ -109,7 +109,8 @@ class PairSecantOperator(SecantOperator):
         self.norms = np.linalg.norm(D, axis=1)
         if np.any(self.norms == 0.0):
             raise ValueError("every pair must join two distinct points (a zero secant has no direction)")
-        super().__init__(D / self.norms[:, None])
+        D /= self.norms[:, None]                              # in place: one (S, N) array, not two
+        super().__init__(D)
 
     def apply(self, X: np.ndarray) -> np.ndarray:
         """𝒜(X) through B = X_a X: ((b_i − b_j)·v_k) / d_k."""

@@ -469,10 +469,29 @@ def test_benchmark_time_limit_records_time_limit_not_a_number():
     row = {"method": "slow", "delta": 0.1}
     out = bench.with_time_limit(_sleep_then_row, (30.0,), 0.5, row)
     assert out["dim"] is None and out["status"] == "time limit" and out["note"] == "time limit (0.5 s)"
-    assert out["search_s"] < 10.0
-    assert bench.with_time_limit(_sleep_then_row, (0.0,), 30.0, row) == {"dim": 3}      # finished: its own row
-    assert bench.with_time_limit(_sleep_then_row, (0.0,), None, row) == {"dim": 3}      # no limit: in-process
+    assert out["search_s"] < 10.0 and out["peak_rss_mb"] > 0                            # the child's peak memory
+    done = bench.with_time_limit(_sleep_then_row, (0.0,), 30.0, row)                    # finished: its own row
+    assert done["dim"] == 3 and done["peak_rss_mb"] > 0                                 # (and the child's peak)
+    assert bench.with_time_limit(_sleep_then_row, (0.0,), None, row, None) == {"dim": 3}  # no limit: in-process
     assert bench._dim_text(out) == "t/l"
+
+
+def _allocate_gb(gb):
+    return {"dim": int(np.ones(int(gb * 2**30) // 8).sum() > 0)}
+
+
+def test_benchmark_memory_limit_records_memory_limit_not_a_crash():
+    """A cell that needs more memory than ``--memory-limit-gb`` records 'memory limit' (its child
+    gets an RLIMIT_AS), instead of growing until the kernel's OOM killer stops the machine."""
+    bench = _load_benchmark()
+    with open("/proc/self/status") as status:                   # the forked child starts with our address space
+        vm_gb = next(int(line.split()[1]) for line in status if line.startswith("VmSize")) / 2**20
+    row = {"method": "greedy", "delta": 0.1}
+    out = bench.with_time_limit(_allocate_gb, (4.0,), None, row, vm_gb + 1.0)
+    assert out["dim"] is None and out["status"] == "memory limit" and "GB address space" in out["note"]
+    assert bench._dim_text(out) == "mem"
+    small = bench.with_time_limit(_allocate_gb, (0.1,), None, row, vm_gb + 1.0)
+    assert small["dim"] == 1 and small["peak_rss_mb"] > 100
 
 
 def test_benchmark_random_translating_squares():
@@ -504,3 +523,36 @@ def test_benchmark_mnist_fives_at_7x7_are_4x4_block_means():
     assert X.shape == (20, 49) and np.all(labels == 5)
     np.testing.assert_allclose(X[:, 0], full.reshape(20, 28, 28)[:, :4, :4].mean(axis=(1, 2)))
     np.testing.assert_allclose(X.sum(axis=1), full.sum(axis=1) / 16)
+
+
+def test_benchmark_rerun_of_some_mnist_rows_keeps_the_others_and_their_stamp(tmp_path, monkeypatch):
+    """``--parts b --methods L`` replaces only the rows labelled L; the part's other rows and its
+    date/load stamp stay, and the re-run gets its own stamp under ``reruns``."""
+    import json
+    import sys
+
+    bench = _load_benchmark()
+    path = tmp_path / "out.json"
+    old_rows = [{"method": "PCA", "delta": 0.1, "dim": 7}, {"method": "FroMax", "delta": 0.1, "dim": None}]
+    path.write_text(json.dumps({"mnist": {"rows": old_rows, "date": "then", "load_average": [1.0]}}))
+    monkeypatch.setattr(bench, "load_mnist", lambda **kw: (np.zeros((3, 2)), None))
+    monkeypatch.setattr(bench, "table", lambda *a, **kw: [{"method": "FroMax", "delta": 0.1, "dim": 5}])
+    monkeypatch.setattr(sys, "argv", ["linear_family.py", "--parts", "b", "--numax-mnist", "--methods", "FroMax",
+                                      "--json", str(path)])
+    bench.main()
+    mnist = json.loads(path.read_text())["mnist"]
+    assert mnist["rows"] == [old_rows[0], {"method": "FroMax", "delta": 0.1, "dim": 5}]
+    assert mnist["date"] == "then" and mnist["load_average"] == [1.0]
+    assert set(mnist["reruns"]) == {"FroMax 0.05", "FroMax 0.1", "FroMax 0.2"}
+    assert mnist["reruns"]["FroMax 0.1"]["memory_limit_gb"] == 12.0
+
+    # --deltas: only those cells of the row are replaced
+    old_rows = [{"method": "FroMax", "delta": d, "dim": 9} for d in (0.05, 0.1, 0.2)]
+    path.write_text(json.dumps({"mnist": {"rows": old_rows, "date": "then"}}))
+    monkeypatch.setattr(bench, "table", lambda *a, deltas, **kw: [{"method": "FroMax", "delta": d, "dim": 5}
+                                                                   for d in deltas])
+    monkeypatch.setattr(sys, "argv", sys.argv + ["--deltas", "0.1"])
+    bench.main()
+    mnist = json.loads(path.read_text())["mnist"]
+    assert [(r["delta"], r["dim"]) for r in mnist["rows"]] == [(0.05, 9), (0.2, 9), (0.1, 5)]
+    assert set(mnist["reruns"]) == {"FroMax 0.1"} and mnist["date"] == "then"

@@ -84,7 +84,13 @@ from ._nonconvex import (
     pca_feasible_rank,
     truncate_map,
 )
-from .column_generation import RestrictedResult, _initial_working_set, run_column_generation, scan_pair_violations
+from .column_generation import (
+    RestrictedResult,
+    _factor_values,
+    _initial_working_set,
+    run_column_generation,
+    scan_pair_violations,
+)
 from .fromax import fromax
 from .nilepro import nilepro
 
@@ -598,9 +604,8 @@ def rank_adjust_cg(
         if res.success:
             # the next rank starts from the first working set and the (nearly) active pairs of this map
             pairs = res.extra["pairs"]
-            D = X[pairs[:, 0]] - X[pairs[:, 1]]
-            B = D @ res.Psi.T
-            distortion = np.abs(np.einsum("ij,ij->i", B, B) / np.einsum("ij,ij->i", D, D) - 1.0)
+            # in chunks of pairs: the explicit (S, N) differences of a large working set are not held
+            distortion = np.abs(_factor_values(X, res.Psi, pairs[:, 0], pairs[:, 1]) - 1.0)
             order = np.argsort(-distortion, kind="stable")[: max(cap - first_set.size, 0)]
             active = order[distortion[order] >= 0.9 * delta]
             cache["working_set"] = res.extra["working_set"][active]
