@@ -490,6 +490,38 @@ def test_first_order_loss_and_gradient_over_all_triplets(name, instances):
         assert g[idx] == pytest.approx(numeric, rel=1e-5, abs=1e-6 * abs(f))
 
 
+@pytest.mark.parametrize("name", ["iris", "gauss"])
+def test_first_order_candidate_cache_is_exact(name, instances):
+    """Along a path of small and large steps, the evaluations that reuse the cached candidate pairs give the
+    loss of the direct sum over every triplet and the gradient of the full pass (no cache)."""
+    from sdpembed.solvers.lmnn_warm import _FullLoss, smoothed_hinge
+    inst = instances[name]
+    d = inst.dim
+    P = np.asarray(inst.pull_matrix)
+    rng = np.random.default_rng(2)
+    triplets = all_triplets(inst.y, inst.targets)
+    X = inst.X
+    U, W = X[triplets[:, 0]] - X[triplets[:, 1]], X[triplets[:, 0]] - X[triplets[:, 2]]
+    cached = _FullLoss(inst.X, inst.y, inst.targets, P, inst.mu, block_size=37, reach=1.3, move=0.05)
+    full = _FullLoss(inst.X, inst.y, inst.targets, P, inst.mu, block_size=37, reach=1.0)
+    L = np.eye(d) + 0.3 * rng.standard_normal((d, d))
+    reused = []
+    for step in range(40):
+        scale = 0.3 if step % 10 == 9 else 0.004 * (1 + step % 3)               # mostly small steps, some long
+        L = L + scale * rng.standard_normal((d, d)) * np.linalg.norm(L) / d
+        cached.eta = full.eta = 0.3
+        before = cached.reused
+        f, g = cached(L.ravel())
+        reused.append(cached.reused > before)
+        f_full, g_full = full(L.ravel())
+        M = L.T @ L
+        z = 1 + np.einsum("ij,jk,ik->i", U, M, U) - np.einsum("ij,jk,ik->i", W, M, W)
+        expected = (1 - inst.mu) * np.sum(P * M) + inst.mu * smoothed_hinge(z, 0.3)[0].sum()
+        assert f == pytest.approx(expected, rel=1e-12)
+        np.testing.assert_allclose(g, g_full, rtol=0, atol=1e-11 * np.abs(g_full).max())
+    assert 5 <= sum(reused) < 40 and full.reused == 0
+
+
 def test_first_order_warm_start_is_near_the_optimum(instances, optima):
     from sdpembed.solvers.lmnn_warm import warm_start_metric
     inst = instances["wine"]
