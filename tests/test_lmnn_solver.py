@@ -137,6 +137,31 @@ def test_pair_system_operator_and_newton_matrix():
     np.testing.assert_allclose(system.smat(system.svec(M)), M)
 
 
+@pytest.mark.parametrize("name", ["iris", "gauss"])
+def test_adjoint_through_the_points_equals_the_brute_force_sum(name, instances):
+    """The single-metric system's 𝒜* contracts through the points (a signed graph Laplacian): it equals
+    Σ_t w_t (C_ij − C_il) summed triplet by triplet and the pair form (no points), and stays adjoint to 𝒜."""
+    from sdpembed.solvers.lmnn_fast import _single_system
+    inst = instances[name]
+    rng = np.random.default_rng(3)
+    triplets = all_triplets(inst.y, inst.targets)
+    triplets = triplets[rng.choice(len(triplets), min(400, len(triplets)), replace=False)]
+    system = _single_system(inst, triplets)
+    assert system.points is not None and system.points.shape[0] < inst.X.shape[0] + 1
+    w = rng.standard_normal(len(triplets))
+    X = inst.X
+    U, W = X[triplets[:, 0]] - X[triplets[:, 1]], X[triplets[:, 0]] - X[triplets[:, 2]]
+    expected = (U * w[:, None]).T @ U - (W * w[:, None]).T @ W
+    got = system.adjoint(w)
+    np.testing.assert_allclose(got[0], expected, rtol=0, atol=1e-12 * np.abs(expected).max())
+    pairs_only = PairSystem(U=system.U, u_block=system.u_block, W=system.W, w_block=system.w_block, a=system.a,
+                            b=system.b, n_blocks=1)
+    np.testing.assert_allclose(got, pairs_only.adjoint(w), rtol=0, atol=1e-12 * np.abs(expected).max())
+    B = rng.standard_normal((1, inst.dim, inst.dim))
+    M = B @ B.transpose(0, 2, 1)
+    assert np.dot(system.apply(M), w) == pytest.approx(np.sum(M * got), rel=1e-10)
+
+
 def test_newton_matrix_through_triplets_equals_through_pairs():
     """A single block with few triplets per pair takes the triplet form Σ D_t (c_a − c_b)(c_a − c_b)ᵀ;
     it must equal the pair form and the matrix of 𝒜*D𝒜 (features chunked and cached or not)."""
