@@ -137,6 +137,31 @@ def test_pair_system_operator_and_newton_matrix():
     np.testing.assert_allclose(system.smat(system.svec(M)), M)
 
 
+@pytest.mark.parametrize("name", ["iris", "gauss"])
+def test_adjoint_through_the_points_equals_the_brute_force_sum(name, instances):
+    """The single-metric system's 𝒜* contracts through the points (a signed graph Laplacian): it equals
+    Σ_t w_t (C_ij − C_il) summed triplet by triplet and the pair form (no points), and stays adjoint to 𝒜."""
+    from sdpembed.solvers.lmnn_fast import _single_system
+    inst = instances[name]
+    rng = np.random.default_rng(3)
+    triplets = all_triplets(inst.y, inst.targets)
+    triplets = triplets[rng.choice(len(triplets), min(400, len(triplets)), replace=False)]
+    system = _single_system(inst, triplets)
+    assert system.points is not None and system.points.shape[0] < inst.X.shape[0] + 1
+    w = rng.standard_normal(len(triplets))
+    X = inst.X
+    U, W = X[triplets[:, 0]] - X[triplets[:, 1]], X[triplets[:, 0]] - X[triplets[:, 2]]
+    expected = (U * w[:, None]).T @ U - (W * w[:, None]).T @ W
+    got = system.adjoint(w)
+    np.testing.assert_allclose(got[0], expected, rtol=0, atol=1e-12 * np.abs(expected).max())
+    pairs_only = PairSystem(U=system.U, u_block=system.u_block, W=system.W, w_block=system.w_block, a=system.a,
+                            b=system.b, n_blocks=1)
+    np.testing.assert_allclose(got, pairs_only.adjoint(w), rtol=0, atol=1e-12 * np.abs(expected).max())
+    B = rng.standard_normal((1, inst.dim, inst.dim))
+    M = B @ B.transpose(0, 2, 1)
+    assert np.dot(system.apply(M), w) == pytest.approx(np.sum(M * got), rel=1e-10)
+
+
 def test_newton_matrix_through_triplets_equals_through_pairs():
     """A single block with few triplets per pair takes the triplet form Σ D_t (c_a − c_b)(c_a − c_b)ᵀ;
     it must equal the pair form and the matrix of 𝒜*D𝒜 (features chunked and cached or not)."""
@@ -488,6 +513,38 @@ def test_first_order_loss_and_gradient_over_all_triplets(name, instances):
         e[idx] = h
         numeric = (loss(L.ravel() + e)[0] - loss(L.ravel() - e)[0]) / (2 * h)
         assert g[idx] == pytest.approx(numeric, rel=1e-5, abs=1e-6 * abs(f))
+
+
+@pytest.mark.parametrize("name", ["iris", "gauss"])
+def test_first_order_candidate_cache_is_exact(name, instances):
+    """Along a path of small and large steps, the evaluations that reuse the cached candidate pairs give the
+    loss of the direct sum over every triplet and the gradient of the full pass (no cache)."""
+    from sdpembed.solvers.lmnn_warm import _FullLoss, smoothed_hinge
+    inst = instances[name]
+    d = inst.dim
+    P = np.asarray(inst.pull_matrix)
+    rng = np.random.default_rng(2)
+    triplets = all_triplets(inst.y, inst.targets)
+    X = inst.X
+    U, W = X[triplets[:, 0]] - X[triplets[:, 1]], X[triplets[:, 0]] - X[triplets[:, 2]]
+    cached = _FullLoss(inst.X, inst.y, inst.targets, P, inst.mu, block_size=37, reach=1.3, move=0.05)
+    full = _FullLoss(inst.X, inst.y, inst.targets, P, inst.mu, block_size=37, reach=1.0)
+    L = np.eye(d) + 0.3 * rng.standard_normal((d, d))
+    reused = []
+    for step in range(40):
+        scale = 0.3 if step % 10 == 9 else 0.004 * (1 + step % 3)               # mostly small steps, some long
+        L = L + scale * rng.standard_normal((d, d)) * np.linalg.norm(L) / d
+        cached.eta = full.eta = 0.3
+        before = cached.reused
+        f, g = cached(L.ravel())
+        reused.append(cached.reused > before)
+        f_full, g_full = full(L.ravel())
+        M = L.T @ L
+        z = 1 + np.einsum("ij,jk,ik->i", U, M, U) - np.einsum("ij,jk,ik->i", W, M, W)
+        expected = (1 - inst.mu) * np.sum(P * M) + inst.mu * smoothed_hinge(z, 0.3)[0].sum()
+        assert f == pytest.approx(expected, rel=1e-12)
+        np.testing.assert_allclose(g, g_full, rtol=0, atol=1e-11 * np.abs(g_full).max())
+    assert 5 <= sum(reused) < 40 and full.reused == 0
 
 
 def test_first_order_warm_start_is_near_the_optimum(instances, optima):
