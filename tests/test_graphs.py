@@ -138,16 +138,22 @@ def test_iter_hinges_streams_all_triplets_with_threshold_minus_inf():
     np.testing.assert_allclose(np.concatenate([b[1] for b in blocks]), h, atol=1e-12)
 
 
-def test_hinge_decisions_are_exact_when_gram_distances_are_not():
-    # Integer points (every direct distance and hinge is an exact integer, many hinges are exactly
-    # 0) plus three far points that move the data's centre ~1e7 away: Gram-matrix distances are then
-    # off by up to ~1e-2, yet the decision hinge > 0 must be the direct formula's.
+def _integer_points_and_far_points():
+    """Integer points (exact integer distances and hinges, many exactly 0) plus three far points
+    that move the data's centre ~1e7 away; their labels and 2 target neighbours each."""
     rng = np.random.default_rng(11)
     cluster = rng.integers(-3, 4, size=(30, 2)).astype(float)
     far = np.array([[9e7 + 0.3, 7e7 + 0.7], [9e7 + 1.1, 7e7 + 0.2], [9e7 + 0.6, 7e7 + 2.9]])
     X = np.vstack([cluster, far])
     y = np.concatenate([rng.permutation(np.repeat([0, 1], 15)), [2, 2, 2]])
-    t = target_neighbors(X, y, 2)
+    return X, y, target_neighbors(X, y, 2)
+
+
+def test_hinge_decisions_are_exact_when_gram_distances_are_not():
+    # Integer points (every direct distance and hinge is an exact integer, many hinges are exactly
+    # 0) plus three far points that move the data's centre ~1e7 away: Gram-matrix distances are then
+    # off by up to ~1e-2, yet the decision hinge > 0 must be the direct formula's.
+    X, y, t = _integer_points_and_far_points()
     rows, h = brute_hinges(X, y, t, np.eye(2))
     assert np.sum(h == 0.0) > 10                                   # many exact ties at the margin
     got, got_h = impostor_triplets(X, y, t, return_hinges=True)
@@ -186,12 +192,7 @@ def test_lmnn_radius_hinge_decisions_are_exact_at_ties(monkeypatch):
     that make the Gram (and float32) distances inaccurate; the radius path itself (fallback off)."""
     import sdpembed.graphs.targets as targets_module
     monkeypatch.setattr(targets_module, "_RADIUS_PAIRS", 1.0)
-    rng = np.random.default_rng(11)
-    cluster = rng.integers(-3, 4, size=(30, 2)).astype(float)
-    far = np.array([[9e7 + 0.3, 7e7 + 0.7], [9e7 + 1.1, 7e7 + 0.2], [9e7 + 0.6, 7e7 + 2.9]])
-    X = np.vstack([cluster, far])
-    y = np.concatenate([rng.permutation(np.repeat([0, 1], 15)), [2, 2, 2]])
-    t = target_neighbors(X, y, 2)
+    X, y, t = _integer_points_and_far_points()
     rows, h = brute_hinges(X, y, t, np.eye(2))
     assert np.sum(h == 0.0) > 10
     for threshold in (0.0, 1.0, -2.0):
