@@ -26,7 +26,7 @@ import scipy.linalg
 
 from ..operators import SecantOperator
 
-__all__ = ["extend_gram", "CholeskySolve", "cholesky_factor", "inverse_from_cholesky"]
+__all__ = ["extend_gram", "gram_rows", "CholeskySolve", "cholesky_factor", "inverse_from_cholesky"]
 
 
 def _matches_prefix(op: SecantOperator, gram: np.ndarray, samples: int = 64) -> bool:
@@ -67,11 +67,17 @@ def extend_gram(op: SecantOperator, known: np.ndarray | None = None) -> np.ndarr
     G = np.empty((S, S))
     G[:m, :m] = known
     if m < S:
-        rows = op.V[m:] @ op.V.T                       # (S − m, S) rows of VVᵀ
-        rows *= rows
+        rows = gram_rows(op, m)
         G[m:, :] = rows
         G[:m, m:] = rows[:, :m].T
     return G
+
+
+def gram_rows(op: SecantOperator, start: int) -> np.ndarray:
+    """Rows ``start``, …, S−1 of 𝒜𝒜* = (VVᵀ)∘(VVᵀ): an (S − start, S) array, O((S − start) S r)."""
+    rows = op.V[start:] @ op.V.T
+    rows *= rows
+    return rows
 
 
 def cholesky_factor(K: np.ndarray) -> np.ndarray:
@@ -111,7 +117,9 @@ class CholeskySolve:
 
     def __init__(self, gram: np.ndarray, single: bool = False) -> None:
         self.dtype = np.float32 if single else np.float64
-        K = np.array(gram, dtype=self.dtype, order="F", copy=True)
+        # gram is symmetric: its transpose is the same matrix, already in Fortran order, so this is
+        # a straight copy (not a transposing one)
+        K = np.array(gram.T, dtype=self.dtype, order="F", copy=True)
         K[np.diag_indices_from(K)] += 1.0
         self.factor = cholesky_factor(K)
         self._trsv = scipy.linalg.blas.strsv if single else scipy.linalg.blas.dtrsv

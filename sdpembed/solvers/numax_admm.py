@@ -54,7 +54,7 @@ import scipy.linalg
 from .._validate import as_matrix, check_positive_int
 from ..operators import SecantOperator, box_violation, certified_lower_bound, check_bounds, secant_span
 from ..results import SolveResult, relative_gap
-from ._least_squares import cholesky_factor, inverse_from_cholesky
+from ._least_squares import cholesky_factor, gram_rows, inverse_from_cholesky
 
 __all__ = [
     "ADMMState",
@@ -176,11 +176,7 @@ def _least_squares_inverse(op: SecantOperator, known: np.ndarray | None, gram: n
         K = op.gram_squared() if gram is None else gram.copy()      # nothing (valid) to reuse: factorise afresh
         K[np.diag_indices_from(K)] += 1.0
         return _spd_inverse(K)
-    if gram is None:
-        G = op.V[m:] @ op.V.T                       # new rows of VVᵀ, (S − m, S)
-        G *= G
-    else:
-        G = gram[m:].copy()
+    G = gram_rows(op, m) if gram is None else gram[m:].copy()       # the new rows, (S − m, S)
     C = G[:, m:]
     C[np.diag_indices_from(C)] += 1.0
     return extend_inverse(known, G[:, :m].T, C)
