@@ -97,6 +97,11 @@ def test_a_basis_that_misses_a_secant_is_not_used():
     _, _, rows = np.linalg.svd(X - X.mean(axis=0), full_matrices=False)
     assert _holds_secants(op, rows[:12].T)
     assert not _holds_secants(op, rows[:11].T)
+    # points off the span whose pairs are all exact: the point-residual bound fails, the exact check holds
+    shifted = PairSecantOperator(np.vstack([X[:2], X[:2] + 5.0]), [0, 2], [1, 3])   # both secants x₀ − x₁
+    line = ((X[0] - X[1]) / np.linalg.norm(X[0] - X[1]))[:, None]
+    assert _holds_secants(shifted, line)
+    assert not _holds_secants(PairSecantOperator(shifted.points, [0], [2]), line)
     good = pair_trace_admm(op, 0.9, 1.1)
     bad_basis = pair_trace_admm(op, 0.9, 1.1, basis=rows[:11].T)      # rejected: the secant span is used
     assert bad_basis.status == "optimal" and bad_basis.objective == pytest.approx(good.objective, rel=1e-6)
@@ -182,3 +187,48 @@ def test_uncertified_solve_is_never_optimal():
     assert result.status == "inaccurate" and "certify=False" in result.message
     assert np.isnan(result.dual_bound) and np.isnan(result.relative_gap)
     assert result.max_violation <= 1e-6 and result.min_eigenvalue >= -1e-12
+
+
+def test_pair_geometry_applies_the_adjoint_in_both_precisions():
+    from sdpembed.solvers.numax_admm_pairs import _PairGeometry
+
+    op = _pair_operator(digits_points(50), 500)
+    geometry = _PairGeometry(op)
+    rng = np.random.default_rng(3)
+    y, block = rng.standard_normal(500), rng.standard_normal((op.dim, 7))
+    dense = op.explicit().adjoint(y)                          # Σ y_k v_k v_kᵀ from the explicit rows
+    np.testing.assert_allclose(geometry.adjoint(y), dense, atol=1e-10)
+    np.testing.assert_allclose(geometry.adjoint_apply(y, block), dense @ block, atol=1e-10)
+    # the Laplacian's values are refilled for new weights (its pattern is laid out once)
+    y2 = rng.standard_normal(500)
+    np.testing.assert_allclose(geometry.adjoint_apply(y2, block), op.explicit().adjoint(y2) @ block, atol=1e-10)
+    single = geometry.adjoint_apply(y2, block.astype(np.float32))
+    assert single.dtype == np.float32
+    np.testing.assert_allclose(single, op.explicit().adjoint(y2) @ block, rtol=1e-4, atol=1e-4 * np.abs(dense).max())
+
+
+def test_single_precision_ritz_steps_reach_the_loose_accuracy():
+    op = _pair_operator(digits_points(60), 600)
+    double = pair_trace_admm(op, 0.8, 1.2, tol=1e-3, feas_tol=1e-3, gap_tol=1e-3)
+    single = pair_trace_admm(op, 0.8, 1.2, tol=1e-3, feas_tol=1e-3, gap_tol=1e-3, eig_precision="single")
+    assert double.status == single.status == "optimal"
+    assert single.extra["partial_eigensolves"] > 0
+    assert single.objective == pytest.approx(double.objective, rel=1e-3)
+    assert abs(single.iterations - double.iterations) <= 10
+    with pytest.raises(ValueError, match="eig_precision"):
+        pair_trace_admm(op, 0.8, 1.2, eig_precision="half")
+
+
+def test_factorisations_use_the_idle_cores_only(monkeypatch):
+    import os
+
+    from sdpembed.solvers import _least_squares
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(os, "getloadavg", lambda: (1.0, 1.0, 1.0))        # this process alone
+    assert _least_squares.factorisation_threads(5000) == 2
+    assert _least_squares.factorisation_threads(500) == 1                 # small: threads only cost
+    monkeypatch.setattr(os, "getloadavg", lambda: (2.2, 2.0, 2.0))        # another busy process
+    assert _least_squares.factorisation_threads(5000) == 1
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    assert _least_squares.factorisation_threads(5000) == 2

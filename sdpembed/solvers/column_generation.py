@@ -690,8 +690,9 @@ def column_generation(
                      "max_iter": min(loose_max_iter, tight_options.get("max_iter", loose_max_iter))}
     if implicit:
         # a loose round's few iterations do not pay for inverting I + 𝒜𝒜* of its changed pairs,
-        # and its dual bound is never used
-        loose_options = {"least_squares": "cholesky-single", **loose_options, "certify": False}
+        # need no double-precision eigenvectors, and its dual bound is never used
+        loose_options = {"least_squares": "cholesky-single", "eig_precision": "single", **loose_options,
+                         "certify": False}
     run = run_column_generation(
         X, bounds, _NuMaxADMM(problem, tight_options, loose_options, implicit), initial_pairs=initial_pairs,
         initial_neighbors=initial_neighbors, max_add=max_add, keep_tol=keep_tol, keep_multiplier=keep_multiplier,
