@@ -157,6 +157,14 @@ def test_gram_and_cholesky_solve_of_the_least_squares_matrix():
     # a block of other secants is detected and not reused
     wrong = full[100:300, 100:300].copy()
     np.testing.assert_allclose(extend_gram(op, wrong), full, atol=1e-13)
+    # single precision: from a single or double block; a single block never feeds a double result
+    single_gram = extend_gram(op, full[:200, :200].astype(np.float32), np.float32)
+    assert single_gram.dtype == np.float32
+    np.testing.assert_allclose(single_gram, full, rtol=1e-5, atol=1e-6)
+    assert extend_gram(op, full[:200, :200].copy(), np.float32).dtype == np.float32
+    from_single = extend_gram(op, single_gram[:200, :200].copy())
+    assert from_single.dtype == np.float64
+    np.testing.assert_allclose(from_single, full, atol=1e-13)
     b = np.random.default_rng(0).standard_normal(300)
     np.testing.assert_allclose((np.eye(300) + full) @ CholeskySolve(full)(b), b, atol=1e-9)
     single = CholeskySolve(full, single=True)

@@ -68,7 +68,7 @@ def _threads(order: int):
 
 def _matches_prefix(op: SecantOperator, gram: np.ndarray, samples: int = 64) -> bool:
     """Whether ``gram`` is 𝒜𝒜* of the first len(gram) secants, checked on its diagonal and a
-    few random entries (a warm start from other secants is never trusted blindly)."""
+    few random entries to its precision (a warm start from other secants is never trusted blindly)."""
     m = gram.shape[0]
     if gram.ndim != 2 or gram.shape != (m, m) or m > op.n_constraints:
         return False
@@ -77,10 +77,11 @@ def _matches_prefix(op: SecantOperator, gram: np.ndarray, samples: int = 64) -> 
     cols = np.concatenate([np.arange(min(m, samples)), rng.integers(0, m, samples)])
     V = op.V
     expected = np.einsum("ij,ij->i", V[rows], V[cols]) ** 2
-    return bool(np.allclose(gram[rows, cols], expected, rtol=1e-10, atol=1e-12))
+    rtol, atol = (1e-5, 1e-6) if gram.dtype == np.float32 else (1e-10, 1e-12)
+    return bool(np.allclose(gram[rows, cols], expected, rtol=rtol, atol=atol))
 
 
-def extend_gram(op: SecantOperator, known: np.ndarray | None = None) -> np.ndarray:
+def extend_gram(op: SecantOperator, known: np.ndarray | None = None, dtype=np.float64) -> np.ndarray:
     """𝒜𝒜* = (VVᵀ)∘(VVᵀ) (S, S) of the secants of ``op``, reusing ``known`` for the first rows.
 
     Parameters
@@ -89,7 +90,11 @@ def extend_gram(op: SecantOperator, known: np.ndarray | None = None) -> np.ndarr
         The secants, in any basis (𝒜𝒜* does not depend on it).
     known : ndarray of shape (m, m), optional
         𝒜𝒜* of the first m secants (e.g. those a previous round kept); ignored unless a spot
-        check of its diagonal and some random entries confirms it.
+        check of its diagonal and some random entries confirms it, or if it is in single
+        precision and ``dtype`` is double.
+    dtype : float64 or float32
+        Precision of the result. Single precision (for the single-precision Cholesky of
+        :class:`CholeskySolve`) halves the memory traffic and the cost of the new rows.
 
     Returns
     -------
@@ -98,21 +103,25 @@ def extend_gram(op: SecantOperator, known: np.ndarray | None = None) -> np.ndarr
         computed, O((S − m) S r).
     """
     S = op.n_constraints
-    if known is None or known.shape[0] == 0 or not _matches_prefix(op, known):
-        return op.gram_squared()
+    dtype = np.dtype(dtype)
+    if (known is None or known.shape[0] == 0 or known.dtype.itemsize < dtype.itemsize
+            or not _matches_prefix(op, known)):
+        return gram_rows(op, 0, dtype)
     m = known.shape[0]
-    G = np.empty((S, S))
+    G = np.empty((S, S), dtype=dtype)
     G[:m, :m] = known
     if m < S:
-        rows = gram_rows(op, m)
+        rows = gram_rows(op, m, dtype)
         G[m:, :] = rows
         G[:m, m:] = rows[:, :m].T
     return G
 
 
-def gram_rows(op: SecantOperator, start: int) -> np.ndarray:
-    """Rows ``start``, …, S−1 of 𝒜𝒜* = (VVᵀ)∘(VVᵀ): an (S − start, S) array, O((S − start) S r)."""
-    rows = op.V[start:] @ op.V.T
+def gram_rows(op: SecantOperator, start: int, dtype=np.float64) -> np.ndarray:
+    """Rows ``start``, …, S−1 of 𝒜𝒜* = (VVᵀ)∘(VVᵀ): an (S − start, S) array of ``dtype``,
+    O((S − start) S r)."""
+    V = op.V if np.dtype(dtype) == np.float64 else op.V.astype(dtype)
+    rows = V[start:] @ V.T
     rows *= rows
     return rows
 

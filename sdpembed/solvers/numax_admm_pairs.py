@@ -191,32 +191,36 @@ class _PartialShrink:
         return w[w > threshold], V[:, w > threshold]
 
     def _ritz(self, M: _ImplicitMatrix, threshold: float, tol: float) -> tuple[np.ndarray, np.ndarray] | None:
-        """Rayleigh–Ritz on the carried block, expanded by its residual directions until every Ritz
-        pair above ``threshold`` has converged (at most three expansions); None: use a full solve."""
+        """Rayleigh–Ritz on the carried block B expanded by its residual directions, repeated
+        (at most three expansions) until every Ritz pair above ``threshold`` has converged;
+        None: use a full solve.
+
+        The Ritz residuals of B itself span (I − BBᵀ)MB, which needs no eigensolve of the block:
+        the first expansion is made from it directly (the carried block alone is almost never
+        accurate enough — it is the previous iteration's)."""
         m = self.block.shape[1]
         basis = self.block.astype(np.float32) if self.single else self.block
         image = M.apply(basis)
-        for expansion in range(4):
+        directions = image - basis @ (basis.T @ image)
+        for _ in range(3):                          # at most three expansions
+            Q = _orthonormal_complement(directions, basis)
+            basis, image = np.hstack([basis, Q]), np.hstack([image, M.apply(Q)])
             H = basis.T @ image
             theta, Z = np.linalg.eigh(0.5 * (H + H.T))
             theta, Z = theta[-m:], Z[:, -m:]
             U, Y = basis @ Z, image @ Z
-            R = Y - U * theta
             if theta[0] >= threshold:                  # the block is too small to hold every eigenvalue above
                 return None
+            R = Y - U * theta
             above = theta > threshold
             scale = max(float(np.max(np.abs(theta))), threshold, 1e-300)
-            if not np.any(above) or float(np.max(np.linalg.norm(R[:, above], axis=0))) <= tol * scale:
+            unconverged = above & (np.linalg.norm(R, axis=0) > tol * scale)
+            if not np.any(unconverged):
                 self.block = U.astype(np.float64, copy=False)
                 self.partial_count += 1
                 self.since_full += 1
                 return theta[above].astype(np.float64, copy=False), self.block[:, above]
-            if expansion == 3:
-                break
-            Q, _ = np.linalg.qr(R - U @ (U.T @ R))
-            Q -= U @ (U.T @ Q)                        # re-orthogonalise once
-            Q, _ = np.linalg.qr(Q)
-            basis, image = np.hstack([U, Q]), np.hstack([Y, M.apply(Q)])
+            basis, image, directions = U, Y, R
         return None
 
     def __call__(self, M: _ImplicitMatrix, threshold: float, accuracy: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
@@ -229,6 +233,14 @@ class _PartialShrink:
         floor = self.SINGLE_FLOOR if self.single else 1e-13
         out = self._ritz(M, threshold, max(self.eig_tol * min(accuracy, 1.0), floor))
         return self._full(M, threshold) if out is None else out
+
+
+def _orthonormal_complement(directions: np.ndarray, basis: np.ndarray) -> np.ndarray:
+    """An orthonormal basis of the part of span(``directions``) orthogonal to the orthonormal
+    ``basis``: projected out twice (classical Gram–Schmidt, "twice is enough"), then QR."""
+    W = directions - basis @ (basis.T @ directions)
+    W -= basis @ (basis.T @ W)
+    return np.linalg.qr(W)[0]
 
 
 def _holds_secants(operator: PairSecantOperator, basis: np.ndarray, tol: float = 1e-10) -> bool:
@@ -371,7 +383,8 @@ warm_start, max_constraints, verbose, time_limit
         raise ValueError(f"least_squares must be one of {modes}, got {least_squares!r}")
     if eig_precision not in ("double", "single"):
         raise ValueError(f"eig_precision must be 'double' or 'single', got {eig_precision!r}")
-    gram = extend_gram(op, None if warm_start is None else warm_start.gram)
+    gram = extend_gram(op, None if warm_start is None else warm_start.gram,
+                       np.float32 if least_squares == "cholesky-single" else np.float64)
     known_inverse = None if warm_start is None else warm_start.K_inv
     # "auto": the Cholesky factor, turned into the inverse once the extra cost of the triangular
     # solves (≈ one symv each) has added up to that of potri (≈ S³ flops against 2S² a solve)
