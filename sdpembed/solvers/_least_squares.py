@@ -30,7 +30,7 @@ from threadpoolctl import ThreadpoolController
 from ..operators import SecantOperator
 
 __all__ = ["extend_gram", "gram_rows", "CholeskySolve", "cholesky_factor", "inverse_from_cholesky",
-           "factorisation_threads"]
+           "factorisation_threads", "idle_core_threads"]
 
 #: below this order a factorisation runs on one thread (threads only add overhead)
 _THREADED_FROM = 1500
@@ -58,8 +58,10 @@ def factorisation_threads(order: int) -> int:
     return int(max(1, min(cores, round(cores - busy_elsewhere))))
 
 
-def _threads(order: int):
-    """A context limiting BLAS to :func:`factorisation_threads` threads (restored afterwards)."""
+def idle_core_threads(order: int):
+    """A context limiting BLAS to :func:`factorisation_threads` threads (restored afterwards): for
+    the factorisations and the products with the S×S inverse (``symv``, memory-bound, about twice
+    as fast on two idle cores: 5,000², 10.1 → 5.1 ms)."""
     global _controller
     if _controller is None:
         _controller = ThreadpoolController()
@@ -132,7 +134,7 @@ def cholesky_factor(K: np.ndarray) -> np.ndarray:
     order — its transpose is itself)."""
     K = K.T if K.flags.c_contiguous else np.asfortranarray(K)
     potrf = scipy.linalg.lapack.spotrf if K.dtype == np.float32 else scipy.linalg.lapack.dpotrf
-    with _threads(K.shape[0]):
+    with idle_core_threads(K.shape[0]):
         factor, info = potrf(K, lower=True, clean=False, overwrite_a=True)
     if info != 0:
         raise np.linalg.LinAlgError(f"the least-squares matrix I + AA* is not positive definite (potrf info {info})")
@@ -142,7 +144,7 @@ def cholesky_factor(K: np.ndarray) -> np.ndarray:
 def inverse_from_cholesky(factor: np.ndarray) -> np.ndarray:
     """K⁻¹, full and symmetric, from the lower Cholesky factor of K (LAPACK ``potri`` on
     :func:`factorisation_threads` threads; ``factor``, in Fortran order, is overwritten)."""
-    with _threads(factor.shape[0]):
+    with idle_core_threads(factor.shape[0]):
         inverse, info = scipy.linalg.lapack.dpotri(factor, lower=True, overwrite_c=True)
     if info != 0:
         raise np.linalg.LinAlgError(f"inverting I + AA* failed (potri info {info})")

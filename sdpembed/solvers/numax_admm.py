@@ -54,7 +54,7 @@ import scipy.linalg
 from .._validate import as_matrix, check_positive_int
 from ..operators import SecantOperator, box_violation, certified_lower_bound, check_bounds, secant_span
 from ..results import SolveResult, relative_gap
-from ._least_squares import cholesky_factor, gram_rows, inverse_from_cholesky
+from ._least_squares import cholesky_factor, gram_rows, idle_core_threads, inverse_from_cholesky
 
 __all__ = [
     "ADMMState",
@@ -113,37 +113,44 @@ def _spd_inverse(K: np.ndarray) -> np.ndarray:
 def symmetric_matvec(A: np.ndarray, x: np.ndarray) -> np.ndarray:
     """A x for symmetric A (C or Fortran order) by BLAS symv: reads one triangle, half the memory of gemv."""
     A_f = A if A.flags.f_contiguous else A.T                    # the transpose of a symmetric matrix is itself
-    return scipy.linalg.blas.dsymv(1.0, A_f, x, lower=True)
+    with idle_core_threads(A.shape[0]):
+        return scipy.linalg.blas.dsymv(1.0, A_f, x, lower=True)
 
 
 def extend_inverse(A_inv: np.ndarray, B: np.ndarray, C: np.ndarray) -> np.ndarray:
     """[[A, B], [Bᵀ, C]]⁻¹ from A⁻¹, for symmetric positive definite blocks (Schur complement).
 
     With W = A⁻¹B and the Schur complement Σ = C − BᵀW, the inverse is
-    [[A⁻¹ + W Σ⁻¹ Wᵀ, −W Σ⁻¹], [−Σ⁻¹ Wᵀ, Σ⁻¹]]: O(m² k) for m old and k new rows.
+    [[A⁻¹ + W Σ⁻¹ Wᵀ, −W Σ⁻¹], [−Σ⁻¹ Wᵀ, Σ⁻¹]]: O(m² k) for m old and k new rows, written
+    straight into the result (one pass over the m × m block besides the product).
     """
     if B.shape[1] == 0:
         return A_inv
+    m, k = B.shape
     W = A_inv @ B
     schur_inv = _spd_inverse(C - B.T @ W)
     WS = W @ schur_inv
-    top = A_inv + WS @ W.T
-    out = np.block([[top, -WS], [-WS.T, schur_inv]])
-    return 0.5 * (out + out.T)
+    out = np.empty((m + k, m + k))
+    np.add(A_inv, WS @ W.T, out=out[:m, :m])                  # symmetric up to rounding
+    out[:m, m:] = -WS
+    out[m:, :m] = -WS.T
+    out[m:, m:] = 0.5 * (schur_inv + schur_inv.T)
+    return out
 
 
 def restrict_inverse(K_inv: np.ndarray, keep: np.ndarray) -> np.ndarray:
-    """(K restricted to the rows/columns ``keep``)⁻¹ from K⁻¹: P − Q R⁻¹ Qᵀ with K⁻¹ = [[P, Q], [Qᵀ, R]]."""
+    """(K restricted to the rows/columns ``keep``)⁻¹ from K⁻¹: P − Q R⁻¹ Qᵀ with K⁻¹ = [[P, Q], [Qᵀ, R]]
+    (the product subtracted in place from the gathered block P)."""
     keep = np.asarray(keep, dtype=bool)
     if keep.all():
         return K_inv
     drop = ~keep
-    P = K_inv[np.ix_(keep, keep)]
+    out = K_inv[np.ix_(keep, keep)]
     Q = K_inv[np.ix_(keep, drop)]
     R = K_inv[np.ix_(drop, drop)]
-    out = P - Q @ scipy.linalg.cho_solve(scipy.linalg.cho_factor(R, lower=True, check_finite=False), Q.T,
-                                         check_finite=False)                # R ≻ 0: a block of K⁻¹ ≻ 0
-    return 0.5 * (out + out.T)
+    out -= Q @ scipy.linalg.cho_solve(scipy.linalg.cho_factor(R, lower=True, check_finite=False), Q.T,
+                                      check_finite=False)                  # R ≻ 0: a block of K⁻¹ ≻ 0
+    return out
 
 
 def update_is_cheaper(n_kept: int, n_dropped: int, n_added: int, dim: int) -> bool:
