@@ -186,7 +186,7 @@ class _PartialShrink:
         self.full_count += 1
         self.since_full = 0
         above = int(np.sum(w > threshold))
-        m = min(self.dim, max(above + max(self.margin, above // 2), self.margin))
+        m = min(self.dim, above + self.margin)
         self.block = V[:, self.dim - m:]
         return w[w > threshold], V[:, w > threshold]
 
