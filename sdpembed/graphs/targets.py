@@ -231,6 +231,26 @@ def all_triplets(y: np.ndarray, targets: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(stacked[order, :3])
 
 
+def _hinge_inputs(X, y, targets, M, margin, threshold, block_size):
+    """The checked inputs of the hinge scans (:func:`iter_hinges`, :func:`radius_hinges`):
+    X (n, d), labels, targets, the metric, margin, threshold and block size."""
+    X = as_matrix(X, "X")
+    labels = check_labels(y, X.shape[0])
+    targets = check_targets(targets, labels)
+    M = _check_metric(M, X.shape[1])
+    margin, threshold = float(margin), float(threshold)
+    if not np.isfinite(margin) or np.isnan(threshold):
+        raise ValueError(f"margin must be finite and threshold a number, got {margin} and {threshold}")
+    return X, labels, targets, M, margin, threshold, check_positive_int(block_size, "block_size")
+
+
+def _target_distances(X: np.ndarray, rows: np.ndarray, targets: np.ndarray, M: np.ndarray) -> np.ndarray:
+    """D_M(x_i, x_j) for the points ``rows`` and their targets (rows of ``targets``), (b, k), by the
+    direct formula (2.10) on explicit differences."""
+    U = X[rows, None, :] - X[targets]                                       # x_i − x_j
+    return np.einsum("bkd,bkd->bk", U @ M, U)
+
+
 def iter_hinges(
     X: np.ndarray,
     y: np.ndarray,
@@ -270,16 +290,9 @@ def iter_hinges(
     hinges : ndarray of shape (B,)
         margin + D_M(x_i, x_j) − D_M(x_i, x_l), all > threshold.
     """
-    X = as_matrix(X, "X")
+    X, labels, targets, M, margin, threshold, block_size = _hinge_inputs(X, y, targets, M, margin, threshold,
+                                                                         block_size)
     n, d = X.shape
-    labels = check_labels(y, n)
-    targets = check_targets(targets, labels)
-    M = _check_metric(M, d)
-    margin = float(margin)
-    threshold = float(threshold)
-    if not np.isfinite(margin) or np.isnan(threshold):
-        raise ValueError(f"margin must be finite and threshold a number, got {margin} and {threshold}")
-    block_size = check_positive_int(block_size, "block_size")
     k = targets.shape[1]
     Z = X - X.mean(axis=0)                     # distances are translation invariant
     ZM = Z @ M
@@ -290,8 +303,7 @@ def iter_hinges(
     for start in range(0, n, rows_per_block):
         I = np.arange(start, min(start + rows_per_block, n))
         J = targets[I]                                                        # (b, k)
-        U = X[I, None, :] - X[J]                                              # x_i − x_j
-        d_ij = np.einsum("bkd,bkd->bk", U @ M, U)                             # D_M(x_i, x_j), direct
+        d_ij = _target_distances(X, I, J, M)                                  # D_M(x_i, x_j), direct
         D_il = q[I, None] + q[None, :] - 2.0 * (ZM[I] @ Z.T)                  # D_M(x_i, x_l), Gram
         H = margin + d_ij[:, :, None] - D_il[:, None, :]                      # (b, k, n) hinges
         slack = (8.0 * (d + 2) * _EPS * norm_M * (sq[I] + sq.max())
@@ -349,14 +361,9 @@ def radius_hinges(
     triplets : ndarray of int64, shape (B, 3)
     hinges : ndarray of shape (B,)
     """
-    X = as_matrix(X, "X")
+    X, labels, targets, M, margin, threshold, block_size = _hinge_inputs(X, y, targets, M, margin, threshold,
+                                                                         block_size)
     n, d = X.shape
-    labels = check_labels(y, n)
-    targets = check_targets(targets, labels)
-    M = _check_metric(M, d)
-    margin = float(margin)
-    threshold = float(threshold)
-    block_size = check_positive_int(block_size, "block_size")
     lam, V = np.linalg.eigh(M)
     norm_M = float(np.abs(lam).max()) if lam.size else 0.0
 
@@ -366,7 +373,7 @@ def radius_hinges(
             return np.empty((0, 3), dtype=np.int64), np.empty(0)
         return np.concatenate([t for t, _ in parts]), np.concatenate([h for _, h in parts])
 
-    if (not np.isfinite(threshold) or not np.isfinite(margin) or margin - threshold <= 0.0
+    if (not np.isfinite(threshold) or margin - threshold <= 0.0
             or (lam.size and lam[0] < -16.0 * d * _EPS * norm_M)):
         return streamed()
     L = np.sqrt(np.clip(lam, 0.0, None))[:, None] * V.T                      # M ≈ LᵀL
@@ -375,8 +382,7 @@ def radius_hinges(
     sq = np.einsum("ij,ij->i", Z, Z)
     ZL = Z @ L.T
     q = np.einsum("ij,ij->i", ZL, ZL)
-    U = X[:, None, :] - X[targets]                                             # x_i − x_j
-    d_ij = np.einsum("bkd,bkd->bk", U @ M, U)                                  # D_M(x_i, x_j), direct
+    d_ij = _target_distances(X, np.arange(n), targets, M)                      # D_M(x_i, x_j), direct
     R = margin - threshold + d_ij.max(axis=1)
     # |fl32 Gram test − ‖L w‖²| ≤ 2(d + 4)ε₃₂·(max q + max |R|) (products of length d + 2 with the augmented
     # entries q/2 and (R − q)/2, the rounding to float32)

@@ -376,7 +376,9 @@ class _NuMaxADMM:
         cheaper = update_is_cheaper(kept, keep.size - kept, n_added, prev.L.shape[0])
         K_inv = (restrict_inverse(prev.K_inv, keep)
                  if prev.K_inv is not None and cheaper and kept >= keep.size // 4 else None)
-        gram = None if prev.gram is None else prev.gram if keep.all() else prev.gram[np.ix_(keep, keep)]
+        gram = prev.gram
+        if gram is not None and not keep.all():
+            gram = gram[np.ix_(keep, keep)]
         omega = np.concatenate([prev.omega[keep], np.zeros(n_added)])
         return ADMMState(prev.L, prev.Lam, omega, prev.beta, prev.basis, K_inv, gram)
 

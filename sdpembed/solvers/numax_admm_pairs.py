@@ -78,6 +78,7 @@ class _PairGeometry:
             (np.zeros(rows.size), cols[self._csr_order], indptr), shape=(n_a, n_a))
         self._weights = np.empty(rows.size)
         self._points_single: np.ndarray | None = None
+        self._laplacian_single: scipy.sparse.csr_matrix | None = None
 
     def laplacian(self, v: np.ndarray, dtype=np.float64) -> scipy.sparse.csr_matrix:
         """Lap(v/d²) = Σ_k (v_k/d_k²)(e_i − e_j)(e_i − e_j)ᵀ (n_a, n_a), sparse, with values of
@@ -87,12 +88,16 @@ class _PairGeometry:
         self._weights[:S] = -w
         self._weights[S:2 * S] = -w
         self._weights[2 * S:] = np.bincount(self.op.i, w, n_a) + np.bincount(self.op.j, w, n_a)
-        values = self._weights[self._csr_order]
         if dtype == np.float64:
-            self._laplacian.data[:] = values
-            return self._laplacian
-        return scipy.sparse.csr_matrix((values.astype(dtype), self._laplacian.indices, self._laplacian.indptr),
-                                       shape=self._laplacian.shape)
+            out = self._laplacian
+        else:
+            if self._laplacian_single is None:          # the same layout with single-precision values
+                base = self._laplacian
+                self._laplacian_single = scipy.sparse.csr_matrix(
+                    (np.zeros(base.nnz, np.float32), base.indices, base.indptr), shape=base.shape)
+            out = self._laplacian_single
+        out.data[:] = self._weights[self._csr_order]
+        return out
 
     def points_as(self, dtype) -> np.ndarray:
         """The points X_a in ``dtype`` (the single-precision copy is made once)."""
@@ -383,8 +388,9 @@ warm_start, max_constraints, verbose, time_limit
         raise ValueError(f"least_squares must be one of {modes}, got {least_squares!r}")
     if eig_precision not in ("double", "single"):
         raise ValueError(f"eig_precision must be 'double' or 'single', got {eig_precision!r}")
+    single_least_squares = least_squares == "cholesky-single"
     gram = extend_gram(op, None if warm_start is None else warm_start.gram,
-                       np.float32 if least_squares == "cholesky-single" else np.float64)
+                       np.float32 if single_least_squares else np.float64)
     known_inverse = None if warm_start is None else warm_start.K_inv
     # "auto": the Cholesky factor, turned into the inverse once the extra cost of the triangular
     # solves (≈ one symv each) has added up to that of potri (≈ S³ flops against 2S² a solve)
@@ -392,7 +398,7 @@ warm_start, max_constraints, verbose, time_limit
     if least_squares == "inverse" or (least_squares == "auto" and known_inverse is not None):
         K_inv, cholesky, switch_at = _least_squares_inverse(op, known_inverse, gram), None, 0
     else:
-        K_inv, cholesky = None, CholeskySolve(gram, single=least_squares == "cholesky-single")
+        K_inv, cholesky = None, CholeskySolve(gram, single=single_least_squares)
 
     if warm_start is not None:
         L0, Lam0, omega, beta = _warm_start_iterates(warm_start, basis, operator.dim, S)
