@@ -240,3 +240,57 @@ def test_factorisations_use_the_idle_cores_only(monkeypatch):
     assert _least_squares.factorisation_threads(5000) == 1
     monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
     assert _least_squares.factorisation_threads(5000) == 2
+
+
+def _warm_started_mnist(n_points, n_pairs, delta=0.1):
+    """A restricted problem as column generation meets it: warm-started from a loose solve."""
+    from sdpembed.datasets import load_mnist
+
+    X, _ = load_mnist(size=20, n_samples=n_points, random_state=0)
+    op = _pair_operator(X, n_pairs)
+    loose = pair_trace_admm(op, 1 - delta, 1 + delta, tol=1e-3, feas_tol=1e-3, gap_tol=1e-3)
+    return op, loose.extra["state"]
+
+
+def test_polish_ends_a_warm_started_run_sooner_at_a_certified_optimum():
+    op, state = _warm_started_mnist(120, 1500)          # rank ≈ 20 in 119 dimensions: 2,380 unknowns
+    plain = pair_trace_admm(op, 0.9, 1.1, warm_start=state, polish=False)
+    polished = pair_trace_admm(op, 0.9, 1.1, warm_start=state)
+    assert plain.status == polished.status == "optimal"
+    assert polished.extra["polished"] and not plain.extra["polished"] and "polish" in polished.message
+    assert polished.iterations < plain.iterations - 10
+    # certified from the explicit secants like any other result: feasible, bound below, gap small
+    assert polished.max_violation <= 1e-6 and polished.relative_gap <= 1e-5
+    assert polished.dual_bound <= polished.objective
+    assert polished.objective == pytest.approx(plain.objective, rel=2e-5)
+    Psi = polished.extra["factor"]
+    assert Psi.shape[0] == polished.extra["rank"] == plain.extra["rank"]
+    np.testing.assert_allclose(Psi.T @ Psi, polished.solution, atol=1e-12)
+
+
+def test_polish_is_not_tried_when_its_equations_outnumber_the_factor():
+    op = _pair_operator(digits_points(60), 600)            # rank ≈ 10 in 53 dimensions: 530 < 600
+    first = pair_trace_admm(op, 0.8, 1.2, tol=1e-3, feas_tol=1e-3, gap_tol=1e-3)
+    runs = [pair_trace_admm(op, 0.8, 1.2, warm_start=first.extra["state"], polish=flag) for flag in (True, False)]
+    assert not runs[0].extra["polished"] and runs[0].iterations == runs[1].iterations
+    np.testing.assert_array_equal(runs[0].solution, runs[1].solution)
+
+
+def test_mixed_least_squares_go_to_double_precision_when_single_stalls():
+    op = _pair_operator(digits_points(60), 600)
+    strict = {"tol": 1e-7, "feas_tol": 1e-8, "gap_tol": 1e-7, "polish": False}
+    double = pair_trace_admm(op, 0.9, 1.1, least_squares="cholesky", **strict)
+    mixed = pair_trace_admm(op, 0.9, 1.1, least_squares="mixed", **strict)
+    assert double.status == mixed.status == "optimal" and mixed.extra["double_precision_from"] is not None
+    assert mixed.objective == pytest.approx(double.objective, rel=1e-8)
+    assert mixed.extra["state"].gram.dtype == np.float64
+    # single precision throughout stalls at ≈ 1e-6 (the reason for the switch)
+    single = pair_trace_admm(op, 0.9, 1.1, least_squares="cholesky-single", max_iter=400, **strict)
+    assert single.status == "max_iterations" and single.max_violation > 1e-8
+    # the stall test, not the iteration cap (S/25 = 100 here), makes the switch on a warm start
+    op, state = _warm_started_mnist(150, 2500)
+    warm = pair_trace_admm(op, 0.9, 1.1, least_squares="mixed", warm_start=state, **strict)
+    assert warm.status == "optimal" and warm.extra["double_precision_from"] < 100
+    # at the default tolerances the polish settles the violation: single precision to the end
+    easy = pair_trace_admm(op, 0.9, 1.1, least_squares="mixed", warm_start=state)
+    assert easy.status == "optimal" and easy.extra["double_precision_from"] is None and easy.extra["polished"]

@@ -691,10 +691,13 @@ def column_generation(
     loose_options = {**tight_options, "tol": loose_tol, "feas_tol": loose_tol, "gap_tol": loose_tol,
                      "max_iter": min(loose_max_iter, tight_options.get("max_iter", loose_max_iter))}
     if implicit:
+        # tight rounds: a single-precision factor while it suffices (they are short, and the
+        # polish settles the violation the single-precision noise leaves)
+        tight_options = {"least_squares": "mixed", **tight_options}
         # a loose round's few iterations do not pay for inverting I + 𝒜𝒜* of its changed pairs,
-        # need no double-precision eigenvectors, and its dual bound is never used
+        # need no double-precision eigenvectors, and neither its dual bound nor a polished P is used
         loose_options = {"least_squares": "cholesky-single", "eig_precision": "single", **loose_options,
-                         "certify": False}
+                         "certify": False, "polish": False}
     run = run_column_generation(
         X, bounds, _NuMaxADMM(problem, tight_options, loose_options, implicit), initial_pairs=initial_pairs,
         initial_neighbors=initial_neighbors, max_add=max_add, keep_tol=keep_tol, keep_multiplier=keep_multiplier,

@@ -49,10 +49,19 @@ from ..operators import (
     secant_span,
 )
 from ..results import SolveResult, relative_gap
+from ._factor_polish import polish_factor
 from ._least_squares import CholeskySolve, extend_gram
 from .numax_admm import ADMMState, _least_squares_inverse, _warm_start_iterates, check_admm_options, symmetric_matvec
 
 __all__ = ["pair_trace_admm"]
+
+#: the polish is tried only when the working pairs' violation is at most this many times feas_tol
+POLISH_FROM = 100.0
+#: iterations between two attempts at the polish
+POLISH_EVERY = 5
+#: "mixed" least squares go to double precision when the violation or gap shrank by less than
+#: a tenth over this many iterations
+STALL_SPAN = 10
 
 
 class _PairGeometry:
@@ -240,6 +249,56 @@ class _PartialShrink:
         return self._full(M, threshold) if out is None else out
 
 
+class _LeastSquaresSteps:
+    """c = (I + 𝒜𝒜*)⁻¹ rhs for the iterations, by the means ``least_squares`` names (see
+    :func:`pair_trace_admm`), switching means as the run goes on:
+
+    * ``"auto"``: a double-precision Cholesky factor, inverted (``potri``) after
+      max(50, S/25) iterations — or the given inverse, updated;
+    * ``"mixed"``: a single-precision factor, refactorised in double precision (then as
+      ``"auto"``) after max(50, S/25) iterations or when :meth:`to_double` is called;
+    * ``"inverse"``, ``"cholesky"``, ``"cholesky-single"``: that means throughout.
+    """
+
+    MODES = ("auto", "mixed", "inverse", "cholesky", "cholesky-single")
+
+    def __init__(self, op: PairSecantOperator, mode: str, warm_start: ADMMState | None) -> None:
+        if mode not in self.MODES:
+            raise ValueError(f"least_squares must be one of {self.MODES}, got {mode!r}")
+        self.op, self.period = op, max(50, op.n_constraints // 25)
+        known_inverse = None if warm_start is None else warm_start.K_inv
+        single = mode in ("mixed", "cholesky-single")
+        self.gram = extend_gram(op, None if warm_start is None else warm_start.gram,
+                                np.float32 if single else np.float64)
+        self.K_inv: np.ndarray | None = None
+        self.cholesky: CholeskySolve | None = None
+        self.refinable = mode == "mixed"              # still in single precision, with double to come
+        self.doubled_at: int | None = None            # iteration at which "mixed" went to double precision
+        # "auto": the factor is inverted once the extra cost of its triangular solves (≈ one symv
+        # each) has added up to that of potri (≈ S³ flops against 2S² a solve)
+        self.next_switch = self.period if mode in ("auto", "mixed") else 0
+        if mode == "inverse" or (mode == "auto" and known_inverse is not None):
+            self.K_inv, self.next_switch = _least_squares_inverse(op, known_inverse, self.gram), 0
+        else:
+            self.cholesky = CholeskySolve(self.gram, single=single)
+
+    def __call__(self, rhs: np.ndarray, iteration: int) -> np.ndarray:
+        if iteration == self.next_switch:
+            if self.refinable:
+                self.to_double(iteration)
+            else:
+                self.K_inv, self.cholesky, self.next_switch = self.cholesky.inverse(), None, 0
+        return self.cholesky(rhs) if self.cholesky is not None else symmetric_matvec(self.K_inv, rhs)
+
+    def to_double(self, iteration: int) -> None:
+        """Leave single precision: 𝒜𝒜* recomputed and factorised in double precision (``"mixed"``)."""
+        if self.refinable:
+            self.refinable, self.doubled_at = False, iteration
+            self.gram = extend_gram(self.op, None, np.float64)
+            self.cholesky = CholeskySolve(self.gram)
+            self.next_switch = iteration + self.period
+
+
 def _orthonormal_complement(directions: np.ndarray, basis: np.ndarray) -> np.ndarray:
     """An orthonormal basis of the part of span(``directions``) orthogonal to the orthonormal
     ``basis``: projected out twice (classical Gram–Schmidt, "twice is enough"), then QR."""
@@ -305,6 +364,7 @@ def pair_trace_admm(
     monitor: Callable[[np.ndarray], float] | None = None,
     monitor_ratio: float = 0.1,
     certify: bool = True,
+    polish: bool = True,
     verbose: bool | int = False,
     time_limit: float | None = None,
 ) -> SolveResult:
@@ -330,7 +390,7 @@ warm_start, max_constraints, verbose, time_limit
         An orthonormal basis of a subspace that holds every secant (e.g. the span of all
         centred points, computed once by column generation for all its rounds); used if it
         reproduces every secant to 1e-10, otherwise the span of the secants is computed.
-    least_squares : {"auto", "inverse", "cholesky", "cholesky-single"}
+    least_squares : {"auto", "mixed", "inverse", "cholesky", "cholesky-single"}
         How the least-squares step (12)–(13) applies (I + 𝒜𝒜*)⁻¹: the explicit inverse (one
         ``symv`` an iteration; updated from ``warm_start.K_inv`` when given), or the Cholesky
         factor alone (two triangular solves an iteration, about twice as slow, but no
@@ -338,8 +398,14 @@ warm_start, max_constraints, verbose, time_limit
         double or single precision (twice as fast again, relative errors ≈ 10⁻⁶: for the
         inexact loose rounds of column generation). ``"auto"`` updates a given inverse, and
         otherwise starts with the factor and inverts it (``potri`` only) after max(50, S/25)
-        iterations, when the slower solves would have cost as much. 𝒜𝒜* of the pairs that
-        ``warm_start.gram`` covers is reused (:mod:`~sdpembed.solvers._least_squares`).
+        iterations, when the slower solves would have cost as much. ``"mixed"`` starts with the
+        single-precision factor and refactorises in double precision (then as ``"auto"``) after
+        max(50, S/25) iterations, or as soon as max(e₁, e₂), the violation or the approximate
+        gap, above its tolerance, shrinks by less than a tenth over 10 iterations:
+        single precision leaves noise of ≈ 10⁻⁶ in the iterates, at which both stall (with
+        ``polish``, the violation is often settled anyway). Column generation's tight rounds use it: on 800 MNIST
+        images at δ = 0.1 they ended with the same iteration counts, 2.4 s sooner. 𝒜𝒜* of the
+        pairs that ``warm_start.gram`` covers is reused (:mod:`~sdpembed.solvers._least_squares`).
     eig_precision : {"double", "single"}
         Precision of the partial eigensolver's Rayleigh–Ritz steps. ``"single"`` is about twice
         as fast, with Ritz residuals accepted down to 1e-5·‖M‖ only (a full double-precision
@@ -355,6 +421,16 @@ warm_start, max_constraints, verbose, time_limit
         takes at most a tenth of the run's time.
     monitor_ratio : float
         See ``monitor``.
+    polish : bool
+        Once max(e₁, e₂) ≤ ``tol`` and the working pairs' violation is at most
+        100·``feas_tol``, try at most every 5 iterations to settle the violation by Gauss–Newton
+        steps on the factor of P (:func:`~sdpembed.solvers._factor_polish.polish_factor`),
+        provided the approximate gap is already within ``gap_tol`` and the S constraints are
+        fewer than the factor's rank·r entries (otherwise the steps' equations are
+        overdetermined; a failed attempt doubles the wait for the next); the polished P is kept only
+        if its own violation and gap meet the tolerances (it is PSD and of the same rank by
+        construction, and the dual bound is the ADMM's). On the last restricted problem of
+        800 MNIST images at δ = 0.1 this stopped the run after 20 iterations instead of 68.
     certify : bool
         Compute the certified dual bound of the result from the explicit secants (O(S N² + N³)).
         Column generation's loose rounds skip it (their bound is never used); without it the
@@ -365,7 +441,9 @@ warm_start, max_constraints, verbose, time_limit
     -------
     SolveResult
         As :func:`~sdpembed.solvers.numax_admm.box_trace_admm`; ``extra`` also holds
-        ``factor`` Ψ (k, N) with ΨᵀΨ = P and the counts of full and partial eigensolves.
+        ``factor`` Ψ (k, N) with ΨᵀΨ = P, the counts of full and partial eigensolves,
+        ``double_precision_from`` (the iteration at which ``"mixed"`` least squares went to
+        double precision, None if it did not) and ``polished`` (whether P is a polished one).
     """
     start = time.perf_counter()
     if not isinstance(operator, PairSecantOperator):
@@ -383,23 +461,9 @@ warm_start, max_constraints, verbose, time_limit
     op = operator if basis is None else operator.in_basis(basis)
     r = op.dim
     geom = _PairGeometry(op)
-    modes = ("auto", "inverse", "cholesky", "cholesky-single")
-    if least_squares not in modes:
-        raise ValueError(f"least_squares must be one of {modes}, got {least_squares!r}")
     if eig_precision not in ("double", "single"):
         raise ValueError(f"eig_precision must be 'double' or 'single', got {eig_precision!r}")
-    single_least_squares = least_squares == "cholesky-single"
-    gram = extend_gram(op, None if warm_start is None else warm_start.gram,
-                       np.float32 if single_least_squares else np.float64)
-    known_inverse = None if warm_start is None else warm_start.K_inv
-    # "auto": the Cholesky factor, turned into the inverse once the extra cost of the triangular
-    # solves (≈ one symv each) has added up to that of potri (≈ S³ flops against 2S² a solve)
-    switch_at = max(50, S // 25) if least_squares == "auto" else 0
-    if least_squares == "inverse" or (least_squares == "auto" and known_inverse is not None):
-        K_inv, cholesky, switch_at = _least_squares_inverse(op, known_inverse, gram), None, 0
-    else:
-        K_inv, cholesky = None, CholeskySolve(gram, single=single_least_squares)
-
+    steps = _LeastSquaresSteps(op, least_squares, warm_start)
     if warm_start is not None:
         L0, Lam0, omega, beta = _warm_start_iterates(warm_start, basis, operator.dim, S)
         AL, A_Lam0 = op.apply(L0), op.apply(Lam0)
@@ -429,6 +493,20 @@ warm_start, max_constraints, verbose, time_limit
     prev = None                       # the previous iteration's P, 𝒜(P), ⟨P, Λ₀⟩, c, z, a, rhs, Kz: for ‖ΔL‖
     bound, violation, rgap, rank, objective = 0.0, float("inf"), float("inf"), 0, 0.0
     iteration = last_check = last_report = last_monitor = 0
+    last_polish, polish_failures, polish_note = -POLISH_EVERY, 0, ""
+    # [iteration, value] of the last reference of the stall test, for max(e₁, e₂), violation, gap
+    residual_seen, violation_seen, gap_seen = [None, np.inf], [None, np.inf], [None, np.inf]
+
+    def stalled(seen: list, value: float, tolerance: float) -> bool:
+        """Whether ``value`` (above ``tolerance``) has shrunk by less than a tenth over the last
+        ``STALL_SPAN`` or more iterations (``seen`` is updated in place)."""
+        if not np.isfinite(value) or value <= tolerance:
+            return False
+        if seen[0] is None or iteration - seen[0] >= STALL_SPAN:
+            stuck = seen[0] is not None and value > 0.9 * seen[1]
+            seen[:] = iteration, value
+            return stuck
+        return False
     monitor_time = 0.0
     c, residual = np.zeros(S), 1.0
     for iteration in range(1, max_iter + 1):
@@ -439,9 +517,7 @@ warm_start, max_constraints, verbose, time_limit
         AP = geom.factor_values(U_P * np.sqrt(s_P))
         b = q + omega
         rhs = b - (AP - A_Lam)
-        if cholesky is not None and iteration == switch_at:
-            K_inv, cholesky = cholesky.inverse(), None
-        c = cholesky(rhs) if cholesky is not None else symmetric_matvec(K_inv, rhs)       # (12)-(13); K c = rhs
+        c = steps(rhs, iteration)                                                # (12)-(13); K c = rhs
         AL_new = b - c
         r_q = AL_new - q
         # r_P = P − L⁺ = Λ − 𝒜*(c) = a Λ₀ + 𝒜*(z − c)
@@ -507,10 +583,39 @@ warm_start, max_constraints, verbose, time_limit
                 last_report = iteration
                 print(f"admm it {iteration:6d}  tr P {objective:.8f}  e1 {e1:.2e}  e2 {e2:.2e}  "
                       f"viol {violation:.2e}  bound {bound:.8f}  gap {rgap:.2e}  rank {rank:4d}  beta {beta:.3g}")
+            if (polish and small and feas_tol < violation <= POLISH_FROM * feas_tol and S < rank * r
+                    and iteration - last_polish >= POLISH_EVERY * 2**polish_failures):
+                # the gap is often met long before the working pairs' violation: settle that tail
+                # by Gauss–Newton steps on the factor (:mod:`._factor_polish`) if the gap allows.
+                # Its S equations need fewer than the factor's rank·r unknowns; each failure
+                # doubles the wait for the next attempt
+                last_polish = iteration
+                bound = _approximate_bound(geom, lo, hi, beta * omega)
+                rgap = relative_gap(objective, bound)
+                polished = None
+                if rgap <= gap_tol:
+                    polished = polish_factor(op.V, U_P * np.sqrt(s_P), lo, hi, tol=0.5 * feas_tol)
+                    polish_failures += polished is None
+                if polished is not None:
+                    U_new, sigma, _ = np.linalg.svd(polished, full_matrices=False)
+                    if relative_gap(float(sigma @ sigma), bound) <= gap_tol:
+                        U_P, s_P, was_violation = U_new, sigma**2, violation
+                        AP = geom.factor_values(polished)
+                        objective, violation = float(np.sum(s_P)), box_violation(AP, lo, hi)
+                        rgap = relative_gap(objective, bound)
+                        polish_note = f" (after a polish of the factor from violation {was_violation:.1e})"
+            if steps.refinable:
+                # a single-precision factor leaves ≈ 10⁻⁶ noise in the iterates: once the residual,
+                # the violation or the gap stalls above its tolerance, refactorise in double precision
+                stalls = [stalled(seen, value, limit) for seen, value, limit in
+                          ((residual_seen, max(e1, e2), tol), (violation_seen, violation, feas_tol),
+                           (gap_seen, rgap, gap_tol))]
+                if any(stalls):
+                    steps.to_double(iteration)
             if small and violation <= feas_tol and rgap <= gap_tol:
                 status = "optimal"
                 message = (f"max(e1, e2) = {max(e1, e2):.2e} <= {tol:g}, violation {violation:.2e} <= "
-                           f"{feas_tol:g}, certified relative gap {rgap:.2e} <= {gap_tol:g}")
+                           f"{feas_tol:g}, certified relative gap {rgap:.2e} <= {gap_tol:g}{polish_note}")
                 break
             if out_of_time:
                 message = f"time limit of {time_limit:g}s reached before the tolerances were met"
@@ -528,7 +633,7 @@ warm_start, max_constraints, verbose, time_limit
     # the iterates, formed once, for a warm start; P and its certificate from the explicit secants
     Lam = geom.adjoint(z) + (a * Lam0 if (Lam0 is not None and a != 0.0) else 0.0)
     L = M.dense() - Lam
-    state = ADMMState(L, Lam, omega, beta, basis, K_inv, gram)
+    state = ADMMState(L, Lam, omega, beta, basis, steps.K_inv, steps.gram)
     factor = _factor_in_original_coordinates(U_P, s_P, basis)
     explicit = operator.explicit()
     B = explicit.V @ factor.T
@@ -557,5 +662,6 @@ warm_start, max_constraints, verbose, time_limit
         iterations=iteration, wall_time=time.perf_counter() - start,
         history={key: np.asarray(value) for key, value in hist.items()},
         extra={"y": y_feasible, "rank": rank, "state": state, "reduced_dim": r, "factor": factor,
-               "values": values, "full_eigensolves": shrink.full_count, "partial_eigensolves": shrink.partial_count},
+               "values": values, "full_eigensolves": shrink.full_count, "partial_eigensolves": shrink.partial_count,
+               "double_precision_from": steps.doubled_at, "polished": bool(polish_note)},
     )
