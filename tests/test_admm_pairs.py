@@ -146,8 +146,8 @@ def test_cholesky_least_squares_gives_the_same_iterates():
         pair_trace_admm(op, 0.8, 1.2, least_squares="lu")
 
 
-def test_gram_and_cholesky_solve_of_the_least_squares_matrix():
-    from sdpembed.solvers._least_squares import CholeskySolve, extend_gram
+def test_gram_and_cholesky_solve_of_the_least_squares_matrix(monkeypatch):
+    from sdpembed.solvers._least_squares import CholeskySolve, extend_gram, gram_rows
 
     op = _pair_operator(digits_points(40), 300).explicit()
     full = op.gram_squared()
@@ -165,6 +165,25 @@ def test_gram_and_cholesky_solve_of_the_least_squares_matrix():
     from_single = extend_gram(op, single_gram[:200, :200].copy())
     assert from_single.dtype == np.float64
     np.testing.assert_allclose(from_single, full, atol=1e-13)
+    # a block of a previous run's pairs, restricted to those kept (in order) while copied
+    import sdpembed.solvers._least_squares as least_squares
+
+    rng = np.random.default_rng(1)
+    kept = np.sort(rng.choice(280, size=200, replace=False))       # where op's first 200 rows were
+    stacked = np.empty((280, op.dim))
+    stacked[kept] = op.V[:200]
+    stacked[np.setdiff1d(np.arange(280), kept)] = _pair_operator(digits_points(40), 300, seed=1).V[:80]
+    previous = SecantOperator(stacked).gram_squared()
+    starts = []
+    monkeypatch.setattr(least_squares, "gram_rows",
+                        lambda op_, start, dtype=np.float64: starts.append(start) or gram_rows(op_, start, dtype))
+    for dtype in (np.float64, np.float32):
+        restricted = extend_gram(op, previous.astype(dtype), dtype, kept=kept)
+        assert restricted.dtype == dtype and starts[-1] == 200       # only the 100 new rows computed
+        np.testing.assert_allclose(restricted, full, rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-6)
+    # rows kept out of order are detected: everything is recomputed, still right
+    np.testing.assert_allclose(extend_gram(op, previous, kept=kept[::-1].copy()), full, atol=1e-13)
+    assert starts[-1] == 0
     b = np.random.default_rng(0).standard_normal(300)
     np.testing.assert_allclose((np.eye(300) + full) @ CholeskySolve(full)(b), b, atol=1e-9)
     single = CholeskySolve(full, single=True)

@@ -68,35 +68,59 @@ def idle_core_threads(order: int):
     return _controller.limit(limits=factorisation_threads(order), user_api="blas")
 
 
-def _matches_prefix(op: SecantOperator, gram: np.ndarray, samples: int = 64) -> bool:
-    """Whether ``gram`` is 𝒜𝒜* of the first len(gram) secants, checked on its diagonal and a
-    few random entries to its precision (a warm start from other secants is never trusted blindly)."""
-    m = gram.shape[0]
-    if gram.ndim != 2 or gram.shape != (m, m) or m > op.n_constraints:
+def _matches_prefix(op: SecantOperator, gram: np.ndarray, kept: np.ndarray | None = None,
+                    samples: int = 64) -> bool:
+    """Whether ``gram`` (restricted to the rows and columns ``kept``, if given) is 𝒜𝒜* of the
+    first secants of ``op``, checked on its diagonal and a few random entries to its precision
+    (a warm start from other secants is never trusted blindly)."""
+    if gram.ndim != 2 or gram.shape[0] != gram.shape[1]:
+        return False
+    if kept is not None and (kept.ndim != 1 or (kept.size and (kept.min() < 0 or kept.max() >= gram.shape[0]))):
+        return False
+    m = gram.shape[0] if kept is None else kept.size
+    if m > op.n_constraints:
         return False
     rng = np.random.default_rng(m)
     rows = np.concatenate([np.arange(min(m, samples)), rng.integers(0, m, samples)])
     cols = np.concatenate([np.arange(min(m, samples)), rng.integers(0, m, samples)])
     V = op.V
     expected = np.einsum("ij,ij->i", V[rows], V[cols]) ** 2
+    stored = gram[rows, cols] if kept is None else gram[kept[rows], kept[cols]]
     rtol, atol = (1e-5, 1e-6) if gram.dtype == np.float32 else (1e-10, 1e-12)
-    return bool(np.allclose(gram[rows, cols], expected, rtol=rtol, atol=atol))
+    return bool(np.allclose(stored, expected, rtol=rtol, atol=atol))
 
 
-def extend_gram(op: SecantOperator, known: np.ndarray | None = None, dtype=np.float64) -> np.ndarray:
+def _copy_restricted(known: np.ndarray, kept: np.ndarray | None, out: np.ndarray) -> None:
+    """out[:m, :m] = known[kept][:, kept] (or ``known`` itself), a block of rows at a time: no
+    m × m temporary (the restriction of a 6,000² Gram matrix: 0.10 s against 0.15 s)."""
+    if kept is None:
+        out[: known.shape[0], : known.shape[0]] = known
+        return
+    m = kept.size
+    for start in range(0, m, 64):
+        rows = slice(start, min(start + 64, m))
+        np.take(known.take(kept[rows], axis=0), kept, axis=1, out=out[rows, :m], mode="clip")
+
+
+def extend_gram(op: SecantOperator, known: np.ndarray | None = None, dtype=np.float64,
+                kept: np.ndarray | None = None) -> np.ndarray:
     """𝒜𝒜* = (VVᵀ)∘(VVᵀ) (S, S) of the secants of ``op``, reusing ``known`` for the first rows.
 
     Parameters
     ----------
     op : SecantOperator
         The secants, in any basis (𝒜𝒜* does not depend on it).
-    known : ndarray of shape (m, m), optional
-        𝒜𝒜* of the first m secants (e.g. those a previous round kept); ignored unless a spot
-        check of its diagonal and some random entries confirms it, or if it is in single
+    known : ndarray of shape (m₀, m₀), optional
+        𝒜𝒜* of earlier secants, the first m of ``op`` being those ``kept`` (all m₀ of them, in
+        order, if ``kept`` is None) — e.g. the pairs a previous round kept; ignored unless a
+        spot check of its diagonal and some random entries confirms it, or if it is in single
         precision and ``dtype`` is double.
     dtype : float64 or float32
         Precision of the result. Single precision (for the single-precision Cholesky of
         :class:`CholeskySolve`) halves the memory traffic and the cost of the new rows.
+    kept : ndarray of int, optional
+        Increasing indices into ``known`` of the first m secants of ``op``: the restriction is
+        copied straight into the result, without an m × m temporary.
 
     Returns
     -------
@@ -106,12 +130,14 @@ def extend_gram(op: SecantOperator, known: np.ndarray | None = None, dtype=np.fl
     """
     S = op.n_constraints
     dtype = np.dtype(dtype)
+    if kept is not None:
+        kept = np.asarray(kept, dtype=np.intp)
     if (known is None or known.shape[0] == 0 or known.dtype.itemsize < dtype.itemsize
-            or not _matches_prefix(op, known)):
+            or not _matches_prefix(op, known, kept)):
         return gram_rows(op, 0, dtype)
-    m = known.shape[0]
+    m = known.shape[0] if kept is None else kept.size
     G = np.empty((S, S), dtype=dtype)
-    G[:m, :m] = known
+    _copy_restricted(known, kept, G)
     if m < S:
         rows = gram_rows(op, m, dtype)
         G[m:, :] = rows

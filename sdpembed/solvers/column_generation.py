@@ -376,11 +376,10 @@ class _NuMaxADMM:
         cheaper = update_is_cheaper(kept, keep.size - kept, n_added, prev.L.shape[0])
         K_inv = (restrict_inverse(prev.K_inv, keep)
                  if prev.K_inv is not None and cheaper and kept >= keep.size // 4 else None)
-        gram = prev.gram
-        if gram is not None and not keep.all():
-            gram = gram[np.ix_(keep, keep)]
+        # 𝒜𝒜* of the kept pairs: restricted while the next run copies it (no copy here)
+        gram_kept = None if prev.gram is None or keep.all() else np.flatnonzero(keep)
         omega = np.concatenate([prev.omega[keep], np.zeros(n_added)])
-        return ADMMState(prev.L, prev.Lam, omega, prev.beta, prev.basis, K_inv, gram)
+        return ADMMState(prev.L, prev.Lam, omega, prev.beta, prev.basis, K_inv, prev.gram, gram_kept)
 
 
 def run_column_generation(

@@ -91,6 +91,9 @@ class ADMMState:
     #: 𝒜𝒜* = (VVᵀ)∘(VVᵀ) of the first len(gram) secants of the next run, if known: only the
     #: new secants' rows are computed (:func:`~sdpembed.solvers._least_squares.extend_gram`).
     gram: np.ndarray | None = None
+    #: increasing indices into ``gram`` of the first secants of the next run (None: its leading
+    #: rows, all of them); the restriction is made while the next run copies ``gram``
+    gram_kept: np.ndarray | None = None
 
 
 def _shrink_eigenvalues(M: np.ndarray, threshold: float) -> tuple[np.ndarray, int]:

@@ -269,7 +269,8 @@ class _LeastSquaresSteps:
         known_inverse = None if warm_start is None else warm_start.K_inv
         single = mode in ("mixed", "cholesky-single")
         self.gram = extend_gram(op, None if warm_start is None else warm_start.gram,
-                                np.float32 if single else np.float64)
+                                np.float32 if single else np.float64,
+                                kept=None if warm_start is None else warm_start.gram_kept)
         self.K_inv: np.ndarray | None = None
         self.cholesky: CholeskySolve | None = None
         self.refinable = mode == "mixed"              # still in single precision, with double to come
@@ -307,14 +308,17 @@ def _orthonormal_complement(directions: np.ndarray, basis: np.ndarray) -> np.nda
     return np.linalg.qr(W)[0]
 
 
-def _holds_secants(operator: PairSecantOperator, basis: np.ndarray, tol: float = 1e-10) -> bool:
+def _holds_secants(operator: PairSecantOperator, basis: np.ndarray, coordinates: np.ndarray | None = None,
+                   tol: float = 1e-10) -> bool:
     """Whether span(``basis``) reproduces every secant to ``tol``: ‖(I − QQᵀ)(x_i − x_j)‖ / d ≤ tol,
-    from the residuals ρ of the points (O(n_a N r) rather than O(S N r)). The bound
-    (‖ρ_i‖ + ‖ρ_j‖) / d, O(S), settles the usual case (a basis of all the points' span); only
-    when it does not are the residuals of the differences computed."""
+    from the residuals ρ of the points (O(n_a N r) rather than O(S N r); ``coordinates``, the
+    points' Qᵀx if known, saves half of it). The bound (‖ρ_i‖ + ‖ρ_j‖) / d, O(S), settles the usual
+    case (a basis of all the points' span); only when it does not are the residuals of the
+    differences computed."""
     if basis.ndim != 2 or basis.shape[0] != operator.dim:
         return False
-    residual = operator.points - (operator.points @ basis) @ basis.T
+    coordinates = operator.points @ basis if coordinates is None else coordinates
+    residual = operator.points - coordinates @ basis.T
     norms = np.linalg.norm(residual, axis=1)
     if np.max((norms[operator.i] + norms[operator.j]) / operator.norms, initial=0.0) <= tol:
         return True
@@ -456,9 +460,14 @@ warm_start, max_constraints, verbose, time_limit
     refresh_every = check_positive_int(refresh_every, "refresh_every")
     report_every = 100 if verbose is True else int(verbose or 0)
 
-    if basis is None or not _holds_secants(operator, basis):
+    op = None
+    if basis is not None and np.ndim(basis) == 2 and np.shape(basis)[0] == operator.dim:
+        op = operator.in_basis(basis)
+        if not _holds_secants(operator, basis, op.points):
+            op = None
+    if op is None:
         basis = secant_span(operator.V)
-    op = operator if basis is None else operator.in_basis(basis)
+        op = operator if basis is None else operator.in_basis(basis)
     r = op.dim
     geom = _PairGeometry(op)
     if eig_precision not in ("double", "single"):
