@@ -1,5 +1,7 @@
 """The pair ADMM (implicit iterates, partial eigensolver) against the explicit ADMM it reproduces."""
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -177,8 +179,10 @@ def test_gram_and_cholesky_solve_of_the_least_squares_matrix(monkeypatch):
     starts = []
     monkeypatch.setattr(least_squares, "gram_rows",
                         lambda op_, start, dtype=np.float64: starts.append(start) or gram_rows(op_, start, dtype))
-    for dtype in (np.float64, np.float32):
-        restricted = extend_gram(op, previous.astype(dtype), dtype, kept=kept)
+    for stored, dtype in ((np.float64, np.float64), (np.float32, np.float32), (np.float64, np.float32)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")                           # no cast of garbage on the way
+            restricted = extend_gram(op, previous.astype(stored), dtype, kept=kept)
         assert restricted.dtype == dtype and starts[-1] == 200       # only the 100 new rows computed
         np.testing.assert_allclose(restricted, full, rtol=1e-5 if dtype == np.float32 else 1e-12, atol=1e-6)
     # rows kept out of order are detected: everything is recomputed, still right

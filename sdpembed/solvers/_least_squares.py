@@ -99,7 +99,8 @@ def _copy_restricted(known: np.ndarray, kept: np.ndarray | None, out: np.ndarray
     m = kept.size
     for start in range(0, m, 64):
         rows = slice(start, min(start + 64, m))
-        np.take(known.take(kept[rows], axis=0), kept, axis=1, out=out[rows, :m], mode="clip")
+        block = known.take(kept[rows], axis=0).astype(out.dtype, copy=False)    # take casts out's garbage
+        np.take(block, kept, axis=1, out=out[rows, :m], mode="clip")
 
 
 def extend_gram(op: SecantOperator, known: np.ndarray | None = None, dtype=np.float64,
