@@ -6,7 +6,12 @@ import pytest
 from sdpembed import NuMaxInstance, solve
 from sdpembed.datasets import gaussian_points, translating_squares
 from sdpembed.secants import all_secants
-from sdpembed.solvers.column_generation import column_generation, scan_pair_violations, solve_numax_cg
+from sdpembed.solvers.column_generation import (
+    PairDistances,
+    column_generation,
+    scan_pair_violations,
+    solve_numax_cg,
+)
 
 from .conftest import digits_points
 
@@ -45,6 +50,21 @@ def test_scanner_finds_exactly_the_dense_violators(block_rows, one_sided):
     order = np.lexsort((scan.j, scan.i))
     expected = violation[violation > 1e-9]
     np.testing.assert_allclose(scan.violation[order], expected, rtol=1e-10)
+    # the P-independent part kept across scans (as column generation does), or recomputed
+    # (max_pairs=0): the same result, for this P and another one
+    for max_pairs in (10**7, 0):
+        distances = PairDistances(X, block_rows, max_pairs=max_pairs)
+        for Q in (P, 0.5 * P, P):
+            again = scan_pair_violations(X, Q, bounds, tol=1e-9, distances=distances)
+            reference = scan_pair_violations(X, Q, bounds, tol=1e-9, block_rows=block_rows)
+            for key in ("i", "j", "violation"):
+                np.testing.assert_array_equal(getattr(again, key), getattr(reference, key))
+            assert again.max_violation == reference.max_violation and again.n_pairs == reference.n_pairs
+        assert bool(distances._blocks) == (max_pairs > 0)
+    # a PairDistances of other points is not used
+    other = PairDistances(X + 1.0, block_rows)
+    moved = scan_pair_violations(X, P, bounds, tol=1e-9, block_rows=block_rows, distances=other)
+    np.testing.assert_array_equal(moved.violation, scan.violation)
 
 
 def _cg_cases():

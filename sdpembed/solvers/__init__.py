@@ -3,6 +3,7 @@
 from ._nonconvex import NearIsometricResult
 from .column_generation import (
     ColumnGenerationRun,
+    PairDistances,
     RestrictedResult,
     RestrictedSolver,
     ScanResult,
@@ -42,6 +43,7 @@ __all__ = [
     "refine_points",
     "run_column_generation",
     "scan_pair_violations",
+    "PairDistances",
     "secant_span",
     "solve_lmnn_fast",
     "solve_lmnn_gradient",

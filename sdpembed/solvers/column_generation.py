@@ -49,6 +49,7 @@ from .numax_admm_pairs import pair_trace_admm
 
 __all__ = [
     "PairBounds",
+    "PairDistances",
     "ScanResult",
     "scan_pair_violations",
     "RestrictedResult",
@@ -89,6 +90,50 @@ def _factor_values(X: np.ndarray, Psi: np.ndarray, i: np.ndarray, j: np.ndarray,
     return out
 
 
+class PairDistances:
+    """The part of an all-pairs scan that does not depend on P, computed once for the points X.
+
+    Block by block of ``block_rows`` rows (against all later rows): the pairs i < j and their
+    squared distances ‖x_i − x_j‖² from the Gram matrix, with bounds on the rounding of those.
+    Column generation scans all pairs of the same points every round (and the monitor of its
+    tight rounds more often); with this object the later scans skip the n × n × N products and
+    the index arithmetic, about 60% of a scan of 800 MNIST images. Blocks are kept while they
+    total at most ``max_pairs`` pairs (24 bytes a pair; beyond, every scan recomputes them).
+    """
+
+    def __init__(self, X: np.ndarray, block_rows: int | None = None, max_pairs: int = 10_000_000) -> None:
+        self.X = as_matrix(X, "X", min_rows=2)
+        n = self.X.shape[0]
+        self.norms2 = np.einsum("ij,ij->i", self.X, self.X)
+        self.block_rows = block_rows or max(1, min(n, 4_000_000 // max(n, 1)))
+        self._cache = pair_count(n) <= max_pairs
+        self._blocks: dict[int, tuple[np.ndarray, ...]] = {}
+
+    def starts(self) -> range:
+        """First rows of the blocks."""
+        return range(0, self.X.shape[0] - 1, self.block_rows)
+
+    def block(self, start: int) -> tuple[np.ndarray, ...]:
+        """(rows, cols, i, j, ri, ci, dX, errX) of the block starting at row ``start``: its pairs
+        (i[k], j[k]) = (rows[ri[k]], cols[ci[k]]), cols the rows after ``start``."""
+        n = self.X.shape[0]
+        rows = np.arange(start, min(start + self.block_rows, n - 1))
+        cols = np.arange(rows[0] + 1, n)
+        if start in self._blocks:
+            ri, ci, dX, errX = self._blocks[start]
+            return rows, cols, rows[ri], cols[ci], ri, ci, dX, errX
+        X, nx = self.X, self.norms2
+        ri, ci = np.nonzero(cols[None, :] > rows[:, None])
+        ri, ci = ri.astype(np.int32), ci.astype(np.int32)
+        i, j = rows[ri], cols[ci]
+        dX = (nx[rows, None] + nx[None, cols] - 2.0 * (X[rows] @ X[cols].T))[ri, ci]
+        # rounding of the Gram-based values: absolute errors of about ε·(‖·‖² + ‖·‖²)·√dim
+        errX = 8.0 * np.finfo(float).eps * (nx[i] + nx[j]) * X.shape[1] ** 0.5
+        if self._cache:
+            self._blocks[start] = (ri, ci, dX, errX)
+        return rows, cols, i, j, ri, ci, dX, errX
+
+
 @dataclass
 class ScanResult:
     """Outcome of a scan of all pairs: the violators and the worst violation overall.
@@ -114,11 +159,13 @@ def scan_pair_violations(
     block_rows: int | None = None,
     factor: np.ndarray | None = None,
     exact_values: bool = True,
+    distances: PairDistances | None = None,
 ) -> ScanResult:
     """Scan all pairs i < j of the rows of X for violations of lo ≤ v_ijᵀPv_ij ≤ hi.
 
-    Nothing of size n² or S is held: rows are taken in blocks of ``block_rows`` against all
-    later rows. Pairs of identical points (zero secants) are skipped.
+    Nothing of size n² or S is held (but by a ``distances`` kept across scans): rows are taken
+    in blocks of ``block_rows`` against all later rows. Pairs of identical points (zero
+    secants) are skipped.
 
     Parameters
     ----------
@@ -139,6 +186,9 @@ def scan_pair_violations(
         only the pairs the bound leaves in doubt are. The set of violators, and whether there
         is any, are the same; a first scan with hundreds of thousands of violators is then
         much cheaper. ``max_violation`` stays an upper bound.
+    distances : PairDistances, optional
+        The P-independent part of the scan for these very points (``distances.X is X``), kept
+        from earlier scans; its ``block_rows`` then applies.
 
     Returns
     -------
@@ -146,25 +196,18 @@ def scan_pair_violations(
         Violating pairs with their exact violations (recomputed from explicit differences),
         and the worst violation over all pairs.
     """
-    X = as_matrix(X, "X", min_rows=2)
-    n = X.shape[0]
+    if distances is None or distances.X is not X:
+        distances = PairDistances(X, block_rows)
+    X = distances.X
     Psi = psd_factor(P) if factor is None else as_matrix(factor, "factor", n_cols=X.shape[1], min_rows=0)
     Y = X @ Psi.T
-    nx = np.einsum("ij,ij->i", X, X)
     ny = np.einsum("ij,ij->i", Y, Y)
     eps = np.finfo(float).eps
-    block_rows = block_rows or max(1, min(n, 4_000_000 // max(n, 1)))
     found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     worst, counted = -np.inf, 0
-    for start in range(0, n - 1, block_rows):
-        rows = np.arange(start, min(start + block_rows, n - 1))
-        cols = np.arange(rows[0] + 1, n)
-        ri, ci = np.nonzero(cols[None, :] > rows[:, None])
-        i, j = rows[ri], cols[ci]
-        dX = (nx[rows, None] + nx[None, cols] - 2.0 * (X[rows] @ X[cols].T))[ri, ci]
+    for start in distances.starts():
+        rows, cols, i, j, ri, ci, dX, errX = distances.block(start)
         dY = (ny[rows, None] + ny[None, cols] - 2.0 * (Y[rows] @ Y[cols].T))[ri, ci]
-        # rounding of the Gram-based values: absolute errors of about ε·(‖·‖² + ‖·‖²)·√dim
-        errX = 8.0 * eps * (nx[i] + nx[j]) * X.shape[1] ** 0.5
         errY = 8.0 * eps * (ny[i] + ny[j]) * max(Y.shape[1], 1) ** 0.5
         lo, hi = bounds(i, j)
         with np.errstate(divide="ignore", invalid="ignore"):  # zero or tiny dX: suspect anyway
@@ -246,15 +289,16 @@ def _select_violators(
     return index[chosen]
 
 
-def _outside_violation(X: np.ndarray, bounds: PairBounds, working: np.ndarray, tol: float,
-                       block_rows: int | None) -> Callable[[np.ndarray], float]:
+def _outside_violation(distances: PairDistances, bounds: PairBounds, working: np.ndarray,
+                       tol: float) -> Callable[[np.ndarray], float]:
     """``monitor(factor)``: the worst violation above ``tol`` among the pairs outside ``working``
-    (sorted linear indices) for P = ΨᵀΨ, by a scan of all pairs; 0 if there is none."""
+    (sorted linear indices) for P = ΨᵀΨ, by a scan of all pairs of ``distances.X``; 0 if there is none."""
+    X = distances.X
     n = X.shape[0]
 
     def monitor(factor: np.ndarray) -> float:
-        scan = scan_pair_violations(X, None, bounds, tol=tol, block_rows=block_rows, factor=factor,
-                                    exact_values=False)
+        scan = scan_pair_violations(X, None, bounds, tol=tol, factor=factor, exact_values=False,
+                                    distances=distances)
         outside = ~np.isin(linear_index_of_pairs(scan.i, scan.j, n), working)
         return float(np.max(scan.violation[outside], initial=0.0))
 
@@ -448,7 +492,8 @@ def run_column_generation(
     ColumnGenerationRun
     """
     start = time.perf_counter()
-    X = as_matrix(X, "X", min_rows=2)
+    distances = PairDistances(X, block_rows)          # what every scan of these points shares
+    X = distances.X
     n, N = X.shape
     total = pair_count(n)
     initial_pairs = check_positive_int(initial_pairs, "initial_pairs")
@@ -484,7 +529,7 @@ def run_column_generation(
         lo, hi = bounds(i, j)
         if tight and getattr(inner, "monitors", False):
             result = inner.solve(operator, lo, hi, state, tight,
-                                 monitor=_outside_violation(X, bounds, working, feas_tol, block_rows))
+                                 monitor=_outside_violation(distances, bounds, working, feas_tol))
         else:
             result = inner.solve(operator, lo, hi, state, tight)
         P = result.P
@@ -501,8 +546,8 @@ def run_column_generation(
             near = (values - lo <= active_tol) | (hi - values <= active_tol)
 
         scan_tol = feas_tol if tight else loose_tol
-        scan = scan_pair_violations(X, P, bounds, tol=scan_tol, block_rows=block_rows, factor=result.factor,
-                                    exact_values=exact_violations)
+        scan = scan_pair_violations(X, P, bounds, tol=scan_tol, factor=result.factor,
+                                    exact_values=exact_violations, distances=distances)
         worst = scan.max_violation
         violation_all = max(worst, 0.0)
         violators = linear_index_of_pairs(scan.i, scan.j, n)
