@@ -672,7 +672,9 @@ def column_generation(
         are violated by more than this, the restricted problems are solved only to this
         accuracy (and violators are those above it). Then every further round is solved to
         ``feas_tol``/``gap_tol``, so the certificate is unchanged. ``None`` solves every round
-        tightly.
+        tightly. With ``implicit``, the tight rounds use the ``"mixed"`` least squares and the
+        ``polish`` of :func:`~sdpembed.solvers.numax_admm_pairs.pair_trace_admm` (on 800 MNIST
+        images at δ = 0.1, the last round then took 16 ADMM iterations instead of 68).
     loose_max_iter : int
         ADMM iterations allowed in a loose round: its P only has to point at the next
         violators, so it need not converge (the tight rounds do). 15 rather than 60 took
