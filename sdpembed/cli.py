@@ -393,7 +393,7 @@ def _add_selection(p: argparse.ArgumentParser) -> None:
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``sdpembed`` command."""
     parser = argparse.ArgumentParser(prog="sdpembed", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="subcommand", required=True)   # not "command": suite run has --command
 
     p = sub.add_parser("solve", help="solve an instance file")
     p.add_argument("instance")
@@ -506,13 +506,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    name = " ".join(filter(None, (args.subcommand, getattr(args, "suite_command", None))))
     try:
         return int(args.func(args))
     except (ValueError, KeyError) as exc:
-        print(f"sdpembed {args.command}: error: {exc}", file=sys.stderr)
+        print(f"sdpembed {name}: error: {exc}", file=sys.stderr)
         return 2
     except RuntimeError as exc:  # e.g. the CVXPY ground truth of verify did not solve
-        print(f"sdpembed {args.command}: failed: {exc}", file=sys.stderr)
+        print(f"sdpembed {name}: failed: {exc}", file=sys.stderr)
         return 1
 
 
