@@ -525,15 +525,22 @@ def grade_solution(entry: SuiteEntry, solution: str | os.PathLike, tolerances: T
     try:
         cert = verify_solution(instance, solution_from_arrays(instance, read_npz(path, "solution")),
                                tolerances=tolerances)
-    except ValueError as exc:
+    except Exception as exc:             # nothing in a solution file may abort a run: corrupt zip, zlib, ...
         record.result = "bad solution"
-        record.reasons.append(str(exc))
+        record.reasons.append(_bad_solution_reason(exc, path))
         return record
     record.result = "pass" if cert.passed else "fail"
     record.objective, record.objective_error = cert.objective, cert.objective_error
     record.max_violation, record.psd_violation = cert.max_violation, cert.psd_violation
     record.reasons.extend(cert.reasons)
     return record
+
+
+def _bad_solution_reason(exc: Exception, path: Path) -> str:
+    """One line: our own errors (ValueError) as they are, anything else with its type and the file."""
+    text = str(exc) if isinstance(exc, ValueError) else \
+        f"solution file {os.fspath(path)!r} cannot be read or graded: {type(exc).__name__}: {exc}"
+    return " ".join(text.split())
 
 
 def run_suite(
