@@ -179,6 +179,8 @@ def test_a_crash_shows_the_exception_line_not_the_traceback_markers(suite, tmp_p
     long = crash("sys.exit('E' * 5000)")
     assert long.startswith("exit code 1: EEEE") and len(long) <= 240
     assert crash("sys.exit(9)") == "exit code 9"
+    if os.name == "posix":
+        assert crash("import signal; os.kill(os.getpid(), signal.SIGKILL)") == "killed by SIGKILL"
 
     # the table shows the exception; --json keeps the end of stderr as well
     code = main(["suite", "run", "--command", program(tmp_path, traceback), "--instances", SECOND])
