@@ -1,9 +1,10 @@
 """The ``sdpembed`` command line: ``solve``, ``verify``, ``make-instance``, ``embed``, ``demo``, ``suite``,
 ``export``.
 
-Exit codes: 0 success (``verify``: pass; ``suite run``: every instance passed; ``suite build``:
-every optimum certified and in agreement), 1 failure (``verify``: fail; ``solve``: the solver did
-not reach ``optimal``), 2 bad input. Problems are found through the registry.
+Exit codes: 0 success (``verify``: pass; ``suite run``: every instance not skipped passed, at least
+one graded; ``suite build``: every optimum certified and in agreement), 1 failure (``verify``: fail;
+``solve``: the solver did not reach ``optimal``), 2 bad input; ``suite run`` interrupted by a signal:
+128 + its number. Problems are found through the registry.
 """
 
 from __future__ import annotations
@@ -25,7 +26,17 @@ from .instances import load_instance
 from .registry import PROBLEMS, get_problem, solve
 from .sdpa import MAX_ENTRIES, export_sdpa, sdpa_optimum
 from .validation.certify import Tolerances
-from .validation.suite import MANIFEST, build_suite, format_build_table, format_run_table, load_suite, run_suite
+from .validation.suite import (
+    MANIFEST,
+    SKIP_EXIT_CODE,
+    SuiteInterrupted,
+    build_suite,
+    format_build_table,
+    format_run_table,
+    load_suite,
+    run_suite,
+    summarize_run,
+)
 from .validation.verify import read_solution, verify_solution
 
 __all__ = ["main", "build_parser"]
@@ -285,18 +296,27 @@ def _cmd_suite_run(args: argparse.Namespace) -> int:
         print(f"[{len(done)}/{len(entries)}] {record.name}: {record.result.upper()} ({record.wall_time:.1f} s)",
               file=sys.stderr, flush=True)
 
-    records = run_suite(args.command, suite=suite, entries=entries, timeout=args.timeout, workdir=args.keep,
-                        tolerances=tolerances, progress=progress)
-    passed = sum(r.passed for r in records)
+    interrupted = None
+    try:
+        records = run_suite(args.command, suite=suite, entries=entries, timeout=args.timeout, workdir=args.keep,
+                            tolerances=tolerances, progress=progress)
+    except SuiteInterrupted as exc:      # the graded program was killed; report what was graded
+        interrupted, records = exc, exc.records
+    summary = summarize_run(records)
     payload = {
         "suite_version": suite.version, "command": args.command, "timeout": args.timeout,
         "tolerances": {"objective": tolerances.objective, "feasibility": tolerances.feasibility,
                        "psd": tolerances.psd},
-        "passed": passed, "total": len(records), "all_passed": passed == len(records),
+        "passed": summary.passed, "skipped": summary.skipped, "graded": summary.graded, "total": summary.total,
+        "all_passed": summary.ok, "interrupted": interrupted.signal_name if interrupted else None,
         "results": [asdict(r) for r in records],
     }
-    _emit(_finite(payload), args.json, [format_run_table(records)])
-    return 0 if passed == len(records) else 1
+    _emit(_finite(payload), args.json, [format_run_table(records)] if records else [])
+    if interrupted is not None:
+        print(f"sdpembed suite run: interrupted by {interrupted.signal_name}: the graded program and its process "
+              f"group were killed; {len(records)} of {len(entries)} instance(s) graded", file=sys.stderr)
+        return interrupted.exit_code
+    return 0 if summary.ok else 1
 
 
 def _cmd_suite_export(args: argparse.Namespace) -> int:
@@ -389,11 +409,20 @@ def _add_selection(p: argparse.ArgumentParser) -> None:
     p.add_argument("--instances", action="append", metavar="GLOB", help="only instances whose name matches")
 
 
+RUN_EPILOG = (
+    f"Outcomes per instance: PASS, FAIL, CRASH (non-zero exit), SKIP (exit code {SKIP_EXIT_CODE}: the program "
+    "does not handle this kind of instance), TIMEOUT, NO SOLUTION, BAD SOLUTION. Exit status 0 when every "
+    "instance that was not skipped passed and at least one was graded, 1 otherwise, 2 for bad input. SIGINT "
+    "(Ctrl-C), SIGTERM or SIGHUP kill the graded program and its process group, print what was graded and exit "
+    "with 128 + the signal's number (130 for SIGINT, 143 for SIGTERM)."
+)
+
+
 # ------------------------------------------------------------------------------ parser
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``sdpembed`` command."""
     parser = argparse.ArgumentParser(prog="sdpembed", description=__doc__.splitlines()[0])
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="subcommand", required=True)   # not "command": suite run has --command
 
     p = sub.add_parser("solve", help="solve an instance file")
     p.add_argument("instance")
@@ -442,7 +471,9 @@ def build_parser() -> argparse.ArgumentParser:
     _add_selection(q)
     q.add_argument("--json", action="store_true")
     q.set_defaults(func=_cmd_suite_list)
-    q = suite.add_parser("run", help="grade an external program on every instance")
+    q = suite.add_parser("run", help="grade an external program on every instance",
+                         description="Run the program on every selected instance of the suite and grade the "
+                                     "solution files it writes.", epilog=RUN_EPILOG)
     q.add_argument("--command", required=True,
                    help="the program, with {instance} (read) and {solution} (write) placeholders, e.g. "
                         "\"python -m sdpembed solve {instance} --out {solution}\"")
@@ -506,13 +537,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit code."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    name = " ".join(filter(None, (args.subcommand, getattr(args, "suite_command", None))))
     try:
         return int(args.func(args))
     except (ValueError, KeyError) as exc:
-        print(f"sdpembed {args.command}: error: {exc}", file=sys.stderr)
+        print(f"sdpembed {name}: error: {exc}", file=sys.stderr)
         return 2
     except RuntimeError as exc:  # e.g. the CVXPY ground truth of verify did not solve
-        print(f"sdpembed {args.command}: failed: {exc}", file=sys.stderr)
+        print(f"sdpembed {name}: failed: {exc}", file=sys.stderr)
         return 1
 
 

@@ -12,7 +12,9 @@ define "pass".
   with the stored suite: it fails when the data changed or a stored optimum no longer agrees.
 * :func:`run_suite` runs an external program on every instance (``CMD {instance} {solution}``),
   grades each solution file with the numpy-only verifier (:mod:`sdpembed.validation.verify`) and
-  reports crashes, timeouts and missing or malformed solutions per instance.
+  reports crashes, timeouts, skips (exit code :data:`SKIP_EXIT_CODE`) and missing or malformed
+  solutions per instance. Whatever the program does or leaves running, the run goes on, and no
+  process of the program outlives its instance, nor an interrupted run (:class:`SuiteInterrupted`).
 
 **Certified optimum.** An instance enters the suite only when both certifiers end ``optimal``
 (each judged by its own certificate, never the solver's word), their objectives agree to
@@ -29,8 +31,11 @@ import hashlib
 import json
 import os
 import shlex
+import shutil
 import signal
 import subprocess
+import tempfile
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -53,8 +58,11 @@ __all__ = [
     "BuildRecord",
     "Certifier",
     "RunRecord",
+    "RunSummary",
+    "SKIP_EXIT_CODE",
     "Suite",
     "SuiteEntry",
+    "SuiteInterrupted",
     "build_suite",
     "certify_optimum",
     "content_hash",
@@ -63,6 +71,7 @@ __all__ = [
     "format_run_table",
     "load_suite",
     "run_suite",
+    "summarize_run",
 ]
 
 #: Version of the suite's instances and optima; bumped whenever an instance or its recipe changes.
@@ -82,7 +91,10 @@ MANIFEST = "manifest.json"
 DATA_RTOL = 1e-10
 
 #: Outcomes of grading one instance in :func:`run_suite`.
-RESULTS = ("pass", "fail", "crash", "timeout", "no solution", "bad solution")
+RESULTS = ("pass", "fail", "crash", "timeout", "no solution", "bad solution", "skip")
+
+#: Exit code by which a graded program says it does not handle an instance: graded ``skip``, not ``crash``.
+SKIP_EXIT_CODE = 3
 
 
 def default_suite_dir() -> Path:
@@ -452,10 +464,75 @@ class RunRecord:
     wall_time: float = float("nan")
     returncode: int | None = None
     reasons: list[str] = field(default_factory=list)
+    stderr_tail: str = ""
 
     @property
     def passed(self) -> bool:
         return self.result == "pass"
+
+    @property
+    def skipped(self) -> bool:
+        return self.result == "skip"
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """The counts of a run: ``graded`` excludes the instances the program skipped (exit code
+    :data:`SKIP_EXIT_CODE`); the run succeeds (``ok``) when every graded instance passed and at least one
+    was graded."""
+
+    passed: int
+    skipped: int
+    total: int
+
+    @property
+    def graded(self) -> int:
+        return self.total - self.skipped
+
+    @property
+    def ok(self) -> bool:
+        return self.graded > 0 and self.passed == self.graded
+
+    def line(self) -> str:
+        """E.g. ``38/38 passed, 2 skipped (exit code 3: not handled)``."""
+        text = f"{self.passed}/{self.graded} passed"
+        if self.passed < self.graded:
+            text += f", {self.graded - self.passed} did not"
+        if self.skipped:
+            text += f", {self.skipped} skipped (exit code {SKIP_EXIT_CODE}: not handled)"
+        return text + ("" if self.graded else "; nothing was graded")
+
+
+def summarize_run(records: Sequence[RunRecord]) -> RunSummary:
+    """Count the passes and skips of :func:`run_suite`'s records."""
+    return RunSummary(sum(r.passed for r in records), sum(r.skipped for r in records), len(records))
+
+
+class SuiteInterrupted(KeyboardInterrupt):
+    """SIGINT, SIGTERM or SIGHUP ended :func:`run_suite`; the program being graded was killed with its
+    process group.
+
+    Attributes
+    ----------
+    signum : int
+        The signal.
+    records : list of RunRecord
+        The instances graded before it.
+    """
+
+    def __init__(self, signum: int, records: list[RunRecord]) -> None:
+        super().__init__(signum)
+        self.signum = signum
+        self.records = records
+
+    @property
+    def signal_name(self) -> str:
+        return signal.Signals(self.signum).name
+
+    @property
+    def exit_code(self) -> int:
+        """The shell's convention for a process ended by the signal: 128 + its number."""
+        return 128 + self.signum
 
 
 def command_argv(command: str, instance: str | os.PathLike, solution: str | os.PathLike) -> list[str]:
@@ -482,34 +559,132 @@ def command_argv(command: str, instance: str | os.PathLike, solution: str | os.P
     return argv
 
 
-def _tail(text: str, lines: int = 6, chars: int = 800) -> str:
+_STDERR_KEPT = 64 * 1024          # bytes of a program's stderr read back (the rest stays on disk until the end)
+_REASON_CHARS = 200               # longest stderr line quoted in a reason
+_TRACEBACK = "Traceback (most recent call last):"
+_SIGNALS = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP") if hasattr(signal, name))
+
+
+def _tail(text: str, lines: int = 20, chars: int = 2000) -> str:
     tail = "\n".join(text.strip().splitlines()[-lines:])
     return tail[-chars:]
 
 
-def _execute(argv: list[str], timeout: float) -> tuple[str, int | None, str, float]:
-    """Run ``argv`` in its own process group; returns (state, return code, stderr, seconds), state
-    one of ``done``, ``timeout``, ``unstartable``. A timed-out program is killed with its group
-    (children it spawned included), and only that group."""
+def _error_line(stderr: str) -> str:
+    """The line of a program's stderr that says what went wrong: the exception line of the last Python
+    traceback, else the last line with a letter or digit in it (not caret markers or blank lines)."""
+    lines = stderr.splitlines()
+    headers = [i for i, line in enumerate(lines) if line.rstrip() == _TRACEBACK]
+    # after a traceback's header, the frames are indented; the exception starts at column 0
+    after = lines[headers[-1] + 1:] if headers else []
+    line = next((text for text in after if text.strip() and not text[0].isspace()), None)
+    if line is None:
+        line = next((text for text in reversed(lines) if any(c.isalnum() for c in text)), "")
+    line = line.strip()
+    return line if len(line) <= _REASON_CHARS else line[:_REASON_CHARS - 1] + "…"
+
+
+class _Interrupts:
+    """While a run is on (in the main thread), SIGINT, SIGTERM and SIGHUP raise :class:`SuiteInterrupted`.
+
+    Between :meth:`hold` and :meth:`release` (while a program is being started) a signal is kept and raised by
+    :meth:`release`, so a started program is always known and can be killed; once one has been raised, later
+    signals are ignored so that the kill finishes. Signals that were ignored (``SIG_IGN``) stay ignored; the
+    previous handlers come back at the end, and a signal kept but never raised is delivered to them then.
+    """
+
+    def __init__(self, records: list[RunRecord]) -> None:
+        self.records = records
+        self.pending: int | None = None
+        self.holding = False
+        self.raised = False
+        self._previous: dict[int, Any] = {}
+
+    def __enter__(self) -> _Interrupts:
+        if threading.current_thread() is threading.main_thread():
+            for signum in _SIGNALS:
+                if signal.getsignal(signum) is not signal.SIG_IGN:
+                    self._previous[signum] = signal.signal(signum, self._handle)
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.holding = True
+        for signum, previous in self._previous.items():
+            signal.signal(signum, previous)
+        if self.pending is not None and not self.raised:
+            signal.raise_signal(self.pending)
+
+    def _handle(self, signum: int, frame: object) -> None:
+        if self.raised:
+            return
+        if self.pending is None:
+            self.pending = signum
+        if not self.holding:
+            self._raise()
+
+    def _raise(self) -> None:
+        signum, self.pending, self.raised, self.holding = self.pending, None, True, True
+        raise SuiteInterrupted(signum, self.records)
+
+    def hold(self) -> None:
+        self.holding = True
+
+    def release(self) -> None:
+        self.holding = False
+        if self.pending is not None and not self.raised:
+            self._raise()
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    """SIGKILL the program's process group: the program and every child it started that stayed in it (the
+    program alone where there are no process groups). The one kill path of timeouts, interrupts, and what
+    a finished program left running."""
+    try:
+        if hasattr(os, "killpg"):
+            os.killpg(proc.pid, signal.SIGKILL)
+        else:  # pragma: no cover - Windows
+            proc.kill()
+    except (ProcessLookupError, PermissionError):      # the group is gone already
+        pass
+
+
+def _read_tail(file: Any) -> str:
+    """The last :data:`_STDERR_KEPT` bytes of ``file``, decoded."""
+    file.seek(0, os.SEEK_END)
+    file.seek(max(0, file.tell() - _STDERR_KEPT))
+    return file.read().decode("utf-8", errors="replace")
+
+
+def _execute(argv: list[str], timeout: float,
+             interrupts: _Interrupts | None = None) -> tuple[str, int | None, str, float]:
+    """Run ``argv`` in its own process session; returns (state, return code, stderr, seconds), state one of
+    ``done``, ``timeout``, ``unstartable``.
+
+    Its stderr goes to a temporary file, so a child that keeps it open cannot hold the run and a flood of
+    output cannot fill the memory. When the program ends, times out, or an exception (an interrupt) ends
+    the wait, its process group is killed — children it spawned included, and only that group — and the
+    program is reaped.
+    """
+    interrupts = interrupts or _Interrupts([])
     start = time.perf_counter()
-    try:
-        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                                text=True, errors="replace", start_new_session=True)
-    except OSError as exc:
-        return "unstartable", None, f"cannot start {argv[0]!r}: {exc}", time.perf_counter() - start
-    try:
-        _, err = proc.communicate(timeout=timeout)
-        return "done", proc.returncode, err or "", time.perf_counter() - start
-    except subprocess.TimeoutExpired:
+    with tempfile.TemporaryFile() as err:
+        interrupts.hold()                 # a signal while the program starts waits until it can be killed
         try:
-            if hasattr(os, "killpg"):
-                os.killpg(proc.pid, signal.SIGKILL)
-            else:  # pragma: no cover - Windows
-                proc.kill()
-        except ProcessLookupError:
-            pass
-        _, err = proc.communicate()
-        return "timeout", proc.returncode, err or "", time.perf_counter() - start
+            proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
+                                    start_new_session=True)
+        except (OSError, ValueError) as exc:
+            interrupts.release()
+            return "unstartable", None, f"cannot start {argv[0]!r}: {exc}", time.perf_counter() - start
+        state = "done"
+        try:
+            interrupts.release()
+            proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            state = "timeout"
+        finally:
+            _kill_group(proc)
+            proc.wait()
+        return state, proc.returncode, _read_tail(err), time.perf_counter() - start
 
 
 def grade_solution(entry: SuiteEntry, solution: str | os.PathLike, tolerances: Tolerances,
@@ -525,14 +700,74 @@ def grade_solution(entry: SuiteEntry, solution: str | os.PathLike, tolerances: T
     try:
         cert = verify_solution(instance, solution_from_arrays(instance, read_npz(path, "solution")),
                                tolerances=tolerances)
-    except ValueError as exc:
+    except Exception as exc:             # nothing in a solution file may abort a run: corrupt zip, zlib, ...
         record.result = "bad solution"
-        record.reasons.append(str(exc))
+        record.reasons.append(_bad_solution_reason(exc, path))
         return record
     record.result = "pass" if cert.passed else "fail"
     record.objective, record.objective_error = cert.objective, cert.objective_error
     record.max_violation, record.psd_violation = cert.max_violation, cert.psd_violation
     record.reasons.extend(cert.reasons)
+    return record
+
+
+def _bad_solution_reason(exc: Exception, path: Path) -> str:
+    """One line: our own errors (ValueError) as they are, anything else with its type and the file."""
+    text = str(exc) if isinstance(exc, ValueError) else \
+        f"solution file {os.fspath(path)!r} cannot be read or graded: {type(exc).__name__}: {exc}"
+    return " ".join(text.split())
+
+
+def _remove(path: Path) -> None:
+    """Remove what is at ``path`` (file, link or directory: whatever a program left there)."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    else:
+        path.unlink(missing_ok=True)
+
+
+def _exit_text(code: int | None) -> str:
+    if code is not None and code < 0:
+        try:
+            return f"killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"killed by signal {-code}"
+    return f"exit code {code}"
+
+
+def _not_graded(entry: SuiteEntry, state: str, code: int | None, stderr: str, timeout: float) -> RunRecord:
+    """The record of a program that timed out, could not start, crashed or skipped the instance."""
+    skipped = state == "done" and code == SKIP_EXIT_CODE
+    result = "timeout" if state == "timeout" else "skip" if skipped else "crash"
+    record = RunRecord(entry.name, entry.problem, entry.group, entry.size, result, optimum=entry.optimum)
+    if state == "timeout":
+        record.reasons.append(f"still running after {timeout:g} s: killed")
+    elif state == "unstartable":
+        record.reasons.append(stderr)
+    else:
+        words = [_exit_text(code)] + (["not handled"] if skipped else []) + [_error_line(stderr)]
+        record.reasons.append(": ".join(word for word in words if word))
+    return record
+
+
+def _run_one(entry: SuiteEntry, command: str, solutions: Path, copies: Path, timeout: float,
+             tolerances: Tolerances, interrupts: _Interrupts) -> RunRecord:
+    """Run the program on one instance and grade it. The program reads a private copy of the instance
+    file, so that no program (one that swaps its arguments, say) can damage the suite."""
+    instance = entry.load()                           # checks the file before the program reads it
+    copy = copies / entry.path.name
+    _remove(copy)
+    shutil.copyfile(entry.path, copy)
+    solution = (solutions / f"{entry.name}.solution.npz").resolve()
+    _remove(solution)
+    argv = command_argv(command, copy.resolve(), solution)
+    state, code, stderr, seconds = _execute(argv, timeout, interrupts)
+    if state == "done" and code == 0:
+        record = grade_solution(entry, solution, tolerances, instance)
+    else:
+        record = _not_graded(entry, state, code, stderr, timeout)
+    record.returncode, record.wall_time = code, seconds
+    record.stderr_tail = "" if state == "unstartable" else _tail(stderr)
     return record
 
 
@@ -551,8 +786,10 @@ def run_suite(
     Parameters
     ----------
     command : str
-        The program, with placeholders ``{instance}`` (the instance ``.npz`` to read) and
-        ``{solution}`` (the solution ``.npz`` to write); see :func:`command_argv`.
+        The program, with placeholders ``{instance}`` (the instance ``.npz`` to read: a private copy
+        of the suite's file) and ``{solution}`` (the solution ``.npz`` to write); see
+        :func:`command_argv`. It exits with status 0 after writing the solution, or with
+        :data:`SKIP_EXIT_CODE` when it does not handle the instance.
     suite : Suite, optional
         Default: the shipped suite.
     entries : iterable of SuiteEntry, optional
@@ -569,42 +806,36 @@ def run_suite(
     Returns
     -------
     list of RunRecord
-        One per instance. Crashes (non-zero exit), timeouts, missing and malformed solution files
-        are recorded per instance; nothing the program does aborts the run.
-    """
-    import tempfile
+        One per instance. Crashes (non-zero exit, with the line of stderr that says what went wrong),
+        skips, timeouts, missing and malformed solution files are recorded per instance; nothing the
+        program does aborts the run. Each program runs in its own process session, and its process
+        group is killed when the program ends, times out or the run is interrupted: no child it
+        started outlives it unless it left the group.
 
+    Raises
+    ------
+    SuiteInterrupted
+        On SIGINT, SIGTERM or SIGHUP (when called from the main thread), after killing the program
+        being graded; it carries the records graded before.
+    ValueError
+        If the command or the timeout is malformed, or a suite file does not match its manifest.
+    """
     if not (isinstance(timeout, (int, float)) and timeout > 0):
         raise ValueError(f"timeout must be a positive number of seconds, got {timeout!r}")
     suite = suite or load_suite()
     entries = list(suite.entries if entries is None else entries)
     tolerances = tolerances or suite.tolerances
     command_argv(command, "instance.npz", "solution.npz")                 # fail early on a bad command
-    with tempfile.TemporaryDirectory(prefix="sdpembed-suite-") as scratch:
-        directory = Path(workdir) if workdir is not None else Path(scratch)
-        directory.mkdir(parents=True, exist_ok=True)
-        records = []
+    records: list[RunRecord] = []
+    with _Interrupts(records) as interrupts, tempfile.TemporaryDirectory(prefix="sdpembed-suite-") as scratch:
+        solutions = Path(workdir) if workdir is not None else Path(scratch) / "solutions"
+        copies = Path(scratch) / "instances"
+        for directory in (solutions, copies):
+            directory.mkdir(parents=True, exist_ok=True)
         for entry in entries:
-            instance = entry.load()                       # checks the file before the program reads it
-            solution = (directory / f"{entry.name}.solution.npz").resolve()
-            solution.unlink(missing_ok=True)
-            argv = command_argv(command, entry.path.resolve(), solution)
-            state, code, stderr, seconds = _execute(argv, timeout)
-            if state == "done" and code == 0:
-                record = grade_solution(entry, solution, tolerances, instance)
-            else:
-                record = RunRecord(entry.name, entry.problem, entry.group, entry.size,
-                                   "timeout" if state == "timeout" else "crash", optimum=entry.optimum)
-                if state == "timeout":
-                    record.reasons.append(f"still running after {timeout:g} s: killed")
-                elif state == "unstartable":
-                    record.reasons.append(stderr)
-                else:
-                    record.reasons.append(f"exit code {code}" + (f": {_tail(stderr)}" if stderr.strip() else ""))
-            record.returncode, record.wall_time = code, seconds
-            records.append(record)
+            records.append(_run_one(entry, command, solutions, copies, timeout, tolerances, interrupts))
             if progress is not None:
-                progress(record)
+                progress(records[-1])
     return records
 
 
@@ -623,9 +854,7 @@ def format_run_table(records: Sequence[RunRecord]) -> str:
         lines.append(f"{r.name:<{width}}  {r.result.upper():<12} {_fmt(r.objective_error):>10} "
                      f"{_fmt(r.max_violation):>10} {_fmt(r.psd_violation):>10} {_fmt(r.wall_time, '.2f'):>8}  "
                      f"{reason[:140]}")
-    passed = sum(r.passed for r in records)
-    lines.append(f"{passed}/{len(records)} passed" + ("" if passed == len(records) else
-                                                       f", {len(records) - passed} did not"))
+    lines.append(summarize_run(records).line())
     return "\n".join(lines)
 
 
