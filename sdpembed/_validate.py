@@ -7,15 +7,36 @@ import numbers
 
 import numpy as np
 
-__all__ = ["as_matrix", "as_vector", "check_delta", "check_positive_int", "check_random_state"]
+__all__ = ["as_matrix", "as_vector", "check_delta", "check_positive_int", "check_random_state", "real_array"]
+
+
+def real_array(value: object, name: str, *, allow_bool: bool = True) -> np.ndarray:
+    """``value`` as a float64 array, or a ValueError naming ``name`` if it does not hold real numbers.
+
+    Complex, string, object and other dtypes are refused rather than cast: a cast would silently
+    drop an imaginary part or parse text as numbers.
+
+    Parameters
+    ----------
+    value : array_like
+    name : str
+        How the error message calls the array.
+    allow_bool : bool
+        Whether booleans count as the real numbers 0 and 1.
+    """
+    try:
+        arr = np.asarray(value)
+    except (TypeError, ValueError) as exc:               # e.g. ragged nested lists
+        raise ValueError(f"{name} must be a numeric array of real numbers: {exc}") from None
+    if arr.dtype.kind not in ("biuf" if allow_bool else "iuf"):
+        what = "complex numbers (the imaginary part would be lost)" if arr.dtype.kind == "c" else f"dtype {arr.dtype}"
+        raise ValueError(f"{name} must be a numeric array of real numbers, got {what}")
+    return arr.astype(np.float64, copy=False)
 
 
 def as_matrix(value: object, name: str, *, n_cols: int | None = None, min_rows: int = 1) -> np.ndarray:
     """A finite float64 2-D array, or a ValueError naming ``name``."""
-    try:
-        arr = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise ValueError(f"{name} must be a numeric 2-D array: {exc}") from None
+    arr = real_array(value, name)
     if arr.ndim != 2:
         raise ValueError(f"{name} must be a 2-D array (rows are points/vectors), got shape {arr.shape}")
     if arr.shape[0] < min_rows:
@@ -31,7 +52,7 @@ def as_matrix(value: object, name: str, *, n_cols: int | None = None, min_rows: 
 
 def as_vector(value: object, name: str, *, length: int | None = None) -> np.ndarray:
     """A finite float64 1-D array, or a ValueError naming ``name``."""
-    arr = np.asarray(value, dtype=np.float64)
+    arr = real_array(value, name)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be a 1-D array, got shape {arr.shape}")
     if length is not None and arr.shape[0] != length:

@@ -8,6 +8,7 @@ ignored, except ``optimum`` (a certified optimal value, used by ``verify``).
 
 from __future__ import annotations
 
+import numbers
 import os
 from dataclasses import dataclass
 from functools import cached_property
@@ -15,7 +16,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from ._validate import as_matrix, as_vector, check_delta, check_positive_int
+from ._validate import as_matrix, as_vector, check_delta, check_positive_int, real_array
 from .graphs import (
     all_triplets,
     check_connected,
@@ -91,12 +92,14 @@ class _Instance:
     optimum: float | None
 
     def _check_optimum(self) -> None:
-        """Store a given ``optimum`` as a float; it must be finite."""
+        """Store a given ``optimum`` as a float; it must be a finite real number (not text, not complex)."""
         if self.optimum is not None:
-            value = float(self.optimum)
-            if not np.isfinite(value):
-                raise ValueError(f"optimum must be a finite number, got {self.optimum!r}")
-            object.__setattr__(self, "optimum", value)
+            value = self.optimum
+            if isinstance(value, np.ndarray) and value.ndim == 0:
+                value = value.item()
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+                raise ValueError(f"optimum must be a finite real number, got {self.optimum!r}")
+            object.__setattr__(self, "optimum", float(value))
 
     def _with_optimum(self, arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         """``arrays`` plus the stored ``optimum``, if any (the file contract's optional array)."""
@@ -658,10 +661,7 @@ class MVUOOSInstance(_Instance):
     def __post_init__(self) -> None:
         Y = as_matrix(self.Y, "Y").copy()
         k, r = Y.shape
-        try:
-            D = np.array(self.sqdist, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"sqdist must be a numeric 1-D array: {exc}") from None
+        D = real_array(self.sqdist, "sqdist").copy()
         if D.shape != (k,):
             raise ValueError(
                 f"sqdist must be a 1-D array with one squared distance per row of Y (k = {k} neighbours), "
@@ -839,10 +839,7 @@ class MVUInstance(_Instance):
         edges = check_edges(self.edges, self.n).copy()
         swap = edges[:, 0] > edges[:, 1]
         edges[swap] = edges[swap][:, ::-1]
-        try:
-            D = np.array(self.sqdist, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise ValueError(f"sqdist must be a numeric 1-D array: {exc}") from None
+        D = real_array(self.sqdist, "sqdist").copy()
         if D.shape != (edges.shape[0],):
             raise ValueError(f"sqdist must be a 1-D array with one squared distance per edge ({edges.shape[0]}), "
                              f"got shape {D.shape}")

@@ -4,7 +4,9 @@ import numpy as np
 import pytest
 
 from sdpembed import NuMaxInstance, load_instance
+from sdpembed.cli import main
 from sdpembed.datasets import translating_squares
+from sdpembed.instances import LMNNInstance, MVUInstance, MVUOOSInstance
 
 
 def test_roundtrip_secant_form(tmp_path):
@@ -102,3 +104,45 @@ def test_unreadable_files(tmp_path):
     np.savez(pickled, problem=np.array("numax"), delta=np.array(0.1), secants=np.array([object()], dtype=object))
     with pytest.raises(ValueError):
         load_instance(pickled)
+
+
+def test_instances_refuse_complex_and_string_arrays(tmp_path):
+    """Complex arrays were cut to their real part and text parsed as numbers (issue 18)."""
+    secants = np.eye(3)
+    with pytest.raises(ValueError, match="complex"):
+        NuMaxInstance(delta=0.1, secants=secants + 0j)
+    with pytest.raises(ValueError, match="real numbers"):
+        NuMaxInstance(delta=0.1, secants=secants.astype(str))
+    with pytest.raises(ValueError, match="complex"):
+        NuMaxInstance(delta=0.1, X=np.arange(6.0).reshape(3, 2) + 1j)
+    Y, D = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0]]), np.array([1.0, 2.0, 3.0])
+    with pytest.raises(ValueError, match="complex"):
+        MVUOOSInstance(Y=Y, sqdist=D + 0j)
+    with pytest.raises(ValueError, match="real numbers"):
+        MVUOOSInstance(Y=Y.astype(str), sqdist=D)
+    edges = np.array([[0, 1], [1, 2]])
+    with pytest.raises(ValueError, match="complex"):
+        MVUInstance(edges=edges, sqdist=np.array([1.0, 1.0]) + 0j, n=3)
+    with pytest.raises(ValueError, match="real numbers"):
+        MVUInstance(edges=edges, sqdist=np.array(["1", "1"]), n=3)
+    with pytest.raises(ValueError, match="real numbers"):
+        LMNNInstance(X=np.array([["0", "1"], ["1", "0"], ["2", "2"], ["3", "3"]]), y=np.array([0, 0, 1, 1]),
+                     targets=np.array([[1], [0], [3], [2]]))
+    with pytest.raises(ValueError, match="optimum"):
+        NuMaxInstance(delta=0.1, secants=secants, optimum="1.5")
+    # the same through files
+    cases = {
+        "numax": {"problem": np.array("numax"), "delta": np.array(0.1), "secants": secants + 0j},
+        "points": {"problem": np.array("numax"), "delta": np.array(0.1), "X": np.array([["0", "1"], ["1", "0"]])},
+        "mvu_oos": {"problem": np.array("mvu_oos"), "Y": Y, "sqdist": D + 1j},
+        "optimum": {"problem": np.array("numax"), "delta": np.array(0.1), "secants": secants,
+                    "optimum": np.array("3.0")},
+        "complex optimum": {"problem": np.array("numax"), "delta": np.array(0.1), "secants": secants,
+                            "optimum": np.array(3.0 + 0j)},
+    }
+    for label, arrays in cases.items():
+        path = tmp_path / f"{label.replace(' ', '_')}.npz"
+        np.savez(path, **arrays)
+        with pytest.raises(ValueError, match="complex|real numbers|optimum"):
+            load_instance(path)
+        assert main(["solve", str(path)]) == 2
