@@ -25,7 +25,7 @@ from . import datasets
 from .instances import load_instance
 from .registry import PROBLEMS, get_problem, solve
 from .sdpa import MAX_ENTRIES, export_sdpa, sdpa_optimum
-from .validation.certify import Tolerances
+from .validation.certify import Tolerances, format_against, objective_side
 from .validation.suite import (
     MANIFEST,
     SKIP_EXIT_CODE,
@@ -46,19 +46,24 @@ class BadInput(ValueError):
     """Input the user must fix (exit code 2)."""
 
 
-def _json_default(value):
-    if isinstance(value, (np.floating, np.integer)):
-        return value.item()
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    return str(value)
-
-
 def _emit(payload: dict, as_json: bool, lines: Sequence[str]) -> None:
+    """Print ``payload`` as strict JSON (non-finite numbers become null) or ``lines`` as text."""
     if as_json:
-        print(json.dumps(payload, default=_json_default, indent=2))
+        # allow_nan=False: a NaN or inf that slipped through is an error, never invalid JSON
+        print(json.dumps(_finite(payload), default=str, indent=2, allow_nan=False))
     else:
         print("\n".join(lines))
+
+
+def _tolerance(text: str) -> float:
+    """An argparse type: a tolerance, a finite number >= 0 (NaN would switch its check off)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text!r}")
+    return value
 
 
 # ------------------------------------------------------------------------------- solve
@@ -120,12 +125,22 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     # numpy only when the optimum is stored (sdpembed.validation.verify); CVXPY computes it otherwise
     cert = verify_solution(instance, solution, tolerances=tolerances, ground_truth=args.solver)
     verdict = "PASS" if cert.passed else "FAIL"
+    spec = get_problem(instance.problem)
+    variable = spec.variable
+    error = format_against(cert.objective_error, tolerances.objective, signed=True)
+    side = objective_side(cert.objective_error, spec.sense) if np.isfinite(cert.optimum) else "against the dual bound"
     lines = [
         f"problem            {cert.problem}",
         f"objective          {cert.objective:.10g}",
         f"optimum            {cert.optimum:.10g}  ({cert.optimum_source})",
-        f"relative gap       {cert.objective_error:.3e}  (tolerance {tolerances.objective:g})",
-        f"max violation      {cert.max_violation:.3e}  (tolerance {tolerances.feasibility:g})",
+        f"objective error    {error}  ((f - f*) / max(|f*|, 1), tolerance {tolerances.objective:g} in magnitude; "
+        f"{side})",
+        f"max violation      {format_against(cert.max_violation, tolerances.feasibility)}  "
+        f"(tolerance {tolerances.feasibility:g})",
+        f"asymmetry          {format_against(cert.asymmetry, tolerances.feasibility)}  "
+        f"(max |{variable} - {variable}ᵀ| / max(1, max |{variable}|), tolerance {tolerances.feasibility:g})",
+        f"PSD violation      {format_against(cert.psd_violation, tolerances.psd)}  "
+        f"(max(0, -least eigenvalue) / max(1, largest), tolerance {tolerances.psd:g})",
         f"least eigenvalue   {cert.min_eigenvalue:.3e}",
         f"rank               {cert.rank}",
     ]
@@ -214,7 +229,10 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------------------- suite
 def _finite(value):
-    """JSON-safe: non-finite floats become null, recursively."""
+    """JSON-safe: numpy scalars and arrays become Python numbers and lists, non-finite floats null,
+    recursively."""
+    if isinstance(value, (np.generic, np.ndarray)):
+        value = value.tolist()
     if isinstance(value, float) and not math.isfinite(value):
         return None
     if isinstance(value, dict):
@@ -311,7 +329,7 @@ def _cmd_suite_run(args: argparse.Namespace) -> int:
         "all_passed": summary.ok, "interrupted": interrupted.signal_name if interrupted else None,
         "results": [asdict(r) for r in records],
     }
-    _emit(_finite(payload), args.json, [format_run_table(records)] if records else [])
+    _emit(_finite(payload), args.json, [format_run_table(records, tolerances)] if records else [])
     if interrupted is not None:
         print(f"sdpembed suite run: interrupted by {interrupted.signal_name}: the graded program and its process "
               f"group were killed; {len(records)} of {len(entries)} instance(s) graded", file=sys.stderr)
@@ -442,9 +460,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--solver", default="CLARABEL", choices=["CLARABEL", "SCS"],
                    help="CVXPY back-end for the optimum when the instance stores none")
     defaults = Tolerances()
-    p.add_argument("--objective-tol", type=float, default=defaults.objective)
-    p.add_argument("--feasibility-tol", type=float, default=defaults.feasibility)
-    p.add_argument("--psd-tol", type=float, default=defaults.psd)
+    p.add_argument("--objective-tol", type=_tolerance, default=defaults.objective)
+    p.add_argument("--feasibility-tol", type=_tolerance, default=defaults.feasibility)
+    p.add_argument("--psd-tol", type=_tolerance, default=defaults.psd)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_verify)
 
@@ -480,9 +498,9 @@ def build_parser() -> argparse.ArgumentParser:
     q.add_argument("--timeout", type=float, default=600.0, help="seconds per instance (default 600)")
     q.add_argument("--keep", default=None, metavar="DIR", help="write (and keep) the solution files here")
     _add_selection(q)
-    q.add_argument("--objective-tol", type=float, default=None, help="override the suite's tolerance")
-    q.add_argument("--feasibility-tol", type=float, default=None, help="override the suite's tolerance")
-    q.add_argument("--psd-tol", type=float, default=None, help="override the suite's tolerance")
+    q.add_argument("--objective-tol", type=_tolerance, default=None, help="override the suite's tolerance")
+    q.add_argument("--feasibility-tol", type=_tolerance, default=None, help="override the suite's tolerance")
+    q.add_argument("--psd-tol", type=_tolerance, default=None, help="override the suite's tolerance")
     q.add_argument("--json", action="store_true")
     q.set_defaults(func=_cmd_suite_run)
     q = suite.add_parser("build", help="regenerate and re-certify the suite; fail if a stored optimum moved")

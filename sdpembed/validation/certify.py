@@ -1,29 +1,34 @@
 """`certify(instance, result_or_matrix)`: everything that can be proved about a solution.
 
-The certificate reports the objective, the worst constraint violation, the least
+The certificate reports the objective, the worst constraint violation, the asymmetry, the least
 eigenvalue (PSD residual), the numerical rank, the dual bound and the certified gap (when
 the result carries one), and — when a ground truth is given, stored in the instance, or
-computed with CVXPY — the relative error of the objective against it. The verdict ``passed``
-applies the tolerances of :class:`Tolerances`.
+computed with CVXPY — the signed relative error of the objective against it. The verdict
+``passed`` applies the tolerances of :class:`Tolerances`. Every check is applied to the matrix
+exactly as it was handed over: it must hold real, finite numbers and be symmetric.
 """
 
 from __future__ import annotations
 
+import math
+import numbers
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
 
+from .._validate import real_array
 from ..linear.factor import DEFAULT_TAIL_TOL, tail_rank
 from ..registry import get_problem
 from ..results import GroundTruthTooLarge, SolveResult, relative_gap
 
-__all__ = ["Tolerances", "Certificate", "certify"]
+__all__ = ["Tolerances", "Certificate", "certify", "check_dual_bound", "checked_matrix", "format_against",
+           "objective_side"]
 
 
 @dataclass(frozen=True)
 class Tolerances:
-    """What "pass" means.
+    """What "pass" means; every field a finite number ≥ 0 (a ValueError otherwise).
 
     Attributes
     ----------
@@ -31,7 +36,8 @@ class Tolerances:
         Largest relative objective error |f − f*| / max(|f*|, 1) against the optimum.
     feasibility : float
         Largest absolute constraint violation (NuMax: secants are unit vectors and the
-        bounds are O(1), so an absolute tolerance is a relative one).
+        bounds are O(1), so an absolute tolerance is a relative one), and largest asymmetry
+        max |X − Xᵀ| / max(1, max |X|) of the matrix.
     psd : float
         Largest negative eigenvalue, relative to max(1, λ_max).
     """
@@ -40,10 +46,24 @@ class Tolerances:
     feasibility: float = 1e-5
     psd: float = 1e-6
 
+    def __post_init__(self) -> None:
+        for name in ("objective", "feasibility", "psd"):
+            value = getattr(self, name)
+            # NaN would switch a check off (every comparison with it is false), inf or < 0 too
+            if (isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real)
+                    or not math.isfinite(value) or value < 0):
+                raise ValueError(f"the {name} tolerance must be a finite number >= 0, got {value!r}")
+            object.__setattr__(self, name, float(value))
+
 
 @dataclass
 class Certificate:
-    """The outcome of :func:`certify`; ``reasons`` lists every failed check."""
+    """The outcome of :func:`certify`; ``reasons`` lists every failed check.
+
+    ``objective_error`` is signed, (f − f*) / max(|f*|, 1) in the registry's sense (MVU maximises):
+    an objective better than the optimum means an infeasible answer or a wrong optimum, a worse one
+    a suboptimal answer (:func:`objective_side` says which in words).
+    """
 
     problem: str
     objective: float
@@ -61,11 +81,89 @@ class Certificate:
     tolerances: Tolerances = field(default_factory=Tolerances)
     psd_violation: float = float("nan")
     """max(0, −λ_min) / max(1, λ_max), the quantity held to ``tolerances.psd``."""
+    asymmetry: float = float("nan")
+    """max |X − Xᵀ| / max(1, max |X|), held to ``tolerances.feasibility``."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable dict of every field."""
         out = asdict(self)
         return {k: (float(v) if isinstance(v, np.floating) else v) for k, v in out.items()}
+
+
+def checked_matrix(value: object, variable: str, dim: int) -> np.ndarray:
+    """The solution matrix as float64, exactly as given: real numbers, shape (dim, dim), finite.
+
+    Raises
+    ------
+    ValueError
+        Naming the array ``variable``: complex, string, boolean or object entries (never cast), a
+        wrong shape, NaN or infinite entries.
+    """
+    name = f"the solution {variable!r}"
+    X = real_array(value, name, allow_bool=False)
+    if X.shape != (dim, dim):
+        raise ValueError(f"{name} must have shape {(dim, dim)}, got {X.shape}")
+    if not np.all(np.isfinite(X)):
+        raise ValueError(f"{name} contains NaN or infinite entries")
+    return X
+
+
+def check_dual_bound(value: object) -> float | None:
+    """A claimed ``dual_bound`` as a float (None when there is none): a finite real number, 0-d.
+
+    Raises
+    ------
+    ValueError
+        Naming ``'dual_bound'``: not a 0-d real number, NaN or infinite (a bound of ±inf or NaN
+        proves nothing and would switch the bound check off).
+    """
+    if value is None:
+        return None
+    if isinstance(value, np.ndarray):
+        if value.ndim != 0 or value.dtype.kind not in "iuf":
+            raise ValueError(f"'dual_bound' must be a 0-d numeric array, got dtype {value.dtype} and shape "
+                             f"{value.shape}")
+        value = value.item()
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+        raise ValueError(f"'dual_bound' must be a finite real number (a bound on the optimum), got {value!r}")
+    return float(value)
+
+
+def format_against(value: float, limit: float, digits: int = 3, *, signed: bool = False) -> str:
+    """``value`` in scientific notation with ``digits`` decimals, or more where needed for the printed
+    number to lie on the same side of ``limit`` as ``value`` (in magnitude): a failing 1.0012e-6
+    against 1e-6 prints as 1.001e-06, never as 1.0e-06. ``signed`` prints a + on positive values."""
+    value = float(value)
+    if not math.isfinite(value):
+        return str(value)
+    exceeds = abs(value) > limit
+    sign = "+" if signed else ""
+    for precision in range(digits, 16):
+        text = f"{value:{sign}.{precision}e}"
+        if (abs(float(text)) > limit) == exceeds:
+            return text
+    return f"{value:{sign}.16e}"                          # 17 significant digits: the double itself
+
+
+def objective_side(error: float, sense: str) -> str:
+    """Which side of the optimum a signed objective error puts the answer, in words.
+
+    Parameters
+    ----------
+    error : float
+        (f − f*) / max(|f*|, 1), as in :attr:`Certificate.objective_error`.
+    sense : {"min", "max"}
+        The registry's sense of the problem (MVU maximises).
+    """
+    if not math.isfinite(error):
+        return "not compared with an optimum"
+    if error == 0:
+        return "at the optimum"
+    above = error > 0
+    where = ("above" if above else "below") + " the optimum" + (" (a maximisation)" if sense == "max" else "")
+    if above == (sense == "max"):
+        return f"{where}: better than the optimum, so infeasible or the optimum is wrong"
+    return f"{where}: suboptimal"
 
 
 def certify(
@@ -82,6 +180,11 @@ def certify(
 ) -> Certificate:
     """Check a solution of a registered problem and say what is proven about it.
 
+    Every check applies to the matrix as given (never to a repaired copy): its asymmetry
+    max |X − Xᵀ| / max(1, max |X|) is held to the feasibility tolerance, the objective and the
+    violation are the instance's functions of X itself, and the PSD check uses the least
+    eigenvalue of the quadratic form xᵀXx (X's spectrum when X is symmetric).
+
     Parameters
     ----------
     instance
@@ -97,7 +200,7 @@ def certify(
         CVXPY back-end for ``ground_truth``.
     dual_bound : float, optional
         A claimed lower bound (minimisation) to check against the optimum; taken from the
-        SolveResult when not given.
+        SolveResult when not given. It must be finite.
     tolerances : Tolerances, optional
     tail_tol : float
         Rank threshold of :func:`sdpembed.linear.numerical_rank`.
@@ -107,6 +210,12 @@ def certify(
         resulting lower bound replaces any claimed ``dual_bound``, and, when no optimum is
         known (e.g. an instance far too large for CVXPY), the objective passes if it lies
         within the objective tolerance of this proven bound.
+
+    Raises
+    ------
+    ValueError
+        If the matrix is not a finite real (n, n) array (:func:`checked_matrix`) or the claimed
+        bound is not finite (:func:`check_dual_bound`).
     """
     spec = get_problem(getattr(instance, "problem", ""))
     tol = tolerances or Tolerances()
@@ -116,18 +225,16 @@ def certify(
             dual_bound = result_or_matrix.dual_bound
     else:
         X = result_or_matrix
-    X = np.asarray(X, dtype=np.float64)
-    n = instance.dim
-    if X.shape != (n, n):
-        raise ValueError(f"the solution {spec.variable!r} must have shape {(n, n)}, got {X.shape}")
-    if not np.all(np.isfinite(X)):
-        raise ValueError(f"the solution {spec.variable!r} contains NaN or infinite entries")
-    X = 0.5 * (X + X.T)
+    X = checked_matrix(X, spec.variable, instance.dim)
+    dual_bound = check_dual_bound(dual_bound)
 
     objective = instance.objective(X)
     violation = instance.max_violation(X)
-    eigenvalues = np.linalg.eigvalsh(X)
-    min_eig = float(eigenvalues[0])
+    asymmetry = float(np.max(np.abs(X - X.T))) / max(1.0, float(np.max(np.abs(X))))
+    # min over unit x of xᵀXx; an asymmetric X fails the asymmetry check whatever this says
+    eigenvalues = np.linalg.eigvalsh(0.5 * (X + X.T))
+    min_eig, max_eig = float(eigenvalues[0]), float(eigenvalues[-1])
+    psd_violation = max(0.0, -min_eig) / max(1.0, max_eig)
     rank = tail_rank(eigenvalues[::-1], tail_tol)
 
     verified = None
@@ -138,36 +245,15 @@ def certify(
         dual_bound = verified
 
     reasons = []
-    source = "given"
-    if optimum is None and getattr(instance, "optimum", None) is not None:
-        optimum, source = instance.optimum, "stored in the instance"
-    if optimum is None and ground_truth:
-        try:
-            truth = spec.cvxpy(instance, solver=solver)
-        except GroundTruthTooLarge as exc:
-            truth, source = None, f"not computed: {exc}"
-        if truth is not None and truth.status != "optimal":
-            raise RuntimeError(f"the ground truth could not be computed: {truth.status} ({truth.message})")
-        if truth is not None:
-            optimum, source = truth.objective, f"computed with CVXPY/{truth.solver}"
-        elif verified is None:
-            reasons.append("the optimum is unknown and no verifiable dual multipliers were given: "
-                           "the objective could not be checked")
-    if optimum is None:
-        optimum, source = float("nan"), source if source != "given" else "unknown"
-
-
-    if violation > tol.feasibility:
-        reasons.append(f"constraint violation {violation:.3e} > {tol.feasibility:g}")
-    psd_limit = -tol.psd * max(1.0, float(eigenvalues[-1]))
-    psd_violation = max(0.0, -min_eig) / max(1.0, float(eigenvalues[-1]))
-    if min_eig < psd_limit:
-        reasons.append(f"least eigenvalue {min_eig:.3e} < {psd_limit:.3e} (not PSD)")
+    optimum, source = _optimum(instance, spec, optimum, ground_truth, solver, verified, reasons)
+    reasons += _matrix_reasons(spec.variable, violation, asymmetry, psd_violation, min_eig, max_eig, tol)
     error = float("nan")
     if np.isfinite(optimum):
-        error = abs(objective - optimum) / max(abs(optimum), 1.0)
-        if error > tol.objective:
-            reasons.append(f"relative objective error {error:.3e} > {tol.objective:g} (optimum {optimum:.10g})")
+        error = (objective - optimum) / max(abs(optimum), 1.0)
+        if abs(error) > tol.objective:
+            reasons.append(f"relative objective error {format_against(error, tol.objective, signed=True)} exceeds "
+                           f"{tol.objective:g} in magnitude, {objective_side(error, spec.sense)} "
+                           f"(objective {objective:.10g}, optimum {optimum:.10g})")
     elif verified is not None:
         # f* ∈ [verified, objective] once the solution is feasible: the error is at most this
         error = (objective - verified) / max(abs(verified), 1.0) if spec.sense == "min" else float("inf")
@@ -175,7 +261,7 @@ def certify(
         if error > tol.objective:
             reasons.append(f"objective {objective:.10g} is {error:.3e} (relative) above the verified dual bound "
                            f"{verified:.10g}; tolerance {tol.objective:g}")
-    bound = float("nan") if dual_bound is None else float(dual_bound)
+    bound = float("nan") if dual_bound is None else dual_bound
     sign = 1.0 if spec.sense == "min" else -1.0
     if np.isfinite(bound) and np.isfinite(optimum):
         if sign * (bound - optimum) > tol.objective * max(abs(optimum), 1.0):
@@ -197,4 +283,43 @@ def certify(
         reasons=reasons,
         tolerances=tol,
         psd_violation=psd_violation,
+        asymmetry=asymmetry,
     )
+
+
+def _optimum(instance: Any, spec: Any, optimum: float | None, ground_truth: bool, solver: str,
+             verified: float | None, reasons: list[str]) -> tuple[float, str]:
+    """The optimum to compare with (NaN when unknown) and where it came from."""
+    source = "given"
+    if optimum is None and getattr(instance, "optimum", None) is not None:
+        optimum, source = instance.optimum, "stored in the instance"
+    if optimum is None and ground_truth:
+        try:
+            truth = spec.cvxpy(instance, solver=solver)
+        except GroundTruthTooLarge as exc:
+            truth, source = None, f"not computed: {exc}"
+        if truth is not None and truth.status != "optimal":
+            raise RuntimeError(f"the ground truth could not be computed: {truth.status} ({truth.message})")
+        if truth is not None:
+            optimum, source = truth.objective, f"computed with CVXPY/{truth.solver}"
+        elif verified is None:
+            reasons.append("the optimum is unknown and no verifiable dual multipliers were given: "
+                           "the objective could not be checked")
+    if optimum is None:
+        return float("nan"), source if source != "given" else "unknown"
+    return float(optimum), source
+
+
+def _matrix_reasons(variable: str, violation: float, asymmetry: float, psd_violation: float, min_eig: float,
+                    max_eig: float, tol: Tolerances) -> list[str]:
+    """The failed checks of the matrix itself: asymmetry, constraint violation, PSD."""
+    reasons = []
+    if asymmetry > tol.feasibility:
+        reasons.append(f"asymmetric {variable}: max |{variable} - {variable}ᵀ| / max(1, max |{variable}|) = "
+                       f"{format_against(asymmetry, tol.feasibility)} > {tol.feasibility:g}")
+    if violation > tol.feasibility:
+        reasons.append(f"constraint violation {format_against(violation, tol.feasibility)} > {tol.feasibility:g}")
+    if psd_violation > tol.psd:
+        reasons.append(f"PSD violation {format_against(psd_violation, tol.psd)} > {tol.psd:g}: least eigenvalue "
+                       f"{min_eig:.3e}, largest {max_eig:.3e} (not PSD)")
+    return reasons

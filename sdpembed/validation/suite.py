@@ -47,7 +47,7 @@ import numpy as np
 
 from ..instances import load_instance, read_npz, save_instance
 from ..registry import PROBLEMS, get_problem
-from .certify import Tolerances
+from .certify import Tolerances, format_against
 from .suite_cases import SuiteCase, suite_cases
 from .verify import solution_from_arrays, verify_solution
 
@@ -449,7 +449,11 @@ def _build_case(case: SuiteCase, previous: SuiteEntry | None, compare: bool,
 # -------------------------------------------------------------------------------------- run
 @dataclass
 class RunRecord:
-    """The grade of one instance in :func:`run_suite` (``result`` is one of :data:`RESULTS`)."""
+    """The grade of one instance in :func:`run_suite` (``result`` is one of :data:`RESULTS`).
+
+    ``objective_error`` is signed, (f − f*) / max(|f*|, 1) in the registry's sense (MVU maximises),
+    and ``asymmetry`` is max |X − Xᵀ| / max(1, max |X|) (:class:`~sdpembed.validation.certify.Certificate`).
+    """
 
     name: str
     problem: str
@@ -461,6 +465,7 @@ class RunRecord:
     objective_error: float = float("nan")
     max_violation: float = float("nan")
     psd_violation: float = float("nan")
+    asymmetry: float = float("nan")
     wall_time: float = float("nan")
     returncode: int | None = None
     reasons: list[str] = field(default_factory=list)
@@ -707,6 +712,7 @@ def grade_solution(entry: SuiteEntry, solution: str | os.PathLike, tolerances: T
     record.result = "pass" if cert.passed else "fail"
     record.objective, record.objective_error = cert.objective, cert.objective_error
     record.max_violation, record.psd_violation = cert.max_violation, cert.psd_violation
+    record.asymmetry = cert.asymmetry
     record.reasons.extend(cert.reasons)
     return record
 
@@ -844,16 +850,30 @@ def _fmt(value: float, spec: str = ".1e") -> str:
     return "-" if value is None or not np.isfinite(value) else format(value, spec)
 
 
-def format_run_table(records: Sequence[RunRecord]) -> str:
-    """The pass/fail table of :func:`run_suite`, with a summary line."""
+def _graded(value: float, limit: float, signed: bool = False) -> str:
+    """A graded quantity for the tables: digits enough to show on which side of ``limit`` it lies."""
+    return "-" if value is None or not np.isfinite(value) else format_against(value, limit, 1, signed=signed)
+
+
+def format_run_table(records: Sequence[RunRecord], tolerances: Tolerances | None = None) -> str:
+    """The pass/fail table of :func:`run_suite`, with a summary line.
+
+    Parameters
+    ----------
+    records : sequence of RunRecord
+    tolerances : Tolerances, optional
+        Those the records were graded with (default: :class:`~sdpembed.validation.certify.Tolerances`):
+        each graded value gets the digits it needs never to print as its tolerance when it fails.
+    """
+    tol = tolerances or Tolerances()
     width = max([len(r.name) for r in records] + [8])
-    lines = [f"{'instance':<{width}}  {'result':<12} {'obj. error':>10} {'violation':>10} {'PSD viol.':>10} "
-             f"{'time s':>8}  reason"]
+    lines = [f"{'instance':<{width}}  {'result':<12} {'obj. error (signed)':>19} {'violation':>10} {'asym.':>10} "
+             f"{'PSD viol.':>10} {'time s':>8}  reason"]
     for r in records:
         reason = "; ".join(line.splitlines()[0] for line in r.reasons if line.strip())
-        lines.append(f"{r.name:<{width}}  {r.result.upper():<12} {_fmt(r.objective_error):>10} "
-                     f"{_fmt(r.max_violation):>10} {_fmt(r.psd_violation):>10} {_fmt(r.wall_time, '.2f'):>8}  "
-                     f"{reason[:140]}")
+        lines.append(f"{r.name:<{width}}  {r.result.upper():<12} {_graded(r.objective_error, tol.objective, True):>19} "
+                     f"{_graded(r.max_violation, tol.feasibility):>10} {_graded(r.asymmetry, tol.feasibility):>10} "
+                     f"{_graded(r.psd_violation, tol.psd):>10} {_fmt(r.wall_time, '.2f'):>8}  {reason[:140]}")
     lines.append(summarize_run(records).line())
     return "\n".join(lines)
 

@@ -21,7 +21,7 @@ import numpy as np
 
 from ..instances import read_npz
 from ..registry import get_problem
-from .certify import Certificate, Tolerances, certify
+from .certify import Certificate, Tolerances, certify, check_dual_bound, checked_matrix
 
 __all__ = ["Solution", "read_solution", "solution_from_arrays", "verify_solution"]
 
@@ -35,7 +35,8 @@ class Solution:
     matrix : ndarray
         The decision variable (``P``, ``M``, ``K`` or ``S``).
     dual_bound : float, optional
-        A claimed bound on the optimum (lower for minimisations, upper for MVU); checked, never trusted.
+        A claimed bound on the optimum (lower for minimisations, upper for MVU); finite; checked, never
+        trusted.
     dual_multipliers : (pairs, y), optional
         Multipliers on pairs of a point-form NuMax instance (``dual_pairs``, ``dual_y``), from which
         :func:`verify_solution` proves its own bound.
@@ -52,26 +53,21 @@ def solution_from_arrays(instance: Any, arrays: dict[str, np.ndarray]) -> Soluti
     Raises
     ------
     ValueError
-        If the problem's variable is missing or not a numeric matrix, ``dual_bound`` is not a 0-d
-        number, or only one of ``dual_pairs`` and ``dual_y`` is given.
+        If the problem's variable is missing or not a finite real matrix of the instance's shape
+        (complex, string and boolean arrays are refused, never cast), ``dual_bound`` is not a
+        finite 0-d number, or only one of ``dual_pairs`` and ``dual_y`` is given.
     """
     spec = get_problem(getattr(instance, "problem", ""))
     if spec.variable not in arrays:
         raise ValueError(f"solution file has no array {spec.variable!r} (the {spec.name} variable)")
-    matrix = arrays[spec.variable]
-    if matrix.ndim != 2 or matrix.dtype.kind not in "fiu":
-        raise ValueError(f"the solution {spec.variable!r} must be a numeric 2-D array, got dtype {matrix.dtype} "
-                         f"and shape {matrix.shape}")
-    claimed = arrays.get("dual_bound")
-    if claimed is not None and (claimed.ndim != 0 or claimed.dtype.kind not in "fiu"):
-        raise ValueError(f"'dual_bound' must be a 0-d numeric array, got dtype {claimed.dtype} and shape "
-                         f"{claimed.shape}")
+    matrix = checked_matrix(arrays[spec.variable], spec.variable, instance.dim)
+    claimed = check_dual_bound(arrays.get("dual_bound"))
     multipliers = None
     if "dual_pairs" in arrays or "dual_y" in arrays:
         if "dual_pairs" not in arrays or "dual_y" not in arrays:
             raise ValueError("a solution with dual multipliers needs both 'dual_pairs' (m, 2) and 'dual_y' (m,)")
         multipliers = (arrays["dual_pairs"], arrays["dual_y"])
-    return Solution(np.asarray(matrix, dtype=np.float64), None if claimed is None else float(claimed), multipliers)
+    return Solution(matrix, claimed, multipliers)
 
 
 def read_solution(path: str | os.PathLike, instance: Any) -> Solution:
@@ -106,16 +102,17 @@ def verify_solution(
     Returns
     -------
     Certificate
-        ``psd_violation``, ``max_violation`` and ``objective_error`` are the three graded
-        quantities; ``reasons`` lists every failed check.
+        ``objective_error`` (signed), ``max_violation``, ``asymmetry`` and ``psd_violation`` are the
+        graded quantities; ``reasons`` lists every failed check.
 
     Raises
     ------
     ValueError
-        If the matrix has the wrong shape or non-finite entries.
+        If the matrix is not a finite real matrix of the instance's shape (complex, string,
+        boolean and object arrays are refused, never cast) or the claimed bound is not finite.
     """
     if not isinstance(solution, Solution):
-        solution = Solution(np.asarray(solution, dtype=np.float64))
+        solution = Solution(solution)
     known = optimum is not None or getattr(instance, "optimum", None) is not None
     cert = certify(
         instance,
