@@ -83,3 +83,38 @@ def test_an_undeclared_import_is_found():
     assert undeclared_imports({"c.py": "import no_such_module_anywhere"}, {"numpy"}) == {
         "no_such_module_anywhere": "c.py: provided by no installed distribution"}
     assert undeclared_imports(sources, {"numpy", "threadpoolctl", "scikit-learn"}) == {}
+
+
+# ------------------------------------------------------------------------------------------------ the lock
+def _release(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in re.match(r"\d+(\.\d+)*", version).group().split("."))
+
+
+def test_lock_pins_every_declared_distribution_from_pypi_alone():
+    lines = (ROOT / "requirements" / "test.lock").read_text().splitlines()
+    assert lines[1].strip().startswith("#    uv pip compile ") and "pyproject.toml" in lines[1]   # how it was made
+    pins = [line for line in lines if line.strip() and not line.lstrip().startswith("#")]
+    for line in pins:                                      # name==version [; marker]: no URL, path, index or -e
+        assert re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*==[A-Za-z0-9.+!]+( ; [^/\\]+)?", line), line
+    versions: dict[str, set[str]] = {}
+    for line in pins:
+        name, version = line.split(" ; ")[0].split("==")
+        versions.setdefault(_normalise(name), set()).add(version)
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    extras = project["optional-dependencies"]
+    for requirement in project["dependencies"] + extras["test"] + extras["notebooks"]:
+        name, *bound = re.fullmatch(r"([A-Za-z0-9][A-Za-z0-9._-]*)(?:>=([0-9.]+))?", requirement).groups()
+        assert versions.get(_normalise(name)), f"{name} is declared in pyproject.toml but not pinned in the lock"
+        assert len(versions[_normalise(name)]) == 1, f"{name}: one version for every Python and platform"
+        if bound[0] is not None:
+            assert _release(next(iter(versions[_normalise(name)]))) >= _release(bound[0]), requirement
+
+
+def test_ci_runs_the_readme_test_command_exactly():
+    readme = (ROOT / "README.md").read_text()
+    block = readme.split("```bash\n", 1)[1].split("```", 1)[0].splitlines()
+    command = block[1]                                                   # the second command: install pinned, test
+    assert command.startswith("python -m pip install -c requirements/test.lock ")
+    assert command.endswith("&& python -m pytest")
+    ci = [line for line in (ROOT / ".ci" / "run").read_text().splitlines() if line and not line.startswith("#")]
+    assert ci[-1] == command
