@@ -85,8 +85,8 @@ MANIFEST = "manifest.json"
 #: Clarabel's settings for the suite: its KKT solves refined to 1e-15 (default 1e-13 relative, 1e-12
 #: absolute, at most 10 steps). With the defaults Clarabel 0.11.1 (CVXPY 1.9.3) ended two MVU instances
 #: ``AlmostSolved``: on mvu-inequality-swiss40 the primal residual of the last iterates jumped from 8e-9
-#: to 1.8e-3, on mvu-equality-scurve28-angles (a feasible set with no interior point: the largest least
-#: eigenvalue of a feasible K on 1⊥ is 4e-10·τ) the step length fell to 0 at a relative gap of 1.7e-8
+#: to 1.8e-3, on mvu-equality-scurve28-angles (no interior point: the largest least eigenvalue of a
+#: feasible K on 1⊥ is 0 to within 4e-10·τ) the step length fell to 0 at a relative gap of 1.7e-8
 #: against the tolerance 1e-8. Refined, both end ``Solved`` (as all 40 instances do), at no measurable cost.
 CLARABEL_SETTINGS: dict[str, Any] = {
     "iterative_refinement_reltol": 1e-15, "iterative_refinement_abstol": 1e-15, "iterative_refinement_max_iter": 50,
