@@ -20,14 +20,28 @@ def test_rosenbrock_reaches_the_minimum():
     assert np.all(np.diff(result.trace) <= 0.0)                       # Armijo: monotone descent
 
 
-def test_quadratic_matches_the_linear_solve():
+@pytest.mark.parametrize("gtol", [1e-6, 1e-12])
+def test_quadratic_error_is_what_the_gradient_implies(gtol):
+    # f = ½xᵀHx − bᵀx, x* = H⁻¹b: x − x* = H⁻¹∇f(x), so ‖x − x*‖ ≤ ‖∇f(x)‖ / λ_min(H) whatever BLAS rounds
     rng = np.random.default_rng(0)
     A = rng.standard_normal((40, 40))
-    H = A @ A.T + 40 * np.eye(40)
+    H = A @ A.T + 40 * np.eye(40)                                       # λ in [40, 201]
     b = rng.standard_normal(40)
-    result = minimize_lbfgs(lambda x: (0.5 * x @ H @ x - b @ x, H @ x - b), np.zeros(40), ftol=0.0, gtol=1e-12,
+    result = minimize_lbfgs(lambda x: (0.5 * x @ H @ x - b @ x, H @ x - b), np.zeros(40), ftol=0.0, gtol=gtol,
                             max_iter=500)
-    np.testing.assert_allclose(result.x, np.linalg.solve(H, b), rtol=1e-7)
+    assert result.status == "converged"
+    np.testing.assert_array_equal(result.jac, H @ result.x - b)        # the gradient returned is that of x
+    eps, lam = np.finfo(float).eps, np.linalg.eigvalsh(H)
+    if gtol >= 1e-6:                        # far above what the values of f resolve here: the gradient test stops
+        assert np.max(np.abs(result.jac)) <= gtol
+    else:
+        # below it only ftol = 0 can stop the run, once f stops decreasing: f(x) − f* is then under f's rounding
+        assert result.trace[-1] >= result.trace[-2]
+        gap = 0.5 * result.jac @ np.linalg.solve(H, result.jac)       # f(x) − f*
+        assert gap <= 40 * eps * (0.5 * np.abs(result.x) @ np.abs(H) @ np.abs(result.x) + np.abs(b) @ np.abs(result.x))
+    x_star = np.linalg.solve(H, b)
+    rounding = 40 * eps * (lam[-1] / lam[0]) * np.linalg.norm(x_star)    # of x* and of the gradient's evaluation
+    assert np.linalg.norm(result.x - x_star) <= np.linalg.norm(result.jac) / lam[0] + rounding
 
 
 def test_window_stops_on_a_slow_tail_only():

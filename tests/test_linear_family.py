@@ -236,6 +236,20 @@ def test_lda_rank_handling_and_shrinkage():
         LDA().fit(X, None)
 
 
+def test_lda_singular_scatter_is_diagnosed_by_lda_itself():
+    # S_w singular to rounding (2e-18 and 3e-16 on the span of the data): scipy's Cholesky may accept it,
+    # so LDA must refuse it itself rather than return Fisher ratios of order 1e16
+    rng = np.random.default_rng(5)
+    X, y = rng.standard_normal((12, 30)), np.repeat([0, 1, 2], 4)
+    with pytest.raises(ValueError, match="pass shrinkage"):
+        LDA().fit(X, y)
+    centres = rng.standard_normal((3, 5))
+    with pytest.raises(ValueError, match="even with shrinkage 0.5"):               # no within-class variance
+        lda_projection(np.repeat(centres, 4, axis=0), y, shrinkage=0.5)
+    with pytest.raises(ValueError, match="even with shrinkage 1e-12"):             # too little shrinkage
+        lda_projection(X, y, shrinkage=1e-12)
+
+
 # ------------------------------------------------------------------------------------- sparse linear model
 
 

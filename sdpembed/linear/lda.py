@@ -43,6 +43,19 @@ def _check_labels(y: object, n_samples: int) -> tuple[np.ndarray, np.ndarray]:
     return classes, codes
 
 
+def _check_definite(Sw_r: np.ndarray, rank_tol: float, shrinkage: float | None) -> None:
+    # Checked here, not left to the Cholesky factorisation inside scipy.linalg.eigh: with rounding-level
+    # eigenvalues (1e-16 · λ_max) it may succeed and return meaningless eigenvalues of order 1e16.
+    vals = np.linalg.eigvalsh(Sw_r)
+    if vals[0] > rank_tol * max(float(vals[-1]), 1e-300):
+        return
+    if shrinkage is not None:
+        raise ValueError(f"the within-class scatter S_w is singular on the span of the data even with shrinkage "
+                         f"{shrinkage!r} (no or almost no variance within the classes)")
+    raise ValueError("the within-class scatter S_w is singular on the span of the data (too few points per "
+                     "dimension); pass shrinkage in (0, 1]")
+
+
 def lda_projection(
     X: np.ndarray,
     y: np.ndarray,
@@ -64,7 +77,13 @@ def lda_projection(
         Regularisation of S_w (see the module docstring); needed when S_w is singular on the
         range of S_t.
     rank_tol : float
-        Eigenvalues of S_t below ``rank_tol`` times the largest count as zero.
+        Eigenvalues of S_t below ``rank_tol`` times the largest count as zero; so do those of S_w
+        (after shrinkage) on the range of S_t, and then S_w counts as singular.
+
+    Raises
+    ------
+    ValueError
+        If S_w is singular on the range of S_t and no ``shrinkage`` is given.
 
     Returns
     -------
@@ -96,11 +115,8 @@ def lda_projection(
         if isinstance(shrinkage, bool) or not isinstance(shrinkage, numbers.Real) or not 0.0 < shrinkage <= 1.0:
             raise ValueError(f"shrinkage must be None or a real number in (0, 1], got {shrinkage!r}")
         Sw_r = (1.0 - shrinkage) * Sw_r + shrinkage * np.trace(S_w) / N * np.eye(U.shape[1])
-    try:
-        evals, evecs = scipy.linalg.eigh(Sb_r, Sw_r)
-    except np.linalg.LinAlgError:
-        raise ValueError("the within-class scatter S_w is singular on the span of the data (too few points per "
-                         "dimension); pass shrinkage in (0, 1]") from None
+    _check_definite(Sw_r, rank_tol, shrinkage)
+    evals, evecs = scipy.linalg.eigh(Sb_r, Sw_r)
     order = np.argsort(evals)[::-1][:M]
     return (U @ evecs[:, order]).T
 

@@ -7,7 +7,9 @@ certifies it with Clarabel and a second solver inside the test suite, in a few m
 cores, so the largest instances have a few hundred secants in dimension 64, 7,200 LMNN
 triplets or 40 MVU points. Every case was checked to be solved to a certified optimum by both
 solvers (the MVU graphs in particular: rigid neighbourhood graphs "lock up" the equality SDP,
-Sec. 3.1.12, and are avoided).
+Sec. 3.1.12, and are avoided). The equality SDPs of trefoil12 and scurve28-angles come closest:
+they have no interior point (no feasible K is definite on 1⊥), which interior-point solvers
+reach less accurately; their optima are certified all the same.
 
 The recipes are a table keyed by the registry's problem names (:data:`CASES`), read through
 :func:`suite_cases`, which walks :data:`sdpembed.registry.PROBLEMS` and refuses a registered
