@@ -3,8 +3,11 @@
 
 Exit codes: 0 success (``verify``: pass; ``suite run``: every instance not skipped passed, at least
 one graded; ``suite build``: every optimum certified and in agreement), 1 failure (``verify``: fail;
-``solve``: the solver did not reach ``optimal``), 2 bad input; ``suite run`` interrupted by a signal:
-128 + its number. Problems are found through the registry.
+``solve``: the solver did not reach ``optimal``), 2 bad input (one line on stderr: an unreadable file,
+a missing output directory, a problem too large for the machine, ...); ``suite run`` interrupted by a
+signal: 128 + its number; any other command interrupted (Ctrl-C): 130; stdout closed (``| head``): 141.
+Output files are written atomically (a temporary file moved into place), and their directory is
+checked before any work. Problems are found through the registry.
 """
 
 from __future__ import annotations
@@ -12,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import shutil
 import sys
 import time
@@ -22,6 +26,9 @@ from pathlib import Path
 import numpy as np
 
 from . import datasets
+from ._files import atomic_write, check_output, prepare_directory, read_npy
+from ._memory import check_memory, dense_bytes
+from ._validate import as_matrix
 from .instances import load_instance
 from .registry import PROBLEMS, get_problem, solve
 from .sdpa import MAX_ENTRIES, export_sdpa, sdpa_optimum
@@ -68,6 +75,7 @@ def _tolerance(text: str) -> float:
 
 # ------------------------------------------------------------------------------- solve
 def _cmd_solve(args: argparse.Namespace) -> int:
+    out = check_output(args.out, "--out", ".npz") if args.out else None      # before the solve, not after
     instance = load_instance(args.instance)
     options = {}
     if args.method == "cvxpy":
@@ -84,7 +92,7 @@ def _cmd_solve(args: argparse.Namespace) -> int:
               f"{args.method or 'default'}", file=sys.stderr)
     result = solve(instance, args.method, **options)
     spec = get_problem(instance.problem)
-    if args.out:
+    if out is not None:
         arrays = {
             spec.variable: result.solution,
             "status": np.array(result.status),
@@ -97,7 +105,8 @@ def _cmd_solve(args: argparse.Namespace) -> int:
             arrays["dual_pairs"], arrays["dual_y"] = result.extra["pairs"], result.extra["y"]
         if hasattr(instance, "solution_arrays"):
             arrays.update(instance.solution_arrays(result.solution))
-        np.savez_compressed(args.out, **arrays)
+        with atomic_write(out) as temporary:
+            np.savez_compressed(temporary, **arrays)
     summary = result.summary()
     lines = [
         f"problem        {summary['problem']}  (method {summary['method']}, {summary['solver']})",
@@ -110,8 +119,8 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         f"iterations     {summary['iterations']}",
         f"time           {summary['wall_time']:.3f} s",
     ]
-    if args.out:
-        lines.append(f"solution       written to {args.out}")
+    if out is not None:
+        lines.append(f"solution       written to {out}")
     _emit(summary, args.json, lines)
     return 0 if result.status == "optimal" else 1
 
@@ -178,17 +187,32 @@ def _dataset(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray | None]:
     return digits.data[index] / 16.0, digits.target[index]
 
 
+def _dataset_shape(args: argparse.Namespace) -> tuple[int, int]:
+    """An upper bound on the shape of the points of ``make-instance --dataset`` (the bundled
+    datasets, mnist and digits, are small: (0, 0))."""
+    side = max(args.image_size, 0)
+    if args.dataset == "gaussian":
+        return max(args.n_points, 0), max(args.dim, 0)
+    rows = {"squares": max(side - args.shape_size + 1, 0) ** 2, "disks": side**2, "shapes": 2 * side**2,
+            "blob": side**2}
+    return (rows[args.dataset], side**2) if args.dataset in rows else (0, 0)
+
+
 def _cmd_make_instance(args: argparse.Namespace) -> int:
     spec = get_problem(args.problem)
     if spec.from_dataset is None:
         raise BadInput(f"{spec.name!r} instances are not built from a dataset by the command line")
+    out = check_output(args.out, "--out", ".npz")
+    rows, cols = _dataset_shape(args)
+    check_memory(3 * dense_bytes(rows, cols),
+                 f"the {args.dataset} points ({rows}×{cols} float64; three copies while the instance is made)")
     X, y = _dataset(args)
     instance = spec.from_dataset(X, y, args)
-    instance.save(args.out)
+    out = instance.save(out)
     shape = f"{X.shape[0]} points in dimension {X.shape[1]}, {instance.n_constraints} constraints"
     if hasattr(instance, "delta"):
         shape += f" ({'all pairs, point form' if args.points else 'secants'}), delta {instance.delta:g}"
-    print(f"wrote {args.problem} instance to {args.out}: {shape}")
+    print(f"wrote {args.problem} instance to {out}: {shape}")
     return 0
 
 
@@ -278,6 +302,8 @@ def _cmd_suite_list(args: argparse.Namespace) -> int:
 
 def _cmd_suite_build(args: argparse.Namespace) -> int:
     problems = _problems(args)
+    if args.out:
+        prepare_directory(args.out, "--out")                   # created before the build, not after it
     done = []
 
     def progress(record) -> None:
@@ -339,29 +365,35 @@ def _cmd_suite_run(args: argparse.Namespace) -> int:
 
 def _cmd_suite_export(args: argparse.Namespace) -> int:
     suite, entries = _selection(args)
-    out = Path(args.directory)
-    out.mkdir(parents=True, exist_ok=True)
+    out = prepare_directory(args.directory, "DIR")
     names = {e.name for e in entries}
     manifest = json.loads((suite.directory / MANIFEST).read_text())
     manifest["instances"] = [record for record in manifest["instances"] if record["name"] in names]
     for entry in entries:
         instance = entry.load()                               # the file matches the manifest
-        shutil.copyfile(entry.path, out / entry.path.name)
+        _copy(entry.path, out / entry.path.name)
         if args.sdpa:
             try:
                 export_sdpa(instance, out / f"{entry.name}.dat-s")
             except ValueError as exc:
                 print(f"{entry.name}: no SDPA file: {exc}", file=sys.stderr)
-    (out / MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
+    with atomic_write(out / MANIFEST) as temporary:
+        temporary.write_text(json.dumps(manifest, indent=1) + "\n")
     if (suite.directory / "README.md").is_file():
-        shutil.copyfile(suite.directory / "README.md", out / "README.md")
+        _copy(suite.directory / "README.md", out / "README.md")
     print(f"wrote {len(entries)} instance(s){' with SDPA files' if args.sdpa else ''} and {MANIFEST} to {out}")
     return 0
 
 
+def _copy(source: Path, target: Path) -> None:
+    """Copy a file atomically."""
+    with atomic_write(target) as temporary:
+        shutil.copyfile(source, temporary)
+
+
 def _cmd_export(args: argparse.Namespace) -> int:
+    out = check_output(args.out or Path(args.instance).with_suffix(".dat-s"), "--out")
     instance = load_instance(args.instance)
-    out = args.out or str(Path(args.instance).with_suffix(".dat-s"))
     problem = export_sdpa(instance, out, max_entries=args.max_entries)
     sizes = " ".join(str(size) for size in problem.block_sizes)
     lines = [f"wrote {out}: SDPA sparse format, m = {problem.m} constraints, blocks {sizes}, "
@@ -376,35 +408,46 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 
 # ------------------------------------------------------------------------------ embed
-def _read_rows(path: str, name: str) -> np.ndarray:
-    """An array from a ``.npy`` file (loaded without pickle)."""
-    if not Path(path).is_file():
-        raise BadInput(f"{name} file {path!r} does not exist")
+def _read_rows(path: str, name: str, ndim: int) -> np.ndarray:
+    """The ``ndim``-dimensional array of a ``.npy`` file (never unpickled); every unreadable file or
+    wrong shape is a BadInput naming the argument and the file."""
     try:
-        return np.load(path, allow_pickle=False)
-    except (OSError, ValueError) as exc:
-        raise BadInput(f"{name} file {path!r} is not a .npy array ({exc})") from exc
+        array = read_npy(path, name)
+    except ValueError as exc:
+        raise BadInput(str(exc)) from None
+    if array.ndim != ndim or array.size == 0:
+        raise BadInput(f"{name} file {path!r} must hold a non-empty {ndim}-D array, got shape {array.shape}")
+    if ndim == 2:
+        try:
+            return as_matrix(array, f"{name} file {path!r}", min_rows=2)
+        except ValueError as exc:
+            raise BadInput(str(exc)) from None
+    return array
 
 
 def _cmd_embed(args: argparse.Namespace) -> int:
     from .linear.methods import embed
     from .validation.metrics import SecantSet
 
-    data = _read_rows(args.data, "DATA")
-    labels = None if args.labels is None else _read_rows(args.labels, "labels")
+    out = check_output(args.out, "--out", ".npy")
+    data = _read_rows(args.data, "DATA", 2)
+    labels = None if args.labels is None else _read_rows(args.labels, "--labels", 1)
+    if labels is not None and labels.shape[0] != data.shape[0]:
+        raise BadInput(f"--labels has {labels.shape[0]} labels for the {data.shape[0]} rows of DATA")
     options = dict(json.loads(args.options)) if args.options else {}
     start = time.perf_counter()
     model = embed(args.method, data, dim=args.dim, delta=args.delta, labels=labels, random_state=args.random_state,
                   secants=args.secants, measure=args.measure, **options)
     elapsed = time.perf_counter() - start
     Psi = model.components_
-    np.save(args.out, Psi)
+    with atomic_write(out) as temporary:
+        np.save(temporary, Psi)
     evaluator = SecantSet(secants=data) if args.secants else SecantSet(X=data)
     delta = evaluator.isometry_constant(Psi, args.measure)
-    payload = {"method": args.method, "out": args.out, "n_components": int(Psi.shape[0]),
+    payload = {"method": args.method, "out": str(out), "n_components": int(Psi.shape[0]),
                "n_features": int(Psi.shape[1]), "isometry_constant": delta, "measure": args.measure,
                "n_secants": int(evaluator.n_secants), "time_s": elapsed}
-    lines = [f"wrote {args.out}: Psi of shape {Psi.shape} ({args.method}, {elapsed:.2f} s)",
+    lines = [f"wrote {out}: Psi of shape {Psi.shape} ({args.method}, {elapsed:.2f} s)",
              f"isometry constant on the {evaluator.n_secants} training secants ({args.measure}): {delta:.6g}"]
     selection = getattr(model, "selection_", None)
     if selection is not None:
@@ -448,8 +491,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="'cvxpy' or a hand-written method (default: the problem's; NuMax: cg on points, else admm)")
     p.add_argument("--solver", default=None, choices=["CLARABEL", "SCS"],
                    help="CVXPY back-end with --method cvxpy (default CLARABEL)")
-    p.add_argument("--out", help="write the solution .npz here")
-    p.add_argument("--max-iter", type=int, default=None)
+    p.add_argument("--out", help="write the solution here (.npz appended when missing)")
+    p.add_argument("--max-iter", type=int, default=None,
+                   help="iteration limit of the hand-written solver (column generation: of each restricted ADMM)")
     p.add_argument("--verbose", type=int, default=0, metavar="K", help="progress every K iterations")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_solve)
@@ -551,19 +595,44 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+#: Exit code of a command whose stdout was closed, as if killed by SIGPIPE (128 + 13).
+EXIT_BROKEN_PIPE = 141
+
+
+def _quiet_stdout() -> None:
+    """Point stdout at /dev/null once the reader has gone, so the interpreter's final flush
+    does not fail again (the recipe of the Python documentation, signal module)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (AttributeError, OSError, ValueError):       # no real stdout (captured, in-process)
+        pass
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; returns the exit code."""
+    """Run the command line; returns the exit code (see the module docstring)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     name = " ".join(filter(None, (args.subcommand, getattr(args, "suite_command", None))))
     try:
-        return int(args.func(args))
-    except (ValueError, KeyError) as exc:
+        code = int(args.func(args))
+        sys.stdout.flush()                                  # a closed pipe shows here, not at exit
+        return code
+    except BrokenPipeError:
+        _quiet_stdout()
+        return EXIT_BROKEN_PIPE
+    except (ValueError, KeyError, OSError) as exc:      # OSError: an output file that cannot be written
         print(f"sdpembed {name}: error: {exc}", file=sys.stderr)
+        return 2
+    except MemoryError:
+        print(f"sdpembed {name}: error: out of memory", file=sys.stderr)
         return 2
     except RuntimeError as exc:  # e.g. the CVXPY ground truth of verify did not solve
         print(f"sdpembed {name}: failed: {exc}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print(f"sdpembed {name}: interrupted", file=sys.stderr)
+        return 130
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -12,10 +12,13 @@ import numbers
 import os
 from dataclasses import dataclass
 from functools import cached_property
+from pathlib import Path
 from typing import Any, ClassVar
 
 import numpy as np
 
+from ._files import atomic_write, check_output, read_npz
+from ._memory import check_memory, dense_bytes
 from ._validate import as_matrix, as_vector, check_delta, check_positive_int, real_array
 from .graphs import (
     all_triplets,
@@ -43,22 +46,11 @@ from .secants import (
 
 __all__ = [
     "NuMaxInstance", "NuMaxClassInstance", "LMNNInstance", "MVUOOSInstance", "MVUInstance", "load_instance",
-    "save_instance", "read_npz",
+    "save_instance", "read_npz", "instance_from_arrays",
 ]
 
 #: Rows of ``secants`` must have unit norm to this tolerance (they are then renormalised).
 UNIT_NORM_TOL = 1e-6
-
-
-def read_npz(path: str | os.PathLike, what: str = "instance") -> dict[str, np.ndarray]:
-    """Load every array of an ``.npz`` file (``allow_pickle=False``), with clear errors."""
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            return {key: data[key] for key in data.files}
-    except FileNotFoundError:
-        raise ValueError(f"{what} file {os.fspath(path)!r} does not exist") from None
-    except (OSError, ValueError) as exc:
-        raise ValueError(f"{what} file {os.fspath(path)!r} is not a readable .npz file: {exc}") from None
 
 
 def _scalar(arrays: dict[str, np.ndarray], key: str, problem: str) -> Any:
@@ -86,10 +78,28 @@ def _unit_rows(value: object, name: str, *, allow_empty: bool = False) -> np.nda
     return V
 
 
+def _check_secant_memory(X: object, count: int | None = None) -> None:
+    """Refuse to form ``count`` secants of the rows of ``X`` (default: all n(n−1)/2 pairs) beyond the
+    machine's memory: three S×N float64 arrays exist at once while they are formed (X[i], X[j] and
+    their difference)."""
+    shape = np.shape(X)
+    if len(shape) == 2:
+        pairs = pair_count(shape[0]) if count is None else min(count, pair_count(shape[0]))
+        check_memory(3 * dense_bytes(pairs, shape[1]), f"{pairs} secants of X (S×N float64, N = {shape[1]})")
+
+
 class _Instance:
-    """What every instance type shares: the stored optimum and writing the file."""
+    """What every instance type shares: the stored optimum, the size of its variable and writing the file."""
 
     optimum: float | None
+    problem: ClassVar[str]
+    variable: ClassVar[str]
+
+    def _check_variable_memory(self, dim: int) -> None:
+        """Refuse an instance whose matrix variable (dim × dim float64) the machine cannot hold:
+        every solve, objective and check of a solution needs it."""
+        check_memory(dense_bytes(dim, dim), f"{self.variable} ({dim}×{dim} float64), the variable of this "
+                                            f"{self.problem} instance")
 
     def _check_optimum(self) -> None:
         """Store a given ``optimum`` as a float; it must be a finite real number (not text, not complex)."""
@@ -107,9 +117,9 @@ class _Instance:
             arrays["optimum"] = np.array(self.optimum)
         return arrays
 
-    def save(self, path: str | os.PathLike) -> None:
-        """Write the instance as a compressed ``.npz`` file."""
-        save_instance(self, path)
+    def save(self, path: str | os.PathLike) -> Path:
+        """Write the instance as a compressed ``.npz`` file (:func:`save_instance`); returns its path."""
+        return save_instance(self, path)
 
 
 class _TraceInstance(_Instance):
@@ -194,6 +204,7 @@ class NuMaxInstance(_TraceInstance):
                 raise ValueError("X must contain at least two distinct points (all its secants are zero)")
             X.setflags(write=False)
             object.__setattr__(self, "X", X)
+        self._check_variable_memory(self.dim)
         self._check_optimum()
 
     # ----------------------------------------------------------------- constructors
@@ -208,9 +219,12 @@ class NuMaxInstance(_TraceInstance):
         a warning.
         """
         if n_secants is None:
+            _check_secant_memory(X)
             secants = all_secants(X)
         else:
-            secants = sample_secants(X, check_positive_int(n_secants, "n_secants"), random_state=random_state)
+            n_secants = check_positive_int(n_secants, "n_secants")
+            _check_secant_memory(X, n_secants)
+            secants = sample_secants(X, n_secants, random_state=random_state)
         return cls(delta=delta, secants=secants)
 
     @classmethod
@@ -245,6 +259,7 @@ class NuMaxInstance(_TraceInstance):
         """The (S, N) unit secants, materialised (all pairs in point form)."""
         if self.secants is not None:
             return self.secants
+        _check_secant_memory(self.X)
         V = all_secants(self.X)
         V.setflags(write=False)
         return V
@@ -360,6 +375,7 @@ class NuMaxClassInstance(_TraceInstance):
             labels.setflags(write=False)
             object.__setattr__(self, "X", X)
             object.__setattr__(self, "y", labels)
+        self._check_variable_memory(self.dim)
         self._check_optimum()
 
     @classmethod
@@ -378,6 +394,7 @@ class NuMaxClassInstance(_TraceInstance):
         X = as_matrix(X, "X", min_rows=2)
         labels = _check_labels(y, X.shape[0])
         if n_inter is None and n_intra is None:
+            _check_secant_memory(X)
             V, pairs = all_secants(X, return_pairs=True)
             same = class_pair_mask(labels, pairs[:, 0], pairs[:, 1])
             return cls(delta=delta, inter=V[~same], intra=V[same])
@@ -425,6 +442,7 @@ class NuMaxClassInstance(_TraceInstance):
             V = np.vstack([self.inter, self.intra])
             intra = np.arange(V.shape[0]) >= self.inter.shape[0]
         else:
+            _check_secant_memory(self.X)
             V, pairs = all_secants(self.X, return_pairs=True)
             intra = class_pair_mask(self.y, pairs[:, 0], pairs[:, 1])
         V.setflags(write=False)
@@ -518,6 +536,7 @@ class LMNNInstance(_Instance):
 
     def __post_init__(self) -> None:
         X = as_matrix(self.X, "X", min_rows=2).copy()
+        self._check_variable_memory(X.shape[1])
         labels = check_lmnn_labels(self.y, X.shape[0])
         targets = check_targets(self.targets, labels)
         for arr in (X, labels, targets):
@@ -661,6 +680,7 @@ class MVUOOSInstance(_Instance):
     def __post_init__(self) -> None:
         Y = as_matrix(self.Y, "Y").copy()
         k, r = Y.shape
+        self._check_variable_memory(r + 1)
         D = real_array(self.sqdist, "sqdist").copy()
         if D.shape != (k,):
             raise ValueError(
@@ -836,6 +856,7 @@ class MVUInstance(_Instance):
     def __post_init__(self) -> None:
         n = self.n.item() if isinstance(self.n, np.ndarray) and self.n.ndim == 0 else self.n
         object.__setattr__(self, "n", check_positive_int(n, "n", minimum=2))
+        self._check_variable_memory(self.n)              # before the O(n) graph checks
         edges = check_edges(self.edges, self.n).copy()
         swap = edges[:, 0] > edges[:, 1]
         edges[swap] = edges[swap][:, ::-1]
@@ -991,22 +1012,57 @@ def _check_labels(y: object, n: int) -> np.ndarray:
     return labels.copy()
 
 
-def save_instance(instance: Any, path: str | os.PathLike) -> None:
-    """Write any registered instance to ``path`` as a compressed ``.npz`` file."""
-    np.savez_compressed(path, **instance.to_arrays())
+def save_instance(instance: Any, path: str | os.PathLike) -> Path:
+    """Write any registered instance as a compressed ``.npz`` file, atomically.
+
+    Parameters
+    ----------
+    instance
+        A registered instance.
+    path : path
+        Where to write; ``.npz`` is appended when the name does not end with it (as numpy does).
+
+    Returns
+    -------
+    Path
+        The path written.
+
+    Raises
+    ------
+    ValueError
+        If the directory of ``path`` does not exist or ``path`` is a directory.
+    """
+    target = check_output(path, "instance file", ".npz")
+    with atomic_write(target) as temporary:
+        np.savez_compressed(temporary, **instance.to_arrays())
+    return target
 
 
 def load_instance(path: str | os.PathLike) -> Any:
-    """Read an instance file, dispatching on its ``problem`` string through the registry."""
+    """Read an instance file, dispatching on its ``problem`` string through the registry.
+
+    Raises
+    ------
+    ValueError
+        One line naming the file: it cannot be read (:func:`read_npz`) or its arrays do not make
+        an instance of its problem.
+    """
+    arrays = read_npz(path, "instance")
+    try:
+        return instance_from_arrays(arrays)
+    except ValueError as exc:
+        raise ValueError(f"instance file {os.fspath(path)!r}: {exc}") from None
+
+
+def instance_from_arrays(arrays: dict[str, np.ndarray]) -> Any:
+    """The instance the arrays of an instance file describe (its ``problem`` string names the type)."""
     from .registry import get_problem
 
-    arrays = read_npz(path, "instance")
     if "problem" not in arrays:
-        raise ValueError(f"instance file {os.fspath(path)!r} has no 'problem' array")
+        raise ValueError("there is no 'problem' array")
     if arrays["problem"].ndim != 0 or arrays["problem"].dtype.kind != "U":
         raise ValueError(
             "the 'problem' array must be a 0-d unicode string such as np.array('numax'), got "
             f"dtype {arrays['problem'].dtype} and shape {arrays['problem'].shape}"
         )
-    problem = str(arrays["problem"])
-    return get_problem(problem).instance_type.from_arrays(arrays)
+    return get_problem(str(arrays["problem"])).instance_type.from_arrays(arrays)

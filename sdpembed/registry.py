@@ -8,27 +8,69 @@ solver(s), and registering a :class:`ProblemSpec` in :data:`PROBLEMS`.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import import_module
 from typing import Any
 
+from ._memory import check_memory, dense_bytes
 from .instances import LMNNInstance, MVUInstance, MVUOOSInstance, NuMaxClassInstance, NuMaxInstance
 from .results import SolveResult
 
 
-def _lazy(module: str, name: str) -> Callable[..., SolveResult]:
+def _keywords(func: Callable[..., Any], exclude: tuple[str, ...] = ()) -> frozenset[str] | None:
+    """The options ``func`` accepts by keyword (its parameters with defaults, less ``exclude``), or
+    None when it takes any (``**kwargs``)."""
+    parameters = inspect.signature(func).parameters.values()
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in parameters):
+        return None
+    return frozenset(p.name for p in parameters if p.default is not inspect.Parameter.empty
+                     and p.kind is not inspect.Parameter.POSITIONAL_ONLY) - set(exclude)
+
+
+def _lazy(module: str, name: str, forwards_to: str | None = None) -> Callable[..., SolveResult]:
     """``name`` of ``module`` (relative to this package), imported at its first call.
 
     The solvers and the CVXPY formulations load only when a solve asks for them, so that loading
     instance files and checking solutions (which use this registry) never import CVXPY.
+    ``forwards_to`` names the function of that module whose options ``name`` passes on
+    (``**options``); ``call.options()`` lists the accepted options (None: any).
     """
 
+    def target(attribute: str) -> Callable[..., Any]:
+        return getattr(import_module(module, __package__), attribute)
+
     def call(*args: Any, **kwargs: Any) -> SolveResult:
-        return getattr(import_module(module, __package__), name)(*args, **kwargs)
+        return target(name)(*args, **kwargs)
+
+    def options() -> frozenset[str] | None:
+        # the wrapper sets the forwarded function's ``problem`` itself
+        return _keywords(target(forwards_to), ("problem",)) if forwards_to else _keywords(target(name))
 
     call.__name__ = call.__qualname__ = name
     call.__doc__ = f"sdpembed{module}.{name}, imported at its first call."
+    call.options = options
+    return call
+
+
+def _column_generation(solver: Callable[..., SolveResult]) -> Callable[..., SolveResult]:
+    """Column generation that reads ``max_iter`` as the iteration limit of each restricted ADMM
+    solve — the ADMM's own option — so that ``max_iter`` means ADMM iterations for every method
+    of the NuMax family (``sdpembed solve --max-iter`` on a point-form instance)."""
+
+    def call(instance: Any, *, max_iter: int | None = None, **options: Any) -> SolveResult:
+        if max_iter is not None:
+            options["admm_options"] = {**(options.get("admm_options") or {}), "max_iter": max_iter}
+        return solver(instance, **options)
+
+    def options() -> frozenset[str] | None:
+        accepted = solver.options()
+        return None if accepted is None else accepted | {"max_iter"}
+
+    call.__name__ = call.__qualname__ = solver.__name__
+    call.__doc__ = solver.__doc__
+    call.options = options
     return call
 
 
@@ -38,14 +80,28 @@ solve_mvu_cvxpy = _lazy(".formulations.mvu", "solve_mvu_cvxpy")
 solve_mvu_oos_cvxpy = _lazy(".formulations.mvu_oos", "solve_mvu_oos_cvxpy")
 solve_numax_cvxpy = _lazy(".formulations.numax", "solve_numax_cvxpy")
 solve_numax_class_cvxpy = _lazy(".formulations.numax_class", "solve_numax_class_cvxpy")
-solve_numax_cg = _lazy(".solvers.column_generation", "solve_numax_cg")
+solve_numax_cg = _column_generation(_lazy(".solvers.column_generation", "solve_numax_cg", "column_generation"))
 solve_lmnn_fast = _lazy(".solvers.lmnn_fast", "solve_lmnn_fast")
 solve_lmnn_gradient = _lazy(".solvers.lmnn_gradient", "solve_lmnn_gradient")
 solve_mvu_ipm = _lazy(".solvers.mvu_ipm", "solve_mvu_ipm")
 solve_mvu_oos = _lazy(".solvers.mvu_oos", "solve_mvu_oos")
-solve_numax_admm = _lazy(".solvers.numax_admm", "solve_numax_admm")
-solve_numax_class_admm = _lazy(".solvers.numax_class", "solve_numax_class_admm")
-solve_numax_class_cg = _lazy(".solvers.numax_class", "solve_numax_class_cg")
+solve_numax_admm = _lazy(".solvers.numax_admm", "solve_numax_admm", "box_trace_admm")
+solve_numax_class_admm = _lazy(".solvers.numax_class", "solve_numax_class_admm", "box_trace_admm")
+solve_numax_class_cg = _column_generation(_lazy(".solvers.numax_class", "solve_numax_class_cg", "column_generation"))
+
+
+def _admm_memory(instance: Any) -> tuple[int, str]:
+    """The ADMM's S×S least-squares inverse (13), for S secants (all pairs in point form)."""
+    S = instance.n_constraints
+    return dense_bytes(S, S), f"the ADMM's {S}×{S} least-squares inverse (13) (float64; S = {S} secants)"
+
+
+def _mvu_ipm_memory(instance: Any) -> tuple[int, str]:
+    """The interior-point method's n×n iterates and its E×E Schur complement."""
+    n, E = instance.n, instance.n_constraints
+    return (dense_bytes(10 * n, n) + dense_bytes(3 * E, E),
+            f"the interior-point method's n×n iterates and E×E Schur complement (about 10n² + 3E² float64; "
+            f"n = {n}, E = {E})")
 
 __all__ = ["ProblemSpec", "PROBLEMS", "get_problem", "solve"]
 
@@ -75,6 +131,9 @@ class ProblemSpec:
         ``from_dataset(X, y, options) -> instance`` for ``sdpembed make-instance``: points X,
         labels y (or None) and the command's options (``delta``, ``n_secants``, ``points``,
         ``random_state``, ``k``, ``mu`` ...), read by attribute.
+    memory : dict of str to callable
+        ``memory[method](instance) -> (bytes, what)``: the largest allocation of a method whose
+        memory grows faster than the instance's data and matrix variable, checked before it runs.
     """
 
     name: str
@@ -85,6 +144,7 @@ class ProblemSpec:
     methods: dict[str, Callable[..., SolveResult]] = field(default_factory=dict)
     default_method: Callable[[Any], str] = lambda instance: ""
     from_dataset: Callable[[Any, Any, Any], Any] | None = None
+    memory: dict[str, Callable[[Any], tuple[int, str]]] = field(default_factory=dict)
 
 
 def _secant_instance(instance_type: type) -> Callable[[Any, Any, Any], Any]:
@@ -108,6 +168,7 @@ PROBLEMS: dict[str, ProblemSpec] = {
         # column generation for point-form instances (all pairs), the ADMM for secant lists
         default_method=lambda instance: "cg" if instance.point_form else "admm",
         from_dataset=_secant_instance(NuMaxInstance),
+        memory={"admm": _admm_memory},
     ),
     "numax_class": ProblemSpec(
         name="numax_class",
@@ -118,6 +179,7 @@ PROBLEMS: dict[str, ProblemSpec] = {
         methods={"admm": solve_numax_class_admm, "cg": solve_numax_class_cg},
         default_method=lambda instance: "cg" if instance.point_form else "admm",
         from_dataset=_secant_instance(NuMaxClassInstance),
+        memory={"admm": _admm_memory},
     ),
     "lmnn": ProblemSpec(
         name="lmnn",
@@ -155,6 +217,7 @@ PROBLEMS: dict[str, ProblemSpec] = {
         from_dataset=lambda X, y, options: MVUInstance.from_points(
             X, options.k, getattr(options, "variant", "equality"), omega=getattr(options, "omega", None)
         ),
+        memory={"ipm": _mvu_ipm_memory},
     ),
 }
 
@@ -179,14 +242,35 @@ def solve(instance: Any, method: str | None = None, **options: Any) -> SolveResu
         problem's default hand-written method when omitted (NuMax: ``"cg"`` for point-form
         instances, ``"admm"`` otherwise).
     **options
-        Passed to the solver (``solver="SCS"`` for CVXPY, ``verbose=True``, tolerances...).
+        Passed to the solver (``solver="SCS"`` for CVXPY, ``verbose=True``, tolerances...);
+        ``max_iter`` of column generation limits each restricted ADMM solve.
+
+    Raises
+    ------
+    ValueError
+        For an unknown method, an option the method does not take, or a solve whose memory
+        estimate exceeds the machine's.
     """
     spec = get_problem(getattr(instance, "problem", ""))
     method = method or spec.default_method(instance)
     if method == "cvxpy":
-        return spec.cvxpy(instance, **options)
-    if method not in spec.methods:
+        solver = spec.cvxpy
+    elif method in spec.methods:
+        solver = spec.methods[method]
+    else:
         raise ValueError(
             f"method must be 'cvxpy' or one of {sorted(spec.methods)} for {spec.name!r}, got {method!r}"
         )
-    return spec.methods[method](instance, **options)
+    _check_options(spec.name, method, solver, options)
+    if method in spec.memory:
+        check_memory(*spec.memory[method](instance))
+    return solver(instance, **options)
+
+
+def _check_options(problem: str, method: str, solver: Callable[..., SolveResult], options: dict[str, Any]) -> None:
+    """ValueError naming the options ``solver`` does not take (rather than a TypeError inside it)."""
+    accepted = solver.options() if hasattr(solver, "options") else _keywords(solver)
+    unknown = sorted(set(options) - accepted) if accepted is not None else []
+    if unknown:
+        raise ValueError(f"method {method!r} of {problem!r} has no option {', '.join(map(repr, unknown))}; "
+                         f"its options are {', '.join(sorted(accepted))}")

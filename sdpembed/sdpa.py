@@ -42,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from ._files import atomic_write
 from .registry import PROBLEMS, get_problem
 
 __all__ = ["EXPORTERS", "MAX_ENTRIES", "SDPAProblem", "export_sdpa", "read_sdpa", "sdpa_optimum", "to_sdpa",
@@ -354,8 +355,9 @@ def _entry_lines(problem: SDPAProblem, rows_per_chunk: int = 200_000) -> Iterato
 
 
 def write_sdpa(problem: SDPAProblem, path: str | os.PathLike) -> None:
-    """Write ``problem`` as an SDPA sparse file (comments, m, blocks, sizes, c, entries; exact decimals)."""
-    with open(path, "w", encoding="ascii", errors="replace") as fh:
+    """Write ``problem`` as an SDPA sparse file (comments, m, blocks, sizes, c, entries; exact decimals),
+    atomically (a partial file never appears at ``path``)."""
+    with atomic_write(path) as temporary, open(temporary, "w", encoding="ascii", errors="replace") as fh:
         for line in problem.comments:
             fh.write(f"* {line}\n")
         fh.write(f"{problem.m}\n{len(problem.block_sizes)}\n")

@@ -202,3 +202,219 @@ def test_embed_bad_input(squares_rows, tmp_path, capsys):
     assert main(["embed", "pca", str(tmp_path / "missing.npy"), "--dim", "2", "--out", out]) == 2
     with pytest.raises(SystemExit):                                                               # both targets
         main(["embed", "pca", str(squares_rows), "--dim", "2", "--delta", "0.1", "--out", out])
+
+
+# ------------------------------------------------------------------ bad files and outputs (issue 18)
+def one_error_line(capsys, command: str) -> str:
+    """The single line a command printed on stderr for bad input (and no traceback)."""
+    err = capsys.readouterr().err
+    lines = err.strip().splitlines()
+    assert "Traceback" not in err and len(lines) == 1, err
+    assert lines[0].startswith(f"sdpembed {command}: error: "), err
+    return lines[0]
+
+
+def unreadable_file(path, kind: str, good):
+    """A file of ``kind`` at ``path`` that is not a readable instance or solution archive."""
+    data = good.read_bytes()
+    if kind == "directory":
+        path.mkdir()
+    elif kind == "objects":
+        np.savez(path, problem=np.array("numax"), delta=np.array(0.1), X=np.array([[1, "a"]], dtype=object),
+                 allow_pickle=True)
+    elif kind == "member":
+        import zipfile
+
+        with zipfile.ZipFile(path, "w") as archive:
+            archive.writestr("problem.npy", data[:0])
+            archive.writestr("notes.txt", "hello")
+    else:
+        path.write_bytes({"empty": b"", "truncated": data[: len(data) // 2], "text": b"delta = 0.1\n",
+                          "binary": bytes(range(7, 250)), "npy": _npy(np.eye(3))}[kind])
+    return path
+
+
+def _npy(array) -> bytes:
+    import io
+
+    buffer = io.BytesIO()
+    np.save(buffer, array)
+    return buffer.getvalue()
+
+
+UNREADABLE = {"empty": "is empty", "truncated": "truncated or corrupt zip", "text": "is a text file",
+              "binary": "is binary data", "npy": "is a single .npy array", "directory": "is a directory",
+              "objects": "holds Python objects", "member": "'problem' is not a valid .npy array"}
+
+
+@pytest.mark.parametrize("kind", sorted(UNREADABLE))
+@pytest.mark.parametrize("command", ["solve", "verify", "export", "verify-solution"])
+def test_unreadable_files_exit_2_with_one_line(instance_file, tmp_path, capsys, kind, command):
+    bad = unreadable_file(tmp_path / "bad.npz", kind, instance_file)
+    good_solution = tmp_path / "sol.npz"
+    np.savez(good_solution, P=np.eye(49))
+    argv = {"solve": ["solve", str(bad)], "verify": ["verify", str(bad), str(good_solution)],
+            "export": ["export", str(bad), "--out", str(tmp_path / "x.dat-s")],
+            "verify-solution": ["verify", str(instance_file), str(bad)]}[command]
+    assert main(argv) == 2
+    line = one_error_line(capsys, argv[0])
+    assert str(bad) in line and UNREADABLE[kind] in line and "pickled" not in line
+
+
+def test_solve_max_iter_on_a_point_form_instance(tmp_path, capsys):
+    """--max-iter limits each restricted ADMM solve of column generation (the default for X)."""
+    from sdpembed import NuMaxInstance, solve
+
+    path = tmp_path / "points.npz"
+    assert main(["make-instance", "numax", "--dataset", "gaussian", "--n-points", "12", "--dim", "5",
+                 "--points", "--out", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["solve", str(path), "--max-iter", "3000", "--json"]) in (0, 1)     # 1: not converged in 3000
+    summary = json.loads(capsys.readouterr().out)
+    assert summary["method"] == "cg" and summary["iterations"] > 0
+    instance = NuMaxInstance(delta=0.1, X=np.random.default_rng(0).standard_normal((12, 5)))
+    result = solve(instance, max_iter=4)
+    assert result.method == "cg" and result.status != "optimal"
+    assert 0 < max(result.history["admm_iterations"]) <= 4
+    with pytest.raises(ValueError, match="method 'cg' of 'numax' has no option 'iterations'"):
+        solve(instance, iterations=4)
+    with pytest.raises(ValueError, match="method 'admm' of 'numax' has no option 'nonsense'"):
+        solve(instance, "admm", nonsense=1)
+
+
+@pytest.mark.parametrize("command", ["solve", "export", "embed", "make-instance"])
+def test_output_directory_is_checked_before_any_work(instance_file, squares_rows, tmp_path, capsys, monkeypatch,
+                                                     command):
+    import sdpembed.cli as cli
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("work started before the output was checked")
+
+    for name in ("solve", "load_instance", "_dataset", "_read_rows"):
+        monkeypatch.setattr(cli, name, no_work)
+    out = tmp_path / "missing" / "out"
+    argv = {"solve": ["solve", str(instance_file), "--out", str(out)],
+            "export": ["export", str(instance_file), "--out", str(out)],
+            "embed": ["embed", "pca", str(squares_rows), "--dim", "2", "--out", str(out)],
+            "make-instance": ["make-instance", "numax", "--out", str(out)]}[command]
+    assert main(argv) == 2
+    line = one_error_line(capsys, command)
+    assert "--out" in line and "does not exist" in line and str(tmp_path / "missing") in line
+    assert not (tmp_path / "missing").exists()
+
+
+def test_printed_output_paths_are_the_files_written(instance_file, squares_rows, tmp_path, capsys):
+    assert main(["solve", str(instance_file), "--out", str(tmp_path / "sol")]) == 0
+    assert f"written to {tmp_path / 'sol.npz'}" in capsys.readouterr().out
+    assert (tmp_path / "sol.npz").is_file() and not (tmp_path / "sol").exists()
+    assert main(["make-instance", "numax", "--image-size", "5", "--shape-size", "2", "--out", str(tmp_path / "i")]) == 0
+    assert f"to {tmp_path / 'i.npz'}:" in capsys.readouterr().out
+    assert main(["embed", "pca", str(squares_rows), "--dim", "2", "--out", str(tmp_path / "psi")]) == 0
+    assert f"wrote {tmp_path / 'psi.npy'}:" in capsys.readouterr().out
+    assert np.load(tmp_path / "psi.npy").shape == (2, 49)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["i.npz", "psi.npy", "sol.npz"]
+
+
+def test_an_interrupted_write_leaves_the_old_file_and_no_partial_one(instance_file, tmp_path, capsys, monkeypatch):
+    out = tmp_path / "sol.npz"
+    out.write_bytes(b"the previous solution")
+
+    def interrupted(file, **arrays):
+        with open(file, "wb") as handle:
+            handle.write(b"PK\x03\x04 half an archive")
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(np, "savez_compressed", interrupted)
+    assert main(["solve", str(instance_file), "--out", str(out)]) == 130
+    assert "interrupted" in capsys.readouterr().err
+    assert out.read_bytes() == b"the previous solution"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sol.npz"]
+
+
+def test_atomic_write_replaces_only_on_success(tmp_path):
+    import os
+
+    from sdpembed._files import atomic_write
+
+    target = tmp_path / "a.txt"
+    with pytest.raises(RuntimeError), atomic_write(target) as temporary:
+        temporary.write_text("partial")
+        raise RuntimeError("disk full")
+    assert not target.exists() and not list(tmp_path.iterdir())
+    mask = os.umask(0o022)
+    try:
+        with atomic_write(target) as temporary:
+            assert temporary.parent == tmp_path and temporary.suffix == ".txt"
+            temporary.write_text("complete")
+    finally:
+        os.umask(mask)
+    assert target.read_text() == "complete" and (target.stat().st_mode & 0o777) == 0o644
+    assert [p.name for p in tmp_path.iterdir()] == ["a.txt"]
+
+
+def test_a_closed_stdout_exits_quietly():
+    """``sdpembed suite list | head -1``: the reader is gone before the output is written."""
+    proc = subprocess.Popen([sys.executable, "-m", "sdpembed", "suite", "list"], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    proc.stdout.close()                     # a real pipe whose reader has exited
+    err = proc.stderr.read().decode()
+    proc.stderr.close()
+    assert proc.wait(timeout=120) == 141
+    assert err == "", err
+
+
+def test_writing_into_a_file_as_a_directory_exits_2(tmp_path, capsys, monkeypatch):
+    import sdpembed.cli as cli
+
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    assert main(["suite", "export", str(blocker), "--problems", "mvu_oos"]) == 2
+    assert "exists and is not a directory" in one_error_line(capsys, "suite export")
+
+    def no_build(**kwargs):
+        raise AssertionError("the build started before --out was checked")
+
+    monkeypatch.setattr(cli, "build_suite", no_build)
+    assert main(["suite", "build", "--out", str(blocker / "sub")]) == 2
+    assert "cannot be created" in one_error_line(capsys, "suite build")
+
+
+def test_suite_export_writes_complete_files(tmp_path, capsys):
+    out = tmp_path / "new" / "suite"
+    assert main(["suite", "export", str(out), "--problems", "mvu_oos", "--sdpa"]) == 0
+    names = sorted(p.name for p in out.iterdir())
+    assert "manifest.json" in names and not [n for n in names if ".part" in n]
+    assert len([n for n in names if n.endswith(".dat-s")]) == len([n for n in names if n.endswith(".npz")]) == 5
+
+
+# ------------------------------------------------------------------ sizes beyond the machine
+def test_huge_declared_sizes_are_refused_with_an_estimate(tmp_path, capsys):
+    mvu = tmp_path / "mvu.npz"
+    np.savez(mvu, problem=np.array("mvu"), edges=np.array([[0, 1], [1, 2]]), sqdist=np.ones(2),
+             n=np.array(10**9), variant=np.array("equality"))
+    for argv in (["solve", str(mvu)], ["export", str(mvu), "--out", str(tmp_path / "x.dat-s")],
+                 ["verify", str(mvu), str(mvu)]):
+        assert main(argv) == 2
+        line = one_error_line(capsys, argv[0])
+        assert "K (1000000000×1000000000 float64)" in line and "GiB" in line and "this machine" in line
+
+    assert main(["make-instance", "numax", "--dataset", "gaussian", "--n-points", str(10**15), "--dim", "3",
+                 "--out", str(tmp_path / "g.npz")]) == 2
+    assert "GiB for the gaussian points" in one_error_line(capsys, "make-instance")
+
+    # the ADMM on all 449,985,000 pairs of 30,000 points would need an S×S inverse
+    points = tmp_path / "points.npz"
+    np.savez(points, problem=np.array("numax"), delta=np.array(0.1),
+             X=np.random.default_rng(0).standard_normal((30000, 2)))
+    assert main(["solve", str(points), "--method", "admm"]) == 2
+    assert "least-squares inverse" in one_error_line(capsys, "solve")
+
+    import io
+
+    buffer = io.BytesIO()                           # a header declaring 10^14 floats, and no data
+    np.lib.format.write_array_header_1_0(buffer, {"descr": "<f8", "fortran_order": False, "shape": (10**7, 10**7)})
+    header = tmp_path / "X.npy"
+    header.write_bytes(buffer.getvalue())
+    assert main(["embed", "pca", str(header), "--dim", "2", "--out", str(tmp_path / "psi.npy")]) == 2
+    assert "is truncated" in one_error_line(capsys, "embed")
+    assert not list(tmp_path.glob("*.part*"))

@@ -198,7 +198,10 @@ def test_crashes_timeouts_and_bad_files_are_reported_per_instance(suite, tmp_pat
     missing = grade("import sys, numpy as np; np.savez(sys.argv[2], Q=np.eye(3))")
     assert missing.result == "bad solution" and "no array 'S'" in missing.reasons[0]
     garbage = grade("import sys; open(sys.argv[2], 'w').write('not a zip file')")
-    assert garbage.result == "bad solution" and "not a readable .npz" in garbage.reasons[0]
+    assert garbage.result == "bad solution" and "is a text file, not an .npz archive" in garbage.reasons[0]
+    cut = grade("import sys, numpy as np; np.savez(sys.argv[2], S=np.eye(3)); f = open(sys.argv[2], 'r+b'); "
+                "f.truncate(200)")                                # a corrupt archive is a row, not an abort
+    assert cut.result == "bad solution" and "truncated or corrupt zip archive" in cut.reasons[0]
     shape = grade("import sys, numpy as np; np.savez(sys.argv[2], S=np.eye(5))")
     assert shape.result == "bad solution" and "shape" in shape.reasons[0]
     start = time.perf_counter()                                    # the program and the child it spawned are killed

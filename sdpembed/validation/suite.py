@@ -49,6 +49,7 @@ from typing import Any
 
 import numpy as np
 
+from .._files import atomic_write
 from ..instances import load_instance, read_npz, save_instance
 from ..registry import PROBLEMS, get_problem
 from .certify import Tolerances, format_against
@@ -468,7 +469,8 @@ def build_suite(
             progress(record)
     if out_dir is not None and problems is None and all(r.ok for r in records):
         text = json.dumps(_manifest(manifest_entries, Tolerances()), indent=1) + "\n"
-        (out_dir / MANIFEST).write_text(text)
+        with atomic_write(out_dir / MANIFEST) as temporary:
+            temporary.write_text(text)
     return records
 
 

@@ -59,7 +59,7 @@ def solution_from_arrays(instance: Any, arrays: dict[str, np.ndarray]) -> Soluti
     """
     spec = get_problem(getattr(instance, "problem", ""))
     if spec.variable not in arrays:
-        raise ValueError(f"solution file has no array {spec.variable!r} (the {spec.name} variable)")
+        raise ValueError(f"no array {spec.variable!r} (the {spec.name} variable)")
     matrix = checked_matrix(arrays[spec.variable], spec.variable, instance.dim)
     claimed = check_dual_bound(arrays.get("dual_bound"))
     multipliers = None
@@ -71,8 +71,19 @@ def solution_from_arrays(instance: Any, arrays: dict[str, np.ndarray]) -> Soluti
 
 
 def read_solution(path: str | os.PathLike, instance: Any) -> Solution:
-    """Read and check the solution file at ``path`` for ``instance`` (:func:`solution_from_arrays`)."""
-    return solution_from_arrays(instance, read_npz(path, "solution"))
+    """Read and check the solution file at ``path`` for ``instance`` (:func:`solution_from_arrays`).
+
+    Raises
+    ------
+    ValueError
+        One line naming the file: it cannot be read (:func:`~sdpembed.instances.read_npz`) or is
+        not a solution of ``instance``.
+    """
+    arrays = read_npz(path, "solution")
+    try:
+        return solution_from_arrays(instance, arrays)
+    except ValueError as exc:
+        raise ValueError(f"solution file {os.fspath(path)!r}: {exc}") from None
 
 
 def verify_solution(
