@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import as_matrix, check_delta, check_positive_int
-from .metrics import SecantSet, check_exclude_fraction, check_measure, distortion_quantile
+from ..isometry import SecantSet, check_exclude_fraction, check_measure, distortion_quantile
 
 __all__ = ["IsometryCurvePoint", "IsometryCurve", "isometry_curve"]
 
