@@ -3,11 +3,12 @@ embeddings and metrics (NuMax, NuMax-Class, LMNN, MVU and its out-of-sample SDP)
 certificates.
 
 Three parts meet in one place: ``formulations`` (CVXPY ground truth), ``solvers``
-(hand-written algorithms) and ``validation`` (certificates and metrics).
+(hand-written algorithms) and ``validation`` (certificates and metrics); the estimators over them
+are ``linear`` (the linear maps Ψ, NuMax and NuMax-Class among them) and ``models`` (LMNN,
+MultiMetricLMNN, MVU).
 """
 
 from . import datasets, linear, validation
-from .estimators import NuMax, NuMaxClass
 from .instances import (
     LMNNInstance,
     MVUInstance,
@@ -17,7 +18,7 @@ from .instances import (
     load_instance,
     save_instance,
 )
-from .linear import LINEAR_METHODS, embed
+from .linear import LINEAR_METHODS, NuMax, NuMaxClass, embed
 from .registry import PROBLEMS, get_problem, solve
 from .results import SolveResult
 from .secants import all_secants, iter_secant_blocks, sample_secants
@@ -28,8 +29,8 @@ __version__ = "0.1.0"
 #: Names that import CVXPY (the formulations, and the solvers and models built on them), loaded on
 #: first use, so that reading, checking and grading solution files never imports CVXPY
 #: (sdpembed.validation.verify, ``sdpembed verify`` on an instance with a stored optimum).
-_LAZY = {"formulations": "formulations", "solvers": "solvers", "LMNN": "lmnn_models",
-         "MultiMetricLMNN": "lmnn_models", "MVU": "mvu_models"}
+_LAZY = {"formulations": "formulations", "solvers": "solvers", "models": "models", "LMNN": "models",
+         "MultiMetricLMNN": "models", "MVU": "models"}
 
 
 def __getattr__(name: str):
@@ -65,6 +66,7 @@ __all__ = [
     "isometry_curve",
     "iter_secant_blocks",
     "linear",
+    "models",
     "load_instance",
     "sample_secants",
     "save_instance",

@@ -7,7 +7,8 @@ import numbers
 
 import numpy as np
 
-__all__ = ["as_matrix", "as_vector", "check_delta", "check_positive_int", "check_random_state", "real_array"]
+__all__ = ["as_matrix", "as_vector", "check_delta", "check_positive_int", "check_random_state", "real_array",
+           "symmetric_matrix"]
 
 
 def real_array(value: object, name: str, *, allow_bool: bool = True) -> np.ndarray:
@@ -48,6 +49,14 @@ def as_matrix(value: object, name: str, *, n_cols: int | None = None, min_rows: 
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} contains NaN or infinite entries")
     return arr
+
+
+def symmetric_matrix(value: object, name: str) -> np.ndarray:
+    """The symmetric part (A + Aᵀ)/2 of a finite square matrix, or a ValueError naming ``name``."""
+    K = as_matrix(value, name)
+    if K.shape[0] != K.shape[1]:
+        raise ValueError(f"{name} must be a square matrix, got shape {K.shape}")
+    return 0.5 * (K + K.T)
 
 
 def as_vector(value: object, name: str, *, length: int | None = None) -> np.ndarray:

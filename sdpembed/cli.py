@@ -219,8 +219,8 @@ def _cmd_make_instance(args: argparse.Namespace) -> int:
 # -------------------------------------------------------------------------------- demo
 def _cmd_demo(args: argparse.Namespace) -> int:
     from .instances import NuMaxInstance
+    from .isometry import isometry_constants
     from .linear import embedding_from_psd, gaussian_projection, pca_projection
-    from .validation.metrics import isometry_constants
 
     X = datasets.translating_squares(args.image_size, args.square_size)
     instance = NuMaxInstance.from_points(X, args.delta, n_secants=args.n_secants, random_state=args.random_state)
@@ -426,8 +426,8 @@ def _read_rows(path: str, name: str, ndim: int) -> np.ndarray:
 
 
 def _cmd_embed(args: argparse.Namespace) -> int:
+    from .isometry import SecantSet
     from .linear.methods import embed
-    from .validation.metrics import SecantSet
 
     out = check_output(args.out, "--out", ".npy")
     data = _read_rows(args.data, "DATA", 2)

@@ -13,6 +13,7 @@ from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 
 from sdpembed.datasets import translating_squares
+from sdpembed.isometry import isometry_constants
 from sdpembed.linear.near_isometric import FroMax, NILEPro
 from sdpembed.operators import PairSecantOperator, SecantOperator
 from sdpembed.secants import all_secants
@@ -21,7 +22,6 @@ from sdpembed.solvers.column_generation import RestrictedResult, column_generati
 from sdpembed.solvers.fromax import FroMaxState, _half_residual2, _LeastSquares, _p_step, _P_times, fromax
 from sdpembed.solvers.nilepro import nilepro, prox_linf
 from sdpembed.solvers.rank_adjust import near_isometric_cg, pair_gram, rank_adjust, rank_adjust_cg
-from sdpembed.validation.metrics import isometry_constants
 
 #: NuMax's optimal ranks on translating_squares(7, 3) (25 images of 7×7, 300 secants)
 NUMAX_RANK = {0.4: 7, 0.25: 8, 0.1: 11}

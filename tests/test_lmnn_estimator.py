@@ -1,4 +1,4 @@
-"""The LMNN estimators (``sdpembed/lmnn_models.py``): scikit-learn conventions, kNN with the
+"""The LMNN estimators (``sdpembed/models/lmnn.py``): scikit-learn conventions, kNN with the
 learned metric, the energy rule (2.12), repeated application (Sec. 2.1.8), dimensionality
 reduction, one metric per class (2.17), and bad input."""
 
@@ -10,7 +10,7 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sdpembed.instances import LMNNInstance
-from sdpembed.lmnn_models import LMNN, MultiMetricLMNN, energy_scores, factor_metric
+from sdpembed.models.lmnn import LMNN, MultiMetricLMNN, energy_scores, factor_metric
 
 # check_fit2d_1feature fits 10 points with labels int(3·U(0, 1)): a class of 3 points, fewer
 # than k + 1 = 4, which has no k = 3 target neighbours (Sec. 2.1.2). We refuse it with a

@@ -14,9 +14,10 @@ from sdpembed.datasets import swiss_roll
 from sdpembed.formulations.mvu import solve_mvu_cvxpy
 from sdpembed.graphs import neighborhood_graph
 from sdpembed.instances import MVUInstance, load_instance
-from sdpembed.mvu_models import MVU
+from sdpembed.models import MVU
 from sdpembed.results import GroundTruthTooLarge
 from sdpembed.solvers.mvu_ipm import centered_basis, dual_bound, solve_mvu_ipm
+from sdpembed.solvers.mvu_spectral import spectral_embedding
 from sdpembed.solvers.mvu_variational import local_energy, variational_mvu
 from sdpembed.validation import certify
 from sdpembed.validation.embedding_quality import (
@@ -24,7 +25,6 @@ from sdpembed.validation.embedding_quality import (
     local_continuity,
     local_trust,
     neighborhood_intersection,
-    spectral_embedding,
 )
 
 VARIANTS = [("equality", None), ("inequality", None), ("slack", 0.9), ("min_trace", None)]

@@ -2,8 +2,8 @@
 
 PCA (exact and randomized), random projections (Gaussian, Rademacher), LDA, ADAGIO (001), the
 sparse-linear-model projection (002), the factor Ψ = Λ^½Uᵀ of a learned PSD matrix (NuMax (5)),
-and the dispatch table :data:`LINEAR_METHODS` / :func:`embed` over all of them (with NuMax and
-NuMax-Class from :mod:`sdpembed.estimators`).
+NuMax and NuMax-Class (the SDPs (4) and (7), :mod:`.numax`), and the dispatch table
+:data:`LINEAR_METHODS` / :func:`embed` over all of them.
 """
 
 from .adagio import ADAGIO, adagio_projection, theorem2_jl_rows
@@ -12,6 +12,7 @@ from .factor import embedding_from_psd, numerical_rank
 from .lda import LDA, lda_projection
 from .methods import LINEAR_METHODS, Selection, embed, select_delta, select_dimension
 from .near_isometric import FroMax, NILEPro
+from .numax import NuMax, NuMaxClass
 from .pca import PCA, RandomizedPCA, pca_projection, randomized_pca_projection
 from .random_projection import (
     GaussianProjection,
@@ -32,6 +33,8 @@ from .sparse_linear_model import (
 __all__ = [
     "FroMax",
     "NILEPro",
+    "NuMax",
+    "NuMaxClass",
     "ADAGIO",
     "GaussianProjection",
     "KernelSparseLinearProjection",

@@ -44,12 +44,12 @@ import numpy as np
 from sklearn.base import clone
 
 from .._validate import as_matrix, check_delta, check_positive_int, check_random_state
-from ..estimators import NuMax, NuMaxClass
-from ..validation.metrics import SecantSet, check_measure
+from ..isometry import SecantSet, check_measure
 from .adagio import ADAGIO
 from .base import LinearEmbedding
 from .lda import LDA
 from .near_isometric import FroMax, NILEPro
+from .numax import NuMax, NuMaxClass
 from .pca import PCA, RandomizedPCA
 from .random_projection import GaussianProjection, RademacherProjection
 from .sparse_linear_model import SparseLinearProjection

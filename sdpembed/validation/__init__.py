@@ -1,9 +1,8 @@
-"""Certificates and metrics: `certify` a solution, measure a linear map's isometry, and the
-isometry curves of the linear-embedding family (`isometry_curve`)."""
+"""Certificates and metrics: `certify` a solution, measure a linear map's isometry (re-exported
+from :mod:`sdpembed.isometry`), and the isometry curves of the linear-embedding family
+(`isometry_curve`)."""
 
-from .certify import Certificate, Tolerances, certify
-from .isometry_curve import IsometryCurve, IsometryCurvePoint, isometry_curve
-from .metrics import (
+from ..isometry import (
     MEASURES,
     IsometryConstants,
     SecantSet,
@@ -13,6 +12,8 @@ from .metrics import (
     isometry_constants,
     secant_distortions,
 )
+from .certify import Certificate, Tolerances, certify
+from .isometry_curve import IsometryCurve, IsometryCurvePoint, isometry_curve
 
 __all__ = [
     "Certificate",

@@ -1,7 +1,5 @@
-"""The spectral step of MVU and the quality measures of the thesis (Sec. 3.1.4, 3.1.9).
+"""The quality measures of MVU embeddings in the thesis (Sec. 3.1.4, 3.1.9).
 
-* :func:`spectral_embedding` — step (III) of Table 3.1: K = Σ_α λ_α v_α v_αᵀ (3.20) and
-  outputs Y_αi = √λ_α V_αi (3.21), the top ``n_components`` of them;
 * :func:`eigenvalue_spectrum` — the eigenvalues of K as a fraction of its trace (Fig. 3.5, 3.11);
 * :func:`local_continuity` (3.27), :func:`local_trust` (3.28), :func:`neighborhood_intersection`
   (3.29).
@@ -11,13 +9,16 @@ distances that is scaled and b the other one (both over all pairs i, j ∈ 𝒩(
 min_s ‖s a − b‖² / ‖b‖² = 1 − (aᵀb)² / (‖a‖²‖b‖²), so each measure is the squared cosine
 between the two distance vectors, in [0, 1], 1 exactly when the local distances agree up to
 one global scale.
+
+The spectral step (3.20)–(3.21) that turns K into outputs is
+:func:`sdpembed.solvers.mvu_spectral.spectral_embedding`.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._validate import as_matrix, check_positive_int
+from .._validate import as_matrix, check_positive_int, symmetric_matrix
 from ..graphs import knn_indices
 
 __all__ = [
@@ -25,46 +26,12 @@ __all__ = [
     "local_continuity",
     "local_trust",
     "neighborhood_intersection",
-    "spectral_embedding",
 ]
-
-
-def _symmetric(K: object) -> np.ndarray:
-    K = as_matrix(K, "K")
-    if K.shape[0] != K.shape[1]:
-        raise ValueError(f"K must be a square matrix, got shape {K.shape}")
-    return 0.5 * (K + K.T)
-
-
-def spectral_embedding(K: np.ndarray, n_components: int) -> tuple[np.ndarray, np.ndarray]:
-    """Outputs from an inner-product matrix, (3.20)–(3.21).
-
-    Parameters
-    ----------
-    K : ndarray of shape (n, n)
-        Symmetric (PSD up to rounding).
-    n_components : int
-        d ≤ n, the number of leading eigenvectors kept.
-
-    Returns
-    -------
-    Y : ndarray of shape (n, d)
-        Y[:, α] = √λ_α v_α for the d largest eigenvalues (negative rounding clipped to 0).
-    eigenvalues : ndarray of shape (n,)
-        All eigenvalues of K, largest first.
-    """
-    K = _symmetric(K)
-    d = check_positive_int(n_components, "n_components")
-    if d > K.shape[0]:
-        raise ValueError(f"n_components must be at most n = {K.shape[0]}, got {d}")
-    w, V = np.linalg.eigh(K)
-    w, V = w[::-1], V[:, ::-1]
-    return V[:, :d] * np.sqrt(np.maximum(w[:d], 0.0)), w
 
 
 def eigenvalue_spectrum(K: np.ndarray) -> np.ndarray:
     """Eigenvalues of K, largest first, as fractions of tr K (negative rounding clipped to 0)."""
-    K = _symmetric(K)
+    K = symmetric_matrix(K, "K")
     w = np.maximum(np.linalg.eigvalsh(K)[::-1], 0.0)
     total = float(w.sum())
     if total <= 0.0:

@@ -29,7 +29,8 @@ from typing import Any
 import numpy as np
 
 from .._validate import as_matrix, check_delta, check_positive_int
-from .metrics import SecantSet, check_exclude_fraction, check_measure, distortion_quantile
+from ..isometry import SecantSet, check_exclude_fraction, check_measure, distortion_quantile
+from ..linear.methods import LINEAR_METHODS, embed, method_capabilities
 
 __all__ = ["IsometryCurvePoint", "IsometryCurve", "isometry_curve"]
 
@@ -180,8 +181,6 @@ def isometry_curve(
     -------
     IsometryCurve
     """
-    from ..linear.methods import LINEAR_METHODS, embed, method_capabilities
-
     specs = _method_specs(methods)
     for label, name, _ in specs:
         if name not in LINEAR_METHODS:

@@ -1,4 +1,4 @@
-"""scikit-learn compatible estimators over the solvers.
+"""The NuMax linear maps Ψ as scikit-learn estimators over the solvers.
 
 :class:`NuMax` learns the near-isometric linear embedding of NuMax: it takes the secants (1)
 of the training points, solves the SDP (4) (column generation over all pairs, or the ADMM on a
@@ -14,11 +14,11 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import validate_data
 
-from ._validate import check_delta, check_positive_int
-from .instances import NuMaxClassInstance, NuMaxInstance
-from .linear.base import LinearEmbedding
-from .linear.factor import DEFAULT_TAIL_TOL, embedding_from_psd
-from .registry import get_problem, solve
+from .._validate import check_delta, check_positive_int
+from ..instances import NuMaxClassInstance, NuMaxInstance
+from ..registry import get_problem, solve
+from .base import LinearEmbedding
+from .factor import DEFAULT_TAIL_TOL, embedding_from_psd
 
 __all__ = ["NuMax", "NuMaxClass"]
 

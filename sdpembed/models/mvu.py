@@ -19,12 +19,12 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .graphs import link_components, neighborhood_graph
-from .instances import MVUInstance
-from .registry import solve
-from .solvers.mvu_oos import neighbour_arrays, place_points
-from .solvers.mvu_variational import variational_mvu
-from .validation.embedding_quality import spectral_embedding
+from ..graphs import link_components, neighborhood_graph
+from ..instances import MVUInstance
+from ..registry import solve
+from ..solvers.mvu_oos import neighbour_arrays, place_points
+from ..solvers.mvu_spectral import spectral_embedding
+from ..solvers.mvu_variational import variational_mvu
 
 __all__ = ["MVU", "MVU_METHODS"]
 

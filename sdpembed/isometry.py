@@ -13,6 +13,9 @@
   ‖Ψv‖/‖v‖ − 1; the isometry constant is the largest absolute value, or with
   ``exclude_fraction`` the value met by all but that fraction of the secants (NuMax Fig. 3(a),
   "all but 1%").
+
+numpy only, below the estimators: :mod:`sdpembed.linear` selects dimensions and δ by these
+measures, and :mod:`sdpembed.validation` re-exports them.
 """
 
 from __future__ import annotations
@@ -23,8 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validate import as_matrix, check_delta
-from ..secants import ZERO_SECANT_RTOL, iter_secant_blocks
+from ._validate import as_matrix, check_delta
+from .secants import ZERO_SECANT_RTOL, iter_secant_blocks
 
 __all__ = [
     "IsometryConstants",

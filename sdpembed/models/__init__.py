@@ -1,0 +1,12 @@
+"""The estimators that are not linear maps Ψ: :class:`LMNN` and :class:`MultiMetricLMNN` (a
+Mahalanobis metric, or one per class, with kNN classification) and :class:`MVU` (a nonlinear
+embedding). The linear maps, NuMax and NuMax-Class among them, are in :mod:`sdpembed.linear`.
+
+Importing this package imports CVXPY (MultiMetricLMNN's ground truth), so ``sdpembed`` loads it
+lazily.
+"""
+
+from .lmnn import LMNN, MultiMetricLMNN
+from .mvu import MVU
+
+__all__ = ["LMNN", "MVU", "MultiMetricLMNN"]
