@@ -3,27 +3,21 @@ embeddings and metrics (NuMax, NuMax-Class, LMNN, MVU and its out-of-sample SDP)
 certificates.
 
 Three parts meet in one place: ``formulations`` (CVXPY ground truth), ``solvers``
-(hand-written algorithms) and ``validation`` (certificates and metrics).
+(hand-written algorithms) and ``validation`` (certificates and metrics); both the formulations
+and the solvers build on ``problems`` (one module per problem, numpy only), and ``io`` reads and
+writes the files of the file contract.
 """
 
 from . import datasets, linear, validation
+from ._version import __version__
 from .estimators import NuMax, NuMaxClass
-from .instances import (
-    LMNNInstance,
-    MVUInstance,
-    MVUOOSInstance,
-    NuMaxClassInstance,
-    NuMaxInstance,
-    load_instance,
-    save_instance,
-)
+from .io import load_instance, save_instance
 from .linear import LINEAR_METHODS, embed
+from .problems import LMNNInstance, MVUInstance, MVUOOSInstance, NuMaxClassInstance, NuMaxInstance
 from .registry import PROBLEMS, get_problem, solve
 from .results import SolveResult
 from .secants import all_secants, iter_secant_blocks, sample_secants
 from .validation import certify, isometry_curve
-
-__version__ = "0.1.0"
 
 #: Names that import CVXPY (the formulations, and the solvers and models built on them), loaded on
 #: first use, so that reading, checking and grading solution files never imports CVXPY

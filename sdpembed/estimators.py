@@ -15,9 +15,9 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import validate_data
 
 from ._validate import check_delta, check_positive_int
-from .instances import NuMaxClassInstance, NuMaxInstance
 from .linear.base import LinearEmbedding
 from .linear.factor import DEFAULT_TAIL_TOL, embedding_from_psd
+from .problems import NuMaxClassInstance, NuMaxInstance
 from .registry import get_problem, solve
 
 __all__ = ["NuMax", "NuMaxClass"]
