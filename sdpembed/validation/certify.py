@@ -174,8 +174,8 @@ def certify(
     Raises
     ------
     ValueError
-        If the matrix is not a finite real (n, n) array (:func:`checked_matrix`) or the claimed
-        bound is not finite (:func:`check_dual_bound`).
+        If the matrix is not a finite real (n, n) array (:func:`sdpembed.io.checked_matrix`) or the claimed
+        bound is not finite (:func:`sdpembed.io.check_dual_bound`).
     """
     spec = get_problem(getattr(instance, "problem", ""))
     tol = tolerances or Tolerances()
