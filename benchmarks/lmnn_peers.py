@@ -197,7 +197,7 @@ def alternate(args) -> None:
     each data set, alternated — the order rotates by one every round — so that both see the same load.
     Wall time as in the table; CPU time beside it (every method runs single-threaded, so CPU time is
     what the load does not inflate as much)."""
-    from sdpembed.instances import LMNNInstance
+    from sdpembed.problems import LMNNInstance
     from sdpembed.solvers.lmnn_fast import solve_lmnn_fast
 
     venv = Path(args.venv)
@@ -268,7 +268,7 @@ def main() -> None:
     from threadpoolctl import threadpool_info
 
     from sdpembed.formulations.lmnn import solve_lmnn_working_set
-    from sdpembed.instances import LMNNInstance
+    from sdpembed.problems import LMNNInstance
     from sdpembed.solvers.lmnn_fast import solve_lmnn_fast
 
     venv = Path(args.venv)

@@ -43,7 +43,7 @@ from sklearn.manifold import Isomap, LocallyLinearEmbedding, SpectralEmbedding
 from sdpembed.datasets import s_curve, sensor_network, swiss_roll
 from sdpembed.formulations.mvu import solve_mvu_cvxpy
 from sdpembed.graphs import connected_components, link_components, neighborhood_graph
-from sdpembed.instances import MVUInstance
+from sdpembed.problems import MVUInstance
 from sdpembed.solvers.mvu_ipm import solve_mvu_ipm
 from sdpembed.solvers.mvu_variational import variational_mvu
 from sdpembed.validation.embedding_quality import local_continuity, local_trust, neighborhood_intersection

@@ -32,8 +32,8 @@ import numpy as np
 
 from sdpembed.datasets import load_mnist, swiss_roll
 from sdpembed.graphs import neighborhood_graph
-from sdpembed.instances import MVUOOSInstance
 from sdpembed.models import MVU
+from sdpembed.problems import MVUOOSInstance
 from sdpembed.registry import solve
 from sdpembed.solvers.mvu_oos import neighbour_arrays, place_points, refine_points
 from sdpembed.solvers.mvu_variational import variational_mvu

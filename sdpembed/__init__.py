@@ -3,31 +3,24 @@ embeddings and metrics (NuMax, NuMax-Class, LMNN, MVU and its out-of-sample SDP)
 certificates.
 
 Three parts meet in one place: ``formulations`` (CVXPY ground truth), ``solvers``
-(hand-written algorithms) and ``validation`` (certificates and metrics); the estimators over them
-are ``linear`` (the linear maps Ψ, NuMax and NuMax-Class among them) and ``models`` (LMNN,
-MultiMetricLMNN, MVU).
+(hand-written algorithms) and ``validation`` (certificates and metrics); both the formulations
+and the solvers build on ``problems`` (one module per problem, numpy only), and ``io`` reads and
+writes the files of the file contract. The estimators over them are ``linear`` (the linear maps
+Ψ, NuMax and NuMax-Class among them) and ``models`` (LMNN, MultiMetricLMNN, MVU).
 """
 
 from . import datasets, linear, validation
-from .instances import (
-    LMNNInstance,
-    MVUInstance,
-    MVUOOSInstance,
-    NuMaxClassInstance,
-    NuMaxInstance,
-    load_instance,
-    save_instance,
-)
+from ._version import __version__
+from .io import load_instance, save_instance
 from .linear import LINEAR_METHODS, NuMax, NuMaxClass, embed
+from .problems import LMNNInstance, MVUInstance, MVUOOSInstance, NuMaxClassInstance, NuMaxInstance
 from .registry import PROBLEMS, get_problem, solve
 from .results import SolveResult
 from .secants import all_secants, iter_secant_blocks, sample_secants
 from .validation import certify, isometry_curve
 
-__version__ = "0.1.0"
-
-#: Names that import CVXPY (the formulations, and the solvers and models built on them), loaded on
-#: first use, so that reading, checking and grading solution files never imports CVXPY
+#: Names loaded on first use: the formulations and the models built on them import CVXPY, and the
+#: solvers are not needed to read, check or grade solution files, which never import CVXPY
 #: (sdpembed.validation.verify, ``sdpembed verify`` on an instance with a stored optimum).
 _LAZY = {"formulations": "formulations", "solvers": "solvers", "models": "models", "LMNN": "models",
          "MultiMetricLMNN": "models", "MVU": "models"}

@@ -29,7 +29,7 @@ import numpy as np
 
 from ._memory import check_memory, dense_bytes
 
-__all__ = ["atomic_write", "check_output", "output_path", "prepare_directory", "read_npy", "read_npz"]
+__all__ = ["atomic_write", "check_output", "output_path", "prepare_directory", "read_npy", "read_npz", "save_npz"]
 
 _NPY_MAGIC = b"\x93NUMPY"
 _ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")            # a local file header, an empty archive
@@ -258,3 +258,15 @@ def atomic_write(path: str | os.PathLike) -> Iterator[Path]:
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
+
+
+def save_npz(path: str | os.PathLike, arrays: dict[str, np.ndarray], what: str) -> Path:
+    """Write ``arrays`` as a compressed ``.npz`` file at ``path``, atomically; returns the path written.
+
+    ``.npz`` is appended when the name does not end with it (as numpy does); ValueError naming
+    ``what`` if the directory of ``path`` does not exist or ``path`` is a directory (:func:`check_output`).
+    """
+    target = check_output(path, what, ".npz")
+    with atomic_write(target) as temporary:
+        np.savez_compressed(temporary, **arrays)
+    return target

@@ -29,7 +29,7 @@ from . import datasets
 from ._files import atomic_write, check_output, prepare_directory, read_npy
 from ._memory import check_memory, dense_bytes
 from ._validate import as_matrix
-from .instances import load_instance
+from .io import load_instance, read_solution, write_solution
 from .registry import PROBLEMS, get_problem, solve
 from .sdpa import MAX_ENTRIES, export_sdpa, sdpa_optimum
 from .validation.certify import Tolerances, format_against, objective_side
@@ -44,7 +44,7 @@ from .validation.suite import (
     run_suite,
     summarize_run,
 )
-from .validation.verify import read_solution, verify_solution
+from .validation.verify import verify_solution
 
 __all__ = ["main", "build_parser"]
 
@@ -91,22 +91,8 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         print(f"sdpembed solve: warning: {', '.join(ignored)} ignored with method "
               f"{args.method or 'default'}", file=sys.stderr)
     result = solve(instance, args.method, **options)
-    spec = get_problem(instance.problem)
     if out is not None:
-        arrays = {
-            spec.variable: result.solution,
-            "status": np.array(result.status),
-            "objective": np.array(result.objective),
-            "method": np.array(result.method),
-        }
-        if result.certified:
-            arrays["dual_bound"] = np.array(result.dual_bound)
-        if "pairs" in result.extra and "y" in result.extra:     # column generation: checkable multipliers
-            arrays["dual_pairs"], arrays["dual_y"] = result.extra["pairs"], result.extra["y"]
-        if hasattr(instance, "solution_arrays"):
-            arrays.update(instance.solution_arrays(result.solution))
-        with atomic_write(out) as temporary:
-            np.savez_compressed(temporary, **arrays)
+        write_solution(out, instance, result)
     summary = result.summary()
     lines = [
         f"problem        {summary['problem']}  (method {summary['method']}, {summary['solver']})",
@@ -218,9 +204,9 @@ def _cmd_make_instance(args: argparse.Namespace) -> int:
 
 # -------------------------------------------------------------------------------- demo
 def _cmd_demo(args: argparse.Namespace) -> int:
-    from .instances import NuMaxInstance
     from .isometry import isometry_constants
     from .linear import embedding_from_psd, gaussian_projection, pca_projection
+    from .problems import NuMaxInstance
 
     X = datasets.translating_squares(args.image_size, args.square_size)
     instance = NuMaxInstance.from_points(X, args.delta, n_secants=args.n_secants, random_state=args.random_state)

@@ -15,7 +15,7 @@ from importlib import import_module
 from typing import Any
 
 from ._memory import check_memory, dense_bytes
-from .instances import LMNNInstance, MVUInstance, MVUOOSInstance, NuMaxClassInstance, NuMaxInstance
+from .problems import LMNNInstance, MVUInstance, MVUOOSInstance, NuMaxClassInstance, NuMaxInstance
 from .results import SolveResult
 
 
@@ -236,7 +236,7 @@ def solve(instance: Any, method: str | None = None, **options: Any) -> SolveResu
     Parameters
     ----------
     instance
-        An instance of a registered problem (e.g. :class:`~sdpembed.instances.NuMaxInstance`).
+        An instance of a registered problem (e.g. :class:`~sdpembed.problems.NuMaxInstance`).
     method : str, optional
         ``"cvxpy"`` for the ground truth, or a hand-written method of the problem; the
         problem's default hand-written method when omitted (NuMax: ``"cg"`` for point-form

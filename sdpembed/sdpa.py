@@ -22,7 +22,7 @@ variables of its inequalities and absolute values (one diagonal block), and stor
 * block 1 of SDPA's Y *is* the solution matrix of the instance, block 2 the slacks;
 * SDPA's optimal value (that of (D), equal to (P)'s) is −f* for the minimisations (numax,
   numax_class, lmnn, mvu_oos) and +f* for MVU, a maximisation in every variant (``min_trace``
-  is stated as max −tr K, as in :class:`~sdpembed.instances.MVUInstance`): it is the optimum of
+  is stated as max −tr K, as in :class:`~sdpembed.problems.MVUInstance`): it is the optimum of
   max −C • X, and :func:`sdpa_optimum` converts. Each file states this in its comments, with the
   value when the instance carries its ``optimum``.
 

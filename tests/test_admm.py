@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from sdpembed import NuMaxInstance, solve
-from sdpembed.operators import SecantOperator
+from sdpembed.problems.numax import SecantOperator
 from sdpembed.solvers.numax_admm import _shrink_eigenvalues, box_trace_admm, least_squares_step, secant_span
 
 
@@ -169,7 +169,7 @@ def test_unknown_method():
 
 def test_inverse_updates_match_a_fresh_inverse():
     """Appending rows to, and deleting rows from, (I + 𝒜𝒜*)⁻¹ give the inverse of the new matrix."""
-    from sdpembed.operators import SecantOperator
+    from sdpembed.problems.numax import SecantOperator
     from sdpembed.solvers.numax_admm import _least_squares_inverse, restrict_inverse
 
     rng = np.random.default_rng(5)

@@ -7,7 +7,7 @@ import pytest
 
 from sdpembed import NuMaxInstance, solve
 from sdpembed.datasets import gaussian_points, translating_squares
-from sdpembed.operators import PairSecantOperator, SecantOperator
+from sdpembed.problems.numax import PairSecantOperator, SecantOperator
 from sdpembed.secants import pair_count, pairs_from_linear_index
 from sdpembed.solvers.column_generation import column_generation
 from sdpembed.solvers.numax_admm import box_trace_admm

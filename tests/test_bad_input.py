@@ -25,9 +25,9 @@ from hypothesis import strategies as st
 from sdpembed import LMNNInstance, NuMaxClassInstance, NuMaxInstance, load_instance, solve
 from sdpembed.cli import main
 from sdpembed.datasets import translating_squares
-from sdpembed.instances import MVUInstance, MVUOOSInstance
+from sdpembed.io import read_solution
+from sdpembed.problems import MVUInstance, MVUOOSInstance
 from sdpembed.registry import get_problem
-from sdpembed.validation.verify import read_solution
 
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -15,7 +15,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sdpembed.datasets import translating_squares
 from sdpembed.isometry import isometry_constants
 from sdpembed.linear.near_isometric import FroMax, NILEPro
-from sdpembed.operators import PairSecantOperator, SecantOperator
+from sdpembed.problems.numax import PairSecantOperator, SecantOperator
 from sdpembed.secants import all_secants
 from sdpembed.solvers._nonconvex import FactorOps, project_l1_ball
 from sdpembed.solvers.column_generation import RestrictedResult, column_generation, run_column_generation

@@ -6,7 +6,7 @@ import pytest
 from sdpembed import NuMaxInstance, load_instance
 from sdpembed.cli import main
 from sdpembed.datasets import translating_squares
-from sdpembed.instances import LMNNInstance, MVUInstance, MVUOOSInstance
+from sdpembed.problems import LMNNInstance, MVUInstance, MVUOOSInstance
 
 
 def test_roundtrip_secant_form(tmp_path):

@@ -9,8 +9,8 @@ from sklearn.model_selection import train_test_split
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sdpembed.instances import LMNNInstance
 from sdpembed.models.lmnn import LMNN, MultiMetricLMNN, energy_scores, factor_metric
+from sdpembed.problems import LMNNInstance
 
 # check_fit2d_1feature fits 10 points with labels int(3·U(0, 1)): a class of 3 points, fewer
 # than k + 1 = 4, which has no k = 3 target neighbours (Sec. 2.1.2). We refuse it with a

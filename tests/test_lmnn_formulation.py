@@ -7,16 +7,10 @@ from sklearn.datasets import load_iris
 
 from sdpembed import PROBLEMS, certify, load_instance, save_instance, solve
 from sdpembed.cli import main
-from sdpembed.formulations.lmnn import (
-    check_triplets,
-    lmnn_dual_bound,
-    lmnn_problem,
-    project_psd,
-    solve_lmnn_cvxpy,
-    solve_lmnn_working_set,
-)
+from sdpembed.formulations.lmnn import lmnn_problem, solve_lmnn_cvxpy, solve_lmnn_working_set
 from sdpembed.graphs import impostor_triplets, target_neighbors
-from sdpembed.instances import LMNNInstance
+from sdpembed.problems import LMNNInstance
+from sdpembed.problems.lmnn import check_triplets, lmnn_dual_bound, project_psd
 
 from .conftest import labelled_subset, tiny_lmnn_instances
 

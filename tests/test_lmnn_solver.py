@@ -6,15 +6,11 @@ import numpy as np
 import pytest
 
 from sdpembed import PROBLEMS, solve
-from sdpembed.formulations.lmnn import lmnn_dual_bound, solve_lmnn_cvxpy
-from sdpembed.formulations.lmnn_multi import (
-    MultiMetricLMNNProblem,
-    multi_metric_dual_bound,
-    multi_metric_hinges,
-    solve_multi_metric_cvxpy,
-)
+from sdpembed.formulations.lmnn import solve_lmnn_cvxpy
+from sdpembed.formulations.lmnn_multi import solve_multi_metric_cvxpy
 from sdpembed.graphs import all_triplets
-from sdpembed.instances import LMNNInstance
+from sdpembed.problems import LMNNInstance
+from sdpembed.problems.lmnn import MultiMetricLMNNProblem, lmnn_dual_bound, multi_metric_dual_bound, multi_metric_hinges
 from sdpembed.solvers.lmnn_fast import PairSystem, hinge_ipm, solve_lmnn_fast, solve_multi_metric_fast
 from sdpembed.solvers.lmnn_gradient import certify_metric, lmnn_gradient_matrix, solve_lmnn_gradient
 

@@ -13,10 +13,12 @@ import sdpembed
 from sdpembed.datasets import swiss_roll
 from sdpembed.formulations.mvu import solve_mvu_cvxpy
 from sdpembed.graphs import neighborhood_graph
-from sdpembed.instances import MVUInstance, load_instance
+from sdpembed.io import load_instance
 from sdpembed.models import MVU
+from sdpembed.problems import MVUInstance
+from sdpembed.problems.mvu import dual_bound
 from sdpembed.results import GroundTruthTooLarge
-from sdpembed.solvers.mvu_ipm import centered_basis, dual_bound, solve_mvu_ipm
+from sdpembed.solvers.mvu_ipm import centered_basis, solve_mvu_ipm
 from sdpembed.solvers.mvu_spectral import spectral_embedding
 from sdpembed.solvers.mvu_variational import local_energy, variational_mvu
 from sdpembed.validation import certify

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from sdpembed.operators import (
+from sdpembed.problems.numax import (
     PairSecantOperator,
     SecantOperator,
     certified_lower_bound,

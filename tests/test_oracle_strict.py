@@ -17,10 +17,11 @@ import pytest
 
 from sdpembed import get_problem
 from sdpembed.cli import _emit, main
+from sdpembed.io import Solution, read_solution
 from sdpembed.registry import solve
 from sdpembed.validation.certify import Tolerances, format_against
 from sdpembed.validation.suite import RunRecord, format_run_table, load_suite, run_suite
-from sdpembed.validation.verify import Solution, read_solution, verify_solution
+from sdpembed.validation.verify import verify_solution
 
 #: One small suite instance per problem (and an MVU variant stated as max −tr K).
 CASES = {

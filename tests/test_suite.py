@@ -19,7 +19,7 @@ import scipy.sparse as sp
 
 from sdpembed import PROBLEMS, get_problem, load_instance, solve
 from sdpembed.cli import main
-from sdpembed.instances import read_npz
+from sdpembed.io import Solution, read_npz
 from sdpembed.sdpa import EXPORTERS, read_sdpa, sdpa_optimum, to_sdpa, write_sdpa
 from sdpembed.validation import Tolerances
 from sdpembed.validation import suite_cases as cases_module
@@ -35,7 +35,7 @@ from sdpembed.validation.suite import (
     run_suite,
 )
 from sdpembed.validation.suite_cases import CASES, suite_cases
-from sdpembed.validation.verify import Solution, verify_solution
+from sdpembed.validation.verify import verify_solution
 
 WRONG = Path(__file__).parent / "wrong_impls"
 PYTHON = shlex.quote(sys.executable)
@@ -364,9 +364,10 @@ def test_verifier_and_grading_run_with_cvxpy_blocked(suite, tmp_path):
 import sys
 sys.modules["cvxpy"] = None                       # any import of CVXPY now raises ImportError
 from sdpembed.cli import main
-from sdpembed.instances import load_instance
+from sdpembed.io import load_instance
 from sdpembed.validation.suite import load_suite, grade_solution
-from sdpembed.validation.verify import read_solution, verify_solution
+from sdpembed.io import read_solution
+from sdpembed.validation.verify import verify_solution
 instance = load_instance({str(entry.path)!r})
 cert = verify_solution(instance, read_solution({str(solution)!r}, instance))
 assert cert.passed and cert.optimum_source == "stored in the instance", cert

@@ -1,6 +1,7 @@
 """CVXPY ground truth, one module per SDP, each reading like its paper."""
 
-from .lmnn import lmnn_dual_bound, lmnn_problem, solve_lmnn_cvxpy, solve_lmnn_working_set
+from ..problems.lmnn import lmnn_dual_bound
+from .lmnn import lmnn_problem, solve_lmnn_cvxpy, solve_lmnn_working_set
 from .lmnn_multi import multi_metric_problem, solve_multi_metric_cvxpy
 from .mvu_oos import mvu_oos_problem, solve_mvu_oos_cvxpy
 from .numax import box_trace_problem, solve_box_trace_cvxpy, solve_numax_cvxpy

@@ -15,10 +15,11 @@ above ``max_triplets``); :func:`solve_lmnn_working_set` reaches the full optimum
 restricted problems only (see its docstring for why the answer is exact).
 
 **Certificate.** Any multipliers α_ijl ∈ [0, μ] of constraint (1) give a lower bound on the
-full optimum (:func:`lmnn_dual_bound`, derived there); the CVXPY dual values of (1) are such
-multipliers, so every solve here is certified by the same function the hand-written solver
-uses. The reported solution is CVXPY's M symmetrised and projected onto the PSD cone (2.16),
-and the reported objective is the exact loss (2.11) of that matrix over *all* triplets.
+full optimum (:func:`sdpembed.problems.lmnn.lmnn_dual_bound`, derived there); the CVXPY dual
+values of (1) are such multipliers, so every solve here is certified by the same function the
+hand-written solver uses. The reported solution is CVXPY's M symmetrised and projected onto the
+PSD cone (2.16), and the reported objective is the exact loss (2.11) of that matrix over *all*
+triplets.
 """
 
 from __future__ import annotations
@@ -28,9 +29,9 @@ from dataclasses import dataclass
 
 import cvxpy as cp
 import numpy as np
-import scipy.linalg
 
-from ..graphs import ACCUMULATION_BLOCK, all_triplets, impostor_triplets, iter_hinges, nearest_impostors
+from ..graphs import all_triplets, impostor_triplets, iter_hinges, nearest_impostors
+from ..problems.lmnn import check_triplets, lmnn_dual_bound, project_psd, triplet_keys
 from ..results import SolveResult, relative_gap
 from ._cvxpy import check_solver, judge_optimal, no_solution, solver_iterations, status_of
 
@@ -38,10 +39,6 @@ __all__ = [
     "DEFAULT_LMNN_OPTIONS",
     "MAX_TRIPLETS",
     "lmnn_problem",
-    "lmnn_dual_bound",
-    "project_psd",
-    "triplet_outer_sum",
-    "check_triplets",
     "solve_lmnn_cvxpy",
     "solve_lmnn_working_set",
 ]
@@ -60,186 +57,6 @@ DEFAULT_LMNN_OPTIONS = {
     "CLARABEL": {"tol_gap_abs": 1e-7, "tol_gap_rel": 1e-7, "tol_feas": 1e-6},
     "SCS": {},
 }
-
-_EPS = np.finfo(np.float64).eps
-
-
-# ------------------------------------------------------------------------------ helpers
-def project_psd(M: np.ndarray) -> np.ndarray:
-    """P_S(M) = V Δ⁺ Vᵀ, the projection (2.16) of (the symmetric part of) M onto the PSD cone."""
-    w, V = np.linalg.eigh(0.5 * (M + M.T))
-    P = (V * np.maximum(w, 0.0)) @ V.T
-    return 0.5 * (P + P.T)
-
-
-def check_triplets(instance, triplets: object) -> np.ndarray:
-    """Validate triplets (i, j, l) of an :class:`~sdpembed.instances.LMNNInstance`.
-
-    Each row must have j ⇝ i (j in ``targets[i]``) and y_l ≠ y_i, and no row may repeat.
-    Returns an int64 (T, 3) array.
-    """
-    arr = np.asarray(triplets)
-    if arr.size == 0:
-        return np.empty((0, 3), dtype=np.int64)
-    if arr.dtype.kind not in "iu" or arr.ndim != 2 or arr.shape[1] != 3:
-        raise ValueError(f"triplets must be an integer array of shape (T, 3) of (i, j, l), got {arr.dtype} {arr.shape}")
-    arr = arr.astype(np.int64)
-    n = instance.n_points
-    if arr.min() < 0 or arr.max() >= n:
-        raise ValueError(f"triplets must hold point indices in [0, {n})")
-    i, j, l = arr.T
-    if not np.all(np.any(instance.targets[i] == j[:, None], axis=1)):
-        raise ValueError("every triplet (i, j, l) needs j to be a target neighbour of i (j in targets[i])")
-    if np.any(instance.y[i] == instance.y[l]):
-        raise ValueError("every triplet (i, j, l) needs y_l != y_i (l is a potential impostor)")
-    if np.unique(_triplet_keys(arr, n)).size != arr.shape[0]:
-        raise ValueError("triplets must not repeat")
-    return arr
-
-
-def _triplet_keys(triplets: np.ndarray, n: int) -> np.ndarray:
-    """One int64 key per triplet, (i·n + j)·n + l."""
-    t = triplets.astype(np.int64)
-    return (t[:, 0] * n + t[:, 1]) * n + t[:, 2]
-
-
-def triplet_outer_sum(
-    X: np.ndarray, triplets: np.ndarray, weights: np.ndarray
-) -> tuple[np.ndarray, float]:
-    """Σ_t w_t (C_ij − C_il) over triplets t = (i, j, l) — the push part of (2.14) — and a
-    bound on its entrywise rounding error.
-
-    Formed as Uᵀ diag(w) U − Wᵀ diag(w) W with U = x_i − x_j and W = x_i − x_l, at most
-    ``ACCUMULATION_BLOCK`` triplets per matrix product.
-
-    Returns
-    -------
-    D : ndarray of shape (d, d)
-    error : float
-        Every entry of D is within ``error`` of the exact sum (of the rounded differences).
-    """
-    X = np.asarray(X, dtype=np.float64)
-    w = np.asarray(weights, dtype=np.float64)
-    d = X.shape[1]
-    D = np.zeros((d, d))
-    mass = 0.0
-    n_blocks = 0
-    for start in range(0, triplets.shape[0], ACCUMULATION_BLOCK):
-        t = triplets[start:start + ACCUMULATION_BLOCK]
-        wt = w[start:start + ACCUMULATION_BLOCK]
-        U = X[t[:, 0]] - X[t[:, 1]]
-        W = X[t[:, 0]] - X[t[:, 2]]
-        D += (U * wt[:, None]).T @ U - (W * wt[:, None]).T @ W
-        mass += float(np.abs(wt) @ (np.einsum("ij,ij->i", U, U) + np.einsum("ij,ij->i", W, W)))
-        n_blocks += 1
-    error = (ACCUMULATION_BLOCK + n_blocks + d + 4) * _EPS * mass
-    return 0.5 * (D + D.T), error
-
-
-def _pull_error(instance) -> float:
-    """Entrywise rounding bound of ``instance.pull_matrix`` (see :func:`sdpembed.graphs.pull_matrix`)."""
-    n_blocks = -(-instance.n_points * instance.k // ACCUMULATION_BLOCK)
-    return (ACCUMULATION_BLOCK + n_blocks + instance.dim + 4) * _EPS * float(np.trace(instance.pull_matrix))
-
-
-def _certified_min_eig(S: np.ndarray, entry_error: float) -> float:
-    """A lower bound on λ_min of the exact matrix whose rounded version is S: the computed
-    λ_min minus the eigen-solver's error (16·d·ε·‖S‖₂) and d·entry_error (‖E‖₂ ≤ d·max|E_ab|)."""
-    w = np.linalg.eigvalsh(S)
-    d = S.shape[0]
-    return float(w[0]) - 16.0 * d * _EPS * float(np.max(np.abs(w))) - d * entry_error
-
-
-# --------------------------------------------------------------------------- dual bound
-def lmnn_dual_bound(
-    instance, alpha_triplets: np.ndarray, alpha: np.ndarray, *, upper_bound: float | None = None
-) -> float:
-    """A certified lower bound on min_{M ⪰ 0} ε(M), the optimum of (2.11), from multipliers α.
-
-    **Derivation.** Let h_t(M) = 1 + tr(M(C_ij − C_il)) be the hinge argument of triplet
-    t = (i, j, l) and take any α_t ∈ [0, μ] (α_t = 0 for triplets not listed). Since
-    [h]₊ ≥ h and [h]₊ ≥ 0, μ[h]₊ ≥ α_t h whenever 0 ≤ α_t ≤ μ, so for every M ⪰ 0
-
-        ε(M) ≥ (1 − μ) tr(MP) + Σ_t α_t h_t(M) = Σ_t α_t + tr(M C(α)),
-        C(α) = (1 − μ) P + Σ_t α_t (C_ij − C_il),        P = Σ_{j⇝i} C_ij,
-
-    the Lagrangian of the slack SDP of Sec. 2.1.3 with multiplier α on (1) (the box
-    α ∈ [0, μ] is what stationarity in ξ leaves). Hence
-
-    * if C(α) ⪰ 0, ε(M) ≥ Σ α for every M ⪰ 0 (α is dual feasible; the dual SDP is
-      max Σα s.t. α ∈ [0, μ], C(α) ⪰ 0);
-    * scaling: for t ∈ [0, 1], tα ∈ [0, μ] and C(tα) = (1 − t)(1 − μ)P + t C(α), so when
-      (1 − μ)P ≻ 0 the largest t with C(tα) ⪰ 0 (a generalised eigenvalue of the pair
-      (Σα(C_ij − C_il), (1 − μ)P)) gives the bound t·Σα;
-    * trace bound: if μ < 1 and P ≻ 0, every minimiser M* has
-      (1 − μ) λ_min(P) tr M* ≤ ε(M*) ≤ U for any U ≥ min ε (the loss of a PSD matrix, or
-      ε(0) = μ·T), so tr M* ≤ τ = U / ((1 − μ) λ_min(P)) and
-      ε(M*) ≥ Σα + τ·min(0, λ_min(C(α))).
-
-    The result is the largest of these (and of 0: ε ≥ 0). Eigenvalues are lowered by bounds
-    on the rounding errors of forming P and C(α) and of the eigen-solver, so the bound
-    survives floating point. α is first projected onto the box [0, μ].
-
-    Parameters
-    ----------
-    instance : LMNNInstance
-    alpha_triplets : ndarray of int, shape (T, 3)
-        Triplets (i, j, l) of the instance carrying the multipliers (any subset of all
-        triplets: the others have α = 0, which is feasible).
-    alpha : ndarray of shape (T,)
-        Multipliers of the impostor constraints (1).
-    upper_bound : float, optional
-        U ≥ the optimum: the loss (2.11) of some PSD matrix (e.g. the solution). Tightens the
-        trace bound; ε(0) = μ·T is used when omitted or larger.
-
-    Returns
-    -------
-    float
-        A lower bound on the optimal value of (2.11) over M ⪰ 0.
-    """
-    triplets = check_triplets(instance, alpha_triplets)
-    alpha = np.asarray(alpha, dtype=np.float64).ravel()
-    if alpha.shape[0] != triplets.shape[0]:
-        raise ValueError(f"alpha must have one entry per triplet ({triplets.shape[0]}), got {alpha.shape[0]}")
-    if not np.all(np.isfinite(alpha)):
-        raise ValueError("alpha contains NaN or infinite entries")
-    mu = instance.mu
-    alpha = np.clip(alpha, 0.0, mu)
-    active = alpha > 0.0
-    triplets, alpha = triplets[active], alpha[active]
-    total = float(alpha.sum())
-    if total == 0.0:
-        return 0.0
-    D, d_error = triplet_outer_sum(instance.X, triplets, alpha)
-    A = (1.0 - mu) * instance.pull_matrix
-    a_error = (1.0 - mu) * _pull_error(instance)
-
-    # trace bound τ on a minimiser (needs μ < 1 and P ≻ 0, certified with rounding margins)
-    tau = np.inf
-    lam_A = _certified_min_eig(A, a_error) if mu < 1.0 else -np.inf
-    if lam_A > 0.0:
-        U = mu * instance.n_triplets
-        if upper_bound is not None and np.isfinite(upper_bound):
-            U = min(U, max(float(upper_bound), 0.0))
-        tau = U / lam_A
-
-    def bound_at(t: float) -> float:
-        lam = _certified_min_eig(A + t * D, a_error + t * d_error)
-        if lam >= 0.0:
-            return t * total
-        return t * total + tau * lam if np.isfinite(tau) else 0.0
-
-    candidates = [0.0, bound_at(1.0)]
-    if lam_A > 0.0:
-        theta = scipy.linalg.eigh(D, A, eigvals_only=True)      # D v = θ A v
-        t_star = 1.0 if theta[0] >= 0.0 else min(1.0, -1.0 / float(theta[0]))
-        # A + tD = (1 − s)(A + t*D) + s·A ⪰ s·λ_min(A)·I for t = (1 − s)t*: leave room for
-        # the rounding margins of the eigenvalue test.
-        margin = 16.0 * A.shape[0] * _EPS * (np.linalg.norm(A, 2) + np.linalg.norm(D, 2)) \
-            + A.shape[0] * (a_error + d_error)
-        s = min(1.0, 4.0 * margin / lam_A)
-        candidates.append(bound_at((1.0 - s) * t_star))
-    return float(max(candidates))
 
 
 # ------------------------------------------------------------------------------ model
@@ -352,7 +169,7 @@ def solve_lmnn_cvxpy(
     verbose: bool = False,
     **solver_options,
 ) -> SolveResult:
-    """Solve an :class:`~sdpembed.instances.LMNNInstance` with the SDP of Sec. 2.1.3 in CVXPY.
+    """Solve an :class:`~sdpembed.problems.LMNNInstance` with the SDP of Sec. 2.1.3 in CVXPY.
 
     Parameters
     ----------
@@ -476,7 +293,7 @@ def solve_lmnn_working_set(
     nearest = nearest_impostors(X, y)
     seed = np.column_stack([np.repeat(np.arange(n), instance.k), targets.ravel(), np.repeat(nearest, instance.k)])
     working = np.concatenate([impostor_triplets(X, y, targets), seed])
-    working = working[np.unique(_triplet_keys(working, n), return_index=True)[1]]
+    working = working[np.unique(triplet_keys(working, n), return_index=True)[1]]
     history: dict[str, list] = {key: [] for key in (
         "working_set", "added", "objective", "restricted_optimum", "omitted_hinge_sum", "max_omitted_hinge")}
     raw = None
@@ -494,12 +311,12 @@ def solve_lmnn_working_set(
             return _failed(instance, raw, "working_set", solver, start)
         solution = project_psd(raw.M)
         # every hinge of (2.11) at the solution: the full loss, and the omitted positive ones
-        keys = np.sort(_triplet_keys(working, n))
+        keys = np.sort(triplet_keys(working, n))
         pull = float(np.sum(instance.pull_matrix * solution))
         push, omitted_sum, omitted_max, added = 0.0, 0.0, 0.0, []
         for block, hinges in iter_hinges(X, y, targets, solution, threshold=0.0):
             push += float(hinges.sum())
-            omitted = ~np.isin(_triplet_keys(block, n), keys, assume_unique=False)
+            omitted = ~np.isin(triplet_keys(block, n), keys, assume_unique=False)
             if np.any(omitted):
                 omitted_sum += float(hinges[omitted].sum())
                 omitted_max = max(omitted_max, float(hinges[omitted].max()))

@@ -1,7 +1,7 @@
 """The MVU SDPs (Weinberger thesis, Sec. 3.1) in CVXPY — the ground truth of
 :mod:`sdpembed.solvers.mvu_ipm` — and the variational SDP over Z of Sec. 3.1.8.
 
-Full SDP, stated literally for every variant of :class:`~sdpembed.instances.MVUInstance`
+Full SDP, stated literally for every variant of :class:`~sdpembed.problems.MVUInstance`
 (𝒜(K)_e = K_ii + K_jj − 2K_ij, (3.13)):
 
     equality    maximise tr K                          s.t. 𝒜(K) = D,  ΣK_ij = 0 (3.14),  K ⪰ 0 (3.15)
@@ -13,7 +13,7 @@ Full SDP, stated literally for every variant of :class:`~sdpembed.instances.MVUI
 and the dual bound is an upper bound, see the instance's docstring.)
 
 The certificate: the dual values of the edge constraints are handed to
-:func:`sdpembed.solvers.mvu_ipm.dual_bound`, which makes them dual feasible and returns an
+:func:`sdpembed.problems.mvu.dual_bound`, which makes them dual feasible and returns an
 upper bound — the same code that certifies the hand-written solver. CVXPY's ``optimal`` is
 kept only when that bound is within ``gap_tol`` of the objective and the constraints hold to
 ``feas_tol`` (relative to τ = max D, (3.11)); otherwise the status is ``inaccurate``. A rigid
@@ -47,8 +47,8 @@ import cvxpy as cp
 import numpy as np
 
 from .._validate import as_matrix, as_vector
+from ..problems.mvu import dual_bound
 from ..results import GroundTruthTooLarge, SolveResult, relative_gap
-from ..solvers.mvu_ipm import dual_bound
 from ._cvxpy import SOLVERS, check_solver, judge_optimal, no_solution, solver_iterations, status_of
 
 __all__ = [
@@ -126,7 +126,7 @@ def solve_mvu_cvxpy(
     verbose: bool = False,
     **solver_options,
 ) -> SolveResult:
-    """Solve an :class:`~sdpembed.instances.MVUInstance` with CVXPY and certify the answer.
+    """Solve an :class:`~sdpembed.problems.MVUInstance` with CVXPY and certify the answer.
 
     Parameters
     ----------
@@ -147,7 +147,7 @@ def solve_mvu_cvxpy(
     SolveResult
         ``optimal_inaccurate`` becomes ``inaccurate``; a solver failure is ``error``. The dual
         bound (an upper bound) comes from CVXPY's dual values through
-        :func:`~sdpembed.solvers.mvu_ipm.dual_bound`; ``extra["y"]`` holds the
+        :func:`~sdpembed.problems.mvu.dual_bound`; ``extra["y"]`` holds the
         dual-feasible multipliers.
     """
     solver = check_solver(solver)

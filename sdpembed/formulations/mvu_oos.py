@@ -21,7 +21,7 @@ two families of equality constraints.
 The certificate: the dual values λ of the constraints (1) (CVXPY's sign convention makes
 them the multipliers of ρ_i = ŷ_iᵀSŷ_i − D_i, so λ_i = sign ξ_i where ξ_i ≠ 0) are clipped to
 [−1, 1] and turned into the closed-form dual bound g(λ) of
-:func:`sdpembed.solvers.mvu_oos.dual_bound` — the same code that certifies the hand-written
+:func:`sdpembed.problems.mvu_oos.dual_bound` — the same code that certifies the hand-written
 solver.
 """
 
@@ -33,8 +33,8 @@ from typing import NamedTuple
 import cvxpy as cp
 import numpy as np
 
+from ..problems.mvu_oos import dual_bound
 from ..results import SolveResult, relative_gap
-from ..solvers.mvu_oos import dual_bound
 from ._cvxpy import SOLVERS, check_solver, judge_optimal, no_solution, solver_iterations, status_of
 
 __all__ = ["MVUOOSModel", "mvu_oos_problem", "solve_mvu_oos_cvxpy", "SOLVERS"]
@@ -100,7 +100,7 @@ def solve_mvu_oos_cvxpy(
     verbose: bool = False,
     **solver_options,
 ) -> SolveResult:
-    """Solve an :class:`~sdpembed.instances.MVUOOSInstance` with CVXPY and certify the answer.
+    """Solve an :class:`~sdpembed.problems.MVUOOSInstance` with CVXPY and certify the answer.
 
     Parameters
     ----------

@@ -14,7 +14,7 @@ scaling matrix of a 256×256 cone in 24 GiB). ``reduce=False`` states (4) litera
 
 The two sides of the max-norm constraint are stated separately so that each has its own
 dual value: y = y⁺ − y⁻ is then turned into a certified lower bound by scaling it to
-I − 𝒜*(y) ⪰ 0 (:func:`sdpembed.operators.certified_lower_bound`), exactly as for the
+I − 𝒜*(y) ⪰ 0 (:func:`sdpembed.problems.numax.certified_lower_bound`), exactly as for the
 hand-written solvers, so CVXPY's optimum and ours are certified by the same code.
 """
 
@@ -26,7 +26,7 @@ import cvxpy as cp
 import numpy as np
 
 from .._validate import as_matrix
-from ..operators import SecantOperator, box_violation, certified_lower_bound, check_bounds, secant_span
+from ..problems.numax import SecantOperator, box_violation, certified_lower_bound, check_bounds, secant_span
 from ..results import GroundTruthTooLarge, SolveResult, relative_gap
 from ._cvxpy import SOLVERS, check_solver, judge_optimal, no_solution, solver_iterations, status_of
 
@@ -185,7 +185,7 @@ def check_ground_truth_size(instance, max_secants: int) -> None:
 def solve_numax_cvxpy(
     instance, *, solver: str = "CLARABEL", verbose: bool = False, max_secants: int = MAX_SECANTS, **options
 ) -> SolveResult:
-    """Solve a :class:`~sdpembed.instances.NuMaxInstance` (4) with CVXPY (Clarabel or SCS).
+    """Solve a :class:`~sdpembed.problems.NuMaxInstance` (4) with CVXPY (Clarabel or SCS).
 
     ``options`` are those of :func:`solve_box_trace_cvxpy` (``reduce``, solver settings).
     Instances with more than ``max_secants`` secants are refused with

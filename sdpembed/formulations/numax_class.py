@@ -49,7 +49,7 @@ def numax_class_problem_15(inter: np.ndarray, intra: np.ndarray, delta: float):
 def solve_numax_class_cvxpy(
     instance, *, solver: str = "CLARABEL", verbose: bool = False, max_secants: int = MAX_SECANTS, **options
 ) -> SolveResult:
-    """Solve a :class:`~sdpembed.instances.NuMaxClassInstance` (7) with CVXPY and certify it.
+    """Solve a :class:`~sdpembed.problems.NuMaxClassInstance` (7) with CVXPY and certify it.
 
     ``options`` are those of :func:`~sdpembed.formulations.numax.solve_box_trace_cvxpy`;
     more than ``max_secants`` secants are refused (:class:`~sdpembed.results.GroundTruthTooLarge`).

@@ -9,16 +9,9 @@ At M = N the rank constraint is void and (6) is a convex quadratic programme ove
 stated here literally, with the PSD constraint as its own constraint so that its dual Z ⪰ 0
 can certify the answer.
 
-**Certificate.** Write (6) as q(S) = ½⟨S, 𝓗(S)⟩ − ⟨C, S⟩ + 4τ⁴K with
-𝓗(S) = 8τ⁴ΣSΣ + 4τ²σ²(ΣS + SΣ) + 2σ⁴S, C = 8τ⁴Σ and Σ = DDᵀ = V diag(λ) Vᵀ. 𝓗 acts entrywise in
-the basis V, multiplying entry (i, j) by h_ij = 8τ⁴λ_iλ_j + 4τ²σ²(λ_i + λ_j) + 2σ⁴. For any
-Z ⪰ 0 the Lagrangian dual function is then explicit,
-
-    g(Z) = min_S q(S) − ⟨Z, S⟩ = 4τ⁴K − ½ Σ_ij (C̃ + Z̃)²_ij / h_ij,     X̃ = VᵀXV,
-
-a certified lower bound on the optimum. We evaluate it at CVXPY's Z (projected onto the PSD
-cone) and at Z = 0, and keep the larger. Entries with h_ij = 0 (σ = 0 and λ_iλ_j = 0) add
-nothing if (C̃ + Z̃)_ij = 0 and make the bound −∞ otherwise.
+**Certificate.** The dual function of (6) is explicit for any Z ⪰ 0; it is evaluated at CVXPY's Z
+(projected onto the PSD cone) and at Z = 0 by :func:`sdpembed.problems.sparse_linear.sparse_linear_dual_bound`
+(derived in :mod:`sdpembed.problems.sparse_linear`).
 """
 
 from __future__ import annotations
@@ -30,12 +23,11 @@ import cvxpy as cp
 import numpy as np
 
 from .._validate import as_matrix
-from ..linear.sparse_linear_model import _check_sigma_tau, sparse_linear_objective
+from ..problems.sparse_linear import check_sigma_tau, sparse_linear_dual_bound, sparse_linear_objective
 from ..results import SolveResult, relative_gap
 from ._cvxpy import SOLVERS, check_solver, judge_optimal, no_solution, solver_iterations, status_of
 
-__all__ = ["SparseLinearModel", "sparse_linear_problem", "sparse_linear_dual_bound", "solve_sparse_linear_cvxpy",
-           "SOLVERS"]
+__all__ = ["SparseLinearModel", "sparse_linear_problem", "solve_sparse_linear_cvxpy", "SOLVERS"]
 
 #: Settings used unless overridden: the comparison with the closed form is made at 1e-6, so
 #: Clarabel is asked for 1e-10 and SCS for 1e-9.
@@ -58,7 +50,7 @@ class SparseLinearModel(NamedTuple):
 def sparse_linear_problem(D: np.ndarray, *, sigma: float, tau: float) -> SparseLinearModel:
     """Build (6) over S ⪰ 0 for the dictionary ``D`` (N × K, atoms as columns)."""
     D = as_matrix(D, "D")
-    sigma, tau = _check_sigma_tau(sigma, tau)
+    sigma, tau = check_sigma_tau(sigma, tau)
     N, K = D.shape
     S = cp.Variable((N, N), symmetric=True, name="S")
     psd = S >> 0
@@ -66,31 +58,6 @@ def sparse_linear_problem(D: np.ndarray, *, sigma: float, tau: float) -> SparseL
                  + 4 * tau**2 * sigma**2 * cp.sum_squares(S @ D)           # 4τ²σ² ‖SD‖²
                  + sigma**4 * cp.sum_squares(S))                            # σ⁴ ‖S‖²
     return SparseLinearModel(cp.Problem(cp.Minimize(objective), [psd]), S, psd)
-
-
-def sparse_linear_dual_bound(D: np.ndarray, Z: np.ndarray | None, *, sigma: float, tau: float) -> float:
-    """max(g(Z₊), g(0)): the certified lower bound on (6) of the module docstring."""
-    D = as_matrix(D, "D")
-    sigma, tau = _check_sigma_tau(sigma, tau)
-    lam, V = np.linalg.eigh(D @ D.T)
-    lam = np.maximum(lam, 0.0)
-    h = 8 * tau**4 * np.outer(lam, lam) + 4 * tau**2 * sigma**2 * (lam[:, None] + lam[None, :]) + 2 * sigma**4
-    C = np.diag(8 * tau**4 * lam)
-    scale = max(float(np.max(np.abs(C))), 1e-300)
-
-    def g(Zt: np.ndarray) -> float:
-        G = C + Zt
-        zero = h <= 1e-14 * max(float(h.max()), 1e-300)
-        if np.any(np.abs(G[zero]) > 1e-12 * scale):
-            return -np.inf
-        return float(4 * tau**4 * D.shape[1] - 0.5 * np.sum(G[~zero] ** 2 / h[~zero]))
-
-    bounds = [g(np.zeros_like(C))]
-    if Z is not None:
-        w, U = np.linalg.eigh(0.5 * (Z + Z.T))
-        Z_psd = (U * np.maximum(w, 0.0)) @ U.T
-        bounds.append(g(V.T @ Z_psd @ V))
-    return max(bounds)
 
 
 def solve_sparse_linear_cvxpy(
@@ -127,7 +94,7 @@ def solve_sparse_linear_cvxpy(
     solver = check_solver(solver)
     start = time.perf_counter()
     D = as_matrix(D, "D")
-    sigma, tau = _check_sigma_tau(sigma, tau)
+    sigma, tau = check_sigma_tau(sigma, tau)
     N = D.shape[0]
     model = sparse_linear_problem(D, sigma=sigma, tau=tau)
     try:

@@ -20,7 +20,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from .._validate import check_delta, check_positive_int
-from ..operators import PairSecantOperator
+from ..problems.numax import PairSecantOperator
 from ..secants import sample_secants
 from .base import LinearEmbedding
 

@@ -15,7 +15,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import validate_data
 
 from .._validate import check_delta, check_positive_int
-from ..instances import NuMaxClassInstance, NuMaxInstance
+from ..problems import NuMaxClassInstance, NuMaxInstance
 from ..registry import get_problem, solve
 from .base import LinearEmbedding
 from .factor import DEFAULT_TAIL_TOL, embedding_from_psd

@@ -36,14 +36,13 @@ runs over all K atoms). With the linear kernel this is (7) again, up to a rotati
 
 from __future__ import annotations
 
-import numbers
-
 import numpy as np
 from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validate import as_matrix, check_positive_int, check_random_state
+from ..problems.sparse_linear import check_sigma_tau, sparse_linear_objective
 from .base import LinearEmbedding
 
 __all__ = [
@@ -59,17 +58,9 @@ __all__ = [
 ]
 
 
-def _check_sigma_tau(sigma: object, tau: object) -> tuple[float, float]:
-    if isinstance(sigma, bool) or not isinstance(sigma, numbers.Real) or not (np.isfinite(sigma) and sigma >= 0):
-        raise ValueError(f"sigma (noise standard deviation) must be a finite real number >= 0, got {sigma!r}")
-    if isinstance(tau, bool) or not isinstance(tau, numbers.Real) or not (np.isfinite(tau) and tau > 0):
-        raise ValueError(f"tau (Laplace scale of the codes) must be a finite real number > 0, got {tau!r}")
-    return float(sigma), float(tau)
-
-
 def noise_ratio(sigma: float, tau: float) -> float:
     """ρ = σ² / (2τ²), the only combination of σ and τ the solution (7)–(8) depends on."""
-    sigma, tau = _check_sigma_tau(sigma, tau)
+    sigma, tau = check_sigma_tau(sigma, tau)
     return sigma**2 / (2.0 * tau**2)
 
 
@@ -114,22 +105,12 @@ def sparse_linear_projection(D: np.ndarray, n_components: int, *, sigma: float, 
         Rows f(λ_i) v_iᵀ by decreasing eigenvalue λ_i of DDᵀ.
     """
     D = as_matrix(D, "D")
-    sigma, tau = _check_sigma_tau(sigma, tau)
+    sigma, tau = check_sigma_tau(sigma, tau)
     M = check_positive_int(n_components, "n_components")
     if M > D.shape[0]:
         raise ValueError(f"n_components must be <= N = {D.shape[0]} (the rows of D), got {M}")
     lam, V = _leading_eigenpairs(D @ D.T, M, sigma, "D Dᵀ")
     return sparse_linear_gain(lam, sigma, tau)[:, None] * V.T
-
-
-def sparse_linear_objective(S: np.ndarray, D: np.ndarray, *, sigma: float, tau: float) -> float:
-    """The objective of (6): 4τ⁴‖DᵀSD − I‖²_F + 4τ²σ²‖SD‖²_F + σ⁴‖S‖²_F (= E δp², (4))."""
-    D = as_matrix(D, "D")
-    S = as_matrix(S, "S", n_cols=D.shape[0])
-    sigma, tau = _check_sigma_tau(sigma, tau)
-    SD = S @ D
-    misfit = D.T @ SD - np.eye(D.shape[1])
-    return float(4 * tau**4 * np.sum(misfit**2) + 4 * tau**2 * sigma**2 * np.sum(SD**2) + sigma**4 * np.sum(S**2))
 
 
 def kernel_sparse_linear_coefficients(K_DD: np.ndarray, n_components: int, *, sigma: float, tau: float) -> np.ndarray:
@@ -149,7 +130,7 @@ def kernel_sparse_linear_coefficients(K_DD: np.ndarray, n_components: int, *, si
     K_DD = as_matrix(K_DD, "K_DD")
     if K_DD.shape[0] != K_DD.shape[1]:
         raise ValueError(f"K_DD must be square, got shape {K_DD.shape}")
-    sigma, tau = _check_sigma_tau(sigma, tau)
+    sigma, tau = check_sigma_tau(sigma, tau)
     M = check_positive_int(n_components, "n_components")
     if M > K_DD.shape[0]:
         raise ValueError(f"n_components must be <= K = {K_DD.shape[0]} (the atoms), got {M}")
@@ -211,7 +192,7 @@ def _dictionary_and_levels(est, X: np.ndarray) -> tuple[np.ndarray, float, float
         sigma_hat, tau_hat = estimate_noise_levels(X, D, codes)
         sigma = sigma_hat if sigma is None else sigma
         tau = tau_hat if tau is None else tau
-    sigma, tau = _check_sigma_tau(sigma, tau)
+    sigma, tau = check_sigma_tau(sigma, tau)
     return D, sigma, tau
 
 

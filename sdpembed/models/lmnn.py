@@ -25,9 +25,9 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..formulations.lmnn_multi import MultiMetricLMNNProblem, solve_multi_metric_cvxpy
+from ..formulations.lmnn_multi import solve_multi_metric_cvxpy
 from ..graphs import target_neighbors
-from ..instances import LMNNInstance
+from ..problems import LMNNInstance, MultiMetricLMNNProblem
 from ..registry import solve
 from ..results import SolveResult
 from ..solvers.lmnn_fast import solve_multi_metric_fast

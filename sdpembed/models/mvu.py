@@ -3,7 +3,7 @@ style.
 
 ``fit`` runs the three steps of Table 3.1 — the neighbourhood graph
 (:func:`sdpembed.graphs.neighborhood_graph`), the SDP (any variant of
-:class:`~sdpembed.instances.MVUInstance`, by the certified interior-point method, CVXPY, or
+:class:`~sdpembed.problems.MVUInstance`, by the certified interior-point method, CVXPY, or
 large-scale variational MVU with refinement, Sec. 3.1.8) and the spectral step (3.20)–(3.21).
 ``transform`` places new inputs by the out-of-sample SDP of Sec. 3.1.10
 (:func:`sdpembed.solvers.mvu_oos.place_points`).
@@ -20,7 +20,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..graphs import link_components, neighborhood_graph
-from ..instances import MVUInstance
+from ..problems import MVUInstance
 from ..registry import solve
 from ..solvers.mvu_oos import neighbour_arrays, place_points
 from ..solvers.mvu_spectral import spectral_embedding

@@ -1,5 +1,6 @@
 """Hand-written algorithms (numpy/scipy only), checked against the CVXPY formulations."""
 
+from ..problems.numax import secant_span
 from ._nonconvex import NearIsometricResult
 from .column_generation import (
     ColumnGenerationRun,
@@ -17,7 +18,7 @@ from .lmnn_fast import solve_lmnn_fast, solve_multi_metric_fast
 from .lmnn_gradient import certify_metric, solve_lmnn_gradient
 from .mvu_oos import place_points, refine_points, solve_mvu_oos
 from .nilepro import NILEProState, nilepro
-from .numax_admm import ADMMState, box_trace_admm, least_squares_step, secant_span, solve_numax_admm
+from .numax_admm import ADMMState, box_trace_admm, least_squares_step, solve_numax_admm
 from .numax_class import solve_numax_class_admm, solve_numax_class_cg
 from .rank_adjust import near_isometric_cg, rank_adjust, rank_adjust_cg
 

@@ -27,7 +27,7 @@ import numpy as np
 import scipy.linalg
 from threadpoolctl import ThreadpoolController
 
-from ..operators import SecantOperator
+from ..problems.numax import SecantOperator
 
 __all__ = ["extend_gram", "gram_rows", "CholeskySolve", "cholesky_factor", "inverse_from_cholesky",
            "factorisation_threads", "idle_core_threads"]

@@ -1,6 +1,6 @@
 """Column generation over streamed secants — NuMax Algorithm 2 (NuMax-CG), certified.
 
-The SDP (*) of :mod:`sdpembed.operators` over *all* pairs of n points has n(n−1)/2
+The SDP (*) of :mod:`sdpembed.problems.numax` over *all* pairs of n points has n(n−1)/2
 constraints, far too many to hold. Column generation solves it on a working set of pairs:
 
 1. solve the restricted problem on the working set with the ADMM (warm-started; loosely
@@ -41,7 +41,7 @@ import numpy as np
 from sklearn.neighbors import NearestNeighbors
 
 from .._validate import as_matrix, check_positive_int, check_random_state
-from ..operators import PairSecantOperator
+from ..problems.numax import PairSecantOperator
 from ..results import SolveResult, relative_gap
 from ..secants import linear_index_of_pairs, pair_count, pairs_from_linear_index
 from .numax_admm import ADMMState, box_trace_admm, restrict_inverse, update_is_cheaper
@@ -776,7 +776,7 @@ def column_generation(
 
 
 def solve_numax_cg(instance, **options) -> SolveResult:
-    """NuMax-CG on a point-form :class:`~sdpembed.instances.NuMaxInstance` (all pairs of X).
+    """NuMax-CG on a point-form :class:`~sdpembed.problems.NuMaxInstance` (all pairs of X).
 
     ``options`` are those of :func:`column_generation`.
     """

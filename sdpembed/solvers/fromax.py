@@ -63,7 +63,7 @@ import scipy.linalg
 import scipy.sparse.linalg
 
 from .._validate import check_positive_int, check_random_state
-from ..operators import SecantOperator
+from ..problems.numax import SecantOperator
 from ._nonconvex import (
     BestMap,
     FactorOps,

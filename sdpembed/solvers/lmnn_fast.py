@@ -6,7 +6,7 @@ Solves the SDP of thesis Sec. 2.1.3 (the slack form of (2.11)),
     subject to  ξ_t ≥ 1 + tr(M A_t),  ξ_t ≥ 0,  M ⪰ 0,        A_t = C_ij − C_il  (Sec. 2.1.7)
 
 whose dual is max Σ_t α_t s.t. 0 ≤ α_t ≤ μ, C(α) = (1 − μ)P + Σ_t α_t A_t ⪰ 0 (the dual of
-:func:`sdpembed.formulations.lmnn.lmnn_dual_bound`), and — with block-diagonal M — the
+:func:`sdpembed.problems.lmnn.lmnn_dual_bound`), and — with block-diagonal M — the
 multi-metric SDP (2.17), where every pair (a, b) carries the metric of the class of b.
 
 **Why an interior-point method.** (2.11) is piecewise linear in M: away from the PSD boundary
@@ -95,8 +95,16 @@ import scipy.linalg
 import scipy.sparse
 
 from .._validate import check_positive_int
-from ..formulations.lmnn import _triplet_keys, check_triplets, lmnn_dual_bound, project_psd, triplet_outer_sum
 from ..graphs import impostor_triplets, nearest_impostors, radius_hinges
+from ..problems.lmnn import (
+    check_triplets,
+    lmnn_dual_bound,
+    multi_metric_dual_bound,
+    multi_metric_hinges,
+    project_psd,
+    triplet_keys,
+    triplet_outer_sum,
+)
 from ..results import SolveResult, relative_gap
 from .lmnn_warm import warm_start_metric
 
@@ -135,7 +143,7 @@ def seed_triplets(X: np.ndarray, y: np.ndarray, targets: np.ndarray, M: np.ndarr
     nearest = nearest_impostors(X, y, M)
     seed = np.column_stack([np.repeat(np.arange(n), k), targets.ravel(), np.repeat(nearest, k)])
     working = np.concatenate([impostor_triplets(X, y, targets, M), seed])
-    return working[np.unique(_triplet_keys(working, n), return_index=True)[1]]
+    return working[np.unique(triplet_keys(working, n), return_index=True)[1]]
 
 
 @dataclass
@@ -885,14 +893,14 @@ def _working_set_rounds(*, n, mu, C0, working, build_system, hinge_stream, pull,
                             verbose=verbose)   # cold fallback
         newton += out.iterations
         Ms = np.stack([project_psd(M) for M in out.M])
-        keys = np.sort(np.concatenate([_triplet_keys(working, n), _triplet_keys(fixed, n)]))
+        keys = np.sort(np.concatenate([triplet_keys(working, n), triplet_keys(fixed, n)]))
         push, added, added_h, active = 0.0, [], [], 0
         for block, hinges in hinge_stream(Ms, min(0.0, add_tol)):
             positive = hinges > 0.0
             push += float(hinges[positive].sum())
             active += int(positive.sum())
             take = np.flatnonzero(hinges > add_tol)
-            take = take[~_sorted_member(_triplet_keys(block[take], n), keys)]
+            take = take[~_sorted_member(triplet_keys(block[take], n), keys)]
             added.append(block[take])
             added_h.append(hinges[take])
         objective = (1.0 - mu) * pull(Ms) + mu * push
@@ -1086,7 +1094,7 @@ def solve_lmnn_fast(
         if working.shape[0] == 0:     # nothing near the margin: seed as at M = I, at the warm metric
             working = seed_triplets(X, y, targets, warm.M)
             if fixed is not None:
-                working = working[~np.isin(_triplet_keys(working, n), _triplet_keys(fixed, n))]
+                working = working[~np.isin(triplet_keys(working, n), triplet_keys(fixed, n))]
         elif first_order_start:
             ipm_start = (warm.M[None], alpha0)
     else:
@@ -1167,7 +1175,7 @@ def solve_multi_metric_fast(
 
     Parameters
     ----------
-    problem : sdpembed.formulations.lmnn_multi.MultiMetricLMNNProblem
+    problem : sdpembed.problems.lmnn.MultiMetricLMNNProblem
     tol, max_rounds, max_iter, add_tol, prune, gap_tol, verbose
         As for :func:`solve_lmnn_fast`.
 
@@ -1175,10 +1183,8 @@ def solve_multi_metric_fast(
     -------
     SolveResult
         ``solution`` the (C, d, d) stack of metrics, ``dual_bound`` the certified bound of
-        :func:`sdpembed.formulations.lmnn_multi.multi_metric_dual_bound`.
+        :func:`sdpembed.problems.lmnn.multi_metric_dual_bound`.
     """
-    from ..formulations.lmnn_multi import multi_metric_dual_bound, multi_metric_hinges
-
     start = time.perf_counter()
     max_rounds = check_positive_int(max_rounds, "max_rounds")
     max_iter = check_positive_int(max_iter, "max_iter")

@@ -22,7 +22,7 @@ start small, ×1.01 after a step that decreased the loss, ×0.5 after one that i
 certified by :func:`certify_metric`, which builds multipliers α ∈ [0, μ] from the final M —
 μ on triplets strictly active, 0 on inactive ones, and, on the triplets at the hinge
 (|h| ≤ band), the values that best satisfy complementarity C(α) M = 0 (a bounded least-squares
-problem) — and hands them to :func:`sdpembed.formulations.lmnn.lmnn_dual_bound`, which makes
+problem) — and hands them to :func:`sdpembed.problems.lmnn.lmnn_dual_bound`, which makes
 them dual feasible by scaling. The status is ``optimal`` only if the certified relative gap is
 at most ``gap_tol``; otherwise ``max_iterations``. The default solver that does reach the
 target accuracy is :func:`sdpembed.solvers.lmnn_fast.solve_lmnn_fast`.
@@ -36,8 +36,8 @@ import numpy as np
 import scipy.optimize
 
 from .._validate import as_matrix, check_positive_int
-from ..formulations.lmnn import _triplet_keys, lmnn_dual_bound, project_psd, triplet_outer_sum
 from ..graphs import impostor_triplets, iter_hinges
+from ..problems.lmnn import lmnn_dual_bound, project_psd, triplet_keys, triplet_outer_sum
 from ..results import SolveResult, relative_gap
 
 __all__ = ["lmnn_gradient_matrix", "certify_metric", "solve_lmnn_gradient"]
@@ -187,7 +187,7 @@ def solve_lmnn_gradient(
         """Lines 7–8: 𝒩 exactly, merged into the candidate list. Returns (mask, hinges, added)."""
         nonlocal candidates, keys
         found, _ = impostor_triplets(X, y, targets, M, return_hinges=True)
-        found_keys = _triplet_keys(found, n)
+        found_keys = triplet_keys(found, n)
         new = ~np.isin(found_keys, keys)
         if np.any(new):
             candidates = np.concatenate([candidates, found[new]])

@@ -38,7 +38,7 @@ sparse weighted graph Laplacian (O(n_Ω·d) instead of O(n_Ω·d²)).
 
 Nothing here is certified and nothing needs to be: the working set handed to the
 interior-point method may be any set of triplets (its exactness argument and the certificate
-of :func:`sdpembed.formulations.lmnn.lmnn_dual_bound` do not depend on how it was chosen). The
+of :func:`sdpembed.problems.lmnn.lmnn_dual_bound` do not depend on how it was chosen). The
 multipliers μ·φ'_η(z_t) of the last stage are an estimate of the optimal α of the dual of
 Sec. 2.1.3.
 """

@@ -1,34 +1,10 @@
 """MVU by a primal–dual interior-point method with a certified dual bound (thesis Sec. 3.1.4,
-3.1.6, 3.1.11) — the hand-written solver of every :class:`~sdpembed.instances.MVUInstance`
+3.1.6, 3.1.11) — the hand-written solver of every :class:`~sdpembed.problems.mvu.MVUInstance`
 variant.
 
-The SDP and its dual
---------------------
-With the edge operator 𝒜(K)_e = K_ii + K_jj − 2K_ij (3.13), whose adjoint is the weighted
-graph Laplacian 𝒜*(y) = L(y) = Σ_e y_e (e_i − e_j)(e_i − e_j)ᵀ, every variant reads
-
-    maximise  c·tr K − ω Σ_e |𝒜(K)_e − D_e| [slack only]   s.t.  𝒜(K) (= or ≤) D,  1ᵀK1 = 0,  K ⪰ 0,
-
-c = 1 (equality, inequality), 1 − ω (slack), −1 (min_trace, stated as max −tr K). Its
-Lagrange dual is
-
-    minimise  yᵀD   s.t.  L(y) + t·11ᵀ ⪰ c·I,   y ∈ 𝒴,
-
-𝒴 = Rᴱ (equality, min_trace), R₊ᴱ (inequality) or [−ω, ω]ᴱ (slack). Since L(y)1 = 0 the
-constraint splits along 1 and 1⊥: t covers the 1-direction and the condition is
-λ_min(L(y)|₁⊥) ≥ c — for c = 1 an algebraic-connectivity constraint, the fastest-mixing
-problem the thesis mentions after the inequality SDP. Weak duality, for any feasible K:
-c·tr K [− ω‖𝒜K − D‖₁] ≤ yᵀD + ⟨cI − L(y) − t11ᵀ, K⟩ ≤ yᵀD.
-
-The certificate (:func:`dual_bound`) turns *any* y into a dual-feasible point: y is clipped
-into 𝒴, μ = λ_min(L(y)|₁⊥) is computed densely (lowered by bounds on the rounding of LAPACK
-and of forming L(y)), and if μ < c either y is scaled by c/μ (when that stays in 𝒴) or mixed
-with a strictly feasible point y₀ — (2c/λ₂(L₁))·1 for equality/inequality, ω·1 for slack,
-0 for min_trace — with weight θ = (μ₀ − c)/(μ₀ − μ), feasible because λ_min(L(·)|₁⊥) is
-concave. The smaller yᵀD is an upper bound on the optimum whether or not the run converged.
-The slack variant is bounded iff ω·λ₂(L₁) ≥ 1 − ω (λ₂(L₁) the algebraic connectivity of the
-unit-weight graph; L(y) ⪯ L(ω1) for y ≤ ω1): otherwise stretching every edge pays, and the
-solver reports ``unbounded``.
+The SDP, its Lagrange dual min yᵀD s.t. L(y) + t·11ᵀ ⪰ c·I, y ∈ 𝒴, and the certificate
+(:func:`sdpembed.problems.mvu.dual_bound`) that turns any multipliers y into an upper bound are
+in :mod:`sdpembed.problems.mvu`; the notation (𝒜, L(y), c, 𝒴, y₀) is that of its docstring.
 
 The algorithm
 -------------
@@ -52,7 +28,7 @@ methods, which is why an interior-point method was chosen: its accuracy is what 
 certificate needs. (A Burer–Monteiro augmented Lagrangian was tried first: each iteration is
 O(Er), but its multipliers, which the certificate needs, converged too slowly — 1e-3
 relative gap after 100 outer iterations on 25 points.) The dual start is strictly feasible
-(the point y₀ above), so dual iterates stay feasible and the certificate rarely needs to scale.
+(the point y₀ of the certificate), so dual iterates stay feasible and the certificate rarely needs to scale.
 
 Stopping: the constraint violation of K (relative to τ = max D, (3.11)) is at most
 ``feas_tol`` and the certified relative gap at most ``gap_tol``. Locked-up instances
@@ -72,134 +48,14 @@ from scipy.sparse.csgraph import shortest_path
 from threadpoolctl import threadpool_limits
 
 from .._validate import check_positive_int
-from ..graphs import graph_laplacian
+from ..problems.mvu import DUAL_DENSE_LIMIT, algebraic_connectivity, dual_bound
 from ..results import SolveResult, relative_gap
 
 __all__ = [
-    "DUAL_DENSE_LIMIT",
-    "algebraic_connectivity",
     "centered_basis",
-    "dual_bound",
     "edge_gram",
-    "incidence_matrix",
-    "slack_is_bounded",
     "solve_mvu_ipm",
 ]
-
-_EPS = np.finfo(np.float64).eps
-
-#: Largest n for which the certificate's dense eigenvalue problem is run (O(n³), ~10 s at 4000).
-DUAL_DENSE_LIMIT = 4000
-
-
-def incidence_matrix(n: int, edges: np.ndarray) -> sp.csr_matrix:
-    """B (E × n) with B[e, i] = 1, B[e, j] = −1: 𝒜(YYᵀ) = rowsum((BY)²), L(w) = Bᵀ diag(w) B."""
-    E = edges.shape[0]
-    rows = np.repeat(np.arange(E), 2)
-    cols = edges.ravel()
-    vals = np.tile([1.0, -1.0], E)
-    return sp.csr_matrix((vals, (rows, cols)), shape=(E, n))
-
-
-def _min_eig_perp(n: int, edges: np.ndarray, y: np.ndarray, level: float) -> tuple[float, np.ndarray]:
-    """A rigorous lower estimate of λ_min(L(y)) on 1⊥ (or a value ≥ ``level`` when that is all
-    it proves), and the eigenvector. L(y) + s·11ᵀ/n with s = max(level, 0) + 1 moves the
-    eigenvalue of 1 to s > level, so λ_min of the shifted matrix is min(s, λ_min on 1⊥)."""
-    M = graph_laplacian(n, edges, y).toarray()
-    shift = max(level, 0.0) + 1.0
-    M += shift / n
-    w, V = np.linalg.eigh(M)
-    spectral = float(np.max(np.abs(w)))
-    forming = 8.0 * _EPS * float(np.abs(y).max(initial=0.0)) * float(
-        np.max(np.bincount(edges.ravel(), minlength=n))
-    )
-    margin = 16.0 * n * _EPS * max(spectral, 1.0) + forming + 4.0 * _EPS * shift
-    return float(w[0]) - margin, V[:, 0]
-
-
-def algebraic_connectivity(n: int, edges: np.ndarray) -> float:
-    """λ₂ of the unit-weight Laplacian (3.24), a rigorous lower estimate (dense, n ≤ a few 1000)."""
-    value, _ = _min_eig_perp(n, edges, np.ones(edges.shape[0]), 0.0)
-    return value
-
-
-def slack_is_bounded(instance) -> bool:
-    """True when the slack SDP is bounded: ω·λ₂(L₁) ≥ 1 − ω (see the module docstring)."""
-    return instance.omega * algebraic_connectivity(instance.n, instance.edges) >= 1.0 - instance.omega
-
-
-def _project(instance, y: np.ndarray) -> np.ndarray:
-    """Π_𝒴: clip multipliers to R₊ (inequality) or [−ω, ω] (slack)."""
-    if instance.variant == "inequality":
-        return np.maximum(y, 0.0)
-    if instance.variant == "slack":
-        return np.clip(y, -instance.omega, instance.omega)
-    return y
-
-
-def _dual_value(y: np.ndarray, D: np.ndarray) -> float:
-    """yᵀD rounded upwards by a bound on its floating-point error."""
-    return float(y @ D) + 2.0 * y.size * _EPS * float(np.abs(y) @ D)
-
-
-def dual_bound(instance, y: np.ndarray) -> tuple[float, np.ndarray]:
-    """A certified upper bound on the optimum of an MVU instance from any multipliers y.
-
-    See the module docstring: y is clipped into 𝒴, then scaled or mixed with a strictly
-    feasible point so that λ_min(L(y)|₁⊥) ≥ c (with rounding margins); the dual objective
-    yᵀD of the result bounds every feasible objective value from above.
-
-    Parameters
-    ----------
-    instance : MVUInstance
-    y : ndarray of shape (E,)
-        Multipliers of the edge constraints (sign: the optimum has L(y) ⪰ cI on 1⊥).
-
-    Returns
-    -------
-    bound : float
-        ``inf`` when no dual-feasible point could be built (an unbounded slack instance) or
-        n exceeds :data:`DUAL_DENSE_LIMIT`.
-    y_feasible : ndarray of shape (E,)
-    """
-    n, edges, D = instance.n, instance.edges, instance.sqdist
-    y = np.asarray(y, dtype=np.float64)
-    if y.shape != (edges.shape[0],) or not np.all(np.isfinite(y)):
-        raise ValueError(f"y must be a finite vector of {edges.shape[0]} multipliers, got shape {y.shape}")
-    if n > DUAL_DENSE_LIMIT:
-        return float("inf"), y
-    c = instance.trace_weight
-    y = _project(instance, y)
-    mu, _ = _min_eig_perp(n, edges, y, c)
-    if mu >= c:
-        return _dual_value(y, D), y
-    candidates = []
-    if mu > 0.0 and c > 0.0 and instance.variant != "slack":
-        candidates.append(y * (c / mu))
-    elif mu < c < 0.0:
-        candidates.append(y * (c / mu))
-    elif instance.variant == "slack" and mu > 0.0 and (c / mu) * np.abs(y).max(initial=0.0) <= instance.omega:
-        candidates.append(y * (c / mu))
-    if instance.variant == "min_trace":
-        y0, mu0 = np.zeros_like(y), 0.0
-    elif instance.variant == "slack":
-        y0 = np.full_like(y, instance.omega)
-        mu0 = instance.omega * algebraic_connectivity(n, edges)
-    else:
-        lam2 = algebraic_connectivity(n, edges)
-        scale = 2.0 * c / lam2 if lam2 > 0 else 0.0
-        y0, mu0 = np.full_like(y, scale), scale * lam2
-    if mu0 > c:
-        theta = (mu0 - c) / (mu0 - mu)
-        candidates.append(theta * y + (1.0 - theta) * y0)
-    # both constructions are rigorous: μ and μ₀ are lower estimates, and λ_min(L(·)|₁⊥) is
-    # positively homogeneous and concave
-    best, best_y = float("inf"), y
-    for cand in candidates:
-        value = _dual_value(cand, D)
-        if value < best:
-            best, best_y = value, cand
-    return best, best_y
 
 
 def centered_basis(n: int) -> np.ndarray:
@@ -242,7 +98,7 @@ def solve_mvu_ipm(
     time_limit: float | None = None,
     blas_threads: int | None = -1,
 ) -> SolveResult:
-    """Solve an :class:`~sdpembed.instances.MVUInstance` by the primal–dual interior-point method
+    """Solve an :class:`~sdpembed.problems.MVUInstance` by the primal–dual interior-point method
     of the module docstring and certify the answer.
 
     Parameters

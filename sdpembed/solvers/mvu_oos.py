@@ -1,55 +1,9 @@
 """MVU out-of-sample extension (Weinberger thesis, Sec. 3.1.10): a hand-written solver for the
 small SDP of (3.31)–(3.33), batched over many new points, with a certified lower bound.
 
-The SDP
--------
-A new input x_t with k nearest training neighbours x_1..x_k, whose embedding coordinates are
-y_1..y_k ∈ Rʳ, is placed by the SDP that follows (3.33) in the thesis,
-
-    minimise    Σ_i |ξ_i| + e_{r+1}ᵀ S e_{r+1}
-    subject to  ŷ_iᵀ S ŷ_i = D_i + ξ_i,   D_i = ‖x_i − x_t‖²,       i = 1..k     (1)
-                S[:r, :r] = I                                                      (2)
-                S ⪰ 0,                                                             (3)
-
-with ŷ_i = (y_i, −1) and S = [[I, y], [yᵀ, s]] as in (3.31). Because the identity block is
-fixed, the only free entries are y ∈ Rʳ and s, and
-
-    ŷ_iᵀ S ŷ_i − D_i = ‖y_i‖² − 2 y_iᵀ y + s − D_i =: a_i − 2 y_iᵀ y + s = ρ_i(y, s),
-
-(the identity below (3.31)), while S ⪰ 0 ⇔ s ≥ ‖y‖² by the Schur complement lemma (3.30).
-The thesis writes constraint (2) as e_iᵀSe_i = 1, i ≤ r (the diagonal only), but states that
-it makes "the top left corner ... the identity matrix"; for r ≥ 2 the diagonal alone would
-admit any correlation matrix there and a different problem, so (2) is stated in full, as in
-the file contract of DESIGN.md.
-Eliminating ξ_i = ρ_i, the SDP is the convex problem in r + 1 unknowns (≤ 4 for r ≤ 3)
-
-    (P)   minimise  f(y, s) = Σ_i |a_i − 2 y_iᵀ y + s| + s   subject to   s ≥ ‖y‖².
-
-It is not translation invariant: the term s ≥ ‖y‖² pulls the new point towards the origin
-of the embedding (the centre of an MVU embedding, which is centred by ΣK = 0).
-
-The dual and the certified bound
---------------------------------
-For any λ ∈ [−1, 1]ᵏ, Σ_i |ρ_i| ≥ Σ_i λ_i ρ_i, and for any μ ≥ 0 with μ ≤ 1 + 1ᵀλ every
-feasible (y, s) (so s ≥ ‖y‖² ≥ 0) satisfies
-
-    f(y, s) ≥ Σ λ_i ρ_i + s − μ (s − ‖y‖²)
-            = aᵀλ − 2 bᵀy + (1 + 1ᵀλ − μ) s + μ ‖y‖²          b = Σ_i λ_i y_i = Yᵀλ
-            ≥ aᵀλ − 2 bᵀy + μ ‖y‖²  ≥  aᵀλ − ‖b‖² / μ         (minimum at y = b / μ).
-
-The best choice is μ = 1 + 1ᵀλ, which gives the Lagrange dual of (P) in closed form,
-
-    (D)   maximise  g(λ) = aᵀλ − ‖Yᵀλ‖² / (1 + 1ᵀλ)   over  λ ∈ [−1, 1]ᵏ,  1 + 1ᵀλ > 0.
-
-This is the SDP dual of (1)–(3) with its identity-block multiplier Z eliminated: weak
-duality gives f ≥ ⟨E + Σλ_i ŷ_iŷ_iᵀ − blkdiag(Z, 0), S⟩ + tr Z − λᵀD ≥ tr Z − λᵀD whenever
-E + Σλ_i ŷ_iŷ_iᵀ ⪰ blkdiag(Z, 0) (E = e_{r+1}e_{r+1}ᵀ), and the largest feasible tr Z is
-Σλ_i‖y_i‖² − ‖Yᵀλ‖²/(1 + 1ᵀλ) by the Schur complement (3.30). :func:`dual_bound` evaluates
-g at any λ, after clipping it to the box, with μ lowered to cover the rounding of 1 + 1ᵀλ
-and a rounding allowance subtracted, so the bound survives floating point.
-
-At an optimum the KKT conditions read λ_i = sign ρ_i where ρ_i ≠ 0, μ = 1 + 1ᵀλ,
-μ y = Yᵀλ and μ (s − ‖y‖²) = 0: when μ > 0 the optimal S has rank r (s = ‖y‖²).
+The SDP, its reduction to the convex problem (P) in (y, s), the closed-form dual (D) and the
+certified bound are in :mod:`sdpembed.problems.mvu_oos` (:func:`~sdpembed.problems.mvu_oos.dual_bound`);
+the notation (ρ_i, a_i, λ, μ, s*(y)) is that of its docstring.
 
 The algorithm
 -------------
@@ -103,27 +57,24 @@ an Armijo line search); a step is only taken when it decreases E, so E never inc
 
 from __future__ import annotations
 
-import math
 import time
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from .._validate import as_matrix, check_positive_int
+from ..problems.mvu_oos import dual_bound, primal_objective
 from ..results import SolveResult, relative_gap
 
 __all__ = [
     "Placement",
-    "dual_bound",
     "neighbour_arrays",
     "place_points",
-    "primal_objective",
     "refine_points",
     "solve_mvu_oos",
     "stress",
 ]
 
-_EPS = np.finfo(np.float64).eps
 #: Fraction of the step to the boundary taken by the interior-point method.
 _STEP_FRACTION = 0.99
 #: The active-set polish is tried once the complementarity gap is below this (relative).
@@ -174,98 +125,6 @@ def _check_batch(Y_neighbours: object, sqdist: object) -> tuple[np.ndarray, np.n
     if np.any(D < 0):
         raise ValueError(f"sqdist must be squared distances (>= 0), got minimum {D.min():.6g}")
     return Y, D
-
-
-# ---------------------------------------------------------------------- closed forms
-def primal_objective(
-    y: np.ndarray, Y_neighbours: np.ndarray, sqdist: np.ndarray, s: np.ndarray | None = None
-) -> tuple[np.ndarray, np.ndarray]:
-    """Objective of (P) at y, with s given or (default) optimal for that y.
-
-    Parameters
-    ----------
-    y : ndarray of shape (m, r)
-    Y_neighbours : ndarray of shape (m, k, r)
-    sqdist : ndarray of shape (m, k)
-    s : ndarray of shape (m,), optional
-        When omitted, s*(y) = max(‖y‖², c_(j*)) of the module docstring, the exact minimiser
-        of Σ_i |c_i − s| + s over s ≥ ‖y‖², c_i = 2y_iᵀy − ‖y_i‖² + D_i.
-
-    Returns
-    -------
-    objective : ndarray of shape (m,)
-        Σ_i |ŷ_iᵀSŷ_i − D_i| + s for S = [[I, y], [yᵀ, s]] (the objective following (3.33)).
-    s : ndarray of shape (m,)
-    """
-    a = np.einsum("mkr,mkr->mk", Y_neighbours, Y_neighbours) - sqdist
-    rho0 = a - 2.0 * np.einsum("mkr,mr->mk", Y_neighbours, y)          # ρ_i − s
-    if s is None:
-        norm2 = np.einsum("mr,mr->m", y, y)
-        k = rho0.shape[1]
-        j = math.ceil((k - 1) / 2)
-        if j == 0:
-            s = norm2
-        else:
-            c_j = np.partition(-rho0, j - 1, axis=1)[:, j - 1]        # the j-th smallest c_i = −(ρ_i − s)
-            s = np.maximum(norm2, c_j)
-    objective = np.abs(rho0 + s[:, None]).sum(axis=1) + s
-    return objective, s
-
-
-def dual_bound(lam: np.ndarray, Y_neighbours: np.ndarray, sqdist: np.ndarray) -> np.ndarray:
-    """Certified lower bound from multipliers λ: the dual objective g of (D) on the ray θλ.
-
-    λ is clipped to [−1, 1]ᵏ, then g(θλ) = θA − θ²B / (1 + θS) (A = aᵀλ, B = ‖Yᵀλ‖²,
-    S = 1ᵀλ) is maximised over the θ ≥ 0 that keep θλ dual feasible — |θλ_i| ≤ 1 and
-    1 + θS > 0 — by its stationary point in closed form (x = 1 + θS = √(−B/C) with
-    C = AS − B < 0, i.e. θ = −A / (C(1 + x))), compared with θ = 0, 1 and the largest θ. This
-    repairs multipliers whose 1 + 1ᵀλ has been lost to rounding (it tends to 0 when the cone
-    constraint is inactive at the optimum). The value is then evaluated with μ lowered below
-    1 + θS by a bound on its rounding error (any 0 < μ ≤ 1 + 1ᵀλ gives a valid bound, see
-    the module docstring), and a bound on the rounding error of the sums is subtracted.
-
-    Parameters
-    ----------
-    lam : ndarray of shape (m, k)
-    Y_neighbours : ndarray of shape (m, k, r)
-    sqdist : ndarray of shape (m, k)
-
-    Returns
-    -------
-    ndarray of shape (m,)
-        Lower bounds on the optimal value of each point's SDP (θ = 0 gives the trivial 0).
-    """
-    lam = np.clip(np.asarray(lam, dtype=np.float64), -1.0, 1.0)
-    m, k, r = Y_neighbours.shape
-    norms2 = np.einsum("mkr,mkr->mk", Y_neighbours, Y_neighbours)
-    A = np.einsum("mk,mk->m", lam, norms2 - sqdist)
-    b = np.einsum("mk,mkr->mr", lam, Y_neighbours)
-    B = np.einsum("mr,mr->m", b, b)
-    S = lam.sum(axis=1)
-    abs_lam = np.abs(lam)
-    big = abs_lam.max(axis=1, initial=0.0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        theta_max = np.where(big > 0, 1.0 / big, 0.0)
-        theta_max = np.where(S < 0, np.minimum(theta_max, (1.0 - 1e-12) / -S), theta_max)
-        C = A * S - B
-        x = np.sqrt(np.where(C < 0, -B / C, 1.0))
-        theta_star = np.where(C < 0, -A / (C * (1.0 + x)), 0.0)
-    theta_star = np.clip(np.nan_to_num(theta_star, nan=0.0, posinf=0.0, neginf=0.0), 0.0, theta_max)
-    thetas = np.stack([np.zeros(m), np.minimum(1.0, theta_max), theta_max, theta_star], axis=1)   # (m, 4)
-    # rounding-safe evaluation of g(θλ) for every candidate θ
-    sum_abs = abs_lam.sum(axis=1)[:, None]
-    mu = (1.0 + thetas * S[:, None]) - (k + 2) * _EPS * (1.0 + thetas * sum_abs)
-    # |rounding error| of θA is at most c₁ = γ θ Σ|λ_i|(‖y_i‖² + D_i), of θb at most c₂ = γ θ Σ|λ_i|‖y_i‖,
-    # so that of θ²‖b‖² is at most 2θ‖b‖c₂ + c₂² (γ = 4(k + r + 2)ε covers every sum formed here)
-    gamma = 4.0 * (k + r + 2) * _EPS
-    c1 = gamma * thetas * np.einsum("mk,mk->m", abs_lam, norms2 + sqdist)[:, None]
-    c2 = gamma * thetas * np.einsum("mk,mk->m", abs_lam, np.sqrt(norms2))[:, None]
-    with np.errstate(divide="ignore", invalid="ignore"):
-        value = thetas * A[:, None] - thetas**2 * B[:, None] / mu
-        allowance = c1 + (2.0 * thetas * np.sqrt(B)[:, None] * c2 + c2**2) / mu
-        value = np.where((mu > 0) | (thetas == 0), value - allowance, -np.inf)
-    value[:, 0] = 0.0
-    return value.max(axis=1)
 
 
 # --------------------------------------------------------------- interior point
@@ -877,7 +736,7 @@ def solve_mvu_oos(
     polish: bool = True,
     verbose: bool = False,
 ) -> SolveResult:
-    """Solve one :class:`~sdpembed.instances.MVUOOSInstance` by the interior-point method with
+    """Solve one :class:`~sdpembed.problems.MVUOOSInstance` by the interior-point method with
     active-set polish (module docstring) and certify the answer.
 
     Parameters

@@ -35,8 +35,8 @@ from threadpoolctl import threadpool_limits
 
 from .._validate import check_positive_int
 from ..graphs import check_connected, check_edges, graph_laplacian
+from ..problems.mvu import incidence_matrix
 from .lbfgs import minimize_lbfgs
-from .mvu_ipm import incidence_matrix
 
 __all__ = ["VariationalResult", "laplacian_basis", "local_energy", "refine_outputs", "variational_mvu"]
 

@@ -39,7 +39,7 @@ import numpy as np
 import scipy.sparse
 
 from .._validate import check_positive_int
-from ..operators import (
+from ..problems.numax import (
     PairSecantOperator,
     _signed_multipliers,
     box_violation,

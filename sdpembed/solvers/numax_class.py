@@ -18,7 +18,7 @@ __all__ = ["solve_numax_class_admm", "solve_numax_class_cg"]
 
 
 def solve_numax_class_admm(instance, **options) -> SolveResult:
-    """Algorithm 3 (NuMax-Class) on a :class:`~sdpembed.instances.NuMaxClassInstance`.
+    """Algorithm 3 (NuMax-Class) on a :class:`~sdpembed.problems.NuMaxClassInstance`.
 
     Point-form instances are solved on all their pairs, materialised; ``options`` are those
     of :func:`~sdpembed.solvers.numax_admm.box_trace_admm`.

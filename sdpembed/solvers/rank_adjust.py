@@ -71,7 +71,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import as_matrix, check_delta, check_positive_int, check_random_state
-from ..operators import PairSecantOperator, SecantOperator
+from ..problems.numax import PairSecantOperator, SecantOperator
 from ..secants import pair_count, pairs_from_linear_index
 from ._nonconvex import (
     ACCEPT_RTOL,

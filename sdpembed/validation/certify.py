@@ -17,13 +17,12 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import real_array
+from ..io import check_dual_bound, checked_matrix
 from ..linear.factor import DEFAULT_TAIL_TOL, tail_rank
 from ..registry import get_problem
 from ..results import GroundTruthTooLarge, SolveResult, relative_gap
 
-__all__ = ["Tolerances", "Certificate", "certify", "check_dual_bound", "checked_matrix", "format_against",
-           "objective_side"]
+__all__ = ["Tolerances", "Certificate", "certify", "format_against", "objective_side"]
 
 
 @dataclass(frozen=True)
@@ -90,45 +89,6 @@ class Certificate:
         return {k: (float(v) if isinstance(v, np.floating) else v) for k, v in out.items()}
 
 
-def checked_matrix(value: object, variable: str, dim: int) -> np.ndarray:
-    """The solution matrix as float64, exactly as given: real numbers, shape (dim, dim), finite.
-
-    Raises
-    ------
-    ValueError
-        Naming the array ``variable``: complex, string, boolean or object entries (never cast), a
-        wrong shape, NaN or infinite entries.
-    """
-    name = f"the solution {variable!r}"
-    X = real_array(value, name, allow_bool=False)
-    if X.shape != (dim, dim):
-        raise ValueError(f"{name} must have shape {(dim, dim)}, got {X.shape}")
-    if not np.all(np.isfinite(X)):
-        raise ValueError(f"{name} contains NaN or infinite entries")
-    return X
-
-
-def check_dual_bound(value: object) -> float | None:
-    """A claimed ``dual_bound`` as a float (None when there is none): a finite real number, 0-d.
-
-    Raises
-    ------
-    ValueError
-        Naming ``'dual_bound'``: not a 0-d real number, NaN or infinite (a bound of ±inf or NaN
-        proves nothing and would switch the bound check off).
-    """
-    if value is None:
-        return None
-    if isinstance(value, np.ndarray):
-        if value.ndim != 0 or value.dtype.kind not in "iuf":
-            raise ValueError(f"'dual_bound' must be a 0-d numeric array, got dtype {value.dtype} and shape "
-                             f"{value.shape}")
-        value = value.item()
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not math.isfinite(value):
-        raise ValueError(f"'dual_bound' must be a finite real number (a bound on the optimum), got {value!r}")
-    return float(value)
-
-
 def format_against(value: float, limit: float, digits: int = 3, *, signed: bool = False) -> str:
     """``value`` in scientific notation with ``digits`` decimals, or more where needed for the printed
     number to lie on the same side of ``limit`` as ``value`` (in magnitude): a failing 1.0012e-6
@@ -188,7 +148,7 @@ def certify(
     Parameters
     ----------
     instance
-        A registered instance (e.g. :class:`~sdpembed.instances.NuMaxInstance`).
+        A registered instance (e.g. :class:`~sdpembed.problems.NuMaxInstance`).
     result_or_matrix : SolveResult or ndarray
         The solution; a SolveResult also contributes its dual bound.
     optimum : float, optional
@@ -214,8 +174,8 @@ def certify(
     Raises
     ------
     ValueError
-        If the matrix is not a finite real (n, n) array (:func:`checked_matrix`) or the claimed
-        bound is not finite (:func:`check_dual_bound`).
+        If the matrix is not a finite real (n, n) array (:func:`sdpembed.io.checked_matrix`) or the claimed
+        bound is not finite (:func:`sdpembed.io.check_dual_bound`).
     """
     spec = get_problem(getattr(instance, "problem", ""))
     tol = tolerances or Tolerances()

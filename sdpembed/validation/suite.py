@@ -50,11 +50,11 @@ from typing import Any
 import numpy as np
 
 from .._files import atomic_write
-from ..instances import load_instance, read_npz, save_instance
+from ..io import load_instance, read_npz, save_instance, solution_from_arrays
 from ..registry import PROBLEMS, get_problem
 from .certify import Tolerances, format_against
 from .suite_cases import SuiteCase, suite_cases
-from .verify import solution_from_arrays, verify_solution
+from .verify import verify_solution
 
 __all__ = [
     "AGREEMENT_TOL",
@@ -343,7 +343,7 @@ def load_suite(directory: str | os.PathLike | None = None) -> Suite:
 
 
 def _manifest(entries: list[dict[str, Any]], tolerances: Tolerances) -> dict[str, Any]:
-    from .. import __version__
+    from .._version import __version__
 
     return {
         "suite": "sdpembed reference suite: SDP instances with certified optima",

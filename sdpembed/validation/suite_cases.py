@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from .. import datasets
-from ..instances import LMNNInstance, MVUInstance, MVUOOSInstance, NuMaxClassInstance, NuMaxInstance
+from ..problems import LMNNInstance, MVUInstance, MVUOOSInstance, NuMaxClassInstance, NuMaxInstance
 from ..registry import PROBLEMS
 
 __all__ = ["CASES", "SIZES", "SuiteCase", "suite_cases"]

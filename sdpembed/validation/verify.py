@@ -8,82 +8,20 @@ constraint violation and the spectrum of the solution are computed with numpy an
 without a ground truth). This module imports no CVXPY, and neither does anything it imports (the
 registry loads formulations and solvers only when a solve asks for them), so solutions can be
 checked where CVXPY is not installed. Only when f* is unknown and ``ground_truth`` names a CVXPY
-back-end is f* computed (and CVXPY imported then).
+back-end is f* computed (and CVXPY imported then). Solution files are read by
+:func:`sdpembed.io.read_solution`.
 """
 
 from __future__ import annotations
 
-import os
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ..instances import read_npz
-from ..registry import get_problem
-from .certify import Certificate, Tolerances, certify, check_dual_bound, checked_matrix
+from ..io import Solution
+from .certify import Certificate, Tolerances, certify
 
-__all__ = ["Solution", "read_solution", "solution_from_arrays", "verify_solution"]
-
-
-@dataclass(frozen=True)
-class Solution:
-    """What a solution file says (DESIGN.md, the file contract).
-
-    Attributes
-    ----------
-    matrix : ndarray
-        The decision variable (``P``, ``M``, ``K`` or ``S``).
-    dual_bound : float, optional
-        A claimed bound on the optimum (lower for minimisations, upper for MVU); finite; checked, never
-        trusted.
-    dual_multipliers : (pairs, y), optional
-        Multipliers on pairs of a point-form NuMax instance (``dual_pairs``, ``dual_y``), from which
-        :func:`verify_solution` proves its own bound.
-    """
-
-    matrix: np.ndarray
-    dual_bound: float | None = None
-    dual_multipliers: tuple[np.ndarray, np.ndarray] | None = None
-
-
-def solution_from_arrays(instance: Any, arrays: dict[str, np.ndarray]) -> Solution:
-    """The :class:`Solution` in the arrays of a solution file of ``instance``.
-
-    Raises
-    ------
-    ValueError
-        If the problem's variable is missing or not a finite real matrix of the instance's shape
-        (complex, string and boolean arrays are refused, never cast), ``dual_bound`` is not a
-        finite 0-d number, or only one of ``dual_pairs`` and ``dual_y`` is given.
-    """
-    spec = get_problem(getattr(instance, "problem", ""))
-    if spec.variable not in arrays:
-        raise ValueError(f"no array {spec.variable!r} (the {spec.name} variable)")
-    matrix = checked_matrix(arrays[spec.variable], spec.variable, instance.dim)
-    claimed = check_dual_bound(arrays.get("dual_bound"))
-    multipliers = None
-    if "dual_pairs" in arrays or "dual_y" in arrays:
-        if "dual_pairs" not in arrays or "dual_y" not in arrays:
-            raise ValueError("a solution with dual multipliers needs both 'dual_pairs' (m, 2) and 'dual_y' (m,)")
-        multipliers = (arrays["dual_pairs"], arrays["dual_y"])
-    return Solution(matrix, claimed, multipliers)
-
-
-def read_solution(path: str | os.PathLike, instance: Any) -> Solution:
-    """Read and check the solution file at ``path`` for ``instance`` (:func:`solution_from_arrays`).
-
-    Raises
-    ------
-    ValueError
-        One line naming the file: it cannot be read (:func:`~sdpembed.instances.read_npz`) or is
-        not a solution of ``instance``.
-    """
-    arrays = read_npz(path, "solution")
-    try:
-        return solution_from_arrays(instance, arrays)
-    except ValueError as exc:
-        raise ValueError(f"solution file {os.fspath(path)!r}: {exc}") from None
+__all__ = ["verify_solution"]
 
 
 def verify_solution(

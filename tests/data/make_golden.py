@@ -20,7 +20,7 @@ import numpy as np
 
 from sdpembed.datasets import translating_squares
 from sdpembed.formulations.numax import solve_numax_cvxpy
-from sdpembed.instances import NuMaxInstance
+from sdpembed.problems import NuMaxInstance
 
 HERE = Path(__file__).parent
 

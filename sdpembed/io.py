@@ -1,0 +1,229 @@
+"""The file contract (DESIGN.md), read and written in one place: instance files, solution files and
+the arrays of a solution.
+
+An instance file holds a unicode string ``problem`` and named arrays (the instance type's
+``to_arrays``); scalars are 0-d arrays and the file loads with ``allow_pickle=False``. Arrays beyond
+the contract are ignored, except ``optimum`` (a certified optimal value, used by ``verify``). A
+solution file holds the problem's variable (``P``, ``M``, ``K`` or ``S``), optionally a claimed
+``dual_bound`` and, from column generation, multipliers ``dual_pairs``/``dual_y``; ``sdpembed solve``
+also writes ``status``, ``objective`` and ``method`` (:func:`solution_arrays`).
+
+Files are parsed by :func:`sdpembed._files.read_npz` (never unpickling; one ValueError line naming
+the file) and written atomically. This module imports no CVXPY: the registry loads formulations and
+solvers only when a solve asks for them.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ._files import read_npz, save_npz
+from ._validate import real_array
+from .registry import get_problem
+from .results import SolveResult
+
+__all__ = [
+    "Solution",
+    "check_dual_bound",
+    "checked_matrix",
+    "instance_from_arrays",
+    "load_instance",
+    "read_npz",
+    "read_solution",
+    "save_instance",
+    "solution_arrays",
+    "solution_from_arrays",
+    "write_solution",
+]
+
+
+# ------------------------------------------------------------------------------ instances
+def save_instance(instance: Any, path: str | os.PathLike) -> Path:
+    """Write any registered instance as a compressed ``.npz`` file, atomically.
+
+    Parameters
+    ----------
+    instance
+        A registered instance.
+    path : path
+        Where to write; ``.npz`` is appended when the name does not end with it (as numpy does).
+
+    Returns
+    -------
+    Path
+        The path written.
+
+    Raises
+    ------
+    ValueError
+        If the directory of ``path`` does not exist or ``path`` is a directory.
+    """
+    return save_npz(path, instance.to_arrays(), "instance file")
+
+
+def load_instance(path: str | os.PathLike) -> Any:
+    """Read an instance file, dispatching on its ``problem`` string through the registry.
+
+    Raises
+    ------
+    ValueError
+        One line naming the file: it cannot be read (:func:`read_npz`) or its arrays do not make
+        an instance of its problem.
+    """
+    arrays = read_npz(path, "instance")
+    try:
+        return instance_from_arrays(arrays)
+    except ValueError as exc:
+        raise ValueError(f"instance file {os.fspath(path)!r}: {exc}") from None
+
+
+def instance_from_arrays(arrays: dict[str, np.ndarray]) -> Any:
+    """The instance the arrays of an instance file describe (its ``problem`` string names the type)."""
+    if "problem" not in arrays:
+        raise ValueError("there is no 'problem' array")
+    if arrays["problem"].ndim != 0 or arrays["problem"].dtype.kind != "U":
+        raise ValueError(
+            "the 'problem' array must be a 0-d unicode string such as np.array('numax'), got "
+            f"dtype {arrays['problem'].dtype} and shape {arrays['problem'].shape}"
+        )
+    return get_problem(str(arrays["problem"])).instance_type.from_arrays(arrays)
+
+
+# ------------------------------------------------------------------------------ solutions
+def checked_matrix(value: object, variable: str, dim: int) -> np.ndarray:
+    """The solution matrix as float64, exactly as given: real numbers, shape (dim, dim), finite.
+
+    Raises
+    ------
+    ValueError
+        Naming the array ``variable``: complex, string, boolean or object entries (never cast), a
+        wrong shape, NaN or infinite entries.
+    """
+    name = f"the solution {variable!r}"
+    X = real_array(value, name, allow_bool=False)
+    if X.shape != (dim, dim):
+        raise ValueError(f"{name} must have shape {(dim, dim)}, got {X.shape}")
+    if not np.all(np.isfinite(X)):
+        raise ValueError(f"{name} contains NaN or infinite entries")
+    return X
+
+
+def check_dual_bound(value: object) -> float | None:
+    """A claimed ``dual_bound`` as a float (None when there is none): a finite real number, 0-d.
+
+    Raises
+    ------
+    ValueError
+        Naming ``'dual_bound'``: not a 0-d real number, NaN or infinite (a bound of ±inf or NaN
+        proves nothing and would switch the bound check off).
+    """
+    if value is None:
+        return None
+    if isinstance(value, np.ndarray):
+        if value.ndim != 0 or value.dtype.kind not in "iuf":
+            raise ValueError(f"'dual_bound' must be a 0-d numeric array, got dtype {value.dtype} and shape "
+                             f"{value.shape}")
+        value = value.item()
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+        raise ValueError(f"'dual_bound' must be a finite real number (a bound on the optimum), got {value!r}")
+    return float(value)
+
+
+@dataclass(frozen=True)
+class Solution:
+    """What a solution file says (DESIGN.md, the file contract).
+
+    Attributes
+    ----------
+    matrix : ndarray
+        The decision variable (``P``, ``M``, ``K`` or ``S``).
+    dual_bound : float, optional
+        A claimed bound on the optimum (lower for minimisations, upper for MVU); finite; checked, never
+        trusted.
+    dual_multipliers : (pairs, y), optional
+        Multipliers on pairs of a point-form NuMax instance (``dual_pairs``, ``dual_y``), from which
+        :func:`verify_solution` proves its own bound.
+    """
+
+    matrix: np.ndarray
+    dual_bound: float | None = None
+    dual_multipliers: tuple[np.ndarray, np.ndarray] | None = None
+
+
+def solution_from_arrays(instance: Any, arrays: dict[str, np.ndarray]) -> Solution:
+    """The :class:`Solution` in the arrays of a solution file of ``instance``.
+
+    Raises
+    ------
+    ValueError
+        If the problem's variable is missing or not a finite real matrix of the instance's shape
+        (complex, string and boolean arrays are refused, never cast), ``dual_bound`` is not a
+        finite 0-d number, or only one of ``dual_pairs`` and ``dual_y`` is given.
+    """
+    spec = get_problem(getattr(instance, "problem", ""))
+    if spec.variable not in arrays:
+        raise ValueError(f"no array {spec.variable!r} (the {spec.name} variable)")
+    matrix = checked_matrix(arrays[spec.variable], spec.variable, instance.dim)
+    claimed = check_dual_bound(arrays.get("dual_bound"))
+    multipliers = None
+    if "dual_pairs" in arrays or "dual_y" in arrays:
+        if "dual_pairs" not in arrays or "dual_y" not in arrays:
+            raise ValueError("a solution with dual multipliers needs both 'dual_pairs' (m, 2) and 'dual_y' (m,)")
+        multipliers = (arrays["dual_pairs"], arrays["dual_y"])
+    return Solution(matrix, claimed, multipliers)
+
+
+def read_solution(path: str | os.PathLike, instance: Any) -> Solution:
+    """Read and check the solution file at ``path`` for ``instance`` (:func:`solution_from_arrays`).
+
+    Raises
+    ------
+    ValueError
+        One line naming the file: it cannot be read (:func:`read_npz`) or is
+        not a solution of ``instance``.
+    """
+    arrays = read_npz(path, "solution")
+    try:
+        return solution_from_arrays(instance, arrays)
+    except ValueError as exc:
+        raise ValueError(f"solution file {os.fspath(path)!r}: {exc}") from None
+
+
+def solution_arrays(instance: Any, result: SolveResult) -> dict[str, np.ndarray]:
+    """The arrays of the solution file of ``result``, a solve of ``instance``: the problem's variable,
+    ``status``, ``objective`` and ``method``; the certified ``dual_bound`` when there is one; the
+    multipliers ``dual_pairs``/``dual_y`` of column generation, which ``verify`` checks itself; and
+    what the instance type adds (``solution_arrays``, e.g. the new point ``y`` of ``mvu_oos``)."""
+    spec = get_problem(instance.problem)
+    arrays = {
+        spec.variable: result.solution,
+        "status": np.array(result.status),
+        "objective": np.array(result.objective),
+        "method": np.array(result.method),
+    }
+    if result.certified:
+        arrays["dual_bound"] = np.array(result.dual_bound)
+    if "pairs" in result.extra and "y" in result.extra:     # column generation: checkable multipliers
+        arrays["dual_pairs"], arrays["dual_y"] = result.extra["pairs"], result.extra["y"]
+    if hasattr(instance, "solution_arrays"):
+        arrays.update(instance.solution_arrays(result.solution))
+    return arrays
+
+
+def write_solution(path: str | os.PathLike, instance: Any, result: SolveResult) -> Path:
+    """Write the solution file of ``result`` (:func:`solution_arrays`) as a compressed ``.npz`` file,
+    atomically; returns the path written (``.npz`` appended when missing).
+
+    Raises
+    ------
+    ValueError
+        If the directory of ``path`` does not exist or ``path`` is a directory.
+    """
+    return save_npz(path, solution_arrays(instance, result), "solution file")

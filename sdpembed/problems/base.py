@@ -1,0 +1,68 @@
+"""What every instance type of :mod:`sdpembed.problems` shares: the stored optimum, the size of its
+matrix variable, and its ``.npz`` file (the file contract of DESIGN.md, read and written as a whole
+by :mod:`sdpembed.io`).
+
+An instance file holds a unicode string ``problem`` and named arrays; scalars are 0-d
+arrays and the file loads with ``allow_pickle=False``. Arrays beyond the contract are
+ignored, except ``optimum`` (a certified optimal value, used by ``verify``).
+"""
+
+from __future__ import annotations
+
+import numbers
+import os
+from pathlib import Path
+from typing import Any, ClassVar
+
+import numpy as np
+
+from .._files import save_npz
+from .._memory import check_memory, dense_bytes
+
+__all__ = ["Instance", "file_scalar"]
+
+
+def file_scalar(arrays: dict[str, np.ndarray], key: str, problem: str) -> Any:
+    """The 0-d array ``key`` of the arrays of a ``problem`` instance file, as a Python scalar; a
+    ValueError naming it when it is missing or not 0-d."""
+    if key not in arrays:
+        raise ValueError(f"a {problem!r} instance needs the array {key!r}")
+    value = arrays[key]
+    if value.ndim != 0:
+        raise ValueError(f"{key!r} must be a 0-d array (a scalar), got shape {value.shape}")
+    return value.item()
+
+
+class Instance:
+    """What every instance type shares: the stored optimum, the size of its variable and writing the file."""
+
+    optimum: float | None
+    problem: ClassVar[str]
+    variable: ClassVar[str]
+
+    def _check_variable_memory(self, dim: int) -> None:
+        """Refuse an instance whose matrix variable (dim × dim float64) the machine cannot hold:
+        every solve, objective and check of a solution needs it."""
+        check_memory(dense_bytes(dim, dim), f"{self.variable} ({dim}×{dim} float64), the variable of this "
+                                            f"{self.problem} instance")
+
+    def _check_optimum(self) -> None:
+        """Store a given ``optimum`` as a float; it must be a finite real number (not text, not complex)."""
+        if self.optimum is not None:
+            value = self.optimum
+            if isinstance(value, np.ndarray) and value.ndim == 0:
+                value = value.item()
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real) or not np.isfinite(value):
+                raise ValueError(f"optimum must be a finite real number, got {self.optimum!r}")
+            object.__setattr__(self, "optimum", float(value))
+
+    def _with_optimum(self, arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        """``arrays`` plus the stored ``optimum``, if any (the file contract's optional array)."""
+        if self.optimum is not None:
+            arrays["optimum"] = np.array(self.optimum)
+        return arrays
+
+    def save(self, path: str | os.PathLike) -> Path:
+        """Write the instance as a compressed ``.npz`` file, atomically (:func:`sdpembed.io.save_instance`);
+        returns its path."""
+        return save_npz(path, self.to_arrays(), "instance file")

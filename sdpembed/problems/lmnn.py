@@ -1,0 +1,581 @@
+"""LMNN (Weinberger, thesis ch. 2) as numpy: the instance type of the convex SDP (2.11), the
+multi-metric problem (2.17), and what the CVXPY formulations and the hand-written solvers share —
+the projection (2.16) onto the PSD cone, triplets and their outer products, and the certified dual
+bounds :func:`lmnn_dual_bound` and :func:`multi_metric_dual_bound`.
+
+**Certificate.** Any multipliers α_ijl ∈ [0, μ] of the impostor constraints (1) of the slack SDP
+of Sec. 2.1.3 give a lower bound on the full optimum (:func:`lmnn_dual_bound`, derived there);
+the CVXPY dual values of (1) and the hand-written solvers' multipliers are such multipliers, so
+every solve is certified by the same function.
+
+**Multi-metric.** With the cluster-dependent distance (2.17), D̂(x_i, x_j) = (x_i − x_j)ᵀ M^{y_j}
+(x_i − x_j) (the metric of the class of the *second* point), the pull term of class c is
+tr(M^c P_c) with P_c = Σ_{j⇝i, y_i = c} C_ij. The derivation of :func:`lmnn_dual_bound` carries
+over block by block (:func:`multi_metric_dual_bound`): for α_t ∈ [0, μ],
+ε(M) ≥ Σ_t α_t + Σ_c tr(M^c C_c(α)) with
+C_c(α) = (1 − μ) P_c + Σ_t α_t ([y_i = c] C_ij − [y_l = c] C_il), so Σα is a lower bound when
+every C_c(α) ⪰ 0; otherwise α is scaled down (largest t with all (1 − μ)P_c + t(C_c(α) −
+(1 − μ)P_c) ⪰ 0) or the trace bound tr M^c ≤ U / ((1 − μ) λ_min(P_c)) is used. Rounding errors
+are accounted for as in the single-metric bound.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from functools import cached_property
+from typing import ClassVar
+
+import numpy as np
+import scipy.linalg
+
+from .._validate import as_matrix, check_positive_int
+from ..graphs import (
+    ACCUMULATION_BLOCK,
+    BLOCK_ELEMENTS,
+    all_triplets,
+    check_labels,
+    check_targets,
+    iter_hinges,
+    pull_matrix,
+    target_neighbors,
+    triplet_count,
+)
+from .base import Instance, file_scalar
+
+__all__ = [
+    "LMNNInstance",
+    "MultiMetricLMNNProblem",
+    "certified_min_eig",
+    "check_triplets",
+    "lmnn_dual_bound",
+    "multi_metric_dual_bound",
+    "multi_metric_hinges",
+    "project_psd",
+    "triplet_keys",
+    "triplet_outer_sum",
+]
+
+
+@dataclass(frozen=True, eq=False)
+class LMNNInstance(Instance):
+    """The LMNN SDP (thesis ch. 2): minimise over M ⪰ 0 the convex loss (2.11)
+
+        ε(M) = (1 − μ) Σ_{j⇝i} D_M(x_i, x_j) + μ Σ_{j⇝i} Σ_l (1 − y_il) [1 + D_M(x_i, x_j) − D_M(x_i, x_l)]₊
+
+    with D_M(a, b) = (a − b)ᵀ M (a − b) (2.10) and the target neighbours j ⇝ i fixed in
+    ``targets`` (Sec. 2.1.2). Sec. 2.1.3 states it as an SDP with one slack ξ_ijl per
+    triplet; see :mod:`sdpembed.formulations.lmnn`. The only constraint is M ⪰ 0.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        Training inputs as rows (finite).
+    y : ndarray of shape (n,)
+        Class labels (integers or strings), at least two classes.
+    targets : ndarray of int, shape (n, k)
+        Row i lists k distinct points j ≠ i of the class of i (its target neighbours).
+    mu : float
+        The trade-off μ ∈ [0, 1] of (2.8)/(2.11) between pull and push (0.5 in the thesis).
+        With μ = 1 the pull term vanishes and the infimum need not be attained.
+    optimum : float, optional
+        A certified optimal value carried with the instance (used by ``verify``).
+    """
+
+    problem: ClassVar[str] = "lmnn"
+    variable: ClassVar[str] = "M"
+
+    X: np.ndarray
+    y: np.ndarray
+    targets: np.ndarray
+    mu: float = 0.5
+    optimum: float | None = None
+
+    def __post_init__(self) -> None:
+        X = as_matrix(self.X, "X", min_rows=2).copy()
+        self._check_variable_memory(X.shape[1])
+        labels = check_labels(self.y, X.shape[0])
+        targets = check_targets(self.targets, labels)
+        for arr in (X, labels, targets):
+            arr.setflags(write=False)
+        object.__setattr__(self, "X", X)
+        object.__setattr__(self, "y", labels)
+        object.__setattr__(self, "targets", targets)
+        mu = self.mu.item() if isinstance(self.mu, np.ndarray) and self.mu.ndim == 0 else self.mu
+        if isinstance(mu, (bool, np.bool_)) or not isinstance(mu, (int, float, np.integer, np.floating)):
+            raise ValueError(f"mu must be a real number in [0, 1], got {self.mu!r}")
+        if not 0.0 <= float(mu) <= 1.0:
+            raise ValueError(f"mu must lie in the closed interval [0, 1] (thesis (2.8)), got {float(mu)}")
+        object.__setattr__(self, "mu", float(mu))
+        self._check_optimum()
+
+    @classmethod
+    def from_data(cls, X: np.ndarray, y: np.ndarray, k: int = 3, mu: float = 0.5) -> LMNNInstance:
+        """Instance with the k Euclidean nearest same-class points as target neighbours
+        (Sec. 2.1.2; :func:`sdpembed.graphs.target_neighbors`, ties to the smaller index)."""
+        return cls(X=X, y=y, targets=target_neighbors(X, y, k), mu=mu)
+
+    # ----------------------------------------------------------------- structure
+    @property
+    def dim(self) -> int:
+        """Input dimension d (M is d × d)."""
+        return self.X.shape[1]
+
+    @property
+    def n_points(self) -> int:
+        """Number of training points n."""
+        return self.X.shape[0]
+
+    @property
+    def k(self) -> int:
+        """Number of target neighbours per point."""
+        return self.targets.shape[1]
+
+    @property
+    def n_triplets(self) -> int:
+        """Number of triplets (i, j, l), j ⇝ i, y_l ≠ y_i: the slack variables of Sec. 2.1.3."""
+        return triplet_count(self.y, self.targets)
+
+    @property
+    def n_constraints(self) -> int:
+        """The impostor constraints (1) of the SDP of Sec. 2.1.3, one per triplet."""
+        return self.n_triplets
+
+    @cached_property
+    def pull_matrix(self) -> np.ndarray:
+        """P = Σ_{j⇝i} C_ij, so that the pull term (2.5) is tr(MP) (cf. (2.14))."""
+        P = pull_matrix(self.X, self.targets)
+        P.setflags(write=False)
+        return P
+
+    def triplets(self) -> np.ndarray:
+        """All (T, 3) triplets (i, j, l), materialised (memory grows as n²k)."""
+        return all_triplets(self.y, self.targets)
+
+    # ----------------------------------------------------------------- evaluation
+    def _metric(self, M: np.ndarray) -> np.ndarray:
+        M = as_matrix(M, "M")
+        if M.shape != (self.dim, self.dim):
+            raise ValueError(f"M must have shape {(self.dim, self.dim)}, got {M.shape}")
+        return 0.5 * (M + M.T)
+
+    def loss_terms(self, M: np.ndarray, block_size: int = 1 << 21) -> tuple[float, float]:
+        """(ε_pull, ε_push) at M: the pull term (2.5) = tr(MP) and the push term (2.7), the sum
+        of the hinges over all triplets, streamed in blocks of points."""
+        M = self._metric(M)
+        pull = float(np.sum(self.pull_matrix * M))
+        push = 0.0
+        for _, hinges in iter_hinges(self.X, self.y, self.targets, M, threshold=0.0, block_size=block_size):
+            push += float(hinges.sum())
+        return pull, push
+
+    def objective(self, M: np.ndarray, block_size: int = 1 << 21) -> float:
+        """The LMNN loss (2.11) at M, exactly over all triplets (streamed in blocks of points)."""
+        M = self._metric(M)
+        if self.mu == 0.0:
+            return float(np.sum(self.pull_matrix * M))
+        pull, push = self.loss_terms(M, block_size)
+        return (1.0 - self.mu) * pull + self.mu * push
+
+    def max_violation(self, M: np.ndarray) -> float:
+        """0: the hinges are part of the objective (the slacks of Sec. 2.1.3 absorb them), and
+        the one constraint, M ⪰ 0, is checked through the least eigenvalue by ``certify``."""
+        self._metric(M)
+        return 0.0
+
+    # ----------------------------------------------------------------- files
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        """The arrays of the file contract (DESIGN.md)."""
+        arrays = {
+            "problem": np.array(self.problem),
+            "X": np.asarray(self.X),
+            "y": np.asarray(self.y),
+            "targets": np.asarray(self.targets),
+            "mu": np.array(self.mu),
+        }
+        return self._with_optimum(arrays)
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray]) -> LMNNInstance:
+        """Build from the arrays of an instance file (see :meth:`to_arrays`)."""
+        for key in ("X", "y", "targets"):
+            if key not in arrays:
+                raise ValueError(f"a {cls.problem!r} instance needs the array {key!r}")
+        mu = file_scalar(arrays, "mu", cls.problem)
+        optimum = file_scalar(arrays, "optimum", cls.problem) if "optimum" in arrays else None
+        return cls(X=arrays["X"], y=arrays["y"], targets=arrays["targets"], mu=mu, optimum=optimum)
+
+
+_EPS = np.finfo(np.float64).eps
+
+
+# ------------------------------------------------------------------------------ helpers
+def project_psd(M: np.ndarray) -> np.ndarray:
+    """P_S(M) = V Δ⁺ Vᵀ, the projection (2.16) of (the symmetric part of) M onto the PSD cone."""
+    w, V = np.linalg.eigh(0.5 * (M + M.T))
+    P = (V * np.maximum(w, 0.0)) @ V.T
+    return 0.5 * (P + P.T)
+
+
+def check_triplets(instance, triplets: object) -> np.ndarray:
+    """Validate triplets (i, j, l) of an :class:`~sdpembed.problems.LMNNInstance`.
+
+    Each row must have j ⇝ i (j in ``targets[i]``) and y_l ≠ y_i, and no row may repeat.
+    Returns an int64 (T, 3) array.
+    """
+    arr = np.asarray(triplets)
+    if arr.size == 0:
+        return np.empty((0, 3), dtype=np.int64)
+    if arr.dtype.kind not in "iu" or arr.ndim != 2 or arr.shape[1] != 3:
+        raise ValueError(f"triplets must be an integer array of shape (T, 3) of (i, j, l), got {arr.dtype} {arr.shape}")
+    arr = arr.astype(np.int64)
+    n = instance.n_points
+    if arr.min() < 0 or arr.max() >= n:
+        raise ValueError(f"triplets must hold point indices in [0, {n})")
+    i, j, l = arr.T
+    if not np.all(np.any(instance.targets[i] == j[:, None], axis=1)):
+        raise ValueError("every triplet (i, j, l) needs j to be a target neighbour of i (j in targets[i])")
+    if np.any(instance.y[i] == instance.y[l]):
+        raise ValueError("every triplet (i, j, l) needs y_l != y_i (l is a potential impostor)")
+    if np.unique(triplet_keys(arr, n)).size != arr.shape[0]:
+        raise ValueError("triplets must not repeat")
+    return arr
+
+
+def triplet_keys(triplets: np.ndarray, n: int) -> np.ndarray:
+    """One int64 key per triplet, (i·n + j)·n + l."""
+    t = triplets.astype(np.int64)
+    return (t[:, 0] * n + t[:, 1]) * n + t[:, 2]
+
+
+def triplet_outer_sum(
+    X: np.ndarray, triplets: np.ndarray, weights: np.ndarray
+) -> tuple[np.ndarray, float]:
+    """Σ_t w_t (C_ij − C_il) over triplets t = (i, j, l) — the push part of (2.14) — and a
+    bound on its entrywise rounding error.
+
+    Formed as Uᵀ diag(w) U − Wᵀ diag(w) W with U = x_i − x_j and W = x_i − x_l, at most
+    ``ACCUMULATION_BLOCK`` triplets per matrix product.
+
+    Returns
+    -------
+    D : ndarray of shape (d, d)
+    error : float
+        Every entry of D is within ``error`` of the exact sum (of the rounded differences).
+    """
+    X = np.asarray(X, dtype=np.float64)
+    w = np.asarray(weights, dtype=np.float64)
+    d = X.shape[1]
+    D = np.zeros((d, d))
+    mass = 0.0
+    n_blocks = 0
+    for start in range(0, triplets.shape[0], ACCUMULATION_BLOCK):
+        t = triplets[start:start + ACCUMULATION_BLOCK]
+        wt = w[start:start + ACCUMULATION_BLOCK]
+        U = X[t[:, 0]] - X[t[:, 1]]
+        W = X[t[:, 0]] - X[t[:, 2]]
+        D += (U * wt[:, None]).T @ U - (W * wt[:, None]).T @ W
+        mass += float(np.abs(wt) @ (np.einsum("ij,ij->i", U, U) + np.einsum("ij,ij->i", W, W)))
+        n_blocks += 1
+    error = (ACCUMULATION_BLOCK + n_blocks + d + 4) * _EPS * mass
+    return 0.5 * (D + D.T), error
+
+
+def _pull_error(instance) -> float:
+    """Entrywise rounding bound of ``instance.pull_matrix`` (see :func:`sdpembed.graphs.pull_matrix`)."""
+    n_blocks = -(-instance.n_points * instance.k // ACCUMULATION_BLOCK)
+    return (ACCUMULATION_BLOCK + n_blocks + instance.dim + 4) * _EPS * float(np.trace(instance.pull_matrix))
+
+
+def certified_min_eig(S: np.ndarray, entry_error: float) -> float:
+    """A lower bound on λ_min of the exact matrix whose rounded version is S: the computed
+    λ_min minus the eigen-solver's error (16·d·ε·‖S‖₂) and d·entry_error (‖E‖₂ ≤ d·max|E_ab|)."""
+    w = np.linalg.eigvalsh(S)
+    d = S.shape[0]
+    return float(w[0]) - 16.0 * d * _EPS * float(np.max(np.abs(w))) - d * entry_error
+
+
+# --------------------------------------------------------------------------- dual bound
+def lmnn_dual_bound(
+    instance, alpha_triplets: np.ndarray, alpha: np.ndarray, *, upper_bound: float | None = None
+) -> float:
+    """A certified lower bound on min_{M ⪰ 0} ε(M), the optimum of (2.11), from multipliers α.
+
+    **Derivation.** Let h_t(M) = 1 + tr(M(C_ij − C_il)) be the hinge argument of triplet
+    t = (i, j, l) and take any α_t ∈ [0, μ] (α_t = 0 for triplets not listed). Since
+    [h]₊ ≥ h and [h]₊ ≥ 0, μ[h]₊ ≥ α_t h whenever 0 ≤ α_t ≤ μ, so for every M ⪰ 0
+
+        ε(M) ≥ (1 − μ) tr(MP) + Σ_t α_t h_t(M) = Σ_t α_t + tr(M C(α)),
+        C(α) = (1 − μ) P + Σ_t α_t (C_ij − C_il),        P = Σ_{j⇝i} C_ij,
+
+    the Lagrangian of the slack SDP of Sec. 2.1.3 with multiplier α on (1) (the box
+    α ∈ [0, μ] is what stationarity in ξ leaves). Hence
+
+    * if C(α) ⪰ 0, ε(M) ≥ Σ α for every M ⪰ 0 (α is dual feasible; the dual SDP is
+      max Σα s.t. α ∈ [0, μ], C(α) ⪰ 0);
+    * scaling: for t ∈ [0, 1], tα ∈ [0, μ] and C(tα) = (1 − t)(1 − μ)P + t C(α), so when
+      (1 − μ)P ≻ 0 the largest t with C(tα) ⪰ 0 (a generalised eigenvalue of the pair
+      (Σα(C_ij − C_il), (1 − μ)P)) gives the bound t·Σα;
+    * trace bound: if μ < 1 and P ≻ 0, every minimiser M* has
+      (1 − μ) λ_min(P) tr M* ≤ ε(M*) ≤ U for any U ≥ min ε (the loss of a PSD matrix, or
+      ε(0) = μ·T), so tr M* ≤ τ = U / ((1 − μ) λ_min(P)) and
+      ε(M*) ≥ Σα + τ·min(0, λ_min(C(α))).
+
+    The result is the largest of these (and of 0: ε ≥ 0). Eigenvalues are lowered by bounds
+    on the rounding errors of forming P and C(α) and of the eigen-solver, so the bound
+    survives floating point. α is first projected onto the box [0, μ].
+
+    Parameters
+    ----------
+    instance : LMNNInstance
+    alpha_triplets : ndarray of int, shape (T, 3)
+        Triplets (i, j, l) of the instance carrying the multipliers (any subset of all
+        triplets: the others have α = 0, which is feasible).
+    alpha : ndarray of shape (T,)
+        Multipliers of the impostor constraints (1).
+    upper_bound : float, optional
+        U ≥ the optimum: the loss (2.11) of some PSD matrix (e.g. the solution). Tightens the
+        trace bound; ε(0) = μ·T is used when omitted or larger.
+
+    Returns
+    -------
+    float
+        A lower bound on the optimal value of (2.11) over M ⪰ 0.
+    """
+    triplets = check_triplets(instance, alpha_triplets)
+    alpha = np.asarray(alpha, dtype=np.float64).ravel()
+    if alpha.shape[0] != triplets.shape[0]:
+        raise ValueError(f"alpha must have one entry per triplet ({triplets.shape[0]}), got {alpha.shape[0]}")
+    if not np.all(np.isfinite(alpha)):
+        raise ValueError("alpha contains NaN or infinite entries")
+    mu = instance.mu
+    alpha = np.clip(alpha, 0.0, mu)
+    active = alpha > 0.0
+    triplets, alpha = triplets[active], alpha[active]
+    total = float(alpha.sum())
+    if total == 0.0:
+        return 0.0
+    D, d_error = triplet_outer_sum(instance.X, triplets, alpha)
+    A = (1.0 - mu) * instance.pull_matrix
+    a_error = (1.0 - mu) * _pull_error(instance)
+
+    # trace bound τ on a minimiser (needs μ < 1 and P ≻ 0, certified with rounding margins)
+    tau = np.inf
+    lam_A = certified_min_eig(A, a_error) if mu < 1.0 else -np.inf
+    if lam_A > 0.0:
+        U = mu * instance.n_triplets
+        if upper_bound is not None and np.isfinite(upper_bound):
+            U = min(U, max(float(upper_bound), 0.0))
+        tau = U / lam_A
+
+    def bound_at(t: float) -> float:
+        lam = certified_min_eig(A + t * D, a_error + t * d_error)
+        if lam >= 0.0:
+            return t * total
+        return t * total + tau * lam if np.isfinite(tau) else 0.0
+
+    candidates = [0.0, bound_at(1.0)]
+    if lam_A > 0.0:
+        theta = scipy.linalg.eigh(D, A, eigvals_only=True)      # D v = θ A v
+        t_star = 1.0 if theta[0] >= 0.0 else min(1.0, -1.0 / float(theta[0]))
+        # A + tD = (1 − s)(A + t*D) + s·A ⪰ s·λ_min(A)·I for t = (1 − s)t*: leave room for
+        # the rounding margins of the eigenvalue test.
+        margin = 16.0 * A.shape[0] * _EPS * (np.linalg.norm(A, 2) + np.linalg.norm(D, 2)) \
+            + A.shape[0] * (a_error + d_error)
+        s = min(1.0, 4.0 * margin / lam_A)
+        candidates.append(bound_at((1.0 - s) * t_star))
+    return float(max(candidates))
+
+
+# ------------------------------------------------------------------ multi-metric (2.17)
+@dataclass(frozen=True)
+class MultiMetricLMNNProblem:
+    """The data of (2.17): points, labels, target neighbours, μ; metrics stacked as (C, d, d).
+
+    Block c of the metric belongs to ``classes[c]`` (sorted labels); ``block[i]`` is the
+    block of point i.
+    """
+
+    X: np.ndarray
+    y: np.ndarray
+    targets: np.ndarray
+    mu: float = 0.5
+
+    def __post_init__(self) -> None:
+        X = as_matrix(self.X, "X", min_rows=2).copy()
+        y = check_labels(self.y, X.shape[0])
+        targets = check_targets(self.targets, y)
+        mu = float(self.mu)
+        if not 0.0 <= mu <= 1.0:
+            raise ValueError(f"mu must lie in the closed interval [0, 1] (thesis (2.8)), got {mu}")
+        for arr in (X, y, targets):
+            arr.setflags(write=False)
+        object.__setattr__(self, "X", X)
+        object.__setattr__(self, "y", y)
+        object.__setattr__(self, "targets", targets)
+        object.__setattr__(self, "mu", mu)
+
+    @classmethod
+    def from_data(cls, X: np.ndarray, y: np.ndarray, k: int = 3, mu: float = 0.5) -> MultiMetricLMNNProblem:
+        """Euclidean target neighbours (Sec. 2.1.2), as :meth:`LMNNInstance.from_data`."""
+        return cls(X=X, y=y, targets=target_neighbors(X, y, k), mu=mu)
+
+    @property
+    def classes(self) -> np.ndarray:
+        return np.unique(self.y)
+
+    @property
+    def block(self) -> np.ndarray:
+        """Block (class index) of every point."""
+        return np.unique(self.y, return_inverse=True)[1].ravel()
+
+    @property
+    def n_blocks(self) -> int:
+        return self.classes.size
+
+    @property
+    def dim(self) -> int:
+        return self.X.shape[1]
+
+    @property
+    def n_points(self) -> int:
+        return self.X.shape[0]
+
+    @property
+    def k(self) -> int:
+        return self.targets.shape[1]
+
+    @property
+    def n_triplets(self) -> int:
+        counts = np.bincount(self.block)
+        return int(self.k * np.sum(self.n_points - counts[self.block]))
+
+    def pull_matrices(self) -> np.ndarray:
+        """P_c = Σ_{j⇝i, y_i = c} C_ij, shape (C, d, d): the pull term is Σ_c tr(M^c P_c)."""
+        n, k = self.targets.shape
+        U = (self.X[:, None, :] - self.X[self.targets]).reshape(n * k, -1)
+        blocks = np.repeat(self.block, k)
+        out = np.stack([U[blocks == c].T @ U[blocks == c] for c in range(self.n_blocks)])
+        return 0.5 * (out + out.transpose(0, 2, 1))
+
+    def check_metrics(self, Ms: object) -> np.ndarray:
+        arr = np.asarray(Ms, dtype=np.float64)
+        shape = (self.n_blocks, self.dim, self.dim)
+        if arr.shape != shape:
+            raise ValueError(f"the metrics must have shape {shape} (one d x d matrix per class), got {arr.shape}")
+        if not np.all(np.isfinite(arr)):
+            raise ValueError("the metrics contain NaN or infinite entries")
+        return 0.5 * (arr + arr.transpose(0, 2, 1))
+
+    def objective(self, Ms: np.ndarray) -> float:
+        """The multi-metric loss: (1 − μ) Σ_c tr(M^c P_c) + μ Σ hinges of (2.17), all triplets."""
+        Ms = self.check_metrics(Ms)
+        pull = float(np.sum(self.pull_matrices() * Ms))
+        push = sum(float(h.sum()) for _, h in multi_metric_hinges(self, Ms, threshold=0.0))
+        return (1.0 - self.mu) * pull + self.mu * push
+
+
+def multi_metric_hinges(
+    problem: MultiMetricLMNNProblem, Ms: np.ndarray, *, threshold: float = 0.0, block_size: int = BLOCK_ELEMENTS
+) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """Stream the triplets (i, j, l) whose hinge 1 + D̂(x_i, x_j) − D̂(x_i, x_l) exceeds ``threshold``.
+
+    D̂ is (2.17). For each block of points i the (b, k, n) hinge array is formed at once:
+    D̂(x_i, x_j) from explicit differences, D̂(x_i, x_l) through the Gram matrix of the centred
+    data under the metric of l's class (a loop over classes; points are vectorised).
+
+    Yields
+    ------
+    triplets : ndarray of int64, shape (B, 3)
+    hinges : ndarray of shape (B,)
+    """
+    Ms = problem.check_metrics(Ms)
+    block_size = check_positive_int(block_size, "block_size")
+    X, targets, blk = problem.X, problem.targets, problem.block
+    n, k = targets.shape
+    Z = X - X.mean(axis=0)
+    q = np.empty(n)                                       # z_lᵀ M^{y_l} z_l
+    for c in range(problem.n_blocks):
+        rows = blk == c
+        q[rows] = np.einsum("ij,ij->i", Z[rows] @ Ms[c], Z[rows])
+    rows_per_block = max(1, block_size // (k * n))
+    for start in range(0, n, rows_per_block):
+        I = np.arange(start, min(start + rows_per_block, n))
+        J = targets[I]
+        U = X[I, None, :] - X[J]
+        d_ij = np.einsum("bkd,bkd->bk", np.einsum("bkd,bde->bke", U, Ms[blk[I]]), U)
+        D_il = np.empty((I.size, n))
+        for c in range(problem.n_blocks):
+            cols = blk == c
+            ZM = Z[I] @ Ms[c]
+            D_il[:, cols] = np.einsum("ij,ij->i", ZM, Z[I])[:, None] + q[None, cols] - 2.0 * (ZM @ Z[cols].T)
+        H = 1.0 + d_ij[:, :, None] - D_il[:, None, :]
+        candidate = (H > threshold) & (blk[I, None] != blk[None, :])[:, None, :]
+        r, m, l = np.nonzero(candidate)
+        yield np.column_stack([I[r], J[r, m], l]), H[r, m, l]
+
+
+def multi_metric_dual_bound(
+    problem: MultiMetricLMNNProblem, triplets: np.ndarray, alpha: np.ndarray, *, upper_bound: float | None = None
+) -> float:
+    """A certified lower bound on the optimum of (2.17) from multipliers α ∈ [0, μ] of (1).
+
+    See the module docstring for the derivation (the block-wise version of
+    :func:`lmnn_dual_bound`).
+    """
+    triplets = np.asarray(triplets, dtype=np.int64).reshape(-1, 3)
+    alpha = np.clip(np.asarray(alpha, dtype=np.float64).ravel(), 0.0, problem.mu)
+    if alpha.shape[0] != triplets.shape[0]:
+        raise ValueError(f"alpha must have one entry per triplet ({triplets.shape[0]}), got {alpha.shape[0]}")
+    keep = alpha > 0.0
+    triplets, alpha = triplets[keep], alpha[keep]
+    total = float(alpha.sum())
+    if total == 0.0:
+        return 0.0
+    mu, X, blk = problem.mu, problem.X, problem.block
+    if np.any(blk[triplets[:, 0]] == blk[triplets[:, 2]]):
+        raise ValueError("every triplet (i, j, l) needs y_l != y_i")
+    C, d = problem.n_blocks, problem.dim
+    P = problem.pull_matrices()
+    A = (1.0 - mu) * P
+    n_blocks_acc = -(-problem.n_points * problem.k // ACCUMULATION_BLOCK)
+    a_error = (1.0 - mu) * (ACCUMULATION_BLOCK + n_blocks_acc + d + 4) * _EPS * np.trace(P, axis1=1, axis2=2)
+    D = np.zeros((C, d, d))
+    d_error = np.zeros(C)
+    zeros = np.zeros((0, 3), dtype=np.int64)
+    for c in range(C):   # block c collects + C_ij of triplets with y_i = c and − C_il of those with y_l = c
+        pos = triplets[blk[triplets[:, 0]] == c]
+        neg = triplets[blk[triplets[:, 2]] == c]
+        wp = alpha[blk[triplets[:, 0]] == c]
+        wn = alpha[blk[triplets[:, 2]] == c]
+        # triplet_outer_sum(t, w) = Σ w (C_ij − C_il): (i, j, i) gives C_ij alone and (i, i, l) gives −C_il
+        Dp, ep = triplet_outer_sum(X, np.column_stack([pos[:, 0], pos[:, 1], pos[:, 0]]) if pos.size else zeros, wp)
+        Dn, en = triplet_outer_sum(X, np.column_stack([neg[:, 0], neg[:, 0], neg[:, 2]]) if neg.size else zeros, wn)
+        D[c] = Dp + Dn
+        d_error[c] = ep + en
+    lam_A = np.array([certified_min_eig(A[c], a_error[c]) for c in range(C)]) if mu < 1.0 else np.full(C, -np.inf)
+    tau = np.full(C, np.inf)
+    if np.all(lam_A > 0.0):
+        U = mu * problem.n_triplets
+        if upper_bound is not None and np.isfinite(upper_bound):
+            U = min(U, max(float(upper_bound), 0.0))
+        tau = U / lam_A
+
+    def bound_at(t: float) -> float:
+        lams = np.array([certified_min_eig(A[c] + t * D[c], a_error[c] + t * d_error[c]) for c in range(C)])
+        if np.all(lams >= 0.0):
+            return t * total
+        return t * total + float(np.sum(tau * np.minimum(lams, 0.0))) if np.all(np.isfinite(tau)) else 0.0
+
+    candidates = [0.0, bound_at(1.0)]
+    if np.all(lam_A > 0.0):
+        t_star, s_max = 1.0, 0.0
+        for c in range(C):
+            theta = scipy.linalg.eigh(D[c], A[c], eigvals_only=True)[0]
+            if theta < 0.0:
+                t_star = min(t_star, -1.0 / float(theta))
+            margin = 16.0 * d * _EPS * (np.linalg.norm(A[c], 2) + np.linalg.norm(D[c], 2)) \
+                + d * (a_error[c] + d_error[c])
+            s_max = max(s_max, min(1.0, 4.0 * margin / lam_A[c]))
+        candidates.append(bound_at((1.0 - s_max) * t_star))
+    return float(max(candidates))

@@ -1,0 +1,355 @@
+"""MVU (Weinberger, thesis Sec. 3.1) as numpy: the instance type of the MVU SDP and its variants,
+and the certified dual bound (:func:`dual_bound`) that the interior-point solver
+(:mod:`sdpembed.solvers.mvu_ipm`) and the CVXPY formulation (:mod:`sdpembed.formulations.mvu`)
+share.
+
+The SDP and its dual
+--------------------
+With the edge operator 𝒜(K)_e = K_ii + K_jj − 2K_ij (3.13), whose adjoint is the weighted
+graph Laplacian 𝒜*(y) = L(y) = Σ_e y_e (e_i − e_j)(e_i − e_j)ᵀ, every variant reads
+
+    maximise  c·tr K − ω Σ_e |𝒜(K)_e − D_e| [slack only]   s.t.  𝒜(K) (= or ≤) D,  1ᵀK1 = 0,  K ⪰ 0,
+
+c = 1 (equality, inequality), 1 − ω (slack), −1 (min_trace, stated as max −tr K). Its
+Lagrange dual is
+
+    minimise  yᵀD   s.t.  L(y) + t·11ᵀ ⪰ c·I,   y ∈ 𝒴,
+
+𝒴 = Rᴱ (equality, min_trace), R₊ᴱ (inequality) or [−ω, ω]ᴱ (slack). Since L(y)1 = 0 the
+constraint splits along 1 and 1⊥: t covers the 1-direction and the condition is
+λ_min(L(y)|₁⊥) ≥ c — for c = 1 an algebraic-connectivity constraint, the fastest-mixing
+problem the thesis mentions after the inequality SDP. Weak duality, for any feasible K:
+c·tr K [− ω‖𝒜K − D‖₁] ≤ yᵀD + ⟨cI − L(y) − t11ᵀ, K⟩ ≤ yᵀD.
+
+The certificate (:func:`dual_bound`) turns *any* y into a dual-feasible point: y is clipped
+into 𝒴, μ = λ_min(L(y)|₁⊥) is computed densely (lowered by bounds on the rounding of LAPACK
+and of forming L(y)), and if μ < c either y is scaled by c/μ (when that stays in 𝒴) or mixed
+with a strictly feasible point y₀ — (2c/λ₂(L₁))·1 for equality/inequality, ω·1 for slack,
+0 for min_trace — with weight θ = (μ₀ − c)/(μ₀ − μ), feasible because λ_min(L(·)|₁⊥) is
+concave. The smaller yᵀD is an upper bound on the optimum whether or not the run converged.
+The slack variant is bounded iff ω·λ₂(L₁) ≥ 1 − ω (λ₂(L₁) the algebraic connectivity of the
+unit-weight graph; L(y) ⪯ L(ω1) for y ≤ ω1): otherwise stretching every edge pays, and the
+solver reports ``unbounded``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+import scipy.sparse as sp
+
+from .._validate import as_matrix, check_delta, check_positive_int, real_array
+from ..graphs import check_connected, check_edges, graph_laplacian, link_components, neighborhood_graph
+from .base import Instance, file_scalar
+
+__all__ = [
+    "DUAL_DENSE_LIMIT",
+    "MVUInstance",
+    "algebraic_connectivity",
+    "dual_bound",
+    "incidence_matrix",
+    "slack_is_bounded",
+]
+
+
+@dataclass(frozen=True, eq=False)
+class MVUInstance(Instance):
+    """The MVU SDP (thesis Sec. 3.1.4) and its variants, over K ∈ Rⁿˣⁿ with the edge operator
+    𝒜(K)_e = K_ii + K_jj − 2K_ij (3.13), e = (i, j) ∈ edges, and D_e = ``sqdist[e]``:
+
+    ``equality``   maximise tr K      s.t. 𝒜(K) = D, ΣK_ij = 0 (3.14), K ⪰ 0 (3.15)  — (3.19), Sec. 3.1.4
+    ``inequality`` maximise tr K      s.t. 𝒜(K) ≤ D, ΣK_ij = 0, K ⪰ 0               — Sec. 3.1.6
+    ``slack``      maximise (1 − ω) tr K − ω Σ_e |𝒜(K)_e − D_e|  s.t. ΣK_ij = 0, K ⪰ 0 — Sec. 3.1.6
+                   (the slacks ξ_e = 𝒜(K)_e − D_e eliminated; the thesis' Σ_ij η_ij counts
+                   each edge once here)
+    ``min_trace``  minimise tr K      s.t. 𝒜(K) = D, ΣK_ij = 0, K ⪰ 0               — Sec. 3.1.11
+
+    Every variant is stated as a *maximisation* (registry sense ``"max"``): for ``min_trace``
+    :meth:`objective` is −tr K, so a dual bound is always an upper bound on the objective and
+    ``certify`` needs no special case; the reported optimum of ``min_trace`` is −(min tr K).
+
+    Parameters
+    ----------
+    edges : ndarray of shape (E, 2), int
+        Undirected edges of a *connected* neighbourhood graph on n nodes (no self-loops or
+        repeated edges); stored with i < j in each row, in the given order.
+    sqdist : ndarray of shape (E,)
+        Squared input distances D_e ≥ 0 (3.8).
+    n : int
+        Number of points (K is n × n), n ≥ 2.
+    variant : {"equality", "inequality", "slack", "min_trace"}
+    omega : float, optional
+        ω ∈ (0, 1) of the slack variant (required there, and only there).
+    optimum : float, optional
+        A certified optimal value of :meth:`objective` carried with the instance.
+    """
+
+    problem: ClassVar[str] = "mvu"
+    variable: ClassVar[str] = "K"
+    VARIANTS: ClassVar[tuple[str, ...]] = ("equality", "inequality", "slack", "min_trace")
+
+    edges: np.ndarray
+    sqdist: np.ndarray
+    n: int
+    variant: str = "equality"
+    omega: float | None = None
+    optimum: float | None = None
+
+    def __post_init__(self) -> None:
+        n = self.n.item() if isinstance(self.n, np.ndarray) and self.n.ndim == 0 else self.n
+        object.__setattr__(self, "n", check_positive_int(n, "n", minimum=2))
+        self._check_variable_memory(self.n)              # before the O(n) graph checks
+        edges = check_edges(self.edges, self.n).copy()
+        swap = edges[:, 0] > edges[:, 1]
+        edges[swap] = edges[swap][:, ::-1]
+        D = real_array(self.sqdist, "sqdist").copy()
+        if D.shape != (edges.shape[0],):
+            raise ValueError(f"sqdist must be a 1-D array with one squared distance per edge ({edges.shape[0]}), "
+                             f"got shape {D.shape}")
+        if not np.all(np.isfinite(D)):
+            raise ValueError("sqdist contains NaN or infinite entries")
+        if np.any(D < 0):
+            raise ValueError(f"sqdist must hold squared distances (>= 0), got minimum {D.min():.6g}")
+        if not D.max() > 0:
+            raise ValueError("sqdist is all zero: every point would be mapped to the origin")
+        check_connected(self.n, edges)
+        variant = str(self.variant.item() if isinstance(self.variant, np.ndarray) else self.variant)
+        if variant not in self.VARIANTS:
+            raise ValueError(f"variant must be one of {self.VARIANTS}, got {variant!r}")
+        object.__setattr__(self, "variant", variant)
+        omega = self.omega.item() if isinstance(self.omega, np.ndarray) and self.omega.ndim == 0 else self.omega
+        if variant == "slack":
+            if omega is None:
+                raise ValueError("the slack variant needs omega in (0, 1) (Sec. 3.1.6)")
+            object.__setattr__(self, "omega", check_delta(omega, "omega"))
+        elif omega is not None:
+            raise ValueError(f"omega is only used by the slack variant, not by {variant!r}; leave it None")
+        for arr in (edges, D):
+            arr.setflags(write=False)
+        object.__setattr__(self, "edges", edges)
+        object.__setattr__(self, "sqdist", D)
+        self._check_optimum()
+
+    # ----------------------------------------------------------------- constructors
+    @classmethod
+    def from_points(
+        cls, X: np.ndarray, n_neighbors: int = 4, variant: str = "equality", *, omega: float | None = None,
+        angles: bool = True, link: bool = False, random_state=None,
+    ) -> MVUInstance:
+        """The instance of inputs ``X`` (rows): step (I) of Table 3.1
+        (:func:`sdpembed.graphs.neighborhood_graph`), optionally connected by the linking
+        procedure of Sec. 3.1.12 (``link=True``); a disconnected graph is a ValueError otherwise."""
+        X = as_matrix(X, "X", min_rows=2)
+        edges, D = neighborhood_graph(X, n_neighbors, angles=angles)
+        if link:
+            edges, D = link_components(X, edges, random_state=random_state)
+        return cls(edges=edges, sqdist=D, n=X.shape[0], variant=variant, omega=omega)
+
+    @classmethod
+    def from_data(cls, X: np.ndarray, y: np.ndarray | None, delta: float, **_: Any) -> MVUInstance:
+        """Not available: an MVU instance is built from points and a neighbourhood size."""
+        raise ValueError("an mvu instance is built with MVUInstance.from_points(X, n_neighbors, variant)")
+
+    # ----------------------------------------------------------------- structure
+    @property
+    def dim(self) -> int:
+        """n (K is n × n)."""
+        return self.n
+
+    @property
+    def n_constraints(self) -> int:
+        """The E edge constraints (3.13) (plus the one centering constraint (3.14))."""
+        return self.edges.shape[0]
+
+    @property
+    def tau(self) -> float:
+        """τ = max_e D_e, the largest squared edge length (3.11): the scale of violations."""
+        return float(self.sqdist.max())
+
+    @property
+    def trace_weight(self) -> float:
+        """c in the objective c·tr K: 1, 1 − ω (slack) or −1 (min_trace)."""
+        return {"slack": 1.0 - (self.omega or 0.0), "min_trace": -1.0}.get(self.variant, 1.0)
+
+    def edge_values(self, K: np.ndarray) -> np.ndarray:
+        """𝒜(K)_e = K_ii + K_jj − 2K_ij (3.13) for every edge."""
+        K = self._check_matrix(K)
+        i, j = self.edges[:, 0], self.edges[:, 1]
+        return K[i, i] + K[j, j] - 2.0 * K[i, j]
+
+    def _check_matrix(self, K: np.ndarray) -> np.ndarray:
+        K = np.asarray(K, dtype=np.float64)
+        if K.shape != (self.n, self.n):
+            raise ValueError(f"K must have shape {(self.n, self.n)}, got {K.shape}")
+        return K
+
+    # ----------------------------------------------------------------- evaluation
+    def objective(self, K: np.ndarray) -> float:
+        """tr K (equality, inequality), (1 − ω) tr K − ω Σ_e |𝒜(K)_e − D_e| (slack), −tr K (min_trace)."""
+        K = self._check_matrix(K)
+        value = self.trace_weight * float(np.trace(K))
+        if self.variant == "slack":
+            value -= self.omega * float(np.abs(self.edge_values(K) - self.sqdist).sum())
+        return value
+
+    def max_violation(self, K: np.ndarray) -> float:
+        """Worst constraint violation relative to τ (3.11): max over the edge constraints
+        (|𝒜(K) − D| for equalities, (𝒜(K) − D)₊ for inequalities, none for slack), the
+        centering |ΣK_ij| / n² (the squared norm of the outputs' mean, (3.14)) and the asymmetry
+        max |K − Kᵀ|; K ⪰ 0 is checked by ``certify``."""
+        K = self._check_matrix(K)
+        r = self.edge_values(K) - self.sqdist
+        if self.variant == "inequality":
+            edge = float(np.max(np.maximum(r, 0.0)))
+        elif self.variant == "slack":
+            edge = 0.0
+        else:
+            edge = float(np.max(np.abs(r)))
+        centering = abs(float(K.sum())) / self.n**2
+        asymmetry = float(np.max(np.abs(K - K.T)))
+        return max(edge, centering, asymmetry) / self.tau
+
+    # ----------------------------------------------------------------- files
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        """The arrays of the file contract (DESIGN.md)."""
+        arrays = {
+            "problem": np.array(self.problem),
+            "edges": np.asarray(self.edges),
+            "sqdist": np.asarray(self.sqdist),
+            "n": np.array(self.n),
+            "variant": np.array(self.variant),
+        }
+        if self.omega is not None:
+            arrays["omega"] = np.array(self.omega)
+        return self._with_optimum(arrays)
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray]) -> MVUInstance:
+        """Build from the arrays of an instance file (see :meth:`to_arrays`)."""
+        for key in ("edges", "sqdist"):
+            if key not in arrays:
+                raise ValueError(f"a {cls.problem!r} instance needs the array {key!r}")
+        n = file_scalar(arrays, "n", cls.problem)
+        variant = file_scalar(arrays, "variant", cls.problem)
+        omega = file_scalar(arrays, "omega", cls.problem) if "omega" in arrays else None
+        optimum = file_scalar(arrays, "optimum", cls.problem) if "optimum" in arrays else None
+        return cls(edges=arrays["edges"], sqdist=arrays["sqdist"], n=n, variant=variant, omega=omega,
+                   optimum=optimum)
+
+
+_EPS = np.finfo(np.float64).eps
+
+#: Largest n for which the certificate's dense eigenvalue problem is run (O(n³), ~10 s at 4000).
+DUAL_DENSE_LIMIT = 4000
+
+
+def incidence_matrix(n: int, edges: np.ndarray) -> sp.csr_matrix:
+    """B (E × n) with B[e, i] = 1, B[e, j] = −1: 𝒜(YYᵀ) = rowsum((BY)²), L(w) = Bᵀ diag(w) B."""
+    E = edges.shape[0]
+    rows = np.repeat(np.arange(E), 2)
+    cols = edges.ravel()
+    vals = np.tile([1.0, -1.0], E)
+    return sp.csr_matrix((vals, (rows, cols)), shape=(E, n))
+
+
+def _min_eig_perp(n: int, edges: np.ndarray, y: np.ndarray, level: float) -> tuple[float, np.ndarray]:
+    """A rigorous lower estimate of λ_min(L(y)) on 1⊥ (or a value ≥ ``level`` when that is all
+    it proves), and the eigenvector. L(y) + s·11ᵀ/n with s = max(level, 0) + 1 moves the
+    eigenvalue of 1 to s > level, so λ_min of the shifted matrix is min(s, λ_min on 1⊥)."""
+    M = graph_laplacian(n, edges, y).toarray()
+    shift = max(level, 0.0) + 1.0
+    M += shift / n
+    w, V = np.linalg.eigh(M)
+    spectral = float(np.max(np.abs(w)))
+    forming = 8.0 * _EPS * float(np.abs(y).max(initial=0.0)) * float(
+        np.max(np.bincount(edges.ravel(), minlength=n))
+    )
+    margin = 16.0 * n * _EPS * max(spectral, 1.0) + forming + 4.0 * _EPS * shift
+    return float(w[0]) - margin, V[:, 0]
+
+
+def algebraic_connectivity(n: int, edges: np.ndarray) -> float:
+    """λ₂ of the unit-weight Laplacian (3.24), a rigorous lower estimate (dense, n ≤ a few 1000)."""
+    value, _ = _min_eig_perp(n, edges, np.ones(edges.shape[0]), 0.0)
+    return value
+
+
+def slack_is_bounded(instance) -> bool:
+    """True when the slack SDP is bounded: ω·λ₂(L₁) ≥ 1 − ω (see the module docstring)."""
+    return instance.omega * algebraic_connectivity(instance.n, instance.edges) >= 1.0 - instance.omega
+
+
+def _project(instance, y: np.ndarray) -> np.ndarray:
+    """Π_𝒴: clip multipliers to R₊ (inequality) or [−ω, ω] (slack)."""
+    if instance.variant == "inequality":
+        return np.maximum(y, 0.0)
+    if instance.variant == "slack":
+        return np.clip(y, -instance.omega, instance.omega)
+    return y
+
+
+def _dual_value(y: np.ndarray, D: np.ndarray) -> float:
+    """yᵀD rounded upwards by a bound on its floating-point error."""
+    return float(y @ D) + 2.0 * y.size * _EPS * float(np.abs(y) @ D)
+
+
+def dual_bound(instance, y: np.ndarray) -> tuple[float, np.ndarray]:
+    """A certified upper bound on the optimum of an MVU instance from any multipliers y.
+
+    See the module docstring: y is clipped into 𝒴, then scaled or mixed with a strictly
+    feasible point so that λ_min(L(y)|₁⊥) ≥ c (with rounding margins); the dual objective
+    yᵀD of the result bounds every feasible objective value from above.
+
+    Parameters
+    ----------
+    instance : MVUInstance
+    y : ndarray of shape (E,)
+        Multipliers of the edge constraints (sign: the optimum has L(y) ⪰ cI on 1⊥).
+
+    Returns
+    -------
+    bound : float
+        ``inf`` when no dual-feasible point could be built (an unbounded slack instance) or
+        n exceeds :data:`DUAL_DENSE_LIMIT`.
+    y_feasible : ndarray of shape (E,)
+    """
+    n, edges, D = instance.n, instance.edges, instance.sqdist
+    y = np.asarray(y, dtype=np.float64)
+    if y.shape != (edges.shape[0],) or not np.all(np.isfinite(y)):
+        raise ValueError(f"y must be a finite vector of {edges.shape[0]} multipliers, got shape {y.shape}")
+    if n > DUAL_DENSE_LIMIT:
+        return float("inf"), y
+    c = instance.trace_weight
+    y = _project(instance, y)
+    mu, _ = _min_eig_perp(n, edges, y, c)
+    if mu >= c:
+        return _dual_value(y, D), y
+    candidates = []
+    if mu > 0.0 and c > 0.0 and instance.variant != "slack":
+        candidates.append(y * (c / mu))
+    elif mu < c < 0.0:
+        candidates.append(y * (c / mu))
+    elif instance.variant == "slack" and mu > 0.0 and (c / mu) * np.abs(y).max(initial=0.0) <= instance.omega:
+        candidates.append(y * (c / mu))
+    if instance.variant == "min_trace":
+        y0, mu0 = np.zeros_like(y), 0.0
+    elif instance.variant == "slack":
+        y0 = np.full_like(y, instance.omega)
+        mu0 = instance.omega * algebraic_connectivity(n, edges)
+    else:
+        lam2 = algebraic_connectivity(n, edges)
+        scale = 2.0 * c / lam2 if lam2 > 0 else 0.0
+        y0, mu0 = np.full_like(y, scale), scale * lam2
+    if mu0 > c:
+        theta = (mu0 - c) / (mu0 - mu)
+        candidates.append(theta * y + (1.0 - theta) * y0)
+    # both constructions are rigorous: μ and μ₀ are lower estimates, and λ_min(L(·)|₁⊥) is
+    # positively homogeneous and concave
+    best, best_y = float("inf"), y
+    for cand in candidates:
+        value = _dual_value(cand, D)
+        if value < best:
+            best, best_y = value, cand
+    return best, best_y
