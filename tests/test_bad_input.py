@@ -29,7 +29,9 @@ from sdpembed.io import read_solution
 from sdpembed.problems import MVUInstance, MVUOOSInstance
 from sdpembed.registry import get_problem
 
-SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# 100 examples a test, or the profile's number when it asks for more (HYPOTHESIS_PROFILE=explore)
+SETTINGS = settings(max_examples=max(100, settings.default.max_examples), deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow])
 
 
 def _base_instances() -> dict[str, object]:

@@ -99,6 +99,21 @@ def test_fast_is_honest_when_stopped_early(instances, optima):
     assert one_round.dual_bound <= optima["wine"] * (1 + 1e-9)
 
 
+@pytest.mark.parametrize("coincide", ["every point", "one pair"])
+def test_fast_cold_start_with_coincident_points(coincide):
+    # all target distances 0 once scaled the cold start to 1e300·I (NaN iterates); one pair at 0 must not
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((9, 2)) + np.repeat(3.0 * np.eye(3, 2), 3, axis=0)
+    y = np.repeat([0, 1, 2], 3)
+    targets = LMNNInstance.from_data(X, y, k=1).targets
+    X = np.ones_like(X) if coincide == "every point" else np.vstack([X[:1], X[:1], X[2:]])
+    inst = LMNNInstance(X=X, y=y, targets=targets, mu=0.5)
+    fast, truth = solve_lmnn_fast(inst), solve_lmnn_cvxpy(inst)
+    assert fast.status == "optimal" and np.all(np.isfinite(fast.solution))
+    assert abs(fast.objective - truth.objective) <= 1e-5 * max(abs(truth.objective), 1.0)
+    assert fast.dual_bound <= truth.objective * (1 + 1e-9)
+
+
 def test_mu_zero_and_bad_options(instances):
     inst = instances["iris"]
     zero = solve_lmnn_fast(LMNNInstance(X=inst.X, y=inst.y, targets=inst.targets, mu=0.0))

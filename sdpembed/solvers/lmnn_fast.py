@@ -531,7 +531,13 @@ def hinge_ipm(
     ones = np.ones(T)
     if start is None:
         du, _ = system.pair_distances(np.broadcast_to(np.eye(d), (c, d, d)))
-        scale = 1.0 / max(float(np.median(du)), 1e-300)
+        # the typical target distance sets the scale of M; coincident points (du = 0) carry none,
+        # and with every target at distance 0 any M is optimal: start from I
+        median = float(np.median(du)) if du.size else 0.0
+        if median <= 0.0:
+            positive = du[du > 0.0]
+            median = float(np.median(positive)) if positive.size else 1.0
+        scale = 1.0 / median
         M = np.broadcast_to(scale * np.eye(d), (c, d, d)).copy()
         h = 1.0 + system.apply(M)
         xi = np.maximum(h, 0.0) + 1.0
