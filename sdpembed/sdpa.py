@@ -15,7 +15,7 @@ Every sdpembed problem is written here in the *standard form*
 
     minimise C • X   s.t.   A_k • X = b_k  (k = 1..m),   X = blockdiag(V, s) ⪰ 0,
 
-V the problem's matrix variable (P, M, K or S of DESIGN.md's table) and s ≥ 0 the slack
+V the problem's matrix variable (P, M, K or S of the README's file-contract table) and s ≥ 0 the slack
 variables of its inequalities and absolute values (one diagonal block), and stored as SDPA's
 (D): Y = X, F_0 = −C, F_k = A_k, c = b. So
 

@@ -142,6 +142,19 @@ def test_cg_bad_input():
         column_generation(np.array([[np.nan, 0.0], [1.0, 1.0]]), lambda i, j: (i * 0.0, i * 0.0 + 2))
 
 
+def test_cg_starts_from_distinct_points_when_the_sample_holds_only_coincident_ones():
+    # 40 copies of one point and 3 others: a start of 2 random pairs (seed 1) sees only copies
+    rng = np.random.default_rng(0)
+    X = np.vstack([np.zeros((40, 4)), rng.standard_normal((3, 4))])
+    with pytest.warns(UserWarning, match="zero secant"):
+        truth = solve(NuMaxInstance.from_points(X, 0.2), "cvxpy")
+    cg = solve_numax_cg(NuMaxInstance(delta=0.2, X=X), initial_pairs=2, initial_neighbors=0, random_state=1)
+    assert cg.status == "optimal"
+    assert abs(cg.objective - truth.objective) <= 1e-4 * truth.objective
+    with pytest.raises(ValueError, match="two distinct points"):
+        column_generation(np.ones((5, 3)), lambda i, j: (i * 0.0 + 0.8, i * 0.0 + 1.2))
+
+
 def test_tight_only_schedule_gives_the_same_certified_optimum():
     X = gaussian_points(40, 10, random_state=2)
     instance = NuMaxInstance(delta=0.1, X=X)

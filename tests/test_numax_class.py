@@ -128,6 +128,7 @@ def test_point_form_violation_streams_by_class():
         ({"X": np.eye(4), "y": np.arange(4)}, "at least two members"),
         ({"X": np.eye(4), "y": np.zeros(3)}, "4 labels"),
         ({"X": np.eye(4), "y": np.array([0.0, 1.0, np.nan, 1.0])}, "NaN"),
+        ({"X": np.ones((4, 3)), "y": np.array([0, 0, 1, 1])}, "two distinct points"),
         ({"inter": np.eye(3), "intra": np.empty((0, 3))}, "non-empty"),
         ({"inter": np.empty((0, 3)), "intra": np.eye(3)}, "non-empty"),
         ({"inter": np.eye(3)}, "both inter and intra"),

@@ -2,7 +2,8 @@
 
 CVXPY's ``optimal_inaccurate`` becomes ``inaccurate``, and an ``optimal`` that our own check
 contradicts (a violation or a certified gap above tolerance) is downgraded to ``inaccurate``:
-sdpembed never reports ``optimal`` for an answer it cannot back (DESIGN.md, Results).
+sdpembed never reports ``optimal`` for an answer it cannot back (DESIGN.md, 'Three faces of every
+SDP, one certificate').
 """
 
 from __future__ import annotations

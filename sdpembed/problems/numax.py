@@ -128,6 +128,15 @@ class _TraceInstance(Instance):
         return bound
 
 
+
+def _point_form(value: object) -> np.ndarray:
+    """The points of a point-form instance, read-only: at least two of them distinct."""
+    X = as_matrix(value, "X", min_rows=2).copy()
+    if np.all(X == X[0]):
+        raise ValueError("X must contain at least two distinct points (all its secants are zero)")
+    X.setflags(write=False)
+    return X
+
 @dataclass(frozen=True, eq=False)
 class NuMaxInstance(_TraceInstance):
     """The NuMax SDP (4): minimise tr P s.t. |v_iᵀ P v_i − 1| ≤ δ for all secants, P ⪰ 0.
@@ -162,11 +171,7 @@ class NuMaxInstance(_TraceInstance):
         if self.secants is not None:
             object.__setattr__(self, "secants", _unit_rows(self.secants, "secants"))
         else:
-            X = as_matrix(self.X, "X", min_rows=2).copy()
-            if np.all(X == X[0]):
-                raise ValueError("X must contain at least two distinct points (all its secants are zero)")
-            X.setflags(write=False)
-            object.__setattr__(self, "X", X)
+            object.__setattr__(self, "X", _point_form(self.X))
         self._check_variable_memory(self.dim)
         self._check_optimum()
 
@@ -333,9 +338,8 @@ class NuMaxClassInstance(_TraceInstance):
         else:
             if self.X is None or self.y is None:
                 raise ValueError("give both X and its labels y")
-            X = as_matrix(self.X, "X", min_rows=2).copy()
+            X = _point_form(self.X)
             labels = _check_labels(self.y, X.shape[0])
-            X.setflags(write=False)
             labels.setflags(write=False)
             object.__setattr__(self, "X", X)
             object.__setattr__(self, "y", labels)

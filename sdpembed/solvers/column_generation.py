@@ -515,7 +515,11 @@ def run_column_generation(
         raise ValueError("working_set must not contain pairs of identical points when warm_start is given")
     working = working[nonzero]
     if working.size == 0:
-        raise ValueError("X has no two distinct points in the initial sample; all secants are zero")
+        distinct = np.flatnonzero(np.any(X != X[0], axis=1))
+        if distinct.size == 0:
+            raise ValueError("X must contain at least two distinct points (all its secants are zero)")
+        # the sample held only pairs of coincident points: start from one pair of distinct ones
+        working = linear_index_of_pairs(np.array([0]), distinct[:1], n)
     state = warm_start
     dropped = readded = np.empty(0, np.int64)        # linear indices of pairs dropped / dropped and re-added
     history: dict[str, list[float]] = {k: [] for k in ("working", "active", "violators", "added", "objective",
