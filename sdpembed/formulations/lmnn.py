@@ -44,8 +44,9 @@ __all__ = [
 ]
 
 #: Largest number of triplets (slack variables) :func:`solve_lmnn_cvxpy` accepts by default.
-#: Wine (n = 178, k = 3) has about 63,000 and takes Clarabel about 95 s; beyond this size
-#: use :func:`solve_lmnn_working_set`, which states only the triplets that matter.
+#: Wine (n = 178, k = 3) has about 63,000, already a long Clarabel solve (BENCHMARKS.md, "LMNN
+#: against metric-learn and pylmnn", the CVXPY ground truth on wine); beyond this size use
+#: :func:`solve_lmnn_working_set`, which states only the triplets that matter.
 MAX_TRIPLETS = 100_000
 
 #: CVXPY settings used unless overridden. Clarabel's dual residual stalls near 1e-6 on the

@@ -63,8 +63,9 @@ __all__ = [
 ]
 
 
-#: Most points the CVXPY ground truth accepts: SCS needed 444 s (and ended inaccurate) for an
-#: equality MVU on 200 points on this machine, and Clarabel did not finish in 20 minutes.
+#: Most points the CVXPY ground truth accepts: interior-point work on an n×n cone grows steeply
+#: with n, and at a few hundred points neither SCS nor Clarabel reaches an accurate answer in minutes
+#: (BENCHMARKS.md, "MVU", exact MVU vs CVXPY).
 MAX_POINTS = 250
 
 #: Settings used unless overridden. SCS at its defaults (1e-4) is not a useful cross-check.

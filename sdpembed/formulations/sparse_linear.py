@@ -1,4 +1,4 @@
-"""Problem (6) of the sparse-linear-model projection (Gkioulekas & Zickler, 002) in CVXPY — the
+"""Problem (6) of the sparse-linear-model projection (Gkioulekas & Zickler) in CVXPY — the
 ground truth of the closed form (7)–(8) in :mod:`sdpembed.linear.sparse_linear_model`.
 
 At M = N the rank constraint is void and (6) is a convex quadratic programme over the PSD cone:

@@ -1,9 +1,10 @@
 """The linear-embedding family: every method is a :class:`LinearEmbedding` learning Ψ (M, N).
 
-PCA (exact and randomized), random projections (Gaussian, Rademacher), LDA, ADAGIO (001), the
-sparse-linear-model projection (002), the factor Ψ = Λ^½Uᵀ of a learned PSD matrix (NuMax (5)),
-NuMax and NuMax-Class (the SDPs (4) and (7), :mod:`.numax`), and the dispatch table
-:data:`LINEAR_METHODS` / :func:`embed` over all of them.
+PCA (exact and randomized), random projections (Gaussian, Rademacher), LDA, ADAGIO (Błasiok &
+Tsourakakis), the sparse-linear-model projection (Gkioulekas & Zickler), the factor Ψ = Λ^½Uᵀ of
+a learned PSD matrix (NuMax (5)), NuMax and NuMax-Class (the SDPs (4) and (7), :mod:`.numax`),
+FroMax and NILE-Pro (Luo et al.), and the dispatch table :data:`LINEAR_METHODS` / :func:`embed`
+over all of them.
 """
 
 from .adagio import ADAGIO, adagio_projection, theorem2_jl_rows

@@ -1,4 +1,4 @@
-"""ADAGIO: PCA padded with Johnson–Lindenstrauss rows (Błasiok & Tsourakakis, 001, Algorithm 1).
+"""ADAGIO: PCA padded with Johnson–Lindenstrauss rows (Błasiok & Tsourakakis, Algorithm 1).
 
 Given an orthonormal P (s × N, PPᵀ = I; by default the top-s principal directions of the data)
 and a random S (k × N) with entries ±1/√k, every point w is mapped to
@@ -79,7 +79,7 @@ def adagio_projection(
     n_iter: int = 4,
     random_state=None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """ADAGIO's Ψ = [P; S(I − PᵀP)] (001, Algorithm 1) with r = ``n_components`` rows.
+    """ADAGIO's Ψ = [P; S(I − PᵀP)] (Algorithm 1) with r = ``n_components`` rows.
 
     Parameters
     ----------
@@ -140,7 +140,7 @@ def adagio_projection(
 
 
 class ADAGIO(LinearEmbedding):
-    """ADAGIO (001, Algorithm 1): top principal directions padded with JL rows on their complement.
+    """ADAGIO (Błasiok & Tsourakakis, Algorithm 1): top principal directions padded with JL rows on their complement.
 
     Parameters
     ----------

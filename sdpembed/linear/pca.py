@@ -6,7 +6,7 @@ data points the usual centred PCA applies. The two agree on all pairs: for point
 uncentred PCA of their (unnormalised) secants. PCA is a contraction: ‖Ψv‖ ≤ ‖v‖.
 
 Two solvers: the exact SVD, and the randomized range finder of Halko, Martinsson and Tropp
-(2011) — ADAGIO's "randomized PCA" (001, Sec. 4.4–4.5, refs [18], [31]).
+(2011) — ADAGIO's "randomized PCA" (Sec. 4.4–4.5 of the ADAGIO paper, its refs [18], [31]).
 """
 
 from __future__ import annotations

@@ -241,7 +241,7 @@ class MVUInstance(Instance):
 
 _EPS = np.finfo(np.float64).eps
 
-#: Largest n for which the certificate's dense eigenvalue problem is run (O(n³), ~10 s at 4000).
+#: Largest n for which the certificate's dense eigenvalue problem is run (O(n³) time, O(n²) memory).
 DUAL_DENSE_LIMIT = 4000
 
 
