@@ -20,6 +20,12 @@ values of (1) are such multipliers, so every solve here is certified by the same
 hand-written solver uses. The reported solution is CVXPY's M symmetrised and projected onto the
 PSD cone (2.16), and the reported objective is the exact loss (2.11) of that matrix over *all*
 triplets.
+
+References
+----------
+.. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+   Pennsylvania, 2007. Implemented here: the slack SDP of Sec. 2.1.3, the loss (2.11), the
+   projection (2.16).
 """
 
 from __future__ import annotations

@@ -16,6 +16,12 @@ The two sides of the max-norm constraint are stated separately so that each has 
 dual value: y = y⁺ − y⁻ is then turned into a certified lower bound by scaling it to
 I − 𝒜*(y) ⪰ 0 (:func:`sdpembed.problems.numax.certified_lower_bound`), exactly as for the
 hand-written solvers, so CVXPY's optimum and ours are certified by the same code.
+
+References
+----------
+.. [1] C. Hegde, A. C. Sankaranarayanan, W. Yin and R. G. Baraniuk, "NuMax: A convex approach for
+   learning near-isometric linear embeddings", IEEE Transactions on Signal Processing 63(22),
+   6109–6121, 2015. Implemented here: the SDP (4).
 """
 
 from __future__ import annotations

@@ -15,6 +15,11 @@ Distances to all points are formed through Gram matrices (fast, BLAS) on centred
 entries whose rounding error could flip a decision (a tie at the k-th target neighbour, a
 hinge within the rounding bound of the threshold) are recomputed from explicit differences,
 so decisions are those of the direct formula ((x_i − x_j) computed first).
+
+References
+----------
+.. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+   Pennsylvania, 2007. Implemented here: the notation of Sec. 2.1.2 and (2.4)–(2.11).
 """
 
 from __future__ import annotations

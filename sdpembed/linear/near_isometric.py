@@ -10,6 +10,13 @@ sample of ``n_secants`` pairs.
 
 There is no certificate: ``isometry_constant_`` reports the distortion actually achieved on
 the training secants, and a ``ConvergenceWarning`` is raised when it exceeds ``delta``.
+
+References
+----------
+.. [1] J. Luo, K. Shapiro, H.-J. M. Shi, Q. Yang and K. Zhu, "Practical algorithms for learning
+   near-isometric linear embeddings", SIAM Undergraduate Research Online 9, 2016
+   (arXiv:1601.00062). Implemented here: the RIP (2.1), FroMax (Algorithm 1), NILE-Pro (Algorithm
+   2), rank adjustment (Algorithm 3) and column generation (Algorithm 4).
 """
 
 from __future__ import annotations

@@ -32,6 +32,13 @@ Gram matrix K_DD = U Λ Uᵀ (K × K), the optimum is S = (DB) ⊗ (DB) (15) wit
 
 and x ↦ y = Bᵀ K_D(x), K_D(x) = (k(d_i, x))_{i=1..K} (the PDF writes the index bound as M; it
 runs over all K atoms). With the linear kernel this is (7) again, up to a rotation.
+
+References
+----------
+.. [1] I. Gkioulekas and T. Zickler, "Dimensionality reduction using the sparse linear model",
+   Advances in Neural Information Processing Systems 24 (NIPS), 2011. Implemented here: the model
+   (1)–(2), the problem (4)–(6), the closed form (7)–(9) and the kernel extension (14)–(18) of Sec.
+   3.2.
 """
 
 from __future__ import annotations
