@@ -12,6 +12,15 @@
   attribution).
 
 Images are returned flattened, one per row, as float64 in [0, 1].
+
+References
+----------
+.. [1] C. Hegde, A. C. Sankaranarayanan, W. Yin and R. G. Baraniuk, "NuMax: A convex approach for
+   learning near-isometric linear embeddings", IEEE Transactions on Signal Processing 63(22),
+   6109–6121, 2015. Implemented here: the data of Sec. 5.1 (Fig. 2), Sec. 5.3 and Fig. 12.
+.. [2] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+   Pennsylvania, 2007. Implemented here: the manifolds of Sec. 3.1 (Fig. 3.5, 3.8) and the sensor
+   network of Fig. 3.20.
 """
 
 from __future__ import annotations

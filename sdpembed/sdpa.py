@@ -30,6 +30,11 @@ The SDPs are stated literally (no span reduction), so a file has about S·N(N+1)
 dense secants in dimension N; :func:`to_sdpa` refuses more than ``max_entries``. Which entries
 each problem produces is one function per problem in :data:`EXPORTERS`, keyed by the registry's
 problem names (the registry itself stays free of the export code).
+
+References
+----------
+.. [1] B. Borchers, "SDPLIB 1.2, a library of semidefinite programming test problems", Optimization
+   Methods and Software 11(1–4), 683–690, 1999. Implemented here: the SDPA sparse format.
 """
 
 from __future__ import annotations

@@ -8,6 +8,12 @@ Points are the *rows* of ``X`` (scikit-learn convention). Three ways to get seca
   never held in memory.
 
 Duplicate points give zero secants; such pairs are dropped with a ``UserWarning``.
+
+References
+----------
+.. [1] C. Hegde, A. C. Sankaranarayanan, W. Yin and R. G. Baraniuk, "NuMax: A convex approach for
+   learning near-isometric linear embeddings", IEEE Transactions on Signal Processing 63(22),
+   6109–6121, 2015. Implemented here: the secant set (1).
 """
 
 from __future__ import annotations

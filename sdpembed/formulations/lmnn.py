@@ -20,6 +20,12 @@ values of (1) are such multipliers, so every solve here is certified by the same
 hand-written solver uses. The reported solution is CVXPY's M symmetrised and projected onto the
 PSD cone (2.16), and the reported objective is the exact loss (2.11) of that matrix over *all*
 triplets.
+
+References
+----------
+.. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+   Pennsylvania, 2007. Implemented here: the slack SDP of Sec. 2.1.3, the loss (2.11), the
+   projection (2.16).
 """
 
 from __future__ import annotations
@@ -44,8 +50,9 @@ __all__ = [
 ]
 
 #: Largest number of triplets (slack variables) :func:`solve_lmnn_cvxpy` accepts by default.
-#: Wine (n = 178, k = 3) has about 63,000 and takes Clarabel about 95 s; beyond this size
-#: use :func:`solve_lmnn_working_set`, which states only the triplets that matter.
+#: Wine (n = 178, k = 3) has about 63,000, already a long Clarabel solve (BENCHMARKS.md, "LMNN
+#: against metric-learn and pylmnn", the CVXPY ground truth on wine); beyond this size use
+#: :func:`solve_lmnn_working_set`, which states only the triplets that matter.
 MAX_TRIPLETS = 100_000
 
 #: CVXPY settings used unless overridden. Clarabel's dual residual stalls near 1e-6 on the

@@ -15,6 +15,11 @@ minimum over M^c ⪰ 0 of the multi-metric loss :meth:`MultiMetricLMNNProblem.ob
 **Certificate.** CVXPY's dual values of (1) are certified by
 :func:`sdpembed.problems.lmnn.multi_metric_dual_bound` (derived in :mod:`sdpembed.problems.lmnn`),
 the function that certifies the hand-written solver.
+
+References
+----------
+.. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+   Pennsylvania, 2007. Implemented here: Sec. 2.1.8, the multi-metric SDP (2.17).
 """
 
 from __future__ import annotations

@@ -36,6 +36,13 @@ thesis' advice; the solvers work at τ = max D = 1.)
 𝒜(QZQᵀ)_e = b_eᵀ Z b_e with b_e = q_i − q_j (rows of Q), linear in the upper triangle of Z;
 the residual's norm is compressed through a thin QR of [M, D] (M: E × m(m+1)/2), so the model
 has m(m+1)/2 + 1 scalar variables whatever the number of edges.
+
+References
+----------
+.. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+   Pennsylvania, 2007. Implemented here: the MVU SDP (3.11)–(3.15) of Sec. 3.1.4, its relaxations
+   of Sec. 3.1.6, the minimum-trace variant of Sec. 3.1.11 and the variational SDP (3.22)–(3.25) of
+   Sec. 3.1.8.
 """
 
 from __future__ import annotations
@@ -63,8 +70,9 @@ __all__ = [
 ]
 
 
-#: Most points the CVXPY ground truth accepts: SCS needed 444 s (and ended inaccurate) for an
-#: equality MVU on 200 points on this machine, and Clarabel did not finish in 20 minutes.
+#: Most points the CVXPY ground truth accepts: interior-point work on an n×n cone grows steeply
+#: with n, and at a few hundred points neither SCS nor Clarabel reaches an accurate answer in minutes
+#: (BENCHMARKS.md, "MVU", exact MVU vs CVXPY).
 MAX_POINTS = 250
 
 #: Settings used unless overridden. SCS at its defaults (1e-4) is not a useful cross-check.

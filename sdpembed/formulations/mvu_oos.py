@@ -23,6 +23,11 @@ them the multipliers of ρ_i = ŷ_iᵀSŷ_i − D_i, so λ_i = sign ξ_i where �
 [−1, 1] and turned into the closed-form dual bound g(λ) of
 :func:`sdpembed.problems.mvu_oos.dual_bound` — the same code that certifies the hand-written
 solver.
+
+References
+----------
+.. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+   Pennsylvania, 2007. Implemented here: the out-of-sample SDP (3.30)–(3.33) of Sec. 3.1.10.
 """
 
 from __future__ import annotations

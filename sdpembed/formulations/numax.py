@@ -9,13 +9,19 @@ against.
 secants: with Π the orthogonal projector onto it, ΠPΠ ⪰ 0 keeps every v_iᵀPv_i and does not
 increase the trace. So the model is stated for P = Q P̃ Qᵀ with Q an orthonormal basis of
 that span (r = rank V columns) and P̃ ⪰ 0 of size r × r — the same SDP, exactly, but an
-interior-point solver then works on an r×r cone instead of N×N (Clarabel cannot hold the
-scaling matrix of a 256×256 cone in 24 GiB). ``reduce=False`` states (4) literally.
+interior-point solver then works on an r×r cone instead of N×N (the dense scaling matrix of an
+N×N cone has (N(N+1)/2)² entries: 8 GiB at N = 256). ``reduce=False`` states (4) literally.
 
 The two sides of the max-norm constraint are stated separately so that each has its own
 dual value: y = y⁺ − y⁻ is then turned into a certified lower bound by scaling it to
 I − 𝒜*(y) ⪰ 0 (:func:`sdpembed.problems.numax.certified_lower_bound`), exactly as for the
 hand-written solvers, so CVXPY's optimum and ours are certified by the same code.
+
+References
+----------
+.. [1] C. Hegde, A. C. Sankaranarayanan, W. Yin and R. G. Baraniuk, "NuMax: A convex approach for
+   learning near-isometric linear embeddings", IEEE Transactions on Signal Processing 63(22),
+   6109–6121, 2015. Implemented here: the SDP (4).
 """
 
 from __future__ import annotations
@@ -41,12 +47,13 @@ __all__ = [
 
 
 #: Settings used unless overridden. Clarabel's default targets (1e-8) stall at
-#: ``optimal_inaccurate`` on these dense SDPs (measured: 30 Gaussian points in R^20 stall at
+#: ``optimal_inaccurate`` on these dense SDPs (e.g. 30 Gaussian points in R^20 stall at
 #: a certified gap of 7.7e-8; a NuMax-Class digits instance at a gap of 7.3e-8 with no
 #: violation). Asking for gaps of 1e-6 and feasibility of 1e-7 — still two orders below every
 #: tolerance we check, and our own certificate reports what was reached — lets it certify
 #: at a stated accuracy. SCS runs at its own defaults.
-#: Most secants the CVXPY ground truth accepts (Clarabel needs hours and tens of GiB beyond).
+#: Most secants the CVXPY ground truth accepts (beyond, Clarabel's dense scaling matrices outgrow
+#: the memory of a workstation).
 MAX_SECANTS = 20000
 
 DEFAULT_OPTIONS = {

@@ -11,6 +11,12 @@ b_c = (…, −(1 − δ), …, 1 + δ, …) of (14) gives the form (15): 𝒜_c
 solve goes through the shared trace-minimisation model of :mod:`sdpembed.formulations.numax`
 with one-sided bounds (lo = 1 − δ, hi = ∞ for inter; lo = −∞, hi = 1 + δ for intra), which
 is (7) constraint for constraint and gives the certified dual bound and the span reduction.
+
+References
+----------
+.. [1] C. Hegde, A. C. Sankaranarayanan, W. Yin and R. G. Baraniuk, "NuMax: A convex approach for
+   learning near-isometric linear embeddings", IEEE Transactions on Signal Processing 63(22),
+   6109–6121, 2015. Implemented here: the SDP (7) and its form (15) with (14).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Problem (6) of the sparse-linear-model projection (Gkioulekas & Zickler, 002) in CVXPY — the
+"""Problem (6) of the sparse-linear-model projection (Gkioulekas & Zickler) in CVXPY — the
 ground truth of the closed form (7)–(8) in :mod:`sdpembed.linear.sparse_linear_model`.
 
 At M = N the rank constraint is void and (6) is a convex quadratic programme over the PSD cone:
@@ -12,6 +12,12 @@ can certify the answer.
 **Certificate.** The dual function of (6) is explicit for any Z ⪰ 0; it is evaluated at CVXPY's Z
 (projected onto the PSD cone) and at Z = 0 by :func:`sdpembed.problems.sparse_linear.sparse_linear_dual_bound`
 (derived in :mod:`sdpembed.problems.sparse_linear`).
+
+References
+----------
+.. [1] I. Gkioulekas and T. Zickler, "Dimensionality reduction using the sparse linear model",
+   Advances in Neural Information Processing Systems 24 (NIPS), 2011. Implemented here: problem (6)
+   and its closed form (7)–(8).
 """
 
 from __future__ import annotations

@@ -6,6 +6,11 @@
   connectivity and its linking procedure, bad-edge detection (Sec. 3.1.12), graph Laplacians.
 
 Every name is re-exported here: ``from sdpembed.graphs import neighborhood_graph``.
+
+References
+----------
+.. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+   Pennsylvania, 2007. Implemented here: (2.4)–(2.11) of Sec. 2.1.2, Table 3.1 and Sec. 3.1.12.
 """
 
 from .neighborhood import (

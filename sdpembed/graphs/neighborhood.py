@@ -20,6 +20,12 @@ lexicographically and without duplicates, and their squared lengths D_ij = ‖x_
 
 Duplicate points: they are each other's nearest neighbours at distance 0, so MVU pins them
 to the same output (D = 0); this is legitimate and kept, with a warning.
+
+References
+----------
+.. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+   Pennsylvania, 2007. Implemented here: step (I) of Table 3.1, the constraints (3.7)–(3.8), the
+   Laplacian (3.24) and the practical aspects of Sec. 3.1.12 (connectivity, bad edges).
 """
 
 from __future__ import annotations

@@ -1,9 +1,25 @@
 """The linear-embedding family: every method is a :class:`LinearEmbedding` learning Ψ (M, N).
 
-PCA (exact and randomized), random projections (Gaussian, Rademacher), LDA, ADAGIO (001), the
-sparse-linear-model projection (002), the factor Ψ = Λ^½Uᵀ of a learned PSD matrix (NuMax (5)),
-NuMax and NuMax-Class (the SDPs (4) and (7), :mod:`.numax`), and the dispatch table
-:data:`LINEAR_METHODS` / :func:`embed` over all of them.
+PCA (exact and randomized), random projections (Gaussian, Rademacher), LDA, ADAGIO (Błasiok &
+Tsourakakis), the sparse-linear-model projection (Gkioulekas & Zickler), the factor Ψ = Λ^½Uᵀ of
+a learned PSD matrix (NuMax (5)), NuMax and NuMax-Class (the SDPs (4) and (7), :mod:`.numax`),
+FroMax and NILE-Pro (Luo et al.), and the dispatch table :data:`LINEAR_METHODS` / :func:`embed`
+over all of them.
+
+References
+----------
+.. [1] C. Hegde, A. C. Sankaranarayanan, W. Yin and R. G. Baraniuk, "NuMax: A convex approach for
+   learning near-isometric linear embeddings", IEEE Transactions on Signal Processing 63(22),
+   6109–6121, 2015. Implemented here: the SDPs (4) and (7), the embedding (5).
+.. [2] J. Błasiok and C. E. Tsourakakis, "ADAGIO: Fast data-aware near-isometric linear
+   embeddings", Proceedings of the IEEE International Conference on Data Mining (ICDM), 2016.
+   Implemented here: Algorithm 1.
+.. [3] I. Gkioulekas and T. Zickler, "Dimensionality reduction using the sparse linear model",
+   Advances in Neural Information Processing Systems 24 (NIPS), 2011. Implemented here: (7)–(9),
+   (14)–(18).
+.. [4] J. Luo, K. Shapiro, H.-J. M. Shi, Q. Yang and K. Zhu, "Practical algorithms for learning
+   near-isometric linear embeddings", SIAM Undergraduate Research Online 9, 2016
+   (arXiv:1601.00062). Implemented here: Algorithms 1–4.
 """
 
 from .adagio import ADAGIO, adagio_projection, theorem2_jl_rows

@@ -1,4 +1,4 @@
-"""ADAGIO: PCA padded with Johnson–Lindenstrauss rows (Błasiok & Tsourakakis, 001, Algorithm 1).
+"""ADAGIO: PCA padded with Johnson–Lindenstrauss rows (Błasiok & Tsourakakis, Algorithm 1).
 
 Given an orthonormal P (s × N, PPᵀ = I; by default the top-s principal directions of the data)
 and a random S (k × N) with entries ±1/√k, every point w is mapped to
@@ -29,6 +29,15 @@ the n points QT, so Achlioptas' Theorem 1.1 (:func:`~sdpembed.linear.random_proj
 with distortion ε/2) gives an explicit k = ⌈(4 + 2β)/((ε/2)²/2 − (ε/2)³/3) · ln n⌉ that succeeds
 with probability at least 1 − n^(−β): :func:`theorem2_jl_rows`. The target dimension is then
 r = s + k = s + O(log|T| / ε²), as the theorem states.
+
+References
+----------
+.. [1] J. Błasiok and C. E. Tsourakakis, "ADAGIO: Fast data-aware near-isometric linear
+   embeddings", Proceedings of the IEEE International Conference on Data Mining (ICDM), 2016.
+   Implemented here: Algorithm 1 with (8), Theorem 2, the experimental set-up of Sec. 4.1.
+.. [2] D. Achlioptas, "Database-friendly random projections: Johnson–Lindenstrauss with binary
+   coins", Journal of Computer and System Sciences 66(4), 671–687, 2003. Implemented here: Theorem
+   1.1.
 """
 
 from __future__ import annotations
@@ -79,7 +88,7 @@ def adagio_projection(
     n_iter: int = 4,
     random_state=None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """ADAGIO's Ψ = [P; S(I − PᵀP)] (001, Algorithm 1) with r = ``n_components`` rows.
+    """ADAGIO's Ψ = [P; S(I − PᵀP)] (Algorithm 1) with r = ``n_components`` rows.
 
     Parameters
     ----------
@@ -140,7 +149,7 @@ def adagio_projection(
 
 
 class ADAGIO(LinearEmbedding):
-    """ADAGIO (001, Algorithm 1): top principal directions padded with JL rows on their complement.
+    """ADAGIO (Błasiok & Tsourakakis, Algorithm 1): top principal directions padded with JL rows on their complement.
 
     Parameters
     ----------

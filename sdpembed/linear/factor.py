@@ -6,6 +6,12 @@ v, vᵀPv − ‖Ψv‖² = Σ_{j>M} λ_j (u_jᵀv)² ∈ [0, Σ_{j>M} λ_j], so
 constraint of P up to ``tail_tol`` (on the lower side only). The default 1e-6 is below the
 feasibility tolerance of our solvers and above the eigenvalue noise of interior-point
 solutions.
+
+References
+----------
+.. [1] C. Hegde, A. C. Sankaranarayanan, W. Yin and R. G. Baraniuk, "NuMax: A convex approach for
+   learning near-isometric linear embeddings", IEEE Transactions on Signal Processing 63(22),
+   6109–6121, 2015. Implemented here: the embedding (5).
 """
 
 from __future__ import annotations

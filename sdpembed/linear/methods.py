@@ -32,6 +32,15 @@ its ``n_components_`` may be below M (the NuMax rank need not take every value);
 near-isometric on the training secants with that δ. The rank is non-increasing in δ in
 practice but not provably, so the bisection finds a threshold, not necessarily the global
 smallest δ.
+
+References
+----------
+.. [1] C. Hegde, A. C. Sankaranarayanan, W. Yin and R. G. Baraniuk, "NuMax: A convex approach for
+   learning near-isometric linear embeddings", IEEE Transactions on Signal Processing 63(22),
+   6109–6121, 2015. Implemented here: the RIP (2), the SDP (4), Fig. 3(a).
+.. [2] J. Błasiok and C. E. Tsourakakis, "ADAGIO: Fast data-aware near-isometric linear
+   embeddings", Proceedings of the IEEE International Conference on Data Mining (ICDM), 2016.
+   Implemented here: the distortion (2)–(3), Table 3.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
-"""FroMax and NILE-Pro as linear embeddings (Luo et al., paper 003).
+"""FroMax and NILE-Pro as linear embeddings (Luo, Shapiro, Shi, Yang & Zhu).
 
 Both learn a map Ψ (M, N) whose squared norms on the training secants stay within 1 ± δ
-(the RIP (2.1) of 003), by non-convex ADMM (:mod:`sdpembed.solvers.fromax`, Algorithm 1;
+(the RIP (2.1) of Luo et al.), by non-convex ADMM (:mod:`sdpembed.solvers.fromax`, Algorithm 1;
 :mod:`sdpembed.solvers.nilepro`, Algorithm 2). With ``n_components`` the rank is fixed;
 without it the rank is found by rank adjustment (Algorithm 3,
 :mod:`sdpembed.solvers.rank_adjust`). The secants are all pairs of the training points,
@@ -10,6 +10,13 @@ sample of ``n_secants`` pairs.
 
 There is no certificate: ``isometry_constant_`` reports the distortion actually achieved on
 the training secants, and a ``ConvergenceWarning`` is raised when it exceeds ``delta``.
+
+References
+----------
+.. [1] J. Luo, K. Shapiro, H.-J. M. Shi, Q. Yang and K. Zhu, "Practical algorithms for learning
+   near-isometric linear embeddings", SIAM Undergraduate Research Online 9, 2016
+   (arXiv:1601.00062). Implemented here: the RIP (2.1), FroMax (Algorithm 1), NILE-Pro (Algorithm
+   2), rank adjustment (Algorithm 3) and column generation (Algorithm 4).
 """
 
 from __future__ import annotations
@@ -86,10 +93,10 @@ _COMMON_PARAMETERS = """delta : float, default=0.1
         Requested isometry constant δ ∈ (0, 1): every training secant v should keep
         ‖Ψv‖² within 1 ± δ.
     n_components : int, optional
-        Fix the rank M. By default M is found by rank adjustment (Algorithm 3 of 003).
+        Fix the rank M. By default M is found by rank adjustment (Algorithm 3 of Luo et al.).
     n_secants : int, optional
         Use a seeded sample of this many pairs (solved directly) instead of all pairs
-        (column generation, Algorithm 4 of 003).
+        (column generation, Algorithm 4 of Luo et al.).
     initial_rank : int, optional
         R₀ of the rank adjustment (default: the smallest rank at which the scaled principal
         directions of the secants already meet δ).
@@ -121,7 +128,7 @@ _ATTRIBUTES = """components_ : ndarray of shape (n_components_, n_features_in_)
 
 
 class FroMax(_NearIsometric):
-    __doc__ = f"""Near-isometric linear embedding by FroMax (003, Sec. 3, Algorithm 1).
+    __doc__ = f"""Near-isometric linear embedding by FroMax (Luo et al., Sec. 3, Algorithm 1).
 
     Frobenius-norm matrix factorisation P ≈ XY, Y = Xᵀ = Ψ, under the NuMax box
     |vᵀPv − 1| ≤ δ, solved by ADMM (:func:`~sdpembed.solvers.fromax.fromax`).
@@ -187,7 +194,7 @@ class FroMax(_NearIsometric):
 
 
 class NILEPro(_NearIsometric):
-    __doc__ = f"""Near-isometric linear embedding by NILE-Pro (003, Sec. 4, Algorithm 2).
+    __doc__ = f"""Near-isometric linear embedding by NILE-Pro (Luo et al., Sec. 4, Algorithm 2).
 
     Minimises the worst distortion ‖𝒜(ΨᵀΨ) − 1‖_∞ of a rank-M map directly, by ADMM with a
     Moreau (ℓ₁-ball) step (:func:`~sdpembed.solvers.nilepro.nilepro`).

@@ -4,6 +4,13 @@
 of the training points, solves the SDP (4) (column generation over all pairs, or the ADMM on a
 sample) and keeps Ψ = Λ_M^½ U_Mᵀ (5) as ``components_``. :class:`NuMaxClass` does the same
 for the class-specific SDP (7) from labelled points.
+
+References
+----------
+.. [1] C. Hegde, A. C. Sankaranarayanan, W. Yin and R. G. Baraniuk, "NuMax: A convex approach for
+   learning near-isometric linear embeddings", IEEE Transactions on Signal Processing 63(22),
+   6109–6121, 2015. Implemented here: the secants (1), the SDPs (4) and (7)/(15), the embedding
+   (5), Algorithms 1–3.
 """
 
 from __future__ import annotations

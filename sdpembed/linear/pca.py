@@ -6,7 +6,19 @@ data points the usual centred PCA applies. The two agree on all pairs: for point
 uncentred PCA of their (unnormalised) secants. PCA is a contraction: ‖Ψv‖ ≤ ‖v‖.
 
 Two solvers: the exact SVD, and the randomized range finder of Halko, Martinsson and Tropp
-(2011) — ADAGIO's "randomized PCA" (001, Sec. 4.4–4.5, refs [18], [31]).
+(2011) — ADAGIO's "randomized PCA" (Sec. 4.4–4.5 of the ADAGIO paper, its refs [18], [31]).
+
+References
+----------
+.. [1] N. Halko, P.-G. Martinsson and J. A. Tropp, "Finding structure with randomness:
+   probabilistic algorithms for constructing approximate matrix decompositions", SIAM Review 53(2),
+   217–288, 2011. Implemented here: Algorithms 4.4 and 5.1.
+.. [2] C. Hegde, A. C. Sankaranarayanan, W. Yin and R. G. Baraniuk, "NuMax: A convex approach for
+   learning near-isometric linear embeddings", IEEE Transactions on Signal Processing 63(22),
+   6109–6121, 2015. Implemented here: PCA on the secants, Sec. 5.1.
+.. [3] J. Błasiok and C. E. Tsourakakis, "ADAGIO: Fast data-aware near-isometric linear
+   embeddings", Proceedings of the IEEE International Conference on Data Mining (ICDM), 2016.
+   Implemented here: randomized PCA, Sec. 4.4–4.5.
 """
 
 from __future__ import annotations

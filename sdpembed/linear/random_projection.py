@@ -6,6 +6,18 @@
 
 :func:`jl_dimension` is the explicit number of rows of Achlioptas' Theorem 1.1 that ADAGIO's
 Lemma 1 states only up to a constant, k = Ω(δ⁻² log(|T|/γ)).
+
+References
+----------
+.. [1] C. Hegde, A. C. Sankaranarayanan, W. Yin and R. G. Baraniuk, "NuMax: A convex approach for
+   learning near-isometric linear embeddings", IEEE Transactions on Signal Processing 63(22),
+   6109–6121, 2015. Implemented here: Lemma 1.
+.. [2] J. Błasiok and C. E. Tsourakakis, "ADAGIO: Fast data-aware near-isometric linear
+   embeddings", Proceedings of the IEEE International Conference on Data Mining (ICDM), 2016.
+   Implemented here: Lemma 1.
+.. [3] D. Achlioptas, "Database-friendly random projections: Johnson–Lindenstrauss with binary
+   coins", Journal of Computer and System Sciences 66(4), 671–687, 2003. Implemented here: Theorem
+   1.1.
 """
 
 from __future__ import annotations

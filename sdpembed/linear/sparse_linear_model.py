@@ -1,4 +1,4 @@
-"""Dimensionality reduction with the sparse linear model (Gkioulekas & Zickler, 002).
+"""Dimensionality reduction with the sparse linear model (Gkioulekas & Zickler).
 
 Signals follow x = D a + ε (1) with a dictionary D (N × K), codes a_i i.i.d. Laplace of scale τ
 (2) and white noise ε ~ N(0, σ²I). The projection L (M × N) is chosen to preserve, in
@@ -32,6 +32,13 @@ Gram matrix K_DD = U Λ Uᵀ (K × K), the optimum is S = (DB) ⊗ (DB) (15) wit
 
 and x ↦ y = Bᵀ K_D(x), K_D(x) = (k(d_i, x))_{i=1..K} (the PDF writes the index bound as M; it
 runs over all K atoms). With the linear kernel this is (7) again, up to a rotation.
+
+References
+----------
+.. [1] I. Gkioulekas and T. Zickler, "Dimensionality reduction using the sparse linear model",
+   Advances in Neural Information Processing Systems 24 (NIPS), 2011. Implemented here: the model
+   (1)–(2), the problem (4)–(6), the closed form (7)–(9) and the kernel extension (14)–(18) of Sec.
+   3.2.
 """
 
 from __future__ import annotations
@@ -197,7 +204,7 @@ def _dictionary_and_levels(est, X: np.ndarray) -> tuple[np.ndarray, float, float
 
 
 class SparseLinearProjection(LinearEmbedding):
-    """The sparse-linear-model projection (002, (7)–(9)) as a :class:`LinearEmbedding`.
+    """The sparse-linear-model projection (Gkioulekas & Zickler, (7)–(9)) as a :class:`LinearEmbedding`.
 
     Parameters
     ----------
@@ -269,7 +276,7 @@ class SparseLinearProjection(LinearEmbedding):
 
 
 class KernelSparseLinearProjection(TransformerMixin, BaseEstimator):
-    """The kernel extension (002, Sec. 3.2, (17)–(18)): x ↦ Bᵀ K_D(x), a nonlinear map.
+    """The kernel extension (Gkioulekas & Zickler, Sec. 3.2, (17)–(18)): x ↦ Bᵀ K_D(x), a nonlinear map.
 
     The dictionary is given by pre-images d_i ∈ R^N of its atoms (Sec. 3.3, D = {Φ(d_i)}), so
     K_DD[i, j] = k(d_i, d_j) and K_D(x) = (k(d_i, x))_i. Kernel dictionary learning (the

@@ -4,6 +4,11 @@ embedding). The linear maps, NuMax and NuMax-Class among them, are in :mod:`sdpe
 
 Importing this package imports CVXPY (MultiMetricLMNN's ground truth), so ``sdpembed`` loads it
 lazily.
+
+References
+----------
+.. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+   Pennsylvania, 2007. Implemented here: LMNN (ch. 2), MVU (Sec. 3.1).
 """
 
 from .lmnn import LMNN, MultiMetricLMNN

@@ -11,6 +11,13 @@ sklearn digits PCA of Lx is the better reduction at small r — see ``notebooks/
 
 :class:`MultiMetricLMNN` learns one metric per class with the SDP (2.17) and classifies by kNN
 under the class-dependent distance D̂(x_t, x_j) = (x_t − x_j)ᵀ M^{y_j} (x_t − x_j).
+
+References
+----------
+.. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+   Pennsylvania, 2007. Implemented here: the SDP (2.11), the factor (2.9), the distance (2.10),
+   energy classification (2.12), multiple metrics (2.17) and LMNN for dimensionality reduction,
+   Sec. 2.1.8.
 """
 
 from __future__ import annotations

@@ -7,6 +7,12 @@ style.
 large-scale variational MVU with refinement, Sec. 3.1.8) and the spectral step (3.20)–(3.21).
 ``transform`` places new inputs by the out-of-sample SDP of Sec. 3.1.10
 (:func:`sdpembed.solvers.mvu_oos.place_points`).
+
+References
+----------
+.. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+   Pennsylvania, 2007. Implemented here: Table 3.1, the spectral step (3.20)–(3.21), variational
+   MVU (Sec. 3.1.8) and the out-of-sample SDP (Sec. 3.1.10).
 """
 
 from __future__ import annotations

@@ -6,6 +6,17 @@ they import it and never each other.
 ``numax`` (NuMax and NuMax-Class), ``lmnn`` (LMNN and its multi-metric version), ``mvu``,
 ``mvu_oos`` (the out-of-sample SDP of MVU) and ``sparse_linear`` (problem (6) of the
 sparse-linear-model projection).
+
+References
+----------
+.. [1] C. Hegde, A. C. Sankaranarayanan, W. Yin and R. G. Baraniuk, "NuMax: A convex approach for
+   learning near-isometric linear embeddings", IEEE Transactions on Signal Processing 63(22),
+   6109–6121, 2015. Implemented here: the SDPs (4) and (7).
+.. [2] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+   Pennsylvania, 2007. Implemented here: the SDPs (2.11), (2.17), Sec. 3.1.4–3.1.11.
+.. [3] I. Gkioulekas and T. Zickler, "Dimensionality reduction using the sparse linear model",
+   Advances in Neural Information Processing Systems 24 (NIPS), 2011. Implemented here: problem
+   (6).
 """
 
 from .base import Instance

@@ -17,6 +17,12 @@ C_c(α) = (1 − μ) P_c + Σ_t α_t ([y_i = c] C_ij − [y_l = c] C_il), so Σ�
 every C_c(α) ⪰ 0; otherwise α is scaled down (largest t with all (1 − μ)P_c + t(C_c(α) −
 (1 − μ)P_c) ⪰ 0) or the trace bound tr M^c ≤ U / ((1 − μ) λ_min(P_c)) is used. Rounding errors
 are accounted for as in the single-metric bound.
+
+References
+----------
+.. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+   Pennsylvania, 2007. Implemented here: the loss (2.5)–(2.11), the slack SDP of Sec. 2.1.3, the
+   gradient (2.14), the projection (2.16) and the multi-metric SDP (2.17).
 """
 
 from __future__ import annotations

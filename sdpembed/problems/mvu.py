@@ -30,6 +30,12 @@ concave. The smaller yᵀD is an upper bound on the optimum whether or not the r
 The slack variant is bounded iff ω·λ₂(L₁) ≥ 1 − ω (λ₂(L₁) the algebraic connectivity of the
 unit-weight graph; L(y) ⪯ L(ω1) for y ≤ ω1): otherwise stretching every edge pays, and the
 solver reports ``unbounded``.
+
+References
+----------
+.. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+   Pennsylvania, 2007. Implemented here: the MVU SDP (3.11)–(3.15) of Sec. 3.1.4, the relaxations
+   of Sec. 3.1.6, the minimum-trace variant of Sec. 3.1.11, the Laplacian (3.24).
 """
 
 from __future__ import annotations
@@ -241,7 +247,7 @@ class MVUInstance(Instance):
 
 _EPS = np.finfo(np.float64).eps
 
-#: Largest n for which the certificate's dense eigenvalue problem is run (O(n³), ~10 s at 4000).
+#: Largest n for which the certificate's dense eigenvalue problem is run (O(n³) time, O(n²) memory).
 DUAL_DENSE_LIMIT = 4000
 
 

@@ -52,6 +52,11 @@ and a rounding allowance subtracted, so the bound survives floating point.
 
 At an optimum the KKT conditions read λ_i = sign ρ_i where ρ_i ≠ 0, μ = 1 + 1ᵀλ,
 μ y = Yᵀλ and μ (s − ‖y‖²) = 0: when μ > 0 the optimal S has rank r (s = ‖y‖²).
+
+References
+----------
+.. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+   Pennsylvania, 2007. Implemented here: the out-of-sample SDP (3.30)–(3.33) of Sec. 3.1.10.
 """
 
 from __future__ import annotations

@@ -19,6 +19,13 @@ with ``lo = 1−δ, hi = 1+δ`` for NuMax (4), and one-sided bounds for NuMax-Cl
 
 so any ``y`` (of the right signs) scaled by ``1/λ_max(𝒜*(y))`` gives a certified lower
 bound on the optimum of (*): :func:`certified_lower_bound`.
+
+References
+----------
+.. [1] C. Hegde, A. C. Sankaranarayanan, W. Yin and R. G. Baraniuk, "NuMax: A convex approach for
+   learning near-isometric linear embeddings", IEEE Transactions on Signal Processing 63(22),
+   6109–6121, 2015. Implemented here: the secants (1), the operator of Sec. 3.1, the SDPs (4) and
+   (7)/(15) with (14), the adjoint in (13).
 """
 
 from __future__ import annotations

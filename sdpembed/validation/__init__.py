@@ -1,6 +1,16 @@
 """Certificates and metrics: `certify` a solution, measure a linear map's isometry (re-exported
 from :mod:`sdpembed.isometry`), and the isometry curves of the linear-embedding family
-(`isometry_curve`)."""
+(`isometry_curve`).
+
+References
+----------
+.. [1] C. Hegde, A. C. Sankaranarayanan, W. Yin and R. G. Baraniuk, "NuMax: A convex approach for
+   learning near-isometric linear embeddings", IEEE Transactions on Signal Processing 63(22),
+   6109–6121, 2015. Implemented here: the RIP (2), Fig. 3(a).
+.. [2] J. Błasiok and C. E. Tsourakakis, "ADAGIO: Fast data-aware near-isometric linear
+   embeddings", Proceedings of the IEEE International Conference on Data Mining (ICDM), 2016.
+   Implemented here: the distortion (2)–(3).
+"""
 
 from ..isometry import (
     MEASURES,

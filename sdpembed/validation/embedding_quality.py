@@ -12,6 +12,12 @@ one global scale.
 
 The spectral step (3.20)–(3.21) that turns K into outputs is
 :func:`sdpembed.solvers.mvu_spectral.spectral_embedding`.
+
+References
+----------
+.. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+   Pennsylvania, 2007. Implemented here: the eigenvalue spectra of Sec. 3.1.4 and the quality
+   measures (3.27)–(3.29) of Sec. 3.1.9.
 """
 
 from __future__ import annotations

@@ -16,6 +16,15 @@ Methods with a native δ (NuMax, NuMax-Class) are fitted at each M by the smalle
 :func:`sdpembed.linear.select_delta` (several solves per M), or — with ``native_deltas`` — once
 per given δ, the point then sitting at the dimension M = rank that δ produced (how NuMax's own
 curve in Fig. 3(a) is drawn).
+
+References
+----------
+.. [1] C. Hegde, A. C. Sankaranarayanan, W. Yin and R. G. Baraniuk, "NuMax: A convex approach for
+   learning near-isometric linear embeddings", IEEE Transactions on Signal Processing 63(22),
+   6109–6121, 2015. Implemented here: the RIP (2), Fig. 3(a) and Fig. 10(b).
+.. [2] J. Błasiok and C. E. Tsourakakis, "ADAGIO: Fast data-aware near-isometric linear
+   embeddings", Proceedings of the IEEE International Conference on Data Mining (ICDM), 2016.
+   Implemented here: the distortion (3), Fig. 6.
 """
 
 from __future__ import annotations

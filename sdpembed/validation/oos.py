@@ -14,6 +14,18 @@ Weinberger's thesis, Sec. 3.1.10.
   the split X = A ∪ B ∪ C, |A| = |B|, of the evaluation (after Bengio et al. 2004 [8]).
 
 Points are rows throughout (the thesis writes them as columns: X ≈ QY there is X ≈ Y Qᵀ here).
+
+References
+----------
+.. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+   Pennsylvania, 2007. Implemented here: Sec. 3.1.10: the out-of-sample SDP, the patch energy
+   (3.26) and the consistency (3.34).
+.. [2] L. K. Saul and S. T. Roweis, "Think globally, fit locally: unsupervised learning of low
+   dimensional manifolds", Journal of Machine Learning Research 4, 119–155, 2003. Implemented here:
+   the reconstruction weights, eq. (2)–(3).
+.. [3] Y. Bengio, J.-F. Paiement, P. Vincent, O. Delalleau, N. Le Roux and M. Ouimet,
+   "Out-of-sample extensions for LLE, Isomap, MDS, Eigenmaps, and spectral clustering", Advances in
+   Neural Information Processing Systems 16 (NIPS), 2004. Implemented here: the evaluation split.
 """
 
 from __future__ import annotations

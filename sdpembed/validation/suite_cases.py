@@ -5,8 +5,8 @@ About five instances per problem — and per variant for MVU — from tiny to me
 bounded by the suite's contract: ``sdpembed suite build`` regenerates every instance and
 certifies it with Clarabel and a second solver inside the test suite, in a few minutes on two
 cores, so the largest instances have a few hundred secants in dimension 64, 7,200 LMNN
-triplets or 40 MVU points. Every case was checked to be solved to a certified optimum by both
-solvers (the MVU graphs in particular: rigid neighbourhood graphs "lock up" the equality SDP,
+triplets or 40 MVU points. Every case is solved to a certified optimum by both solvers
+(``suite build`` checks it; the MVU graphs in particular: rigid neighbourhood graphs "lock up" the equality SDP,
 Sec. 3.1.12, and are avoided). The equality SDPs of trefoil12 and scurve28-angles come closest:
 they have no interior point (no feasible K is definite on 1⊥), which interior-point solvers
 reach less accurately; their optima are certified all the same.
