@@ -44,8 +44,8 @@ from sdpembed.datasets import s_curve, sensor_network, swiss_roll
 from sdpembed.formulations.mvu import solve_mvu_cvxpy
 from sdpembed.graphs import connected_components, link_components, neighborhood_graph
 from sdpembed.problems import MVUInstance
-from sdpembed.solvers.mvu_ipm import solve_mvu_ipm
-from sdpembed.solvers.mvu_variational import variational_mvu
+from sdpembed.solvers.mvu.ipm import solve_mvu_ipm
+from sdpembed.solvers.mvu.variational import variational_mvu
 from sdpembed.validation.embedding_quality import local_continuity, local_trust, neighborhood_intersection
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -198,7 +198,7 @@ def scale_part(n_roll: int, n_sensors: int, seed: int) -> list[dict]:
 def _scale_run(name, edges, D, truth, t_graph, unit, unit_name, note="") -> dict:
     n = truth.shape[0]
     result = variational_mvu(edges, D, n, n_components=2)
-    from sdpembed.solvers.mvu_variational import _principal
+    from sdpembed.solvers.mvu.variational import _principal
 
     before = procrustes_errors(_principal(result.sdp_embedding, 2), truth)
     after = procrustes_errors(result.embedding, truth)

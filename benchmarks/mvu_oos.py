@@ -35,8 +35,8 @@ from sdpembed.graphs import neighborhood_graph
 from sdpembed.models import MVU
 from sdpembed.problems import MVUOOSInstance
 from sdpembed.registry import solve
-from sdpembed.solvers.mvu_oos import neighbour_arrays, place_points, refine_points
-from sdpembed.solvers.mvu_variational import variational_mvu
+from sdpembed.solvers.mvu.oos import neighbour_arrays, place_points, refine_points
+from sdpembed.solvers.mvu.variational import variational_mvu
 from sdpembed.validation.oos import OOS_METHODS, consistency_ratio, lle_place, split_abc
 
 ROOT = Path(__file__).resolve().parent.parent

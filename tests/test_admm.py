@@ -5,7 +5,7 @@ import pytest
 
 from sdpembed import NuMaxInstance, solve
 from sdpembed.problems.numax import SecantOperator
-from sdpembed.solvers.numax_admm import _shrink_eigenvalues, box_trace_admm, least_squares_step, secant_span
+from sdpembed.solvers.numax.admm import _shrink_eigenvalues, box_trace_admm, least_squares_step, secant_span
 
 
 @pytest.mark.parametrize("beta", [0.3, 0.7, 2.0])
@@ -170,7 +170,7 @@ def test_unknown_method():
 def test_inverse_updates_match_a_fresh_inverse():
     """Appending rows to, and deleting rows from, (I + 𝒜𝒜*)⁻¹ give the inverse of the new matrix."""
     from sdpembed.problems.numax import SecantOperator
-    from sdpembed.solvers.numax_admm import _least_squares_inverse, restrict_inverse
+    from sdpembed.solvers.numax.admm import _least_squares_inverse, restrict_inverse
 
     rng = np.random.default_rng(5)
     V = rng.standard_normal((60, 7))

@@ -6,7 +6,7 @@ import pytest
 from sdpembed import NuMaxInstance, solve
 from sdpembed.datasets import gaussian_points, translating_squares
 from sdpembed.secants import all_secants
-from sdpembed.solvers.column_generation import (
+from sdpembed.solvers.numax.column_generation import (
     PairDistances,
     column_generation,
     scan_pair_violations,

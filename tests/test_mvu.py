@@ -18,9 +18,9 @@ from sdpembed.models import MVU
 from sdpembed.problems import MVUInstance
 from sdpembed.problems.mvu import dual_bound
 from sdpembed.results import GroundTruthTooLarge
-from sdpembed.solvers.mvu_ipm import centered_basis, solve_mvu_ipm
-from sdpembed.solvers.mvu_spectral import spectral_embedding
-from sdpembed.solvers.mvu_variational import local_energy, variational_mvu
+from sdpembed.solvers.mvu.ipm import centered_basis, solve_mvu_ipm
+from sdpembed.solvers.mvu.spectral import spectral_embedding
+from sdpembed.solvers.mvu.variational import local_energy, variational_mvu
 from sdpembed.validation import certify
 from sdpembed.validation.embedding_quality import (
     eigenvalue_spectrum,

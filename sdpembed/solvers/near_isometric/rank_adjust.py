@@ -26,14 +26,14 @@ from Ψ₀; stop at the first rank where the method fails and return the last ma
   interval, found by bisection, and we jump to its least element. With truncation restarts and
   steps of one, Algorithm 3 would walk through each with zero-iteration runs to the same map.
 * **R₀** defaults to the smallest M at which the scaled leading principal directions of the
-  secants already meet δ (:func:`~sdpembed.solvers._nonconvex.pca_feasible_rank`; found by
+  secants already meet δ (:func:`~sdpembed.solvers.near_isometric.nonconvex.pca_feasible_rank`; found by
   bisection, the test is monotone in M), so the first run succeeds at once; 003 only asks for
   R₀ "sufficiently large".
 
 **Algorithm 4 (FroMax/NILE-Pro CG).** The method is solved on a working set of pairs, all
 pairs are scanned for violators, the worst are added, and the method is run again
 warm-started — through the same driver as NuMax-CG
-(:func:`~sdpembed.solvers.column_generation.run_column_generation`), whose scan is exact.
+(:func:`~sdpembed.solvers.numax.column_generation.run_column_generation`), whose scan is exact.
 There is no certificate: a run ends ``converged`` when the final scan proves that every pair
 is within δ (to ``feas_tol``), and the reported ``isometry`` is measured on all pairs.
 
@@ -70,10 +70,19 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import as_matrix, check_delta, check_positive_int, check_random_state
-from ..problems.numax import PairSecantOperator, SecantOperator
-from ..secants import pair_count, pairs_from_linear_index
-from ._nonconvex import (
+from ..._validate import as_matrix, check_delta, check_positive_int, check_random_state
+from ...problems.numax import PairSecantOperator, SecantOperator
+from ...secants import pair_count, pairs_from_linear_index
+from ..numax.column_generation import (
+    RestrictedResult,
+    _factor_values,
+    _initial_working_set,
+    run_column_generation,
+    scan_pair_violations,
+)
+from .fromax import fromax
+from .nilepro import nilepro
+from .nonconvex import (
     ACCEPT_RTOL,
     NONCONVEX_STATUSES,
     FactorOps,
@@ -84,15 +93,6 @@ from ._nonconvex import (
     pca_feasible_rank,
     truncate_map,
 )
-from .column_generation import (
-    RestrictedResult,
-    _factor_values,
-    _initial_working_set,
-    run_column_generation,
-    scan_pair_violations,
-)
-from .fromax import fromax
-from .nilepro import nilepro
 
 __all__ = ["METHODS", "rank_adjust", "near_isometric_cg", "rank_adjust_cg", "pair_gram", "pair_isometry"]
 
@@ -267,8 +267,8 @@ def rank_adjust(
     verbose : bool or int
         One line per rank step (and the method's own progress if an int > 1 is given).
     **options
-        Options of :func:`~sdpembed.solvers.fromax.fromax` or
-        :func:`~sdpembed.solvers.nilepro.nilepro` (``max_iter``, ``beta``, ...).
+        Options of :func:`~sdpembed.solvers.near_isometric.fromax.fromax` or
+        :func:`~sdpembed.solvers.near_isometric.nilepro.nilepro` (``max_iter``, ``beta``, ...).
 
     Returns
     -------
@@ -328,7 +328,7 @@ def pair_gram(X: np.ndarray, block_rows: int = 1024) -> np.ndarray:
 def pair_isometry(X: np.ndarray, Psi: np.ndarray, *, block_rows: int | None = None) -> tuple[float, int]:
     """max over all pairs of distinct rows of |‖Ψ(x_i − x_j)‖² / ‖x_i − x_j‖² − 1|, and the number of pairs.
 
-    One scan of :func:`~sdpembed.solvers.column_generation.scan_pair_violations` through Gram
+    One scan of :func:`~sdpembed.solvers.numax.column_generation.scan_pair_violations` through Gram
     matrices: an upper bound that exceeds the exact value by at most the scan's rounding
     bound (about 1e-12 on image data).
     """
@@ -390,7 +390,8 @@ def _start_map_of_points(X: np.ndarray, rank: int, initial_map: np.ndarray | str
 
 
 def _centre_on_pairs(X: np.ndarray, Psi: np.ndarray, working: np.ndarray) -> float:
-    """:func:`~sdpembed.solvers._nonconvex.centre_scale` of Ψ on the pairs ``working`` (linear indices)."""
+    """:func:`~sdpembed.solvers.near_isometric.nonconvex.centre_scale` of Ψ on the pairs ``working``
+    (linear indices)."""
     i, j = pairs_from_linear_index(working, X.shape[0])
     D = X[i] - X[j]
     keep = np.any(D != 0.0, axis=1)
@@ -434,7 +435,7 @@ def near_isometric_cg(
     working_set : ndarray of int, optional
         Linear pair indices of the first working set (default: neighbours and random pairs).
     initial_pairs, initial_neighbors, max_add, max_rounds, block_rows
-        As for :func:`~sdpembed.solvers.column_generation.column_generation`.
+        As for :func:`~sdpembed.solvers.numax.column_generation.column_generation`.
     keep_tol, keep_multiplier : float
         Working pairs within ``keep_tol`` of a bound, or whose multiplier exceeds
         ``keep_multiplier`` times the largest, stay. By default (``keep_tol=inf``) no pair

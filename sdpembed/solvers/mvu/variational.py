@@ -33,10 +33,10 @@ import numpy as np
 import scipy.sparse.linalg as spla
 from threadpoolctl import threadpool_limits
 
-from .._validate import check_positive_int
-from ..graphs import check_connected, check_edges, graph_laplacian
-from ..problems.mvu import incidence_matrix
-from .lbfgs import minimize_lbfgs
+from ..._validate import check_positive_int
+from ...graphs import check_connected, check_edges, graph_laplacian
+from ...problems.mvu import incidence_matrix
+from ..lbfgs import minimize_lbfgs
 
 __all__ = ["VariationalResult", "laplacian_basis", "local_energy", "refine_outputs", "variational_mvu"]
 
@@ -236,7 +236,7 @@ def variational_mvu(
 def _variational(edges, sqdist, n, n_components, n_basis, omega, refine, refine_full, max_iter, solver,
                  verbose) -> VariationalResult:
     """The body of :func:`variational_mvu`."""
-    from ..formulations.mvu import solve_variational_sdp
+    from ...formulations.mvu import solve_variational_sdp
 
     t0 = time.perf_counter()
     n = check_positive_int(n, "n", minimum=3)

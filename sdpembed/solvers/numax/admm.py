@@ -51,10 +51,10 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
-from .._validate import as_matrix, check_positive_int
-from ..problems.numax import SecantOperator, box_violation, certified_lower_bound, check_bounds, secant_span
-from ..results import SolveResult, relative_gap
-from ._least_squares import cholesky_factor, gram_rows, idle_core_threads, inverse_from_cholesky
+from ..._validate import as_matrix, check_positive_int
+from ...problems.numax import SecantOperator, box_violation, certified_lower_bound, check_bounds, secant_span
+from ...results import SolveResult, relative_gap
+from .least_squares import cholesky_factor, gram_rows, idle_core_threads, inverse_from_cholesky
 
 __all__ = [
     "ADMMState",
@@ -89,7 +89,7 @@ class ADMMState:
     #: new secants instead of O(S³). 𝒜𝒜* = (VVᵀ)∘(VVᵀ) does not depend on the basis.
     K_inv: np.ndarray | None = None
     #: 𝒜𝒜* = (VVᵀ)∘(VVᵀ) of the first len(gram) secants of the next run, if known: only the
-    #: new secants' rows are computed (:func:`~sdpembed.solvers._least_squares.extend_gram`).
+    #: new secants' rows are computed (:func:`~sdpembed.solvers.numax.least_squares.extend_gram`).
     gram: np.ndarray | None = None
     #: increasing indices into ``gram`` of the first secants of the next run (None: its leading
     #: rows, all of them); the restriction is made while the next run copies ``gram``

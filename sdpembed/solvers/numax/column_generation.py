@@ -40,12 +40,12 @@ from typing import Any, Protocol
 import numpy as np
 from sklearn.neighbors import NearestNeighbors
 
-from .._validate import as_matrix, check_positive_int, check_random_state
-from ..problems.numax import PairSecantOperator
-from ..results import SolveResult, relative_gap
-from ..secants import linear_index_of_pairs, pair_count, pairs_from_linear_index
-from .numax_admm import ADMMState, box_trace_admm, restrict_inverse, update_is_cheaper
-from .numax_admm_pairs import pair_trace_admm
+from ..._validate import as_matrix, check_positive_int, check_random_state
+from ...problems.numax import PairSecantOperator
+from ...results import SolveResult, relative_gap
+from ...secants import linear_index_of_pairs, pair_count, pairs_from_linear_index
+from .admm import ADMMState, box_trace_admm, restrict_inverse, update_is_cheaper
+from .admm_pairs import pair_trace_admm
 
 __all__ = [
     "PairBounds",
@@ -340,7 +340,7 @@ class RestrictedSolver(Protocol):
     (true for the NuMax SDP: multipliers outside the working set are zero); only then can the
     driver report ``optimal``. A solver whose ``solve`` also takes a keyword ``monitor`` (the
     worst violation outside the working set for a factor Ψ, see
-    :func:`~sdpembed.solvers.numax_admm_pairs.pair_trace_admm`) says so with ``monitors = True``;
+    :func:`~sdpembed.solvers.numax.admm_pairs.pair_trace_admm`) says so with ``monitors = True``;
     the driver then passes one in the tight rounds.
     """
 
@@ -390,8 +390,8 @@ class ColumnGenerationRun:
 class _NuMaxADMM:
     """The NuMax ADMM as the inner solver of NuMax-CG: loose or tight options, warm starts that
     reuse (I + 𝒜𝒜*)⁻¹ of kept pairs. ``implicit`` selects
-    :func:`~sdpembed.solvers.numax_admm_pairs.pair_trace_admm` (implicit iterates, partial
-    eigensolver), otherwise :func:`~sdpembed.solvers.numax_admm.box_trace_admm`."""
+    :func:`~sdpembed.solvers.numax.admm_pairs.pair_trace_admm` (implicit iterates, partial
+    eigensolver), otherwise :func:`~sdpembed.solvers.numax.admm.box_trace_admm`."""
 
     certified = True
 
@@ -677,7 +677,7 @@ def column_generation(
         accuracy (and violators are those above it). Then every further round is solved to
         ``feas_tol``/``gap_tol``, so the certificate is unchanged. ``None`` solves every round
         tightly. With ``implicit``, the tight rounds use the ``"mixed"`` least squares and the
-        ``polish`` of :func:`~sdpembed.solvers.numax_admm_pairs.pair_trace_admm` (on 800 MNIST
+        ``polish`` of :func:`~sdpembed.solvers.numax.admm_pairs.pair_trace_admm` (on 800 MNIST
         images at δ = 0.1, the last round then took 16 ADMM iterations instead of 68).
     loose_max_iter : int
         ADMM iterations allowed in a loose round: its P only has to point at the next
@@ -686,7 +686,7 @@ def column_generation(
         δ = 0.2 (same certified optimum, one thread).
         So few iterations do not pay for inverting I + 𝒜𝒜* of a changed set of pairs: the loose
         rounds apply it through its single-precision Cholesky factor (``"cholesky-single"`` of
-        :func:`~sdpembed.solvers.numax_admm_pairs.pair_trace_admm`), which took the same runs
+        :func:`~sdpembed.solvers.numax.admm_pairs.pair_trace_admm`), which took the same runs
         from 136 s to 115 s (δ = 0.1) and from 66–81 s to 38–43 s (δ = 0.2) on a loaded machine.
     loose_keep_multiplier : float, optional
         ``keep_multiplier`` in the loose rounds (their multipliers have not converged, and a
@@ -705,9 +705,9 @@ def column_generation(
         bound), violators found by the scan and added, worst violation over all pairs,
         objective, certified gap, rank, ADMM iterations and time.
     implicit : bool
-        Restricted solves by :func:`~sdpembed.solvers.numax_admm_pairs.pair_trace_admm`
+        Restricted solves by :func:`~sdpembed.solvers.numax.admm_pairs.pair_trace_admm`
         (implicit iterates through the points, partial eigensolver; several times faster at
-        N in the hundreds); False uses :func:`~sdpembed.solvers.numax_admm.box_trace_admm`.
+        N in the hundreds); False uses :func:`~sdpembed.solvers.numax.admm.box_trace_admm`.
     exact_violations : bool
         Recompute every violator's value from its explicit secant (False: only the pairs
         the Gram-based rounding bound leaves in doubt; the termination test is the same).
