@@ -11,16 +11,14 @@ from .near_isometric.rank_adjust import near_isometric_cg, rank_adjust, rank_adj
 from .numax.admm import ADMMState, box_trace_admm, least_squares_step, solve_numax_admm
 from .numax.column_generation import (
     ColumnGenerationRun,
-    PairDistances,
     RestrictedResult,
     RestrictedSolver,
-    ScanResult,
     column_generation,
     run_column_generation,
-    scan_pair_violations,
     solve_numax_cg,
 )
 from .numax.numax_class import solve_numax_class_admm, solve_numax_class_cg
+from .numax.pair_scan import PairDistances, ScanResult, scan_pair_violations
 
 __all__ = [
     "ADMMState",

@@ -73,13 +73,8 @@ import numpy as np
 from ..._validate import as_matrix, check_delta, check_positive_int, check_random_state
 from ...problems.numax import PairSecantOperator, SecantOperator
 from ...secants import pair_count, pairs_from_linear_index
-from ..numax.column_generation import (
-    RestrictedResult,
-    _factor_values,
-    _initial_working_set,
-    run_column_generation,
-    scan_pair_violations,
-)
+from ..numax.column_generation import RestrictedResult, run_column_generation
+from ..numax.pair_scan import factor_values, initial_working_set, scan_pair_violations
 from .fromax import fromax
 from .nilepro import nilepro
 from .nonconvex import (
@@ -328,7 +323,7 @@ def pair_gram(X: np.ndarray, block_rows: int = 1024) -> np.ndarray:
 def pair_isometry(X: np.ndarray, Psi: np.ndarray, *, block_rows: int | None = None) -> tuple[float, int]:
     """max over all pairs of distinct rows of |‖Ψ(x_i − x_j)‖² / ‖x_i − x_j‖² − 1|, and the number of pairs.
 
-    One scan of :func:`~sdpembed.solvers.numax.column_generation.scan_pair_violations` through Gram
+    One scan of :func:`~sdpembed.solvers.numax.pair_scan.scan_pair_violations` through Gram
     matrices: an upper bound that exceeds the exact value by at most the scan's rounding
     bound (about 1e-12 on image data).
     """
@@ -589,7 +584,7 @@ def rank_adjust_cg(
     initial_rank = check_rank(initial_rank, X.shape[1], "initial_rank")
     initial_map = "pca" if initial_map is None else initial_map
 
-    first_set = _initial_working_set(X, check_positive_int(options.pop("initial_pairs", 2000), "initial_pairs"),
+    first_set = initial_working_set(X, check_positive_int(options.pop("initial_pairs", 2000), "initial_pairs"),
                                      check_positive_int(options.pop("initial_neighbors", 5), "initial_neighbors",
                                                         minimum=0), rng)
 
@@ -606,7 +601,7 @@ def rank_adjust_cg(
             # the next rank starts from the first working set and the (nearly) active pairs of this map
             pairs = res.extra["pairs"]
             # in chunks of pairs: the explicit (S, N) differences of a large working set are not held
-            distortion = np.abs(_factor_values(X, res.Psi, pairs[:, 0], pairs[:, 1]) - 1.0)
+            distortion = np.abs(factor_values(X, res.Psi, pairs[:, 0], pairs[:, 1]) - 1.0)
             order = np.argsort(-distortion, kind="stable")[: max(cap - first_set.size, 0)]
             active = order[distortion[order] >= 0.9 * delta]
             cache["working_set"] = res.extra["working_set"][active]

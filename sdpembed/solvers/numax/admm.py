@@ -61,10 +61,12 @@ __all__ = [
     "box_trace_admm",
     "check_admm_options",
     "extend_inverse",
+    "least_squares_inverse",
     "least_squares_step",
     "restrict_inverse",
     "symmetric_matvec",
     "update_is_cheaper",
+    "warm_start_iterates",
     "secant_span",
     "solve_numax_admm",
 ]
@@ -177,7 +179,7 @@ def _inverts_prefix(op: SecantOperator, known: np.ndarray) -> bool:
     return bool(np.linalg.norm(known @ Kx - x) <= 1e-8 * np.linalg.norm(x))
 
 
-def _least_squares_inverse(op: SecantOperator, known: np.ndarray | None, gram: np.ndarray | None = None) -> np.ndarray:
+def least_squares_inverse(op: SecantOperator, known: np.ndarray | None, gram: np.ndarray | None = None) -> np.ndarray:
     """(I + 𝒜𝒜*)⁻¹ = (I + (VVᵀ)∘(VVᵀ))⁻¹, extending ``known`` (the inverse for the first rows) if
     given; ``gram``, if given, is 𝒜𝒜* of all the secants of ``op`` (then nothing of it is recomputed)."""
     S = op.n_constraints
@@ -220,7 +222,7 @@ def check_admm_options(eta: float, beta: float, n_constraints: int, max_constrai
         )
 
 
-def _warm_start_iterates(
+def warm_start_iterates(
     state: ADMMState, basis: np.ndarray | None, dim: int, n_constraints: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """Move a warm-start state into the coordinates of this run (its ``basis`` of the span).
@@ -338,10 +340,10 @@ def box_trace_admm(
     op = full_op if basis is None else full_op.in_basis(basis)
     N = op.dim
     # (I + 𝒜𝒜*)⁻¹ with 𝒜𝒜* = (VVᵀ)∘(VVᵀ), K ⪰ I; only new rows are added to a known inverse
-    K_inv = _least_squares_inverse(op, None if warm_start is None else warm_start.K_inv)
+    K_inv = least_squares_inverse(op, None if warm_start is None else warm_start.K_inv)
 
     if warm_start is not None:
-        L, Lam, omega, beta = _warm_start_iterates(warm_start, basis, full_op.dim, S)
+        L, Lam, omega, beta = warm_start_iterates(warm_start, basis, full_op.dim, S)
     else:
         L, Lam, omega = np.zeros((N, N)), np.zeros((N, N)), np.zeros(S)
     AL = op.apply(L)

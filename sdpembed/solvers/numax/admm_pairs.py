@@ -41,15 +41,15 @@ import scipy.sparse
 from ..._validate import check_positive_int
 from ...problems.numax import (
     PairSecantOperator,
-    _signed_multipliers,
     box_violation,
     certified_lower_bound,
     check_bounds,
     dual_objective,
     secant_span,
+    signed_multipliers,
 )
 from ...results import SolveResult, relative_gap
-from .admm import ADMMState, _least_squares_inverse, _warm_start_iterates, check_admm_options, symmetric_matvec
+from .admm import ADMMState, check_admm_options, least_squares_inverse, symmetric_matvec, warm_start_iterates
 from .factor_polish import polish_factor
 from .least_squares import CholeskySolve, extend_gram
 
@@ -279,7 +279,7 @@ class _LeastSquaresSteps:
         # each) has added up to that of potri (≈ S³ flops against 2S² a solve)
         self.next_switch = self.period if mode in ("auto", "mixed") else 0
         if mode == "inverse" or (mode == "auto" and known_inverse is not None):
-            self.K_inv, self.next_switch = _least_squares_inverse(op, known_inverse, self.gram), 0
+            self.K_inv, self.next_switch = least_squares_inverse(op, known_inverse, self.gram), 0
         else:
             self.cholesky = CholeskySolve(self.gram, single=single)
 
@@ -335,7 +335,7 @@ def _factor_in_original_coordinates(U: np.ndarray, s: np.ndarray, basis: np.ndar
 def _approximate_bound(geometry: _PairGeometry, lo, hi, y) -> float:
     """Dual bound g(y)/λ_max(𝒜*(y)) through the points — for stopping decisions only; the reported
     certificate is recomputed from the explicit secants by :func:`certified_lower_bound`."""
-    y = _signed_multipliers(y, lo, hi)
+    y = signed_multipliers(y, lo, hi)
     g = dual_objective(y, lo, hi)
     if not np.isfinite(g) or g <= 0.0:
         return 0.0
@@ -475,7 +475,7 @@ warm_start, max_constraints, verbose, time_limit
         raise ValueError(f"eig_precision must be 'double' or 'single', got {eig_precision!r}")
     steps = _LeastSquaresSteps(op, least_squares, warm_start)
     if warm_start is not None:
-        L0, Lam0, omega, beta = _warm_start_iterates(warm_start, basis, operator.dim, S)
+        L0, Lam0, omega, beta = warm_start_iterates(warm_start, basis, operator.dim, S)
         AL, A_Lam0 = op.apply(L0), op.apply(Lam0)
         norm_Lam0 = float(np.linalg.norm(Lam0))
     else:
@@ -661,7 +661,7 @@ warm_start, max_constraints, verbose, time_limit
             message = (f"converged on the pair operator, but on the explicit secants the violation is "
                        f"{violation:.2e} and the certified relative gap {rgap:.2e}")
     else:
-        bound, rgap, y_feasible = float("nan"), float("nan"), _signed_multipliers(beta * omega, lo, hi)
+        bound, rgap, y_feasible = float("nan"), float("nan"), signed_multipliers(beta * omega, lo, hi)
         if status == "optimal":
             status, message = "inaccurate", f"{message}; not certified (certify=False)"
     # the spectrum of P = ΨᵀΨ is that of ΨΨᵀ (k × k) and N − k zeros
