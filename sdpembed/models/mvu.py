@@ -129,9 +129,11 @@ class MVU(TransformerMixin, BaseEstimator):
         if self.link:
             edges, D = link_components(X, edges, random_state=self.random_state)
         if self.method == "variational":
+            from ..formulations.mvu import solve_variational_sdp  # CVXPY, loaded only for this method
+
             omega = 0.999 if self.omega is None else self.omega
-            result = variational_mvu(edges, D, n, n_components=self.n_components, n_basis=self.n_basis,
-                                     omega=omega, verbose=bool(self.verbose))
+            result = variational_mvu(edges, D, n, solve_sdp=solve_variational_sdp, n_components=self.n_components,
+                                     n_basis=self.n_basis, omega=omega, verbose=bool(self.verbose))
             self.embedding_ = result.embedding
             w = np.linalg.eigvalsh(self.embedding_.T @ self.embedding_)[::-1]
             self.eigenvalues_ = np.maximum(w, 0.0)

@@ -52,11 +52,7 @@ SEPARATE = ("sdpembed.formulations", "sdpembed.solvers")
 
 #: Arrows (importer, imported) that break the rules today and are fixed by another step of issue
 #: 19. Each must still exist: the test fails when one disappears, so that this list only shrinks.
-KNOWN_VIOLATIONS: set[tuple[str, str]] = {
-    # variational MVU solves its m x m SDP with CVXPY: the solver-family step gives it a home
-    # (it is no registered method, so the CVXPY-blocked test does not run it)
-    ("sdpembed.solvers.mvu.variational", "sdpembed.formulations.mvu"),
-}
+KNOWN_VIOLATIONS: set[tuple[str, str]] = set()
 
 
 def _package_root() -> Path:
