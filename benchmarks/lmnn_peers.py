@@ -198,7 +198,7 @@ def alternate(args) -> None:
     Wall time as in the table; CPU time beside it (every method runs single-threaded, so CPU time is
     what the load does not inflate as much)."""
     from sdpembed.problems import LMNNInstance
-    from sdpembed.solvers.lmnn_fast import solve_lmnn_fast
+    from sdpembed.solvers.lmnn.fast import solve_lmnn_fast
 
     venv = Path(args.venv)
     methods = ["ours", *args.peers.split(",")]
@@ -269,7 +269,7 @@ def main() -> None:
 
     from sdpembed.formulations.lmnn import solve_lmnn_working_set
     from sdpembed.problems import LMNNInstance
-    from sdpembed.solvers.lmnn_fast import solve_lmnn_fast
+    from sdpembed.solvers.lmnn.fast import solve_lmnn_fast
 
     venv = Path(args.venv)
     rows: list[dict] = []

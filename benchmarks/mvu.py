@@ -41,11 +41,11 @@ from sklearn.decomposition import PCA
 from sklearn.manifold import Isomap, LocallyLinearEmbedding, SpectralEmbedding
 
 from sdpembed.datasets import s_curve, sensor_network, swiss_roll
-from sdpembed.formulations.mvu import solve_mvu_cvxpy
+from sdpembed.formulations.mvu import solve_mvu_cvxpy, solve_variational_sdp
 from sdpembed.graphs import connected_components, link_components, neighborhood_graph
 from sdpembed.problems import MVUInstance
-from sdpembed.solvers.mvu_ipm import solve_mvu_ipm
-from sdpembed.solvers.mvu_variational import variational_mvu
+from sdpembed.solvers.mvu.ipm import solve_mvu_ipm
+from sdpembed.solvers.mvu.variational import variational_mvu
 from sdpembed.validation.embedding_quality import local_continuity, local_trust, neighborhood_intersection
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -114,7 +114,7 @@ def _variational_embedding(X: np.ndarray, d: int, k: int = 5) -> tuple[np.ndarra
     count, _ = connected_components(X.shape[0], edges)
     if count > 1:
         edges, D = link_components(X, edges, random_state=0)        # Sec. 3.1.12
-    result = variational_mvu(edges, D, X.shape[0], n_components=d)
+    result = variational_mvu(edges, D, X.shape[0], solve_sdp=solve_variational_sdp, n_components=d)
     return result.embedding, {"components_linked": int(count), "sdp_status": result.sdp_status}
 
 
@@ -197,8 +197,8 @@ def scale_part(n_roll: int, n_sensors: int, seed: int) -> list[dict]:
 
 def _scale_run(name, edges, D, truth, t_graph, unit, unit_name, note="") -> dict:
     n = truth.shape[0]
-    result = variational_mvu(edges, D, n, n_components=2)
-    from sdpembed.solvers.mvu_variational import _principal
+    result = variational_mvu(edges, D, n, solve_sdp=solve_variational_sdp, n_components=2)
+    from sdpembed.solvers.mvu.variational import _principal
 
     before = procrustes_errors(_principal(result.sdp_embedding, 2), truth)
     after = procrustes_errors(result.embedding, truth)

@@ -31,12 +31,13 @@ from pathlib import Path
 import numpy as np
 
 from sdpembed.datasets import load_mnist, swiss_roll
+from sdpembed.formulations.mvu import solve_variational_sdp
 from sdpembed.graphs import neighborhood_graph
 from sdpembed.models import MVU
 from sdpembed.problems import MVUOOSInstance
 from sdpembed.registry import solve
-from sdpembed.solvers.mvu_oos import neighbour_arrays, place_points, refine_points
-from sdpembed.solvers.mvu_variational import variational_mvu
+from sdpembed.solvers.mvu.oos import neighbour_arrays, place_points, refine_points
+from sdpembed.solvers.mvu.variational import variational_mvu
 from sdpembed.validation.oos import OOS_METHODS, consistency_ratio, lle_place, split_abc
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -52,7 +53,7 @@ def speed_part(n_train: int, n_new: int, k: int, n_cvxpy: int, seed: int) -> dic
     X, _ = swiss_roll(n_train, noise=0.05, random_state=seed)
     edges, D = neighborhood_graph(X, 5)
     t = time.perf_counter()
-    embedding = variational_mvu(edges, D, n_train, n_components=2).embedding
+    embedding = variational_mvu(edges, D, n_train, solve_sdp=solve_variational_sdp, n_components=2).embedding
     train_time = time.perf_counter() - t
     X_new, _ = swiss_roll(n_new, noise=0.05, random_state=seed + 1)
     t = time.perf_counter()

@@ -80,14 +80,15 @@ solve_mvu_cvxpy = _lazy(".formulations.mvu", "solve_mvu_cvxpy")
 solve_mvu_oos_cvxpy = _lazy(".formulations.mvu_oos", "solve_mvu_oos_cvxpy")
 solve_numax_cvxpy = _lazy(".formulations.numax", "solve_numax_cvxpy")
 solve_numax_class_cvxpy = _lazy(".formulations.numax_class", "solve_numax_class_cvxpy")
-solve_numax_cg = _column_generation(_lazy(".solvers.column_generation", "solve_numax_cg", "column_generation"))
-solve_lmnn_fast = _lazy(".solvers.lmnn_fast", "solve_lmnn_fast")
-solve_lmnn_gradient = _lazy(".solvers.lmnn_gradient", "solve_lmnn_gradient")
-solve_mvu_ipm = _lazy(".solvers.mvu_ipm", "solve_mvu_ipm")
-solve_mvu_oos = _lazy(".solvers.mvu_oos", "solve_mvu_oos")
-solve_numax_admm = _lazy(".solvers.numax_admm", "solve_numax_admm", "box_trace_admm")
-solve_numax_class_admm = _lazy(".solvers.numax_class", "solve_numax_class_admm", "box_trace_admm")
-solve_numax_class_cg = _column_generation(_lazy(".solvers.numax_class", "solve_numax_class_cg", "column_generation"))
+solve_numax_cg = _column_generation(_lazy(".solvers.numax.column_generation", "solve_numax_cg", "column_generation"))
+solve_lmnn_fast = _lazy(".solvers.lmnn.fast", "solve_lmnn_fast")
+solve_lmnn_gradient = _lazy(".solvers.lmnn.gradient", "solve_lmnn_gradient")
+solve_mvu_ipm = _lazy(".solvers.mvu.ipm", "solve_mvu_ipm")
+solve_mvu_oos = _lazy(".solvers.mvu.oos", "solve_mvu_oos")
+solve_numax_admm = _lazy(".solvers.numax.admm", "solve_numax_admm", "box_trace_admm")
+solve_numax_class_admm = _lazy(".solvers.numax.numax_class", "solve_numax_class_admm", "box_trace_admm")
+solve_numax_class_cg = _column_generation(
+    _lazy(".solvers.numax.numax_class", "solve_numax_class_cg", "column_generation"))
 
 
 def _admm_memory(instance: Any) -> tuple[int, str]:

@@ -5,7 +5,7 @@ import pytest
 
 from sdpembed import NuMaxInstance, solve
 from sdpembed.problems.numax import SecantOperator
-from sdpembed.solvers.numax_admm import _shrink_eigenvalues, box_trace_admm, least_squares_step, secant_span
+from sdpembed.solvers.numax.admm import _shrink_eigenvalues, box_trace_admm, least_squares_step, secant_span
 
 
 @pytest.mark.parametrize("beta", [0.3, 0.7, 2.0])
@@ -170,17 +170,17 @@ def test_unknown_method():
 def test_inverse_updates_match_a_fresh_inverse():
     """Appending rows to, and deleting rows from, (I + 𝒜𝒜*)⁻¹ give the inverse of the new matrix."""
     from sdpembed.problems.numax import SecantOperator
-    from sdpembed.solvers.numax_admm import _least_squares_inverse, restrict_inverse
+    from sdpembed.solvers.numax.admm import least_squares_inverse, restrict_inverse
 
     rng = np.random.default_rng(5)
     V = rng.standard_normal((60, 7))
     V /= np.linalg.norm(V, axis=1, keepdims=True)
     K = (V @ V.T) ** 2 + np.eye(60)
     head = np.linalg.inv(K[:40, :40])
-    np.testing.assert_allclose(_least_squares_inverse(SecantOperator(V), head), np.linalg.inv(K), atol=1e-10)
+    np.testing.assert_allclose(least_squares_inverse(SecantOperator(V), head), np.linalg.inv(K), atol=1e-10)
     keep = rng.random(60) < 0.7
     np.testing.assert_allclose(restrict_inverse(np.linalg.inv(K), keep), np.linalg.inv(K[np.ix_(keep, keep)]),
                                atol=1e-10)
     # an inverse that belongs to other secants is detected and not reused
     wrong = np.linalg.inv(K[20:60, 20:60])
-    np.testing.assert_allclose(_least_squares_inverse(SecantOperator(V), wrong), np.linalg.inv(K), atol=1e-10)
+    np.testing.assert_allclose(least_squares_inverse(SecantOperator(V), wrong), np.linalg.inv(K), atol=1e-10)

@@ -9,9 +9,9 @@ from sdpembed import NuMaxInstance, solve
 from sdpembed.datasets import gaussian_points, translating_squares
 from sdpembed.problems.numax import PairSecantOperator, SecantOperator
 from sdpembed.secants import pair_count, pairs_from_linear_index
-from sdpembed.solvers.column_generation import column_generation
-from sdpembed.solvers.numax_admm import box_trace_admm
-from sdpembed.solvers.numax_admm_pairs import _holds_secants, pair_trace_admm
+from sdpembed.solvers.numax.admm import box_trace_admm
+from sdpembed.solvers.numax.admm_pairs import _holds_secants, pair_trace_admm
+from sdpembed.solvers.numax.column_generation import column_generation
 
 from .conftest import digits_points
 
@@ -149,7 +149,7 @@ def test_cholesky_least_squares_gives_the_same_iterates():
 
 
 def test_gram_and_cholesky_solve_of_the_least_squares_matrix(monkeypatch):
-    from sdpembed.solvers._least_squares import CholeskySolve, extend_gram, gram_rows
+    from sdpembed.solvers.numax.least_squares import CholeskySolve, extend_gram, gram_rows
 
     op = _pair_operator(digits_points(40), 300).explicit()
     full = op.gram_squared()
@@ -168,7 +168,7 @@ def test_gram_and_cholesky_solve_of_the_least_squares_matrix(monkeypatch):
     assert from_single.dtype == np.float64
     np.testing.assert_allclose(from_single, full, atol=1e-13)
     # a block of a previous run's pairs, restricted to those kept (in order) while copied
-    import sdpembed.solvers._least_squares as least_squares
+    import sdpembed.solvers.numax.least_squares as least_squares
 
     rng = np.random.default_rng(1)
     kept = np.sort(rng.choice(280, size=200, replace=False))       # where op's first 200 rows were
@@ -221,7 +221,7 @@ def test_uncertified_solve_is_never_optimal():
 
 
 def test_pair_geometry_applies_the_adjoint_in_both_precisions():
-    from sdpembed.solvers.numax_admm_pairs import _PairGeometry
+    from sdpembed.solvers.numax.admm_pairs import _PairGeometry
 
     op = _pair_operator(digits_points(50), 500)
     geometry = _PairGeometry(op)
@@ -253,7 +253,7 @@ def test_single_precision_ritz_steps_reach_the_loose_accuracy():
 def test_factorisations_use_the_idle_cores_only(monkeypatch):
     import os
 
-    from sdpembed.solvers import _least_squares
+    from sdpembed.solvers.numax import least_squares as _least_squares
 
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
     monkeypatch.setattr(os, "getloadavg", lambda: (1.0, 1.0, 1.0))        # this process alone

@@ -6,12 +6,8 @@ import pytest
 from sdpembed import NuMaxInstance, solve
 from sdpembed.datasets import gaussian_points, translating_squares
 from sdpembed.secants import all_secants
-from sdpembed.solvers.column_generation import (
-    PairDistances,
-    column_generation,
-    scan_pair_violations,
-    solve_numax_cg,
-)
+from sdpembed.solvers.numax.column_generation import column_generation, solve_numax_cg
+from sdpembed.solvers.numax.pair_scan import PairDistances, scan_pair_violations
 
 from .conftest import digits_points
 

@@ -1,9 +1,9 @@
-"""The Gauss–Newton polish of a low-rank factor back into the box (sdpembed.solvers._factor_polish)."""
+"""The Gauss–Newton polish of a low-rank factor back into the box (sdpembed.solvers.numax.factor_polish)."""
 
 import numpy as np
 import pytest
 
-from sdpembed.solvers._factor_polish import polish_factor
+from sdpembed.solvers.numax.factor_polish import polish_factor
 
 
 def _instance(S=40, r=30, k=5, seed=0):

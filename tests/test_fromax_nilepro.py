@@ -17,11 +17,18 @@ from sdpembed.isometry import isometry_constants
 from sdpembed.linear.near_isometric import FroMax, NILEPro
 from sdpembed.problems.numax import PairSecantOperator, SecantOperator
 from sdpembed.secants import all_secants
-from sdpembed.solvers._nonconvex import FactorOps, project_l1_ball
-from sdpembed.solvers.column_generation import RestrictedResult, column_generation, run_column_generation
-from sdpembed.solvers.fromax import FroMaxState, _half_residual2, _LeastSquares, _p_step, _P_times, fromax
-from sdpembed.solvers.nilepro import nilepro, prox_linf
-from sdpembed.solvers.rank_adjust import near_isometric_cg, pair_gram, rank_adjust, rank_adjust_cg
+from sdpembed.solvers.near_isometric.fromax import (
+    FroMaxState,
+    _half_residual2,
+    _LeastSquares,
+    _p_step,
+    _P_times,
+    fromax,
+)
+from sdpembed.solvers.near_isometric.nilepro import nilepro, prox_linf
+from sdpembed.solvers.near_isometric.nonconvex import FactorOps, project_l1_ball
+from sdpembed.solvers.near_isometric.rank_adjust import near_isometric_cg, pair_gram, rank_adjust, rank_adjust_cg
+from sdpembed.solvers.numax.column_generation import RestrictedResult, column_generation, run_column_generation
 
 #: NuMax's optimal ranks on translating_squares(7, 3) (25 images of 7×7, 300 secants)
 NUMAX_RANK = {0.4: 7, 0.25: 8, 0.1: 11}

@@ -1,5 +1,5 @@
 """Hand-written LMNN solvers: the interior-point method on an exact working set (the default,
-``solvers/lmnn_fast.py``), Algorithm 3 (``solvers/lmnn_gradient.py``) and the multi-metric SDP
+``solvers/lmnn/fast.py``), Algorithm 3 (``solvers/lmnn/gradient.py``) and the multi-metric SDP
 (2.17) — each against the CVXPY ground truth on tiny instances, with certified bounds."""
 
 import numpy as np
@@ -11,8 +11,8 @@ from sdpembed.formulations.lmnn_multi import solve_multi_metric_cvxpy
 from sdpembed.graphs import all_triplets
 from sdpembed.problems import LMNNInstance
 from sdpembed.problems.lmnn import MultiMetricLMNNProblem, lmnn_dual_bound, multi_metric_dual_bound, multi_metric_hinges
-from sdpembed.solvers.lmnn_fast import PairSystem, hinge_ipm, solve_lmnn_fast, solve_multi_metric_fast
-from sdpembed.solvers.lmnn_gradient import certify_metric, lmnn_gradient_matrix, solve_lmnn_gradient
+from sdpembed.solvers.lmnn.fast import PairSystem, hinge_ipm, solve_lmnn_fast, solve_multi_metric_fast
+from sdpembed.solvers.lmnn.gradient import certify_metric, lmnn_gradient_matrix, solve_lmnn_gradient
 
 from .conftest import tiny_lmnn_instances
 
@@ -152,7 +152,7 @@ def test_pair_system_operator_and_newton_matrix():
 def test_adjoint_through_the_points_equals_the_brute_force_sum(name, instances):
     """The single-metric system's 𝒜* contracts through the points (a signed graph Laplacian): it equals
     Σ_t w_t (C_ij − C_il) summed triplet by triplet and the pair form (no points), and stays adjoint to 𝒜."""
-    from sdpembed.solvers.lmnn_fast import _single_system
+    from sdpembed.solvers.lmnn.fast import _single_system
     inst = instances[name]
     rng = np.random.default_rng(3)
     triplets = all_triplets(inst.y, inst.targets)
@@ -176,7 +176,7 @@ def test_adjoint_through_the_points_equals_the_brute_force_sum(name, instances):
 def test_newton_matrix_through_triplets_equals_through_pairs():
     """A single block with few triplets per pair takes the triplet form Σ D_t (c_a − c_b)(c_a − c_b)ᵀ;
     it must equal the pair form and the matrix of 𝒜*D𝒜 (features chunked and cached or not)."""
-    import sdpembed.solvers.lmnn_fast as lf
+    import sdpembed.solvers.lmnn.fast as lf
     rng = np.random.default_rng(2)
     d, nU, nW, T = 4, 40, 50, 30
     system = PairSystem(U=rng.standard_normal((nU, d)), u_block=np.zeros(nU, dtype=int), W=rng.standard_normal((nW, d)),
@@ -215,7 +215,7 @@ def test_newton_matrix_through_triplets_equals_through_pairs():
 def test_newton_solves_direct_pcg_and_fallback_agree(instances):
     """The restricted optimum is the same whether the Newton systems are factored directly, solved by
     PCG (float32 and top-triplet preconditioners), or by PCG that gives up and falls back."""
-    import sdpembed.solvers.lmnn_fast as lf
+    import sdpembed.solvers.lmnn.fast as lf
     inst = instances["wine"]
     system = lf._single_system(inst, all_triplets(inst.y, inst.targets))
     C0 = (1 - inst.mu) * np.asarray(inst.pull_matrix)[None]
@@ -239,7 +239,7 @@ def test_ipm_restricted_problem_matches_cvxpy_on_the_same_triplets(instances):
     inst = instances["gauss"]
     triplets = all_triplets(inst.y, inst.targets)[::3]
     reference = solve_lmnn_cvxpy(inst, triplets=triplets, **TIGHT)
-    from sdpembed.solvers.lmnn_fast import _single_system
+    from sdpembed.solvers.lmnn.fast import _single_system
     out = hinge_ipm(_single_system(inst, triplets), (1 - inst.mu) * np.asarray(inst.pull_matrix)[None], inst.mu)
     assert out.converged
     assert out.primal_value == pytest.approx(reference.extra["restricted_optimum"], rel=1e-6)
@@ -390,7 +390,7 @@ def test_warm_start_is_interior_and_saves_newton_steps(instances):
     """From the solution on 90 % of the triplets (a nearly settled round), the warm start on the
     full set is strictly interior, primal feasible, and reaches the same restricted optimum as a
     cold start in fewer Newton steps (iris: 20 against 32)."""
-    from sdpembed.solvers.lmnn_fast import _ipm_reached, _single_system, warm_start
+    from sdpembed.solvers.lmnn.fast import _ipm_reached, _single_system, warm_start
     inst = instances["iris"]
     triplets = all_triplets(inst.y, inst.targets)
     old = np.arange(len(triplets)) % 10 != 0
@@ -415,7 +415,7 @@ def test_first_order_ipm_start_is_interior_and_centred(instances):
     """The start from a first-order point (M, α̂) with α̂ at the box's ends (μ·φ'_η is 0 or μ for most
     triplets): strictly interior, ξ − s = h exactly, X₀ − νM₀⁻¹ = [C(α₀)]₊ ⪰ 0, and the method
     reaches the cold start's restricted optimum from it."""
-    from sdpembed.solvers.lmnn_fast import _ipm_reached, _single_system, first_order_ipm_start
+    from sdpembed.solvers.lmnn.fast import _ipm_reached, _single_system, first_order_ipm_start
     inst = instances["iris"]
     triplets = all_triplets(inst.y, inst.targets)
     system = _single_system(inst, triplets)
@@ -442,8 +442,8 @@ def test_rounds_stop_on_a_certified_gap(instances, optima, monkeypatch):
     alone, which brackets the true optimum and is reproducible from the reported multipliers."""
     import functools
 
-    import sdpembed.solvers.lmnn_fast as lmnn_fast
-    from sdpembed.solvers.lmnn_warm import warm_start_metric
+    import sdpembed.solvers.lmnn.fast as lmnn_fast
+    from sdpembed.solvers.lmnn.warm import warm_start_metric
     inst = instances["gauss"]
     monkeypatch.setattr(lmnn_fast, "warm_start_metric", functools.partial(warm_start_metric, stage_iter=2))
     strict = solve_lmnn_fast(inst, first_order_keep=0.2, first_order_fix=None)
@@ -457,7 +457,7 @@ def test_rounds_stop_on_a_certified_gap(instances, optima, monkeypatch):
 
 
 def test_additions_are_spread_over_anchor_points():
-    from sdpembed.solvers.lmnn_fast import _spread_over_anchors
+    from sdpembed.solvers.lmnn.fast import _spread_over_anchors
     triplets = np.array([[0, 1, 5], [0, 1, 6], [0, 2, 7], [3, 4, 5], [3, 4, 8], [9, 1, 5]])
     hinges = np.array([5.0, 4.0, 3.0, 0.5, 0.2, 0.1])
     # every anchor's worst first (0: 5.0, 3: 0.5, 9: 0.1), then the second worst by hinge
@@ -488,7 +488,7 @@ def test_time_limit_stops_honestly(instances, optima):
 
 # ------------------------------------------------------------------------- first-order warm start
 def test_smoothed_hinge_brackets_the_hinge_and_has_its_slope():
-    from sdpembed.solvers.lmnn_warm import smoothed_hinge
+    from sdpembed.solvers.lmnn.warm import smoothed_hinge
     z = np.linspace(-2.0, 2.0, 401)
     for eta in (1.0, 0.1):
         value, slope = smoothed_hinge(z, eta)
@@ -502,7 +502,7 @@ def test_smoothed_hinge_brackets_the_hinge_and_has_its_slope():
 def test_first_order_loss_and_gradient_over_all_triplets(name, instances):
     """The streamed smoothed loss in L equals the direct sum over every triplet, and its gradient
     matches central differences (the radius filter loses no triplet with a positive hinge)."""
-    from sdpembed.solvers.lmnn_warm import _FullLoss, smoothed_hinge
+    from sdpembed.solvers.lmnn.warm import _FullLoss, smoothed_hinge
     inst = instances[name]
     d = inst.dim
     P = np.asarray(inst.pull_matrix)
@@ -530,7 +530,7 @@ def test_first_order_loss_and_gradient_over_all_triplets(name, instances):
 def test_first_order_candidate_cache_is_exact(name, instances):
     """Along a path of small and large steps, the evaluations that reuse the cached candidate pairs give the
     loss of the direct sum over every triplet and the gradient of the full pass (no cache)."""
-    from sdpembed.solvers.lmnn_warm import _FullLoss, smoothed_hinge
+    from sdpembed.solvers.lmnn.warm import _FullLoss, smoothed_hinge
     inst = instances[name]
     d = inst.dim
     P = np.asarray(inst.pull_matrix)
@@ -559,7 +559,7 @@ def test_first_order_candidate_cache_is_exact(name, instances):
 
 
 def test_first_order_warm_start_is_near_the_optimum(instances, optima):
-    from sdpembed.solvers.lmnn_warm import warm_start_metric
+    from sdpembed.solvers.lmnn.warm import warm_start_metric
     inst = instances["wine"]
     warm = warm_start_metric(inst.X, inst.y, inst.targets, inst.mu, np.asarray(inst.pull_matrix), keep=0.5)
     assert warm.loss == pytest.approx(inst.objective(warm.M), rel=1e-10)        # reported loss is the exact (2.11)

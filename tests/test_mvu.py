@@ -11,16 +11,16 @@ from scipy.stats import spearmanr
 
 import sdpembed
 from sdpembed.datasets import swiss_roll
-from sdpembed.formulations.mvu import solve_mvu_cvxpy
+from sdpembed.formulations.mvu import solve_mvu_cvxpy, solve_variational_sdp
 from sdpembed.graphs import neighborhood_graph
 from sdpembed.io import load_instance
 from sdpembed.models import MVU
 from sdpembed.problems import MVUInstance
 from sdpembed.problems.mvu import dual_bound
 from sdpembed.results import GroundTruthTooLarge
-from sdpembed.solvers.mvu_ipm import centered_basis, solve_mvu_ipm
-from sdpembed.solvers.mvu_spectral import spectral_embedding
-from sdpembed.solvers.mvu_variational import local_energy, variational_mvu
+from sdpembed.solvers.mvu.ipm import centered_basis, solve_mvu_ipm
+from sdpembed.solvers.mvu.spectral import spectral_embedding
+from sdpembed.solvers.mvu.variational import local_energy, variational_mvu
 from sdpembed.validation import certify
 from sdpembed.validation.embedding_quality import (
     eigenvalue_spectrum,
@@ -223,7 +223,7 @@ def test_registry_solve_and_certify() -> None:
 def test_variational_mvu_unfolds_a_swiss_roll() -> None:
     X, params = swiss_roll(800, noise=0.05, random_state=0)
     edges, D = neighborhood_graph(X, 6, angles=False)
-    res = variational_mvu(edges, D, len(X), n_components=2, n_basis=10)
+    res = variational_mvu(edges, D, len(X), solve_sdp=solve_variational_sdp, n_components=2, n_basis=10)
     assert res.embedding.shape == (800, 2)
     assert res.energy < 0.05 * res.energy_sdp                # refinement reduces (3.26)
     assert np.isclose(res.energy, local_energy(res.embedding, edges, D))
@@ -233,10 +233,10 @@ def test_variational_mvu_unfolds_a_swiss_roll() -> None:
     assert local_trust(X, res.embedding, 5) > 0.75
     assert neighborhood_intersection(X, res.embedding, 5) > 0.85
     # the m-dimensional refinement step is what makes the result trustworthy
-    plain = variational_mvu(edges, D, len(X), refine_full=False)
+    plain = variational_mvu(edges, D, len(X), solve_sdp=solve_variational_sdp, refine_full=False)
     assert neighborhood_intersection(X, res.embedding, 5) > neighborhood_intersection(X, plain.embedding, 5) + 0.1
     with pytest.raises(ValueError, match="n_components"):
-        variational_mvu(edges, D, len(X), n_components=12, n_basis=10)
+        variational_mvu(edges, D, len(X), solve_sdp=solve_variational_sdp, n_components=12, n_basis=10)
 
 
 # ----------------------------------------------------------------------------- quality measures

@@ -12,7 +12,7 @@ from sdpembed.formulations.mvu_oos import mvu_oos_problem, solve_mvu_oos_cvxpy
 from sdpembed.io import load_instance, save_instance
 from sdpembed.problems import MVUOOSInstance
 from sdpembed.problems.mvu_oos import dual_bound, primal_objective
-from sdpembed.solvers.mvu_oos import neighbour_arrays, place_points, refine_points, solve_mvu_oos, stress
+from sdpembed.solvers.mvu.oos import neighbour_arrays, place_points, refine_points, solve_mvu_oos, stress
 from sdpembed.validation.oos import (
     consistency_ratio,
     linear_fit_error,

@@ -1,5 +1,5 @@
 """The MVU SDPs (Weinberger thesis, Sec. 3.1) in CVXPY — the ground truth of
-:mod:`sdpembed.solvers.mvu_ipm` — and the variational SDP over Z of Sec. 3.1.8.
+:mod:`sdpembed.solvers.mvu.ipm` — and the variational SDP over Z of Sec. 3.1.8.
 
 Full SDP, stated literally for every variant of :class:`~sdpembed.problems.MVUInstance`
 (𝒜(K)_e = K_ii + K_jj − 2K_ij, (3.13)):

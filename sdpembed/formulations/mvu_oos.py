@@ -1,5 +1,5 @@
 """The MVU out-of-sample SDP (Weinberger thesis, Sec. 3.1.10) in CVXPY — the ground truth of
-:mod:`sdpembed.solvers.mvu_oos`.
+:mod:`sdpembed.solvers.mvu.oos`.
 
 A new input x_t with k nearest training inputs x_1..x_k, embedded at y_1..y_k ∈ Rʳ, is placed
 by the SDP stated after (3.33), with ŷ_i and S as defined in (3.31):

@@ -344,7 +344,7 @@ def radius_hinges(
     contribute. With M = LᵀL (eigen-decomposition, eigenvalues clipped at 0) the pair distances
     are ‖L(z_i − z_l)‖², taken from a float32 Gram matrix of the mapped, centred points, over the
     upper triangle only (points in order of decreasing R) — the pylmnn impostor test of
-    :class:`sdpembed.solvers.lmnn_warm._FullLoss` — with a margin above the rounding errors of the
+    :class:`sdpembed.solvers.lmnn.warm._FullLoss` — with a margin above the rounding errors of the
     float32 products and of the factorisation, ‖LᵀL − M‖·‖z_i − z_l‖²: a pair left out is
     outside both radii. Every candidate pair's distance is then formed by the direct formula
     (2.10), (x_i − x_l)ᵀM(x_i − x_l), and so is every decision h > threshold (D_M(x_i, x_j) as in

@@ -1,10 +1,10 @@
 """FroMax and NILE-Pro as linear embeddings (Luo, Shapiro, Shi, Yang & Zhu).
 
 Both learn a map Ψ (M, N) whose squared norms on the training secants stay within 1 ± δ
-(the RIP (2.1) of Luo et al.), by non-convex ADMM (:mod:`sdpembed.solvers.fromax`, Algorithm 1;
-:mod:`sdpembed.solvers.nilepro`, Algorithm 2). With ``n_components`` the rank is fixed;
+(the RIP (2.1) of Luo et al.), by non-convex ADMM (:mod:`sdpembed.solvers.near_isometric.fromax`,
+Algorithm 1; :mod:`sdpembed.solvers.near_isometric.nilepro`, Algorithm 2). With ``n_components`` the rank is fixed;
 without it the rank is found by rank adjustment (Algorithm 3,
-:mod:`sdpembed.solvers.rank_adjust`). The secants are all pairs of the training points,
+:mod:`sdpembed.solvers.near_isometric.rank_adjust`). The secants are all pairs of the training points,
 handled by column generation (Algorithm 4) without ever being materialised, or a seeded
 sample of ``n_secants`` pairs.
 
@@ -36,7 +36,7 @@ __all__ = ["FroMax", "NILEPro"]
 
 class _NearIsometric(LinearEmbedding):
     """Shared fit of FroMax and NILE-Pro; subclasses set ``_method`` (the solver's name in
-    :data:`~sdpembed.solvers.rank_adjust.METHODS`) and ``_method_params`` (their own
+    :data:`~sdpembed.solvers.near_isometric.rank_adjust.METHODS`) and ``_method_params`` (their own
     constructor parameters, passed on to the solver by name)."""
 
     _method = ""
@@ -48,8 +48,8 @@ class _NearIsometric(LinearEmbedding):
     def _learn_map(self, X: np.ndarray, y: np.ndarray | None) -> np.ndarray:
         # imported here: sdpembed.solvers loads every solver (and CVXPY through LMNN's), which
         # importing sdpembed.linear must not do (the verifier runs without CVXPY)
-        from ..solvers._nonconvex import check_rank
-        from ..solvers.rank_adjust import METHODS, near_isometric_cg, rank_adjust, rank_adjust_cg
+        from ..solvers.near_isometric.nonconvex import check_rank
+        from ..solvers.near_isometric.rank_adjust import METHODS, near_isometric_cg, rank_adjust, rank_adjust_cg
 
         delta = check_delta(self.delta)
         N = X.shape[1]
@@ -102,7 +102,7 @@ _COMMON_PARAMETERS = """delta : float, default=0.1
         directions of the secants already meet δ).
     rank_step : "halving" or int, default="halving"
         Rank steps of the rank adjustment (1: Algorithm 3 verbatim; see
-        :func:`~sdpembed.solvers.rank_adjust.rank_adjust`).
+        :func:`~sdpembed.solvers.near_isometric.rank_adjust.rank_adjust`).
     restart : {"pca", "truncate"}, default="pca"
         Start at each new rank: the principal directions, or Algorithm 3's truncation of the
         last map that met δ.
@@ -131,7 +131,7 @@ class FroMax(_NearIsometric):
     __doc__ = f"""Near-isometric linear embedding by FroMax (Luo et al., Sec. 3, Algorithm 1).
 
     Frobenius-norm matrix factorisation P ≈ XY, Y = Xᵀ = Ψ, under the NuMax box
-    |vᵀPv − 1| ≤ δ, solved by ADMM (:func:`~sdpembed.solvers.fromax.fromax`).
+    |vᵀPv − 1| ≤ δ, solved by ADMM (:func:`~sdpembed.solvers.near_isometric.fromax.fromax`).
 
     Parameters
     ----------
@@ -197,7 +197,7 @@ class NILEPro(_NearIsometric):
     __doc__ = f"""Near-isometric linear embedding by NILE-Pro (Luo et al., Sec. 4, Algorithm 2).
 
     Minimises the worst distortion ‖𝒜(ΨᵀΨ) − 1‖_∞ of a rank-M map directly, by ADMM with a
-    Moreau (ℓ₁-ball) step (:func:`~sdpembed.solvers.nilepro.nilepro`).
+    Moreau (ℓ₁-ball) step (:func:`~sdpembed.solvers.near_isometric.nilepro.nilepro`).
 
     Parameters
     ----------

@@ -1,7 +1,7 @@
 """scikit-learn estimators for LMNN (thesis ch. 2): :class:`LMNN` and :class:`MultiMetricLMNN`.
 
 :class:`LMNN` learns the Mahalanobis metric M of the convex SDP (2.11) (solved to a certified
-gap by :func:`sdpembed.solvers.lmnn_fast.solve_lmnn_fast` by default), keeps L with LᵀL = M
+gap by :func:`sdpembed.solvers.lmnn.fast.solve_lmnn_fast` by default), keeps L with LᵀL = M
 (2.9) from the eigendecomposition of M, and classifies by kNN under D_M (2.10) or by the energy
 rule (2.12). It also offers repeated application with re-chosen target neighbours (Sec. 2.1.8)
 and dimensionality reduction by projecting onto M's leading eigenvectors ("LMNN for
@@ -37,7 +37,7 @@ from ..graphs import target_neighbors
 from ..problems import LMNNInstance, MultiMetricLMNNProblem
 from ..registry import solve
 from ..results import SolveResult
-from ..solvers.lmnn_fast import solve_multi_metric_fast
+from ..solvers.lmnn.fast import solve_multi_metric_fast
 
 __all__ = ["LMNN", "MultiMetricLMNN", "factor_metric", "energy_scores"]
 

@@ -6,7 +6,7 @@ style.
 :class:`~sdpembed.problems.MVUInstance`, by the certified interior-point method, CVXPY, or
 large-scale variational MVU with refinement, Sec. 3.1.8) and the spectral step (3.20)–(3.21).
 ``transform`` places new inputs by the out-of-sample SDP of Sec. 3.1.10
-(:func:`sdpembed.solvers.mvu_oos.place_points`).
+(:func:`sdpembed.solvers.mvu.oos.place_points`).
 
 References
 ----------
@@ -28,9 +28,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..graphs import link_components, neighborhood_graph
 from ..problems import MVUInstance
 from ..registry import solve
-from ..solvers.mvu_oos import neighbour_arrays, place_points
-from ..solvers.mvu_spectral import spectral_embedding
-from ..solvers.mvu_variational import variational_mvu
+from ..solvers.mvu.oos import neighbour_arrays, place_points
+from ..solvers.mvu.spectral import spectral_embedding
+from ..solvers.mvu.variational import variational_mvu
 
 __all__ = ["MVU", "MVU_METHODS"]
 
@@ -55,8 +55,8 @@ class MVU(TransformerMixin, BaseEstimator):
     omega : float, optional
         ω of the slack variant (default 0.9 there) and of variational MVU (default 0.999).
     method : {"ipm", "cvxpy", "variational"}
-        The certified interior-point method (:mod:`sdpembed.solvers.mvu_ipm`), CVXPY, or
-        variational MVU + refinement (:mod:`sdpembed.solvers.mvu_variational`, for large n).
+        The certified interior-point method (:mod:`sdpembed.solvers.mvu.ipm`), CVXPY, or
+        variational MVU + refinement (:mod:`sdpembed.solvers.mvu.variational`, for large n).
     angles : bool
         Join neighbours of the same input (the angle-preserving edges of Fig. 3.6).
     link : bool
@@ -135,9 +135,11 @@ class MVU(TransformerMixin, BaseEstimator):
         if self.link:
             edges, D = link_components(X, edges, random_state=self.random_state)
         if self.method == "variational":
+            from ..formulations.mvu import solve_variational_sdp  # CVXPY, loaded only for this method
+
             omega = 0.999 if self.omega is None else self.omega
-            result = variational_mvu(edges, D, n, n_components=self.n_components, n_basis=self.n_basis,
-                                     omega=omega, verbose=bool(self.verbose))
+            result = variational_mvu(edges, D, n, solve_sdp=solve_variational_sdp, n_components=self.n_components,
+                                     n_basis=self.n_basis, omega=omega, verbose=bool(self.verbose))
             self.embedding_ = result.embedding
             w = np.linalg.eigvalsh(self.embedding_.T @ self.embedding_)[::-1]
             self.eigenvalues_ = np.maximum(w, 0.0)
@@ -168,7 +170,7 @@ class MVU(TransformerMixin, BaseEstimator):
 
         Each new input's ``oos_neighbors`` nearest training inputs and their outputs define its
         small SDP, solved for all new inputs at once with a certified gap
-        (:func:`sdpembed.solvers.mvu_oos.place_points`).
+        (:func:`sdpembed.solvers.mvu.oos.place_points`).
         """
         check_is_fitted(self, "embedding_")
         X = validate_data(self, X, dtype=np.float64, reset=False)

@@ -1,6 +1,6 @@
 """MVU (Weinberger, thesis Sec. 3.1) as numpy: the instance type of the MVU SDP and its variants,
 and the certified dual bound (:func:`dual_bound`) that the interior-point solver
-(:mod:`sdpembed.solvers.mvu_ipm`) and the CVXPY formulation (:mod:`sdpembed.formulations.mvu`)
+(:mod:`sdpembed.solvers.mvu.ipm`) and the CVXPY formulation (:mod:`sdpembed.formulations.mvu`)
 share.
 
 The SDP and its dual

@@ -1,6 +1,6 @@
 """The MVU out-of-sample SDP (Weinberger, thesis Sec. 3.1.10) as numpy: the instance type of one new
 point, the objective of its reduced problem (P) and the certified dual bound (:func:`dual_bound`)
-that the batched interior-point solver (:mod:`sdpembed.solvers.mvu_oos`) and the CVXPY
+that the batched interior-point solver (:mod:`sdpembed.solvers.mvu.oos`) and the CVXPY
 formulation (:mod:`sdpembed.formulations.mvu_oos`) share.
 
 The SDP

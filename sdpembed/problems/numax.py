@@ -59,6 +59,7 @@ __all__ = [
     "dual_objective",
     "check_bounds",
     "secant_span",
+    "signed_multipliers",
 ]
 
 
@@ -628,7 +629,7 @@ def box_violation(values: np.ndarray, lo: np.ndarray | float, hi: np.ndarray | f
     return float(np.max(np.maximum(lo - values, values - hi), initial=0.0).clip(min=0.0))
 
 
-def _signed_multipliers(y: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
+def signed_multipliers(y: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.ndarray:
     """Zero the multipliers of bounds that are absent (a lower bound of −∞ takes no y⁺)."""
     y = np.where(np.isfinite(lo), y, np.minimum(y, 0.0))
     return np.where(np.isfinite(hi), y, np.maximum(y, 0.0))
@@ -636,7 +637,7 @@ def _signed_multipliers(y: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> np.nda
 
 def dual_objective(y: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> float:
     """g(y) = Σ lo_i y_i⁺ − hi_i y_i⁻, the dual objective of (*) (positively homogeneous)."""
-    y = _signed_multipliers(np.asarray(y, dtype=np.float64), lo, hi)
+    y = signed_multipliers(np.asarray(y, dtype=np.float64), lo, hi)
     pos = np.maximum(y, 0.0)
     neg = np.maximum(-y, 0.0)
     lo_term = np.where(pos > 0, lo, 0.0) * pos
@@ -672,7 +673,7 @@ def certified_lower_bound(
         The dual-feasible multipliers that attain ``bound``.
     """
     operator = operator.explicit()
-    y = _signed_multipliers(np.asarray(y, dtype=np.float64), lo, hi)
+    y = signed_multipliers(np.asarray(y, dtype=np.float64), lo, hi)
     g = dual_objective(y, lo, hi)
     if not np.isfinite(g) or g <= 0.0:
         return 0.0, np.zeros_like(y)

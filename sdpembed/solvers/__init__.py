@@ -1,26 +1,24 @@
 """Hand-written algorithms (numpy/scipy only), checked against the CVXPY formulations."""
 
 from ..problems.numax import secant_span
-from ._nonconvex import NearIsometricResult
-from .column_generation import (
+from .lmnn.fast import solve_lmnn_fast, solve_multi_metric_fast
+from .lmnn.gradient import certify_metric, solve_lmnn_gradient
+from .mvu.oos import place_points, refine_points, solve_mvu_oos
+from .near_isometric.fromax import FroMaxState, fromax
+from .near_isometric.nilepro import NILEProState, nilepro
+from .near_isometric.nonconvex import NearIsometricResult
+from .near_isometric.rank_adjust import near_isometric_cg, rank_adjust, rank_adjust_cg
+from .numax.admm import ADMMState, box_trace_admm, least_squares_step, solve_numax_admm
+from .numax.column_generation import (
     ColumnGenerationRun,
-    PairDistances,
     RestrictedResult,
     RestrictedSolver,
-    ScanResult,
     column_generation,
     run_column_generation,
-    scan_pair_violations,
     solve_numax_cg,
 )
-from .fromax import FroMaxState, fromax
-from .lmnn_fast import solve_lmnn_fast, solve_multi_metric_fast
-from .lmnn_gradient import certify_metric, solve_lmnn_gradient
-from .mvu_oos import place_points, refine_points, solve_mvu_oos
-from .nilepro import NILEProState, nilepro
-from .numax_admm import ADMMState, box_trace_admm, least_squares_step, solve_numax_admm
-from .numax_class import solve_numax_class_admm, solve_numax_class_cg
-from .rank_adjust import near_isometric_cg, rank_adjust, rank_adjust_cg
+from .numax.numax_class import solve_numax_class_admm, solve_numax_class_cg
+from .numax.pair_scan import PairDistances, ScanResult, scan_pair_violations
 
 __all__ = [
     "ADMMState",

@@ -11,7 +11,7 @@ between the two distance vectors, in [0, 1], 1 exactly when the local distances 
 one global scale.
 
 The spectral step (3.20)–(3.21) that turns K into outputs is
-:func:`sdpembed.solvers.mvu_spectral.spectral_embedding`.
+:func:`sdpembed.solvers.mvu.spectral.spectral_embedding`.
 
 References
 ----------

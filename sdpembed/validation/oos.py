@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validate import as_matrix, check_positive_int, check_random_state
-from ..solvers.mvu_oos import neighbour_arrays, place_points, refine_points
+from ..solvers.mvu.oos import neighbour_arrays, place_points, refine_points
 
 __all__ = [
     "consistency_ratio",
@@ -135,8 +135,8 @@ def out_of_sample(
     n_neighbors : int
         k nearest training inputs used per new input (k ≥ r).
     method : {"sdp", "sdp_cg", "lle"}
-        The SDP placement (:func:`~sdpembed.solvers.mvu_oos.place_points`), followed by the
-        refinement of (3.26) (:func:`~sdpembed.solvers.mvu_oos.refine_points`) for "sdp_cg",
+        The SDP placement (:func:`~sdpembed.solvers.mvu.oos.place_points`), followed by the
+        refinement of (3.26) (:func:`~sdpembed.solvers.mvu.oos.refine_points`) for "sdp_cg",
         or the LLE reconstruction (:func:`lle_place`).
     reg : float
         The LLE regulariser.

@@ -26,14 +26,14 @@ from Ψ₀; stop at the first rank where the method fails and return the last ma
   interval, found by bisection, and we jump to its least element. With truncation restarts and
   steps of one, Algorithm 3 would walk through each with zero-iteration runs to the same map.
 * **R₀** defaults to the smallest M at which the scaled leading principal directions of the
-  secants already meet δ (:func:`~sdpembed.solvers._nonconvex.pca_feasible_rank`; found by
+  secants already meet δ (:func:`~sdpembed.solvers.near_isometric.nonconvex.pca_feasible_rank`; found by
   bisection, the test is monotone in M), so the first run succeeds at once; 003 only asks for
   R₀ "sufficiently large".
 
 **Algorithm 4 (FroMax/NILE-Pro CG).** The method is solved on a working set of pairs, all
 pairs are scanned for violators, the worst are added, and the method is run again
 warm-started — through the same driver as NuMax-CG
-(:func:`~sdpembed.solvers.column_generation.run_column_generation`), whose scan is exact.
+(:func:`~sdpembed.solvers.numax.column_generation.run_column_generation`), whose scan is exact.
 There is no certificate: a run ends ``converged`` when the final scan proves that every pair
 is within δ (to ``feas_tol``), and the reported ``isometry`` is measured on all pairs.
 
@@ -70,10 +70,14 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import as_matrix, check_delta, check_positive_int, check_random_state
-from ..problems.numax import PairSecantOperator, SecantOperator
-from ..secants import pair_count, pairs_from_linear_index
-from ._nonconvex import (
+from ..._validate import as_matrix, check_delta, check_positive_int, check_random_state
+from ...problems.numax import PairSecantOperator, SecantOperator
+from ...secants import pair_count, pairs_from_linear_index
+from ..numax.column_generation import RestrictedResult, run_column_generation
+from ..numax.pair_scan import factor_values, initial_working_set, scan_pair_violations
+from .fromax import fromax
+from .nilepro import nilepro
+from .nonconvex import (
     ACCEPT_RTOL,
     NONCONVEX_STATUSES,
     FactorOps,
@@ -84,15 +88,6 @@ from ._nonconvex import (
     pca_feasible_rank,
     truncate_map,
 )
-from .column_generation import (
-    RestrictedResult,
-    _factor_values,
-    _initial_working_set,
-    run_column_generation,
-    scan_pair_violations,
-)
-from .fromax import fromax
-from .nilepro import nilepro
 
 __all__ = ["METHODS", "rank_adjust", "near_isometric_cg", "rank_adjust_cg", "pair_gram", "pair_isometry"]
 
@@ -267,8 +262,8 @@ def rank_adjust(
     verbose : bool or int
         One line per rank step (and the method's own progress if an int > 1 is given).
     **options
-        Options of :func:`~sdpembed.solvers.fromax.fromax` or
-        :func:`~sdpembed.solvers.nilepro.nilepro` (``max_iter``, ``beta``, ...).
+        Options of :func:`~sdpembed.solvers.near_isometric.fromax.fromax` or
+        :func:`~sdpembed.solvers.near_isometric.nilepro.nilepro` (``max_iter``, ``beta``, ...).
 
     Returns
     -------
@@ -328,7 +323,7 @@ def pair_gram(X: np.ndarray, block_rows: int = 1024) -> np.ndarray:
 def pair_isometry(X: np.ndarray, Psi: np.ndarray, *, block_rows: int | None = None) -> tuple[float, int]:
     """max over all pairs of distinct rows of |‖Ψ(x_i − x_j)‖² / ‖x_i − x_j‖² − 1|, and the number of pairs.
 
-    One scan of :func:`~sdpembed.solvers.column_generation.scan_pair_violations` through Gram
+    One scan of :func:`~sdpembed.solvers.numax.pair_scan.scan_pair_violations` through Gram
     matrices: an upper bound that exceeds the exact value by at most the scan's rounding
     bound (about 1e-12 on image data).
     """
@@ -390,7 +385,8 @@ def _start_map_of_points(X: np.ndarray, rank: int, initial_map: np.ndarray | str
 
 
 def _centre_on_pairs(X: np.ndarray, Psi: np.ndarray, working: np.ndarray) -> float:
-    """:func:`~sdpembed.solvers._nonconvex.centre_scale` of Ψ on the pairs ``working`` (linear indices)."""
+    """:func:`~sdpembed.solvers.near_isometric.nonconvex.centre_scale` of Ψ on the pairs ``working``
+    (linear indices)."""
     i, j = pairs_from_linear_index(working, X.shape[0])
     D = X[i] - X[j]
     keep = np.any(D != 0.0, axis=1)
@@ -434,7 +430,7 @@ def near_isometric_cg(
     working_set : ndarray of int, optional
         Linear pair indices of the first working set (default: neighbours and random pairs).
     initial_pairs, initial_neighbors, max_add, max_rounds, block_rows
-        As for :func:`~sdpembed.solvers.column_generation.column_generation`.
+        As for :func:`~sdpembed.solvers.numax.column_generation.column_generation`.
     keep_tol, keep_multiplier : float
         Working pairs within ``keep_tol`` of a bound, or whose multiplier exceeds
         ``keep_multiplier`` times the largest, stay. By default (``keep_tol=inf``) no pair
@@ -588,7 +584,7 @@ def rank_adjust_cg(
     initial_rank = check_rank(initial_rank, X.shape[1], "initial_rank")
     initial_map = "pca" if initial_map is None else initial_map
 
-    first_set = _initial_working_set(X, check_positive_int(options.pop("initial_pairs", 2000), "initial_pairs"),
+    first_set = initial_working_set(X, check_positive_int(options.pop("initial_pairs", 2000), "initial_pairs"),
                                      check_positive_int(options.pop("initial_neighbors", 5), "initial_neighbors",
                                                         minimum=0), rng)
 
@@ -605,7 +601,7 @@ def rank_adjust_cg(
             # the next rank starts from the first working set and the (nearly) active pairs of this map
             pairs = res.extra["pairs"]
             # in chunks of pairs: the explicit (S, N) differences of a large working set are not held
-            distortion = np.abs(_factor_values(X, res.Psi, pairs[:, 0], pairs[:, 1]) - 1.0)
+            distortion = np.abs(factor_values(X, res.Psi, pairs[:, 0], pairs[:, 1]) - 1.0)
             order = np.argsort(-distortion, kind="stable")[: max(cap - first_set.size, 0)]
             active = order[distortion[order] >= 0.9 * delta]
             cache["working_set"] = res.extra["working_set"][active]

@@ -25,9 +25,10 @@ FroMax or NILE-Pro for Algorithm 4 of Luo et al. (003). A non-convex inner solve
 bound, so that run ends ``converged`` — every pair within its bounds, proven by the final
 scan — never ``optimal``.
 
-Accuracy of the scan. Squared distances from Gram matrices lose ε·(‖x_i‖² + ‖x_j‖²) to
-cancellation; every pair whose violation could exceed ``feas_tol`` within that error is
-recomputed from its explicit difference, so the final check is exact to rounding.
+Accuracy of the scan (:mod:`~sdpembed.solvers.numax.pair_scan`). Squared distances from Gram
+matrices lose ε·(‖x_i‖² + ‖x_j‖²) to cancellation; every pair whose violation could exceed
+``feas_tol`` within that error is recomputed from its explicit difference, so the final check
+is exact to rounding.
 """
 
 from __future__ import annotations
@@ -38,233 +39,23 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 import numpy as np
-from sklearn.neighbors import NearestNeighbors
 
-from .._validate import as_matrix, check_positive_int, check_random_state
-from ..problems.numax import PairSecantOperator
-from ..results import SolveResult, relative_gap
-from ..secants import linear_index_of_pairs, pair_count, pairs_from_linear_index
-from .numax_admm import ADMMState, box_trace_admm, restrict_inverse, update_is_cheaper
-from .numax_admm_pairs import pair_trace_admm
+from ..._validate import as_matrix, check_positive_int, check_random_state
+from ...problems.numax import PairSecantOperator
+from ...results import SolveResult, relative_gap
+from ...secants import linear_index_of_pairs, pair_count, pairs_from_linear_index
+from .admm import ADMMState, box_trace_admm, restrict_inverse, update_is_cheaper
+from .admm_pairs import pair_trace_admm
+from .pair_scan import PairBounds, PairDistances, initial_working_set, scan_pair_violations
 
 __all__ = [
-    "PairBounds",
-    "PairDistances",
-    "ScanResult",
-    "scan_pair_violations",
     "RestrictedResult",
     "RestrictedSolver",
     "ColumnGenerationRun",
     "run_column_generation",
     "column_generation",
     "solve_numax_cg",
-    "psd_factor",
 ]
-
-#: ``bounds(i, j) -> (lo, hi)``: the bounds on v_ijᵀPv_ij for the pairs (i[k], j[k]).
-PairBounds = Callable[[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]
-
-
-def psd_factor(P: np.ndarray) -> np.ndarray:
-    """Ψ (r, N) with ΨᵀΨ = P₊ (the PSD part of P), keeping every positive eigenvalue."""
-    w, U = np.linalg.eigh(0.5 * (P + P.T))
-    keep = w > 0
-    return np.sqrt(w[keep])[:, None] * U[:, keep].T
-
-
-def _pair_values(X: np.ndarray, P: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
-    """v_ijᵀPv_ij from explicit differences (exact to rounding)."""
-    D = X[i] - X[j]
-    return np.einsum("ij,ij->i", D @ P, D) / np.einsum("ij,ij->i", D, D)
-
-
-def _factor_values(X: np.ndarray, Psi: np.ndarray, i: np.ndarray, j: np.ndarray, chunk: int = 8192) -> np.ndarray:
-    """‖Ψ(x_i − x_j)‖² / ‖x_i − x_j‖² from explicit differences (exact to rounding), O(N r) a pair,
-    in chunks of ``chunk`` pairs (a scan may recompute hundreds of thousands)."""
-    out = np.empty(i.size)
-    for start in range(0, i.size, chunk):
-        part = slice(start, start + chunk)
-        D = X[i[part]] - X[j[part]]
-        B = D @ Psi.T
-        out[part] = np.einsum("ij,ij->i", B, B) / np.einsum("ij,ij->i", D, D)
-    return out
-
-
-class PairDistances:
-    """The part of an all-pairs scan that does not depend on P, computed once for the points X.
-
-    Block by block of ``block_rows`` rows (against all later rows): the pairs i < j and their
-    squared distances ‖x_i − x_j‖² from the Gram matrix, with bounds on the rounding of those.
-    Column generation scans all pairs of the same points every round (and the monitor of its
-    tight rounds more often); with this object the later scans skip the n × n × N products and
-    the index arithmetic, about 60% of a scan of 800 MNIST images. Blocks are kept while they
-    total at most ``max_pairs`` pairs (24 bytes a pair; beyond, every scan recomputes them).
-    """
-
-    def __init__(self, X: np.ndarray, block_rows: int | None = None, max_pairs: int = 10_000_000) -> None:
-        self.X = as_matrix(X, "X", min_rows=2)
-        n = self.X.shape[0]
-        self.norms2 = np.einsum("ij,ij->i", self.X, self.X)
-        self.block_rows = block_rows or max(1, min(n, 4_000_000 // max(n, 1)))
-        self._cache = pair_count(n) <= max_pairs
-        self._blocks: dict[int, tuple[np.ndarray, ...]] = {}
-
-    def starts(self) -> range:
-        """First rows of the blocks."""
-        return range(0, self.X.shape[0] - 1, self.block_rows)
-
-    def block(self, start: int) -> tuple[np.ndarray, ...]:
-        """(rows, cols, i, j, ri, ci, dX, errX) of the block starting at row ``start``: its pairs
-        (i[k], j[k]) = (rows[ri[k]], cols[ci[k]]), cols the rows after ``start``."""
-        n = self.X.shape[0]
-        rows = np.arange(start, min(start + self.block_rows, n - 1))
-        cols = np.arange(rows[0] + 1, n)
-        if start in self._blocks:
-            ri, ci, dX, errX = self._blocks[start]
-            return rows, cols, rows[ri], cols[ci], ri, ci, dX, errX
-        X, nx = self.X, self.norms2
-        ri, ci = np.nonzero(cols[None, :] > rows[:, None])
-        ri, ci = ri.astype(np.int32), ci.astype(np.int32)
-        i, j = rows[ri], cols[ci]
-        dX = (nx[rows, None] + nx[None, cols] - 2.0 * (X[rows] @ X[cols].T))[ri, ci]
-        # rounding of the Gram-based values: absolute errors of about ε·(‖·‖² + ‖·‖²)·√dim
-        errX = 8.0 * np.finfo(float).eps * (nx[i] + nx[j]) * X.shape[1] ** 0.5
-        if self._cache:
-            self._blocks[start] = (ri, ci, dX, errX)
-        return rows, cols, i, j, ri, ci, dX, errX
-
-
-@dataclass
-class ScanResult:
-    """Outcome of a scan of all pairs: the violators and the worst violation overall.
-
-    ``max_violation`` is max over all nonzero pairs of max(lo − v'Pv, v'Pv − hi), with the
-    pairs near or above ``tol`` evaluated exactly and the rest bounded through the Gram
-    values (it can be negative: every constraint strictly satisfied).
-    """
-
-    i: np.ndarray
-    j: np.ndarray
-    violation: np.ndarray
-    max_violation: float
-    n_pairs: int
-
-
-def scan_pair_violations(
-    X: np.ndarray,
-    P: np.ndarray,
-    bounds: PairBounds,
-    *,
-    tol: float = 0.0,
-    block_rows: int | None = None,
-    factor: np.ndarray | None = None,
-    exact_values: bool = True,
-    distances: PairDistances | None = None,
-) -> ScanResult:
-    """Scan all pairs i < j of the rows of X for violations of lo ≤ v_ijᵀPv_ij ≤ hi.
-
-    Nothing of size n² or S is held (but by a ``distances`` kept across scans): rows are taken
-    in blocks of ``block_rows`` against all later rows. Pairs of identical points (zero
-    secants) are skipped.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n, N)
-    P : ndarray of shape (N, N), PSD
-    bounds : callable
-        ``bounds(i, j) -> (lo, hi)`` for arrays of pair indices.
-    tol : float
-        Report pairs whose violation exceeds ``tol``.
-    block_rows : int, optional
-        Rows per block (default: about 4 million pairs a block).
-    factor : ndarray of shape (r, N), optional
-        Ψ with ΨᵀΨ = P, if known: saves the eigendecomposition of P, and the exact
-        recomputation uses ‖Ψd‖² (O(N r) a pair instead of O(N²)).
-    exact_values : bool
-        With False, pairs that violate by more than ``tol`` even after the rounding bound
-        keep their Gram-based violation (accurate to that bound) instead of being recomputed;
-        only the pairs the bound leaves in doubt are. The set of violators, and whether there
-        is any, are the same; a first scan with hundreds of thousands of violators is then
-        much cheaper. ``max_violation`` stays an upper bound.
-    distances : PairDistances, optional
-        The P-independent part of the scan for these very points (``distances.X is X``), kept
-        from earlier scans; its ``block_rows`` then applies.
-
-    Returns
-    -------
-    ScanResult
-        Violating pairs with their exact violations (recomputed from explicit differences),
-        and the worst violation over all pairs.
-    """
-    if distances is None or distances.X is not X:
-        distances = PairDistances(X, block_rows)
-    X = distances.X
-    Psi = psd_factor(P) if factor is None else as_matrix(factor, "factor", n_cols=X.shape[1], min_rows=0)
-    Y = X @ Psi.T
-    ny = np.einsum("ij,ij->i", Y, Y)
-    eps = np.finfo(float).eps
-    found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
-    worst, counted = -np.inf, 0
-    for start in distances.starts():
-        rows, cols, i, j, ri, ci, dX, errX = distances.block(start)
-        dY = (ny[rows, None] + ny[None, cols] - 2.0 * (Y[rows] @ Y[cols].T))[ri, ci]
-        errY = 8.0 * eps * (ny[i] + ny[j]) * max(Y.shape[1], 1) ** 0.5
-        lo, hi = bounds(i, j)
-        with np.errstate(divide="ignore", invalid="ignore"):  # zero or tiny dX: suspect anyway
-            ratio = dY / dX
-            estimate = np.maximum(lo - ratio, ratio - hi)
-            uncertainty = (errY + np.abs(ratio) * errX) / (dX - errX)
-            suspect = (dX <= errX) | (estimate + uncertainty > tol)
-        sure = ~suspect
-        if np.any(sure):
-            worst = max(worst, float(np.max(estimate[sure] + uncertainty[sure])))
-            counted += int(sure.sum())
-        if not exact_values:
-            with np.errstate(invalid="ignore"):
-                clear = suspect & (dX > errX) & (estimate - uncertainty > tol)
-            if np.any(clear):
-                found.append((i[clear], j[clear], estimate[clear]))
-                worst = max(worst, float(np.max(estimate[clear] + uncertainty[clear])))
-                counted += int(clear.sum())
-                suspect &= ~clear
-        if not np.any(suspect):
-            continue
-        i, j, lo, hi = i[suspect], j[suspect], lo[suspect], hi[suspect]
-        nonzero = np.any(X[i] != X[j], axis=1)
-        i, j, lo, hi = i[nonzero], j[nonzero], lo[nonzero], hi[nonzero]
-        if i.size == 0:
-            continue
-        values = _pair_values(X, P, i, j) if factor is None else _factor_values(X, Psi, i, j)
-        violation = np.maximum(lo - values, values - hi)
-        worst, counted = max(worst, float(violation.max())), counted + i.size
-        bad = violation > tol
-        if np.any(bad):
-            found.append((i[bad], j[bad], violation[bad]))
-    if found:
-        vi, vj, vv = (np.concatenate(parts) for parts in zip(*found, strict=True))
-    else:
-        vi, vj, vv = np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0)
-    return ScanResult(vi, vj, vv, worst, counted)
-
-
-def _initial_working_set(X: np.ndarray, size: int, n_neighbors: int, rng: np.random.Generator) -> np.ndarray:
-    """Sorted linear pair indices: each point's nearest neighbours, then random pairs up to ``size``."""
-    n = X.shape[0]
-    total = pair_count(n)
-    chosen = np.empty(0, np.int64)
-    k = min(n_neighbors, n - 1)
-    if k > 0:
-        _, neighbors = NearestNeighbors(n_neighbors=k + 1).fit(X).kneighbors(X)
-        rows = np.repeat(np.arange(n), k + 1)
-        cols = neighbors.ravel()
-        distinct = rows != cols
-        lo, hi = np.minimum(rows, cols)[distinct], np.maximum(rows, cols)[distinct]
-        chosen = np.unique(linear_index_of_pairs(lo, hi, n))
-    extra = min(size, total) - chosen.size
-    if extra > 0:
-        rest = np.setdiff1d(rng.choice(total, size=min(total, size + chosen.size), replace=False), chosen)
-        chosen = np.union1d(chosen, rest[:extra])
-    return chosen
 
 
 def _select_violators(
@@ -340,7 +131,7 @@ class RestrictedSolver(Protocol):
     (true for the NuMax SDP: multipliers outside the working set are zero); only then can the
     driver report ``optimal``. A solver whose ``solve`` also takes a keyword ``monitor`` (the
     worst violation outside the working set for a factor Ψ, see
-    :func:`~sdpembed.solvers.numax_admm_pairs.pair_trace_admm`) says so with ``monitors = True``;
+    :func:`~sdpembed.solvers.numax.admm_pairs.pair_trace_admm`) says so with ``monitors = True``;
     the driver then passes one in the tight rounds.
     """
 
@@ -390,8 +181,8 @@ class ColumnGenerationRun:
 class _NuMaxADMM:
     """The NuMax ADMM as the inner solver of NuMax-CG: loose or tight options, warm starts that
     reuse (I + 𝒜𝒜*)⁻¹ of kept pairs. ``implicit`` selects
-    :func:`~sdpembed.solvers.numax_admm_pairs.pair_trace_admm` (implicit iterates, partial
-    eigensolver), otherwise :func:`~sdpembed.solvers.numax_admm.box_trace_admm`."""
+    :func:`~sdpembed.solvers.numax.admm_pairs.pair_trace_admm` (implicit iterates, partial
+    eigensolver), otherwise :func:`~sdpembed.solvers.numax.admm.box_trace_admm`."""
 
     certified = True
 
@@ -504,7 +295,7 @@ def run_column_generation(
     tight = loose_tol is None or loose_tol <= feas_tol
 
     if working_set is None:
-        working = _initial_working_set(X, initial_pairs, initial_neighbors, rng)
+        working = initial_working_set(X, initial_pairs, initial_neighbors, rng)
     else:
         working = np.asarray(working_set, dtype=np.int64)
         if working.ndim != 1 or working.size == 0 or working.min() < 0 or working.max() >= total:
@@ -677,7 +468,7 @@ def column_generation(
         accuracy (and violators are those above it). Then every further round is solved to
         ``feas_tol``/``gap_tol``, so the certificate is unchanged. ``None`` solves every round
         tightly. With ``implicit``, the tight rounds use the ``"mixed"`` least squares and the
-        ``polish`` of :func:`~sdpembed.solvers.numax_admm_pairs.pair_trace_admm` (on 800 MNIST
+        ``polish`` of :func:`~sdpembed.solvers.numax.admm_pairs.pair_trace_admm` (on 800 MNIST
         images at δ = 0.1, the last round then took 16 ADMM iterations instead of 68).
     loose_max_iter : int
         ADMM iterations allowed in a loose round: its P only has to point at the next
@@ -686,7 +477,7 @@ def column_generation(
         δ = 0.2 (same certified optimum, one thread).
         So few iterations do not pay for inverting I + 𝒜𝒜* of a changed set of pairs: the loose
         rounds apply it through its single-precision Cholesky factor (``"cholesky-single"`` of
-        :func:`~sdpembed.solvers.numax_admm_pairs.pair_trace_admm`), which took the same runs
+        :func:`~sdpembed.solvers.numax.admm_pairs.pair_trace_admm`), which took the same runs
         from 136 s to 115 s (δ = 0.1) and from 66–81 s to 38–43 s (δ = 0.2) on a loaded machine.
     loose_keep_multiplier : float, optional
         ``keep_multiplier`` in the loose rounds (their multipliers have not converged, and a
@@ -705,9 +496,9 @@ def column_generation(
         bound), violators found by the scan and added, worst violation over all pairs,
         objective, certified gap, rank, ADMM iterations and time.
     implicit : bool
-        Restricted solves by :func:`~sdpembed.solvers.numax_admm_pairs.pair_trace_admm`
+        Restricted solves by :func:`~sdpembed.solvers.numax.admm_pairs.pair_trace_admm`
         (implicit iterates through the points, partial eigensolver; several times faster at
-        N in the hundreds); False uses :func:`~sdpembed.solvers.numax_admm.box_trace_admm`.
+        N in the hundreds); False uses :func:`~sdpembed.solvers.numax.admm.box_trace_admm`.
     exact_violations : bool
         Recompute every violator's value from its explicit secant (False: only the pairs
         the Gram-based rounding bound leaves in doubt; the termination test is the same).

@@ -62,9 +62,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .._validate import as_matrix, check_positive_int
-from ..problems.mvu_oos import dual_bound, primal_objective
-from ..results import SolveResult, relative_gap
+from ..._validate import as_matrix, check_positive_int
+from ...problems.mvu_oos import dual_bound, primal_objective
+from ...results import SolveResult, relative_gap
 
 __all__ = [
     "Placement",

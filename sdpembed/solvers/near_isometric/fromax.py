@@ -62,9 +62,9 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse.linalg
 
-from .._validate import check_positive_int, check_random_state
-from ..problems.numax import SecantOperator
-from ._nonconvex import (
+from ..._validate import check_positive_int, check_random_state
+from ...problems.numax import SecantOperator
+from .nonconvex import (
     BestMap,
     FactorOps,
     NearIsometricResult,

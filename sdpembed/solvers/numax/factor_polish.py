@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 import scipy.linalg
 
-from ._least_squares import idle_core_threads
+from .least_squares import idle_core_threads
 
 __all__ = ["polish_factor"]
 

@@ -47,9 +47,9 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import shortest_path
 from threadpoolctl import threadpool_limits
 
-from .._validate import check_positive_int
-from ..problems.mvu import DUAL_DENSE_LIMIT, algebraic_connectivity, dual_bound
-from ..results import SolveResult, relative_gap
+from ..._validate import check_positive_int
+from ...problems.mvu import DUAL_DENSE_LIMIT, algebraic_connectivity, dual_bound
+from ...results import SolveResult, relative_gap
 
 __all__ = [
     "centered_basis",
@@ -166,7 +166,7 @@ def _solve(instance, gap_tol, feas_tol, max_iter, step_fraction, verbose, time_l
 
     if n > DUAL_DENSE_LIMIT:
         raise ValueError(f"the interior-point method is dense in n; n = {n} exceeds {DUAL_DENSE_LIMIT}: use "
-                         "variational MVU (sdpembed.solvers.mvu_variational) at this size")
+                         "variational MVU (sdpembed.solvers.mvu.variational) at this size")
     lam2 = algebraic_connectivity(n, edges)
     if variant == "slack" and instance.omega * lam2 < c:
         K = np.zeros((n, n))

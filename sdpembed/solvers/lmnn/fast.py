@@ -11,7 +11,7 @@ multi-metric SDP (2.17), where every pair (a, b) carries the metric of the class
 
 **Why an interior-point method.** (2.11) is piecewise linear in M: away from the PSD boundary
 it *is* a linear programme in the d(d+1)/2 entries of M. First-order methods — the
-subgradient projection of Algorithm 3 (:mod:`sdpembed.solvers.lmnn_gradient`), or an ADMM on
+subgradient projection of Algorithm 3 (:mod:`sdpembed.solvers.lmnn.gradient`), or an ADMM on
 the slack form, which we tried first — find the primal value quickly but converge slowly to
 an accurate *dual* point: on iris (d = 4) the ADMM needed 5,000 iterations for a certified
 relative gap of 1e-4, and the certificate oscillated. A primal–dual path-following method
@@ -37,7 +37,7 @@ the n·k after a first-order start) and no per-block masks.
 
 **The working set, and why the result is exact.** Only triplets whose hinge can be positive
 enter the SDP. By default (``first_order=True``) the working set is chosen at an approximate
-minimiser found by L-BFGS on a smoothed (2.11) in L, M = LᵀL (:mod:`sdpembed.solvers.lmnn_warm`;
+minimiser found by L-BFGS on a smoothed (2.11) in L, M = LᵀL (:mod:`sdpembed.solvers.lmnn.warm`;
 digits PCA-30: 0.5–1 s, loss 0.1 % above the optimum): the triplets with hinge argument in
 (−0.05, 0.05] form the working set, and those above 0.05 are *fixed*: their hinge is counted as
 linear, μ h_t(M) (α_t = μ), which folds them into the linear term C0 of the IPM. Then: solve;
@@ -94,9 +94,9 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse
 
-from .._validate import check_positive_int
-from ..graphs import impostor_triplets, nearest_impostors, radius_hinges
-from ..problems.lmnn import (
+from ..._validate import check_positive_int
+from ...graphs import impostor_triplets, nearest_impostors, radius_hinges
+from ...problems.lmnn import (
     check_triplets,
     lmnn_dual_bound,
     multi_metric_dual_bound,
@@ -105,8 +105,8 @@ from ..problems.lmnn import (
     triplet_keys,
     triplet_outer_sum,
 )
-from ..results import SolveResult, relative_gap
-from .lmnn_warm import warm_start_metric
+from ...results import SolveResult, relative_gap
+from .warm import warm_start_metric
 
 __all__ = [
     "PairSystem", "IPMOutcome", "hinge_ipm", "solve_lmnn_fast", "solve_multi_metric_fast", "seed_triplets",
@@ -629,7 +629,7 @@ def warm_start(system: PairSystem, C0: np.ndarray, mu: float, M: np.ndarray, alp
 def first_order_ipm_start(system: PairSystem, C0: np.ndarray, mu: float, M: np.ndarray, alpha: np.ndarray, *,
                       shift: float = 3e-2, metric_shift: float = 1e-3) -> tuple:
     """An interior starting point of the slack SDP from a first-order point (M, α̂) of
-    :func:`sdpembed.solvers.lmnn_warm.warm_start_metric` (α̂ = μ·φ'_η(z), the smoothed hinge's slopes).
+    :func:`sdpembed.solvers.lmnn.warm.warm_start_metric` (α̂ = μ·φ'_η(z), the smoothed hinge's slopes).
 
     As :func:`warm_start`, except for the two matrices. M₀ = M + εI with the least ε giving
     λ_min(M₀) ≥ ``metric_shift``·λ_max(M) (per block), and with h = 1 + 𝒜(M₀)_t,
@@ -1037,7 +1037,7 @@ def solve_lmnn_fast(
         pair's nearest impostor) with ``first_order=False``.
     first_order : bool
         Choose the first working set at the approximate minimiser of
-        :func:`sdpembed.solvers.lmnn_warm.warm_start_metric` (module docstring).
+        :func:`sdpembed.solvers.lmnn.warm.warm_start_metric` (module docstring).
     first_order_keep : float
         Triplets whose hinge argument at that metric exceeds −``first_order_keep`` are used.
     first_order_fix : float or None

@@ -25,7 +25,7 @@ certified by :func:`certify_metric`, which builds multipliers α ∈ [0, μ] fro
 problem) — and hands them to :func:`sdpembed.problems.lmnn.lmnn_dual_bound`, which makes
 them dual feasible by scaling. The status is ``optimal`` only if the certified relative gap is
 at most ``gap_tol``; otherwise ``max_iterations``. The default solver that does reach the
-target accuracy is :func:`sdpembed.solvers.lmnn_fast.solve_lmnn_fast`.
+target accuracy is :func:`sdpembed.solvers.lmnn.fast.solve_lmnn_fast`.
 """
 
 from __future__ import annotations
@@ -35,10 +35,10 @@ import time
 import numpy as np
 import scipy.optimize
 
-from .._validate import as_matrix, check_positive_int
-from ..graphs import impostor_triplets, iter_hinges
-from ..problems.lmnn import lmnn_dual_bound, project_psd, triplet_keys, triplet_outer_sum
-from ..results import SolveResult, relative_gap
+from ..._validate import as_matrix, check_positive_int
+from ...graphs import impostor_triplets, iter_hinges
+from ...problems.lmnn import lmnn_dual_bound, project_psd, triplet_keys, triplet_outer_sum
+from ...results import SolveResult, relative_gap
 
 __all__ = ["lmnn_gradient_matrix", "certify_metric", "solve_lmnn_gradient"]
 

@@ -8,7 +8,7 @@ O(S k r) for k new ones.
 
 Two ways to apply K⁻¹ in the iterations:
 
-* the explicit inverse (:func:`~sdpembed.solvers.numax_admm._spd_inverse`, Cholesky then
+* the explicit inverse (:func:`~sdpembed.solvers.numax.admm._spd_inverse`, Cholesky then
   ``potri``), applied by one ``symv`` — the cheapest per iteration, worth it for the many
   iterations of an accurate solve, and cheap to update for small changes of the pairs;
 * :class:`CholeskySolve`, the Cholesky factor alone, applied by two triangular solves — about
@@ -27,7 +27,7 @@ import numpy as np
 import scipy.linalg
 from threadpoolctl import ThreadpoolController
 
-from ..problems.numax import SecantOperator
+from ...problems.numax import SecantOperator
 
 __all__ = ["extend_gram", "gram_rows", "CholeskySolve", "cholesky_factor", "inverse_from_cholesky",
            "factorisation_threads", "idle_core_threads"]

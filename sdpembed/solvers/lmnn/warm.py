@@ -1,6 +1,6 @@
 """A first-order warm start for the LMNN SDP (2.11): an approximate metric and the triplets around it.
 
-The exact solver (:func:`sdpembed.solvers.lmnn_fast.solve_lmnn_fast`) spends most of its time
+The exact solver (:func:`sdpembed.solvers.lmnn.fast.solve_lmnn_fast`) spends most of its time
 in the first working-set rounds, whose minimisers only serve to find the triplets that matter:
 on digits PCA-30 the minimiser of the first working set violates 415,000 triplets where the
 optimum violates 5,000. This module finds an approximate minimiser cheaply instead, and the
@@ -51,8 +51,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse
 
-from ..graphs import radius_hinges
-from .lbfgs import minimize_lbfgs
+from ...graphs import radius_hinges
+from ..lbfgs import minimize_lbfgs
 
 __all__ = ["WarmStart", "smoothed_hinge", "warm_start_metric"]
 

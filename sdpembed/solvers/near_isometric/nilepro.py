@@ -55,9 +55,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validate import check_positive_int, check_random_state
-from ..problems.numax import SecantOperator
-from ._nonconvex import (
+from ..._validate import check_positive_int, check_random_state
+from ...problems.numax import SecantOperator
+from .nonconvex import (
     BestMap,
     FactorOps,
     NearIsometricResult,

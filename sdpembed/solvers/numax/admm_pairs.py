@@ -1,6 +1,6 @@
 """NuMax ADMM on pair secants with implicit iterates and a warm-started partial eigensolver.
 
-The same iteration as :func:`~sdpembed.solvers.numax_admm.box_trace_admm` (NuMax Algorithm 1
+The same iteration as :func:`~sdpembed.solvers.numax.admm.box_trace_admm` (NuMax Algorithm 1
 with the exact least-squares step (12)–(13)), for the secants of pairs of points — the
 restricted problems of column generation (Algorithm 2). It produces the same iterates (up to
 rounding and the accuracy of the partial eigensolver, see below) at a fraction of the cost per
@@ -27,7 +27,7 @@ iteration when the span dimension r is in the hundreds and the solution has low 
 
 Nothing here weakens the result: the returned P is PSD by construction, and its violation
 and certified gap are evaluated from the explicit secant rows exactly as in
-:func:`~sdpembed.solvers.numax_admm.box_trace_admm`.
+:func:`~sdpembed.solvers.numax.admm.box_trace_admm`.
 """
 
 from __future__ import annotations
@@ -38,20 +38,20 @@ from collections.abc import Callable
 import numpy as np
 import scipy.sparse
 
-from .._validate import check_positive_int
-from ..problems.numax import (
+from ..._validate import check_positive_int
+from ...problems.numax import (
     PairSecantOperator,
-    _signed_multipliers,
     box_violation,
     certified_lower_bound,
     check_bounds,
     dual_objective,
     secant_span,
+    signed_multipliers,
 )
-from ..results import SolveResult, relative_gap
-from ._factor_polish import polish_factor
-from ._least_squares import CholeskySolve, extend_gram
-from .numax_admm import ADMMState, _least_squares_inverse, _warm_start_iterates, check_admm_options, symmetric_matvec
+from ...results import SolveResult, relative_gap
+from .admm import ADMMState, check_admm_options, least_squares_inverse, symmetric_matvec, warm_start_iterates
+from .factor_polish import polish_factor
+from .least_squares import CholeskySolve, extend_gram
 
 __all__ = ["pair_trace_admm"]
 
@@ -279,7 +279,7 @@ class _LeastSquaresSteps:
         # each) has added up to that of potri (≈ S³ flops against 2S² a solve)
         self.next_switch = self.period if mode in ("auto", "mixed") else 0
         if mode == "inverse" or (mode == "auto" and known_inverse is not None):
-            self.K_inv, self.next_switch = _least_squares_inverse(op, known_inverse, self.gram), 0
+            self.K_inv, self.next_switch = least_squares_inverse(op, known_inverse, self.gram), 0
         else:
             self.cholesky = CholeskySolve(self.gram, single=single)
 
@@ -335,7 +335,7 @@ def _factor_in_original_coordinates(U: np.ndarray, s: np.ndarray, basis: np.ndar
 def _approximate_bound(geometry: _PairGeometry, lo, hi, y) -> float:
     """Dual bound g(y)/λ_max(𝒜*(y)) through the points — for stopping decisions only; the reported
     certificate is recomputed from the explicit secants by :func:`certified_lower_bound`."""
-    y = _signed_multipliers(y, lo, hi)
+    y = signed_multipliers(y, lo, hi)
     g = dual_objective(y, lo, hi)
     if not np.isfinite(g) or g <= 0.0:
         return 0.0
@@ -375,7 +375,7 @@ def pair_trace_admm(
     """ADMM (NuMax Algorithm 1) for min tr P s.t. lo ≤ 𝒜(P) ≤ hi, P ⪰ 0, on pair secants.
 
     Same problem, options, stopping rule and result as
-    :func:`~sdpembed.solvers.numax_admm.box_trace_admm` (always in the span of the secants),
+    :func:`~sdpembed.solvers.numax.admm.box_trace_admm` (always in the span of the secants),
     computed with implicit iterates and a partial eigensolver (module docstring).
 
     Parameters
@@ -384,7 +384,7 @@ def pair_trace_admm(
         The pairs (their secants define 𝒜).
     lo, hi, problem, beta, eta, tol, feas_tol, gap_tol, max_iter, adaptive, adapt_until, check_every, \
 warm_start, max_constraints, verbose, time_limit
-        As for :func:`~sdpembed.solvers.numax_admm.box_trace_admm`.
+        As for :func:`~sdpembed.solvers.numax.admm.box_trace_admm`.
     eig_tol : float
         Largest accepted residual ‖Mu − θu‖ of a Ritz pair above the threshold, relative to ‖M‖
         and to the current ADMM residual max(e₁, e₂) (the projection errors shrink with it).
@@ -410,7 +410,7 @@ warm_start, max_constraints, verbose, time_limit
         ``polish``, the violation is often settled anyway). Column generation's tight rounds use
         it: on 800 MNIST images at δ = 0.1 they ended with the same iteration counts, 2.4 s
         sooner. 𝒜𝒜* of the pairs that ``warm_start.gram`` covers is reused
-        (:mod:`~sdpembed.solvers._least_squares`).
+        (:mod:`~sdpembed.solvers.numax.least_squares`).
     eig_precision : {"double", "single"}
         Precision of the partial eigensolver's Rayleigh–Ritz steps. ``"single"`` is about twice
         as fast, with Ritz residuals accepted down to 1e-5·‖M‖ only (a full double-precision
@@ -429,7 +429,7 @@ warm_start, max_constraints, verbose, time_limit
     polish : bool
         Once max(e₁, e₂) ≤ ``tol`` and the working pairs' violation is at most
         100·``feas_tol``, try at most every 5 iterations to settle the violation by Gauss–Newton
-        steps on the factor of P (:func:`~sdpembed.solvers._factor_polish.polish_factor`),
+        steps on the factor of P (:func:`~sdpembed.solvers.numax.factor_polish.polish_factor`),
         provided the approximate gap is already within ``gap_tol`` and the S constraints are
         fewer than the factor's rank·r entries (otherwise the steps' equations are
         overdetermined; a failed attempt doubles the wait for the next); the polished P is kept only
@@ -445,7 +445,7 @@ warm_start, max_constraints, verbose, time_limit
     Returns
     -------
     SolveResult
-        As :func:`~sdpembed.solvers.numax_admm.box_trace_admm`; ``extra`` also holds
+        As :func:`~sdpembed.solvers.numax.admm.box_trace_admm`; ``extra`` also holds
         ``factor`` Ψ (k, N) with ΨᵀΨ = P, the counts of full and partial eigensolves,
         ``double_precision_from`` (the iteration at which ``"mixed"`` least squares went to
         double precision, None if it did not) and ``polished`` (whether P is a polished one).
@@ -475,7 +475,7 @@ warm_start, max_constraints, verbose, time_limit
         raise ValueError(f"eig_precision must be 'double' or 'single', got {eig_precision!r}")
     steps = _LeastSquaresSteps(op, least_squares, warm_start)
     if warm_start is not None:
-        L0, Lam0, omega, beta = _warm_start_iterates(warm_start, basis, operator.dim, S)
+        L0, Lam0, omega, beta = warm_start_iterates(warm_start, basis, operator.dim, S)
         AL, A_Lam0 = op.apply(L0), op.apply(Lam0)
         norm_Lam0 = float(np.linalg.norm(Lam0))
     else:
@@ -661,7 +661,7 @@ warm_start, max_constraints, verbose, time_limit
             message = (f"converged on the pair operator, but on the explicit secants the violation is "
                        f"{violation:.2e} and the certified relative gap {rgap:.2e}")
     else:
-        bound, rgap, y_feasible = float("nan"), float("nan"), _signed_multipliers(beta * omega, lo, hi)
+        bound, rgap, y_feasible = float("nan"), float("nan"), signed_multipliers(beta * omega, lo, hi)
         if status == "optimal":
             status, message = "inaccurate", f"{message}; not certified (certify=False)"
     # the spectrum of P = ΨᵀΨ is that of ΨΨᵀ (k × k) and N − k zeros

@@ -51,20 +51,22 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
-from .._validate import as_matrix, check_positive_int
-from ..problems.numax import SecantOperator, box_violation, certified_lower_bound, check_bounds, secant_span
-from ..results import SolveResult, relative_gap
-from ._least_squares import cholesky_factor, gram_rows, idle_core_threads, inverse_from_cholesky
+from ..._validate import as_matrix, check_positive_int
+from ...problems.numax import SecantOperator, box_violation, certified_lower_bound, check_bounds, secant_span
+from ...results import SolveResult, relative_gap
+from .least_squares import cholesky_factor, gram_rows, idle_core_threads, inverse_from_cholesky
 
 __all__ = [
     "ADMMState",
     "box_trace_admm",
     "check_admm_options",
     "extend_inverse",
+    "least_squares_inverse",
     "least_squares_step",
     "restrict_inverse",
     "symmetric_matvec",
     "update_is_cheaper",
+    "warm_start_iterates",
     "secant_span",
     "solve_numax_admm",
 ]
@@ -89,7 +91,7 @@ class ADMMState:
     #: new secants instead of O(S³). 𝒜𝒜* = (VVᵀ)∘(VVᵀ) does not depend on the basis.
     K_inv: np.ndarray | None = None
     #: 𝒜𝒜* = (VVᵀ)∘(VVᵀ) of the first len(gram) secants of the next run, if known: only the
-    #: new secants' rows are computed (:func:`~sdpembed.solvers._least_squares.extend_gram`).
+    #: new secants' rows are computed (:func:`~sdpembed.solvers.numax.least_squares.extend_gram`).
     gram: np.ndarray | None = None
     #: increasing indices into ``gram`` of the first secants of the next run (None: its leading
     #: rows, all of them); the restriction is made while the next run copies ``gram``
@@ -177,7 +179,7 @@ def _inverts_prefix(op: SecantOperator, known: np.ndarray) -> bool:
     return bool(np.linalg.norm(known @ Kx - x) <= 1e-8 * np.linalg.norm(x))
 
 
-def _least_squares_inverse(op: SecantOperator, known: np.ndarray | None, gram: np.ndarray | None = None) -> np.ndarray:
+def least_squares_inverse(op: SecantOperator, known: np.ndarray | None, gram: np.ndarray | None = None) -> np.ndarray:
     """(I + 𝒜𝒜*)⁻¹ = (I + (VVᵀ)∘(VVᵀ))⁻¹, extending ``known`` (the inverse for the first rows) if
     given; ``gram``, if given, is 𝒜𝒜* of all the secants of ``op`` (then nothing of it is recomputed)."""
     S = op.n_constraints
@@ -220,7 +222,7 @@ def check_admm_options(eta: float, beta: float, n_constraints: int, max_constrai
         )
 
 
-def _warm_start_iterates(
+def warm_start_iterates(
     state: ADMMState, basis: np.ndarray | None, dim: int, n_constraints: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
     """Move a warm-start state into the coordinates of this run (its ``basis`` of the span).
@@ -338,10 +340,10 @@ def box_trace_admm(
     op = full_op if basis is None else full_op.in_basis(basis)
     N = op.dim
     # (I + 𝒜𝒜*)⁻¹ with 𝒜𝒜* = (VVᵀ)∘(VVᵀ), K ⪰ I; only new rows are added to a known inverse
-    K_inv = _least_squares_inverse(op, None if warm_start is None else warm_start.K_inv)
+    K_inv = least_squares_inverse(op, None if warm_start is None else warm_start.K_inv)
 
     if warm_start is not None:
-        L, Lam, omega, beta = _warm_start_iterates(warm_start, basis, full_op.dim, S)
+        L, Lam, omega, beta = warm_start_iterates(warm_start, basis, full_op.dim, S)
     else:
         L, Lam, omega = np.zeros((N, N)), np.zeros((N, N)), np.zeros(S)
     AL = op.apply(L)

@@ -1,7 +1,7 @@
 """NuMax-Class solvers: Algorithm 3 and its column-generation version.
 
 Algorithm 3 is Algorithm 1 with the one-sided truncation q ← min(b_c, z) in the form (15);
-in the bounds form of :func:`~sdpembed.solvers.numax_admm.box_trace_admm` that is exactly
+in the bounds form of :func:`~sdpembed.solvers.numax.admm.box_trace_admm` that is exactly
 q ← clip(z, lo, hi) with lo = 1 − δ, hi = ∞ on inter-class secants and lo = −∞, hi = 1 + δ on
 intra-class ones. The ADMM code, its exact least-squares step and its certificate are
 therefore shared with NuMax, not copied; so is the column-generation driver, whose
@@ -10,9 +10,9 @@ violations are now one-sided per class pair.
 
 from __future__ import annotations
 
-from ..results import SolveResult
+from ...results import SolveResult
+from .admm import box_trace_admm
 from .column_generation import column_generation
-from .numax_admm import box_trace_admm
 
 __all__ = ["solve_numax_class_admm", "solve_numax_class_cg"]
 
@@ -21,7 +21,7 @@ def solve_numax_class_admm(instance, **options) -> SolveResult:
     """Algorithm 3 (NuMax-Class) on a :class:`~sdpembed.problems.NuMaxClassInstance`.
 
     Point-form instances are solved on all their pairs, materialised; ``options`` are those
-    of :func:`~sdpembed.solvers.numax_admm.box_trace_admm`.
+    of :func:`~sdpembed.solvers.numax.admm.box_trace_admm`.
     """
     lo, hi = instance.bounds()
     return box_trace_admm(instance.secant_matrix, lo, hi, problem=instance.problem, **options)
@@ -30,7 +30,7 @@ def solve_numax_class_admm(instance, **options) -> SolveResult:
 def solve_numax_class_cg(instance, **options) -> SolveResult:
     """NuMax-Class by column generation over all pairs of a labelled point-form instance.
 
-    ``options`` are those of :func:`~sdpembed.solvers.column_generation.column_generation`.
+    ``options`` are those of :func:`~sdpembed.solvers.numax.column_generation.column_generation`.
     """
     if not instance.point_form:
         raise ValueError("column generation needs a point-form instance (X and y, meaning all pairs)")

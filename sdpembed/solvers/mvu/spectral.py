@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validate import check_positive_int, symmetric_matrix
+from ..._validate import check_positive_int, symmetric_matrix
 
 __all__ = ["spectral_embedding"]
 

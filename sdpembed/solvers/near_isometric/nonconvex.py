@@ -25,8 +25,8 @@ from typing import Any
 import numpy as np
 import scipy.sparse
 
-from .._validate import as_matrix, check_delta, check_positive_int
-from ..problems.numax import PairSecantOperator, SecantOperator
+from ..._validate import as_matrix, check_delta, check_positive_int
+from ...problems.numax import PairSecantOperator, SecantOperator
 
 __all__ = [
     "ACCEPT_RTOL",

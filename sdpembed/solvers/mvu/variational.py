@@ -7,9 +7,11 @@ refinement — "variational MVU (CG)".
 2. **Variational SDP.** K ≈ QZQᵀ (3.25) with the slack constraints collapsed into the single
    second-order-cone constraint (3.23):  maximise (1 − ω) tr Z − ω ξ  s.t.  Z ⪰ 0,
    ‖𝒜(QZQᵀ) − D‖₂² ≤ ξ (squared, as listed after (3.23); see the formulation's docstring for
-   why) — an m × m SDP whatever n is, solved with CVXPY/Clarabel
-   (:func:`sdpembed.formulations.mvu.variational_problem`; the E edges are compressed to
-   m(m+1)/2 + 1 numbers by a thin QR). Its outputs are Y = Q U Λ^½ (Z = UΛUᵀ), n × m.
+   why) — an m × m SDP whatever n is, solved by the ``solve_sdp`` the caller passes: the
+   CVXPY/Clarabel one, :func:`sdpembed.formulations.mvu.solve_variational_sdp` (the E edges
+   compressed to m(m+1)/2 + 1 numbers by a thin QR), which :class:`sdpembed.models.MVU` passes;
+   this module stays numpy/scipy only (L2, DESIGN.md). Its outputs are Y = Q U Λ^½ (Z = UΛUᵀ),
+   n × m.
 3. **Refinement.** Gradient descent in the outputs themselves, started from the SDP's (the thesis'
    two steps, "our most robust results"): (a) optionally in Rᵐ, maximise the non-convex
    relaxed objective (1 − ω) Σ_i ‖y_i‖² − ω Σ_e (‖y_i − y_j‖² − D_e)² over centred Y (the
@@ -27,18 +29,26 @@ All computations run on the data scaled so that τ = max D = 1 (3.11) and are sc
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse.linalg as spla
 from threadpoolctl import threadpool_limits
 
-from .._validate import check_positive_int
-from ..graphs import check_connected, check_edges, graph_laplacian
-from ..problems.mvu import incidence_matrix
-from .lbfgs import minimize_lbfgs
+from ..._validate import check_positive_int
+from ...graphs import check_connected, check_edges, graph_laplacian
+from ...problems.mvu import incidence_matrix
+from ..lbfgs import minimize_lbfgs
 
-__all__ = ["VariationalResult", "laplacian_basis", "local_energy", "refine_outputs", "variational_mvu"]
+__all__ = [
+    "VariationalResult", "VariationalSDP", "laplacian_basis", "local_energy", "refine_outputs", "variational_mvu",
+]
+
+#: ``solve_sdp(Q, edges, sqdist, omega, *, solver) -> (Z, status)``: the m × m variational SDP (3.23)/(3.25)
+#: on the basis Q (n × m) and the scaled squared edge lengths, Z PSD, and the solver's status
+#: (e.g. :func:`sdpembed.formulations.mvu.solve_variational_sdp`).
+VariationalSDP = Callable[..., tuple[np.ndarray, str]]
 
 
 @dataclass
@@ -58,7 +68,7 @@ class VariationalResult:
         The energy (3.26) of the SDP outputs projected to n_components dimensions, and after
         refinement.
     sdp_status : str
-        CVXPY's status for the variational SDP.
+        The status ``solve_sdp`` returned for the variational SDP (CVXPY's).
     times : dict of str to float
         Seconds per stage (``basis``, ``sdp``, ``refine_full``, ``refine``, ``total``).
     history : dict of str to ndarray
@@ -180,6 +190,7 @@ def variational_mvu(
     sqdist: np.ndarray,
     n: int,
     *,
+    solve_sdp: VariationalSDP,
     n_components: int = 2,
     n_basis: int = 10,
     omega: float = 0.999,
@@ -200,6 +211,10 @@ def variational_mvu(
         Squared (possibly noisy) edge lengths D.
     n : int
         Number of points.
+    solve_sdp : callable
+        ``solve_sdp(Q, edges, sqdist, omega, solver=solver) -> (Z, status)``, the solver of the
+        m × m SDP (:data:`VariationalSDP`): :func:`sdpembed.formulations.mvu.solve_variational_sdp`
+        (CVXPY), passed in so that this module needs no CVXPY.
     n_components : int
         Output dimension d after refinement.
     n_basis : int
@@ -216,7 +231,7 @@ def variational_mvu(
     max_iter : int
         L-BFGS iterations per refinement.
     solver : str
-        CVXPY back-end for the m × m SDP.
+        Back-end for the m × m SDP, passed to ``solve_sdp`` (a CVXPY solver name).
     verbose : bool
         Print stage times and energies.
     blas_threads : int or None
@@ -229,15 +244,13 @@ def variational_mvu(
     VariationalResult
     """
     with threadpool_limits(limits=blas_threads, user_api="blas"):
-        return _variational(edges, sqdist, n, n_components, n_basis, omega, refine, refine_full, max_iter, solver,
-                            verbose)
+        return _variational(edges, sqdist, n, solve_sdp, n_components, n_basis, omega, refine, refine_full,
+                            max_iter, solver, verbose)
 
 
-def _variational(edges, sqdist, n, n_components, n_basis, omega, refine, refine_full, max_iter, solver,
+def _variational(edges, sqdist, n, solve_sdp, n_components, n_basis, omega, refine, refine_full, max_iter, solver,
                  verbose) -> VariationalResult:
     """The body of :func:`variational_mvu`."""
-    from ..formulations.mvu import solve_variational_sdp
-
     t0 = time.perf_counter()
     n = check_positive_int(n, "n", minimum=3)
     edges = check_edges(edges, n)
@@ -260,7 +273,7 @@ def _variational(edges, sqdist, n, n_components, n_basis, omega, refine, refine_
     if verbose:
         print(f"variational MVU: n = {n}, E = {edges.shape[0]}, m = {m}; Laplacian basis in {times['basis']:.2f}s")
     t1 = time.perf_counter()
-    Z, status = solve_variational_sdp(Q, edges, Ds, omega, solver=solver)
+    Z, status = solve_sdp(Q, edges, Ds, omega, solver=solver)
     w, U = np.linalg.eigh(Z)
     order = np.argsort(w)[::-1]
     Y_sdp = Q @ (U[:, order] * np.sqrt(np.maximum(w[order], 0.0)))       # K ≈ QZQᵀ (3.25)
