@@ -8,12 +8,13 @@ dual-feasible point; its ``gap`` is then a proven bound on the suboptimality of
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-__all__ = ["SolveResult", "STATUSES", "GroundTruthTooLarge", "relative_gap"]
+__all__ = ["SolveResult", "STATUSES", "GroundTruthTooLarge", "relative_gap", "least_eigenvalue", "build_result"]
 
 #: The statuses a solve may report. Only ``optimal`` claims convergence to the requested
 #: accuracy; ``inaccurate`` is CVXPY's ``optimal_inaccurate`` (or a run whose certificate
@@ -125,3 +126,67 @@ class SolveResult:
             f"min_eigenvalue={s['min_eigenvalue']:.2e}, iterations={s['iterations']}, "
             f"wall_time={s['wall_time']:.3f}s)"
         )
+
+
+def least_eigenvalue(solution: np.ndarray) -> float:
+    """The least eigenvalue of a symmetric matrix, or of a stack of them (the least over the stack)."""
+    if solution.ndim == 3:
+        return float(min(np.linalg.eigvalsh(M)[0] for M in solution))
+    return float(np.linalg.eigvalsh(solution)[0])
+
+
+def build_result(
+    problem: str,
+    variable: str,
+    solution: np.ndarray,
+    objective: float,
+    dual_bound: float,
+    *,
+    status: str,
+    message: str,
+    method: str,
+    solver: str,
+    max_violation: float,
+    start: float,
+    sense: str = "min",
+    rgap: float | None = None,
+    min_eigenvalue: float | None = None,
+    iterations: int = 0,
+    history: dict[str, np.ndarray] | None = None,
+    extra: dict[str, Any] | None = None,
+) -> SolveResult:
+    """The :class:`SolveResult` of a solve that ends with a matrix, its objective and a dual bound.
+
+    Computes what every solve reports the same way: the gap, objective − dual_bound for
+    ``sense="min"`` and dual_bound − objective for ``"max"`` (the bound is lower, resp. upper);
+    the relative gap :func:`relative_gap` of the same pair, unless ``rgap`` is given; the least
+    eigenvalue :func:`least_eigenvalue` of ``solution``, unless ``min_eigenvalue`` is given; and
+    ``wall_time`` = seconds since ``start`` (a :func:`time.perf_counter` reading).
+
+    Parameters
+    ----------
+    rgap : float, optional
+        The relative gap the solve judged its status by, when it is not :func:`relative_gap` of
+        (objective, dual_bound): NaN for a run that built no certificate (the gap is then NaN
+        too), or the value of the last convergence check.
+    min_eigenvalue : float, optional
+        For a solution whose spectrum is known more cheaply (a factor, a closed form).
+    """
+    if sense not in ("min", "max"):
+        raise ValueError(f"sense must be 'min' or 'max', got {sense!r}")
+    maximize = sense == "max"
+    if rgap is None:
+        rgap = relative_gap(dual_bound, objective) if maximize else relative_gap(objective, dual_bound)
+    if np.isnan(rgap):
+        gap = float("nan")
+    else:
+        gap = dual_bound - objective if maximize else objective - dual_bound
+    if min_eigenvalue is None:
+        min_eigenvalue = least_eigenvalue(solution)
+    return SolveResult(
+        problem=problem, variable=variable, solution=solution, objective=objective, status=status,
+        message=message, method=method, solver=solver, dual_bound=dual_bound, gap=gap, relative_gap=rgap,
+        max_violation=max_violation, min_eigenvalue=min_eigenvalue, iterations=iterations,
+        wall_time=time.perf_counter() - start, history={} if history is None else history,
+        extra={} if extra is None else extra,
+    )

@@ -38,7 +38,7 @@ import numpy as np
 
 from ..graphs import all_triplets, impostor_triplets, iter_hinges, nearest_impostors
 from ..problems.lmnn import check_triplets, lmnn_dual_bound, project_psd, triplet_keys
-from ..results import SolveResult, relative_gap
+from ..results import SolveResult, build_result, relative_gap
 from ._cvxpy import check_solver, judge_optimal, no_solution, solver_iterations, status_of
 
 __all__ = [
@@ -150,12 +150,10 @@ def _certified_result(
     bound = lmnn_dual_bound(instance, triplets, raw.alpha, upper_bound=objective)
     rgap = relative_gap(objective, bound)
     status, message = judge_optimal(status, message, relative_gap=rgap, gap_tol=gap_tol)
-    return SolveResult(
-        problem=instance.problem, variable="M", solution=solution, objective=objective, status=status,
-        message=message, method=method, solver=solver, dual_bound=bound, gap=objective - bound,
-        relative_gap=rgap, max_violation=instance.max_violation(solution),
-        min_eigenvalue=float(np.linalg.eigvalsh(solution)[0]), iterations=iterations,
-        wall_time=time.perf_counter() - start, history=history or {},
+    return build_result(
+        instance.problem, "M", solution, objective, bound, status=status, message=message, method=method,
+        solver=solver, max_violation=instance.max_violation(solution), iterations=iterations, start=start,
+        history=history,
         extra={
             "triplets": triplets, "alpha": np.clip(raw.alpha, 0.0, instance.mu),
             "restricted_optimum": raw.value, "cvxpy_status": raw.cvxpy_status,

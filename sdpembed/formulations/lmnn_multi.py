@@ -32,7 +32,7 @@ import scipy.sparse
 
 from ..graphs import all_triplets
 from ..problems.lmnn import MultiMetricLMNNProblem, multi_metric_dual_bound, project_psd
-from ..results import SolveResult, relative_gap
+from ..results import SolveResult, build_result, relative_gap
 from ._cvxpy import check_solver, judge_optimal, no_solution, solver_iterations, status_of
 
 __all__ = [
@@ -109,10 +109,8 @@ def solve_multi_metric_cvxpy(
     rgap = relative_gap(objective, bound)
     status, message = judge_optimal(status, f"CVXPY status {model.status!r} from {solver}", relative_gap=rgap,
                                     gap_tol=gap_tol)
-    return SolveResult(
-        problem="lmnn_multi", variable="M", solution=solution, objective=objective, status=status, message=message,
-        method="cvxpy", solver=solver, dual_bound=bound, gap=objective - bound, relative_gap=rgap, max_violation=0.0,
-        min_eigenvalue=float(min(np.linalg.eigvalsh(M)[0] for M in solution)),
-        iterations=solver_iterations(model), wall_time=time.perf_counter() - start,
+    return build_result(
+        "lmnn_multi", "M", solution, objective, bound, status=status, message=message, method="cvxpy",
+        solver=solver, max_violation=0.0, iterations=solver_iterations(model), start=start,
         extra={"triplets": triplets, "alpha": np.clip(alpha, 0.0, problem.mu), "restricted_optimum": model.value},
     )

@@ -55,7 +55,7 @@ import numpy as np
 
 from .._validate import as_matrix, as_vector
 from ..problems.mvu import dual_bound
-from ..results import GroundTruthTooLarge, SolveResult, relative_gap
+from ..results import GroundTruthTooLarge, SolveResult, build_result, relative_gap
 from ._cvxpy import SOLVERS, check_solver, judge_optimal, no_solution, solver_iterations, status_of
 
 __all__ = [
@@ -189,12 +189,10 @@ def solve_mvu_cvxpy(
                                     relative_gap=rgap, gap_tol=gap_tol, violation=violation, feas_tol=feas_tol)
     if status != "optimal":
         message += hint
-    return SolveResult(
-        problem=instance.problem, variable=instance.variable, solution=K, objective=objective, status=status,
-        message=message, method="cvxpy", solver=solver, dual_bound=bound, gap=bound - objective,
-        relative_gap=rgap, max_violation=violation, min_eigenvalue=float(np.linalg.eigvalsh(K)[0]),
-        iterations=solver_iterations(model.problem), wall_time=time.perf_counter() - start,
-        extra={"y": y_feasible, "cvxpy_status": model.problem.status},
+    return build_result(
+        instance.problem, instance.variable, K, objective, bound, sense="max", status=status, message=message,
+        method="cvxpy", solver=solver, max_violation=violation, iterations=solver_iterations(model.problem),
+        start=start, extra={"y": y_feasible, "cvxpy_status": model.problem.status},
     )
 
 

@@ -39,7 +39,7 @@ import cvxpy as cp
 import numpy as np
 
 from ..problems.mvu_oos import dual_bound
-from ..results import SolveResult, relative_gap
+from ..results import SolveResult, build_result, relative_gap
 from ._cvxpy import SOLVERS, check_solver, judge_optimal, no_solution, solver_iterations, status_of
 
 __all__ = ["MVUOOSModel", "mvu_oos_problem", "solve_mvu_oos_cvxpy", "SOLVERS"]
@@ -152,22 +152,9 @@ def solve_mvu_oos_cvxpy(
     rgap = relative_gap(objective, bound)
     status, message = judge_optimal(status, f"CVXPY status {model.problem.status!r} from {solver}",
                                     relative_gap=rgap, gap_tol=gap_tol, violation=violation, feas_tol=feas_tol)
-    return SolveResult(
-        problem=instance.problem,
-        variable=instance.variable,
-        solution=S,
-        objective=objective,
-        status=status,
-        message=message,
-        method="cvxpy",
-        solver=solver,
-        dual_bound=bound,
-        gap=objective - bound,
-        relative_gap=rgap,
-        max_violation=violation,
-        min_eigenvalue=float(np.linalg.eigvalsh(S)[0]),
-        iterations=solver_iterations(model.problem),
-        wall_time=time.perf_counter() - start,
+    return build_result(
+        instance.problem, instance.variable, S, objective, bound, status=status, message=message, method="cvxpy",
+        solver=solver, max_violation=violation, iterations=solver_iterations(model.problem), start=start,
         extra={
             "y": S[:r, r].copy(), "s": float(S[r, r]), "xi": np.asarray(model.xi.value).ravel(), "lam": lam,
             "cvxpy_status": model.problem.status,

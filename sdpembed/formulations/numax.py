@@ -33,7 +33,7 @@ import numpy as np
 
 from .._validate import as_matrix
 from ..problems.numax import SecantOperator, box_violation, certified_lower_bound, check_bounds, secant_span
-from ..results import GroundTruthTooLarge, SolveResult, relative_gap
+from ..results import GroundTruthTooLarge, SolveResult, build_result, relative_gap
 from ._cvxpy import SOLVERS, check_solver, judge_optimal, no_solution, solver_iterations, status_of
 
 __all__ = [
@@ -159,22 +159,9 @@ def solve_box_trace_cvxpy(
     rgap = relative_gap(objective, bound)
     status, message = judge_optimal(status, f"CVXPY status {problem.status!r} from {solver}", relative_gap=rgap,
                                     gap_tol=gap_tol, violation=violation, feas_tol=feas_tol)
-    return SolveResult(
-        problem=problem_name,
-        variable="P",
-        solution=Pv,
-        objective=objective,
-        status=status,
-        message=message,
-        method="cvxpy",
-        solver=solver,
-        dual_bound=bound,
-        gap=objective - bound,
-        relative_gap=rgap,
-        max_violation=violation,
-        min_eigenvalue=float(np.linalg.eigvalsh(Pv)[0]),
-        iterations=solver_iterations(problem),
-        wall_time=time.perf_counter() - start,
+    return build_result(
+        problem_name, "P", Pv, objective, bound, status=status, message=message, method="cvxpy", solver=solver,
+        max_violation=violation, iterations=solver_iterations(problem), start=start,
         extra={"y": y_feasible, "cvxpy_status": problem.status},
     )
 

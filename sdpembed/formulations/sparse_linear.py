@@ -30,7 +30,7 @@ import numpy as np
 
 from .._validate import as_matrix
 from ..problems.sparse_linear import check_sigma_tau, sparse_linear_dual_bound, sparse_linear_objective
-from ..results import SolveResult, relative_gap
+from ..results import SolveResult, build_result, relative_gap
 from ._cvxpy import SOLVERS, check_solver, judge_optimal, no_solution, solver_iterations, status_of
 
 __all__ = ["SparseLinearModel", "sparse_linear_problem", "solve_sparse_linear_cvxpy", "SOLVERS"]
@@ -120,9 +120,8 @@ def solve_sparse_linear_cvxpy(
     status, message = judge_optimal(status, f"CVXPY status {model.problem.status!r} from {solver}",
                                     relative_gap=rgap, gap_tol=gap_tol, violation=max(-min_eig, 0.0),
                                     feas_tol=1e-7)
-    return SolveResult(
-        problem="sparse_linear", variable="S", solution=S, objective=objective, status=status, message=message,
-        method="cvxpy", solver=solver, dual_bound=bound, gap=objective - bound, relative_gap=rgap,
+    return build_result(
+        "sparse_linear", "S", S, objective, bound, status=status, message=message, method="cvxpy", solver=solver,
         max_violation=max(-min_eig, 0.0), min_eigenvalue=min_eig, iterations=solver_iterations(model.problem),
-        wall_time=time.perf_counter() - start, extra={"cvxpy_status": model.problem.status},
+        start=start, extra={"cvxpy_status": model.problem.status},
     )

@@ -105,7 +105,7 @@ from ...problems.lmnn import (
     triplet_keys,
     triplet_outer_sum,
 )
-from ...results import SolveResult, relative_gap
+from ...results import SolveResult, build_result, relative_gap
 from .warm import warm_start_metric
 
 __all__ = [
@@ -1080,11 +1080,10 @@ def solve_lmnn_fast(
     X, y, targets = instance.X, instance.y, instance.targets
     if mu == 0.0:   # only the pull term: tr(MP) ≥ 0 is minimised by M = 0, and the bound 0 is exact
         zero = np.zeros((d, d))
-        return SolveResult(
-            problem=instance.problem, variable="M", solution=zero, objective=0.0, status="optimal",
+        return build_result(
+            instance.problem, "M", zero, 0.0, 0.0, status="optimal",
             message="mu = 0: M = 0 is optimal (the loss is tr(MP) with P ⪰ 0)", method="fast",
-            solver="lmnn_ipm", dual_bound=0.0, gap=0.0, relative_gap=0.0, max_violation=0.0,
-            min_eigenvalue=0.0, wall_time=time.perf_counter() - start,
+            solver="lmnn_ipm", max_violation=0.0, min_eigenvalue=0.0, start=start,
         )
     P = np.asarray(instance.pull_matrix)
     warm = fixed = ipm_start = None
@@ -1129,11 +1128,10 @@ def solve_lmnn_fast(
     objective, bound, rgap, working, out = rounds.objective, rounds.bound, rounds.rgap, rounds.working, rounds.out
     status, message = _status(rounds, gap_tol=gap_tol, add_tol=add_tol, tol=tol, max_rounds=max_rounds,
                               max_iter=max_iter)
-    return SolveResult(
-        problem=instance.problem, variable="M", solution=M, objective=objective, status=status, message=message,
-        method="fast", solver="lmnn_ipm", dual_bound=bound, gap=objective - bound, relative_gap=rgap,
-        max_violation=instance.max_violation(M), min_eigenvalue=float(np.linalg.eigvalsh(M)[0]),
-        iterations=rounds.newton, wall_time=time.perf_counter() - start, history=rounds.history,
+    return build_result(
+        instance.problem, "M", M, objective, bound, rgap=rgap, status=status, message=message, method="fast",
+        solver="lmnn_ipm", max_violation=instance.max_violation(M), iterations=rounds.newton, start=start,
+        history=rounds.history,
         extra={"triplets": working, "alpha": rounds.alpha, "active": rounds.active, "rounds": rounds.round,
                "newton_steps": rounds.newton, "restricted_value": out.primal_value,
                **({} if warm is None else {
@@ -1200,10 +1198,8 @@ def solve_multi_metric_fast(
     P = problem.pull_matrices()
     if mu == 0.0:
         zero = np.zeros((C, d, d))
-        return SolveResult(problem="lmnn_multi", variable="M", solution=zero, objective=0.0, status="optimal",
-                           message="mu = 0: M = 0 is optimal", method="fast", solver="lmnn_ipm", dual_bound=0.0,
-                           gap=0.0, relative_gap=0.0, max_violation=0.0, min_eigenvalue=0.0,
-                           wall_time=time.perf_counter() - start)
+        return build_result("lmnn_multi", "M", zero, 0.0, 0.0, status="optimal", message="mu = 0: M = 0 is optimal",
+                            method="fast", solver="lmnn_ipm", max_violation=0.0, min_eigenvalue=0.0, start=start)
 
     def build(triplets: np.ndarray) -> PairSystem:
         i, j, l = triplets.T
@@ -1224,12 +1220,10 @@ def solve_multi_metric_fast(
     )
     status, message = _status(rounds, gap_tol=gap_tol, add_tol=add_tol, tol=tol, max_rounds=max_rounds,
                               max_iter=max_iter)
-    return SolveResult(
-        problem="lmnn_multi", variable="M", solution=rounds.Ms, objective=rounds.objective, status=status,
-        message=message, method="fast", solver="lmnn_ipm", dual_bound=rounds.bound,
-        gap=rounds.objective - rounds.bound, relative_gap=rounds.rgap, max_violation=0.0,
-        min_eigenvalue=float(min(np.linalg.eigvalsh(M)[0] for M in rounds.Ms)), iterations=rounds.newton,
-        wall_time=time.perf_counter() - start, history=rounds.history,
+    return build_result(
+        "lmnn_multi", "M", rounds.Ms, rounds.objective, rounds.bound, rgap=rounds.rgap, status=status,
+        message=message, method="fast", solver="lmnn_ipm", max_violation=0.0, iterations=rounds.newton,
+        start=start, history=rounds.history,
         extra={"triplets": rounds.working, "alpha": rounds.alpha, "active": rounds.active,
                "rounds": rounds.round},
     )

@@ -38,7 +38,7 @@ import scipy.optimize
 from ..._validate import as_matrix, check_positive_int
 from ...graphs import impostor_triplets, iter_hinges
 from ...problems.lmnn import lmnn_dual_bound, project_psd, triplet_keys, triplet_outer_sum
-from ...results import SolveResult, relative_gap
+from ...results import SolveResult, build_result, relative_gap
 
 __all__ = ["lmnn_gradient_matrix", "certify_metric", "solve_lmnn_gradient"]
 
@@ -274,13 +274,10 @@ def solve_lmnn_gradient(
                    "(Algorithm 3 is a subgradient method; the default solver 'fast' reaches the tolerance)")
     if verbose:
         print(f"done: loss {objective:.10g}  bound {bound:.10g}  gap {rgap:.2e}  [{status}]")
-    return SolveResult(
-        problem=instance.problem, variable="M", solution=M_best, objective=objective, status=status,
-        message=message, method="gradient", solver="lmnn_algorithm3", dual_bound=bound,
-        gap=objective - bound, relative_gap=rgap, max_violation=instance.max_violation(M_best),
-        min_eigenvalue=float(np.linalg.eigvalsh(M_best)[0]), iterations=t + 1,
-        wall_time=time.perf_counter() - start,
-        history={key: np.asarray(value) for key, value in history.items()},
+    return build_result(
+        instance.problem, "M", M_best, objective, bound, rgap=rgap, status=status, message=message,
+        method="gradient", solver="lmnn_algorithm3", max_violation=instance.max_violation(M_best),
+        iterations=t + 1, start=start, history={key: np.asarray(value) for key, value in history.items()},
         extra={"gradient": G_last, "gradient_at": M_best, "candidates": candidates, "step": step,
                "triplets": cert_triplets, "alpha": cert_alpha, "stalled": converged},
     )

@@ -49,7 +49,7 @@ from threadpoolctl import threadpool_limits
 
 from ..._validate import check_positive_int
 from ...problems.mvu import DUAL_DENSE_LIMIT, algebraic_connectivity, dual_bound
-from ...results import SolveResult, relative_gap
+from ...results import SolveResult, build_result, relative_gap
 
 __all__ = [
     "centered_basis",
@@ -155,13 +155,11 @@ def _solve(instance, gap_tol, feas_tol, max_iter, step_fraction, verbose, time_l
     def result(K, status, message, bound, y_feas, iteration, extra):
         objective = instance.objective(K)
         rgap = relative_gap(bound, objective) if np.isfinite(bound) else float("nan")
-        return SolveResult(
-            problem=instance.problem, variable=instance.variable, solution=K, objective=objective,
-            status=status, message=message, method="ipm", solver="mvu_ipm", dual_bound=bound,
-            gap=bound - objective if np.isfinite(bound) else float("nan"), relative_gap=rgap,
-            max_violation=float(instance.max_violation(K)), min_eigenvalue=float(np.linalg.eigvalsh(K)[0]),
-            iterations=iteration, wall_time=time.perf_counter() - t0,
-            history={k: np.asarray(v) for k, v in hist.items()}, extra={**extra, "y": y_feas},
+        return build_result(
+            instance.problem, instance.variable, K, objective, bound, sense="max", rgap=rgap, status=status,
+            message=message, method="ipm", solver="mvu_ipm", max_violation=float(instance.max_violation(K)),
+            iterations=iteration, start=t0, history={k: np.asarray(v) for k, v in hist.items()},
+            extra={**extra, "y": y_feas},
         )
 
     if n > DUAL_DENSE_LIMIT:

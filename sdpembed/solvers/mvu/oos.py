@@ -64,7 +64,7 @@ import numpy as np
 
 from ..._validate import as_matrix, check_positive_int
 from ...problems.mvu_oos import dual_bound, primal_objective
-from ...results import SolveResult, relative_gap
+from ...results import SolveResult, build_result
 
 __all__ = [
     "Placement",
@@ -780,22 +780,9 @@ def solve_mvu_oos(
         status, message = "max_iterations", f"stopped after {max_iter} iterations with certified gap {gap:.2e}"
     else:
         status, message = "inaccurate", f"certified gap {gap:.2e} above {limit:.2e} (stalled in rounding)"
-    result = SolveResult(
-        problem=instance.problem,
-        variable=instance.variable,
-        solution=S,
-        objective=objective,
-        status=status,
-        message=message,
-        method="ipm",
-        solver="mvu_oos_ipm",
-        dual_bound=bound,
-        gap=gap,
-        relative_gap=relative_gap(objective, bound),
-        max_violation=float(instance.max_violation(S)),
-        min_eigenvalue=float(np.linalg.eigvalsh(S)[0]),
-        iterations=iterations,
-        wall_time=time.perf_counter() - start,
+    result = build_result(
+        instance.problem, instance.variable, S, objective, bound, status=status, message=message, method="ipm",
+        solver="mvu_oos_ipm", max_violation=float(instance.max_violation(S)), iterations=iterations, start=start,
         extra={"y": y, "s": s, "lam": info["lam"][0]},
     )
     if verbose:

@@ -53,7 +53,7 @@ import scipy.linalg
 
 from ..._validate import as_matrix, check_positive_int
 from ...problems.numax import SecantOperator, box_violation, certified_lower_bound, check_bounds, secant_span
-from ...results import SolveResult, relative_gap
+from ...results import SolveResult, build_result, relative_gap
 from .least_squares import cholesky_factor, gram_rows, idle_core_threads, inverse_from_cholesky
 
 __all__ = [
@@ -423,24 +423,11 @@ def box_trace_admm(
             )
     min_eig = float(np.linalg.eigvalsh(P)[0]) if N else 0.0
     history = {key: np.asarray(value) for key, value in hist.items()}
-    return SolveResult(
-        problem=problem,
-        variable="P",
-        solution=P,
-        objective=float(np.trace(P)),
-        status=status,
-        message=message,
-        method="admm",
-        solver="numax_admm",
-        dual_bound=bound,
-        gap=float(np.trace(P)) - bound,
-        relative_gap=rgap,
-        max_violation=violation,
-        min_eigenvalue=min_eig,
-        iterations=iteration,
-        wall_time=time.perf_counter() - start,
-        history=history,
-        extra={"y": y_feasible, "rank": rank, "state": state, "reduced_dim": N},
+    # rgap: that of the last check (or of the original secants), which judged the status
+    return build_result(
+        problem, "P", P, float(np.trace(P)), bound, rgap=rgap, status=status, message=message, method="admm",
+        solver="numax_admm", max_violation=violation, min_eigenvalue=min_eig, iterations=iteration, start=start,
+        history=history, extra={"y": y_feasible, "rank": rank, "state": state, "reduced_dim": N},
     )
 
 

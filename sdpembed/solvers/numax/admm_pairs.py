@@ -48,7 +48,7 @@ from ...problems.numax import (
     secant_span,
     signed_multipliers,
 )
-from ...results import SolveResult, relative_gap
+from ...results import SolveResult, build_result, relative_gap
 from .admm import ADMMState, check_admm_options, least_squares_inverse, symmetric_matvec, warm_start_iterates
 from .factor_polish import polish_factor
 from .least_squares import CholeskySolve, extend_gram
@@ -667,12 +667,10 @@ warm_start, max_constraints, verbose, time_limit
     # the spectrum of P = ΨᵀΨ is that of ΨΨᵀ (k × k) and N − k zeros
     spectrum = np.linalg.eigvalsh(factor @ factor.T) if factor.shape[0] else np.zeros(0)
     min_eigenvalue = float(np.min(spectrum, initial=0.0 if factor.shape[0] < P.shape[0] else np.inf))
-    return SolveResult(
-        problem=problem, variable="P", solution=P, objective=objective, status=status, message=message,
-        method="admm", solver="numax_admm_pairs", dual_bound=bound, gap=objective - bound, relative_gap=rgap,
-        max_violation=violation, min_eigenvalue=min_eigenvalue,
-        iterations=iteration, wall_time=time.perf_counter() - start,
-        history={key: np.asarray(value) for key, value in hist.items()},
+    return build_result(
+        problem, "P", P, objective, bound, rgap=rgap, status=status, message=message, method="admm",
+        solver="numax_admm_pairs", max_violation=violation, min_eigenvalue=min_eigenvalue, iterations=iteration,
+        start=start, history={key: np.asarray(value) for key, value in hist.items()},
         extra={"y": y_feasible, "rank": rank, "state": state, "reduced_dim": r, "factor": factor,
                "values": values, "full_eigensolves": shrink.full_count, "partial_eigensolves": shrink.partial_count,
                "double_precision_from": steps.doubled_at, "polished": bool(polish_note)},

@@ -42,7 +42,7 @@ import numpy as np
 
 from ..._validate import as_matrix, check_positive_int, check_random_state
 from ...problems.numax import PairSecantOperator
-from ...results import SolveResult, relative_gap
+from ...results import SolveResult, build_result
 from ...secants import linear_index_of_pairs, pair_count, pairs_from_linear_index
 from .admm import ADMMState, box_trace_admm, restrict_inverse, update_is_cheaper
 from .admm_pairs import pair_trace_admm
@@ -547,24 +547,10 @@ def column_generation(
         exact_violations=exact_violations, random_state=random_state, verbose=verbose)
     result = run.result.raw
     P = result.solution
-    objective = float(np.trace(P))
-    return SolveResult(
-        problem=problem,
-        variable="P",
-        solution=P,
-        objective=objective,
-        status=run.status,
-        message=run.message,
-        method="cg",
-        solver="numax_cg",
-        dual_bound=result.dual_bound,
-        gap=objective - result.dual_bound,
-        relative_gap=relative_gap(objective, result.dual_bound),
-        max_violation=run.max_violation,
-        min_eigenvalue=result.min_eigenvalue,
-        iterations=int(sum(run.history["admm_iterations"])),
-        wall_time=time.perf_counter() - start,
-        history=run.history,
+    return build_result(
+        problem, "P", P, float(np.trace(P)), result.dual_bound, status=run.status, message=run.message,
+        method="cg", solver="numax_cg", max_violation=run.max_violation, min_eigenvalue=result.min_eigenvalue,
+        iterations=int(sum(run.history["admm_iterations"])), start=start, history=run.history,
         extra={"pairs": run.pairs, "rounds": run.rounds,
                "rank": result.extra["rank"], "y": result.extra["y"], "state": result.extra["state"]},
     )
