@@ -9,6 +9,12 @@ pairs kept only when sᵀy > 0 — does the same job at O(m·n) per iteration.
 
 Stopping rules are scipy's: the relative decrease (f_{k−w} − f_k) / max(|f_{k−w}|, |f_k|, 1)
 at most ``ftol`` (scipy: w = 1), or the largest gradient entry at most ``gtol``.
+
+References
+----------
+.. [1] J. Nocedal and S. J. Wright, "Numerical optimization", 2nd ed., Springer, 2006. Implemented
+   here: Algorithms 7.4 (two-loop recursion) and 7.5 (L-BFGS); the backtracking line search of
+   Algorithm 3.1 with quadratic interpolation (Sec. 3.5).
 """
 
 from __future__ import annotations

@@ -82,6 +82,12 @@ stop when the relative primal and dual residuals and the relative duality gap ar
 (:func:`hinge_ipm`). The first solve starts from the first-order point with the dual slack
 [C(α̂)]₊ + νM₀⁻¹ (:func:`first_order_ipm_start`): the smoothed multipliers α̂ are far from dual
 feasible, and lifting C(α̂) by a multiple of I put the PSD block far off the central path.
+
+References
+----------
+.. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+   Pennsylvania, 2007. Implemented here: the slack SDP of Sec. 2.1.3 (the loss (2.11)) and its
+   dual, the triplets' matrices of Sec. 2.1.7, the multi-metric SDP (2.17).
 """
 
 from __future__ import annotations

@@ -41,6 +41,12 @@ interior-point method may be any set of triplets (its exactness argument and the
 of :func:`sdpembed.problems.lmnn.lmnn_dual_bound` do not depend on how it was chosen). The
 multipliers μ·φ'_η(z_t) of the last stage are an estimate of the optimal α of the dual of
 Sec. 2.1.3.
+
+References
+----------
+.. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+   Pennsylvania, 2007. Implemented here: the loss (2.11) in the factor L of (2.9), with a smoothed
+   hinge, and its gradient (2.14).
 """
 
 from __future__ import annotations

@@ -35,6 +35,18 @@ Stopping: the constraint violation of K (relative to τ = max D, (3.11)) is at m
 (Sec. 3.1.12): when an equality graph is rigid the feasible set has no interior and the dual
 optimum is not attained; the iteration stalls (tiny steps, growing multipliers) and the run
 ends ``inaccurate`` with a message saying so — never ``optimal``.
+
+References
+----------
+.. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+   Pennsylvania, 2007. Implemented here: the MVU SDP (3.11)–(3.15) of Sec. 3.1.4, the relaxations
+   of Sec. 3.1.6, the minimum-trace variant of Sec. 3.1.11, locked-up graphs (Sec. 3.1.12).
+.. [2] C. Helmberg, F. Rendl, R. J. Vanderbei and H. Wolkowicz, "An interior-point method for
+   semidefinite programming", SIAM Journal on Optimization 6(2), 342–361, 1996. Implemented here:
+   the HKM search direction.
+.. [3] K. C. Toh, M. J. Todd and R. H. Tütüncü, "SDPT3 — a MATLAB software package for semidefinite
+   programming, version 1.3", Optimization Methods and Software 11(1–4), 545–581, 1999. Implemented
+   here: the infeasible path-following method with Mehrotra's predictor–corrector.
 """
 
 from __future__ import annotations

@@ -53,6 +53,15 @@ The thesis also refines the SDP placement by gradient descent on the variational
 minimised by :func:`refine_points` from the SDP point with a few damped Newton steps (the
 Hessian 8Σ(y − y_i)(y − y_i)ᵀ + 4(Σe_i) I with Σe_i clipped at 0, e_i = ‖y − y_i‖² − D_i, and
 an Armijo line search); a step is only taken when it decreases E, so E never increases.
+
+References
+----------
+.. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+   Pennsylvania, 2007. Implemented here: the out-of-sample SDP (3.30)–(3.33) of Sec. 3.1.10 and the
+   refinement of the placed point by the energy (3.26).
+.. [2] L. Vandenberghe, "The CVXOPT linear and quadratic cone program solvers", technical note,
+   University of California, Los Angeles, 2010. Implemented here: the Nesterov–Todd scaling and
+   predictor–corrector of the cone program solvers.
 """
 
 from __future__ import annotations

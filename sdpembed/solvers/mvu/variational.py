@@ -24,6 +24,12 @@ refinement — "variational MVU (CG)".
    4Bᵀ(e ∘ BY) with B the sparse incidence matrix, O(E·r) per evaluation.
 
 All computations run on the data scaled so that τ = max D = 1 (3.11) and are scaled back.
+
+References
+----------
+.. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+   Pennsylvania, 2007. Implemented here: variational MVU (3.22)–(3.25) with the Laplacian basis
+   (3.24) and the gradient refinement by the energy (3.26) of Sec. 3.1.8, the scaling (3.11).
 """
 
 from __future__ import annotations

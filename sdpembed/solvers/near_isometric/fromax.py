@@ -51,6 +51,12 @@ Rederivations and departures (formulas of 003 are partly garbled in the PDF text
   the scaled leading principal directions of the secants.
 
 Non-convex: reaching δ is not guaranteed and nothing certifies optimality.
+
+References
+----------
+.. [1] J. Luo, K. Shapiro, H.-J. M. Shi, Q. Yang and K. Zhu, "Practical algorithms for learning
+   near-isometric linear embeddings", SIAM Undergraduate Research Online 9, 2016
+   (arXiv:1601.00062). Implemented here: FroMax, (3.2)–(3.13) and Algorithm 1 of Sec. 3.
 """
 
 from __future__ import annotations

@@ -46,6 +46,12 @@ point set (:class:`~sdpembed.problems.numax.PairSecantOperator`), and O(S log S)
 ℓ₁-ball projection; no N×N matrix is formed. The images VΨᵀ are linear in Ψ, so the trial
 steps of the line search cost O(S M) each (they are recomputed from Ψ every 50 iterations
 and before δ is declared met, so rounding cannot accumulate).
+
+References
+----------
+.. [1] J. Luo, K. Shapiro, H.-J. M. Shi, Q. Yang and K. Zhu, "Practical algorithms for learning
+   near-isometric linear embeddings", SIAM Undergraduate Research Online 9, 2016
+   (arXiv:1601.00062). Implemented here: NILE-Pro, (4.1)–(4.8) and Algorithm 2 of Sec. 4.
 """
 
 from __future__ import annotations

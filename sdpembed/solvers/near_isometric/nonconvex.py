@@ -13,6 +13,17 @@ generation (Algorithm 4).
 * :func:`project_l1_ball` — the ℓ₁-ball projection of NILE-Pro's Moreau step (4.6).
 * :func:`start_map`, :func:`pca_feasible_rank` — starting maps: the leading principal
   directions of the secants, scaled so that their distortions are centred on 1.
+
+References
+----------
+.. [1] J. Luo, K. Shapiro, H.-J. M. Shi, Q. Yang and K. Zhu, "Practical algorithms for learning
+   near-isometric linear embeddings", SIAM Undergraduate Research Online 9, 2016
+   (arXiv:1601.00062). Implemented here: the box (2.8), the truncation (2.9), the ℓ₁-ball
+   projection of (4.6), the starting rank of Algorithm 3.
+.. [2] C. Hegde, A. C. Sankaranarayanan, W. Yin and R. G. Baraniuk, "NuMax: A convex approach for
+   learning near-isometric linear embeddings", IEEE Transactions on Signal Processing 63(22),
+   6109–6121, 2015. Implemented here: the secant operator of Sec. 3.1 on a factor, the SDP (4)
+   whose feasible points the results are.
 """
 
 from __future__ import annotations

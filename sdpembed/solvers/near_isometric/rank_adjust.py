@@ -58,6 +58,16 @@ constraints; any map that meets δ gives a feasible P = ΨᵀΨ, hence ‖Ψ‖_
 optimum ≥ any certified NuMax dual bound, and rank Ψ ≥ (NuMax optimum)/‖Ψ‖₂². Nothing orders the
 *ranks* of NuMax and of these non-convex methods: NuMax minimises a convex surrogate of the
 rank, and FroMax/NILE-Pro often find maps of lower rank (003, Sec. 7.2–7.3).
+
+References
+----------
+.. [1] J. Luo, K. Shapiro, H.-J. M. Shi, Q. Yang and K. Zhu, "Practical algorithms for learning
+   near-isometric linear embeddings", SIAM Undergraduate Research Online 9, 2016
+   (arXiv:1601.00062). Implemented here: rank adjustment (Algorithm 3, Sec. 5.1) with the
+   truncation (2.9), column generation (Algorithm 4, Sec. 5.2).
+.. [2] C. Hegde, A. C. Sankaranarayanan, W. Yin and R. G. Baraniuk, "NuMax: A convex approach for
+   learning near-isometric linear embeddings", IEEE Transactions on Signal Processing 63(22),
+   6109–6121, 2015. Implemented here: the SDP (4), whose optimum bounds ‖Ψ‖_F² from below.
 """
 
 from __future__ import annotations

@@ -28,6 +28,13 @@ iteration when the span dimension r is in the hundreds and the solution has low 
 Nothing here weakens the result: the returned P is PSD by construction, and its violation
 and certified gap are evaluated from the explicit secant rows exactly as in
 :func:`~sdpembed.solvers.numax.admm.box_trace_admm`.
+
+References
+----------
+.. [1] C. Hegde, A. C. Sankaranarayanan, W. Yin and R. G. Baraniuk, "NuMax: A convex approach for
+   learning near-isometric linear embeddings", IEEE Transactions on Signal Processing 63(22),
+   6109–6121, 2015. Implemented here: Algorithm 1 with the shrinkage (11) and the least-squares
+   step (12)–(13), on the restricted problems of Algorithm 2.
 """
 
 from __future__ import annotations

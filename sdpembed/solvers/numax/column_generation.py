@@ -29,6 +29,15 @@ Accuracy of the scan (:mod:`~sdpembed.solvers.numax.pair_scan`). Squared distanc
 matrices lose ε·(‖x_i‖² + ‖x_j‖²) to cancellation; every pair whose violation could exceed
 ``feas_tol`` within that error is recomputed from its explicit difference, so the final check
 is exact to rounding.
+
+References
+----------
+.. [1] C. Hegde, A. C. Sankaranarayanan, W. Yin and R. G. Baraniuk, "NuMax: A convex approach for
+   learning near-isometric linear embeddings", IEEE Transactions on Signal Processing 63(22),
+   6109–6121, 2015. Implemented here: NuMax-CG, Algorithm 2, over the secants (1) of all pairs.
+.. [2] J. Luo, K. Shapiro, H.-J. M. Shi, Q. Yang and K. Zhu, "Practical algorithms for learning
+   near-isometric linear embeddings", SIAM Undergraduate Research Online 9, 2016
+   (arXiv:1601.00062). Implemented here: the driver of Algorithm 4.
 """
 
 from __future__ import annotations

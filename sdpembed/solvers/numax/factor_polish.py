@@ -22,6 +22,13 @@ The polished P = FFᵀ is PSD and of the same rank by construction. It is a *dif
 point* from the ADMM's: callers recompute its violation and objective and keep it only if it is
 feasible to their tolerance and its gap against the (unchanged) dual bound is still within
 theirs — so the certificate stays a proven one.
+
+References
+----------
+.. [1] C. Hegde, A. C. Sankaranarayanan, W. Yin and R. G. Baraniuk, "NuMax: A convex approach for
+   learning near-isometric linear embeddings", IEEE Transactions on Signal Processing 63(22),
+   6109–6121, 2015. Implemented here: the constraints of the SDP (4) on the factor of P, for the
+   iterates of Algorithms 1–2.
 """
 
 from __future__ import annotations

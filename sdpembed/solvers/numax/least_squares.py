@@ -17,6 +17,13 @@ Two ways to apply K⁻¹ in the iterations:
   whose pairs change by thousands from one round to the next, and for restricted solves that
   stop early. A run that goes on long enough turns the factor into the inverse
   (:meth:`CholeskySolve.inverse`): with the factor at hand that costs only ``potri``.
+
+References
+----------
+.. [1] C. Hegde, A. C. Sankaranarayanan, W. Yin and R. G. Baraniuk, "NuMax: A convex approach for
+   learning near-isometric linear embeddings", IEEE Transactions on Signal Processing 63(22),
+   6109–6121, 2015. Implemented here: the least-squares step (12)–(13), across the rounds of
+   Algorithm 2.
 """
 
 from __future__ import annotations

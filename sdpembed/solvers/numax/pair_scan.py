@@ -10,6 +10,15 @@ every pair whose violation could exceed the tolerance within that error is recom
 explicit difference (:func:`pair_values`, :func:`factor_values`), so the scan is exact to
 rounding. :func:`initial_working_set` draws the first working set of pairs (each point's nearest
 neighbours, then random pairs).
+
+References
+----------
+.. [1] C. Hegde, A. C. Sankaranarayanan, W. Yin and R. G. Baraniuk, "NuMax: A convex approach for
+   learning near-isometric linear embeddings", IEEE Transactions on Signal Processing 63(22),
+   6109–6121, 2015. Implemented here: the scan of the secants (1) of all pairs in Algorithm 2.
+.. [2] J. Luo, K. Shapiro, H.-J. M. Shi, Q. Yang and K. Zhu, "Practical algorithms for learning
+   near-isometric linear embeddings", SIAM Undergraduate Research Online 9, 2016
+   (arXiv:1601.00062). Implemented here: the scan of Algorithms 3–4.
 """
 
 from __future__ import annotations
