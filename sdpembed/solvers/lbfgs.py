@@ -1,9 +1,9 @@
 """Unconstrained limited-memory BFGS for large smooth problems (Nocedal & Wright, Algorithm 7.4–7.5).
 
 scipy's ``L-BFGS-B`` carries the machinery of bound constraints (generalised Cauchy point,
-subspace minimisation) into every iteration; on the 200,000 unknowns of a 20,000-point MVU
-refinement that bookkeeping cost 24 ms an iteration, twice the objective and gradient
-themselves. The refinements of Sec. 3.1.8 have no bounds, so this plain L-BFGS — two-loop
+subspace minimisation) into every iteration; on the hundreds of thousands of unknowns of a
+large MVU refinement that bookkeeping costs more than the objective and gradient themselves
+(BENCHMARKS.md, "MVU"). The refinements of Sec. 3.1.8 have no bounds, so this plain L-BFGS — two-loop
 recursion, a backtracking Armijo line search with quadratic interpolation, and the curvature
 pairs kept only when sᵀy > 0 — does the same job at O(m·n) per iteration.
 

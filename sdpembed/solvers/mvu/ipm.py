@@ -17,17 +17,16 @@ slacks ξ = ξ⁺ − ξ⁻ (x = (ξ⁺, ξ⁻), objective −ω1ᵀx), and dual
 z = Gᵀy − c_x ≥ 0 — exactly the certificate's condition.
 
 We solve it by an infeasible primal–dual path-following method with the HKM search direction
-and Mehrotra's predictor–corrector (Helmberg–Rendl–Vanderbei–Wolkowicz 1996; Todd–Toh–Tütüncü,
-SDPT3, 1998): each iteration solves the Schur-complement system
+and Mehrotra's predictor–corrector ([2]; SDPT3 [3]): each iteration solves the Schur-complement system
 
     (M + G diag(x/z) Gᵀ) Δy = 𝒜(T) + G t − r_p,      M = (B̃XB̃ᵀ) ∘ (B̃Z⁻¹B̃ᵀ)   (E × E),
 
 by Cholesky, twice with the same factor (predictor and corrector). An iteration costs
 O(E²n + E³/3 + n³); MVU needs 20–40 of them to a gap of 1e-8, far fewer than first-order
-methods, which is why an interior-point method was chosen: its accuracy is what the
-certificate needs. (A Burer–Monteiro augmented Lagrangian was tried first: each iteration is
-O(Er), but its multipliers, which the certificate needs, converged too slowly — 1e-3
-relative gap after 100 outer iterations on 25 points.) The dual start is strictly feasible
+methods, which is why this is an interior-point method: its accuracy is what the
+certificate needs. (A Burer–Monteiro augmented Lagrangian costs only O(Er) an iteration,
+but its multipliers, which the certificate needs, converge too slowly to certify a small
+gap.) The dual start is strictly feasible
 (the point y₀ of the certificate), so dual iterates stay feasible and the certificate rarely needs to scale.
 
 Stopping: the constraint violation of K (relative to τ = max D, (3.11)) is at most
@@ -125,15 +124,15 @@ def solve_mvu_ipm(
         Interior-point iterations; reaching it gives ``max_iterations``.
     step_fraction : float or None
         Fraction γ of the step to the boundary of the cones, in (0, 1). ``None`` (default): the
-        adaptive rule of SDPT3 (Toh, Todd, Tütüncü), γ = 0.9 + 0.09·min(1, α_p, α_d).
+        adaptive rule of SDPT3 [3], γ = 0.9 + 0.09·min(1, α_p, α_d).
     verbose : bool or int
         Print one line per iteration (an int: every that many).
     time_limit : float, optional
         Seconds; reaching it gives ``max_iterations``.
     blas_threads : int or None
         BLAS threads during the solve (restored afterwards, ``threadpoolctl``); ``-1`` (default)
-        means one thread below n = 300 — where threads only add overhead, and measured 70×
-        slower on a loaded 2-core machine — and the library's default above; ``None`` leaves
+        means one thread below n = 300 — where threads only add overhead, and on a loaded machine
+        a great deal of it — and the library's default above; ``None`` leaves
         the setting alone.
 
     Returns

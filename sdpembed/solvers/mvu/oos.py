@@ -14,8 +14,7 @@ With |ρ_i| ≤ t_i, (P) is a linear program over one second-order cone in x = (
 (Q = {(x₀, x₁): x₀ ≥ ‖x₁‖}; the last constraint is 4s ≥ 4‖y‖², i.e. (3.30) again), whose
 conic dual is (D) with λ = z_u − z_v. We solve it with a primal–dual interior-point method —
 Newton steps on the perturbed KKT system with Nesterov–Todd scaling and Mehrotra's
-predictor–corrector, as in CVXOPT's cone solvers (Vandenberghe, *The CVXOPT linear and
-quadratic cone program solvers*, 2010) — started from the strictly feasible primal–dual pair
+predictor–corrector, as in CVXOPT's cone solvers [2] — started from the strictly feasible primal–dual pair
 y = 0, s = 1, t = |ρ| + 1, z_u = z_v = ½, z_c = e. Each Newton system Gᵀ W⁻² G Δx = rhs
 has a diagonal t-block, which is eliminated, leaving one (r+1)×(r+1) symmetric positive
 definite system per point,

@@ -79,7 +79,7 @@ class PairDistances:
     squared distances ‖x_i − x_j‖² from the Gram matrix, with bounds on the rounding of those.
     Column generation scans all pairs of the same points every round (and the monitor of its
     tight rounds more often); with this object the later scans skip the n × n × N products and
-    the index arithmetic, about 60% of a scan of 800 MNIST images. Blocks are kept while they
+    the index arithmetic, most of the cost of a scan. Blocks are kept while they
     total at most ``max_pairs`` pairs (24 bytes a pair; beyond, every scan recomputes them).
     """
 
