@@ -62,7 +62,7 @@ triplets, both in the box [0, μ], so (α, X) stays dual feasible for the full p
 Without the first-order start (``first_order=False``, or ``initial_triplets`` given) the loop
 starts from the triplets active at M = I plus every target pair's nearest impostor. The
 minimiser of such a small first working set violates far more triplets than the optimum does
-(digits PCA-30: 665,000 at the first solution against 6,500 at the optimum), so additions are
+(about a hundred times as many), so additions are
 capped at 2·max(|working set|, n) per round, every point's most violated triplet first
 (:func:`_spread_over_anchors`); rounds whose solution still violates more than 5 % as many
 omitted triplets as the working set holds are solved *loosely* (relative tolerance 10⁻³);
