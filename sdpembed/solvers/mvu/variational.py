@@ -143,9 +143,8 @@ def refine_outputs(
         L-BFGS iterations.
     tol : float
         L-BFGS stops when the objective falls by less than this (relative) over 10 iterations.
-        Measured on the 20,000-node sensor network: stopping at 1e-5 (about 200 iterations
-        per stage) gives a median positional error of 1.03% of the radius; running on to
-        scipy's per-iteration 1e-9 (about 400) gives 1.00% in three times the time.
+        1e-5 gives nearly the accuracy of scipy's per-iteration 1e-9 in a fraction of the
+        iterations (BENCHMARKS.md, "MVU", at scale).
     verbose : bool
         Print the objective every 50 iterations.
 
