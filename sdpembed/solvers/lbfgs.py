@@ -1,14 +1,20 @@
 """Unconstrained limited-memory BFGS for large smooth problems (Nocedal & Wright, Algorithm 7.4–7.5).
 
 scipy's ``L-BFGS-B`` carries the machinery of bound constraints (generalised Cauchy point,
-subspace minimisation) into every iteration; on the 200,000 unknowns of a 20,000-point MVU
-refinement that bookkeeping cost 24 ms an iteration, twice the objective and gradient
-themselves. The refinements of Sec. 3.1.8 have no bounds, so this plain L-BFGS — two-loop
+subspace minimisation) into every iteration; on the hundreds of thousands of unknowns of a
+large MVU refinement that bookkeeping costs more than the objective and gradient themselves
+(BENCHMARKS.md, "MVU"). The refinements of Sec. 3.1.8 have no bounds, so this plain L-BFGS — two-loop
 recursion, a backtracking Armijo line search with quadratic interpolation, and the curvature
 pairs kept only when sᵀy > 0 — does the same job at O(m·n) per iteration.
 
 Stopping rules are scipy's: the relative decrease (f_{k−w} − f_k) / max(|f_{k−w}|, |f_k|, 1)
 at most ``ftol`` (scipy: w = 1), or the largest gradient entry at most ``gtol``.
+
+References
+----------
+.. [1] J. Nocedal and S. J. Wright, "Numerical optimization", 2nd ed., Springer, 2006. Implemented
+   here: Algorithms 7.4 (two-loop recursion) and 7.5 (L-BFGS); the backtracking line search of
+   Algorithm 3.1 with quadratic interpolation (Sec. 3.5).
 """
 
 from __future__ import annotations

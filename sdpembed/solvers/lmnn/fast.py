@@ -12,9 +12,9 @@ multi-metric SDP (2.17), where every pair (a, b) carries the metric of the class
 **Why an interior-point method.** (2.11) is piecewise linear in M: away from the PSD boundary
 it *is* a linear programme in the d(d+1)/2 entries of M. First-order methods — the
 subgradient projection of Algorithm 3 (:mod:`sdpembed.solvers.lmnn.gradient`), or an ADMM on
-the slack form, which we tried first — find the primal value quickly but converge slowly to
-an accurate *dual* point: on iris (d = 4) the ADMM needed 5,000 iterations for a certified
-relative gap of 1e-4, and the certificate oscillated. A primal–dual path-following method
+the slack form — find the primal value quickly but converge slowly to an accurate *dual*
+point: an ADMM needs thousands of iterations for a certified relative gap of 1e-4 even at
+d = 4, and the certificate oscillates. A primal–dual path-following method
 needs 20–40 Newton steps for a relative gap of 1e-8 independent of the data, and its dual
 iterate is the certificate: α stays strictly inside the box [0, μ] and X = C(α) ≻ 0 up to
 the dual residual, which :func:`lmnn_dual_bound` removes by scaling. The Newton system is
@@ -30,26 +30,24 @@ flops), or from the triplets, Σ_t D_t (c_a − c_b)(c_a − c_b)ᵀ (T·p²), w
 BLAS-3, no Python loop over triplets. Large systems (T > 4p, one metric) are solved by PCG
 with the exact operator, preconditioned by H with float32 rank-k updates in the early steps
 and, once residuals and gap are below 10⁻³, by the part of H from the 2p triplets of largest
-D_t (:func:`_newton_solver`): 2–11 PCG iterations per solve on MNIST-5000. The float32 features
+D_t (:func:`_newton_solver`), a few PCG iterations per solve. The float32 features
 c_a − c_b of every triplet are formed once per working set for those early preconditioners;
 the operator 𝒜 of a single metric uses only the target pairs of the working set (about half of
 the n·k after a first-order start) and no per-block masks.
 
 **The working set, and why the result is exact.** Only triplets whose hinge can be positive
 enter the SDP. By default (``first_order=True``) the working set is chosen at an approximate
-minimiser found by L-BFGS on a smoothed (2.11) in L, M = LᵀL (:mod:`sdpembed.solvers.lmnn.warm`;
-digits PCA-30: 0.5–1 s, loss 0.1 % above the optimum): the triplets with hinge argument in
+minimiser found by L-BFGS on a smoothed (2.11) in L, M = LᵀL (:mod:`sdpembed.solvers.lmnn.warm`,
+a loss within a fraction of a percent of the optimum): the triplets with hinge argument in
 (−0.05, 0.05] form the working set, and those above 0.05 are *fixed*: their hinge is counted as
 linear, μ h_t(M) (α_t = μ), which folds them into the linear term C0 of the IPM. Then: solve;
 evaluate *every* hinge at the solution (:func:`sdpembed.graphs.radius_hinges`: the exact decisions
 of :func:`sdpembed.graphs.iter_hinges`, candidates by a float32 radius filter with a rounding
 margin); add the omitted ones that are positive, and move back to the working set any fixed
-triplet whose hinge has turned negative; repeat until neither happens. On the digits PCA-30
-benchmark split (n = 1257) the first solve is already the last
-(2,100 working and 4,300 fixed triplets against 5,000 active at the optimum; 8 interior-point
-iterations at ``tol=1e-5``; MNIST-5000: 10,700 working, 40,000 fixed, one round, 7). A band of ±0.1
-doubled the working set (and the cost of every early Newton matrix) for the same round count;
-±0.03 needed a second round on digits.
+triplet whose hinge has turned negative; repeat until neither happens. On the benchmark
+splits the first solve is usually the last (BENCHMARKS.md, "LMNN against metric-learn and pylmnn"). The band ±0.05 is a
+compromise: a wider one makes the working set, and the cost of every early Newton matrix, grow
+for the same round count; a narrower one can need a second round.
 
 Exactness: the restricted objective (1 − μ)tr(MP) + μ Σ_fixed h_t + μ Σ_working [h_t]₊ is
 below the full loss (2.11) everywhere (h ≤ [h]₊, omitted terms ≥ 0), so its minimum is a
@@ -64,24 +62,30 @@ triplets, both in the box [0, μ], so (α, X) stays dual feasible for the full p
 Without the first-order start (``first_order=False``, or ``initial_triplets`` given) the loop
 starts from the triplets active at M = I plus every target pair's nearest impostor. The
 minimiser of such a small first working set violates far more triplets than the optimum does
-(digits PCA-30: 665,000 at the first solution against 6,500 at the optimum), so additions are
+(about a hundred times as many), so additions are
 capped at 2·max(|working set|, n) per round, every point's most violated triplet first
 (:func:`_spread_over_anchors`); rounds whose solution still violates more than 5 % as many
 omitted triplets as the working set holds are solved *loosely* (relative tolerance 10⁻³);
 once a round is nearly settled, working triplets with hinge below ``prune`` and a zero
 multiplier (α < 10⁻³μ) are dropped, and later solves are *warm-started* from the previous
-one (:func:`warm_start`). That path took 58 s on the digits benchmark split where the
-first-order start now takes about 1 s (both single-threaded, load ≈ 1–4 on 2 cores; BENCHMARKS.md).
+one (:func:`warm_start`). That path is much slower than the first-order start
+(BENCHMARKS.md, "LMNN against metric-learn and pylmnn").
 
 Interior-point details: Mehrotra predictor–corrector, infeasible start, separate primal and
 dual step lengths (fraction 0.98 of the distance to the boundary; SDPT3's adaptive fraction
-0.9 + 0.09·min(1, α_p, α_d) was tried and did not help here — the steps are limited by the
-box α ∈ [0, μ] and the slacks, not by the cone, and the step count went from 113 to 122),
+0.9 + 0.09·min(1, α_p, α_d) does not help here — the steps are limited by the box
+α ∈ [0, μ] and the slacks, not by the cone — and costs more steps),
 stop when the relative primal and dual residuals and the relative duality gap are below
 ``tol``, the gap relative to the loss (2.11) including the fixed triplets' constant μ|F|
 (:func:`hinge_ipm`). The first solve starts from the first-order point with the dual slack
 [C(α̂)]₊ + νM₀⁻¹ (:func:`first_order_ipm_start`): the smoothed multipliers α̂ are far from dual
 feasible, and lifting C(α̂) by a multiple of I put the PSD block far off the central path.
+
+References
+----------
+.. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+   Pennsylvania, 2007. Implemented here: the slack SDP of Sec. 2.1.3 (the loss (2.11)) and its
+   dual, the triplets' matrices of Sec. 2.1.7, the multi-metric SDP (2.17).
 """
 
 from __future__ import annotations
@@ -208,7 +212,7 @@ class PairSystem:
 
     def features(self, V: np.ndarray) -> np.ndarray:
         """svec(v vᵀ) of the rows v of V, one row of the upper triangle at a time (a loop over the d
-        coordinates; faster than the two (n, p) fancy-index gathers it replaces)."""
+        coordinates; cheaper than two (n, p) fancy-index gathers)."""
         n, d = V.shape
         out = np.empty((n, self.svec_dim), dtype=V.dtype)
         root2 = V * np.sqrt(2.0)
@@ -221,8 +225,8 @@ class PairSystem:
 
     def features_t(self, V: np.ndarray) -> np.ndarray:
         """:meth:`features` transposed, shape (p, n): svec(v vᵀ) as columns, written one contiguous row of
-        the output per product (3× faster than the column slices of the (n, p) layout: 10,000 × 50 in
-        70 ms against 210 ms); the same products in the same order, so the same values."""
+        the output per product (cheaper than the column slices of the (n, p) layout); the same products
+        in the same order, so the same values."""
         n, d = V.shape
         Vt = np.ascontiguousarray(V.T)
         out = np.empty((self.svec_dim, n), dtype=V.dtype)
@@ -297,8 +301,8 @@ class PairSystem:
     def _adjoint_points(self, s: np.ndarray) -> np.ndarray:
         """Σ_e s_e (x_e − x'_e)(x_e − x'_e)ᵀ over the pairs e (ends ``ends``), as −(C + Cᵀ) with
         C = Pᵀ(S − diag(S1 + Sᵀ1)/2)P, S the sparse matrix of the weights s on the pairs' ends and P the points:
-        one m × d × d product over the m points instead of one per pair (MNIST-5000 working set: 3,100 points
-        against 12,800 pairs; 2.4 ms against 5.5 ms, equal to ~2e-15 relative)."""
+        one m × d × d product over the m points instead of one per pair (a working set touches several
+        times fewer points than it has pairs; equal to rounding)."""
         P = self.points
         m = P.shape[0]
         if self._laplacian is None:
@@ -365,8 +369,7 @@ class PairSystem:
         """Σ_{t ∈ rows} D_t (c_a − c_b)(c_a − c_b)ᵀ of a single block (the preconditioners of
         :func:`_newton_solver`), each chunk's rank-k update in ``dtype`` (float32: half the time,
         entries to ~1e-7 relative), summed in float64. Every chunk's F Fᵀ is exactly symmetric (numpy hands
-        F @ F.T to BLAS syrk and mirrors the triangle), so their sum is too: no symmetrising pass (14 ms at
-        p = 1,275)."""
+        F @ F.T to BLAS syrk and mirrors the triangle), so their sum is too: no symmetrising pass."""
         p = self.svec_dim
         H = np.zeros((p, p))
         if dtype == np.float32 and 4 * self.n_triplets * p <= _FEATURE_CACHE:
@@ -510,10 +513,9 @@ def hinge_ipm(
     offset : float
         A constant of the objective left out of ⟨C0, M⟩ + μ Σ ξ: μ·|F| when the hinges of a
         fixed set F are folded into C0 (μ h_t = μ + μ tr(M A_t), :func:`solve_lmnn_fast`).
-        It changes no iterate, only when the gap counts as small: with the restricted value
-        ≈ 1,840 and μ|F| ≈ 20,200 on MNIST-5000 (2.11 ≈ 22,030), a gap of 10⁻⁵ relative to
-        the restricted value alone was 10⁻⁶ of the loss — two Newton steps more than the
-        certificate needs.
+        It changes no iterate, only when the gap counts as small: μ|F| can be most of the loss,
+        and a gap relative to the restricted value alone would then ask for Newton steps that
+        the certificate does not need.
     start : tuple (M, X, alpha, xi, s), optional
         A strictly interior starting point (M, X ≻ 0 of shape (c, d, d); 0 < α < μ, ξ, s > 0
         per triplet), e.g. :func:`warm_start` from the solution of a neighbouring working set;
@@ -640,14 +642,12 @@ def first_order_ipm_start(system: PairSystem, C0: np.ndarray, mu: float, M: np.n
 
     the positive part (eigenvalues clipped at 0) of the dual matrix C(α₀) of (2.14) plus the
     central-path term of the scalar pairs' mean product ν: M₀X₀ = M₀[C(α₀)]₊ + νI. α̂ is far from
-    dual feasible — on MNIST-5000 PCA-50, C(α̂) has eigenvalues down to −69 against a largest of
-    425, in the directions where M is smallest (the factor L grows them slowly) — so the shift
-    X = C(α₀) + δI of :func:`warm_start` needs δ ≈ 80, and its PSD block starts with a product
-    tr(M₀X₀)/d ≈ 470ν: off the central path, and the dual residual δI is 4× that of the clip.
-    Measured against :func:`warm_start` with shift 0.03 (interior-point tolerance 10⁻⁵, relative
-    gaps as in :func:`hinge_ipm` with the fixed set's offset; iterations as :func:`hinge_ipm` counts
-    them): MNIST-5000 11 → 7, digits PCA-30 10 → 8, certified gaps 6.3e-6 and 2.2e-6. Of the
-    ``metric_shift`` values tried, 3·10⁻³ took 9 and 8, 3·10⁻⁴ 8 and 8.
+    dual feasible — C(α̂) can have negative eigenvalues of a sixth of its largest, in the
+    directions where M is smallest (the factor L grows them slowly) — so the shift
+    X = C(α₀) + δI of :func:`warm_start` needs a large δ, and its PSD block starts with a product
+    tr(M₀X₀)/d hundreds of times ν: off the central path, and with a dual residual δI several
+    times that of the clip. This start saves interior-point iterations against :func:`warm_start`;
+    the default ``metric_shift`` is the best of the values between 3·10⁻⁴ and 3·10⁻³.
     """
     d = system.dim
     gamma = shift * mu
@@ -687,8 +687,7 @@ def _newton_solver(system: PairSystem, D: np.ndarray, K: np.ndarray, *, iterativ
     * late (``iterative``, see :data:`_PCG_SWITCH`): the Newton matrix of only the
       ``_PCG_RATIO/2 · p`` triplets of largest D_t and the HKM term K. Late in the method the
       triplets away from their margin have D_t → 0 (α_t → 0 with s_t > 0, or α_t → μ with
-      ξ_t > 0), so the preconditioned matrix tends to I: 1–10 PCG iterations on digits and
-      MNIST-5000.
+      ξ_t > 0), so the preconditioned matrix tends to I and PCG needs a few iterations.
 
     If PCG does not reach a relative residual of ``_PCG_TOL`` in ``_PCG_MAXITER`` iterations,
     the full float64 matrix is formed and factored after all, so every direction is accurate.
@@ -822,8 +821,8 @@ def _ipm_reached(out: IPMOutcome, tol: float) -> bool:
 
 
 def _sorted_member(queries: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """``np.isin(queries, keys)`` for sorted ``keys``, by binary search (the hash-based ``isin`` of numpy 2
-    cost 0.3 s per hinge scan on MNIST-5000)."""
+    """``np.isin(queries, keys)`` for sorted ``keys``, by binary search (cheaper than the hash-based ``isin``
+    of numpy 2 on the keys of a hinge scan)."""
     if keys.size == 0:
         return np.zeros(queries.shape, dtype=bool)
     pos = np.minimum(np.searchsorted(keys, queries), keys.size - 1)
@@ -862,16 +861,15 @@ def _working_set_rounds(*, n, mu, C0, working, build_system, hinge_stream, pull,
     solution is moved back to the working set (see :func:`solve_lmnn_fast`). ``tight`` solves
     the first round to ``tol`` at once; ``start`` = (M, alpha), a first-order point, warm-starts it
     (:func:`first_order_ipm_start` with ``start_shift``: such a point is farther from the central
-    path than the previous round's solution, and a larger shift saved more Newton steps: digits 16
-    against 20 with 10⁻³); later rounds are warm-started by :func:`warm_start` with ``warm_shift``.
+    path than the previous round's solution, and a larger shift saves Newton steps); later rounds
+    are warm-started by :func:`warm_start` with ``warm_shift``.
 
     ``gap_tol``: the loop also ends after a round solved to ``tol`` whose *certified* relative gap
     (objective (2.11) over every triplet at the projected solution against :func:`lmnn_dual_bound`
     of its multipliers) is ≤ ``gap_tol``, even if some omitted hinges are positive or some fixed
     ones negative: the certificate holds for any triplet set and any α ∈ [0, μ], so another round
-    could only tighten a gap that is already small enough. (MNIST-5000 with a coarser first-order
-    phase: round 1 certified 6.3·10⁻⁶ with 2 fixed hinges negative, and the round that released
-    them cost 7 more Newton steps.)"""
+    could only tighten a gap that is already small enough (a round that releases a few fixed
+    hinges costs several more Newton steps)."""
     history: dict[str, list] = {key: [] for key in (
         "working_set", "fixed", "added", "pruned", "released", "violated", "active", "objective", "dual_bound",
         "relative_gap", "ipm_iterations")}
@@ -1010,8 +1008,8 @@ def solve_lmnn_fast(
         Interior-point tolerance on the relative residuals and gap of each restricted solve
         (the gap relative to the loss (2.11), fixed triplets' constant μ|F| included:
         :func:`hinge_ipm`'s ``offset``). It does not change what ``optimal`` means (that is
-        ``gap_tol`` on the *certified* gap): ``tol=1e-5`` took 8 interior-point iterations on digits and 7
-        on MNIST-5000 with certified relative gaps of 2.2e-6 and 6.3e-6 there; if a looser tol
+        ``gap_tol`` on the *certified* gap): ``tol=1e-5`` gives certified relative gaps below 10⁻⁵ on the
+        benchmarks (BENCHMARKS.md, "LMNN against metric-learn and pylmnn"); if a looser tol
         leaves the certified gap above ``gap_tol``, the status says ``inaccurate``.
     max_rounds : int
         Working-set rounds at most (each: one restricted solve and one full hinge check).
@@ -1047,10 +1045,8 @@ def solve_lmnn_fast(
         from a rough first-order point, possibly another round.)
     first_order_start : bool
         Also warm-start the first interior-point solve from that metric and the multipliers
-        μ·φ'_η of the smoothed loss (:func:`first_order_ipm_start`; :func:`warm_start` with
-        shift 0.03 before it: 16 instead of 20 Newton steps on digits, 18 instead of 23 on
-        MNIST-5000 with a ±0.1 band and tol 1e-8; the clipped dual start then took MNIST-5000
-        from 11 to 7 iterations and digits from 10 to 8 at tol 1e-5).
+        μ·φ'_η of the smoothed loss (:func:`first_order_ipm_start`; fewer Newton steps than a
+        cold start or :func:`warm_start`'s shifted dual start).
     time_limit : float, optional
         Seconds: no new round starts after this (the round under way finishes). A run stopped
         this way reports ``max_iterations`` with its certified gap, which stays a true bound.

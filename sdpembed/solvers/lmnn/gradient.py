@@ -26,6 +26,12 @@ problem) — and hands them to :func:`sdpembed.problems.lmnn.lmnn_dual_bound`, w
 them dual feasible by scaling. The status is ``optimal`` only if the certified relative gap is
 at most ``gap_tol``; otherwise ``max_iterations``. The default solver that does reach the
 target accuracy is :func:`sdpembed.solvers.lmnn.fast.solve_lmnn_fast`.
+
+References
+----------
+.. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+   Pennsylvania, 2007. Implemented here: Algorithm 3 of Sec. 2.1.7, the loss (2.13), its
+   (sub)gradient (2.14), the incremental update (2.15), the projection (2.16).
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 The exact solver (:func:`sdpembed.solvers.lmnn.fast.solve_lmnn_fast`) spends most of its time
 in the first working-set rounds, whose minimisers only serve to find the triplets that matter:
-on digits PCA-30 the minimiser of the first working set violates 415,000 triplets where the
-optimum violates 5,000. This module finds an approximate minimiser cheaply instead, and the
+the minimiser of a small first working set violates about a hundred times as many triplets as
+the optimum. This module finds an approximate minimiser cheaply instead, and the
 interior-point method is then started on the triplets near the margin at that point.
 
 **The smoothed loss in the factor.** With M = LᵀL (2.9), L square (d × d, so that every PSD M
@@ -22,25 +22,29 @@ clip(z/η, 0, 1): ∇_L = 2 L G, G = (1 − μ)P + μ Σ_t φ'_η(z_t)(C_ij − 
 stage by stage (continuation), each stage minimised by the plain L-BFGS of
 :mod:`sdpembed.solvers.lbfgs`.
 
-**Every triplet, every evaluation.** The loss and gradient are exact for the smoothed loss over
-all n²k triplets (:class:`_FullLoss`): an impostor l can have a positive hinge argument for
-anchor i only inside the radius 1 + max_j ‖L(x_i − x_j)‖² of i, so the n × n distances are
-formed blockwise through a Gram matrix and only the pairs inside the radius are kept — the
-test pylmnn uses. A first version scored only a candidate set refreshed between stages; from
-M = I (1,565 active triplets on digits) the first stage shrank M until 4.1M triplets were
-active, and the next stage cost 32 s. Per evaluation: O(n²d/2 + n_Ω·d + n·k·d²) flops, no loop
-over triplets (digits PCA-30: ≈ 15 ms, MNIST-5000 PCA-50: ≈ 60 ms, one thread, against 20 ms
-and 0.13 s before the two halvings below; the radius test runs on a float32 Gram matrix with a
+**Every triplet, every evaluation.** The loss and gradient are exact for the smoothed loss over all
+n²k triplets (:class:`_FullLoss`): an impostor l can have a positive hinge argument for anchor i
+only inside the radius 1 + max_j ‖L(x_i − x_j)‖² of i, so the n × n distances are formed blockwise
+through a Gram matrix and only the pairs inside the radius are kept — the test pylmnn uses.
+(Scoring only a candidate set refreshed between stages is not enough: from M = I the first stage
+can shrink M until millions of triplets are active, most of them outside the candidates.) Per evaluation: O(n²d/2 +
+n_Ω·d + n·k·d²) flops, no loop over triplets (the radius test runs on a float32 Gram matrix with a
 margin above its rounding error, distances are then exact). The points are taken in order of
 decreasing radius, so that max(r_i, r_l) is the radius of the earlier point and only the upper
-triangle of the pair matrix is formed; the impostor part of the gradient is contracted as a
-sparse weighted graph Laplacian (O(n_Ω·d) instead of O(n_Ω·d²)).
+triangle of the pair matrix is formed; the impostor part of the gradient is contracted as a sparse
+weighted graph Laplacian (O(n_Ω·d) instead of O(n_Ω·d²)).
 
 Nothing here is certified and nothing needs to be: the working set handed to the
 interior-point method may be any set of triplets (its exactness argument and the certificate
 of :func:`sdpembed.problems.lmnn.lmnn_dual_bound` do not depend on how it was chosen). The
 multipliers μ·φ'_η(z_t) of the last stage are an estimate of the optimal α of the dual of
 Sec. 2.1.3.
+
+References
+----------
+.. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+   Pennsylvania, 2007. Implemented here: the loss (2.11) in the factor L of (2.9), with a smoothed
+   hinge, and its gradient (2.14).
 """
 
 from __future__ import annotations
@@ -56,8 +60,8 @@ from ..lbfgs import minimize_lbfgs
 
 __all__ = ["WarmStart", "smoothed_hinge", "warm_start_metric"]
 
-#: Candidate pairs whose exact distances are formed at once (temporaries that stay in cache: one 25,000 × 50
-#: difference array at once cost 3× the time of these chunks, mostly in page faults of fresh memory).
+#: Candidate pairs whose exact distances are formed at once (temporaries that stay in cache: one large
+#: difference array at once costs several times as much, mostly in page faults of fresh memory).
 _PAIR_CHUNK = 1024
 
 
@@ -118,13 +122,13 @@ class _FullLoss:
     radii r⁰. A later evaluation at L uses those pairs instead of the Gram pass if, with
     e_p = ‖(L − L₀)z_p‖, every point p has √(θ·r⁰_p) ≥ √r_p + e_p + max e (:meth:`_cache_holds`): then no
     pair left out can be inside a radius at L, so the loss and gradient are those of the full pass
-    (to rounding). On MNIST-5000 PCA-50 (θ = 1.1, ``move`` = 0.03) 24 of the 62 evaluations reuse
-    57,000 pairs, at ≈ 25 ms against ≈ 50 ms for the full pass; the early, long steps never build a
+    (to rounding). About a third of the evaluations of a large run reuse the pairs, at about half
+    the cost of the full pass; the early, long steps never build a
     cache (a larger reach costs the full pass more pairs than it saves).
 
-    Tried and not kept: the same cache with the global test σ_min(L L₀⁻¹)²·θ·r⁰ ≥ r. On MNIST-5000
-    PCA-50 it held 230,000 pairs at θ = 1.3 and 940,000 at 1.6, and the test still failed at 41 and
-    34 of the 62 evaluations: slower than the full pass.
+    The per-point test is what makes the cache pay: the global test σ_min(L L₀⁻¹)²·θ·r⁰ ≥ r needs a
+    reach θ so large that the cache holds several times the pairs, and it still fails at most
+    evaluations.
     """
 
     def __init__(self, X: np.ndarray, y: np.ndarray, targets: np.ndarray, P: np.ndarray, mu: float, *,
@@ -289,8 +293,8 @@ def warm_start_metric(
         Starting factor; the identity (the Euclidean metric) by default.
     etas : tuple of float
         Smoothing widths η of the stages, in units of the margin 1 of (2.6) (decreasing). Two stages
-        (0.3, 0.03) reached a start as good for the interior-point method as three (1, 0.1, 0.02) in
-        fewer evaluations (digits PCA-30: same Newton steps, about 30 % less first-order time).
+        (0.3, 0.03) reach a start as good for the interior-point method as three (1, 0.1, 0.02) in
+        fewer evaluations.
     stage_iter : int
         L-BFGS steps per stage at most.
     keep : float

@@ -17,17 +17,16 @@ slacks ξ = ξ⁺ − ξ⁻ (x = (ξ⁺, ξ⁻), objective −ω1ᵀx), and dual
 z = Gᵀy − c_x ≥ 0 — exactly the certificate's condition.
 
 We solve it by an infeasible primal–dual path-following method with the HKM search direction
-and Mehrotra's predictor–corrector (Helmberg–Rendl–Vanderbei–Wolkowicz 1996; Todd–Toh–Tütüncü,
-SDPT3, 1998): each iteration solves the Schur-complement system
+and Mehrotra's predictor–corrector ([2]; SDPT3 [3]): each iteration solves the Schur-complement system
 
     (M + G diag(x/z) Gᵀ) Δy = 𝒜(T) + G t − r_p,      M = (B̃XB̃ᵀ) ∘ (B̃Z⁻¹B̃ᵀ)   (E × E),
 
 by Cholesky, twice with the same factor (predictor and corrector). An iteration costs
 O(E²n + E³/3 + n³); MVU needs 20–40 of them to a gap of 1e-8, far fewer than first-order
-methods, which is why an interior-point method was chosen: its accuracy is what the
-certificate needs. (A Burer–Monteiro augmented Lagrangian was tried first: each iteration is
-O(Er), but its multipliers, which the certificate needs, converged too slowly — 1e-3
-relative gap after 100 outer iterations on 25 points.) The dual start is strictly feasible
+methods, which is why this is an interior-point method: its accuracy is what the
+certificate needs. (A Burer–Monteiro augmented Lagrangian costs only O(Er) an iteration,
+but its multipliers, which the certificate needs, converge too slowly to certify a small
+gap.) The dual start is strictly feasible
 (the point y₀ of the certificate), so dual iterates stay feasible and the certificate rarely needs to scale.
 
 Stopping: the constraint violation of K (relative to τ = max D, (3.11)) is at most
@@ -35,6 +34,18 @@ Stopping: the constraint violation of K (relative to τ = max D, (3.11)) is at m
 (Sec. 3.1.12): when an equality graph is rigid the feasible set has no interior and the dual
 optimum is not attained; the iteration stalls (tiny steps, growing multipliers) and the run
 ends ``inaccurate`` with a message saying so — never ``optimal``.
+
+References
+----------
+.. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+   Pennsylvania, 2007. Implemented here: the MVU SDP (3.11)–(3.15) of Sec. 3.1.4, the relaxations
+   of Sec. 3.1.6, the minimum-trace variant of Sec. 3.1.11, locked-up graphs (Sec. 3.1.12).
+.. [2] C. Helmberg, F. Rendl, R. J. Vanderbei and H. Wolkowicz, "An interior-point method for
+   semidefinite programming", SIAM Journal on Optimization 6(2), 342–361, 1996. Implemented here:
+   the HKM search direction.
+.. [3] K. C. Toh, M. J. Todd and R. H. Tütüncü, "SDPT3 — a MATLAB software package for semidefinite
+   programming, version 1.3", Optimization Methods and Software 11(1–4), 545–581, 1999. Implemented
+   here: the infeasible path-following method with Mehrotra's predictor–corrector.
 """
 
 from __future__ import annotations
@@ -113,15 +124,15 @@ def solve_mvu_ipm(
         Interior-point iterations; reaching it gives ``max_iterations``.
     step_fraction : float or None
         Fraction γ of the step to the boundary of the cones, in (0, 1). ``None`` (default): the
-        adaptive rule of SDPT3 (Toh, Todd, Tütüncü), γ = 0.9 + 0.09·min(1, α_p, α_d).
+        adaptive rule of SDPT3 [3], γ = 0.9 + 0.09·min(1, α_p, α_d).
     verbose : bool or int
         Print one line per iteration (an int: every that many).
     time_limit : float, optional
         Seconds; reaching it gives ``max_iterations``.
     blas_threads : int or None
         BLAS threads during the solve (restored afterwards, ``threadpoolctl``); ``-1`` (default)
-        means one thread below n = 300 — where threads only add overhead, and measured 70×
-        slower on a loaded 2-core machine — and the library's default above; ``None`` leaves
+        means one thread below n = 300 — where threads only add overhead, and on a loaded machine
+        a great deal of it — and the library's default above; ``None`` leaves
         the setting alone.
 
     Returns
@@ -304,8 +315,8 @@ def _solve(instance, gap_tol, feas_tol, max_iter, step_fraction, verbose, time_l
         dX, dx, dy, dZ, dz = direction(sigma * mu, dXa @ dZa @ Zi, dxa * dza if p else 0.0)
         ap, ad = steps(dX, dx, dZ, dz)
         # SDPT3's adaptive fraction to the boundary: short steps mean poorly centred iterates,
-        # and stepping back further from the boundary re-centres them (measured: half the
-        # iterations of a fixed 0.98 on swiss rolls, and no stalls on slack instances)
+        # and stepping back further from the boundary re-centres them (fewer iterations than a
+        # fixed 0.98, and no stalls on slack instances; BENCHMARKS.md, "MVU")
         gamma = 0.9 + 0.09 * min(1.0, ap, ad) if step_fraction is None else step_fraction
         ap, ad = min(1.0, gamma * ap), min(1.0, gamma * ad)
         hist["step_primal"].append(ap)

@@ -14,8 +14,7 @@ With |ρ_i| ≤ t_i, (P) is a linear program over one second-order cone in x = (
 (Q = {(x₀, x₁): x₀ ≥ ‖x₁‖}; the last constraint is 4s ≥ 4‖y‖², i.e. (3.30) again), whose
 conic dual is (D) with λ = z_u − z_v. We solve it with a primal–dual interior-point method —
 Newton steps on the perturbed KKT system with Nesterov–Todd scaling and Mehrotra's
-predictor–corrector, as in CVXOPT's cone solvers (Vandenberghe, *The CVXOPT linear and
-quadratic cone program solvers*, 2010) — started from the strictly feasible primal–dual pair
+predictor–corrector, as in CVXOPT's cone solvers [2] — started from the strictly feasible primal–dual pair
 y = 0, s = 1, t = |ρ| + 1, z_u = z_v = ½, z_c = e. Each Newton system Gᵀ W⁻² G Δx = rhs
 has a diagonal t-block, which is eliminated, leaving one (r+1)×(r+1) symmetric positive
 definite system per point,
@@ -53,6 +52,15 @@ The thesis also refines the SDP placement by gradient descent on the variational
 minimised by :func:`refine_points` from the SDP point with a few damped Newton steps (the
 Hessian 8Σ(y − y_i)(y − y_i)ᵀ + 4(Σe_i) I with Σe_i clipped at 0, e_i = ‖y − y_i‖² − D_i, and
 an Armijo line search); a step is only taken when it decreases E, so E never increases.
+
+References
+----------
+.. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+   Pennsylvania, 2007. Implemented here: the out-of-sample SDP (3.30)–(3.33) of Sec. 3.1.10 and the
+   refinement of the placed point by the energy (3.26).
+.. [2] L. Vandenberghe, "The CVXOPT linear and quadratic cone program solvers", technical note,
+   University of California, Los Angeles, 2010. Implemented here: the Nesterov–Todd scaling and
+   predictor–corrector of the cone program solvers.
 """
 
 from __future__ import annotations

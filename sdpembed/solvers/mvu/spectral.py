@@ -1,5 +1,10 @@
 """The spectral step of MVU: step (III) of Table 3.1, K = Σ_α λ_α v_α v_αᵀ (3.20) and outputs
 Y_αi = √λ_α V_αi (3.21), the top ``n_components`` of them.
+
+References
+----------
+.. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+   Pennsylvania, 2007. Implemented here: step (III) of Table 3.1, (3.20)–(3.21).
 """
 
 from __future__ import annotations

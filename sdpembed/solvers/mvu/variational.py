@@ -24,6 +24,12 @@ refinement — "variational MVU (CG)".
    4Bᵀ(e ∘ BY) with B the sparse incidence matrix, O(E·r) per evaluation.
 
 All computations run on the data scaled so that τ = max D = 1 (3.11) and are scaled back.
+
+References
+----------
+.. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+   Pennsylvania, 2007. Implemented here: variational MVU (3.22)–(3.25) with the Laplacian basis
+   (3.24) and the gradient refinement by the energy (3.26) of Sec. 3.1.8, the scaling (3.11).
 """
 
 from __future__ import annotations
@@ -137,9 +143,8 @@ def refine_outputs(
         L-BFGS iterations.
     tol : float
         L-BFGS stops when the objective falls by less than this (relative) over 10 iterations.
-        Measured on the 20,000-node sensor network: stopping at 1e-5 (about 200 iterations
-        per stage) gives a median positional error of 1.03% of the radius; running on to
-        scipy's per-iteration 1e-9 (about 400) gives 1.00% in three times the time.
+        1e-5 gives nearly the accuracy of scipy's per-iteration 1e-9 in a fraction of the
+        iterations (BENCHMARKS.md, "MVU", at scale).
     verbose : bool
         Print the objective every 50 iterations.
 

@@ -1,4 +1,4 @@
-"""FroMax — Frobenius-norm minimisation with max-norm constraints (paper 003, Sec. 3, Algorithm 1).
+"""FroMax — Frobenius-norm minimisation with max-norm constraints (Luo et al. [1], Sec. 3, Algorithm 1).
 
 For a rank M, FroMax looks for a PSD-like P that is close to a factorisation XY and meets
 the box of NuMax (2.8):
@@ -18,15 +18,15 @@ and one ADMM sweep (Algorithm 1) is
 4. Y ← (XᵀX + β₂I)⁻¹(XᵀP − Γ + β₂Xᵀ)                                (3.11)
 5. λ ← λ + ηβ₁(𝒜(P) − q),  Γ ← Γ + ηβ₂(Y − Xᵀ)                       (3.12)–(3.13)
 
-Rederivations and departures (formulas of 003 are partly garbled in the PDF text):
+Rederivations and departures (formulas of [1] are partly garbled in the PDF text):
 
 * **q-step.** (3.6) prints "z = 𝒜(P_k) λ_k 1_S"; minimising (3.5) gives q = Π_box(𝒜(P) + λ/β₁),
   i.e. z = 𝒜(P) + λ/β₁ − 1_S and q = 1_S + sign(z)·min(|z|, δ) — what we use.
 * **P-step in closed form, P never formed.** I + β₁𝒜*𝒜 is positive definite, so the
   pseudo-inverse of (3.9) is an inverse. As in our NuMax ADMM, its solution is
   P = sym(XY) + 𝒜*(w) with (I + β₁𝒜𝒜*)w = c − β₁𝒜(sym XY), c = β₁q − λ: an S×S system with
-  𝒜𝒜* = (VVᵀ)∘(VVᵀ), factorised once by Cholesky (in column generation once per round;
-  extending an explicit inverse, as our NuMax-CG does, was twice slower here; after 100 solves
+  𝒜𝒜* = (VVᵀ)∘(VVᵀ), factorised once by Cholesky (in column generation once per round,
+  cheaper here than extending an explicit inverse as our NuMax-CG does; after 100 solves
   with one factor it is replaced by the explicit inverse, one ``symv`` per solve), or solved by
   conjugate gradients (relative residual 1e-10, warm-started; much slower) when S exceeds
   ``exact_max``. Then 𝒜(P) = 𝒜(sym XY) + 𝒜𝒜*w, with β₁𝒜𝒜*w = c − β₁𝒜(sym XY) − w for free.
@@ -46,11 +46,17 @@ Rederivations and departures (formulas of 003 are partly garbled in the PDF text
 * **Margin.** The box of step 1 is shrunk to δ(1 − ``margin``): ADMM reaches its box only
   in the limit, so at a rank where the limit sits exactly on the δ-boundary the run would
   otherwise creep towards δ for ever; the stopping test uses δ itself.
-* **Parameters.** 003 leaves β₁, β₂, η open; β₁ = β₂ = η = 1 worked on every
-  translating-squares case we tried. The start Ψ₀ (X = Ψ₀ᵀ, Y = Ψ₀, P = Ψ₀ᵀΨ₀) defaults to
+* **Parameters.** [1] leaves β₁, β₂, η open; the defaults β₁ = β₂ = η = 1 reach δ on the
+  translating squares of the tests and benchmarks. The start Ψ₀ (X = Ψ₀ᵀ, Y = Ψ₀, P = Ψ₀ᵀΨ₀) defaults to
   the scaled leading principal directions of the secants.
 
 Non-convex: reaching δ is not guaranteed and nothing certifies optimality.
+
+References
+----------
+.. [1] J. Luo, K. Shapiro, H.-J. M. Shi, Q. Yang and K. Zhu, "Practical algorithms for learning
+   near-isometric linear embeddings", SIAM Undergraduate Research Online 9, 2016
+   (arXiv:1601.00062). Implemented here: FroMax, (3.2)–(3.13) and Algorithm 1 of Sec. 3.
 """
 
 from __future__ import annotations
@@ -108,22 +114,21 @@ class _LeastSquares:
     """w = (I + β₁𝒜𝒜*)⁻¹ b for the P-step (3.9): a Cholesky factor of the S×S matrix, or
     warm-started conjugate gradients (matrix-free).
 
-    The exact solve is the bulk of a FroMax iteration (60% of a rank adjustment on translating
-    squares 16×16). Two triangular solves read the S×S factor twice; after ``invert_after``
-    solves with the same matrix (a run that is going to be long), the factor is turned into the
-    explicit inverse (LAPACK ``potri``, about three Cholesky factorisations) and each further
-    solve is one symmetric matrix-vector product (BLAS ``symv``, half the matrix read once):
-    2.5× faster per solve at S = 2,800 on one thread, equal to rounding (the inverse of this SPD
-    matrix, whose condition number is at most 1 + β₁S, is as accurate as the factor).
+    The exact solve is the bulk of a FroMax iteration. Two triangular solves read the S×S factor
+    twice; after ``invert_after`` solves with the same matrix (a run that is going to be long), the
+    factor is turned into the explicit inverse (LAPACK ``potri``, about three Cholesky
+    factorisations) and each further solve is one symmetric matrix-vector product (BLAS ``symv``,
+    half the matrix read once), cheaper than the two triangular solves and equal to them to
+    rounding (the inverse of this SPD matrix, whose condition number is at most 1 + β₁S, is as
+    accurate as the factor).
     """
 
     #: CG accuracy of the P-step. Looser solves (1e-6, like the 10 CG steps of the NuMax MATLAB
     #: code) keep the iteration consistent — 𝒜(P) is recomputed exactly — but cost FroMax many
-    #: more iterations on translating squares (456 instead of 95 at 14×14, M = 17, δ = 0.4) and
-    #: fail at ranks the exact solve reaches
+    #: more iterations and fail at ranks the exact solve reaches
     rtol, maxiter = 1e-10, 500
     #: Exact solves with one factor before it is replaced by the explicit inverse (``potri``
-    #: costs about as much as 80 two-sided triangular solves at S ≈ 3,000).
+    #: costs about as much as this many pairs of triangular solves).
     invert_after = 100
 
     def __init__(self, ops: FactorOps, beta1: float, method: str, exact_max: int) -> None:
@@ -133,8 +138,8 @@ class _LeastSquares:
         # Only the secant operator is kept, never ``ops``: ``fromax`` caches this object in
         # ``ops.__dict__``, and a reference back to ``ops`` would make a cycle that reference
         # counting cannot free. numpy arrays do not trigger the cyclic collector, so every
-        # column-generation round (a new FactorOps) left its S×S factor behind until a rare full
-        # collection: 16 factors (4.5 GB) after 80 s on 400 MNIST images, 24 GB on 800.
+        # column-generation round (a new FactorOps) would leave its S×S factor behind until a rare
+        # full collection, and gigabytes of dead factors pile up on a few hundred points.
         self.op, self.beta1 = ops.op, beta1
         if self.exact:
             K = ops.V @ ops.V.T                             # built in place: one S×S array
@@ -226,7 +231,7 @@ def fromax(
     verbose: bool | int = False,
     time_limit: float | None = None,
 ) -> NearIsometricResult:
-    """FroMax (003, Algorithm 1): a rank-``rank`` map Ψ with ‖𝒜(ΨᵀΨ) − 1‖_∞ ≤ δ, if it finds one.
+    """FroMax (Luo et al., Algorithm 1): a rank-``rank`` map Ψ with ‖𝒜(ΨᵀΨ) − 1‖_∞ ≤ δ, if it finds one.
 
     Parameters
     ----------
@@ -247,7 +252,7 @@ def fromax(
     max_iter : int
         Iteration limit m (0: only evaluate Ψ₀).
     tol : float
-        Fixed-point tolerance of the stall test (003's ε, made relative).
+        Fixed-point tolerance of the stall test (Algorithm 1's ε, made relative).
     patience : int
         Stop as ``stalled`` when this many iterations shrank the excess of the least
         distortion over δ by less than 1%; 0 switches the test off.

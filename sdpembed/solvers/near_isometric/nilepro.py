@@ -1,4 +1,4 @@
-"""NILE-Pro — Near-Isometric Linear Embedding via Proximal mapping (paper 003, Sec. 4, Algorithm 2).
+"""NILE-Pro — Near-Isometric Linear Embedding via Proximal mapping (Luo et al. [1], Sec. 4, Algorithm 2).
 
 NILE-Pro minimises the worst distortion of a rank-M map directly,
 
@@ -20,20 +20,20 @@ minimised alternately:
 4. stop when δ₀ = ‖𝒜(ΨᵀΨ) − 1_S‖_∞ ≤ δ (Algorithm 2; we ask δ₀ ≤ δ(1 − 10⁻¹⁰), so that the
    claim survives re-evaluation with other rounding).
 
-Rederivations and departures (the PDF text of 003 is garbled in places):
+Rederivations and departures (the PDF text of [1] is garbled in places):
 
 * **Signs and scaling.** The extraction loses the signs of (4.3), (4.6) and (4.8). We use the
   scaled form above, for which τ = 𝒜(ΨᵀΨ) + ω − 1_S as in Algorithm 2 and the multiplier
   update is ω ← ω + (𝒜(ΨᵀΨ) − q); the printed "ω + β(…)" would be the update of an
   *unscaled* multiplier and is inconsistent with τ. y = βω is then the multiplier of
   q = 𝒜(ΨᵀΨ), a subgradient of ‖·‖_∞ at a fixed point (‖y‖₁ = 1).
-* **Step size.** 003 leaves η open; we take an Armijo backtracking step on φ (at most
+* **Step size.** [1] leaves η open; we take an Armijo backtracking step on φ (at most
   ``inner_steps`` steps per iteration, default 1 as in Algorithm 2), starting from 1.5 times
   the previous accepted step. A fixed η either diverges or crawls, depending on S.
-* **β.** 003 gives no value; β = 0.1 was the fastest of 0.01…100 on translating squares
-  (7×7 and 14×14, δ ∈ {0.1, 0.25, 0.4}); larger β make the ℓ∞ term too weak and the run stalls.
+* **β.** [1] gives no value; the default β = 0.1 is the fastest of 0.01…100 on translating
+  squares; larger β make the ℓ∞ term too weak and the run stalls.
 * **Start.** Ψ₀ defaults to the M leading principal directions of the secants, scaled so that
-  their distortions are centred on 1 (003 does not say how it starts).
+  their distortions are centred on 1 ([1] does not say how it starts).
 * **Stall test.** Besides the δ test, a run stops as ``stalled`` when both the step
   ‖Ψ_{k+1} − Ψ_k‖_F/‖Ψ_k‖_F and the split residual ‖𝒜(ΨᵀΨ) − q‖_∞ fall below ``tol`` (the
   ADMM has reached a fixed point whose distortion exceeds δ), or when ``patience``
@@ -46,6 +46,12 @@ point set (:class:`~sdpembed.problems.numax.PairSecantOperator`), and O(S log S)
 ℓ₁-ball projection; no N×N matrix is formed. The images VΨᵀ are linear in Ψ, so the trial
 steps of the line search cost O(S M) each (they are recomputed from Ψ every 50 iterations
 and before δ is declared met, so rounding cannot accumulate).
+
+References
+----------
+.. [1] J. Luo, K. Shapiro, H.-J. M. Shi, Q. Yang and K. Zhu, "Practical algorithms for learning
+   near-isometric linear embeddings", SIAM Undergraduate Research Online 9, 2016
+   (arXiv:1601.00062). Implemented here: NILE-Pro, (4.1)–(4.8) and Algorithm 2 of Sec. 4.
 """
 
 from __future__ import annotations
@@ -87,7 +93,7 @@ class NILEProState:
 
 
 def prox_linf(tau: np.ndarray, beta: float) -> np.ndarray:
-    """argmin_x ‖x‖_∞ + (β/2)‖x − τ‖² (003 (4.5)–(4.6)) by Moreau's decomposition:
+    """argmin_x ‖x‖_∞ + (β/2)‖x − τ‖² ((4.5)–(4.6) of Luo et al.) by Moreau's decomposition:
     τ − Π_{‖·‖₁ ≤ 1/β}(τ), i.e. τ clipped to [−t, t] with Σ(|τ_i| − t)₊ = 1/β (0 if ‖τ‖₁ ≤ 1/β)."""
     return tau - project_l1_ball(tau, 1.0 / beta)
 
@@ -108,7 +114,7 @@ def nilepro(
     verbose: bool | int = False,
     time_limit: float | None = None,
 ) -> NearIsometricResult:
-    """NILE-Pro (003, Algorithm 2): a rank-``rank`` map Ψ with ‖𝒜(ΨᵀΨ) − 1‖_∞ ≤ δ, if it finds one.
+    """NILE-Pro (Luo et al., Algorithm 2): a rank-``rank`` map Ψ with ‖𝒜(ΨᵀΨ) − 1‖_∞ ≤ δ, if it finds one.
 
     Parameters
     ----------

@@ -1,4 +1,4 @@
-"""Shared machinery of the non-convex near-isometric methods of Luo et al. (paper 003):
+"""Shared machinery of the non-convex near-isometric methods of Luo et al. [1]:
 FroMax (Algorithm 1), NILE-Pro (Algorithm 2), rank adjustment (Algorithm 3) and column
 generation (Algorithm 4).
 
@@ -13,6 +13,17 @@ generation (Algorithm 4).
 * :func:`project_l1_ball` — the ℓ₁-ball projection of NILE-Pro's Moreau step (4.6).
 * :func:`start_map`, :func:`pca_feasible_rank` — starting maps: the leading principal
   directions of the secants, scaled so that their distortions are centred on 1.
+
+References
+----------
+.. [1] J. Luo, K. Shapiro, H.-J. M. Shi, Q. Yang and K. Zhu, "Practical algorithms for learning
+   near-isometric linear embeddings", SIAM Undergraduate Research Online 9, 2016
+   (arXiv:1601.00062). Implemented here: the box (2.8), the truncation (2.9), the ℓ₁-ball
+   projection of (4.6), the starting rank of Algorithm 3.
+.. [2] C. Hegde, A. C. Sankaranarayanan, W. Yin and R. G. Baraniuk, "NuMax: A convex approach for
+   learning near-isometric linear embeddings", IEEE Transactions on Signal Processing 63(22),
+   6109–6121, 2015. Implemented here: the secant operator of Sec. 3.1 on a factor, the SDP (4)
+   whose feasible points the results are.
 """
 
 from __future__ import annotations
@@ -85,7 +96,7 @@ class NearIsometricResult:
     dual_bound : float
         Always NaN: no certificate exists for these non-convex problems. Compare with the
         NuMax optimum instead: ‖Ψ‖_F² = tr ΨᵀΨ is at least the NuMax optimal trace whenever
-        ``isometry ≤ δ`` (ΨᵀΨ is then feasible for the SDP (4) of 000 / (2.8) of 003).
+        ``isometry ≤ δ`` (ΨᵀΨ is then feasible for NuMax's SDP (4) [2], the box (2.8) of [1]).
     extra : dict
         Method-specific data (warm-start ``state``, multipliers ``y``, working ``pairs``...).
     """
@@ -304,7 +315,7 @@ def pca_feasible_rank(ops: FactorOps, delta: float) -> tuple[int, np.ndarray]:
     c·U_Mᵀ meets δ for some scale c iff min_k ‖U_Mᵀv_k‖² ≥ (1 − δ)/(1 + δ) (its max is ≤ 1):
     a monotone test, so M is found by bisection. Returns (M, c·U_Mᵀ); M = N always works
     when the secants are unit vectors. An upper bound from which rank adjustment can start
-    at a feasible map (Algorithm 3 of 003 needs "a sufficiently large rank R₀").
+    at a feasible map (Algorithm 3 of Luo et al. needs "a sufficiently large rank R₀").
     """
     _, U = np.linalg.eigh(ops.gram())
     U = U[:, ::-1]
@@ -325,7 +336,7 @@ def pca_feasible_rank(ops: FactorOps, delta: float) -> tuple[int, np.ndarray]:
 
 
 def truncate_map(Psi: np.ndarray, rank: int) -> np.ndarray:
-    """Γ_r^½ U_rᵀ from P = ΨᵀΨ = UΓUᵀ (003 (2.9), Algorithm 3): the best rank-r factor of P."""
+    """Γ_r^½ U_rᵀ from P = ΨᵀΨ = UΓUᵀ (Luo et al. (2.9), Algorithm 3): the best rank-r factor of P."""
     _, s, Wt = np.linalg.svd(Psi, full_matrices=False)
     r = min(rank, s.size)
     out = s[:r, None] * Wt[:r]

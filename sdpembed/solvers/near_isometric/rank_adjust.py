@@ -1,25 +1,24 @@
-"""Rank adjustment (paper 003, Sec. 5.1, Algorithm 3) and column generation (Sec. 5.2, Algorithm 4)
+"""Rank adjustment (Luo et al. [1], Sec. 5.1, Algorithm 3) and column generation (Sec. 5.2, Algorithm 4)
 for FroMax and NILE-Pro.
 
 **Algorithm 3 (FroMax/NILE-Pro RA).** FroMax and NILE-Pro need the rank M. Starting from a
 sufficiently large R₀, run the method; if it reaches δ, truncate P = ΨᵀΨ = UΓUᵀ to its
-R − 1 leading eigenpairs, Ψ₀ = Γ_{R−1}^½ U_{R−1}ᵀ (003 (2.9)), and run again at rank R − 1
+R − 1 leading eigenpairs, Ψ₀ = Γ_{R−1}^½ U_{R−1}ᵀ ((2.9) of [1]), and run again at rank R − 1
 from Ψ₀; stop at the first rank where the method fails and return the last map that met δ.
 ``rank_step=1, restart="truncate"`` is exactly that. Departures, all optional:
 
 * **Returned map.** The printed pseudo-code returns "the Ψ given in the last iteration", i.e.
   the failed one; we return the last map that *met* δ, with its rank.
 * **Halving steps** (``rank_step="halving"``, default). Stepping down by one costs a run per
-  rank between R₀ and the answer (R₀ = 189 on 800 MNIST digits at δ = 0.2, answer ≈ 30). We
+  rank between R₀ and the answer, and R₀ can be several times the answer. We
   step down by R₀/4 and halve the step after every failure, retrying from the last success,
   until a step of one fails. The stopping rule is Algorithm 3's — rank R met δ, rank R − 1
   did not — reached in O(log R₀) runs.
 * **Restarts** (``restart="pca"``, default). Each new rank starts from the scaled principal
-  directions of the secants, like a first run, instead of the truncation of the last map. On
-  translating squares 7×7 this found equal or lower ranks at every δ (NILE-Pro 4/6/9 vs 5/6/10
-  at δ = 0.4/0.25/0.1, FroMax 5/6/9 vs 5/7/10), and on 800 MNIST digits (δ = 0.2, rank 48) it
-  met δ in 145 iterations instead of 1,869: the truncated map keeps the scale of a
-  higher-rank solution and distorts the secants that relied on the dropped directions.
+  directions of the secants, like a first run, instead of the truncation of the last map: the
+  truncated map keeps the scale of a higher-rank solution and distorts the secants that relied
+  on the dropped directions, so it reaches δ later, if at all, and at higher ranks
+  (BENCHMARKS.md, "The linear-embedding family").
 * **Feasible truncations are skipped.** Every run first checks its start Ψ₀ and returns it at
   iteration 0 when it already meets δ. The truncations ‖Γ_r^½U_rᵀv‖² = Σ_{j≤r} λ_j(u_jᵀv)²
   grow with r for every v, so the ranks at which the truncated map still meets δ form an
@@ -27,7 +26,7 @@ from Ψ₀; stop at the first rank where the method fails and return the last ma
   steps of one, Algorithm 3 would walk through each with zero-iteration runs to the same map.
 * **R₀** defaults to the smallest M at which the scaled leading principal directions of the
   secants already meet δ (:func:`~sdpembed.solvers.near_isometric.nonconvex.pca_feasible_rank`; found by
-  bisection, the test is monotone in M), so the first run succeeds at once; 003 only asks for
+  bisection, the test is monotone in M), so the first run succeeds at once; [1] only asks for
   R₀ "sufficiently large".
 
 **Algorithm 4 (FroMax/NILE-Pro CG).** The method is solved on a working set of pairs, all
@@ -37,15 +36,14 @@ warm-started — through the same driver as NuMax-CG
 There is no certificate: a run ends ``converged`` when the final scan proves that every pair
 is within δ (to ``feas_tol``), and the reported ``isometry`` is measured on all pairs.
 
-* **No pair is dropped** (``keep_tol=inf``, default). 003 keeps only the active pairs
+* **No pair is dropped** (``keep_tol=inf``, default). [1] keeps only the active pairs
   (|‖Ψv‖² − 1| = δ) from one round to the next. With a non-convex inner solver that is unsafe:
   a dropped pair is no longer constrained, the next map may violate it again, and the rounds
-  cycle (on 7×7 squares at δ = 0.1, rank 8, NILE-Pro-CG went 51 rounds without settling on a
-  working set of ~180 of the 300 pairs). Keeping every pair, the working set grows
+  can cycle without settling on a working set. Keeping every pair, the working set grows
   monotonically and the loop ends after at most ⌈S/``max_add``⌉ rounds. A finite ``keep_tol``
-  restores 003's rule.
+  restores the rule of [1].
 * **FroMax's working set is capped** at its ``exact_max`` (6,000 pairs): its P-step factorises
-  an S×S matrix. Beyond the cap only the pairs nearest to a bound are kept (003's rule, with
+  an S×S matrix. Beyond the cap only the pairs nearest to a bound are kept (the rule of [1], with
   its risk of cycling, which ``max_rounds`` and the budget below bound).
 * **One iteration budget** (``max_iter``) for all the rounds of a run: at a rank the method
   cannot reach, each round meets δ on its working set but leaves violators outside, each
@@ -57,7 +55,17 @@ is within δ (to ``feas_tol``), and the reported ``isometry`` is measured on all
 constraints; any map that meets δ gives a feasible P = ΨᵀΨ, hence ‖Ψ‖_F² = tr ΨᵀΨ ≥ the NuMax
 optimum ≥ any certified NuMax dual bound, and rank Ψ ≥ (NuMax optimum)/‖Ψ‖₂². Nothing orders the
 *ranks* of NuMax and of these non-convex methods: NuMax minimises a convex surrogate of the
-rank, and FroMax/NILE-Pro often find maps of lower rank (003, Sec. 7.2–7.3).
+rank, and FroMax/NILE-Pro often find maps of lower rank ([1], Sec. 7.2–7.3).
+
+References
+----------
+.. [1] J. Luo, K. Shapiro, H.-J. M. Shi, Q. Yang and K. Zhu, "Practical algorithms for learning
+   near-isometric linear embeddings", SIAM Undergraduate Research Online 9, 2016
+   (arXiv:1601.00062). Implemented here: rank adjustment (Algorithm 3, Sec. 5.1) with the
+   truncation (2.9), column generation (Algorithm 4, Sec. 5.2).
+.. [2] C. Hegde, A. C. Sankaranarayanan, W. Yin and R. G. Baraniuk, "NuMax: A convex approach for
+   learning near-isometric linear embeddings", IEEE Transactions on Signal Processing 63(22),
+   6109–6121, 2015. Implemented here: the SDP (4), whose optimum bounds ‖Ψ‖_F² from below.
 """
 
 from __future__ import annotations
@@ -230,7 +238,7 @@ def rank_adjust(
     verbose: bool | int = False,
     **options: Any,
 ) -> NearIsometricResult:
-    """FroMax RA / NILE-Pro RA (003, Algorithm 3): the lowest rank at which the method meets δ.
+    """FroMax RA / NILE-Pro RA (Luo et al., Algorithm 3): the lowest rank at which the method meets δ.
 
     Parameters
     ----------
@@ -246,7 +254,7 @@ def rank_adjust(
     min_rank : int
         Do not go below this rank.
     max_steps : int, optional
-        Most runs of the method (003's M); by default until the search ends.
+        Most runs of the method (Algorithm 3's M); by default until the search ends.
     rank_step : "halving" or int
         An int k steps down by k from each success and stops at the first failure —
         Algorithm 3 with k = 1. ``"halving"`` (default) starts with steps of R₀/4 and halves
@@ -414,7 +422,7 @@ def near_isometric_cg(
     verbose: bool | int = False,
     **options: Any,
 ) -> NearIsometricResult:
-    """FroMax-CG / NILE-Pro-CG (003, Algorithm 4) over all pairs of the rows of ``X``.
+    """FroMax-CG / NILE-Pro-CG (Luo et al., Algorithm 4) over all pairs of the rows of ``X``.
 
     Parameters
     ----------

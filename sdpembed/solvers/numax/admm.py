@@ -41,6 +41,17 @@ relative gap is at most ``gap_tol``. The certificate: at a fixed point of the it
 y = β ω satisfies I − 𝒜*(y) ⪰ 0 and solves the dual of (*); at any iterate we scale it to
 dual feasibility (:func:`sdpembed.problems.numax.certified_lower_bound`), which gives a lower
 bound on the optimum that is valid whether or not the run converged.
+
+References
+----------
+.. [1] C. Hegde, A. C. Sankaranarayanan, W. Yin and R. G. Baraniuk, "NuMax: A convex approach for
+   learning near-isometric linear embeddings", IEEE Transactions on Signal Processing 63(22),
+   6109–6121, 2015. Implemented here: the SDPs (4) and (7)/(15), the splitting (8), the augmented
+   Lagrangian (9), the truncation (10), the shrinkage (11), the least-squares step (12)–(13),
+   Algorithm 1, the stopping rule of Sec. 4.2, the parameters of Sec. 4.1 and Sec. 5.
+.. [2] S. Boyd, N. Parikh, E. Chu, B. Peleato and J. Eckstein, "Distributed optimization and
+   statistical learning via the alternating direction method of multipliers", Foundations and
+   Trends in Machine Learning 3(1), 1–122, 2011. Implemented here: residual balancing, Sec. 3.4.1.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ Unlike the paper's heuristic stopping, NuMax-CG here is therefore an exact metho
 
 Pluggable restricted solve. The loop is :func:`run_column_generation`; its inner solver (a
 :class:`RestrictedSolver`) is the NuMax ADMM for NuMax-CG (:func:`column_generation`) and
-FroMax or NILE-Pro for Algorithm 4 of Luo et al. (003). A non-convex inner solver has no dual
+FroMax or NILE-Pro for Algorithm 4 of Luo et al. [2]. A non-convex inner solver has no dual
 bound, so that run ends ``converged`` — every pair within its bounds, proven by the final
 scan — never ``optimal``.
 
@@ -29,6 +29,15 @@ Accuracy of the scan (:mod:`~sdpembed.solvers.numax.pair_scan`). Squared distanc
 matrices lose ε·(‖x_i‖² + ‖x_j‖²) to cancellation; every pair whose violation could exceed
 ``feas_tol`` within that error is recomputed from its explicit difference, so the final check
 is exact to rounding.
+
+References
+----------
+.. [1] C. Hegde, A. C. Sankaranarayanan, W. Yin and R. G. Baraniuk, "NuMax: A convex approach for
+   learning near-isometric linear embeddings", IEEE Transactions on Signal Processing 63(22),
+   6109–6121, 2015. Implemented here: NuMax-CG, Algorithm 2, over the secants (1) of all pairs.
+.. [2] J. Luo, K. Shapiro, H.-J. M. Shi, Q. Yang and K. Zhu, "Practical algorithms for learning
+   near-isometric linear embeddings", SIAM Undergraduate Research Online 9, 2016
+   (arXiv:1601.00062). Implemented here: the driver of Algorithm 4.
 """
 
 from __future__ import annotations
@@ -242,7 +251,7 @@ def run_column_generation(
 ) -> ColumnGenerationRun:
     """The column-generation driver over all pairs of ``X`` with a pluggable restricted solve.
 
-    NuMax Algorithm 2 (through :func:`column_generation`) and Algorithm 4 of 003 (FroMax-CG,
+    NuMax Algorithm 2 (through :func:`column_generation`) and Algorithm 4 of Luo et al. (FroMax-CG,
     NILE-Pro-CG) are this loop with different ``inner`` solvers: solve on the working pairs,
     keep the active ones, scan all pairs exactly, add the worst violators, repeat until a scan
     finds none (see the module docstring).
@@ -447,12 +456,11 @@ def column_generation(
         Size of the initial working set S₀ (at least; see ``initial_neighbors``). When there are
         at most twice as many pairs in all, S₀ holds them all: the restricted problems of a
         small instance are poorly constrained, and the ADMM needs thousands of iterations on
-        each (16×16 squares, 3,240 pairs: 12 rounds and 77 s against 950 iterations and 12 s
-        on all pairs at once).
+        each, where one solve on all pairs is cheaper.
     initial_neighbors : int
         S₀ holds every point's ``initial_neighbors`` nearest neighbours (at most
-        max(1, 2·``initial_pairs``/n) of them: on 4,000 MNIST images at δ = 0.2, 1 instead of 5
-        took 237 s instead of 380 s), then random pairs up to ``initial_pairs``. Short secants
+        max(1, 2·``initial_pairs``/n) of them, so that on many points the neighbours leave room
+        for random pairs), then random pairs up to ``initial_pairs``. Short secants
         are the ones a low-rank P distorts most, so they make up much of the final active set
         and save rounds; 0 gives a random S₀.
     max_add : int
@@ -468,17 +476,15 @@ def column_generation(
         accuracy (and violators are those above it). Then every further round is solved to
         ``feas_tol``/``gap_tol``, so the certificate is unchanged. ``None`` solves every round
         tightly. With ``implicit``, the tight rounds use the ``"mixed"`` least squares and the
-        ``polish`` of :func:`~sdpembed.solvers.numax.admm_pairs.pair_trace_admm` (on 800 MNIST
-        images at δ = 0.1, the last round then took 16 ADMM iterations instead of 68).
+        ``polish`` of :func:`~sdpembed.solvers.numax.admm_pairs.pair_trace_admm`, which settles
+        the last round's violation in far fewer ADMM iterations.
     loose_max_iter : int
         ADMM iterations allowed in a loose round: its P only has to point at the next
-        violators, so it need not converge (the tight rounds do). 15 rather than 60 took
-        NuMax-CG on 800 MNIST images from 145 s to 91 s at δ = 0.1 and from 81 s to 36 s at
-        δ = 0.2 (same certified optimum, one thread).
+        violators, so it need not converge (the tight rounds do); a small budget reaches the
+        same certified optimum sooner (BENCHMARKS.md, "NuMax at scale on MNIST").
         So few iterations do not pay for inverting I + 𝒜𝒜* of a changed set of pairs: the loose
         rounds apply it through its single-precision Cholesky factor (``"cholesky-single"`` of
-        :func:`~sdpembed.solvers.numax.admm_pairs.pair_trace_admm`), which took the same runs
-        from 136 s to 115 s (δ = 0.1) and from 66–81 s to 38–43 s (δ = 0.2) on a loaded machine.
+        :func:`~sdpembed.solvers.numax.admm_pairs.pair_trace_admm`).
     loose_keep_multiplier : float, optional
         ``keep_multiplier`` in the loose rounds (their multipliers have not converged, and a
         small share keeps nearly every pair: the working set swells).

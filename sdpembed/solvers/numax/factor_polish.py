@@ -1,10 +1,10 @@
 """Primal polish of a low-rank NuMax iterate: Gauss–Newton steps on its factor back into the box.
 
 Near the optimum the ADMM (NuMax Algorithm 1) has its certified gap long before its primal
-iterate meets the constraints to 10⁻⁶: on 800 MNIST images at δ = 0.1 the last restricted
-problem of column generation reached a gap of 10⁻⁵ after 15 iterations, and then needed
-50 more to bring the worst violation of its ≈ 5,000 pairs from 10⁻⁵ to 10⁻⁶ (the ADMM's
-primal residual shrinks linearly, by ≈ 0.7 every ten iterations).
+iterate meets the constraints to 10⁻⁶: its primal residual shrinks only linearly, so the last
+restricted problem of column generation can need several times the iterations that reached
+its gap to bring the worst violation down by one more digit (BENCHMARKS.md, "NuMax at scale
+on MNIST").
 
 The polish settles that tail directly. With P = FFᵀ (F of shape (r, k), the rank-k factor) and
 unit secants v_k, the constraint values a_k(F) = ‖Fᵀv_k‖² have the Jacobian J whose row k is
@@ -15,13 +15,20 @@ dF ↦ 2 v_kᵀ dF y_k (y_k = Fᵀv_k). The minimum-norm step dF = Jᵀt with
 moves every violated value to its bound and leaves the others where they are, to first order;
 the error left is ‖dFᵀv_k‖², the square of a 10⁻⁵ correction. The S × S system is factorised
 once in single precision and solved by iterative refinement with exact double-precision
-products (its condition number was ≈ 2·10⁴ on that instance, so each refinement step gains
-about three digits); later Gauss–Newton steps reuse the factor.
+products (with a condition number κ each refinement step gains about 7 − log₁₀ κ digits);
+later Gauss–Newton steps reuse the factor.
 
 The polished P = FFᵀ is PSD and of the same rank by construction. It is a *different primal
 point* from the ADMM's: callers recompute its violation and objective and keep it only if it is
 feasible to their tolerance and its gap against the (unchanged) dual bound is still within
 theirs — so the certificate stays a proven one.
+
+References
+----------
+.. [1] C. Hegde, A. C. Sankaranarayanan, W. Yin and R. G. Baraniuk, "NuMax: A convex approach for
+   learning near-isometric linear embeddings", IEEE Transactions on Signal Processing 63(22),
+   6109–6121, 2015. Implemented here: the constraints of the SDP (4) on the factor of P, for the
+   iterates of Algorithms 1–2.
 """
 
 from __future__ import annotations

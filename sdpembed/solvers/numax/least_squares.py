@@ -17,6 +17,13 @@ Two ways to apply K⁻¹ in the iterations:
   whose pairs change by thousands from one round to the next, and for restricted solves that
   stop early. A run that goes on long enough turns the factor into the inverse
   (:meth:`CholeskySolve.inverse`): with the factor at hand that costs only ``potri``.
+
+References
+----------
+.. [1] C. Hegde, A. C. Sankaranarayanan, W. Yin and R. G. Baraniuk, "NuMax: A convex approach for
+   learning near-isometric linear embeddings", IEEE Transactions on Signal Processing 63(22),
+   6109–6121, 2015. Implemented here: the least-squares step (12)–(13), across the rounds of
+   Algorithm 2.
 """
 
 from __future__ import annotations
@@ -41,10 +48,9 @@ def factorisation_threads(order: int) -> int:
     """BLAS threads for a factorisation of an ``order`` × ``order`` matrix: the idle cores.
 
     The iterations of the ADMM are memory-bound products on one thread; the S×S ``potrf`` and
-    ``potri`` of its least-squares matrix are the one place where a second core pays (a
-    5,000² single-precision Cholesky: 0.71 s on one thread, 0.42 s on two, this 2-core
-    machine). Threads only help on idle cores, though: with another busy process the same
-    factorisation on two threads took 4× longer. So the count is the number of cores minus the
+    ``potri`` of its least-squares matrix are the one place where a second core pays.
+    Threads only help on idle cores, though: with another busy process the same
+    factorisation on two threads is several times slower than on one. So the count is the number of cores minus the
     other runnable work (the 1-minute load average, less this process), at least one, and one
     below order 1,500.
     """
@@ -61,7 +67,7 @@ def factorisation_threads(order: int) -> int:
 def idle_core_threads(order: int):
     """A context limiting BLAS to :func:`factorisation_threads` threads (restored afterwards): for
     the factorisations and the products with the S×S inverse (``symv``, memory-bound, about twice
-    as fast on two idle cores: 5,000², 10.1 → 5.1 ms)."""
+    as fast on two idle cores)."""
     global _controller
     if _controller is None:
         _controller = ThreadpoolController()
@@ -92,7 +98,7 @@ def _matches_prefix(op: SecantOperator, gram: np.ndarray, kept: np.ndarray | Non
 
 def _copy_restricted(known: np.ndarray, kept: np.ndarray | None, out: np.ndarray) -> None:
     """out[:m, :m] = known[kept][:, kept] (or ``known`` itself), a block of rows at a time: no
-    m × m temporary (the restriction of a 6,000² Gram matrix: 0.10 s against 0.15 s)."""
+    m × m temporary (cheaper than fancy indexing for Gram matrices of thousands of pairs)."""
     if kept is None:
         out[: known.shape[0], : known.shape[0]] = known
         return

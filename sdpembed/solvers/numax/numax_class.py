@@ -6,6 +6,13 @@ q ← clip(z, lo, hi) with lo = 1 − δ, hi = ∞ on inter-class secants and lo
 intra-class ones. The ADMM code, its exact least-squares step and its certificate are
 therefore shared with NuMax, not copied; so is the column-generation driver, whose
 violations are now one-sided per class pair.
+
+References
+----------
+.. [1] C. Hegde, A. C. Sankaranarayanan, W. Yin and R. G. Baraniuk, "NuMax: A convex approach for
+   learning near-isometric linear embeddings", IEEE Transactions on Signal Processing 63(22),
+   6109–6121, 2015. Implemented here: NuMax-Class, Algorithm 3, the SDP (7) in the form (14)–(15),
+   and its column-generation version (Algorithm 2).
 """
 
 from __future__ import annotations

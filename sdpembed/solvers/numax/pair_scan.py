@@ -10,6 +10,15 @@ every pair whose violation could exceed the tolerance within that error is recom
 explicit difference (:func:`pair_values`, :func:`factor_values`), so the scan is exact to
 rounding. :func:`initial_working_set` draws the first working set of pairs (each point's nearest
 neighbours, then random pairs).
+
+References
+----------
+.. [1] C. Hegde, A. C. Sankaranarayanan, W. Yin and R. G. Baraniuk, "NuMax: A convex approach for
+   learning near-isometric linear embeddings", IEEE Transactions on Signal Processing 63(22),
+   6109–6121, 2015. Implemented here: the scan of the secants (1) of all pairs in Algorithm 2.
+.. [2] J. Luo, K. Shapiro, H.-J. M. Shi, Q. Yang and K. Zhu, "Practical algorithms for learning
+   near-isometric linear embeddings", SIAM Undergraduate Research Online 9, 2016
+   (arXiv:1601.00062). Implemented here: the scan of Algorithms 3–4.
 """
 
 from __future__ import annotations
@@ -70,7 +79,7 @@ class PairDistances:
     squared distances ‖x_i − x_j‖² from the Gram matrix, with bounds on the rounding of those.
     Column generation scans all pairs of the same points every round (and the monitor of its
     tight rounds more often); with this object the later scans skip the n × n × N products and
-    the index arithmetic, about 60% of a scan of 800 MNIST images. Blocks are kept while they
+    the index arithmetic, most of the cost of a scan. Blocks are kept while they
     total at most ``max_pairs`` pairs (24 bytes a pair; beyond, every scan recomputes them).
     """
 
