@@ -367,8 +367,8 @@ def fromax(
                 break
             if max(np.sqrt(2.0 * objective) / xy_norm, e_sym, e_box) <= tol:
                 status = "stalled"
-                message = (f"ADMM fixed point after {iteration} iteration(s) (003's stopping rule) with "
-                           f"distortion {d0:.6g} > delta {delta:g}")
+                message = (f"ADMM fixed point after {iteration} iteration(s) (the stopping rule of Luo et al.'s "
+                           f"Algorithm 1) with distortion {d0:.6g} > delta {delta:g}")
                 break
             stop = tracker.gave_up(iteration)
             if stop:
