@@ -16,6 +16,7 @@ from typing import Any
 
 from ._memory import check_memory, dense_bytes
 from .problems import LMNNInstance, MVUInstance, MVUOOSInstance, NuMaxClassInstance, NuMaxInstance
+from .problems.standard_form import StandardForm, box_trace_form, lmnn_form, mvu_form, mvu_oos_form
 from .results import SolveResult
 
 
@@ -135,6 +136,9 @@ class ProblemSpec:
     memory : dict of str to callable
         ``memory[method](instance) -> (bytes, what)``: the largest allocation of a method whose
         memory grows faster than the instance's data and matrix variable, checked before it runs.
+    sdpa_form : callable, optional
+        ``sdpa_form(instance, max_entries) -> StandardForm``: the instance as the standard-form SDP
+        that :mod:`sdpembed.sdpa` writes (:mod:`sdpembed.problems.standard_form`); None: no export.
     """
 
     name: str
@@ -146,6 +150,7 @@ class ProblemSpec:
     default_method: Callable[[Any], str] = lambda instance: ""
     from_dataset: Callable[[Any, Any, Any], Any] | None = None
     memory: dict[str, Callable[[Any], tuple[int, str]]] = field(default_factory=dict)
+    sdpa_form: Callable[[Any, int], StandardForm] | None = None
 
 
 def _secant_instance(instance_type: type) -> Callable[[Any, Any, Any], Any]:
@@ -170,6 +175,7 @@ PROBLEMS: dict[str, ProblemSpec] = {
         default_method=lambda instance: "cg" if instance.point_form else "admm",
         from_dataset=_secant_instance(NuMaxInstance),
         memory={"admm": _admm_memory},
+        sdpa_form=box_trace_form,
     ),
     "numax_class": ProblemSpec(
         name="numax_class",
@@ -181,6 +187,7 @@ PROBLEMS: dict[str, ProblemSpec] = {
         default_method=lambda instance: "cg" if instance.point_form else "admm",
         from_dataset=_secant_instance(NuMaxClassInstance),
         memory={"admm": _admm_memory},
+        sdpa_form=box_trace_form,
     ),
     "lmnn": ProblemSpec(
         name="lmnn",
@@ -193,6 +200,7 @@ PROBLEMS: dict[str, ProblemSpec] = {
         methods={"fast": solve_lmnn_fast, "gradient": solve_lmnn_gradient, "working_set": solve_lmnn_working_set},
         default_method=lambda instance: "fast",
         from_dataset=lambda X, y, options: LMNNInstance.from_data(X, y, k=options.k, mu=options.mu),
+        sdpa_form=lmnn_form,
     ),
     "mvu_oos": ProblemSpec(
         name="mvu_oos",
@@ -204,6 +212,7 @@ PROBLEMS: dict[str, ProblemSpec] = {
         methods={"ipm": solve_mvu_oos},
         default_method=lambda instance: "ipm",
         from_dataset=lambda X, y, options: MVUOOSInstance.from_data(X, y, options.delta),
+        sdpa_form=mvu_oos_form,
     ),
     "mvu": ProblemSpec(
         name="mvu",
@@ -219,6 +228,7 @@ PROBLEMS: dict[str, ProblemSpec] = {
             X, options.k, getattr(options, "variant", "equality"), omega=getattr(options, "omega", None)
         ),
         memory={"ipm": _mvu_ipm_memory},
+        sdpa_form=mvu_form,
     ),
 }
 
