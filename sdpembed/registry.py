@@ -17,6 +17,7 @@ from typing import Any
 from ._memory import check_memory, dense_bytes
 from .problems import LMNNInstance, MVUInstance, MVUOOSInstance, NuMaxClassInstance, NuMaxInstance
 from .problems.standard_form import StandardForm, box_trace_form, lmnn_form, mvu_form, mvu_oos_form
+from .problems.suite_cases import SuiteCase, lmnn_cases, mvu_cases, mvu_oos_cases, numax_cases, numax_class_cases
 from .results import SolveResult
 
 
@@ -139,6 +140,9 @@ class ProblemSpec:
     sdpa_form : callable, optional
         ``sdpa_form(instance, max_entries) -> StandardForm``: the instance as the standard-form SDP
         that :mod:`sdpembed.sdpa` writes (:mod:`sdpembed.problems.standard_form`); None: no export.
+    suite_cases : callable, optional
+        ``suite_cases() -> list of SuiteCase``: the problem's instances of the reference suite
+        (:mod:`sdpembed.problems.suite_cases`); the suite refuses a problem without them.
     """
 
     name: str
@@ -151,6 +155,7 @@ class ProblemSpec:
     from_dataset: Callable[[Any, Any, Any], Any] | None = None
     memory: dict[str, Callable[[Any], tuple[int, str]]] = field(default_factory=dict)
     sdpa_form: Callable[[Any, int], StandardForm] | None = None
+    suite_cases: Callable[[], list[SuiteCase]] | None = None
 
 
 def _secant_instance(instance_type: type) -> Callable[[Any, Any, Any], Any]:
@@ -176,6 +181,7 @@ PROBLEMS: dict[str, ProblemSpec] = {
         from_dataset=_secant_instance(NuMaxInstance),
         memory={"admm": _admm_memory},
         sdpa_form=box_trace_form,
+        suite_cases=numax_cases,
     ),
     "numax_class": ProblemSpec(
         name="numax_class",
@@ -188,6 +194,7 @@ PROBLEMS: dict[str, ProblemSpec] = {
         from_dataset=_secant_instance(NuMaxClassInstance),
         memory={"admm": _admm_memory},
         sdpa_form=box_trace_form,
+        suite_cases=numax_class_cases,
     ),
     "lmnn": ProblemSpec(
         name="lmnn",
@@ -201,6 +208,7 @@ PROBLEMS: dict[str, ProblemSpec] = {
         default_method=lambda instance: "fast",
         from_dataset=lambda X, y, options: LMNNInstance.from_data(X, y, k=options.k, mu=options.mu),
         sdpa_form=lmnn_form,
+        suite_cases=lmnn_cases,
     ),
     "mvu_oos": ProblemSpec(
         name="mvu_oos",
@@ -213,6 +221,7 @@ PROBLEMS: dict[str, ProblemSpec] = {
         default_method=lambda instance: "ipm",
         from_dataset=lambda X, y, options: MVUOOSInstance.from_data(X, y, options.delta),
         sdpa_form=mvu_oos_form,
+        suite_cases=mvu_oos_cases,
     ),
     "mvu": ProblemSpec(
         name="mvu",
@@ -229,6 +238,7 @@ PROBLEMS: dict[str, ProblemSpec] = {
         ),
         memory={"ipm": _mvu_ipm_memory},
         sdpa_form=mvu_form,
+        suite_cases=mvu_cases,
     ),
 }
 
