@@ -2,8 +2,10 @@
 reference suite look problems up here and nowhere else (DESIGN.md: no if-chains on problem
 names outside the registry).
 
-A problem is added by writing its instance type, its CVXPY formulation and its hand-written
-solver(s), and registering a :class:`ProblemSpec` in :data:`PROBLEMS`.
+A problem is added by writing its instance type (with its standard form and suite recipes, in
+:mod:`sdpembed.problems`), its CVXPY formulation and its hand-written solver(s), and registering a
+:class:`ProblemSpec` in :data:`PROBLEMS`: every per-problem hook is a field of the spec, and
+``tests/contract/test_one_registry.py`` fails when another module branches on a problem's name.
 """
 
 from __future__ import annotations
