@@ -2,8 +2,10 @@
 reference suite look problems up here and nowhere else (DESIGN.md: no if-chains on problem
 names outside the registry).
 
-A problem is added by writing its instance type, its CVXPY formulation and its hand-written
-solver(s), and registering a :class:`ProblemSpec` in :data:`PROBLEMS`.
+A problem is added by writing its instance type (with its standard form and suite recipes, in
+:mod:`sdpembed.problems`), its CVXPY formulation and its hand-written solver(s), and registering a
+:class:`ProblemSpec` in :data:`PROBLEMS`: every per-problem hook is a field of the spec, and
+``tests/contract/test_one_registry.py`` fails when another module branches on a problem's name.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from typing import Any
 
 from ._memory import check_memory, dense_bytes
 from .problems import LMNNInstance, MVUInstance, MVUOOSInstance, NuMaxClassInstance, NuMaxInstance
+from .problems.standard_form import StandardForm, box_trace_form, lmnn_form, mvu_form, mvu_oos_form
+from .problems.suite_cases import SuiteCase, lmnn_cases, mvu_cases, mvu_oos_cases, numax_cases, numax_class_cases
 from .results import SolveResult
 
 
@@ -135,6 +139,12 @@ class ProblemSpec:
     memory : dict of str to callable
         ``memory[method](instance) -> (bytes, what)``: the largest allocation of a method whose
         memory grows faster than the instance's data and matrix variable, checked before it runs.
+    sdpa_form : callable, optional
+        ``sdpa_form(instance, max_entries) -> StandardForm``: the instance as the standard-form SDP
+        that :mod:`sdpembed.sdpa` writes (:mod:`sdpembed.problems.standard_form`); None: no export.
+    suite_cases : callable, optional
+        ``suite_cases() -> list of SuiteCase``: the problem's instances of the reference suite
+        (:mod:`sdpembed.problems.suite_cases`); the suite refuses a problem without them.
     """
 
     name: str
@@ -146,6 +156,8 @@ class ProblemSpec:
     default_method: Callable[[Any], str] = lambda instance: ""
     from_dataset: Callable[[Any, Any, Any], Any] | None = None
     memory: dict[str, Callable[[Any], tuple[int, str]]] = field(default_factory=dict)
+    sdpa_form: Callable[[Any, int], StandardForm] | None = None
+    suite_cases: Callable[[], list[SuiteCase]] | None = None
 
 
 def _secant_instance(instance_type: type) -> Callable[[Any, Any, Any], Any]:
@@ -170,6 +182,8 @@ PROBLEMS: dict[str, ProblemSpec] = {
         default_method=lambda instance: "cg" if instance.point_form else "admm",
         from_dataset=_secant_instance(NuMaxInstance),
         memory={"admm": _admm_memory},
+        sdpa_form=box_trace_form,
+        suite_cases=numax_cases,
     ),
     "numax_class": ProblemSpec(
         name="numax_class",
@@ -181,6 +195,8 @@ PROBLEMS: dict[str, ProblemSpec] = {
         default_method=lambda instance: "cg" if instance.point_form else "admm",
         from_dataset=_secant_instance(NuMaxClassInstance),
         memory={"admm": _admm_memory},
+        sdpa_form=box_trace_form,
+        suite_cases=numax_class_cases,
     ),
     "lmnn": ProblemSpec(
         name="lmnn",
@@ -193,6 +209,8 @@ PROBLEMS: dict[str, ProblemSpec] = {
         methods={"fast": solve_lmnn_fast, "gradient": solve_lmnn_gradient, "working_set": solve_lmnn_working_set},
         default_method=lambda instance: "fast",
         from_dataset=lambda X, y, options: LMNNInstance.from_data(X, y, k=options.k, mu=options.mu),
+        sdpa_form=lmnn_form,
+        suite_cases=lmnn_cases,
     ),
     "mvu_oos": ProblemSpec(
         name="mvu_oos",
@@ -204,6 +222,8 @@ PROBLEMS: dict[str, ProblemSpec] = {
         methods={"ipm": solve_mvu_oos},
         default_method=lambda instance: "ipm",
         from_dataset=lambda X, y, options: MVUOOSInstance.from_data(X, y, options.delta),
+        sdpa_form=mvu_oos_form,
+        suite_cases=mvu_oos_cases,
     ),
     "mvu": ProblemSpec(
         name="mvu",
@@ -219,6 +239,8 @@ PROBLEMS: dict[str, ProblemSpec] = {
             X, options.k, getattr(options, "variant", "equality"), omega=getattr(options, "omega", None)
         ),
         memory={"ipm": _mvu_ipm_memory},
+        sdpa_form=mvu_form,
+        suite_cases=mvu_cases,
     ),
 }
 

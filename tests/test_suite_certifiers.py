@@ -18,8 +18,8 @@ from sdpembed.validation.suite import (
     build_suite,
     certify_optimum,
     load_suite,
+    suite_cases,
 )
-from sdpembed.validation.suite_cases import suite_cases
 
 PROBLEM = "mvu_oos"                                                   # five instances, 0.2 s each
 

@@ -5,7 +5,9 @@ they import it and never each other.
 
 ``numax`` (NuMax and NuMax-Class), ``lmnn`` (LMNN and its multi-metric version), ``mvu``,
 ``mvu_oos`` (the out-of-sample SDP of MVU) and ``sparse_linear`` (problem (6) of the
-sparse-linear-model projection).
+sparse-linear-model projection). Two modules hold one function per problem by concern:
+``standard_form`` (the SDP that :mod:`sdpembed.sdpa` writes) and ``suite_cases`` (the
+reference suite's recipes); the registry names them on each problem's ``ProblemSpec``.
 
 References
 ----------

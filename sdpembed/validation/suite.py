@@ -1,7 +1,7 @@
 """The reference suite: instances with certified optima, and the grading of other implementations.
 
 The suite (version :data:`SUITE_VERSION`) ships with the package in ``sdpembed/data/suite/``: one
-compressed instance file per case of :mod:`sdpembed.validation.suite_cases` — the file contract of
+compressed instance file per case of :func:`suite_cases` — the file contract of
 DESIGN.md, with the certified ``optimum`` stored in the file — and ``manifest.json``, which
 records for each instance its optimum, the best certified dual bound, the two solvers that
 certified it (normally CVXPY/Clarabel, the ground truth, and the problem's default hand-written
@@ -51,9 +51,9 @@ import numpy as np
 
 from .._files import atomic_write
 from ..io import load_instance, read_npz, save_instance, solution_from_arrays
+from ..problems.suite_cases import SIZES, SuiteCase
 from ..registry import PROBLEMS, get_problem
 from .certify import Tolerances, format_against
-from .suite_cases import SuiteCase, suite_cases
 from .verify import verify_solution
 
 __all__ = [
@@ -77,6 +77,7 @@ __all__ = [
     "format_run_table",
     "load_suite",
     "run_suite",
+    "suite_cases",
     "summarize_run",
 ]
 
@@ -383,6 +384,30 @@ def _versions() -> dict[str, str]:
 
 
 # ------------------------------------------------------------------------------------ build
+def suite_cases() -> list[SuiteCase]:
+    """Every case of the suite, problem by problem in the registry's order: the recipes of each
+    problem are the ``suite_cases`` of its :class:`~sdpembed.registry.ProblemSpec`
+    (:mod:`sdpembed.problems.suite_cases`).
+
+    Raises
+    ------
+    ValueError
+        If a registered problem has no recipes (or a case names an unregistered problem).
+    """
+    missing = [name for name, spec in PROBLEMS.items() if spec.suite_cases is None]
+    if missing:
+        raise ValueError(f"the reference suite has no instances for the registered problem(s) {missing}: "
+                         "give their ProblemSpec the suite_cases of their recipes (sdpembed.problems.suite_cases)")
+    cases = [case for spec in PROBLEMS.values() for case in spec.suite_cases()]
+    for case in cases:
+        if case.problem not in PROBLEMS or case.size not in SIZES:
+            raise ValueError(f"suite case {case.name!r} has an unknown problem {case.problem!r} or size {case.size!r}")
+    names = [case.name for case in cases]
+    if len(set(names)) != len(names):
+        raise ValueError("suite case names must be unique")
+    return cases
+
+
 @dataclass
 class BuildRecord:
     """The outcome of rebuilding one case: regenerated, certified, compared with the stored suite."""

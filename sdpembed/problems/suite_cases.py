@@ -11,10 +11,12 @@ Sec. 3.1.12, and are avoided). The equality SDPs of trefoil12 and scurve28-angle
 they have no interior point (no feasible K is definite on 1⊥), which interior-point solvers
 reach less accurately; their optima are certified all the same.
 
-The recipes are a table keyed by the registry's problem names (:data:`CASES`), read through
-:func:`suite_cases`, which walks :data:`sdpembed.registry.PROBLEMS` and refuses a registered
-problem that has no cases: a new problem is added to the suite here, beside the recipes of the
-others, and the registry stays free of suite data.
+One function per problem returns its cases (:func:`numax_cases`, :func:`numax_class_cases`,
+:func:`lmnn_cases`, :func:`mvu_cases`, :func:`mvu_oos_cases`); it is the ``suite_cases`` of the
+problem's :class:`~sdpembed.registry.ProblemSpec`. :func:`sdpembed.validation.suite.suite_cases`
+walks :data:`sdpembed.registry.PROBLEMS` and refuses a registered problem that has none: a new
+problem gives its recipes here, beside those of the others, and names them in its registration.
+The recipes use only numpy, :mod:`sdpembed.datasets` and scikit-learn's bundled datasets.
 """
 
 from __future__ import annotations
@@ -27,10 +29,12 @@ from typing import Any
 import numpy as np
 
 from .. import datasets
-from ..problems import LMNNInstance, MVUInstance, MVUOOSInstance, NuMaxClassInstance, NuMaxInstance
-from ..registry import PROBLEMS
+from .lmnn import LMNNInstance
+from .mvu import MVUInstance
+from .mvu_oos import MVUOOSInstance
+from .numax import NuMaxClassInstance, NuMaxInstance
 
-__all__ = ["CASES", "SIZES", "SuiteCase", "suite_cases"]
+__all__ = ["SIZES", "SuiteCase", "lmnn_cases", "mvu_cases", "mvu_oos_cases", "numax_cases", "numax_class_cases"]
 
 #: Size labels, smallest first.
 SIZES = ("tiny", "small", "medium")
@@ -83,7 +87,7 @@ def _gaussian_clusters(per_class: int, n_classes: int, dim: int, separation: flo
 
 
 # ---------------------------------------------------------------------------------- NuMax
-def _numax_cases() -> list[SuiteCase]:
+def numax_cases() -> list[SuiteCase]:
     def squares(image: int, shape: int, delta: float) -> NuMaxInstance:
         return NuMaxInstance.from_points(datasets.translating_squares(image, shape), delta)
 
@@ -110,7 +114,7 @@ def _numax_cases() -> list[SuiteCase]:
     ]
 
 
-def _numax_class_cases() -> list[SuiteCase]:
+def numax_class_cases() -> list[SuiteCase]:
     def shapes(image: int, size: int, delta: float) -> NuMaxClassInstance:
         return NuMaxClassInstance.from_labelled(*datasets.disks_and_squares(image, size), delta)
 
@@ -140,7 +144,7 @@ def _numax_class_cases() -> list[SuiteCase]:
 
 
 # ----------------------------------------------------------------------------------- LMNN
-def _lmnn_cases() -> list[SuiteCase]:
+def lmnn_cases() -> list[SuiteCase]:
     def clusters() -> LMNNInstance:
         X, y = _gaussian_clusters(6, 3, 3, 1.0, seed=3)
         return LMNNInstance.from_data(X, y, k=2, mu=0.7)
@@ -193,7 +197,7 @@ _MVU_GRAPHS = (
 SLACK_OMEGA = 0.9
 
 
-def _mvu_cases() -> list[SuiteCase]:
+def mvu_cases() -> list[SuiteCase]:
     def build(points: Callable[[], np.ndarray], k: int, angles: bool, seed: int, variant: str) -> MVUInstance:
         omega = SLACK_OMEGA if variant == "slack" else None
         return MVUInstance.from_points(points(), k, variant, omega=omega, angles=angles, link=True, random_state=seed)
@@ -229,7 +233,7 @@ def _rotated_gaussian(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 # -------------------------------------------------------------------------------- MVU OOS
-def _mvu_oos_cases() -> list[SuiteCase]:
+def mvu_oos_cases() -> list[SuiteCase]:
     def build(embedding: Callable[[int, int], tuple[np.ndarray, np.ndarray]], n: int, seed: int, k: int,
               noise: float) -> MVUOOSInstance:
         X, Y = embedding(n + 1, seed)                   # the last point is the new input, the others the training set
@@ -254,34 +258,3 @@ def _mvu_oos_cases() -> list[SuiteCase]:
                   partial(build, _unrolled_s_curve, 400, 4, 40, 0.2)),
     ]
 
-
-#: The recipes of every registered problem, by registry name.
-CASES: dict[str, Callable[[], list[SuiteCase]]] = {
-    "numax": _numax_cases,
-    "numax_class": _numax_class_cases,
-    "lmnn": _lmnn_cases,
-    "mvu": _mvu_cases,
-    "mvu_oos": _mvu_oos_cases,
-}
-
-
-def suite_cases() -> list[SuiteCase]:
-    """Every case of the suite, problem by problem in the registry's order.
-
-    Raises
-    ------
-    ValueError
-        If a registered problem has no entry in :data:`CASES` (or an entry names another problem).
-    """
-    missing = [name for name in PROBLEMS if name not in CASES]
-    if missing:
-        raise ValueError(f"the reference suite has no instances for the registered problem(s) {missing}: "
-                         "add their recipes to sdpembed.validation.suite_cases.CASES")
-    cases = [case for name in PROBLEMS for case in CASES[name]()]
-    for case in cases:
-        if case.problem not in PROBLEMS or case.size not in SIZES:
-            raise ValueError(f"suite case {case.name!r} has an unknown problem {case.problem!r} or size {case.size!r}")
-    names = [case.name for case in cases]
-    if len(set(names)) != len(names):
-        raise ValueError("suite case names must be unique")
-    return cases
