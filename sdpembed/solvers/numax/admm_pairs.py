@@ -23,7 +23,7 @@ iteration when the span dimension r is in the hundreds and the solution has low 
   every eigenvalue above the threshold (its smallest Ritz value lies below). Otherwise — and every
   ``refresh_every`` iterations — a full eigendecomposition is made. With a tight ``eig_tol`` the
   iterates match the explicit ADMM's to rounding, and at the default the runs reach the same
-  certified optimum in the same number of iterations (tests/test_admm_pairs.py).
+  certified optimum in the same number of iterations (tests/solvers/numax/test_admm_pairs.py).
 
 Nothing here weakens the result: the returned P is PSD by construction, and its violation
 and certified gap are evaluated from the explicit secant rows exactly as in

@@ -28,6 +28,8 @@ from sdpembed.validation.suite import SKIP_EXIT_CODE, load_suite, run_suite
 
 from .test_suite import entry_named
 
+pytestmark = pytest.mark.e2e
+
 PYTHON = sys.executable
 POSIX = pytest.mark.skipif(os.name != "posix", reason="process groups and signals are POSIX")
 FIRST, SECOND = "lmnn-iris8", "mvu_oos-swiss-k3"          # two tiny instances, in the suite's order

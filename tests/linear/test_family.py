@@ -464,7 +464,7 @@ def _load_benchmark():
     import importlib.util
     from pathlib import Path
 
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "linear_family.py"
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "linear_family.py"
     spec = importlib.util.spec_from_file_location("linear_family_benchmark", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

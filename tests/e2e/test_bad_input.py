@@ -29,6 +29,8 @@ from sdpembed.io import read_solution
 from sdpembed.problems import MVUInstance, MVUOOSInstance
 from sdpembed.registry import get_problem
 
+pytestmark = pytest.mark.e2e
+
 # 100 examples a test, or the profile's number when it asks for more (HYPOTHESIS_PROFILE=explore)
 SETTINGS = settings(max_examples=max(100, settings.default.max_examples), deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])

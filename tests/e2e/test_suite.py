@@ -37,7 +37,9 @@ from sdpembed.validation.suite import (
 )
 from sdpembed.validation.verify import verify_solution
 
-WRONG = Path(__file__).parent / "wrong_impls"
+pytestmark = pytest.mark.e2e
+
+WRONG = Path(__file__).resolve().parents[1] / "wrong_impls"
 PYTHON = shlex.quote(sys.executable)
 OUR_SOLVER = f"{PYTHON} -m sdpembed solve {{instance}} --out {{solution}}"
 

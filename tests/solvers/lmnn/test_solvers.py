@@ -14,7 +14,7 @@ from sdpembed.problems.lmnn import MultiMetricLMNNProblem, lmnn_dual_bound, mult
 from sdpembed.solvers.lmnn.fast import PairSystem, hinge_ipm, solve_lmnn_fast, solve_multi_metric_fast
 from sdpembed.solvers.lmnn.gradient import certify_metric, lmnn_gradient_matrix, solve_lmnn_gradient
 
-from .conftest import tiny_lmnn_instances
+from ...conftest import tiny_lmnn_instances
 
 TIGHT = {"tol_gap_abs": 1e-9, "tol_gap_rel": 1e-9, "tol_feas": 1e-8}
 

@@ -1,5 +1,6 @@
-"""FroMax and NILE-Pro (paper 003, Algorithms 1–2), their rank adjustment (Algorithm 3) and column
-generation (Algorithm 4) through the shared driver; the estimators.
+"""FroMax and NILE-Pro (Luo et al., Algorithms 1–2), the column-generation driver with an inner solve
+that is not certified, and the estimators; their rank adjustment (Algorithm 3) and column generation
+(Algorithm 4) are tested in ``test_rank_adjust.py``.
 
 The methods are non-convex: the tests check what they promise (the requested δ is met, checked
 independently of the solvers), the parts that have closed forms (ℓ₁-ball projection, ℓ∞ prox,
@@ -12,11 +13,9 @@ import pytest
 from sklearn.base import clone
 from sklearn.exceptions import ConvergenceWarning
 
-from sdpembed.datasets import translating_squares
 from sdpembed.isometry import isometry_constants
 from sdpembed.linear.near_isometric import FroMax, NILEPro
 from sdpembed.problems.numax import PairSecantOperator, SecantOperator
-from sdpembed.secants import all_secants
 from sdpembed.solvers.near_isometric.fromax import (
     FroMaxState,
     _half_residual2,
@@ -27,42 +26,10 @@ from sdpembed.solvers.near_isometric.fromax import (
 )
 from sdpembed.solvers.near_isometric.nilepro import nilepro, prox_linf
 from sdpembed.solvers.near_isometric.nonconvex import FactorOps, project_l1_ball
-from sdpembed.solvers.near_isometric.rank_adjust import near_isometric_cg, pair_gram, rank_adjust, rank_adjust_cg
-from sdpembed.solvers.numax.column_generation import RestrictedResult, column_generation, run_column_generation
+from sdpembed.solvers.near_isometric.rank_adjust import near_isometric_cg, pair_gram, rank_adjust
+from sdpembed.solvers.numax.column_generation import RestrictedResult, run_column_generation
 
-#: NuMax's optimal ranks on translating_squares(7, 3) (25 images of 7×7, 300 secants)
-NUMAX_RANK = {0.4: 7, 0.25: 8, 0.1: 11}
-
-
-@pytest.fixture(scope="module")
-def squares():
-    X = translating_squares(7, 3)
-    V, pairs = all_secants(X, return_pairs=True)
-    return X, V, pairs
-
-
-@pytest.fixture(scope="module")
-def numax_bounds(squares):
-    """Certified NuMax dual bounds (lower bounds on the optimal trace) per δ, from NuMax-CG."""
-    X = squares[0]
-    out = {}
-    for delta in NUMAX_RANK:
-        res = column_generation(X, lambda i, j, d=delta: (np.full(i.shape, 1 - d), np.full(i.shape, 1 + d)),
-                                random_state=0)
-        assert res.status == "optimal"
-        out[delta] = res.dual_bound
-    return out
-
-
-def _check_provable(Psi, delta, bound, secants=None, X=None):
-    """Independent δ check, and the NuMax comparisons that are theorems for a feasible map."""
-    iso = isometry_constants(Psi, secants=secants, X=X).delta
-    assert iso <= delta
-    frobenius2 = float(np.sum(Psi * Psi))
-    assert frobenius2 >= bound * (1 - 1e-9)                       # ΨᵀΨ is feasible for NuMax (4)
-    assert Psi.shape[0] >= bound / np.linalg.norm(Psi, 2) ** 2 - 1e-9   # tr P ≤ rank·λ_max
-    return iso
-
+from .conftest import NUMAX_RANK, check_provable
 
 # ---------------------------------------------------------------------------- closed forms
 
@@ -176,7 +143,7 @@ def test_reaches_delta(squares, numax_bounds, method, delta, rank):
     res = method(V, delta, rank, random_state=0)
     assert res.status == "converged" and res.feasible and res.rank == rank
     assert np.isnan(res.dual_bound)
-    iso = _check_provable(res.Psi, delta, numax_bounds[delta], secants=V)
+    iso = check_provable(res.Psi, delta, numax_bounds[delta], secants=V)
     assert iso == pytest.approx(res.isometry, abs=1e-12)
     assert res.history["isometry"][-1] <= delta < res.history["isometry"][0]   # it did work
 
@@ -199,102 +166,6 @@ def test_warm_start_continues_the_run(squares):
     state = fromax(V, 0.1, 11, max_iter=3).extra["state"]
     assert isinstance(state, FroMaxState)
     assert fromax(V, 0.1, warm_start=state).success
-
-
-# ---------------------------------------------------------------------------- rank adjustment
-
-
-@pytest.mark.parametrize("method", ["nilepro", "fromax"])
-def test_rank_adjustment_stops_where_the_next_rank_fails(squares, numax_bounds, method):
-    V = squares[1]
-    res = rank_adjust(V, 0.25, method=method)
-    steps = res.history
-    assert res.status == "converged" and res.method == f"{method}_ra"
-    R0 = int(steps["start_rank"][0])
-    assert res.rank <= R0 and steps["status"][0] == "converged"       # the default R₀ is feasible at once
-    failed = steps["start_rank"][steps["status"] != "converged"]
-    assert res.rank - 1 in failed                                       # Algorithm 3's stopping rule
-    _check_provable(res.Psi, 0.25, numax_bounds[0.25], secants=V)   # (its rank vs NuMax's: not a theorem)
-
-
-def test_rank_adjustment_verbatim_algorithm_3(squares):
-    """rank_step=1, restart='truncate': R₀, R₀−1, … from Γ^½Uᵀ truncations, until the first failure."""
-    V = squares[1]
-    res = rank_adjust(V, 0.4, method="nilepro", initial_rank=9, rank_step=1, restart="truncate")
-    starts = res.history["start_rank"]
-    assert list(starts) == list(range(9, 9 - len(starts), -1))
-    assert res.success and res.rank == starts[-2] and res.history["status"][-1] != "converged"
-    assert isometry_constants(res.Psi, secants=V).delta <= 0.4
-
-
-# ---------------------------------------------------------------------------- column generation
-
-
-@pytest.mark.parametrize("method", ["nilepro", "fromax"])
-def test_cg_over_all_pairs_proves_feasibility(squares, numax_bounds, method):
-    X, V, _ = squares
-    rank = NUMAX_RANK[0.25]
-    res = near_isometric_cg(X, 0.25, rank, method=method, initial_pairs=40, initial_neighbors=1, random_state=0)
-    assert res.status == "converged" and res.extra["rounds"] > 1 and len(res.extra["pairs"]) < len(V)
-    assert np.isnan(res.dual_bound) and "no certificate" in res.message
-    iso = _check_provable(res.Psi, 0.25, numax_bounds[0.25], X=X)      # every pair, not just the working set
-    assert iso == pytest.approx(res.isometry, abs=1e-9)
-    full = (nilepro if method == "nilepro" else fromax)(V, 0.25, rank)  # the all-secant version agrees
-    assert full.feasible == res.feasible
-
-
-def test_fromax_cg_caps_its_working_set(squares):
-    """FroMax factorises an S×S matrix: the working set stays within exact_max, yet every pair is checked."""
-    X = squares[0]
-    res = near_isometric_cg(X, 0.25, 8, method="fromax", exact_max=120, initial_pairs=40, max_add=60,
-                            random_state=0)
-    assert res.success and max(res.history["working"]) <= 120
-    assert isometry_constants(res.Psi, X=X).delta <= 0.25
-
-
-def test_fromax_cg_frees_each_rounds_factor(squares, monkeypatch):
-    """Each column-generation round factorises a new S×S matrix (``_LeastSquares``, cached on
-    that round's FactorOps). Reference counting alone must free it when the round ends: with the
-    cyclic collector off, no earlier factor is alive when a round builds its own, nor any after
-    the run. A reference cycle through the cache kept every round's factor (24 GB on 800 MNIST
-    images), since numpy arrays never trigger the cyclic collector."""
-    import gc
-    import weakref
-
-    X = squares[0]
-    made, alive_before = [], []
-    original = _LeastSquares.__init__
-
-    def tracking(self, *args, **kwargs):
-        original(self, *args, **kwargs)
-        alive_before.append(sum(ref() is not None for ref in made))
-        made.append(weakref.ref(self))
-
-    monkeypatch.setattr(_LeastSquares, "__init__", tracking)
-    enabled = gc.isenabled()
-    gc.collect()
-    gc.disable()
-    try:
-        res = near_isometric_cg(X, 0.25, 8, method="fromax", initial_pairs=40, max_add=60, random_state=0)
-        alive_after = sum(ref() is not None for ref in made)
-    finally:
-        if enabled:
-            gc.enable()
-    assert res.success and len(made) >= 3                  # several rounds, one factor each
-    assert max(alive_before) == 0 and alive_after == 0
-
-
-def test_cg_on_14x14_squares():
-    X = translating_squares(14, 4)                                      # 121 images, 7,260 pairs
-    res = near_isometric_cg(X, 0.25, 20, method="nilepro", random_state=0)
-    assert res.success and isometry_constants(res.Psi, X=X).delta <= 0.25
-
-
-def test_rank_adjustment_with_cg(squares, numax_bounds):
-    X = squares[0]
-    res = rank_adjust_cg(X, 0.4, method="nilepro", initial_pairs=60, random_state=0)
-    assert res.success and res.rank - 1 in res.history["start_rank"][res.history["status"] != "converged"]
-    _check_provable(res.Psi, 0.4, numax_bounds[0.4], X=X)
 
 
 def test_driver_with_a_non_certified_inner_never_claims_optimal():

@@ -9,7 +9,7 @@ from sdpembed.secants import all_secants
 from sdpembed.solvers.numax.column_generation import column_generation, solve_numax_cg
 from sdpembed.solvers.numax.pair_scan import PairDistances, scan_pair_violations
 
-from .conftest import digits_points
+from ...conftest import digits_points
 
 
 def _dense_violations(X, P, lo_fn):

@@ -13,7 +13,7 @@ from sdpembed.solvers.numax.admm import box_trace_admm
 from sdpembed.solvers.numax.admm_pairs import _holds_secants, pair_trace_admm
 from sdpembed.solvers.numax.column_generation import column_generation
 
-from .conftest import digits_points
+from ...conftest import digits_points
 
 
 def _pair_operator(X, n_pairs, seed=0):

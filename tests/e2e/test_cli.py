@@ -9,6 +9,8 @@ import pytest
 
 from sdpembed.cli import main
 
+pytestmark = pytest.mark.e2e
+
 
 def run(*args):
     """Run ``python -m sdpembed`` in a subprocess, as a user would."""

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from sdpembed import NuMaxInstance, solve
+from sdpembed import solve
 from sdpembed.problems.numax import SecantOperator
 from sdpembed.solvers.numax.admm import _shrink_eigenvalues, box_trace_admm, least_squares_step, secant_span
 
@@ -160,11 +160,6 @@ def test_too_many_secants_fail_clearly():
     V = np.eye(5)[np.arange(30) % 5]
     with pytest.raises(ValueError, match="max_constraints"):
         box_trace_admm(V, 0.9, 1.1, max_constraints=20)
-
-
-def test_unknown_method():
-    with pytest.raises(ValueError, match="method must be"):
-        solve(NuMaxInstance(delta=0.1, secants=np.eye(2)), "newton")
 
 
 def test_inverse_updates_match_a_fresh_inverse():

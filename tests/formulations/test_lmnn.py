@@ -12,7 +12,7 @@ from sdpembed.graphs import impostor_triplets, target_neighbors
 from sdpembed.problems import LMNNInstance
 from sdpembed.problems.lmnn import check_triplets, lmnn_dual_bound, project_psd
 
-from .conftest import labelled_subset, tiny_lmnn_instances
+from ..conftest import labelled_subset, tiny_lmnn_instances
 
 
 @pytest.fixture(scope="module")
