@@ -33,7 +33,10 @@ __all__ = ["atomic_write", "check_output", "output_path", "prepare_directory", "
 
 _NPY_MAGIC = b"\x93NUMPY"
 _ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")            # a local file header, an empty archive
-_READ_ERRORS = (OSError, ValueError, EOFError, zlib.error, zipfile.BadZipFile, NotImplementedError, RuntimeError)
+# what reading a member of a damaged archive raises besides our own ValueError: a bad CRC
+# (BadZipFile), a cut or garbled deflate stream (zlib.error, EOFError, OSError), an unsupported
+# compression method (NotImplementedError) and an encrypted member (RuntimeError)
+_READ_ERRORS = (OSError, EOFError, zlib.error, zipfile.BadZipFile, NotImplementedError, RuntimeError)
 
 
 # ------------------------------------------------------------------------------- reading

@@ -50,7 +50,7 @@ from typing import Any
 import numpy as np
 
 from .._files import atomic_write
-from ..io import load_instance, read_npz, save_instance, solution_from_arrays
+from ..io import instance_from_arrays, read_npz, save_instance, solution_from_arrays
 from ..problems.suite_cases import SIZES, SuiteCase
 from ..registry import PROBLEMS, get_problem
 from .certify import Tolerances, format_against
@@ -275,7 +275,7 @@ class SuiteEntry:
         if content_hash(arrays) != self.sha256:
             raise ValueError(f"suite instance {self.path} does not match the manifest (content hash differs): "
                              "the file was modified; reinstall sdpembed or rebuild the suite")
-        instance = load_instance(self.path)
+        instance = instance_from_arrays(arrays)                       # the file is read once
         if instance.optimum is None or _relative(instance.optimum, self.optimum) > 0.0:
             raise ValueError(f"suite instance {self.path} does not store the manifest's optimum {self.optimum!r}")
         return instance
