@@ -35,6 +35,12 @@ def real_array(value: object, name: str, *, allow_bool: bool = True) -> np.ndarr
     return arr.astype(np.float64, copy=False)
 
 
+def _finite(arr: np.ndarray, name: str) -> np.ndarray:
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or infinite entries")
+    return arr
+
+
 def as_matrix(value: object, name: str, *, n_cols: int | None = None, min_rows: int = 1) -> np.ndarray:
     """A finite float64 2-D array, or a ValueError naming ``name``."""
     arr = real_array(value, name)
@@ -46,9 +52,7 @@ def as_matrix(value: object, name: str, *, n_cols: int | None = None, min_rows: 
         raise ValueError(f"{name} must have at least one column, got shape {arr.shape}")
     if n_cols is not None and arr.shape[1] != n_cols:
         raise ValueError(f"{name} must have {n_cols} columns, got {arr.shape[1]}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or infinite entries")
-    return arr
+    return _finite(arr, name)
 
 
 def symmetric_matrix(value: object, name: str) -> np.ndarray:
@@ -66,9 +70,7 @@ def as_vector(value: object, name: str, *, length: int | None = None) -> np.ndar
         raise ValueError(f"{name} must be a 1-D array, got shape {arr.shape}")
     if length is not None and arr.shape[0] != length:
         raise ValueError(f"{name} must have length {length}, got {arr.shape[0]}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or infinite entries")
-    return arr
+    return _finite(arr, name)
 
 
 def check_delta(delta: object, name: str = "delta") -> float:
