@@ -8,7 +8,7 @@ import numbers
 import numpy as np
 
 __all__ = ["as_matrix", "as_vector", "check_delta", "check_positive_int", "check_random_state", "real_array",
-           "symmetric_matrix"]
+           "square_matrix", "symmetric_matrix"]
 
 
 def real_array(value: object, name: str, *, allow_bool: bool = True) -> np.ndarray:
@@ -55,11 +55,17 @@ def as_matrix(value: object, name: str, *, n_cols: int | None = None, min_rows: 
     return _finite(arr, name)
 
 
-def symmetric_matrix(value: object, name: str) -> np.ndarray:
-    """The symmetric part (A + Aᵀ)/2 of a finite square matrix, or a ValueError naming ``name``."""
+def square_matrix(value: object, name: str) -> np.ndarray:
+    """A finite float64 square matrix, or a ValueError naming ``name``."""
     K = as_matrix(value, name)
     if K.shape[0] != K.shape[1]:
         raise ValueError(f"{name} must be a square matrix, got shape {K.shape}")
+    return K
+
+
+def symmetric_matrix(value: object, name: str) -> np.ndarray:
+    """The symmetric part (A + Aᵀ)/2 of a finite square matrix, or a ValueError naming ``name``."""
+    K = square_matrix(value, name)
     return 0.5 * (K + K.T)
 
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from sdpembed._validate import as_matrix, as_vector
+from sdpembed._validate import as_matrix, as_vector, square_matrix, symmetric_matrix
 
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
@@ -30,3 +30,13 @@ def test_finite_input_comes_back_as_float64():
     v = as_vector([True, False], "v")
     assert A.dtype == v.dtype == np.float64
     assert np.array_equal(A, [[1.0, 2.0], [3.0, 4.0]]) and np.array_equal(v, [1.0, 0.0])
+
+
+def test_square_and_symmetric_matrices():
+    with pytest.raises(ValueError, match=r"K must be a square matrix, got shape \(1, 2\)"):
+        square_matrix([[1.0, 2.0]], "K")
+    with pytest.raises(ValueError, match=r"K must be a square matrix, got shape \(1, 2\)"):
+        symmetric_matrix([[1.0, 2.0]], "K")
+    A = np.array([[1.0, 2.0], [0.0, 1.0]])
+    assert np.array_equal(square_matrix(A, "K"), A)
+    assert np.array_equal(symmetric_matrix(A, "K"), [[1.0, 1.0], [1.0, 1.0]])
