@@ -46,20 +46,21 @@ __all__ = [
 ]
 
 
+#: Most secants the CVXPY ground truth accepts (beyond, Clarabel's dense scaling matrices outgrow
+#: the memory of a workstation).
+MAX_SECANTS = 20000
+
 #: Settings used unless overridden. Clarabel's default targets (1e-8) stall at
 #: ``optimal_inaccurate`` on these dense SDPs (e.g. 30 Gaussian points in R^20 stall at
 #: a certified gap of 7.7e-8; a NuMax-Class digits instance at a gap of 7.3e-8 with no
 #: violation). Asking for gaps of 1e-6 and feasibility of 1e-7 — still two orders below every
 #: tolerance we check, and our own certificate reports what was reached — lets it certify
 #: at a stated accuracy. SCS runs at its own defaults.
-#: Most secants the CVXPY ground truth accepts (beyond, Clarabel's dense scaling matrices outgrow
-#: the memory of a workstation).
-MAX_SECANTS = 20000
-
 DEFAULT_OPTIONS = {
     "CLARABEL": {"tol_gap_abs": 1e-6, "tol_gap_rel": 1e-6, "tol_feas": 1e-7},
     "SCS": {},
 }
+
 
 def box_trace_problem(secants: np.ndarray, lo: np.ndarray, hi: np.ndarray):
     """Build min tr P s.t. lo ≤ 𝒜(P) ≤ hi, P ⪰ 0 (NuMax (4), or (7) with one-sided bounds).
