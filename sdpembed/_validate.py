@@ -8,7 +8,7 @@ import numbers
 import numpy as np
 
 __all__ = ["as_matrix", "as_vector", "check_delta", "check_positive_int", "check_random_state", "real_array",
-           "symmetric_matrix"]
+           "square_matrix", "symmetric_matrix"]
 
 
 def real_array(value: object, name: str, *, allow_bool: bool = True) -> np.ndarray:
@@ -35,6 +35,12 @@ def real_array(value: object, name: str, *, allow_bool: bool = True) -> np.ndarr
     return arr.astype(np.float64, copy=False)
 
 
+def _finite(arr: np.ndarray, name: str) -> np.ndarray:
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} contains NaN or infinite entries")
+    return arr
+
+
 def as_matrix(value: object, name: str, *, n_cols: int | None = None, min_rows: int = 1) -> np.ndarray:
     """A finite float64 2-D array, or a ValueError naming ``name``."""
     arr = real_array(value, name)
@@ -46,16 +52,20 @@ def as_matrix(value: object, name: str, *, n_cols: int | None = None, min_rows: 
         raise ValueError(f"{name} must have at least one column, got shape {arr.shape}")
     if n_cols is not None and arr.shape[1] != n_cols:
         raise ValueError(f"{name} must have {n_cols} columns, got {arr.shape[1]}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or infinite entries")
-    return arr
+    return _finite(arr, name)
+
+
+def square_matrix(value: object, name: str) -> np.ndarray:
+    """A finite float64 square matrix, or a ValueError naming ``name``."""
+    K = as_matrix(value, name)
+    if K.shape[0] != K.shape[1]:
+        raise ValueError(f"{name} must be a square matrix, got shape {K.shape}")
+    return K
 
 
 def symmetric_matrix(value: object, name: str) -> np.ndarray:
     """The symmetric part (A + Aᵀ)/2 of a finite square matrix, or a ValueError naming ``name``."""
-    K = as_matrix(value, name)
-    if K.shape[0] != K.shape[1]:
-        raise ValueError(f"{name} must be a square matrix, got shape {K.shape}")
+    K = square_matrix(value, name)
     return 0.5 * (K + K.T)
 
 
@@ -66,9 +76,7 @@ def as_vector(value: object, name: str, *, length: int | None = None) -> np.ndar
         raise ValueError(f"{name} must be a 1-D array, got shape {arr.shape}")
     if length is not None and arr.shape[0] != length:
         raise ValueError(f"{name} must have length {length}, got {arr.shape[0]}")
-    if not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} contains NaN or infinite entries")
-    return arr
+    return _finite(arr, name)
 
 
 def check_delta(delta: object, name: str = "delta") -> float:

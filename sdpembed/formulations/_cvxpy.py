@@ -9,13 +9,24 @@ SDP, one certificate').
 from __future__ import annotations
 
 import time
+from typing import NamedTuple
 
 import cvxpy as cp
 import numpy as np
 
 from ..results import SolveResult
 
-__all__ = ["CVXPY_STATUS", "SOLVERS", "check_solver", "judge_optimal", "no_solution", "solver_iterations", "status_of"]
+__all__ = [
+    "CVXPY_STATUS",
+    "SOLVERS",
+    "ModelSolve",
+    "check_solver",
+    "judge_optimal",
+    "no_solution",
+    "solve_model",
+    "solver_iterations",
+    "status_of",
+]
 
 #: CVXPY back-ends the ground truths support, Clarabel (interior point) first.
 SOLVERS = ("CLARABEL", "SCS")
@@ -48,6 +59,45 @@ def solver_iterations(problem: cp.Problem) -> int:
     """Iterations the back-end reported (0 if it reported none)."""
     stats = problem.solver_stats
     return int(stats.num_iters or 0) if stats is not None else 0
+
+
+class ModelSolve(NamedTuple):
+    """What one CVXPY solve of a model returned, in sdpembed's vocabulary."""
+
+    matrix: np.ndarray | None
+    """The symmetric part of the matrix variable's value; None when the solve gave no value."""
+    status: str
+    """:func:`status_of` the problem; ``error`` when the back-end raised, never ``optimal`` without a matrix."""
+    message: str
+    """What CVXPY said (the reason when there is no matrix)."""
+    cvxpy_status: str
+    """CVXPY's own status (``solver_error`` when the back-end raised)."""
+    iterations: int
+    """:func:`solver_iterations` (0 when the back-end raised)."""
+
+
+def solve_model(
+    problem: cp.Problem, variable: cp.Variable, solver: str, defaults: dict, options: dict, verbose: bool = False
+) -> ModelSolve:
+    """Solve ``problem`` with ``solver`` (its settings ``defaults[solver]``, overridden by ``options``)
+    and read the matrix ``variable``.
+
+    A back-end that raises :class:`cvxpy.error.SolverError`, or returns no value of ``variable``,
+    gives ``matrix=None`` and a message saying which; the caller turns that into
+    :func:`no_solution` (or its own failure record).
+    """
+    try:
+        problem.solve(solver=solver, verbose=verbose, **{**defaults[solver], **options})
+    except cp.error.SolverError as exc:
+        return ModelSolve(None, "error", f"{solver} failed: {exc}", "solver_error", 0)
+    status = status_of(problem)
+    iterations = solver_iterations(problem)
+    if variable.value is None:
+        return ModelSolve(None, status if status != "optimal" else "error",
+                          f"CVXPY status {problem.status!r} with no primal value", str(problem.status), iterations)
+    matrix = 0.5 * (variable.value + variable.value.T)
+    return ModelSolve(matrix, status, f"CVXPY status {problem.status!r} from {solver}", str(problem.status),
+                      iterations)
 
 
 def judge_optimal(

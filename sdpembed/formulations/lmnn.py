@@ -39,7 +39,7 @@ import numpy as np
 from ..graphs import all_triplets, impostor_triplets, iter_hinges, nearest_impostors
 from ..problems.lmnn import check_triplets, lmnn_dual_bound, project_psd, triplet_keys
 from ..results import SolveResult, build_result, relative_gap
-from ._cvxpy import check_solver, judge_optimal, no_solution, solver_iterations, status_of
+from ._cvxpy import check_solver, judge_optimal, no_solution, solve_model
 
 __all__ = [
     "DEFAULT_LMNN_OPTIONS",
@@ -113,25 +113,15 @@ class _Restricted:
 
 def _solve_restricted(instance, triplets: np.ndarray, solver: str, verbose: bool, options: dict) -> _Restricted:
     problem, M, _, impostor = lmnn_problem(instance, triplets)
-    try:
-        problem.solve(solver=solver, verbose=verbose, **{**DEFAULT_LMNN_OPTIONS[solver], **options})
-    except cp.error.SolverError as exc:
-        return _Restricted("error", "solver_error", None, np.zeros(len(triplets)), np.nan, 0, f"{solver} failed: {exc}")
-    status = status_of(problem)
-    iterations = solver_iterations(problem)
-    if M.value is None:
-        return _Restricted(
-            status if status != "optimal" else "error", str(problem.status), None, np.zeros(len(triplets)),
-            np.nan, iterations, f"CVXPY status {problem.status!r} with no primal value",
-        )
+    solved = solve_model(problem, M, solver, DEFAULT_LMNN_OPTIONS, options, verbose)
     alpha = np.zeros(len(triplets))
+    if solved.matrix is None:
+        return _Restricted(solved.status, solved.cvxpy_status, None, alpha, np.nan, solved.iterations, solved.message)
     if impostor is not None and impostor.dual_value is not None:
         alpha = np.asarray(impostor.dual_value, dtype=np.float64).ravel()
     value = float(problem.value) if problem.value is not None else np.nan
-    return _Restricted(
-        status, str(problem.status), np.asarray(M.value, dtype=np.float64), alpha, value, iterations,
-        f"CVXPY status {problem.status!r} from {solver}",
-    )
+    return _Restricted(solved.status, solved.cvxpy_status, solved.matrix, alpha, value, solved.iterations,
+                       solved.message)
 
 
 def _failed(instance, raw: _Restricted, method: str, solver: str, start: float) -> SolveResult:

@@ -56,7 +56,7 @@ import numpy as np
 from .._validate import as_matrix, as_vector
 from ..problems.mvu import dual_bound
 from ..results import GroundTruthTooLarge, SolveResult, build_result, relative_gap
-from ._cvxpy import SOLVERS, check_solver, judge_optimal, no_solution, solver_iterations, status_of
+from ._cvxpy import SOLVERS, check_solver, judge_optimal, no_solution, solve_model
 
 __all__ = [
     "MAX_POINTS",
@@ -167,16 +167,11 @@ def solve_mvu_cvxpy(
     start = time.perf_counter()
     model = mvu_problem(instance)
     hint = _LOCK_HINT if instance.variant in ("equality", "min_trace") else ""
-    try:
-        model.problem.solve(solver=solver, verbose=verbose, **{**DEFAULT_OPTIONS[solver], **solver_options})
-    except cp.error.SolverError as exc:
-        return no_solution(instance.problem, instance.variable, (instance.n,) * 2, "error",
-                           f"{solver} failed: {exc}{hint}", solver, start)
-    status = status_of(model.problem)
-    if model.K.value is None:
-        return no_solution(instance.problem, instance.variable, (instance.n,) * 2, status,
-                           f"CVXPY status {model.problem.status!r} with no primal value{hint}", solver, start)
-    K = 0.5 * (model.K.value + model.K.value.T)
+    solved = solve_model(model.problem, model.K, solver, DEFAULT_OPTIONS, solver_options, verbose)
+    if solved.matrix is None:
+        return no_solution(instance.problem, instance.variable, (instance.n,) * 2, solved.status,
+                           solved.message + hint, solver, start)
+    K = solved.matrix
     # CVXPY's dual of `expr == D` (or `expr <= D`) in a maximisation is the multiplier y with
     # L(y) ⪰ cI at the optimum, the sign convention of dual_bound.
     dual = model.edges.dual_value
@@ -185,14 +180,14 @@ def solve_mvu_cvxpy(
     objective = instance.objective(K)
     violation = float(instance.max_violation(K))
     rgap = relative_gap(bound, objective)
-    status, message = judge_optimal(status, f"CVXPY status {model.problem.status!r} from {solver}",
-                                    relative_gap=rgap, gap_tol=gap_tol, violation=violation, feas_tol=feas_tol)
+    status, message = judge_optimal(solved.status, solved.message, relative_gap=rgap, gap_tol=gap_tol,
+                                    violation=violation, feas_tol=feas_tol)
     if status != "optimal":
         message += hint
     return build_result(
         instance.problem, instance.variable, K, objective, bound, sense="max", status=status, message=message,
-        method="cvxpy", solver=solver, max_violation=violation, iterations=solver_iterations(model.problem),
-        start=start, extra={"y": y_feasible, "cvxpy_status": model.problem.status},
+        method="cvxpy", solver=solver, max_violation=violation, iterations=solved.iterations,
+        start=start, extra={"y": y_feasible, "cvxpy_status": solved.cvxpy_status},
     )
 
 

@@ -40,7 +40,7 @@ import numpy as np
 
 from ..problems.mvu_oos import dual_bound
 from ..results import SolveResult, build_result, relative_gap
-from ._cvxpy import SOLVERS, check_solver, judge_optimal, no_solution, solver_iterations, status_of
+from ._cvxpy import SOLVERS, check_solver, judge_optimal, no_solution, solve_model
 
 __all__ = ["MVUOOSModel", "mvu_oos_problem", "solve_mvu_oos_cvxpy", "SOLVERS"]
 
@@ -131,18 +131,11 @@ def solve_mvu_oos_cvxpy(
     start = time.perf_counter()
     k, r = instance.Y.shape
     model = mvu_oos_problem(instance)
-
-    def failure(status: str, message: str) -> SolveResult:
-        return no_solution(instance.problem, instance.variable, (r + 1, r + 1), status, message, solver, start)
-
-    try:
-        model.problem.solve(solver=solver, verbose=verbose, **{**DEFAULT_OPTIONS[solver], **solver_options})
-    except cp.error.SolverError as exc:
-        return failure("error", f"{solver} failed: {exc}")
-    status = status_of(model.problem)
-    if model.S.value is None:
-        return failure(status, f"CVXPY status {model.problem.status!r} with no primal value")
-    S = 0.5 * (model.S.value + model.S.value.T)
+    solved = solve_model(model.problem, model.S, solver, DEFAULT_OPTIONS, solver_options, verbose)
+    if solved.matrix is None:
+        return no_solution(instance.problem, instance.variable, (r + 1, r + 1), solved.status, solved.message,
+                           solver, start)
+    S = solved.matrix
     objective = float(instance.objective(S))
     violation = float(instance.max_violation(S))
     lam = np.zeros(k)
@@ -150,13 +143,13 @@ def solve_mvu_oos_cvxpy(
         lam = np.clip(np.asarray(model.distances.dual_value, dtype=np.float64).ravel(), -1.0, 1.0)
     bound = float(dual_bound(lam[None], instance.Y[None], instance.sqdist[None])[0])
     rgap = relative_gap(objective, bound)
-    status, message = judge_optimal(status, f"CVXPY status {model.problem.status!r} from {solver}",
-                                    relative_gap=rgap, gap_tol=gap_tol, violation=violation, feas_tol=feas_tol)
+    status, message = judge_optimal(solved.status, solved.message, relative_gap=rgap, gap_tol=gap_tol,
+                                    violation=violation, feas_tol=feas_tol)
     return build_result(
         instance.problem, instance.variable, S, objective, bound, status=status, message=message, method="cvxpy",
-        solver=solver, max_violation=violation, iterations=solver_iterations(model.problem), start=start,
+        solver=solver, max_violation=violation, iterations=solved.iterations, start=start,
         extra={
             "y": S[:r, r].copy(), "s": float(S[r, r]), "xi": np.asarray(model.xi.value).ravel(), "lam": lam,
-            "cvxpy_status": model.problem.status,
+            "cvxpy_status": solved.cvxpy_status,
         },
     )

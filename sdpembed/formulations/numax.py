@@ -34,7 +34,7 @@ import numpy as np
 from .._validate import as_matrix
 from ..problems.numax import SecantOperator, box_violation, certified_lower_bound, check_bounds, secant_span
 from ..results import GroundTruthTooLarge, SolveResult, build_result, relative_gap
-from ._cvxpy import SOLVERS, check_solver, judge_optimal, no_solution, solver_iterations, status_of
+from ._cvxpy import SOLVERS, check_solver, judge_optimal, no_solution, solve_model
 
 __all__ = [
     "MAX_SECANTS",
@@ -46,20 +46,21 @@ __all__ = [
 ]
 
 
+#: Most secants the CVXPY ground truth accepts (beyond, Clarabel's dense scaling matrices outgrow
+#: the memory of a workstation).
+MAX_SECANTS = 20000
+
 #: Settings used unless overridden. Clarabel's default targets (1e-8) stall at
 #: ``optimal_inaccurate`` on these dense SDPs (e.g. 30 Gaussian points in R^20 stall at
 #: a certified gap of 7.7e-8; a NuMax-Class digits instance at a gap of 7.3e-8 with no
 #: violation). Asking for gaps of 1e-6 and feasibility of 1e-7 — still two orders below every
 #: tolerance we check, and our own certificate reports what was reached — lets it certify
 #: at a stated accuracy. SCS runs at its own defaults.
-#: Most secants the CVXPY ground truth accepts (beyond, Clarabel's dense scaling matrices outgrow
-#: the memory of a workstation).
-MAX_SECANTS = 20000
-
 DEFAULT_OPTIONS = {
     "CLARABEL": {"tol_gap_abs": 1e-6, "tol_gap_rel": 1e-6, "tol_feas": 1e-7},
     "SCS": {},
 }
+
 
 def box_trace_problem(secants: np.ndarray, lo: np.ndarray, hi: np.ndarray):
     """Build min tr P s.t. lo ≤ 𝒜(P) ≤ hi, P ⪰ 0 (NuMax (4), or (7) with one-sided bounds).
@@ -136,15 +137,10 @@ def solve_box_trace_cvxpy(
     basis = secant_span(V) if reduce else None
     model_secants = V if basis is None else V @ basis
     problem, P, (lower, has_lo), (upper, has_hi) = box_trace_problem(model_secants, lo, hi)
-    try:
-        problem.solve(solver=solver, verbose=verbose, **{**DEFAULT_OPTIONS[solver], **solver_options})
-    except cp.error.SolverError as exc:
-        return no_solution(problem_name, "P", (V.shape[1],) * 2, "error", f"{solver} failed: {exc}", solver, start)
-    status = status_of(problem)
-    if P.value is None:
-        return no_solution(problem_name, "P", (V.shape[1],) * 2, status,
-                           f"CVXPY status {problem.status!r} with no primal value", solver, start)
-    Pv = 0.5 * (P.value + P.value.T)
+    solved = solve_model(problem, P, solver, DEFAULT_OPTIONS, solver_options, verbose)
+    if solved.matrix is None:
+        return no_solution(problem_name, "P", (V.shape[1],) * 2, solved.status, solved.message, solver, start)
+    Pv = solved.matrix
     if basis is not None:
         Pv = basis @ Pv @ basis.T
     y = np.zeros(V.shape[0])
@@ -157,12 +153,12 @@ def solve_box_trace_cvxpy(
     violation = box_violation(op.apply(Pv), lo, hi)
     objective = float(np.trace(Pv))
     rgap = relative_gap(objective, bound)
-    status, message = judge_optimal(status, f"CVXPY status {problem.status!r} from {solver}", relative_gap=rgap,
-                                    gap_tol=gap_tol, violation=violation, feas_tol=feas_tol)
+    status, message = judge_optimal(solved.status, solved.message, relative_gap=rgap, gap_tol=gap_tol,
+                                    violation=violation, feas_tol=feas_tol)
     return build_result(
         problem_name, "P", Pv, objective, bound, status=status, message=message, method="cvxpy", solver=solver,
-        max_violation=violation, iterations=solver_iterations(problem), start=start,
-        extra={"y": y_feasible, "cvxpy_status": problem.status},
+        max_violation=violation, iterations=solved.iterations, start=start,
+        extra={"y": y_feasible, "cvxpy_status": solved.cvxpy_status},
     )
 
 

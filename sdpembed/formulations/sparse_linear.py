@@ -31,7 +31,7 @@ import numpy as np
 from .._validate import as_matrix
 from ..problems.sparse_linear import check_sigma_tau, sparse_linear_dual_bound, sparse_linear_objective
 from ..results import SolveResult, build_result, relative_gap
-from ._cvxpy import SOLVERS, check_solver, judge_optimal, no_solution, solver_iterations, status_of
+from ._cvxpy import SOLVERS, check_solver, judge_optimal, no_solution, solve_model
 
 __all__ = ["SparseLinearModel", "sparse_linear_problem", "solve_sparse_linear_cvxpy", "SOLVERS"]
 
@@ -103,25 +103,19 @@ def solve_sparse_linear_cvxpy(
     sigma, tau = check_sigma_tau(sigma, tau)
     N = D.shape[0]
     model = sparse_linear_problem(D, sigma=sigma, tau=tau)
-    try:
-        model.problem.solve(solver=solver, verbose=verbose, **{**DEFAULT_OPTIONS[solver], **solver_options})
-    except cp.error.SolverError as exc:
-        return no_solution("sparse_linear", "S", (N, N), "error", f"{solver} failed: {exc}", solver, start)
-    status = status_of(model.problem)
-    if model.S.value is None:
-        return no_solution("sparse_linear", "S", (N, N), status,
-                           f"CVXPY status {model.problem.status!r} with no primal value", solver, start)
-    S = 0.5 * (model.S.value + model.S.value.T)
+    solved = solve_model(model.problem, model.S, solver, DEFAULT_OPTIONS, solver_options, verbose)
+    if solved.matrix is None:
+        return no_solution("sparse_linear", "S", (N, N), solved.status, solved.message, solver, start)
+    S = solved.matrix
     objective = sparse_linear_objective(S, D, sigma=sigma, tau=tau)
     Z = None if model.psd.dual_value is None else np.asarray(model.psd.dual_value, dtype=np.float64)
     bound = sparse_linear_dual_bound(D, Z, sigma=sigma, tau=tau)
     min_eig = float(np.linalg.eigvalsh(S)[0])
     rgap = relative_gap(objective, bound)
-    status, message = judge_optimal(status, f"CVXPY status {model.problem.status!r} from {solver}",
-                                    relative_gap=rgap, gap_tol=gap_tol, violation=max(-min_eig, 0.0),
-                                    feas_tol=1e-7)
+    status, message = judge_optimal(solved.status, solved.message, relative_gap=rgap, gap_tol=gap_tol,
+                                    violation=max(-min_eig, 0.0), feas_tol=1e-7)
     return build_result(
         "sparse_linear", "S", S, objective, bound, status=status, message=message, method="cvxpy", solver=solver,
-        max_violation=max(-min_eig, 0.0), min_eigenvalue=min_eig, iterations=solver_iterations(model.problem),
-        start=start, extra={"cvxpy_status": model.problem.status},
+        max_violation=max(-min_eig, 0.0), min_eigenvalue=min_eig, iterations=solved.iterations,
+        start=start, extra={"cvxpy_status": solved.cvxpy_status},
     )

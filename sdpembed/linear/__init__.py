@@ -29,7 +29,7 @@ from .lda import LDA, lda_projection
 from .methods import LINEAR_METHODS, Selection, embed, select_delta, select_dimension
 from .near_isometric import FroMax, NILEPro
 from .numax import NuMax, NuMaxClass
-from .pca import PCA, RandomizedPCA, pca_projection, randomized_pca_projection
+from .pca import PCA, RandomizedPCA, pca_projection, principal_directions, randomized_pca_projection
 from .random_projection import (
     GaussianProjection,
     RademacherProjection,
@@ -72,6 +72,7 @@ __all__ = [
     "learn_dictionary",
     "numerical_rank",
     "pca_projection",
+    "principal_directions",
     "rademacher_projection",
     "randomized_pca_projection",
     "select_delta",

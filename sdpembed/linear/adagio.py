@@ -48,7 +48,7 @@ import numpy as np
 
 from .._validate import as_matrix, check_positive_int, check_random_state
 from .base import LinearEmbedding
-from .pca import SVD_SOLVERS, pca_projection, randomized_pca_projection
+from .pca import SVD_SOLVERS, principal_directions
 from .random_projection import jl_dimension, rademacher_projection
 
 __all__ = ["adagio_projection", "theorem2_jl_rows", "ADAGIO"]
@@ -132,13 +132,9 @@ def adagio_projection(
                              f"(n_components = {r}, n_pca = {n_pca!r})")
         if pca_solver not in SVD_SOLVERS:
             raise ValueError(f"pca_solver must be one of {SVD_SOLVERS}, got {pca_solver!r}")
-        if s == 0:
-            P = np.zeros((0, N))
-        elif pca_solver == "exact":
-            P = pca_projection(data, s, center=center)
-        else:
-            P = randomized_pca_projection(data, s, center=center, n_oversamples=n_oversamples, n_iter=n_iter,
-                                          random_state=rng)
+        P = np.zeros((0, N)) if s == 0 else principal_directions(
+            data, s, center=center, svd_solver=pca_solver, n_oversamples=n_oversamples, n_iter=n_iter,
+            random_state=rng)
     s = P.shape[0]
     if s > r:
         raise ValueError(f"n_components (r = {r}) must be at least the rows of P (s = {s})")

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validate import as_matrix
+from .._validate import symmetric_matrix
 
 __all__ = ["numerical_rank", "tail_rank", "embedding_from_psd", "DEFAULT_TAIL_TOL"]
 
@@ -34,10 +34,7 @@ def tail_rank(eigenvalues_desc: np.ndarray, tail_tol: float) -> int:
 
 def numerical_rank(P: np.ndarray, tail_tol: float = DEFAULT_TAIL_TOL) -> int:
     """Rank of a PSD matrix under the tail-sum rule of this module."""
-    P = as_matrix(P, "P")
-    if P.shape[0] != P.shape[1]:
-        raise ValueError(f"P must be square, got shape {P.shape}")
-    return tail_rank(np.linalg.eigvalsh(0.5 * (P + P.T))[::-1], tail_tol)
+    return tail_rank(np.linalg.eigvalsh(symmetric_matrix(P, "P"))[::-1], tail_tol)
 
 
 def embedding_from_psd(
@@ -54,10 +51,8 @@ def embedding_from_psd(
     tail_tol : float
         Largest total of dropped eigenvalues (see the module docstring).
     """
-    P = as_matrix(P, "P")
-    if P.shape[0] != P.shape[1]:
-        raise ValueError(f"P must be square, got shape {P.shape}")
-    w, U = np.linalg.eigh(0.5 * (P + P.T))
+    P = symmetric_matrix(P, "P")
+    w, U = np.linalg.eigh(P)
     w, U = w[::-1], U[:, ::-1]
     if n_components is None:
         M = tail_rank(w, tail_tol)

@@ -28,7 +28,7 @@ import numpy as np
 from .._validate import as_matrix, check_positive_int, check_random_state
 from .base import LinearEmbedding
 
-__all__ = ["pca_projection", "randomized_pca_projection", "PCA", "RandomizedPCA", "SVD_SOLVERS"]
+__all__ = ["pca_projection", "principal_directions", "randomized_pca_projection", "PCA", "RandomizedPCA", "SVD_SOLVERS"]
 
 #: The PCA solvers: exact SVD or the randomized range finder.
 SVD_SOLVERS = ("exact", "randomized")
@@ -109,6 +109,27 @@ def randomized_pca_projection(
     return Vt[:M].copy()
 
 
+def principal_directions(
+    data: np.ndarray,
+    n_components: int,
+    *,
+    center: bool = True,
+    svd_solver: str = "exact",
+    n_oversamples: int = 10,
+    n_iter: int = 4,
+    random_state=None,
+) -> np.ndarray:
+    """The top-M principal directions (M, N) by the named solver of :data:`SVD_SOLVERS`:
+    :func:`pca_projection` (``"exact"``) or :func:`randomized_pca_projection` (``"randomized"``,
+    which alone uses ``n_oversamples``, ``n_iter`` and ``random_state``)."""
+    if svd_solver == "exact":
+        return pca_projection(data, n_components, center=center)
+    if svd_solver == "randomized":
+        return randomized_pca_projection(data, n_components, center=center, n_oversamples=n_oversamples,
+                                         n_iter=n_iter, random_state=random_state)
+    raise ValueError(f"svd_solver must be one of {SVD_SOLVERS}, got {svd_solver!r}")
+
+
 class PCA(LinearEmbedding):
     """Principal component analysis as a :class:`LinearEmbedding` (exact or randomized).
 
@@ -151,12 +172,9 @@ class PCA(LinearEmbedding):
         self.random_state = random_state
 
     def _principal_rows(self, data: np.ndarray, center: bool) -> np.ndarray:
-        if self.svd_solver == "exact":
-            return pca_projection(data, self.n_components, center=center)
-        if self.svd_solver == "randomized":
-            return randomized_pca_projection(data, self.n_components, center=center, n_oversamples=self.n_oversamples,
-                                             n_iter=self.n_iter, random_state=self.random_state)
-        raise ValueError(f"svd_solver must be one of {SVD_SOLVERS}, got {self.svd_solver!r}")
+        return principal_directions(data, self.n_components, center=center, svd_solver=self.svd_solver,
+                                    n_oversamples=self.n_oversamples, n_iter=self.n_iter,
+                                    random_state=self.random_state)
 
     def _learn_map(self, X: np.ndarray, y: np.ndarray | None) -> np.ndarray:
         return self._principal_rows(X, bool(self.center))

@@ -48,7 +48,7 @@ from sklearn.base import BaseEstimator, TransformerMixin, clone
 from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._validate import as_matrix, check_positive_int, check_random_state
+from .._validate import as_matrix, check_positive_int, check_random_state, square_matrix
 from ..problems.sparse_linear import check_sigma_tau, sparse_linear_objective
 from .base import LinearEmbedding
 
@@ -134,9 +134,7 @@ def kernel_sparse_linear_coefficients(K_DD: np.ndarray, n_components: int, *, si
 
     A point x is then embedded as Bᵀ K_D(x) with K_D(x) = (k(d_i, x))_i.
     """
-    K_DD = as_matrix(K_DD, "K_DD")
-    if K_DD.shape[0] != K_DD.shape[1]:
-        raise ValueError(f"K_DD must be square, got shape {K_DD.shape}")
+    K_DD = square_matrix(K_DD, "K_DD")
     sigma, tau = check_sigma_tau(sigma, tau)
     M = check_positive_int(n_components, "n_components")
     if M > K_DD.shape[0]:

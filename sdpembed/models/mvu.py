@@ -17,7 +17,6 @@ References
 
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import numpy as np
@@ -25,6 +24,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._validate import check_positive_int
 from ..graphs import link_components, neighborhood_graph
 from ..problems import MVUInstance
 from ..registry import solve
@@ -114,9 +114,7 @@ class MVU(TransformerMixin, BaseEstimator):
 
     def _check_params(self, n: int) -> None:
         for name in ("n_neighbors", "n_components", "n_basis"):
-            value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 1:
-                raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+            check_positive_int(getattr(self, name), name)
         if self.n_neighbors >= n:
             raise ValueError(f"n_neighbors must be smaller than the number of points n = {n}, got {self.n_neighbors}")
         if self.n_components > n:

@@ -29,6 +29,7 @@ from sdpembed.linear import (
     kernel_sparse_linear_coefficients,
     lda_projection,
     pca_projection,
+    principal_directions,
     rademacher_projection,
     randomized_pca_projection,
     sparse_linear_objective,
@@ -111,6 +112,18 @@ def test_randomized_pca_subspace_is_close_to_exact():
         PCA(2, svd_solver="arpack").fit(X)
     with pytest.raises(ValueError, match="n_iter"):
         randomized_pca_projection(X, 2, n_iter=-1)
+
+
+def test_principal_directions_is_the_named_solver_for_pca_and_adagio():
+    X = low_rank_points(40, 12, 5, 0.05, 2)
+    np.testing.assert_array_equal(principal_directions(X, 3), pca_projection(X, 3))
+    randomized = principal_directions(X, 3, svd_solver="randomized", n_iter=1, random_state=0)
+    np.testing.assert_array_equal(randomized, randomized_pca_projection(X, 3, n_iter=1, random_state=0))
+    np.testing.assert_array_equal(ADAGIO(6, pca_solver="randomized", random_state=0).fit(X).pca_components_,
+                                  randomized_pca_projection(X, 3, random_state=0))
+    np.testing.assert_array_equal(PCA(3, center=False).fit(X).components_, principal_directions(X, 3, center=False))
+    with pytest.raises(ValueError, match="svd_solver must be one of"):
+        principal_directions(X, 3, svd_solver="arpack")
 
 
 # ------------------------------------------------------------------------------------- random maps

@@ -3,6 +3,7 @@ variational MVU, quality measures and the estimator."""
 
 from __future__ import annotations
 
+import re
 import warnings
 
 import numpy as np
@@ -294,6 +295,14 @@ def test_estimator_end_to_end() -> None:
     assert np.median(np.linalg.norm(placed - Yf[:5], axis=1)) < spacing
     var = MVU(n_neighbors=6, n_components=2, method="variational").fit(swiss_roll(300, random_state=1)[0])
     assert var.embedding_.shape == (300, 2) and var.kernel_.shape == (300, 300)
+
+
+@pytest.mark.parametrize("name, value", [("n_neighbors", 0), ("n_components", True), ("n_basis", 2.5),
+                                         ("n_components", np.float64(2.0))])
+def test_estimator_integer_parameters(name: str, value: object) -> None:
+    X, _ = swiss_roll(20, random_state=0)
+    with pytest.raises(ValueError, match=re.escape(f"{name} must be an integer >= 1, got {value!r}")):
+        MVU(**{name: value}).fit(X)
 
 
 def test_estimator_bad_input() -> None:
