@@ -32,11 +32,11 @@ import numpy as np
 
 from sdpembed.datasets import load_mnist, swiss_roll
 from sdpembed.formulations.mvu import solve_variational_sdp
-from sdpembed.graphs import neighborhood_graph
+from sdpembed.graphs import neighborhood_graph, neighbour_arrays
 from sdpembed.models import MVU
 from sdpembed.problems import MVUOOSInstance
 from sdpembed.registry import solve
-from sdpembed.solvers.mvu.oos import neighbour_arrays, place_points, refine_points
+from sdpembed.solvers.mvu.oos import place_points, refine_points
 from sdpembed.solvers.mvu.variational import variational_mvu
 from sdpembed.validation.oos import OOS_METHODS, consistency_ratio, lle_place, split_abc
 

@@ -3,7 +3,8 @@
 * :mod:`sdpembed.graphs.targets` — target neighbours, triplets, hinges and impostors of LMNN
   (thesis Sec. 2.1.2, (2.4)–(2.11)).
 * :mod:`sdpembed.graphs.neighborhood` — the kNN graph with angle edges of MVU (Table 3.1),
-  connectivity and its linking procedure, bad-edge detection (Sec. 3.1.12), graph Laplacians.
+  connectivity and its linking procedure, bad-edge detection (Sec. 3.1.12), graph Laplacians, and
+  the k nearest training inputs of new inputs for the out-of-sample extension (Sec. 3.1.10).
 
 Every name is re-exported here: ``from sdpembed.graphs import neighborhood_graph``.
 
@@ -25,6 +26,7 @@ from .neighborhood import (
     knn_indices,
     link_components,
     neighborhood_graph,
+    neighbour_arrays,
 )
 from .targets import (
     ACCUMULATION_BLOCK,
@@ -61,6 +63,7 @@ __all__ = [
     "link_components",
     "nearest_impostors",
     "neighborhood_graph",
+    "neighbour_arrays",
     "pull_matrix",
     "radius_hinges",
     "target_neighbors",

@@ -51,6 +51,7 @@ __all__ = [
     "knn_indices",
     "link_components",
     "neighborhood_graph",
+    "neighbour_arrays",
 ]
 
 
@@ -332,3 +333,61 @@ def bad_edges(
     if spread == 0.0:
         return np.zeros(scores.shape, dtype=bool), scores
     return logs < centre - threshold * spread, scores
+
+
+def neighbour_arrays(
+    X_train: np.ndarray, Y_train: np.ndarray, X_new: np.ndarray, n_neighbors: int, *, chunk_size: int = 2048
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The k nearest training inputs of each new input, as the arrays of :func:`place_points`.
+
+    Parameters
+    ----------
+    X_train : ndarray of shape (n, d)
+        Training inputs x_i.
+    Y_train : ndarray of shape (n, r)
+        Their embedding y_i.
+    X_new : ndarray of shape (m, d)
+        New inputs x_t.
+    n_neighbors : int
+        k, at least r and at most n.
+    chunk_size : int
+        New points handled per block (memory: chunk_size · n distances).
+
+    Returns
+    -------
+    Y_neighbours : ndarray of shape (m, k, r)
+    sqdist : ndarray of shape (m, k)
+        Exact ‖x_i − x_t‖², recomputed from the differences (not from the expansion
+        ‖x_i‖² + ‖x_t‖² − 2x_iᵀx_t used to find the neighbours).
+    index : ndarray of shape (m, k)
+        Row indices into X_train, nearest first (equal distances by index; a tie at the k-th
+        distance may keep either point).
+    """
+    X_train = as_matrix(X_train, "X_train")
+    n, d = X_train.shape
+    Y_train = as_matrix(Y_train, "Y_train")
+    if Y_train.shape[0] != n:
+        raise ValueError(f"Y_train must have one row per row of X_train ({n}), got {Y_train.shape[0]}")
+    X_new = as_matrix(X_new, "X_new", min_rows=0)
+    if X_new.shape[1] != d:
+        raise ValueError(f"X_new must have the {d} columns of X_train (input dimension), got {X_new.shape[1]}")
+    k = check_positive_int(n_neighbors, "n_neighbors")
+    r = Y_train.shape[1]
+    if k < r:
+        raise ValueError(f"n_neighbors must be at least r = {r} (a new point needs at least r neighbours), got {k}")
+    if k > n:
+        raise ValueError(f"n_neighbors must be at most the number of training points {n}, got {k}")
+    m = X_new.shape[0]
+    index = np.empty((m, k), dtype=np.int64)
+    sqdist = np.empty((m, k))
+    train_norms = np.einsum("ij,ij->i", X_train, X_train)
+    for start in range(0, m, chunk_size):
+        block = X_new[start:start + chunk_size]
+        approx = train_norms[None, :] - 2.0 * block @ X_train.T             # + ‖x_t‖², same for the row
+        idx = np.argpartition(approx, k - 1, axis=1)[:, :k] if k < n else np.tile(np.arange(n), (len(block), 1))
+        diff = X_train[idx] - block[:, None, :]
+        exact = np.einsum("mkd,mkd->mk", diff, diff)
+        order = np.lexsort((idx, exact))                                    # by distance, then index
+        index[start:start + chunk_size] = np.take_along_axis(idx, order, axis=1)
+        sqdist[start:start + chunk_size] = np.take_along_axis(exact, order, axis=1)
+    return Y_train[index], sqdist, index

@@ -25,10 +25,10 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validate import check_positive_int
-from ..graphs import link_components, neighborhood_graph
+from ..graphs import link_components, neighborhood_graph, neighbour_arrays
 from ..problems import MVUInstance
 from ..registry import solve
-from ..solvers.mvu.oos import neighbour_arrays, place_points
+from ..solvers.mvu.oos import place_points
 from ..solvers.mvu.spectral import spectral_embedding
 from ..solvers.mvu.variational import variational_mvu
 

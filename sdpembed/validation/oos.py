@@ -33,7 +33,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._validate import as_matrix, check_positive_int, check_random_state
-from ..solvers.mvu.oos import neighbour_arrays, place_points, refine_points
+from ..graphs import neighbour_arrays
+from ..solvers.mvu.oos import place_points, refine_points
 
 __all__ = [
     "consistency_ratio",

@@ -1,6 +1,7 @@
 """Hand-written LMNN solvers: the interior-point method on an exact working set (the default,
-``solvers/lmnn/fast.py``), Algorithm 3 (``solvers/lmnn/gradient.py``) and the multi-metric SDP
-(2.17) — each against the CVXPY ground truth on tiny instances, with certified bounds."""
+``solvers/lmnn/fast.py`` with ``hinge_ipm.py``, ``newton.py`` and ``pair_system.py``), Algorithm 3
+(``solvers/lmnn/gradient.py``) and the multi-metric SDP (2.17) — each against the CVXPY ground truth
+on tiny instances, with certified bounds."""
 
 import numpy as np
 import pytest
@@ -11,8 +12,10 @@ from sdpembed.formulations.lmnn_multi import solve_multi_metric_cvxpy
 from sdpembed.graphs import all_triplets
 from sdpembed.problems import LMNNInstance
 from sdpembed.problems.lmnn import MultiMetricLMNNProblem, lmnn_dual_bound, multi_metric_dual_bound, multi_metric_hinges
-from sdpembed.solvers.lmnn.fast import PairSystem, hinge_ipm, solve_lmnn_fast, solve_multi_metric_fast
+from sdpembed.solvers.lmnn.fast import solve_lmnn_fast, solve_multi_metric_fast
 from sdpembed.solvers.lmnn.gradient import certify_metric, lmnn_gradient_matrix, solve_lmnn_gradient
+from sdpembed.solvers.lmnn.hinge_ipm import hinge_ipm, ipm_reached
+from sdpembed.solvers.lmnn.pair_system import PairSystem, single_system
 
 from ...conftest import tiny_lmnn_instances
 
@@ -152,12 +155,11 @@ def test_pair_system_operator_and_newton_matrix():
 def test_adjoint_through_the_points_equals_the_brute_force_sum(name, instances):
     """The single-metric system's 𝒜* contracts through the points (a signed graph Laplacian): it equals
     Σ_t w_t (C_ij − C_il) summed triplet by triplet and the pair form (no points), and stays adjoint to 𝒜."""
-    from sdpembed.solvers.lmnn.fast import _single_system
     inst = instances[name]
     rng = np.random.default_rng(3)
     triplets = all_triplets(inst.y, inst.targets)
     triplets = triplets[rng.choice(len(triplets), min(400, len(triplets)), replace=False)]
-    system = _single_system(inst, triplets)
+    system = single_system(inst, triplets)
     assert system.points is not None and system.points.shape[0] < inst.X.shape[0] + 1
     w = rng.standard_normal(len(triplets))
     X = inst.X
@@ -176,7 +178,7 @@ def test_adjoint_through_the_points_equals_the_brute_force_sum(name, instances):
 def test_newton_matrix_through_triplets_equals_through_pairs():
     """A single block with few triplets per pair takes the triplet form Σ D_t (c_a − c_b)(c_a − c_b)ᵀ;
     it must equal the pair form and the matrix of 𝒜*D𝒜 (features chunked and cached or not)."""
-    import sdpembed.solvers.lmnn.fast as lf
+    import sdpembed.solvers.lmnn.pair_system as pair_system
     rng = np.random.default_rng(2)
     d, nU, nW, T = 4, 40, 50, 30
     system = PairSystem(U=rng.standard_normal((nU, d)), u_block=np.zeros(nU, dtype=int), W=rng.standard_normal((nW, d)),
@@ -199,9 +201,9 @@ def test_newton_matrix_through_triplets_equals_through_pairs():
     np.testing.assert_array_equal(system.features_t(system.W), system.features(system.W).T)
     full32 = system.gram_subset(D, np.arange(T), np.float32)
     np.testing.assert_allclose(full32, columns, atol=1e-5 * np.abs(columns).max())
-    chunk, cache = lf._CHUNK, lf._FEATURE_CACHE
+    chunk, cache = pair_system._CHUNK, pair_system._FEATURE_CACHE
     try:
-        lf._CHUNK, lf._FEATURE_CACHE = 7, 0                          # several chunks, features formed per chunk
+        pair_system._CHUNK, pair_system._FEATURE_CACHE = 7, 0        # several chunks, features formed per chunk
         fresh = PairSystem(U=system.U, u_block=system.u_block, W=system.W, w_block=system.w_block, a=system.a,
                            b=system.b, n_blocks=1)
         np.testing.assert_allclose(fresh.gram(D), columns, atol=1e-10)
@@ -209,28 +211,28 @@ def test_newton_matrix_through_triplets_equals_through_pairs():
                            b=system.b, n_blocks=1)
         np.testing.assert_allclose(fresh.gram_subset(D, np.arange(T), np.float32), full32, rtol=1e-6, atol=1e-6)
     finally:
-        lf._CHUNK, lf._FEATURE_CACHE = chunk, cache
+        pair_system._CHUNK, pair_system._FEATURE_CACHE = chunk, cache
 
 
 def test_newton_solves_direct_pcg_and_fallback_agree(instances):
     """The restricted optimum is the same whether the Newton systems are factored directly, solved by
     PCG (float32 and top-triplet preconditioners), or by PCG that gives up and falls back."""
-    import sdpembed.solvers.lmnn.fast as lf
+    import sdpembed.solvers.lmnn.newton as newton
     inst = instances["wine"]
-    system = lf._single_system(inst, all_triplets(inst.y, inst.targets))
+    system = single_system(inst, all_triplets(inst.y, inst.targets))
     C0 = (1 - inst.mu) * np.asarray(inst.pull_matrix)[None]
-    assert system.n_triplets > lf._PCG_RATIO * system.svec_dim                  # PCG is the default here
-    saved = lf._PCG_RATIO, lf._PCG_MAXITER
+    assert system.n_triplets > newton._PCG_RATIO * system.svec_dim              # PCG is the default here
+    saved = newton._PCG_RATIO, newton._PCG_MAXITER
     outcomes = {}
     try:
         for name, ratio, maxiter in (("pcg", saved[0], saved[1]), ("direct", 10**9, saved[1]),
                                      ("fallback", saved[0], 0)):
-            lf._PCG_RATIO, lf._PCG_MAXITER = ratio, maxiter
+            newton._PCG_RATIO, newton._PCG_MAXITER = ratio, maxiter
             outcomes[name] = hinge_ipm(system, C0, inst.mu)
     finally:
-        lf._PCG_RATIO, lf._PCG_MAXITER = saved
+        newton._PCG_RATIO, newton._PCG_MAXITER = saved
     for out in outcomes.values():
-        assert lf._ipm_reached(out, 1e-8)
+        assert ipm_reached(out, 1e-8)
         assert out.primal_value == pytest.approx(outcomes["direct"].primal_value, rel=1e-8)
     assert abs(outcomes["pcg"].iterations - outcomes["direct"].iterations) <= 2
 
@@ -239,8 +241,7 @@ def test_ipm_restricted_problem_matches_cvxpy_on_the_same_triplets(instances):
     inst = instances["gauss"]
     triplets = all_triplets(inst.y, inst.targets)[::3]
     reference = solve_lmnn_cvxpy(inst, triplets=triplets, **TIGHT)
-    from sdpembed.solvers.lmnn.fast import _single_system
-    out = hinge_ipm(_single_system(inst, triplets), (1 - inst.mu) * np.asarray(inst.pull_matrix)[None], inst.mu)
+    out = hinge_ipm(single_system(inst, triplets), (1 - inst.mu) * np.asarray(inst.pull_matrix)[None], inst.mu)
     assert out.converged
     assert out.primal_value == pytest.approx(reference.extra["restricted_optimum"], rel=1e-6)
     assert out.dual_value == pytest.approx(out.primal_value, rel=1e-7)
@@ -349,6 +350,19 @@ def test_multi_metric_fast_matches_cvxpy(name, multi, instances, optima):
     assert result.objective <= optima[name] * (1 + 1e-6)
 
 
+def test_multi_metric_fast_checks_the_loop_options_like_the_single_metric_solver(instances):
+    """Both drivers take the working-set loop's options through one RoundOptions: the same checks."""
+    inst = instances["iris"]
+    problem = MultiMetricLMNNProblem(X=inst.X, y=inst.y, targets=inst.targets, mu=inst.mu)
+    for options, message in (({"tol": 0.0}, "tol must be a positive"), ({"gap_tol": np.nan}, "gap_tol"),
+                             ({"add_tol": np.inf}, "add_tol"), ({"max_rounds": 0}, "max_rounds")):
+        for solver, data in ((solve_multi_metric_fast, problem), (solve_lmnn_fast, inst)):
+            with pytest.raises(ValueError, match=message):
+                solver(data, **options)
+    with pytest.raises(TypeError, match="time_limit"):
+        solve_multi_metric_fast(problem, time_limit=1.0)
+
+
 def test_multi_metric_loss_reduces_to_the_single_metric_loss(instances):
     inst = instances["iris"]
     problem = MultiMetricLMNNProblem(X=inst.X, y=inst.y, targets=inst.targets, mu=inst.mu)
@@ -390,13 +404,13 @@ def test_warm_start_is_interior_and_saves_newton_steps(instances):
     """From the solution on 90 % of the triplets (a nearly settled round), the warm start on the
     full set is strictly interior, primal feasible, and reaches the same restricted optimum as a
     cold start in fewer Newton steps (iris: 20 against 32)."""
-    from sdpembed.solvers.lmnn.fast import _ipm_reached, _single_system, warm_start
+    from sdpembed.solvers.lmnn.hinge_ipm import warm_start
     inst = instances["iris"]
     triplets = all_triplets(inst.y, inst.targets)
     old = np.arange(len(triplets)) % 10 != 0
     C0 = (1 - inst.mu) * np.asarray(inst.pull_matrix)[None]
-    first = hinge_ipm(_single_system(inst, triplets[old]), C0, inst.mu)
-    system = _single_system(inst, np.concatenate([triplets[old], triplets[~old]]))
+    first = hinge_ipm(single_system(inst, triplets[old]), C0, inst.mu)
+    system = single_system(inst, np.concatenate([triplets[old], triplets[~old]]))
     alpha = np.concatenate([first.alpha, np.full(int((~old).sum()), np.nan)])
     M0, X0, alpha0, xi0, s0 = warm_start(system, C0, inst.mu, first.M, alpha)
     assert np.all((alpha0 > 0) & (alpha0 < inst.mu)) and np.all(xi0 > 0) and np.all(s0 > 0)
@@ -404,7 +418,7 @@ def test_warm_start_is_interior_and_saves_newton_steps(instances):
     np.testing.assert_allclose(xi0 - s0, 1 + system.apply(M0), atol=1e-12)     # ξ − s = h exactly
     cold = hinge_ipm(system, C0, inst.mu)
     warm = hinge_ipm(system, C0, inst.mu, start=(M0, X0, alpha0, xi0, s0))
-    assert _ipm_reached(cold, 1e-8) and _ipm_reached(warm, 1e-8)
+    assert ipm_reached(cold, 1e-8) and ipm_reached(warm, 1e-8)
     assert warm.primal_value == pytest.approx(cold.primal_value, rel=1e-6)
     assert warm.iterations < cold.iterations
     with pytest.raises(ValueError, match="strictly interior"):
@@ -415,10 +429,10 @@ def test_first_order_ipm_start_is_interior_and_centred(instances):
     """The start from a first-order point (M, α̂) with α̂ at the box's ends (μ·φ'_η is 0 or μ for most
     triplets): strictly interior, ξ − s = h exactly, X₀ − νM₀⁻¹ = [C(α₀)]₊ ⪰ 0, and the method
     reaches the cold start's restricted optimum from it."""
-    from sdpembed.solvers.lmnn.fast import _ipm_reached, _single_system, first_order_ipm_start
+    from sdpembed.solvers.lmnn.hinge_ipm import first_order_ipm_start
     inst = instances["iris"]
     triplets = all_triplets(inst.y, inst.targets)
-    system = _single_system(inst, triplets)
+    system = single_system(inst, triplets)
     C0 = (1 - inst.mu) * np.asarray(inst.pull_matrix)[None]
     rng = np.random.default_rng(0)
     A = rng.standard_normal((inst.dim, inst.dim))
@@ -432,7 +446,7 @@ def test_first_order_ipm_start_is_interior_and_centred(instances):
     assert np.linalg.eigvalsh(M0).min() > 0 and np.linalg.eigvalsh(X0).min() > 0
     warm = hinge_ipm(system, C0, inst.mu, start=(M0, X0, alpha0, xi0, s0))
     cold = hinge_ipm(system, C0, inst.mu)
-    assert _ipm_reached(warm, 1e-8) and warm.primal_value == pytest.approx(cold.primal_value, rel=1e-6)
+    assert ipm_reached(warm, 1e-8) and warm.primal_value == pytest.approx(cold.primal_value, rel=1e-6)
 
 
 def test_rounds_stop_on_a_certified_gap(instances, optima, monkeypatch):

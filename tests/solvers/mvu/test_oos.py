@@ -9,10 +9,11 @@ import pytest
 
 import sdpembed
 from sdpembed.formulations.mvu_oos import mvu_oos_problem, solve_mvu_oos_cvxpy
+from sdpembed.graphs import neighbour_arrays
 from sdpembed.io import load_instance, save_instance
 from sdpembed.problems import MVUOOSInstance
 from sdpembed.problems.mvu_oos import dual_bound, primal_objective
-from sdpembed.solvers.mvu.oos import neighbour_arrays, place_points, refine_points, solve_mvu_oos, stress
+from sdpembed.solvers.mvu.oos import place_points, refine_points, solve_mvu_oos, stress
 from sdpembed.validation.oos import (
     consistency_ratio,
     linear_fit_error,

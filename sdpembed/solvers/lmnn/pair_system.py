@@ -1,0 +1,363 @@
+"""The operator 𝒜 of LMNN's triplet constraints, applied through the triplets' pairs.
+
+Triplet t = (i, j, l) of the slack SDP of thesis Sec. 2.1.3 has the matrix A_t = C_ij − C_il
+(Sec. 2.1.7) and the hinge argument 1 + 𝒜(M)_t, 𝒜(M)_t = tr(M A_t) = uᵀMu − wᵀMw with u = x_i − x_j
+(its *target pair*) and w = x_i − x_l (its *impostor pair*). :class:`PairSystem` holds the pairs once
+and the triplets as indices into them, for one metric (2.11) or block-diagonal metrics, one per class
+(2.17). It applies 𝒜 and its adjoint 𝒜*(w) = Σ_t w_t A_t (the dual matrix (2.14) less its constant)
+and forms, in orthonormal svec coordinates (p = d(d+1)/2 per block), the two parts of the Newton
+matrix of the interior point (:mod:`sdpembed.solvers.lmnn.hinge_ipm`):
+
+* 𝒜*D𝒜, from the *pairs* when they are few, Σ_a ω_a c_a c_aᵀ + Σ_b ω_b c_b c_bᵀ
+  − Σ_t D_t (c_a c_bᵀ + c_b c_aᵀ) with c = svec(uuᵀ) ((3·n_target_pairs + n_impostor_pairs)·p²
+  flops), or from the triplets, Σ_t D_t (c_a − c_b)(c_a − c_b)ᵀ (T·p²), whichever is cheaper;
+  BLAS-3, no Python loop over triplets. The float32 features c_a − c_b of every triplet are formed
+  once per working set for the early preconditioners of :mod:`sdpembed.solvers.lmnn.newton`;
+* G ⊛ K, the symmetric Kronecker product of the HKM direction.
+
+The operator of a single metric (:func:`single_system`) uses only the target pairs of the working
+set (about half of the n·k after a first-order start) and no per-block masks.
+
+References
+----------
+.. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+   Pennsylvania, 2007. Implemented here: the distances (2.10), the triplets' matrices of Sec. 2.1.7
+   and the dual matrix (2.14), for one metric (2.11) and one per class (2.17).
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse
+
+from ...problems.lmnn import LMNNInstance
+
+__all__ = ["PairSystem", "single_system", "symmetric_part", "target_rank"]
+
+#: Pairs whose svec features are formed at once when assembling the Newton matrix.
+_CHUNK = 4096
+
+#: Largest size in bytes of the cached svec features of the impostor pairs (formed per chunk beyond).
+_FEATURE_CACHE = 1 << 28
+
+
+def target_rank(targets: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """Position m of j in ``targets[i]`` for every (i, j) (vectorised; j must be a target of i)."""
+    return np.argmax(targets[i] == j[:, None], axis=1)
+
+
+def symmetric_part(A: np.ndarray) -> np.ndarray:
+    """(A + Aᵀ)/2 of every block of a stack A of shape (c, d, d)."""
+    return 0.5 * (A + A.transpose(0, 2, 1))
+
+
+@dataclass
+class PairSystem:
+    """The operator 𝒜 of a set of triplets, through their pairs, for block-diagonal metrics.
+
+    Triplet t has a *target pair* a_t (difference u = x_i − x_j, metric block ``u_block[a]``)
+    and an *impostor pair* b_t (difference w = x_i − x_l, block ``w_block[b]``); its hinge
+    argument is 1 + u_aᵀ M_{u_block} u_a − w_bᵀ M_{w_block} w_b. A single metric (2.11) has
+    one block; the multi-metric SDP (2.17) has one block per class (block of a pair = class
+    of its second point). Metrics are stacked as an array of shape (n_blocks, d, d).
+    """
+
+    U: np.ndarray
+    u_block: np.ndarray
+    W: np.ndarray
+    w_block: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+    n_blocks: int
+    iu: tuple[np.ndarray, np.ndarray] = field(init=False, repr=False)
+    scale: np.ndarray = field(init=False, repr=False)
+    _cache_u: np.ndarray | None = field(init=False, repr=False, default=None)
+    _cache_w: np.ndarray | None = field(init=False, repr=False, default=None)
+    _cache_t32: np.ndarray | None = field(init=False, repr=False, default=None)
+    #: optional, single block only: the points of the pairs and each pair's two ends (rows of ``points``), target
+    #: pairs first, then impostor pairs (u_a = points[ends[0, a]] − points[ends[1, a]], likewise w_b after them);
+    #: then :meth:`adjoint` contracts through the points (a signed graph Laplacian) instead of the pairs
+    points: np.ndarray | None = None
+    ends: np.ndarray | None = None
+    _laplacian: tuple | None = field(init=False, repr=False, default=None)
+
+    def __post_init__(self) -> None:
+        d = self.U.shape[1]
+        self.iu = np.triu_indices(d)
+        self.scale = np.where(self.iu[0] == self.iu[1], 1.0, np.sqrt(2.0))
+
+    # ----------------------------------------------------------------- svec coordinates
+    @property
+    def dim(self) -> int:
+        return self.U.shape[1]
+
+    @property
+    def svec_dim(self) -> int:
+        """p = d(d+1)/2, the coordinates of one symmetric block."""
+        return self.iu[0].size
+
+    @property
+    def n_triplets(self) -> int:
+        return self.a.size
+
+    def svec(self, S: np.ndarray) -> np.ndarray:
+        """Stacked blocks (c, d, d) → (c·p,), orthonormal coordinates (√2 off the diagonal)."""
+        return (S[:, self.iu[0], self.iu[1]] * self.scale).ravel()
+
+    def smat(self, v: np.ndarray) -> np.ndarray:
+        """Inverse of :meth:`svec`."""
+        c, d = self.n_blocks, self.dim
+        S = np.zeros((c, d, d))
+        S[:, self.iu[0], self.iu[1]] = v.reshape(c, -1) / self.scale
+        return S + np.triu(S, 1).transpose(0, 2, 1)
+
+    def features(self, V: np.ndarray) -> np.ndarray:
+        """svec(v vᵀ) of the rows v of V, one row of the upper triangle at a time (a loop over the d
+        coordinates; cheaper than two (n, p) fancy-index gathers)."""
+        n, d = V.shape
+        out = np.empty((n, self.svec_dim), dtype=V.dtype)
+        root2 = V * np.sqrt(2.0)
+        pos = 0
+        for i in range(d):
+            np.multiply(root2[:, i + 1:], V[:, i:i + 1], out=out[:, pos + 1:pos + d - i])
+            np.square(V[:, i], out=out[:, pos])
+            pos += d - i
+        return out
+
+    def features_t(self, V: np.ndarray) -> np.ndarray:
+        """:meth:`features` transposed, shape (p, n): svec(v vᵀ) as columns, written one contiguous row of
+        the output per product (cheaper than the column slices of the (n, p) layout); the same products
+        in the same order, so the same values."""
+        n, d = V.shape
+        Vt = np.ascontiguousarray(V.T)
+        out = np.empty((self.svec_dim, n), dtype=V.dtype)
+        root2 = Vt * np.sqrt(2.0)
+        pos = 0
+        for i in range(d):
+            np.square(Vt[i], out=out[pos])
+            np.multiply(root2[i + 1:], Vt[i], out=out[pos + 1:pos + d - i])
+            pos += d - i
+        return out
+
+    def _triplet_features_t(self, rows) -> np.ndarray:
+        """svec(u_a u_aᵀ − w_b w_bᵀ) of the triplets ``rows`` (a slice or indices), transposed: (p, |rows|)."""
+        return self.features_t(self.U[self.a[rows]]) - self.features_t(self.W[self.b[rows]])
+
+    def _features_u(self) -> np.ndarray:
+        if self._cache_u is None:
+            self._cache_u = self.features(self.U)
+        return self._cache_u
+
+    def _features_triplets32(self) -> np.ndarray:
+        """svec(u_a u_aᵀ − w_b w_bᵀ) of every triplet in float32 (single block), transposed (p, T), cached:
+        formed in float64 chunk by chunk from the pair differences (:meth:`features_t`) and rounded once."""
+        if self._cache_t32 is None:
+            F32 = np.empty((self.svec_dim, self.n_triplets), dtype=np.float32)
+            for start in range(0, self.n_triplets, _CHUNK):
+                t = slice(start, start + _CHUNK)
+                F32[:, t] = self._triplet_features_t(t)
+            self._cache_t32 = F32
+        return self._cache_t32
+
+    def _features_w_rows(self, rows: np.ndarray) -> np.ndarray:
+        """svec features of the impostor pairs ``rows``, cached when they fit in ``_FEATURE_CACHE`` bytes."""
+        if self._cache_w is None and 8 * self.W.shape[0] * self.svec_dim <= _FEATURE_CACHE:
+            self._cache_w = self.features(self.W)
+        return self._cache_w[rows] if self._cache_w is not None else self.features(self.W[rows])
+
+    # ----------------------------------------------------------------- operator
+    def pair_distances(self, M: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """uᵀ M_block u for every target pair and wᵀ M_block w for every impostor pair (2.10)."""
+        if self.n_blocks == 1:      # no block masks (they would copy U and W on every call)
+            return (np.einsum("ij,ij->i", self.U @ M[0], self.U), np.einsum("ij,ij->i", self.W @ M[0], self.W))
+        du = np.empty(self.U.shape[0])
+        dw = np.empty(self.W.shape[0])
+        for blk in range(self.n_blocks):  # a loop over metric blocks (one per class at most)
+            su, sw = self.u_block == blk, self.w_block == blk
+            du[su] = np.einsum("ij,ij->i", self.U[su] @ M[blk], self.U[su])
+            dw[sw] = np.einsum("ij,ij->i", self.W[sw] @ M[blk], self.W[sw])
+        return du, dw
+
+    def apply(self, M: np.ndarray) -> np.ndarray:
+        """𝒜(M)_t = D_M(x_i, x_j) − D_M(x_i, x_l): the hinge argument minus the margin."""
+        du, dw = self.pair_distances(M)
+        return du[self.a] - dw[self.b]
+
+    def adjoint(self, w: np.ndarray) -> np.ndarray:
+        """𝒜*(w) = Σ_t w_t (C_ij − C_il) per block, through per-pair weights (cf. (2.14))."""
+        wu = np.bincount(self.a, w, self.U.shape[0])
+        ww = np.bincount(self.b, w, self.W.shape[0])
+        if self.n_blocks == 1 and self.points is not None:
+            return self._adjoint_points(np.concatenate([wu, -ww]))[None]
+        if self.n_blocks == 1:
+            out = ((self.U * wu[:, None]).T @ self.U - (self.W * ww[:, None]).T @ self.W)[None]
+            return 0.5 * (out + out.transpose(0, 2, 1))
+        out = np.zeros((self.n_blocks, self.dim, self.dim))
+        for blk in range(self.n_blocks):
+            su, sw = self.u_block == blk, self.w_block == blk
+            U, W = self.U[su], self.W[sw]
+            out[blk] = (U * wu[su, None]).T @ U - (W * ww[sw, None]).T @ W
+        return 0.5 * (out + out.transpose(0, 2, 1))
+
+    def _adjoint_points(self, s: np.ndarray) -> np.ndarray:
+        """Σ_e s_e (x_e − x'_e)(x_e − x'_e)ᵀ over the pairs e (ends ``ends``), as −(C + Cᵀ) with
+        C = Pᵀ(S − diag(S1 + Sᵀ1)/2)P, S the sparse matrix of the weights s on the pairs' ends and P the points:
+        one m × d × d product over the m points instead of one per pair (a working set touches several
+        times fewer points than it has pairs; equal to rounding)."""
+        P = self.points
+        m = P.shape[0]
+        if self._laplacian is None:
+            rows, cols = self.ends
+            perm = np.argsort(rows, kind="stable")
+            self._laplacian = (perm, cols[perm], np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=m))]))
+        perm, cols, indptr = self._laplacian
+        S = scipy.sparse.csr_matrix((s[perm], cols, indptr), shape=(m, m))
+        degree = np.bincount(self.ends[0], s, m) + np.bincount(self.ends[1], s, m)
+        Y = S @ P
+        Y -= (0.5 * degree)[:, None] * P
+        C = P.T @ Y
+        return -(C + C.T)
+
+    def gram(self, D: np.ndarray) -> np.ndarray:
+        """The matrix of 𝒜* diag(D) 𝒜 in svec coordinates, shape (c·p, c·p), from the pairs.
+
+        Σ_a ω_a c_a c_aᵀ and Σ_b ω_b c_b c_bᵀ are rank-k updates (BLAS syrk on √ω-scaled
+        features; ω > 0); the cross term Σ_t D_t c_b c_aᵀ = F_Wᵀ S F_U (S[b, a] = D_t, sparse)
+        is contracted as (Sᵀ F_W)ᵀ F_U, which costs n_U·p² instead of n_W·p² flops — the
+        impostor pairs far outnumber the n·k target pairs. D must be positive.
+        """
+        p, c = self.svec_dim, self.n_blocks
+        H = np.zeros((c * p, c * p))
+        wu = np.bincount(self.a, D, self.U.shape[0])
+        ww = np.bincount(self.b, D, self.W.shape[0])
+        if c == 1 and self.n_triplets < 3 * np.count_nonzero(wu) + self.W.shape[0]:
+            return self._gram_triplets(D)
+        FU = self._features_u()
+        u_rows = [np.flatnonzero(self.u_block == blk) for blk in range(c)]
+        for blk in range(c):
+            sl = slice(blk * p, (blk + 1) * p)
+            _syrk_add(H[sl, sl], FU[u_rows[blk]] * np.sqrt(wu[u_rows[blk], None]))
+        S = scipy.sparse.csr_matrix((D, (self.b, self.a)), shape=(self.W.shape[0], self.U.shape[0]))
+        for bw in range(c):
+            w_rows = np.flatnonzero(self.w_block == bw)
+            if w_rows.size == 0:
+                continue
+            slw = slice(bw * p, (bw + 1) * p)
+            Z = np.zeros((self.U.shape[0], p))                         # Σ_b S[b, a] c_b, per target pair a
+            for start in range(0, w_rows.size, _CHUNK):
+                rows = w_rows[start:start + _CHUNK]
+                Fw = self._features_w_rows(rows)
+                _syrk_add(H[slw, slw], Fw * np.sqrt(ww[rows, None]))
+                Z += S[rows].T @ Fw
+            for bu in range(c):
+                cols = u_rows[bu]
+                if cols.size == 0:
+                    continue
+                cross = Z[cols].T @ FU[cols]                            # Σ D_t c_b c_aᵀ
+                slu = slice(bu * p, (bu + 1) * p)
+                H[slw, slu] -= cross
+                H[slu, slw] -= cross.T
+        return 0.5 * (H + H.T)
+
+    def _gram_triplets(self, D: np.ndarray) -> np.ndarray:
+        """:meth:`gram` of a single block as Σ_t D_t (c_a − c_b)(c_a − c_b)ᵀ: one syrk over the T
+        triplets, T·p² flops against (3·n_U + n_W)·p² through the pairs (target-pair rank-k
+        update, impostor-pair update and the cross product) — fewer when most working triplets
+        have their own pairs, as after a first-order warm start."""
+        return self.gram_subset(D, np.arange(self.n_triplets))
+
+    def gram_subset(self, D: np.ndarray, rows: np.ndarray, dtype: type = np.float64) -> np.ndarray:
+        """Σ_{t ∈ rows} D_t (c_a − c_b)(c_a − c_b)ᵀ of a single block (the preconditioners of
+        :mod:`sdpembed.solvers.lmnn.newton`), each chunk's rank-k update in ``dtype`` (float32: half the time,
+        entries to ~1e-7 relative), summed in float64. Every chunk's F Fᵀ is exactly symmetric (numpy hands
+        F @ F.T to BLAS syrk and mirrors the triangle), so their sum is too: no symmetrising pass."""
+        p = self.svec_dim
+        H = np.zeros((p, p))
+        if dtype == np.float32 and 4 * self.n_triplets * p <= _FEATURE_CACHE:
+            # the float32 features c_a − c_b of every triplet, formed once per working set (the early PCG
+            # preconditioners are formed from all triplets at every Newton step; gathering and converting the
+            # float64 pair features each time cost as much as the rank-k update itself)
+            F32 = self._features_triplets32()
+            root = np.sqrt(D).astype(np.float32)
+            whole = rows.size == self.n_triplets and np.array_equal(rows, np.arange(rows.size))
+            for start in range(0, rows.size, _CHUNK):
+                t = slice(start, start + _CHUNK) if whole else rows[start:start + _CHUNK]
+                F = F32[:, t] * root[t]
+                if F.shape[1]:
+                    H += F @ F.T
+            return H
+        # features of the rows' pairs formed here, transposed (:meth:`features_t`; cheaper than gathering rows
+        # of cached (n_pairs, p) features, and no cache of every impostor pair's features for a few rows)
+        for start in range(0, rows.size, _CHUNK):
+            t = rows[start:start + _CHUNK]
+            F = self._triplet_features_t(t)
+            F *= np.sqrt(D[t])
+            if F.shape[1]:
+                F = F.astype(dtype, copy=False)
+                H += F @ F.T
+        return H
+
+    def skron(self, G: np.ndarray, K: np.ndarray) -> np.ndarray:
+        """G ⊛ K (symmetric Kronecker product) of stacked blocks, block-diagonal (c·p, c·p):
+        the matrix of H ↦ svec((G H K + K H G)/2) in orthonormal svec coordinates.
+
+        With E_r = (e_i e_jᵀ + e_j e_iᵀ)/n_r, r = (i, j), and s = (k, l), tr(E_r A E_s B) =
+        (A_jk B_li + A_jl B_ki + A_ik B_lj + A_il B_kj)/(n_r n_s); for symmetric G, K the two orders
+        (G, K) and (K, G) give the same matrix, and the first and last terms are transposes of
+        each other: G ⊛ K = (T + Tᵀ + G_JJ∘K_II + G_II∘K_JJ) / (n nᵀ), T = G_JI ∘ (K_JI)ᵀ — six
+        gathers by precomputed flat indices (:func:`_skron_indices`) instead of eight 2-D ones.
+        """
+        p, c = self.svec_dim, self.n_blocks
+        f_ji, f_jj, f_ii, scale = _skron_indices(self.dim)
+        out = np.zeros((c * p, c * p)) if c > 1 else None
+        for blk in range(c):
+            g, k = symmetric_part(G[blk:blk + 1])[0].ravel(), symmetric_part(K[blk:blk + 1])[0].ravel()
+            T = np.take(g, f_ji) * np.take(k, f_ji).T
+            S = np.take(g, f_jj) * np.take(k, f_ii)
+            S += np.take(g, f_ii) * np.take(k, f_jj)
+            S += T
+            S += T.T
+            S *= scale
+            if c == 1:
+                return S
+            out[blk * p:(blk + 1) * p, blk * p:(blk + 1) * p] = S
+        return out
+
+
+@functools.lru_cache(maxsize=2)
+def _skron_indices(d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Flat indices into a d × d matrix of the (p, p) gathers A_JI, A_JJ, A_II of :meth:`PairSystem.skron`
+    (rows r = (i_r, j_r) and columns s of the upper-triangle svec order) and the scale 1/(n_r n_s)."""
+    i, j = np.triu_indices(d)
+    norm = np.where(i == j, 2.0, np.sqrt(2.0))
+    dtype = np.int32 if d * d < 2**31 else np.int64
+    f_ji = (j[:, None] * d + i[None, :]).astype(dtype)
+    f_jj = (j[:, None] * d + j[None, :]).astype(dtype)
+    f_ii = (i[:, None] * d + i[None, :]).astype(dtype)
+    return f_ji, f_jj, f_ii, 1.0 / np.outer(norm, norm)
+
+
+def _syrk_add(H: np.ndarray, G: np.ndarray) -> None:
+    """H += Gᵀ G in place (numpy hands Gᵀ @ G with a shared buffer to BLAS syrk)."""
+    if G.shape[0]:
+        H += G.T @ G
+
+
+def single_system(instance: LMNNInstance, triplets: np.ndarray) -> PairSystem:
+    """The :class:`PairSystem` of a single metric (one block) on ``triplets`` of ``instance``."""
+    X, targets = instance.X, instance.targets
+    n, k = targets.shape
+    i, j, l = triplets.T
+    # only the target pairs of the given triplets (after a first-order start, about half of the n·k)
+    pairs, a = np.unique(i * k + target_rank(targets, i, j), return_inverse=True)
+    keys, b = np.unique(i * n + l, return_inverse=True)
+    U = X[pairs // k] - X[targets.ravel()[pairs]]
+    W = X[keys // n] - X[keys % n]
+    ends = np.concatenate([pairs // k, keys // n, targets.ravel()[pairs], keys % n])
+    used, ends = np.unique(ends, return_inverse=True)
+    return PairSystem(U=U, u_block=np.zeros(pairs.size, dtype=np.int64), W=W,
+                      w_block=np.zeros(keys.size, dtype=np.int64), a=a.ravel(), b=b.ravel(), n_blocks=1,
+                      points=X[used], ends=ends.reshape(2, -1))
