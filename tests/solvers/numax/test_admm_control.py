@@ -10,7 +10,8 @@ import pytest
 from sdpembed.problems.numax import PairSecantOperator
 from sdpembed.secants import pair_count, pairs_from_linear_index
 from sdpembed.solvers.numax.admm import box_trace_admm
-from sdpembed.solvers.numax.admm_pairs import pair_trace_admm
+from sdpembed.solvers.numax.admm_control import ADMMPenalty, ADMMStopping
+from sdpembed.solvers.numax.admm_pairs import PairNumerics, pair_trace_admm
 
 from ...conftest import digits_points
 
@@ -33,16 +34,16 @@ def _runs():
     one_sided = _pairs(36, 400, seed=1)
     lo, hi = _one_sided(one_sided)
     warm = _pairs(60, 400)
-    loose = pair_trace_admm(warm, 0.9, 1.1, tol=1e-3, feas_tol=1e-3, gap_tol=1e-3)
+    loose = pair_trace_admm(warm, 0.9, 1.1, stopping=ADMMStopping(tol=1e-3, feas_tol=1e-3, gap_tol=1e-3))
     printed = io.StringIO()
     with contextlib.redirect_stdout(printed):
-        box_verbose = box_trace_admm(two_sided.explicit().V, 0.8, 1.2, beta=20.0, verbose=50)
-        pairs_verbose = pair_trace_admm(two_sided, 0.8, 1.2, beta=0.05, verbose=50)
+        box_verbose = box_trace_admm(two_sided.explicit().V, 0.8, 1.2, penalty=ADMMPenalty(beta=20.0), verbose=50)
+        pairs_verbose = pair_trace_admm(two_sided, 0.8, 1.2, penalty=ADMMPenalty(beta=0.05), verbose=50)
     return printed.getvalue(), {
         "box two-sided": box_verbose,
-        "box one-sided": box_trace_admm(one_sided.explicit().V, lo, hi, check_every=7),
+        "box one-sided": box_trace_admm(one_sided.explicit().V, lo, hi, stopping=ADMMStopping(check_every=7)),
         "pairs two-sided": pairs_verbose,
-        "pairs warm mixed": pair_trace_admm(warm, 0.9, 1.1, least_squares="mixed",
+        "pairs warm mixed": pair_trace_admm(warm, 0.9, 1.1, numerics=PairNumerics(least_squares="mixed"),
                                             warm_start=loose.extra["state"]),
     }
 
