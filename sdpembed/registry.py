@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import import_module
 from typing import Any
 
@@ -58,14 +58,21 @@ def _lazy(module: str, name: str, forwards_to: str | None = None) -> Callable[..
     return call
 
 
-def _column_generation(solver: Callable[..., SolveResult]) -> Callable[..., SolveResult]:
-    """Column generation that reads ``max_iter`` as the iteration limit of each restricted ADMM
-    solve — the ADMM's own option — so that ``max_iter`` means ADMM iterations for every method
-    of the NuMax family (``sdpembed solve --max-iter`` on a point-form instance)."""
+def _admm_iterations(solver: Callable[..., SolveResult], *, restricted: bool) -> Callable[..., SolveResult]:
+    """A NuMax ADMM method that reads ``max_iter`` as the ADMM's iteration limit (the
+    ``max_iter`` of its ``stopping``), so that ``max_iter`` means ADMM iterations for every
+    method of the NuMax family (``sdpembed solve --max-iter``); with ``restricted`` (column
+    generation) it limits each restricted ADMM solve (``admm_options["stopping"]``)."""
 
     def call(instance: Any, *, max_iter: int | None = None, **options: Any) -> SolveResult:
         if max_iter is not None:
-            options["admm_options"] = {**(options.get("admm_options") or {}), "max_iter": max_iter}
+            from .solvers.numax.admm_control import ADMMStopping, check_bundle
+
+            target = dict(options.get("admm_options") or {}) if restricted else options
+            target["stopping"] = replace(check_bundle(target.get("stopping"), ADMMStopping, "stopping"),
+                                         max_iter=max_iter)
+            if restricted:
+                options["admm_options"] = target
         return solver(instance, **options)
 
     def options() -> frozenset[str] | None:
@@ -84,15 +91,18 @@ solve_mvu_cvxpy = _lazy(".formulations.mvu", "solve_mvu_cvxpy")
 solve_mvu_oos_cvxpy = _lazy(".formulations.mvu_oos", "solve_mvu_oos_cvxpy")
 solve_numax_cvxpy = _lazy(".formulations.numax", "solve_numax_cvxpy")
 solve_numax_class_cvxpy = _lazy(".formulations.numax_class", "solve_numax_class_cvxpy")
-solve_numax_cg = _column_generation(_lazy(".solvers.numax.column_generation", "solve_numax_cg", "column_generation"))
+solve_numax_cg = _admm_iterations(_lazy(".solvers.numax.column_generation", "solve_numax_cg", "column_generation"),
+                                  restricted=True)
 solve_lmnn_fast = _lazy(".solvers.lmnn.fast", "solve_lmnn_fast")
 solve_lmnn_gradient = _lazy(".solvers.lmnn.gradient", "solve_lmnn_gradient")
 solve_mvu_ipm = _lazy(".solvers.mvu.ipm", "solve_mvu_ipm")
 solve_mvu_oos = _lazy(".solvers.mvu.oos", "solve_mvu_oos")
-solve_numax_admm = _lazy(".solvers.numax.admm", "solve_numax_admm", "box_trace_admm")
-solve_numax_class_admm = _lazy(".solvers.numax.numax_class", "solve_numax_class_admm", "box_trace_admm")
-solve_numax_class_cg = _column_generation(
-    _lazy(".solvers.numax.numax_class", "solve_numax_class_cg", "column_generation"))
+solve_numax_admm = _admm_iterations(_lazy(".solvers.numax.admm", "solve_numax_admm", "box_trace_admm"),
+                                    restricted=False)
+solve_numax_class_admm = _admm_iterations(
+    _lazy(".solvers.numax.numax_class", "solve_numax_class_admm", "box_trace_admm"), restricted=False)
+solve_numax_class_cg = _admm_iterations(
+    _lazy(".solvers.numax.numax_class", "solve_numax_class_cg", "column_generation"), restricted=True)
 
 
 def _admm_memory(instance: Any) -> tuple[int, str]:

@@ -36,10 +36,10 @@ class _PSDEmbedding(LinearEmbedding):
     def _fit_instance(self, instance) -> None:
         method = self.method or get_problem(instance.problem).default_method(instance)
         options: dict = {"verbose": self.verbose} if self.verbose else {}
-        if method == "admm":
-            options["max_iter"] = self.max_iter
-        elif method == "cg":
-            options.update(admm_options={"max_iter": self.max_iter}, random_state=self.random_state)
+        if method in ("admm", "cg"):
+            options["max_iter"] = self.max_iter               # ADMM iterations, for either method
+        if method == "cg":
+            options["random_state"] = self.random_state
         result = solve(instance, method, **options)
         if result.status != "optimal":
             warnings.warn(

@@ -9,6 +9,8 @@ from .near_isometric.nilepro import NILEProState, nilepro
 from .near_isometric.nonconvex import NearIsometricResult
 from .near_isometric.rank_adjust import near_isometric_cg, rank_adjust, rank_adjust_cg
 from .numax.admm import ADMMState, box_trace_admm, least_squares_step, solve_numax_admm
+from .numax.admm_control import ADMMControl, ADMMPenalty, ADMMStopping
+from .numax.admm_pairs import OutsideMonitor, PairNumerics, pair_trace_admm
 from .numax.column_generation import (
     ColumnGenerationRun,
     RestrictedResult,
@@ -21,7 +23,12 @@ from .numax.numax_class import solve_numax_class_admm, solve_numax_class_cg
 from .numax.pair_scan import PairDistances, ScanResult, scan_pair_violations
 
 __all__ = [
+    "ADMMControl",
+    "ADMMPenalty",
     "ADMMState",
+    "ADMMStopping",
+    "OutsideMonitor",
+    "PairNumerics",
     "ColumnGenerationRun",
     "FroMaxState",
     "NILEProState",
@@ -36,6 +43,7 @@ __all__ = [
     "least_squares_step",
     "near_isometric_cg",
     "nilepro",
+    "pair_trace_admm",
     "place_points",
     "rank_adjust",
     "rank_adjust_cg",

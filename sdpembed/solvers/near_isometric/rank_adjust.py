@@ -209,6 +209,19 @@ def _adjust(
         extra={**last_ok.extra, "last": result, "final": last_ok}, **common)
 
 
+def _start(initial_rank: object, initial_map: np.ndarray | str | None, N: int,
+           pca_start: Callable[[], tuple[int, np.ndarray | str]]) -> tuple[int, np.ndarray | str]:
+    """R₀ and Ψ₀ of the first run: a given rank, else the rows of a given map, else the rank (and
+    map) that ``pca_start()`` finds; Ψ₀ is ``"pca"`` unless a map is given or found."""
+    if initial_rank is None:
+        if isinstance(initial_map, np.ndarray):
+            initial_rank = initial_map.shape[0]
+        else:
+            initial_rank, pca_map = pca_start()
+            initial_map = pca_map if initial_map is None else initial_map
+    return check_rank(initial_rank, N, "initial_rank"), "pca" if initial_map is None else initial_map
+
+
 def _check_ra(min_rank: object, max_steps: object, rank_step: object, restart: object,
               N: int) -> tuple[int, int | None, int | str]:
     if restart not in ("pca", "truncate"):
@@ -286,14 +299,7 @@ def rank_adjust(
     rng = check_random_state(random_state)
     min_rank, max_steps, rank_step = _check_ra(min_rank, max_steps, rank_step, restart, ops.N)
     inner_verbose = verbose if isinstance(verbose, int) and not isinstance(verbose, bool) and verbose > 1 else False
-    if initial_rank is None:
-        if isinstance(initial_map, np.ndarray):
-            initial_rank = initial_map.shape[0]
-        else:
-            initial_rank, pca_map = pca_feasible_rank(ops, delta)
-            initial_map = pca_map if initial_map is None else initial_map
-    initial_rank = check_rank(initial_rank, ops.N, "initial_rank")
-    initial_map = "pca" if initial_map is None else initial_map
+    initial_rank, initial_map = _start(initial_rank, initial_map, ops.N, lambda: pca_feasible_rank(ops, delta))
 
     def run_at_rank(rank: int, Psi0: np.ndarray | str) -> NearIsometricResult:
         return solver(ops, delta, rank, initial_map=Psi0, random_state=rng, verbose=inner_verbose, **options)
@@ -566,31 +572,27 @@ def rank_adjust_cg(
             cache["U"] = np.linalg.eigh(pair_gram(X))[1][:, ::-1]
         return cache["U"]
 
-    if initial_rank is None:
-        if isinstance(initial_map, np.ndarray):
-            initial_rank = initial_map.shape[0]
-        else:
-            U = principal_directions()
-            need = (1.0 - delta) / (1.0 + delta)
+    def pca_start() -> tuple[int, str]:
+        """The least rank at which the scaled principal directions meet δ on all pairs (bisection)."""
+        U = principal_directions()
+        need = (1.0 - delta) / (1.0 + delta)
 
-            def lower(i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-                return np.full(i.shape, need), np.full(i.shape, np.inf)
+        def lower(i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            return np.full(i.shape, need), np.full(i.shape, np.inf)
 
-            def pca_ok(M: int) -> bool:
-                top = U[:, :M].T
-                scan = scan_pair_violations(X, top.T @ top, lower, tol=0.0, block_rows=block_rows, factor=top,
-                                            exact_values=False)
-                return scan.max_violation <= 0.0
+        def pca_ok(M: int) -> bool:
+            top = U[:, :M].T
+            scan = scan_pair_violations(X, top.T @ top, lower, tol=0.0, block_rows=block_rows, factor=top,
+                                        exact_values=False)
+            return scan.max_violation <= 0.0
 
-            lo, hi = 1, X.shape[1]
-            while lo < hi:
-                mid = (lo + hi) // 2
-                lo, hi = (lo, mid) if pca_ok(mid) else (mid + 1, hi)
-            initial_rank = lo
-            if initial_map is None:
-                initial_map = "pca"
-    initial_rank = check_rank(initial_rank, X.shape[1], "initial_rank")
-    initial_map = "pca" if initial_map is None else initial_map
+        lo, hi = 1, X.shape[1]
+        while lo < hi:
+            mid = (lo + hi) // 2
+            lo, hi = (lo, mid) if pca_ok(mid) else (mid + 1, hi)
+        return lo, "pca"
+
+    initial_rank, initial_map = _start(initial_rank, initial_map, X.shape[1], pca_start)
 
     first_set = initial_working_set(X, check_positive_int(options.pop("initial_pairs", 2000), "initial_pairs"),
                                      check_positive_int(options.pop("initial_neighbors", 5), "initial_neighbors",

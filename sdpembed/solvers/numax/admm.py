@@ -62,15 +62,16 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
-from ..._validate import as_matrix, check_positive_int
+from ..._validate import as_matrix
 from ...problems.numax import SecantOperator, box_violation, certified_lower_bound, check_bounds, secant_span
 from ...results import SolveResult, build_result, relative_gap
+from .admm_control import ADMMControl, ADMMPenalty, ADMMStopping, check_bundle
 from .least_squares import cholesky_factor, gram_rows, idle_core_threads, inverse_from_cholesky
 
 __all__ = [
     "ADMMState",
     "box_trace_admm",
-    "check_admm_options",
+    "check_constraint_count",
     "extend_inverse",
     "least_squares_inverse",
     "least_squares_step",
@@ -217,13 +218,8 @@ def least_squares_step(
     return W + op.adjoint(c), b - c
 
 
-def check_admm_options(eta: float, beta: float, n_constraints: int, max_constraints: int) -> None:
-    """Reject a multiplier step outside (0, (1+√5)/2), a non-positive penalty, or more secants
-    than the S×S least-squares matrix may hold."""
-    if not (0.0 < eta < (1.0 + np.sqrt(5.0)) / 2.0):
-        raise ValueError(f"eta must lie in (0, (1+sqrt 5)/2), got {eta}")
-    if not beta > 0.0:
-        raise ValueError(f"beta must be positive, got {beta}")
+def check_constraint_count(n_constraints: int, max_constraints: int) -> None:
+    """Refuse more secants than the S×S least-squares matrix may hold."""
     if n_constraints > max_constraints:
         S = n_constraints
         raise ValueError(
@@ -270,20 +266,12 @@ def box_trace_admm(
     hi: np.ndarray,
     *,
     problem: str = "numax",
-    beta: float = 1.0,
-    eta: float = 1.618,
-    tol: float = 1e-5,
-    feas_tol: float = 1e-6,
-    gap_tol: float = 1e-5,
-    max_iter: int = 20000,
-    adaptive: bool = True,
-    adapt_until: int = 5000,
-    check_every: int = 10,
+    stopping: ADMMStopping | None = None,
+    penalty: ADMMPenalty | None = None,
     warm_start: ADMMState | None = None,
     reduce: bool = True,
     max_constraints: int = 20000,
     verbose: bool | int = False,
-    time_limit: float | None = None,
 ) -> SolveResult:
     """ADMM (NuMax Algorithm 1) for min tr P s.t. lo ≤ 𝒜(P) ≤ hi, P ⪰ 0.
 
@@ -297,25 +285,12 @@ def box_trace_admm(
         Bounds on v_iᵀ P v_i; ``-inf``/``inf`` mark absent bounds (NuMax-Class).
     problem : str
         Registry name recorded in the result.
-    beta : float
-        Initial penalty β = β₁ = β₂ of (9) (paper: 1).
-    eta : float
-        Multiplier step η ∈ (0, (1+√5)/2) (paper: 1.618).
-    tol : float
-        Threshold on max(e₁, e₂) of Sec. 4.2.
-    feas_tol : float
-        Largest accepted constraint violation of the returned P.
-    gap_tol : float
-        Largest accepted certified relative gap.
-    max_iter : int
-        Iteration limit; reaching it gives status ``max_iterations``.
-    adaptive : bool
-        Adapt β by residual balancing during the first ``adapt_until`` iterations.
-    adapt_until : int
-        Iteration after which β stays fixed.
-    check_every : int
-        Build the certificate (an extra 𝒜(P) and one eigendecomposition) every this many
-        iterations, and whenever max(e₁, e₂) ≤ tol.
+    stopping : ADMMStopping, optional
+        Tolerances (Sec. 4.2 and the certificate), iteration and time limits, check cadence
+        (default ``ADMMStopping()``: tol 1e-5, feas_tol 1e-6, gap_tol 1e-5, 20,000 iterations).
+    penalty : ADMMPenalty, optional
+        β, η and the residual balancing of β (default ``ADMMPenalty()``: β = 1, η = 1.618,
+        balanced during the first 5,000 iterations).
     warm_start : ADMMState, optional
         Iterates of an earlier run: ω must have one entry per secant of this run; L and Λ
         are moved into this run's basis of the secant span (so the secants may differ).
@@ -325,8 +300,6 @@ def box_trace_admm(
         Refuse more secants than this (the S×S inverse needs 8·S² bytes: 3 GiB at 20,000).
     verbose : bool or int
         Print progress every ``verbose`` iterations (``True`` means 100).
-    time_limit : float, optional
-        Wall-clock limit in seconds; reaching it gives status ``max_iterations``.
 
     Returns
     -------
@@ -335,6 +308,7 @@ def box_trace_admm(
         (an :class:`ADMMState`) and ``rank``; ``history`` holds the traces.
     """
     start = time.perf_counter()
+    stopping, penalty = check_bundle(stopping, ADMMStopping, "stopping"), check_bundle(penalty, ADMMPenalty, "penalty")
     if isinstance(secants, SecantOperator):
         full_op = secants
         as_matrix(full_op.V, "secants")
@@ -342,10 +316,8 @@ def box_trace_admm(
         full_op = SecantOperator(as_matrix(secants, "secants"))
     S = full_op.n_constraints
     lo, hi = check_bounds(lo, hi, S)
-    check_admm_options(eta, beta, S, max_constraints)
-    max_iter = check_positive_int(max_iter, "max_iter")
-    check_every = check_positive_int(check_every, "check_every")
-    report_every = 100 if verbose is True else int(verbose or 0)
+    check_constraint_count(S, max_constraints)
+    eta = penalty.eta
 
     basis = secant_span(full_op.V) if reduce else None
     op = full_op if basis is None else full_op.in_basis(basis)
@@ -356,17 +328,14 @@ def box_trace_admm(
     if warm_start is not None:
         L, Lam, omega, beta = warm_start_iterates(warm_start, basis, full_op.dim, S)
     else:
-        L, Lam, omega = np.zeros((N, N)), np.zeros((N, N)), np.zeros(S)
+        L, Lam, omega, beta = np.zeros((N, N)), np.zeros((N, N)), np.zeros(S), penalty.beta
     AL = op.apply(L)
 
-    trace_keys = ("objective", "e1", "e2", "beta", "rank")
-    check_keys = ("check_iteration", "max_violation", "dual_bound", "relative_gap")
-    hist: dict[str, list[float]] = {key: [] for key in trace_keys + check_keys}
-    status, message = "max_iterations", f"reached max_iter={max_iter} without meeting the tolerances"
+    control = ADMMControl(stopping, penalty, beta, verbose, start)
     P = np.zeros((N, N))
     bound, y_feasible, violation, rgap, rank = 0.0, np.zeros(S), float("inf"), float("inf"), 0
-    iteration = last_check = last_report = 0
-    for iteration in range(1, max_iter + 1):
+    for _ in control.iterations():
+        beta = control.beta
         q = np.clip(AL - omega, lo, hi)                                    # (10)
         P, rank = _shrink_eigenvalues(L + Lam, 1.0 / beta)                 # (11)
         L_new, AL_new = least_squares_step(op, K_inv, P - Lam, q + omega)  # (12)-(13)
@@ -379,66 +348,35 @@ def box_trace_admm(
         norm_rP, norm_rq = np.linalg.norm(r_P), np.linalg.norm(r_q)
         e1 = 2.0 * norm_rP / max(np.linalg.norm(P) + np.linalg.norm(L), 1e-300)
         e2 = 2.0 * norm_rq / max(np.linalg.norm(q) + np.linalg.norm(AL), 1e-300)
-        objective = float(np.trace(P))
-        for key, value in zip(trace_keys, (objective, e1, e2, beta, rank), strict=True):
-            hist[key].append(value)
-
-        if adaptive and iteration <= adapt_until and iteration % 10 == 0:
-            primal = np.hypot(norm_rP, norm_rq)
-            dual = beta * np.hypot(np.linalg.norm(dL), np.linalg.norm(dAL))
-            factor = 2.0 if primal > 10.0 * dual else 0.5 if dual > 10.0 * primal else 1.0
+        control.record(float(np.trace(P)), e1, e2, rank)
+        if control.balance_due():
+            factor = control.balance(norm_rP, norm_rq, np.linalg.norm(dL), np.linalg.norm(dAL))
             if factor != 1.0:
-                beta *= factor
                 Lam /= factor
                 omega /= factor
 
-        small = max(e1, e2) <= tol
-        out_of_time = time_limit is not None and time.perf_counter() - start > time_limit
-        due = iteration - last_check >= (max(1, check_every // 5) if small else check_every)
-        if due or iteration == max_iter or out_of_time:
-            last_check = iteration
+        if control.check_due():
             violation = box_violation(op.apply(P), lo, hi)
-            bound, y_feasible = certified_lower_bound(op, lo, hi, beta * omega)
-            rgap = relative_gap(objective, bound)
-            for key, value in zip(check_keys, (iteration, violation, bound, rgap), strict=True):
-                hist[key].append(value)
-            if report_every and iteration - last_report >= report_every:
-                last_report = iteration
-                print(
-                    f"admm it {iteration:6d}  tr P {objective:.8f}  e1 {e1:.2e}  e2 {e2:.2e}  "
-                    f"viol {violation:.2e}  bound {bound:.8f}  gap {rgap:.2e}  rank {rank:4d}  "
-                    f"beta {beta:.3g}"
-                )
-            if small and violation <= feas_tol and rgap <= gap_tol:
-                status = "optimal"
-                message = (
-                    f"max(e1, e2) = {max(e1, e2):.2e} <= {tol:g}, violation {violation:.2e} <= "
-                    f"{feas_tol:g}, certified relative gap {rgap:.2e} <= {gap_tol:g}"
-                )
-                break
-            if out_of_time:
-                message = f"time limit of {time_limit:g}s reached before the tolerances were met"
+            bound, y_feasible = certified_lower_bound(op, lo, hi, control.beta * omega)
+            rgap = relative_gap(control.objective, bound)
+            control.record_check(violation, bound, rgap)
+            if control.stop(violation, rgap):
                 break
 
-    state = ADMMState(L, Lam, omega, beta, basis, K_inv)
+    state = ADMMState(L, Lam, omega, control.beta, basis, K_inv)
     if basis is not None:
         P = basis @ P @ basis.T
         violation = box_violation(full_op.explicit().apply(P), lo, hi)
         bound, y_feasible = certified_lower_bound(full_op, lo, hi, y_feasible)
         rgap = relative_gap(float(np.trace(P)), bound)
-        if status == "optimal" and (violation > feas_tol or rgap > gap_tol):
-            status = "inaccurate"
-            message = (
-                f"converged in the secant span, but on the original secants the violation is "
-                f"{violation:.2e} and the certified relative gap {rgap:.2e}"
-            )
+        control.demote(violation, rgap, "converged in the secant span, but on the original secants")
     min_eig = float(np.linalg.eigvalsh(P)[0]) if N else 0.0
-    history = {key: np.asarray(value) for key, value in hist.items()}
     # rgap: that of the last check (or of the original secants), which judged the status
     return build_result(
-        problem, "P", P, float(np.trace(P)), bound, rgap=rgap, status=status, message=message, method="admm",
-        solver="numax_admm", max_violation=violation, min_eigenvalue=min_eig, iterations=iteration, start=start,
-        history=history, extra={"y": y_feasible, "rank": rank, "state": state, "reduced_dim": N},
+        problem, "P", P, float(np.trace(P)), bound, rgap=rgap, status=control.status, message=control.message,
+        method="admm", solver="numax_admm", max_violation=violation, min_eigenvalue=min_eig,
+        iterations=control.iteration, start=start, history=control.traces(),
+        extra={"y": y_feasible, "rank": rank, "state": state, "reduced_dim": N},
     )
 
 

@@ -39,8 +39,10 @@ References
 
 from __future__ import annotations
 
+import numbers
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse
@@ -56,11 +58,12 @@ from ...problems.numax import (
     signed_multipliers,
 )
 from ...results import SolveResult, build_result, relative_gap
-from .admm import ADMMState, check_admm_options, least_squares_inverse, symmetric_matvec, warm_start_iterates
+from .admm import ADMMState, check_constraint_count, least_squares_inverse, symmetric_matvec, warm_start_iterates
+from .admm_control import ADMMControl, ADMMPenalty, ADMMStopping, check_bundle
 from .factor_polish import polish_factor
 from .least_squares import CholeskySolve, extend_gram
 
-__all__ = ["pair_trace_admm"]
+__all__ = ["LEAST_SQUARES_MODES", "OutsideMonitor", "PairNumerics", "pair_trace_admm"]
 
 #: the polish is tried only when the working pairs' violation is at most this many times feas_tol
 POLISH_FROM = 100.0
@@ -69,6 +72,99 @@ POLISH_EVERY = 5
 #: "mixed" least squares go to double precision when the violation or gap shrank by less than
 #: a tenth over this many iterations
 STALL_SPAN = 10
+#: the means of the least-squares step (12)–(13) (:class:`PairNumerics`)
+LEAST_SQUARES_MODES = ("auto", "mixed", "inverse", "cholesky", "cholesky-single")
+
+
+@dataclass(frozen=True)
+class PairNumerics:
+    """How :func:`pair_trace_admm` computes its steps: the partial eigensolver, the least squares,
+    the polish. None of these changes the problem or the certificate, only the cost and the path.
+
+    Parameters
+    ----------
+    eig_tol : float
+        Largest accepted residual ‖Mu − θu‖ of a Ritz pair above the threshold, relative to ‖M‖
+        and to the current ADMM residual max(e₁, e₂) (the projection errors shrink with it).
+    refresh_every : int
+        A full eigendecomposition at least every this many iterations.
+    eig_precision : {"double", "single"}
+        Precision of the partial eigensolver's Rayleigh–Ritz steps. ``"single"`` is about twice
+        as fast, with Ritz residuals accepted down to 1e-5·‖M‖ only (a full double-precision
+        eigendecomposition below that): for inexact runs such as column generation's loose
+        rounds (1e-3 accuracy), never for a run that is certified to 1e-5.
+    least_squares : {"auto", "mixed", "inverse", "cholesky", "cholesky-single"}
+        How the least-squares step (12)–(13) applies (I + 𝒜𝒜*)⁻¹: the explicit inverse (one
+        ``symv`` an iteration; updated from ``warm_start.K_inv`` when given), or the Cholesky
+        factor alone (two triangular solves an iteration, about twice as slow, but no
+        inversion: the cheaper choice for a few iterations on a changed set of pairs), in
+        double or single precision (twice as fast again, relative errors ≈ 10⁻⁶: for the
+        inexact loose rounds of column generation). ``"auto"`` updates a given inverse, and
+        otherwise starts with the factor and inverts it (``potri`` only) after max(50, S/25)
+        iterations, when the slower solves would have cost as much. ``"mixed"`` starts with the
+        single-precision factor and refactorises in double precision (then as ``"auto"``) after
+        max(50, S/25) iterations, or as soon as max(e₁, e₂), the violation or the approximate
+        gap, above its tolerance, shrinks by less than a tenth over 10 iterations:
+        single precision leaves noise of ≈ 10⁻⁶ in the iterates, at which they stall (with
+        ``polish``, the violation is often settled anyway). Column generation's tight rounds use
+        it: the same iteration counts at a lower cost per iteration. 𝒜𝒜* of the pairs that
+        ``warm_start.gram`` covers is reused
+        (:mod:`~sdpembed.solvers.numax.least_squares`).
+    polish : bool
+        Once max(e₁, e₂) ≤ ``tol`` and the working pairs' violation is at most
+        100·``feas_tol``, try at most every 5 iterations to settle the violation by Gauss–Newton
+        steps on the factor of P (:func:`~sdpembed.solvers.numax.factor_polish.polish_factor`),
+        provided the approximate gap is already within ``gap_tol`` and the S constraints are
+        fewer than the factor's rank·r entries (otherwise the steps' equations are
+        overdetermined; a failed attempt doubles the wait for the next); the polished P is kept only
+        if its own violation and gap meet the tolerances (it is PSD and of the same rank by
+        construction, and the dual bound is the ADMM's). On the last restricted problem of
+        column generation this ends the run in a fraction of the iterations.
+    """
+
+    eig_tol: float = 1e-1
+    refresh_every: int = 50
+    eig_precision: str = "double"
+    least_squares: str = "auto"
+    polish: bool = True
+
+    def __post_init__(self) -> None:
+        if isinstance(self.eig_tol, bool) or not isinstance(self.eig_tol, numbers.Real) or not self.eig_tol > 0.0:
+            raise ValueError(f"eig_tol must be a positive real number, got {self.eig_tol!r}")
+        check_positive_int(self.refresh_every, "refresh_every")
+        if self.eig_precision not in ("double", "single"):
+            raise ValueError(f"eig_precision must be 'double' or 'single', got {self.eig_precision!r}")
+        if self.least_squares not in LEAST_SQUARES_MODES:
+            raise ValueError(f"least_squares must be one of {LEAST_SQUARES_MODES}, got {self.least_squares!r}")
+        if not isinstance(self.polish, bool | np.bool_):
+            raise ValueError(f"polish must be a bool, got {self.polish!r}")
+
+
+@dataclass(frozen=True)
+class OutsideMonitor:
+    """Stop refining a restricted problem that pairs outside it will change anyway.
+
+    Parameters
+    ----------
+    scan : callable
+        ``scan(factor) -> float``: for the current Ψ (k, N), the worst violation among the
+        pairs *outside* this problem (column generation passes a scan of all pairs). At a
+        check, once the working pairs' accuracy max(violation, e₁, e₂) is at most ``ratio``
+        times that outside violation (and it exceeds ``feas_tol``), the run stops with status
+        ``max_iterations``. It is called at most every 20 iterations, and so that it takes at
+        most a tenth of the run's time.
+    ratio : float
+        See ``scan``.
+    """
+
+    scan: Callable[[np.ndarray], float]
+    ratio: float = 0.1
+
+    def __post_init__(self) -> None:
+        if not callable(self.scan):
+            raise ValueError(f"scan must be callable, got {self.scan!r}")
+        if isinstance(self.ratio, bool) or not isinstance(self.ratio, numbers.Real) or not self.ratio > 0.0:
+            raise ValueError(f"ratio must be a positive real number, got {self.ratio!r}")
 
 
 class _PairGeometry:
@@ -267,11 +363,7 @@ class _LeastSquaresSteps:
     * ``"inverse"``, ``"cholesky"``, ``"cholesky-single"``: that means throughout.
     """
 
-    MODES = ("auto", "mixed", "inverse", "cholesky", "cholesky-single")
-
     def __init__(self, op: PairSecantOperator, mode: str, warm_start: ADMMState | None) -> None:
-        if mode not in self.MODES:
-            raise ValueError(f"least_squares must be one of {self.MODES}, got {mode!r}")
         self.op, self.period = op, max(50, op.n_constraints // 25)
         known_inverse = None if warm_start is None else warm_start.K_inv
         single = mode in ("mixed", "cholesky-single")
@@ -356,28 +448,15 @@ def pair_trace_admm(
     hi: np.ndarray,
     *,
     problem: str = "numax",
-    beta: float = 1.0,
-    eta: float = 1.618,
-    tol: float = 1e-5,
-    feas_tol: float = 1e-6,
-    gap_tol: float = 1e-5,
-    max_iter: int = 20000,
-    adaptive: bool = True,
-    adapt_until: int = 5000,
-    check_every: int = 10,
+    stopping: ADMMStopping | None = None,
+    penalty: ADMMPenalty | None = None,
+    numerics: PairNumerics | None = None,
     warm_start: ADMMState | None = None,
-    max_constraints: int = 20000,
-    eig_tol: float = 1e-1,
-    refresh_every: int = 50,
     basis: np.ndarray | None = None,
-    least_squares: str = "auto",
-    eig_precision: str = "double",
-    monitor: Callable[[np.ndarray], float] | None = None,
-    monitor_ratio: float = 0.1,
+    monitor: OutsideMonitor | None = None,
     certify: bool = True,
-    polish: bool = True,
+    max_constraints: int = 20000,
     verbose: bool | int = False,
-    time_limit: float | None = None,
 ) -> SolveResult:
     """ADMM (NuMax Algorithm 1) for min tr P s.t. lo ≤ 𝒜(P) ≤ hi, P ⪰ 0, on pair secants.
 
@@ -389,60 +468,18 @@ def pair_trace_admm(
     ----------
     operator : PairSecantOperator
         The pairs (their secants define 𝒜).
-    lo, hi, problem, beta, eta, tol, feas_tol, gap_tol, max_iter, adaptive, adapt_until, check_every, \
-warm_start, max_constraints, verbose, time_limit
+    lo, hi, problem, stopping, penalty, warm_start, max_constraints, verbose
         As for :func:`~sdpembed.solvers.numax.admm.box_trace_admm`.
-    eig_tol : float
-        Largest accepted residual ‖Mu − θu‖ of a Ritz pair above the threshold, relative to ‖M‖
-        and to the current ADMM residual max(e₁, e₂) (the projection errors shrink with it).
-    refresh_every : int
-        A full eigendecomposition at least every this many iterations.
+    numerics : PairNumerics, optional
+        The partial eigensolver, the least-squares means and the polish (default
+        ``PairNumerics()``).
     basis : ndarray of shape (N, r), optional
         An orthonormal basis of a subspace that holds every secant (e.g. the span of all
         centred points, computed once by column generation for all its rounds); used if it
         reproduces every secant to 1e-10, otherwise the span of the secants is computed.
-    least_squares : {"auto", "mixed", "inverse", "cholesky", "cholesky-single"}
-        How the least-squares step (12)–(13) applies (I + 𝒜𝒜*)⁻¹: the explicit inverse (one
-        ``symv`` an iteration; updated from ``warm_start.K_inv`` when given), or the Cholesky
-        factor alone (two triangular solves an iteration, about twice as slow, but no
-        inversion: the cheaper choice for a few iterations on a changed set of pairs), in
-        double or single precision (twice as fast again, relative errors ≈ 10⁻⁶: for the
-        inexact loose rounds of column generation). ``"auto"`` updates a given inverse, and
-        otherwise starts with the factor and inverts it (``potri`` only) after max(50, S/25)
-        iterations, when the slower solves would have cost as much. ``"mixed"`` starts with the
-        single-precision factor and refactorises in double precision (then as ``"auto"``) after
-        max(50, S/25) iterations, or as soon as max(e₁, e₂), the violation or the approximate
-        gap, above its tolerance, shrinks by less than a tenth over 10 iterations:
-        single precision leaves noise of ≈ 10⁻⁶ in the iterates, at which they stall (with
-        ``polish``, the violation is often settled anyway). Column generation's tight rounds use
-        it: the same iteration counts at a lower cost per iteration. 𝒜𝒜* of the pairs that
-        ``warm_start.gram`` covers is reused
-        (:mod:`~sdpembed.solvers.numax.least_squares`).
-    eig_precision : {"double", "single"}
-        Precision of the partial eigensolver's Rayleigh–Ritz steps. ``"single"`` is about twice
-        as fast, with Ritz residuals accepted down to 1e-5·‖M‖ only (a full double-precision
-        eigendecomposition below that): for inexact runs such as column generation's loose
-        rounds (1e-3 accuracy), never for a run that is certified to 1e-5.
-    monitor : callable, optional
-        ``monitor(factor) -> float``: for the current Ψ (k, N), the worst violation among the
-        pairs *outside* this problem (column generation passes a scan of all pairs). At a
-        check, once the working pairs' accuracy max(violation, e₁, e₂) is at most
-        ``monitor_ratio`` times that outside violation (and it exceeds ``feas_tol``), the run
-        stops with status ``max_iterations``: refining a solution that the outside pairs will
-        change anyway is wasted. It is called at most every 20 iterations, and so that it
-        takes at most a tenth of the run's time.
-    monitor_ratio : float
-        See ``monitor``.
-    polish : bool
-        Once max(e₁, e₂) ≤ ``tol`` and the working pairs' violation is at most
-        100·``feas_tol``, try at most every 5 iterations to settle the violation by Gauss–Newton
-        steps on the factor of P (:func:`~sdpembed.solvers.numax.factor_polish.polish_factor`),
-        provided the approximate gap is already within ``gap_tol`` and the S constraints are
-        fewer than the factor's rank·r entries (otherwise the steps' equations are
-        overdetermined; a failed attempt doubles the wait for the next); the polished P is kept only
-        if its own violation and gap meet the tolerances (it is PSD and of the same rank by
-        construction, and the dual bound is the ADMM's). On the last restricted problem of
-        column generation this ends the run in a fraction of the iterations.
+    monitor : OutsideMonitor, optional
+        A scan of the pairs outside this problem, which ends a run whose accuracy on the working
+        pairs is wasted (column generation's rounds).
     certify : bool
         Compute the certified dual bound of the result from the explicit secants (O(S N² + N³)).
         Column generation's loose rounds skip it (their bound is never used); without it the
@@ -458,15 +495,16 @@ warm_start, max_constraints, verbose, time_limit
         double precision, None if it did not) and ``polished`` (whether P is a polished one).
     """
     start = time.perf_counter()
+    stopping, penalty = check_bundle(stopping, ADMMStopping, "stopping"), check_bundle(penalty, ADMMPenalty, "penalty")
+    numerics = check_bundle(numerics, PairNumerics, "numerics")
+    if monitor is not None:
+        check_bundle(monitor, OutsideMonitor, "monitor")
     if not isinstance(operator, PairSecantOperator):
         raise TypeError("pair_trace_admm needs a PairSecantOperator; use box_trace_admm for explicit secants")
     S = operator.n_constraints
     lo, hi = check_bounds(lo, hi, S)
-    check_admm_options(eta, beta, S, max_constraints)
-    max_iter = check_positive_int(max_iter, "max_iter")
-    check_every = check_positive_int(check_every, "check_every")
-    refresh_every = check_positive_int(refresh_every, "refresh_every")
-    report_every = 100 if verbose is True else int(verbose or 0)
+    check_constraint_count(S, max_constraints)
+    eta, tol, feas_tol, gap_tol = penalty.eta, stopping.tol, stopping.feas_tol, stopping.gap_tol
 
     op = None
     if basis is not None and np.ndim(basis) == 2 and np.shape(basis)[0] == operator.dim:
@@ -478,9 +516,7 @@ warm_start, max_constraints, verbose, time_limit
         op = operator if basis is None else operator.in_basis(basis)
     r = op.dim
     geom = _PairGeometry(op)
-    if eig_precision not in ("double", "single"):
-        raise ValueError(f"eig_precision must be 'double' or 'single', got {eig_precision!r}")
-    steps = _LeastSquaresSteps(op, least_squares, warm_start)
+    steps = _LeastSquaresSteps(op, numerics.least_squares, warm_start)
     if warm_start is not None:
         L0, Lam0, omega, beta = warm_start_iterates(warm_start, basis, operator.dim, S)
         AL, A_Lam0 = op.apply(L0), op.apply(Lam0)
@@ -488,12 +524,13 @@ warm_start, max_constraints, verbose, time_limit
     else:
         L0 = Lam0 = None
         omega, AL, A_Lam0, norm_Lam0 = np.zeros(S), np.zeros(S), np.zeros(S), 0.0
+        beta = penalty.beta
     a, z, A_Lam = 1.0, np.zeros(S), A_Lam0.copy()            # Λ = a Λ₀ + 𝒜*(z)
     Kz = np.zeros(S)                                          # (I + 𝒜𝒜*) z, tracked exactly
-    single = eig_precision == "single"
+    single = numerics.eig_precision == "single"
     constants_single = tuple(None if A is None else A.astype(np.float32) for A in (Lam0, L0)) if single else None
     M = _ImplicitMatrix(geom, None, None, 1.0, Lam0, 1.0, L0, np.zeros(S), constants_single)   # L + Λ
-    shrink = _PartialShrink(r, eig_tol, refresh_every, single=single)
+    shrink = _PartialShrink(r, numerics.eig_tol, numerics.refresh_every, single=single)
 
     def combo_norm2(alpha: float, v: np.ndarray, Kv: np.ndarray) -> float:
         """‖α Λ₀ + 𝒜*(v)‖², given Kv = (I + 𝒜𝒜*) v: ‖𝒜*(v)‖² = vᵀ𝒜𝒜*v = vᵀ(Kv − v)."""
@@ -502,14 +539,11 @@ warm_start, max_constraints, verbose, time_limit
             out += alpha * alpha * norm_Lam0**2 + 2.0 * alpha * float(v @ A_Lam0)
         return max(out, 0.0)
 
-    trace_keys = ("objective", "e1", "e2", "beta", "rank")
-    check_keys = ("check_iteration", "max_violation", "dual_bound", "relative_gap")
-    hist: dict[str, list[float]] = {key: [] for key in trace_keys + check_keys}
-    status, message = "max_iterations", f"reached max_iter={max_iter} without meeting the tolerances"
+    control = ADMMControl(stopping, penalty, beta, verbose, start)
     U_P, s_P, AP = np.zeros((r, 0)), np.zeros(0), np.zeros(S)
     prev = None                       # the previous iteration's P, 𝒜(P), ⟨P, Λ₀⟩, c, z, a, rhs, Kz: for ‖ΔL‖
     bound, violation, rgap, rank, objective = 0.0, float("inf"), float("inf"), 0, 0.0
-    iteration = last_check = last_report = last_monitor = 0
+    last_monitor = 0
     last_polish, polish_failures, polish_note = -POLISH_EVERY, 0, ""
     # [iteration, value] of the last reference of the stall test, for max(e₁, e₂), violation, gap
     residual_seen, violation_seen, gap_seen = [None, np.inf], [None, np.inf], [None, np.inf]
@@ -526,7 +560,8 @@ warm_start, max_constraints, verbose, time_limit
         return False
     monitor_time = 0.0
     c, residual = np.zeros(S), 1.0
-    for iteration in range(1, max_iter + 1):
+    for iteration in control.iterations():
+        beta = control.beta
         q = np.clip(AL - omega, lo, hi)                                          # (10)
         theta, vectors = shrink(M, 1.0 / beta, residual)                        # (11)
         s_P, U_P = theta - 1.0 / beta, vectors
@@ -555,11 +590,10 @@ warm_start, max_constraints, verbose, time_limit
         e1 = 2.0 * norm_rP / max(np.sqrt(norm_P2) + norm_L, 1e-300)
         e2 = 2.0 * norm_rq / max(np.linalg.norm(q) + np.linalg.norm(AL), 1e-300)
         objective = float(np.sum(s_P))
-        residual = max(e1, e2)
-        for key, value in zip(trace_keys, (objective, e1, e2, beta, rank), strict=True):
-            hist[key].append(value)
+        control.record(objective, e1, e2, rank)
+        residual = control.residual
 
-        if adaptive and iteration <= adapt_until and iteration % 10 == 0 and prev is not None:
+        if control.balance_due() and prev is not None:
             # ‖L⁺ − L‖ with L⁺ = P − Λ + 𝒜*(c) and L = P' − Λ' + 𝒜*(c'), Λ − Λ' = −η(a' Λ₀ + 𝒜*(z' − c'))
             U0, s0, AP0, P0_dot_Lam0, c0, z0, a0, rhs0, Kz0 = prev
             v = c - c0 + eta * (z0 - c0)
@@ -570,11 +604,8 @@ warm_start, max_constraints, verbose, time_limit
             dL2 = dP2 + combo_norm2(alpha, v, Kv) + 2.0 * float(v @ (AP - AP0))
             if alpha != 0.0 and Lam0 is not None:
                 dL2 += 2.0 * alpha * (P_dot_Lam0 - P0_dot_Lam0)
-            primal = np.hypot(norm_rP, norm_rq)
-            dual = beta * np.hypot(np.sqrt(max(dL2, 0.0)), np.linalg.norm(dAL))
-            factor = 2.0 if primal > 10.0 * dual else 0.5 if dual > 10.0 * primal else 1.0
+            factor = control.balance(norm_rP, norm_rq, np.sqrt(max(dL2, 0.0)), np.linalg.norm(dAL))
             if factor != 1.0:
-                beta *= factor
                 a, z, Kz, A_Lam, omega = a / factor, z / factor, Kz / factor, A_Lam / factor, omega / factor
         prev = (U_P, s_P, AP, P_dot_Lam0, c, z_old, a_old, rhs, Kz_old)
         # L⁺ + Λ⁺ = P + (a⁺ − a) Λ₀ + 𝒜*(c − z + z⁺)  (Λ⁺ after any rescaling)
@@ -582,33 +613,23 @@ warm_start, max_constraints, verbose, time_limit
         if abs(a) < 1e-18:
             a = 0.0
 
-        small = max(e1, e2) <= tol
-        out_of_time = time_limit is not None and time.perf_counter() - start > time_limit
-        due = iteration - last_check >= (max(1, check_every // 5) if small else check_every)
-        if due or iteration == max_iter or out_of_time:
-            last_check = iteration
+        if control.check_due():
             violation = box_violation(AP, lo, hi)
-            reporting = report_every and iteration - last_report >= report_every
-            if (small and violation <= feas_tol) or reporting:       # the bound decides only then
-                bound = _approximate_bound(geom, lo, hi, beta * omega)
+            if (control.small and violation <= feas_tol) or control.reporting:     # the bound decides only then
+                bound = _approximate_bound(geom, lo, hi, control.beta * omega)
                 rgap = relative_gap(objective, bound)
             else:
                 bound, rgap = float("nan"), float("inf")
-            for key, value in zip(check_keys, (iteration, violation, bound, rgap), strict=True):
-                hist[key].append(value)
-            if reporting:
-                last_report = iteration
-                print(f"admm it {iteration:6d}  tr P {objective:.8f}  e1 {e1:.2e}  e2 {e2:.2e}  "
-                      f"viol {violation:.2e}  bound {bound:.8f}  gap {rgap:.2e}  rank {rank:4d}  beta {beta:.3g}")
-            if (polish and small and feas_tol < violation <= POLISH_FROM * feas_tol and S < rank * r
-                    and iteration - last_polish >= POLISH_EVERY * 2**polish_failures):
+            control.record_check(violation, bound, rgap)
+            if (numerics.polish and control.small and feas_tol < violation <= POLISH_FROM * feas_tol
+                    and S < rank * r and iteration - last_polish >= POLISH_EVERY * 2**polish_failures):
                 # the gap is often met long before the working pairs' violation: settle that tail
-                # by Gauss–Newton steps on the factor (:mod:`._factor_polish`) if the gap allows.
+                # by Gauss–Newton steps on the factor (:mod:`.factor_polish`) if the gap allows.
                 # Its S equations need fewer than the factor's rank·r unknowns; each failure
                 # doubles the wait for the next attempt
                 last_polish = iteration
                 if not np.isfinite(bound):                   # not yet evaluated at this check
-                    bound = _approximate_bound(geom, lo, hi, beta * omega)
+                    bound = _approximate_bound(geom, lo, hi, control.beta * omega)
                     rgap = relative_gap(objective, bound)
                 polished = None
                 if rgap <= gap_tol:
@@ -627,32 +648,27 @@ warm_start, max_constraints, verbose, time_limit
                 # the violation or the gap stalls above its tolerance, refactorise in double precision
                 # a list, not any(generator): every reference is brought up to date
                 stalls = [stalled(seen, value, limit, iteration) for seen, value, limit in
-                          ((residual_seen, max(e1, e2), tol), (violation_seen, violation, feas_tol),
+                          ((residual_seen, control.residual, tol), (violation_seen, violation, feas_tol),
                            (gap_seen, rgap, gap_tol))]
                 if any(stalls):
                     steps.to_double(iteration)
-            if small and violation <= feas_tol and rgap <= gap_tol:
-                status = "optimal"
-                message = (f"max(e1, e2) = {max(e1, e2):.2e} <= {tol:g}, violation {violation:.2e} <= "
-                           f"{feas_tol:g}, certified relative gap {rgap:.2e} <= {gap_tol:g}{polish_note}")
-                break
-            if out_of_time:
-                message = f"time limit of {time_limit:g}s reached before the tolerances were met"
+            if control.stop(violation, rgap, polish_note):
                 break
             if monitor is not None and iteration - last_monitor >= 20 and \
                     time.perf_counter() - start >= 10.0 * monitor_time:
                 last_monitor, tick = iteration, time.perf_counter()
-                outside = float(monitor(_factor_in_original_coordinates(U_P, s_P, basis)))
+                outside = float(monitor.scan(_factor_in_original_coordinates(U_P, s_P, basis)))
                 monitor_time += time.perf_counter() - tick
-                if outside > feas_tol and max(violation, e1, e2) <= monitor_ratio * outside:
-                    message = (f"stopped at iteration {iteration}: pairs outside the problem violate by "
-                               f"{outside:.2e}, the working pairs only by {violation:.2e} (e1 {e1:.1e}, e2 {e2:.1e})")
+                if outside > feas_tol and max(violation, e1, e2) <= monitor.ratio * outside:
+                    control.message = (
+                        f"stopped at iteration {iteration}: pairs outside the problem violate by "
+                        f"{outside:.2e}, the working pairs only by {violation:.2e} (e1 {e1:.1e}, e2 {e2:.1e})")
                     break
 
     # the iterates, formed once, for a warm start; P and its certificate from the explicit secants
     Lam = geom.adjoint(z) + (a * Lam0 if (Lam0 is not None and a != 0.0) else 0.0)
     L = M.dense() - Lam
-    state = ADMMState(L, Lam, omega, beta, basis, steps.K_inv, steps.gram)
+    state = ADMMState(L, Lam, omega, control.beta, basis, steps.K_inv, steps.gram)
     factor = _factor_in_original_coordinates(U_P, s_P, basis)
     explicit = operator.explicit()
     B = explicit.V @ factor.T
@@ -661,23 +677,20 @@ warm_start, max_constraints, verbose, time_limit
     P = factor.T @ factor
     objective = float(np.trace(P))
     if certify:
-        bound, y_feasible = certified_lower_bound(explicit, lo, hi, beta * omega)
+        bound, y_feasible = certified_lower_bound(explicit, lo, hi, control.beta * omega)
         rgap = relative_gap(objective, bound)
-        if status == "optimal" and (violation > feas_tol or rgap > gap_tol):
-            status = "inaccurate"
-            message = (f"converged on the pair operator, but on the explicit secants the violation is "
-                       f"{violation:.2e} and the certified relative gap {rgap:.2e}")
+        control.demote(violation, rgap, "converged on the pair operator, but on the explicit secants")
     else:
-        bound, rgap, y_feasible = float("nan"), float("nan"), signed_multipliers(beta * omega, lo, hi)
-        if status == "optimal":
-            status, message = "inaccurate", f"{message}; not certified (certify=False)"
+        bound, rgap, y_feasible = float("nan"), float("nan"), signed_multipliers(control.beta * omega, lo, hi)
+        if control.status == "optimal":
+            control.status, control.message = "inaccurate", f"{control.message}; not certified (certify=False)"
     # the spectrum of P = ΨᵀΨ is that of ΨΨᵀ (k × k) and N − k zeros
     spectrum = np.linalg.eigvalsh(factor @ factor.T) if factor.shape[0] else np.zeros(0)
     min_eigenvalue = float(np.min(spectrum, initial=0.0 if factor.shape[0] < P.shape[0] else np.inf))
     return build_result(
-        problem, "P", P, objective, bound, rgap=rgap, status=status, message=message, method="admm",
-        solver="numax_admm_pairs", max_violation=violation, min_eigenvalue=min_eigenvalue, iterations=iteration,
-        start=start, history={key: np.asarray(value) for key, value in hist.items()},
+        problem, "P", P, objective, bound, rgap=rgap, status=control.status, message=control.message,
+        method="admm", solver="numax_admm_pairs", max_violation=violation, min_eigenvalue=min_eigenvalue,
+        iterations=control.iteration, start=start, history=control.traces(),
         extra={"y": y_feasible, "rank": rank, "state": state, "reduced_dim": r, "factor": factor,
                "values": values, "full_eigensolves": shrink.full_count, "partial_eigensolves": shrink.partial_count,
                "double_precision_from": steps.doubled_at, "polished": bool(polish_note)},

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 import numpy as np
@@ -54,7 +54,8 @@ from ...problems.numax import PairSecantOperator
 from ...results import SolveResult, build_result
 from ...secants import linear_index_of_pairs, pair_count, pairs_from_linear_index
 from .admm import ADMMState, box_trace_admm, restrict_inverse, update_is_cheaper
-from .admm_pairs import pair_trace_admm
+from .admm_control import ADMMStopping, check_bundle
+from .admm_pairs import OutsideMonitor, PairNumerics, pair_trace_admm
 from .pair_scan import PairBounds, PairDistances, initial_working_set, scan_pair_violations
 
 __all__ = [
@@ -204,7 +205,7 @@ class _NuMaxADMM:
               tight: bool, monitor: Callable[[np.ndarray], float] | None = None) -> RestrictedResult:
         options = self.tight_options if tight else self.loose_options
         if monitor is not None:
-            options = {**options, "monitor": monitor}
+            options = {**options, "monitor": OutsideMonitor(monitor)}
         result = self.admm(operator, lo, hi, problem=self.problem, warm_start=warm_start, **options)
         return RestrictedResult(P=result.solution, y=result.extra["y"], state=result.extra["state"],
                                 rank=result.extra["rank"], iterations=result.iterations, objective=result.objective,
@@ -509,7 +510,17 @@ def column_generation(
         Recompute every violator's value from its explicit secant (False: only the pairs
         the Gram-based rounding bound leaves in doubt; the termination test is the same).
     admm_options : dict, optional
-        Extra options of the restricted ADMM.
+        Further keyword arguments of the restricted ADMM (of
+        :func:`~sdpembed.solvers.numax.admm_pairs.pair_trace_admm`, or of
+        :func:`~sdpembed.solvers.numax.admm.box_trace_admm` without ``implicit``). Its
+        ``stopping`` (an :class:`~sdpembed.solvers.numax.admm_control.ADMMStopping`) gives the
+        tight rounds' limits and cadence, with ``feas_tol`` and ``gap_tol`` replaced by those
+        above; the loose rounds use ``loose_tol`` for all three tolerances and at most
+        ``loose_max_iter`` iterations. Its ``numerics`` (a
+        :class:`~sdpembed.solvers.numax.admm_pairs.PairNumerics`) is used in every round (the
+        loose ones without the polish); without it, the tight rounds use the ``"mixed"`` least
+        squares, and the loose ones the ``"cholesky-single"`` least squares and single-precision
+        Rayleigh–Ritz steps.
 
     Returns
     -------
@@ -521,7 +532,9 @@ def column_generation(
     """
     start = time.perf_counter()
     X = as_matrix(X, "X", min_rows=2)
-    tight_options = {"feas_tol": feas_tol, "gap_tol": gap_tol, **(admm_options or {})}
+    tight_options = dict(admm_options or {})
+    stopping = check_bundle(tight_options.get("stopping"), ADMMStopping, "admm_options['stopping']")
+    tight_options["stopping"] = replace(stopping, feas_tol=feas_tol, gap_tol=gap_tol)
     loose_max_iter = check_positive_int(loose_max_iter, "loose_max_iter")
     if pair_count(X.shape[0]) <= 2 * check_positive_int(initial_pairs, "initial_pairs"):
         initial_pairs = pair_count(X.shape[0])
@@ -535,16 +548,21 @@ def column_generation(
         keep = sigma > 1e-6 * sigma[0] if sigma.size and sigma[0] > 0 else np.zeros(0, bool)
         if 0 < keep.sum() < X.shape[1]:
             tight_options["basis"] = np.ascontiguousarray(rows[keep].T)
-    loose_options = {**tight_options, "tol": loose_tol, "feas_tol": loose_tol, "gap_tol": loose_tol,
-                     "max_iter": min(loose_max_iter, tight_options.get("max_iter", loose_max_iter))}
+    loose_options = dict(tight_options)
+    if loose_tol is not None:
+        loose_options["stopping"] = replace(stopping, tol=loose_tol, feas_tol=loose_tol, gap_tol=loose_tol,
+                                            max_iter=min(loose_max_iter, stopping.max_iter))
     if implicit:
+        numerics = tight_options.get("numerics")
         # tight rounds: a single-precision factor while it suffices (they are short, and the
         # polish settles the violation the single-precision noise leaves)
-        tight_options = {"least_squares": "mixed", **tight_options}
+        tight_options["numerics"] = PairNumerics(least_squares="mixed") if numerics is None else numerics
         # a loose round's few iterations do not pay for inverting I + 𝒜𝒜* of its changed pairs,
         # need no double-precision eigenvectors, and neither its dual bound nor a polished P is used
-        loose_options = {"least_squares": "cholesky-single", "eig_precision": "single", **loose_options,
-                         "certify": False, "polish": False}
+        loose_options["numerics"] = (
+            PairNumerics(least_squares="cholesky-single", eig_precision="single", polish=False) if numerics is None
+            else replace(check_bundle(numerics, PairNumerics, "admm_options['numerics']"), polish=False))
+        loose_options["certify"] = False
     run = run_column_generation(
         X, bounds, _NuMaxADMM(problem, tight_options, loose_options, implicit), initial_pairs=initial_pairs,
         initial_neighbors=initial_neighbors, max_add=max_add, keep_tol=keep_tol, keep_multiplier=keep_multiplier,

@@ -6,6 +6,7 @@ import pytest
 from sdpembed import solve
 from sdpembed.problems.numax import SecantOperator
 from sdpembed.solvers.numax.admm import _shrink_eigenvalues, box_trace_admm, least_squares_step, secant_span
+from sdpembed.solvers.numax.admm_control import ADMMPenalty, ADMMStopping
 
 
 @pytest.mark.parametrize("beta", [0.3, 0.7, 2.0])
@@ -74,7 +75,7 @@ def test_unconverged_run_is_not_optimal(instances):
 
 
 def test_time_limit_stops_the_run(instances):
-    result = solve(instances["digits"], "admm", time_limit=0.0, check_every=1)
+    result = solve(instances["digits"], "admm", stopping=ADMMStopping(time_limit=0.0, check_every=1))
     assert result.status == "max_iterations" and "time limit" in result.message
 
 
@@ -102,15 +103,29 @@ def test_verbose_progress(instances, capsys):
 @pytest.mark.parametrize(
     "options, message",
     [
-        ({"eta": 2.0}, "eta"),
-        ({"beta": 0.0}, "beta"),
-        ({"max_iter": 0}, "max_iter"),
-        ({"check_every": 0}, "check_every"),
+        (lambda: {"penalty": ADMMPenalty(eta=2.0)}, "eta"),
+        (lambda: {"penalty": ADMMPenalty(beta=0.0)}, "beta"),
+        (lambda: {"penalty": ADMMPenalty(adapt_until=-1)}, "adapt_until"),
+        (lambda: {"penalty": ADMMPenalty(adaptive="yes")}, "adaptive"),
+        (lambda: {"max_iter": 0}, "max_iter"),                  # the registry's max_iter is the ADMM's
+        (lambda: {"stopping": ADMMStopping(max_iter=0)}, "max_iter"),
+        (lambda: {"stopping": ADMMStopping(check_every=0)}, "check_every"),
+        (lambda: {"stopping": ADMMStopping(tol=-1e-5)}, "tol"),
+        (lambda: {"stopping": ADMMStopping(gap_tol=float("nan"))}, "gap_tol"),
+        (lambda: {"stopping": ADMMStopping(time_limit=-1.0)}, "time_limit"),
+        (lambda: {"stopping": {"max_iter": 5}}, "stopping must be of type ADMMStopping"),
+        (lambda: {"penalty": 1.0}, "penalty must be of type ADMMPenalty"),
     ],
 )
 def test_bad_options(instances, options, message):
     with pytest.raises(ValueError, match=message):
-        solve(instances["gaussian"], "admm", **options)
+        solve(instances["gaussian"], "admm", **options())
+
+
+def test_max_iter_of_the_registry_keeps_the_rest_of_the_stopping_bundle(instances):
+    result = solve(instances["gaussian"], "admm", stopping=ADMMStopping(check_every=1), max_iter=5)
+    assert result.iterations == 5 and result.status == "max_iterations"
+    np.testing.assert_array_equal(result.history["check_iteration"], np.arange(1, 6))
 
 
 def test_bad_bounds_and_warm_start():
@@ -151,7 +166,7 @@ def test_warm_start_with_new_secants_moves_to_the_new_span():
 
 
 def test_infeasible_box_is_never_optimal():
-    result = box_trace_admm(np.eye(2)[:1], -np.inf, -1.0, max_iter=500)
+    result = box_trace_admm(np.eye(2)[:1], -np.inf, -1.0, stopping=ADMMStopping(max_iter=500))
     assert result.status == "max_iterations"
     assert result.max_violation > 0.5
 

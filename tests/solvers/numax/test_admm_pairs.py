@@ -1,6 +1,7 @@
 """The pair ADMM (implicit iterates, partial eigensolver) against the explicit ADMM it reproduces."""
 
 import warnings
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -10,10 +11,14 @@ from sdpembed.datasets import gaussian_points, translating_squares
 from sdpembed.problems.numax import PairSecantOperator, SecantOperator
 from sdpembed.secants import pair_count, pairs_from_linear_index
 from sdpembed.solvers.numax.admm import box_trace_admm
-from sdpembed.solvers.numax.admm_pairs import _holds_secants, pair_trace_admm
+from sdpembed.solvers.numax.admm_control import ADMMPenalty, ADMMStopping
+from sdpembed.solvers.numax.admm_pairs import OutsideMonitor, PairNumerics, _holds_secants, pair_trace_admm
 from sdpembed.solvers.numax.column_generation import column_generation
 
 from ...conftest import digits_points
+
+#: the tolerances of column generation's loose rounds
+LOOSE = ADMMStopping(tol=1e-3, feas_tol=1e-3, gap_tol=1e-3)
 
 
 def _pair_operator(X, n_pairs, seed=0):
@@ -34,7 +39,7 @@ def test_same_iterates_as_the_explicit_admm(delta):
     explicit = box_trace_admm(op.explicit().V, 1 - delta, 1 + delta)
     # a near-exact partial eigensolver: every implicit quantity (norms, the adaptive penalty, the
     # recursively updated 𝒜(Λ) and K z) must reproduce the explicit run
-    pairs = pair_trace_admm(op, 1 - delta, 1 + delta, eig_tol=1e-12)
+    pairs = pair_trace_admm(op, 1 - delta, 1 + delta, numerics=PairNumerics(eig_tol=1e-12))
     assert explicit.status == pairs.status == "optimal"
     assert pairs.iterations == explicit.iterations
     for key in ("objective", "e1", "e2", "beta", "rank"):
@@ -67,10 +72,10 @@ def test_warm_start_matches_the_explicit_admm():
     """A warm start enters as dense L₀, Λ₀ (the a·Λ₀ term of the implicit Λ)."""
     X = digits_points(60, seed=1)
     first = _pair_operator(X, 500, seed=1)
-    state = box_trace_admm(first.explicit().V, 0.85, 1.15, max_iter=40).extra["state"]
+    state = box_trace_admm(first.explicit().V, 0.85, 1.15, stopping=ADMMStopping(max_iter=40)).extra["state"]
     second = PairSecantOperator(X, first.i, first.j)        # same pairs: the warm start applies
     explicit = box_trace_admm(second.explicit().V, 0.85, 1.15, warm_start=state)
-    pairs = pair_trace_admm(second, 0.85, 1.15, warm_start=state, eig_tol=1e-12)
+    pairs = pair_trace_admm(second, 0.85, 1.15, warm_start=state, numerics=PairNumerics(eig_tol=1e-12))
     assert explicit.status == pairs.status == "optimal"
     assert pairs.iterations == explicit.iterations
     np.testing.assert_allclose(pairs.history["e1"], explicit.history["e1"], rtol=1e-6, atol=1e-9)
@@ -79,8 +84,8 @@ def test_warm_start_matches_the_explicit_admm():
 
 def test_time_limit_and_iteration_limit_are_not_optimal():
     op = _pair_operator(digits_points(40), 400)
-    assert pair_trace_admm(op, 0.9, 1.1, max_iter=5).status == "max_iterations"
-    assert pair_trace_admm(op, 0.9, 1.1, time_limit=0.0).status == "max_iterations"
+    assert pair_trace_admm(op, 0.9, 1.1, stopping=ADMMStopping(max_iter=5)).status == "max_iterations"
+    assert pair_trace_admm(op, 0.9, 1.1, stopping=ADMMStopping(time_limit=0.0)).status == "max_iterations"
 
 
 def test_bad_input():
@@ -88,9 +93,19 @@ def test_bad_input():
         pair_trace_admm(SecantOperator(np.eye(3)), 0.9, 1.1)
     op = _pair_operator(digits_points(20), 50)
     with pytest.raises(ValueError, match="eta"):
-        pair_trace_admm(op, 0.9, 1.1, eta=2.0)
+        pair_trace_admm(op, 0.9, 1.1, penalty=ADMMPenalty(eta=2.0))
     with pytest.raises(ValueError, match="lo must not exceed hi"):
         pair_trace_admm(op, 1.2, 0.8)
+    # a bundle refuses a bad value when it is made, the ADMM anything but its bundle
+    for options, message in ((lambda: {"numerics": PairNumerics(eig_tol=0.0)}, "eig_tol"),
+                             (lambda: {"numerics": PairNumerics(refresh_every=0)}, "refresh_every"),
+                             (lambda: {"numerics": PairNumerics(polish="no")}, "polish"),
+                             (lambda: {"numerics": {"eig_tol": 1e-3}}, "numerics must be of type PairNumerics"),
+                             (lambda: {"monitor": lambda factor: 0.0}, "monitor must be of type OutsideMonitor"),
+                             (lambda: {"monitor": OutsideMonitor(0.0)}, "scan must be callable"),
+                             (lambda: {"monitor": OutsideMonitor(lambda factor: 0.0, ratio=0.0)}, "ratio")):
+        with pytest.raises(ValueError, match=message):
+            pair_trace_admm(op, 0.9, 1.1, **options())
 
 
 def test_a_basis_that_misses_a_secant_is_not_used():
@@ -131,21 +146,23 @@ def test_small_instances_start_from_all_pairs():
 
 def test_cholesky_least_squares_gives_the_same_iterates():
     op = _pair_operator(digits_points(60), 600)
-    inverse = pair_trace_admm(op, 0.8, 1.2, eig_tol=1e-12, least_squares="inverse")
+    inverse = pair_trace_admm(op, 0.8, 1.2, numerics=PairNumerics(eig_tol=1e-12, least_squares="inverse"))
     assert inverse.status == "optimal" and inverse.iterations > 50
     for mode in ("cholesky", "auto"):                 # auto: the factor, inverted after 50 iterations
-        other = pair_trace_admm(op, 0.8, 1.2, eig_tol=1e-12, least_squares=mode)
+        other = pair_trace_admm(op, 0.8, 1.2, numerics=PairNumerics(eig_tol=1e-12, least_squares=mode))
         assert other.status == "optimal" and other.iterations == inverse.iterations
         np.testing.assert_allclose(other.history["e1"], inverse.history["e1"], rtol=1e-6, atol=1e-10)
         np.testing.assert_allclose(other.solution, inverse.solution, atol=1e-8)
         assert (other.extra["state"].K_inv is None) == (mode == "cholesky")
     np.testing.assert_allclose(other.extra["state"].K_inv, np.linalg.inv(np.eye(600) + op.gram_squared()), atol=1e-10)
     # single precision: the same optimum (its least-squares errors, ≈ 1e-6, are not those of a certified run)
-    single = pair_trace_admm(op, 0.8, 1.2, least_squares="cholesky-single", max_iter=40)
-    close = pair_trace_admm(op, 0.8, 1.2, least_squares="cholesky", max_iter=40)
+    single = pair_trace_admm(op, 0.8, 1.2, numerics=PairNumerics(least_squares="cholesky-single"),
+                             stopping=ADMMStopping(max_iter=40))
+    close = pair_trace_admm(op, 0.8, 1.2, numerics=PairNumerics(least_squares="cholesky"),
+                            stopping=ADMMStopping(max_iter=40))
     np.testing.assert_allclose(single.history["objective"], close.history["objective"], rtol=1e-4)
     with pytest.raises(ValueError, match="least_squares"):
-        pair_trace_admm(op, 0.8, 1.2, least_squares="lu")
+        PairNumerics(least_squares="lu")
 
 
 def test_gram_and_cholesky_solve_of_the_least_squares_matrix(monkeypatch):
@@ -205,10 +222,10 @@ def test_monitor_stops_a_solve_that_outside_pairs_will_change():
         seen.append(factor.shape)
         return 0.5                                   # pairs outside violate far more than the working ones
 
-    stopped = pair_trace_admm(op, 0.8, 1.2, monitor=outside)
+    stopped = pair_trace_admm(op, 0.8, 1.2, monitor=OutsideMonitor(outside))
     assert stopped.status == "max_iterations" and "outside" in stopped.message
     assert seen and seen[0][1] == op.dim and stopped.iterations % 10 == 0
-    quiet = pair_trace_admm(op, 0.8, 1.2, monitor=lambda factor: 0.0)
+    quiet = pair_trace_admm(op, 0.8, 1.2, monitor=OutsideMonitor(lambda factor: 0.0))
     assert quiet.status == "optimal" and quiet.iterations > stopped.iterations
 
 
@@ -240,14 +257,14 @@ def test_pair_geometry_applies_the_adjoint_in_both_precisions():
 
 def test_single_precision_ritz_steps_reach_the_loose_accuracy():
     op = _pair_operator(digits_points(60), 600)
-    double = pair_trace_admm(op, 0.8, 1.2, tol=1e-3, feas_tol=1e-3, gap_tol=1e-3)
-    single = pair_trace_admm(op, 0.8, 1.2, tol=1e-3, feas_tol=1e-3, gap_tol=1e-3, eig_precision="single")
+    double = pair_trace_admm(op, 0.8, 1.2, stopping=LOOSE)
+    single = pair_trace_admm(op, 0.8, 1.2, stopping=LOOSE, numerics=PairNumerics(eig_precision="single"))
     assert double.status == single.status == "optimal"
     assert single.extra["partial_eigensolves"] > 0
     assert single.objective == pytest.approx(double.objective, rel=1e-3)
     assert abs(single.iterations - double.iterations) <= 10
     with pytest.raises(ValueError, match="eig_precision"):
-        pair_trace_admm(op, 0.8, 1.2, eig_precision="half")
+        PairNumerics(eig_precision="half")
 
 
 def test_factorisations_use_the_idle_cores_only(monkeypatch):
@@ -271,13 +288,13 @@ def _warm_started_mnist(n_points, n_pairs, delta=0.1):
 
     X, _ = load_mnist(size=20, n_samples=n_points, random_state=0)
     op = _pair_operator(X, n_pairs)
-    loose = pair_trace_admm(op, 1 - delta, 1 + delta, tol=1e-3, feas_tol=1e-3, gap_tol=1e-3)
+    loose = pair_trace_admm(op, 1 - delta, 1 + delta, stopping=LOOSE)
     return op, loose.extra["state"]
 
 
 def test_polish_ends_a_warm_started_run_sooner_at_a_certified_optimum():
     op, state = _warm_started_mnist(120, 1500)          # rank ≈ 20 in 119 dimensions: 2,380 unknowns
-    plain = pair_trace_admm(op, 0.9, 1.1, warm_start=state, polish=False)
+    plain = pair_trace_admm(op, 0.9, 1.1, warm_start=state, numerics=PairNumerics(polish=False))
     polished = pair_trace_admm(op, 0.9, 1.1, warm_start=state)
     assert plain.status == polished.status == "optimal"
     assert polished.extra["polished"] and not plain.extra["polished"] and "polish" in polished.message
@@ -293,27 +310,32 @@ def test_polish_ends_a_warm_started_run_sooner_at_a_certified_optimum():
 
 def test_polish_is_not_tried_when_its_equations_outnumber_the_factor():
     op = _pair_operator(digits_points(60), 600)            # rank ≈ 10 in 53 dimensions: 530 < 600
-    first = pair_trace_admm(op, 0.8, 1.2, tol=1e-3, feas_tol=1e-3, gap_tol=1e-3)
-    runs = [pair_trace_admm(op, 0.8, 1.2, warm_start=first.extra["state"], polish=flag) for flag in (True, False)]
+    first = pair_trace_admm(op, 0.8, 1.2, stopping=LOOSE)
+    runs = [pair_trace_admm(op, 0.8, 1.2, warm_start=first.extra["state"], numerics=PairNumerics(polish=flag))
+            for flag in (True, False)]
     assert not runs[0].extra["polished"] and runs[0].iterations == runs[1].iterations
     np.testing.assert_array_equal(runs[0].solution, runs[1].solution)
 
 
 def test_mixed_least_squares_go_to_double_precision_when_single_stalls():
     op = _pair_operator(digits_points(60), 600)
-    strict = {"tol": 1e-7, "feas_tol": 1e-8, "gap_tol": 1e-7, "polish": False}
-    double = pair_trace_admm(op, 0.9, 1.1, least_squares="cholesky", **strict)
-    mixed = pair_trace_admm(op, 0.9, 1.1, least_squares="mixed", **strict)
+    strict = ADMMStopping(tol=1e-7, feas_tol=1e-8, gap_tol=1e-7)
+
+    def unpolished(least_squares):
+        return PairNumerics(least_squares=least_squares, polish=False)
+    double = pair_trace_admm(op, 0.9, 1.1, numerics=unpolished("cholesky"), stopping=strict)
+    mixed = pair_trace_admm(op, 0.9, 1.1, numerics=unpolished("mixed"), stopping=strict)
     assert double.status == mixed.status == "optimal" and mixed.extra["double_precision_from"] is not None
     assert mixed.objective == pytest.approx(double.objective, rel=1e-8)
     assert mixed.extra["state"].gram.dtype == np.float64
     # single precision throughout stalls at ≈ 1e-6 (the reason for the switch)
-    single = pair_trace_admm(op, 0.9, 1.1, least_squares="cholesky-single", max_iter=400, **strict)
+    single = pair_trace_admm(op, 0.9, 1.1, numerics=unpolished("cholesky-single"),
+                             stopping=replace(strict, max_iter=400))
     assert single.status == "max_iterations" and single.max_violation > 1e-8
     # the stall test, not the iteration cap (S/25 = 100 here), makes the switch on a warm start
     op, state = _warm_started_mnist(150, 2500)
-    warm = pair_trace_admm(op, 0.9, 1.1, least_squares="mixed", warm_start=state, **strict)
+    warm = pair_trace_admm(op, 0.9, 1.1, numerics=unpolished("mixed"), warm_start=state, stopping=strict)
     assert warm.status == "optimal" and warm.extra["double_precision_from"] < 100
     # at the default tolerances the polish settles the violation: single precision to the end
-    easy = pair_trace_admm(op, 0.9, 1.1, least_squares="mixed", warm_start=state)
+    easy = pair_trace_admm(op, 0.9, 1.1, numerics=PairNumerics(least_squares="mixed"), warm_start=state)
     assert easy.status == "optimal" and easy.extra["double_precision_from"] is None and easy.extra["polished"]

@@ -1,0 +1,101 @@
+"""The control loop both NuMax ADMMs share: their iterates are pinned, so restructuring the loop
+(:mod:`sdpembed.solvers.numax.admm_control`) cannot change them."""
+
+import contextlib
+import io
+
+import numpy as np
+import pytest
+
+from sdpembed.problems.numax import PairSecantOperator
+from sdpembed.secants import pair_count, pairs_from_linear_index
+from sdpembed.solvers.numax.admm import box_trace_admm
+from sdpembed.solvers.numax.admm_control import ADMMPenalty, ADMMStopping
+from sdpembed.solvers.numax.admm_pairs import PairNumerics, pair_trace_admm
+
+from ...conftest import digits_points
+
+
+def _pairs(n, n_pairs, seed=0):
+    index = np.sort(np.random.default_rng(seed).choice(pair_count(n), size=n_pairs, replace=False))
+    return PairSecantOperator(digits_points(n), *pairs_from_linear_index(index, n))
+
+
+def _one_sided(op):
+    """NuMax-Class bounds: every third pair only from below, the others only from above."""
+    below = np.arange(op.n_constraints) % 3 == 0
+    return np.where(below, 0.9, -np.inf), np.where(below, np.inf, 1.1)
+
+
+def _runs():
+    """Two small instances per variant, with the adaptive penalty, the check cadence, a warm start,
+    a verbose line and (for the pair ADMM) the polish and the mixed-precision switch exercised."""
+    two_sided = _pairs(30, 300)
+    one_sided = _pairs(36, 400, seed=1)
+    lo, hi = _one_sided(one_sided)
+    warm = _pairs(60, 400)
+    loose = pair_trace_admm(warm, 0.9, 1.1, stopping=ADMMStopping(tol=1e-3, feas_tol=1e-3, gap_tol=1e-3))
+    printed = io.StringIO()
+    with contextlib.redirect_stdout(printed):
+        box_verbose = box_trace_admm(two_sided.explicit().V, 0.8, 1.2, penalty=ADMMPenalty(beta=20.0), verbose=50)
+        pairs_verbose = pair_trace_admm(two_sided, 0.8, 1.2, penalty=ADMMPenalty(beta=0.05), verbose=50)
+    return printed.getvalue(), {
+        "box two-sided": box_verbose,
+        "box one-sided": box_trace_admm(one_sided.explicit().V, lo, hi, stopping=ADMMStopping(check_every=7)),
+        "pairs two-sided": pairs_verbose,
+        "pairs warm mixed": pair_trace_admm(warm, 0.9, 1.1, numerics=PairNumerics(least_squares="mixed"),
+                                            warm_start=loose.extra["state"]),
+    }
+
+
+#: (iterations, objective, dual bound, last β, number of checks), recorded before the control loop
+#: was written once (OPENBLAS_NUM_THREADS=1)
+PINNED = {
+    "box two-sided": (322, 10.88763529449554, 10.887540830916816, 1.25, 92),
+    "box one-sided": (131, 11.174616876194463, 11.174558768712572, 1.0, 51),
+    "pairs two-sided": (226, 10.887635493444858, 10.887634526091862, 0.4, 56),
+    "pairs warm mixed": (66, 14.939557317625072, 14.93944336843585, 1.0, 21),
+}
+
+
+@pytest.fixture(scope="module")
+def recorded():
+    return _runs()
+
+
+@pytest.fixture
+def runs(recorded):
+    return recorded[1]
+
+
+@pytest.mark.parametrize("name", sorted(PINNED))
+def test_iterates_are_pinned(runs, name):
+    result = runs[name]
+    iterations, objective, bound, beta, checks = PINNED[name]
+    assert result.status == "optimal"
+    assert result.iterations == iterations
+    assert len(result.history["check_iteration"]) == checks
+    assert result.history["beta"][-1] == beta
+    assert result.objective == pytest.approx(objective, rel=1e-12)
+    assert result.dual_bound == pytest.approx(bound, rel=1e-12)
+
+
+LINE_50 = ("admm it     50  tr P 10.97264312  e1 7.56e-04  e2 4.17e-04  viol 5.81e-03  bound 10.50442328  "
+           "gap 4.27e-02  rank   10  beta 1.25")
+
+
+def test_verbose_lines_are_unchanged(recorded):
+    lines = recorded[0].splitlines()
+    # at the first check 50 or more iterations after the last line: six lines, then four
+    assert [line.split()[2] for line in lines] == [str(k) for k in (50, 100, 150, 200, 250, 300, 50, 100, 150, 200)]
+    assert lines[0] == LINE_50
+
+
+if __name__ == "__main__":
+    printed, runs = _runs()
+    print(printed)
+    for name, result in runs.items():
+        print(f"    {name!r}: ({result.iterations}, {result.objective!r}, {result.dual_bound!r}, "
+              f"{result.history['beta'][-1]!r}, {len(result.history['check_iteration'])}),  # {result.status}"
+              f" betas {sorted(set(result.history['beta']))} {result.extra.get('polished')} "
+              f"{result.extra.get('double_precision_from')}")
