@@ -1,6 +1,6 @@
 """Every distribution the code imports is declared in pyproject.toml (issue 18): the package's imports
 in the core dependencies, the tests' in the core or the test and notebooks extras (the README's test
-command installs both), the notebooks' in the core or the notebooks extra."""
+command installs both), the notebooks' (their cells and notebooks/refresh.py) in the core or the notebooks extra."""
 
 from __future__ import annotations
 
@@ -41,11 +41,12 @@ def _top_level_imports(source: str) -> set[str]:
 
 
 def _sources(kind: str) -> dict[str, str]:
-    """Path → Python source of the package, the tests or the notebooks' code cells."""
+    """Path → Python source of the package, the tests, or the notebooks' code cells and scripts."""
     if kind == "notebooks":
-        return {f"{path.name}, cell {i}": "".join(cell["source"])
-                for path in sorted((ROOT / "notebooks").glob("*.ipynb"))
-                for i, cell in enumerate(json.loads(path.read_text())["cells"]) if cell["cell_type"] == "code"}
+        cells = {f"{path.name}, cell {i}": "".join(cell["source"])
+                 for path in sorted((ROOT / "notebooks").glob("*.ipynb"))
+                 for i, cell in enumerate(json.loads(path.read_text())["cells"]) if cell["cell_type"] == "code"}
+        return cells | {path.name: path.read_text() for path in sorted((ROOT / "notebooks").glob("*.py"))}
     return {str(path.relative_to(ROOT)): path.read_text() for path in sorted((ROOT / kind).rglob("*.py"))}
 
 
