@@ -48,8 +48,7 @@ import numpy as np
 import scipy.sparse
 
 from ..._validate import check_positive_int
-from ...problems.numax import (
-    PairSecantOperator,
+from ...problems.numax_certificate import (
     box_violation,
     certified_lower_bound,
     check_bounds,
@@ -57,6 +56,7 @@ from ...problems.numax import (
     secant_span,
     signed_multipliers,
 )
+from ...problems.numax_operator import PairSecantOperator
 from ...results import SolveResult, build_result, relative_gap
 from .admm import ADMMState, check_constraint_count, least_squares_inverse, symmetric_matvec, warm_start_iterates
 from .admm_control import ADMMControl, ADMMPenalty, ADMMStopping, check_bundle

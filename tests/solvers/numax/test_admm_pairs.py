@@ -8,7 +8,7 @@ import pytest
 
 from sdpembed import NuMaxInstance, solve
 from sdpembed.datasets import gaussian_points, translating_squares
-from sdpembed.problems.numax import PairSecantOperator, SecantOperator
+from sdpembed.problems.numax_operator import PairSecantOperator, SecantOperator
 from sdpembed.secants import pair_count, pairs_from_linear_index
 from sdpembed.solvers.numax.admm import box_trace_admm
 from sdpembed.solvers.numax.admm_control import ADMMPenalty, ADMMStopping
