@@ -82,7 +82,7 @@ __all__ = [
 ]
 
 #: Version of the suite's instances and optima; bumped whenever an instance or its recipe changes.
-SUITE_VERSION = "1"
+SUITE_VERSION = "2"
 
 #: Largest relative disagreement max(|f₁ − f₂|) / max(|f*|, 1) between the certifying solvers, and
 #: between a rebuilt optimum and the stored one.
