@@ -23,7 +23,7 @@ References
 """
 
 from .base import Instance
-from .lmnn import LMNNInstance, MultiMetricLMNNProblem
+from .lmnn import LMNNInstance, MultiMetricLMNNInstance, MultiMetricLMNNProblem
 from .mvu import MVUInstance
 from .mvu_oos import MVUOOSInstance
 from .numax import NuMaxClassInstance, NuMaxInstance
@@ -33,6 +33,7 @@ __all__ = [
     "LMNNInstance",
     "MVUInstance",
     "MVUOOSInstance",
+    "MultiMetricLMNNInstance",
     "MultiMetricLMNNProblem",
     "NuMaxClassInstance",
     "NuMaxInstance",

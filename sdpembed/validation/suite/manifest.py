@@ -42,7 +42,7 @@ __all__ = [
 ]
 
 #: Version of the suite's instances and optima; bumped whenever an instance or its recipe changes.
-SUITE_VERSION = "1"
+SUITE_VERSION = "2"
 
 #: The manifest's file name in a suite directory.
 MANIFEST = "manifest.json"
