@@ -28,7 +28,8 @@ from __future__ import annotations
 import numpy as np
 import scipy.sparse
 
-from ...problems.numax import PairSecantOperator, dual_objective, signed_multipliers
+from ...problems.numax_certificate import dual_objective, signed_multipliers
+from ...problems.numax_operator import PairSecantOperator
 from .admm import ADMMState, least_squares_inverse, symmetric_matvec
 from .least_squares import CholeskySolve, extend_gram
 

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from sdpembed.problems.numax import PairSecantOperator
+from sdpembed.problems.numax_operator import PairSecantOperator
 from sdpembed.secants import pair_count, pairs_from_linear_index
 from sdpembed.solvers.numax.pair_linalg import (
     ImplicitMatrix,
