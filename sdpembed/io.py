@@ -159,7 +159,7 @@ class Solution:
         trusted.
     dual_multipliers : (pairs, y), optional
         Multipliers on pairs of a point-form NuMax instance (``dual_pairs``, ``dual_y``), from which
-        :func:`verify_solution` proves its own bound.
+        :func:`~sdpembed.validation.verify.verify_solution` proves its own bound.
     """
 
     matrix: np.ndarray

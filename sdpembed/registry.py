@@ -179,6 +179,9 @@ class ProblemSpec:
     suite_cases : callable, optional
         ``suite_cases() -> list of SuiteCase``: the problem's instances of the reference suite
         (:mod:`sdpembed.problems.suite_cases`); the suite refuses a problem without them.
+    estimators : tuple of str
+        Dotted names of the scikit-learn estimators that solve the problem (named, not imported:
+        the estimators are a higher layer); the documentation's feature table lists them.
     """
 
     name: str
@@ -192,6 +195,7 @@ class ProblemSpec:
     memory: dict[str, Callable[[Any], tuple[int, str]]] = field(default_factory=dict)
     sdpa_form: Callable[[Any, int], StandardForm] | None = None
     suite_cases: Callable[[], list[SuiteCase]] | None = None
+    estimators: tuple[str, ...] = ()
 
 
 def _secant_instance(instance_type: type) -> Callable[[Any, Any, Any], Any]:
@@ -218,6 +222,7 @@ PROBLEMS: dict[str, ProblemSpec] = {
         memory={"admm": _admm_memory},
         sdpa_form=box_trace_form,
         suite_cases=numax_cases,
+        estimators=("sdpembed.NuMax",),
     ),
     "numax_class": ProblemSpec(
         name="numax_class",
@@ -231,6 +236,7 @@ PROBLEMS: dict[str, ProblemSpec] = {
         memory={"admm": _admm_memory},
         sdpa_form=box_trace_form,
         suite_cases=numax_class_cases,
+        estimators=("sdpembed.NuMaxClass",),
     ),
     "lmnn": ProblemSpec(
         name="lmnn",
@@ -245,6 +251,7 @@ PROBLEMS: dict[str, ProblemSpec] = {
         from_dataset=lambda X, y, options: LMNNInstance.from_data(X, y, k=options.k, mu=options.mu),
         sdpa_form=lmnn_form,
         suite_cases=lmnn_cases,
+        estimators=("sdpembed.LMNN",),
     ),
     "lmnn_multi": ProblemSpec(
         name="lmnn_multi",
@@ -259,6 +266,7 @@ PROBLEMS: dict[str, ProblemSpec] = {
         from_dataset=lambda X, y, options: MultiMetricLMNNInstance.from_data(X, y, k=options.k, mu=options.mu),
         sdpa_form=lmnn_multi_form,
         suite_cases=lmnn_multi_cases,
+        estimators=("sdpembed.MultiMetricLMNN",),
     ),
     "mvu_oos": ProblemSpec(
         name="mvu_oos",
@@ -272,6 +280,7 @@ PROBLEMS: dict[str, ProblemSpec] = {
         from_dataset=lambda X, y, options: MVUOOSInstance.from_data(X, y, options.delta),
         sdpa_form=mvu_oos_form,
         suite_cases=mvu_oos_cases,
+        estimators=("sdpembed.MVU",),
     ),
     "mvu": ProblemSpec(
         name="mvu",
@@ -289,12 +298,13 @@ PROBLEMS: dict[str, ProblemSpec] = {
         memory={"ipm": _mvu_ipm_memory},
         sdpa_form=mvu_form,
         suite_cases=mvu_cases,
+        estimators=("sdpembed.MVU",),
     ),
 }
 
 
 def get_problem(name: str) -> ProblemSpec:
-    """The :class:`ProblemSpec` registered under ``name``, or a ValueError listing them."""
+    """The :class:`~sdpembed.registry.ProblemSpec` registered under ``name``, or a ValueError listing them."""
     try:
         return PROBLEMS[name]
     except KeyError:

@@ -16,7 +16,7 @@ Every sdpembed problem is written in the *standard form* of
 
     minimise C • X   s.t.   A_k • X = b_k  (k = 1..m),   X = blockdiag(V, s) ⪰ 0,
 
-V the problem's matrix variable (P, M, K or S of the README's file-contract table) and s ≥ 0 the slack
+V the problem's matrix variable (P, M, K or S of the file-contract table in docs/grading.md) and s ≥ 0 the slack
 variables of its inequalities and absolute values (one diagonal block), and stored as SDPA's
 (D): Y = X, F_0 = −C, F_k = A_k, c = b. So
 

@@ -1,7 +1,7 @@
 """LMNN with one metric per class — the multi-metric SDP of thesis Sec. 2.1.8, (2.17), in CVXPY.
 
 With the cluster-dependent distance (2.17), D̂(x_i, x_j) = (x_i − x_j)ᵀ M^{y_j} (x_i − x_j)
-(the metric of the class of the *second* point, so D̂ is not symmetric),
+(the metric of the class of the *second* point, so D̂ is not symmetric), ::
 
     minimise    (1 − μ) Σ_{j⇝i} (x_i − x_j)ᵀ M^{y_j} (x_i − x_j) + μ Σ_{j⇝i, l} (1 − y_il) ξ_ijl
     subject to  (1) (x_i − x_l)ᵀ M^{y_l} (x_i − x_l) − (x_i − x_j)ᵀ M^{y_j} (x_i − x_j) ≥ 1 − ξ_ijl

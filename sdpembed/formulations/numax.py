@@ -1,5 +1,5 @@
 """The NuMax SDP (4) in CVXPY — the ground truth every hand-written NuMax solver is checked
-against.
+against. ::
 
     minimise    ‖P‖_* = tr P                       (4), P ⪰ 0 makes the nuclear norm a trace
     subject to  ‖𝒜(P) − 1_S‖_∞ ≤ δ                 i.e. 1 − δ ≤ v_iᵀ P v_i ≤ 1 + δ

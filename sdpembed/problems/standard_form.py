@@ -4,7 +4,7 @@ Every sdpembed problem is stated here as
 
     minimise C • X   s.t.   A_k • X = b_k  (k = 1..m),   X = blockdiag(V, s) ⪰ 0,
 
-V the problem's matrix variable (P, M, K or S of the README's file-contract table; for ``lmnn_multi``,
+V the problem's matrix variable (P, M, K or S of the file-contract table in docs/grading.md; for ``lmnn_multi``,
 whose variable is a stack of C matrices, V = blockdiag(M^1, …, M^C), the first C blocks of X) and s ≥ 0
 the slack variables of its inequalities and absolute values (one diagonal block). One function per
 problem, ``form(instance, max_entries) -> StandardForm``, is the ``sdpa_form`` of its
