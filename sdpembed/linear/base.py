@@ -28,13 +28,13 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 __all__ = ["LinearEmbedding"]
 
 
-class LinearEmbedding(TransformerMixin, BaseEstimator):
+class LinearEmbedding(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Base class of the linear embeddings Ψ (M, N); ``transform(X) = X Ψᵀ``.
 
     Attributes (after ``fit`` or ``fit_secants``)
@@ -45,7 +45,15 @@ class LinearEmbedding(TransformerMixin, BaseEstimator):
         M, the embedding dimension.
     n_features_in_ : int
         N, the input dimension.
+
+    The output columns are named ``<class name>0``, ``<class name>1``, … (scikit-learn's
+    ``get_feature_names_out``), so ``set_output(transform="pandas")`` gives a DataFrame.
     """
+
+    @property
+    def _n_features_out(self) -> int:
+        # read by get_feature_names_out; an AttributeError before fit marks the map unfitted
+        return self.components_.shape[0]
 
     def _learn_map(self, X: np.ndarray, y: np.ndarray | None) -> np.ndarray:
         """Return Ψ (M, N) learned from the validated rows ``X`` (and labels ``y``)."""

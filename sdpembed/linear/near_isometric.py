@@ -86,6 +86,7 @@ class _NearIsometric(LinearEmbedding):
                 stacklevel=4,
             )
         self.result_ = result
+        self.n_iter_ = int(result.iterations)
         self.isometry_constant_ = float(result.isometry)
 
 
@@ -124,6 +125,8 @@ _ATTRIBUTES = """components_ : ndarray of shape (n_components_, n_features_in_)
         max |‖Ψv‖² − 1| over the training secants (all pairs, or the sample).
     result_ : NearIsometricResult
         Status (``converged`` = δ reached; never a claim of optimality), history, timings.
+    n_iter_ : int
+        Iterations of the method, all runs together.
     n_features_in_ : int"""
 
 

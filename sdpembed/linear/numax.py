@@ -19,6 +19,7 @@ import warnings
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
 from .._validate import check_delta, check_positive_int
@@ -48,6 +49,7 @@ class _PSDEmbedding(LinearEmbedding):
                 stacklevel=3,
             )
         self.result_ = result
+        self.n_iter_ = int(result.iterations)
         self.P_ = result.solution
         self.components_ = embedding_from_psd(result.solution, tail_tol=self.tail_tol)
         self.n_components_ = self.components_.shape[0]
@@ -86,6 +88,8 @@ class NuMax(_PSDEmbedding):
         The solution of (4).
     result_ : SolveResult
         Status, objective, certified gap and convergence history of the solve.
+    n_iter_ : int
+        Iterations of the solver (ADMM iterations, over all rounds of column generation).
     n_features_in_ : int
 
     Examples
@@ -156,7 +160,7 @@ class NuMaxClass(_PSDEmbedding):
 
     Attributes
     ----------
-    components_, n_components_, P_, result_, n_features_in_
+    components_, n_components_, P_, result_, n_iter_, n_features_in_
         As for :class:`NuMax`.
     classes_ : ndarray
         The labels seen in ``fit``.
@@ -186,6 +190,7 @@ class NuMaxClass(_PSDEmbedding):
     def fit(self, X, y) -> NuMaxClass:
         """Learn Ψ from the inter- and intra-class secants of the labelled rows of ``X``."""
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
+        check_classification_targets(y)
         check_delta(self.delta)
         if self.n_inter is None and self.n_intra is None:
             instance = NuMaxClassInstance(delta=self.delta, X=X, y=y)

@@ -26,7 +26,7 @@ import numbers
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.neighbors import KNeighborsClassifier
 from sklearn.utils.multiclass import check_classification_targets
@@ -137,7 +137,7 @@ def energy_scores(
     return out
 
 
-class LMNN(ClassifierMixin, TransformerMixin, BaseEstimator):
+class LMNN(ClassNamePrefixFeaturesOutMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
     """Large margin nearest neighbours, solved as the convex SDP (2.11) with a certified gap.
 
     Parameters
@@ -247,6 +247,11 @@ class LMNN(ClassifierMixin, TransformerMixin, BaseEstimator):
         self._Z_fit = X @ self.components_.T
         self._knn = KNeighborsClassifier(n_neighbors=min(k, X.shape[0])).fit(self._Z_fit, y_index)
         return self
+
+    @property
+    def _n_features_out(self) -> int:
+        # read by get_feature_names_out (columns lmnn0, lmnn1, …)
+        return self.components_.shape[0]
 
     def transform(self, X) -> np.ndarray:
         """Map the rows of ``X`` by L: X Lᵀ, shape (n, n_components_); Euclidean distances there are D_M."""
