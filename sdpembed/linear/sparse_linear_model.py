@@ -213,8 +213,12 @@ class SparseLinearProjection(LinearEmbedding):
 
     Parameters
     ----------
-    n_components : int, default=2
-        M ≤ N.
+    n_components : int, optional
+        M ≤ N; 2 when neither it nor ``delta`` is given.
+    delta : float, optional
+        A target isometry constant δ ∈ (0, 1) instead of ``n_components``: M is the smallest
+        dimension whose map has RIP constant ≤ δ on the training secants (the search of
+        :func:`~sdpembed.linear.selection.select_dimension`; ``selection_`` records it).
     dictionary : ndarray of shape (N, K), optional
         D, atoms as columns. By default learned from the training rows by scikit-learn's
         dictionary learning (:func:`learn_dictionary`) with K = ``n_atoms`` atoms.
@@ -250,8 +254,9 @@ class SparseLinearProjection(LinearEmbedding):
 
     def __init__(
         self,
-        n_components: int = 2,
+        n_components: int | None = None,
         *,
+        delta: float | None = None,
         dictionary: np.ndarray | None = None,
         sigma: float | None = None,
         tau: float | None = None,
@@ -261,6 +266,7 @@ class SparseLinearProjection(LinearEmbedding):
         random_state=None,
     ) -> None:
         self.n_components = n_components
+        self.delta = delta
         self.dictionary = dictionary
         self.sigma = sigma
         self.tau = tau
@@ -279,7 +285,7 @@ class SparseLinearProjection(LinearEmbedding):
     def _learn_map(self, X: np.ndarray, y: np.ndarray | None) -> np.ndarray:
         D, sigma, tau, n_iter = _dictionary_and_levels(self, X)
         self.dictionary_, self.sigma_, self.tau_, self.n_iter_ = D, sigma, tau, n_iter
-        return sparse_linear_projection(D, self.n_components, sigma=sigma, tau=tau)
+        return sparse_linear_projection(D, self._n_components(), sigma=sigma, tau=tau)
 
 
 class KernelSparseLinearProjection(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):

@@ -34,6 +34,20 @@ ESTIMATORS = [
 ]
 
 
-@parametrize_with_checks(ESTIMATORS)
+# These checks set n_components=1. NuMax and NuMax-Class reach a dimension by the δ-search
+# (select_delta); on the checks' random 3-D points their solution has rank 3 even at δ = 0.99,
+# so no δ < 1 gives rank 1 and the search refuses with a ValueError that says so.
+NATIVE_DELTA_FAILED = {
+    name: "n_components=1: no delta < 1 gives a NuMax solution of rank 1 on the check's random 3-D points"
+    for name in ("check_dont_overwrite_parameters", "check_methods_sample_order_invariance",
+                 "check_methods_subset_invariance", "check_fit2d_predict1d")
+}
+
+
+def expected_failed(estimator) -> dict[str, str]:
+    return NATIVE_DELTA_FAILED if isinstance(estimator, (NuMax, NuMaxClass)) else {}
+
+
+@parametrize_with_checks(ESTIMATORS, expected_failed_checks=expected_failed)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
