@@ -314,7 +314,7 @@ def fig9(config: dict, png: Path) -> Outcome:
     verdict = "reproduced in trend" if all_win else "differs"
     agreement = (("NuMax-CG keeps the most true neighbours for every k at every M run" if all_win else
                   "NuMax-CG does not keep the most true neighbours for every k at every M: it wins at M = "
-                  + ", ".join(str(M) for M, w in wins if w) + " and loses at M = "
+                  + (", ".join(str(M) for M, w in wins if w) or "none") + " and loses at M = "
                   + ", ".join(str(M) for M, w in wins if not w))
                  + (f"; {sum(above45)} of {len(above45)} runs have M > 45" if above45 else "; no run has M > 45")
                  + " (published: NuMax-CG best for M > 45, every k).")
