@@ -45,6 +45,7 @@ from typing import TypeVar
 
 import numpy as np
 
+from ..._progress import say
 from ..._validate import check_positive_int
 
 __all__ = ["ADMMControl", "ADMMPenalty", "ADMMStopping", "check_bundle"]
@@ -236,8 +237,8 @@ class ADMMControl:
             self.history[key].append(value)
         if self.reporting:
             self._last_report = self.iteration
-            print(f"admm it {self.iteration:6d}  tr P {self.objective:.8f}  e1 {self.e1:.2e}  e2 {self.e2:.2e}  "
-                  f"viol {violation:.2e}  bound {bound:.8f}  gap {rgap:.2e}  rank {self.rank:4d}  beta {self.beta:.3g}")
+            say(f"admm it {self.iteration:6d}  tr P {self.objective:.8f}  e1 {self.e1:.2e}  e2 {self.e2:.2e}  "
+                f"viol {violation:.2e}  bound {bound:.8f}  gap {rgap:.2e}  rank {self.rank:4d}  beta {self.beta:.3g}")
 
     def stop(self, violation: float, rgap: float, note: str = "") -> bool:
         """Whether the run ends at this check: ``optimal`` when the residual, the violation and the
