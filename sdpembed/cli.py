@@ -140,7 +140,9 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     tolerances = Tolerances(objective=args.objective_tol, feasibility=args.feasibility_tol, psd=args.psd_tol)
     dual = solution.dual_multipliers
     # numpy only when the optimum is stored (sdpembed.validation.verify); CVXPY computes it otherwise
-    cert = verify_solution(instance, solution, tolerances=tolerances, ground_truth=args.solver)
+    cert = verify_solution(instance, solution, tolerances=tolerances, ground_truth=args.solver,
+                           note=lambda text: print(f"sdpembed verify: note: {text}", file=sys.stderr, flush=True),
+                           progress=None)
     verdict = "PASS" if cert.passed else "FAIL"
     spec = get_problem(instance.problem)
     variable = spec.variable

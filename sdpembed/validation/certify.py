@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
 
+from .._progress import progress_bar
 from ..io import check_dual_bound, checked_matrix
 from ..linear.factor import DEFAULT_TAIL_TOL, tail_rank
 from ..registry import get_problem
@@ -137,6 +139,8 @@ def certify(
     tolerances: Tolerances | None = None,
     tail_tol: float = DEFAULT_TAIL_TOL,
     dual_multipliers: tuple[np.ndarray, np.ndarray] | None = None,
+    note: Callable[[str], object] | None = None,
+    progress: bool | None = False,
 ) -> Certificate:
     """Check a solution of a registered problem and say what is proven about it.
 
@@ -170,6 +174,13 @@ def certify(
         resulting lower bound replaces any claimed ``dual_bound``, and, when no optimum is
         known (e.g. an instance far too large for CVXPY), the objective passes if it lies
         within the objective tolerance of this proven bound.
+    note : callable, optional
+        ``note(text)`` is told, before the constraints are scanned, when the objective cannot be
+        checked (no optimum is known or computable and no multipliers bracket it): a user of a
+        large instance learns it before the scan, not after.
+    progress : bool or None
+        A progress bar of the scan of all pairs of a point-form instance, on stderr: True
+        always, None when stderr is a terminal, False never.
 
     Raises
     ------
@@ -188,15 +199,6 @@ def certify(
     X = checked_matrix(X, spec.variable, instance.dim)
     dual_bound = check_dual_bound(dual_bound)
 
-    objective = instance.objective(X)
-    violation = instance.max_violation(X)
-    asymmetry = float(np.max(np.abs(X - X.T))) / max(1.0, float(np.max(np.abs(X))))
-    # min over unit x of xᵀXx; an asymmetric X fails the asymmetry check whatever this says
-    eigenvalues = np.linalg.eigvalsh(0.5 * (X + X.T))
-    min_eig, max_eig = float(eigenvalues[0]), float(eigenvalues[-1])
-    psd_violation = max(0.0, -min_eig) / max(1.0, max_eig)
-    rank = tail_rank(eigenvalues[::-1], tail_tol)
-
     verified = None
     if dual_multipliers is not None:
         if not hasattr(instance, "verified_dual_bound"):
@@ -204,8 +206,25 @@ def certify(
         verified = instance.verified_dual_bound(*dual_multipliers)
         dual_bound = verified
 
-    reasons = []
+    # the optimum first: what cannot be checked is known (and said) before the scan of the constraints
+    reasons: list[str] = []
     optimum, source = _optimum(instance, spec, optimum, ground_truth, solver, verified, reasons)
+    if note is not None and reasons:
+        note("; ".join(reasons))
+
+    objective = instance.objective(X)
+    if getattr(instance, "point_form", False):
+        with progress_bar(instance.n_constraints, "scanning all pairs", enabled=progress, unit="pairs") as bar:
+            violation = instance.max_violation(X, progress=bar.update)
+    else:
+        violation = instance.max_violation(X)
+    asymmetry = float(np.max(np.abs(X - X.T))) / max(1.0, float(np.max(np.abs(X))))
+    # min over unit x of xᵀXx; an asymmetric X fails the asymmetry check whatever this says
+    eigenvalues = np.linalg.eigvalsh(0.5 * (X + X.T))
+    min_eig, max_eig = float(eigenvalues[0]), float(eigenvalues[-1])
+    psd_violation = max(0.0, -min_eig) / max(1.0, max_eig)
+    rank = tail_rank(eigenvalues[::-1], tail_tol)
+
     reasons += _matrix_reasons(spec.variable, violation, asymmetry, psd_violation, min_eig, max_eig, tol)
     error = float("nan")
     if np.isfinite(optimum):

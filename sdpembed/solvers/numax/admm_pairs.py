@@ -59,7 +59,7 @@ from ...problems.numax import (
 )
 from ...results import SolveResult, build_result, relative_gap
 from .admm import ADMMState, check_constraint_count, least_squares_inverse, symmetric_matvec, warm_start_iterates
-from .admm_control import ADMMControl, ADMMPenalty, ADMMStopping, check_bundle
+from .admm_control import ADMMControl, ADMMPenalty, ADMMStopping, announce_setup, check_bundle
 from .factor_polish import polish_factor
 from .least_squares import CholeskySolve, extend_gram
 
@@ -523,6 +523,7 @@ def pair_trace_admm(
         op = operator if basis is None else operator.in_basis(basis)
     r = op.dim
     geom = _PairGeometry(op)
+    announce_setup(verbose, S, r)
     steps = _LeastSquaresSteps(op, numerics.least_squares, warm_start)
     if warm_start is not None:
         L0, Lam0, omega, beta = warm_start_iterates(warm_start, basis, operator.dim, S)
