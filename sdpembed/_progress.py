@@ -18,7 +18,7 @@ from typing import Any
 
 from tqdm import tqdm
 
-__all__ = ["progress_bar", "say"]
+__all__ = ["progress_bar", "say", "tell"]
 
 
 def progress_bar(total: int | None, desc: str, *, enabled: bool | None = None, unit: str = "it") -> Any:
@@ -35,11 +35,18 @@ def progress_bar(total: int | None, desc: str, *, enabled: bool | None = None, u
         True: always shown; False: never (the bar is a no-op); None: shown when stderr is a
         terminal.
     unit : str
-        The unit's name (``pairs``, ``instances``, ...).
+        The unit's name (``pairs``, ``instances``, ...); counts of a million or more are shown
+        scaled (``200M``).
     """
     show = sys.stderr.isatty() if enabled is None else bool(enabled)
     return tqdm(total=total, desc=desc, unit=unit, disable=not show, file=sys.stderr, leave=False,
-                dynamic_ncols=True, unit_scale=True, mininterval=0.5)
+                dynamic_ncols=True, unit_scale=bool(total and total >= 10**6), mininterval=0.5)
+
+
+def tell(text: str) -> None:
+    """Write a line to stderr without breaking a progress bar that is showing there."""
+    tqdm.write(text, file=sys.stderr)
+    sys.stderr.flush()
 
 
 def say(text: str) -> None:

@@ -28,6 +28,7 @@ import numpy as np
 from . import datasets
 from ._files import atomic_write, check_output, prepare_directory, read_npy
 from ._memory import check_memory, dense_bytes
+from ._progress import tell
 from ._validate import as_matrix
 from ._version import __version__
 from .io import load_instance, read_solution, write_solution
@@ -341,12 +342,11 @@ def _cmd_suite_build(args: argparse.Namespace) -> int:
     def progress(record) -> None:
         done.append(record)
         state = "OK" if record.ok else "FAIL"
-        print(f"[{len(done)}] {record.name}: {state}, optimum {record.optimum:.10g} ({record.wall_time:.1f} s)",
-              file=sys.stderr, flush=True)
+        tell(f"[{len(done)}] {record.name}: {state}, optimum {record.optimum:.10g} ({record.wall_time:.1f} s)")
 
     start = time.perf_counter()
     records = build_suite(out=args.out, compare=not args.no_compare, stored=args.suite, problems=problems,
-                          progress=progress)
+                          progress=progress, bar=None)
     elapsed = time.perf_counter() - start
     ok = all(r.ok for r in records)
     lines = [format_build_table(records), f"time {elapsed:.1f} s"]
@@ -369,13 +369,12 @@ def _cmd_suite_run(args: argparse.Namespace) -> int:
 
     def progress(record) -> None:
         done.append(record)
-        print(f"[{len(done)}/{len(entries)}] {record.name}: {record.result.upper()} ({record.wall_time:.1f} s)",
-              file=sys.stderr, flush=True)
+        tell(f"[{len(done)}/{len(entries)}] {record.name}: {record.result.upper()} ({record.wall_time:.1f} s)")
 
     interrupted = None
     try:
         records = run_suite(args.command, suite=suite, entries=entries, timeout=args.timeout, workdir=args.keep,
-                            tolerances=tolerances, progress=progress)
+                            tolerances=tolerances, progress=progress, bar=None)
     except SuiteInterrupted as exc:      # the graded program was killed; report what was graded
         interrupted, records = exc, exc.records
     summary = summarize_run(records)

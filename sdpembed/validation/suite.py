@@ -50,6 +50,7 @@ from typing import Any
 import numpy as np
 
 from .._files import atomic_write
+from .._progress import progress_bar
 from ..io import instance_from_arrays, read_npz, save_instance, solution_from_arrays
 from ..problems.suite_cases import SIZES, SuiteCase
 from ..registry import PROBLEMS, get_problem
@@ -453,6 +454,7 @@ def build_suite(
     stored: str | os.PathLike | None = None,
     problems: Sequence[str] | None = None,
     progress: Callable[[BuildRecord], None] | None = None,
+    bar: bool | None = False,
 ) -> list[BuildRecord]:
     """Regenerate the suite's instances, certify their optima and check them against the stored suite.
 
@@ -471,6 +473,9 @@ def build_suite(
         Only cases of these problems or groups.
     progress : callable, optional
         Called with each :class:`BuildRecord` as soon as it is done.
+    bar : bool or None
+        A progress bar over the cases with the time left, on stderr: True always, None when
+        stderr is a terminal, False never.
 
     Returns
     -------
@@ -486,12 +491,14 @@ def build_suite(
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
     records, manifest_entries = [], []
-    for case in cases:
-        record, entry = _build_case(case, previous.get(case.name), compare, out_dir)
-        records.append(record)
-        manifest_entries.append(entry)
-        if progress is not None:
-            progress(record)
+    with progress_bar(len(cases), "suite build", enabled=bar, unit="instances") as shown:
+        for case in cases:
+            record, entry = _build_case(case, previous.get(case.name), compare, out_dir)
+            records.append(record)
+            manifest_entries.append(entry)
+            shown.update(1)
+            if progress is not None:
+                progress(record)
     if out_dir is not None and problems is None and all(r.ok for r in records):
         text = json.dumps(_manifest(manifest_entries, Tolerances()), indent=1) + "\n"
         with atomic_write(out_dir / MANIFEST) as temporary:
@@ -884,6 +891,7 @@ def run_suite(
     workdir: str | os.PathLike | None = None,
     tolerances: Tolerances | None = None,
     progress: Callable[[RunRecord], None] | None = None,
+    bar: bool | None = False,
 ) -> list[RunRecord]:
     """Run ``command`` on every instance and grade the solution files it writes.
 
@@ -906,6 +914,9 @@ def run_suite(
         Default: the suite's.
     progress : callable, optional
         Called with each :class:`RunRecord` as soon as it is graded.
+    bar : bool or None
+        A progress bar over the instances with the time left, on stderr: True always, None
+        when stderr is a terminal, False never.
 
     Returns
     -------
@@ -931,13 +942,15 @@ def run_suite(
     tolerances = tolerances or suite.tolerances
     command_argv(command, "instance.npz", "solution.npz")                 # fail early on a bad command
     records: list[RunRecord] = []
-    with _Interrupts(records) as interrupts, tempfile.TemporaryDirectory(prefix="sdpembed-suite-") as scratch:
+    with (_Interrupts(records) as interrupts, tempfile.TemporaryDirectory(prefix="sdpembed-suite-") as scratch,
+          progress_bar(len(entries), "suite run", enabled=bar, unit="instances") as shown):
         solutions = Path(workdir) if workdir is not None else Path(scratch) / "solutions"
         copies = Path(scratch) / "instances"
         for directory in (solutions, copies):
             directory.mkdir(parents=True, exist_ok=True)
         for entry in entries:
             records.append(_run_one(entry, command, solutions, copies, timeout, tolerances, interrupts))
+            shown.update(1)
             if progress is not None:
                 progress(records[-1])
     return records
