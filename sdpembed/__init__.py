@@ -30,14 +30,21 @@ from . import datasets, linear, validation
 from ._version import __version__
 from .io import load_instance, save_instance
 from .linear import LINEAR_METHODS, NuMax, NuMaxClass, embed
-from .problems import LMNNInstance, MVUInstance, MVUOOSInstance, NuMaxClassInstance, NuMaxInstance
+from .problems import (
+    LMNNInstance,
+    MultiMetricLMNNInstance,
+    MVUInstance,
+    MVUOOSInstance,
+    NuMaxClassInstance,
+    NuMaxInstance,
+)
 from .registry import PROBLEMS, get_problem, solve
 from .results import SolveResult
 from .secants import all_secants, iter_secant_blocks, sample_secants
 from .validation import certify, isometry_curve
 
-#: Names loaded on first use: the formulations and the models built on them import CVXPY, and the
-#: solvers are not needed to read, check or grade solution files, which never import CVXPY
+#: Names loaded on first use: the formulations import CVXPY, and the solvers and the models are not
+#: needed to read, check or grade solution files, which never import CVXPY
 #: (sdpembed.validation.verify, ``sdpembed verify`` on an instance with a stored optimum).
 _LAZY = {"formulations": "formulations", "solvers": "solvers", "models": "models", "LMNN": "models",
          "MultiMetricLMNN": "models", "MVU": "models"}
@@ -61,6 +68,7 @@ __all__ = [
     "MVUInstance",
     "MVUOOSInstance",
     "MultiMetricLMNN",
+    "MultiMetricLMNNInstance",
     "NuMax",
     "NuMaxClass",
     "NuMaxClassInstance",

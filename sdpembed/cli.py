@@ -551,8 +551,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dataset", default=None, choices=datasets.DATASETS,
                    help="default: the problem's (labelled digits for lmnn and numax_class, squares otherwise)")
     p.add_argument("--delta", type=float, default=0.1, help="isometry constant (numax, numax_class)")
-    p.add_argument("--k", type=int, default=3, help="target neighbours per point (lmnn)")
-    p.add_argument("--mu", type=float, default=0.5, help="push-term weight mu in [0, 1] (lmnn)")
+    p.add_argument("--k", type=int, default=3, help="target neighbours per point (lmnn, lmnn_multi)")
+    p.add_argument("--mu", type=float, default=0.5, help="push-term weight mu in [0, 1] (lmnn, lmnn_multi)")
     p.add_argument("--out", required=True)
     p.add_argument("--n-secants", type=int, default=None, help="sample this many pairs (default: all)")
     p.add_argument("--points", action="store_true", help="point form: store X, meaning all pairs")

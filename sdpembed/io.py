@@ -97,8 +97,17 @@ def instance_from_arrays(arrays: dict[str, np.ndarray]) -> Any:
 
 
 # ------------------------------------------------------------------------------ solutions
-def checked_matrix(value: object, variable: str, dim: int) -> np.ndarray:
-    """The solution matrix as float64, exactly as given: real numbers, shape (dim, dim), finite.
+def checked_matrix(value: object, variable: str, shape: int | tuple[int, ...]) -> np.ndarray:
+    """The solution matrix as float64, exactly as given: real numbers, of the given shape, finite.
+
+    Parameters
+    ----------
+    value : array_like
+    variable : str
+        The variable's name in solution files.
+    shape : int or tuple of int
+        ``dim`` for a (dim, dim) matrix, or the instance's ``variable_shape`` ((C, dim, dim) for a
+        stack of C matrices).
 
     Raises
     ------
@@ -107,9 +116,10 @@ def checked_matrix(value: object, variable: str, dim: int) -> np.ndarray:
         wrong shape, NaN or infinite entries.
     """
     name = f"the solution {variable!r}"
+    shape = (shape, shape) if isinstance(shape, numbers.Integral) else tuple(shape)
     X = real_array(value, name, allow_bool=False)
-    if X.shape != (dim, dim):
-        raise ValueError(f"{name} must have shape {(dim, dim)}, got {X.shape}")
+    if X.shape != shape:
+        raise ValueError(f"{name} must have shape {shape}, got {X.shape}")
     if not np.all(np.isfinite(X)):
         raise ValueError(f"{name} contains NaN or infinite entries")
     return X
@@ -149,7 +159,7 @@ class Solution:
         trusted.
     dual_multipliers : (pairs, y), optional
         Multipliers on pairs of a point-form NuMax instance (``dual_pairs``, ``dual_y``), from which
-        :func:`verify_solution` proves its own bound.
+        :func:`~sdpembed.validation.verify.verify_solution` proves its own bound.
     """
 
     matrix: np.ndarray
@@ -170,7 +180,7 @@ def solution_from_arrays(instance: Any, arrays: dict[str, np.ndarray]) -> Soluti
     spec = get_problem(getattr(instance, "problem", ""))
     if spec.variable not in arrays:
         raise ValueError(f"no array {spec.variable!r} (the {spec.name} variable)")
-    matrix = checked_matrix(arrays[spec.variable], spec.variable, instance.dim)
+    matrix = checked_matrix(arrays[spec.variable], spec.variable, instance.variable_shape)
     claimed = check_dual_bound(arrays.get("dual_bound"))
     multipliers = None
     if "dual_pairs" in arrays or "dual_y" in arrays:

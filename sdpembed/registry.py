@@ -17,9 +17,31 @@ from importlib import import_module
 from typing import Any
 
 from ._memory import check_memory, dense_bytes
-from .problems import LMNNInstance, MVUInstance, MVUOOSInstance, NuMaxClassInstance, NuMaxInstance
-from .problems.standard_form import StandardForm, box_trace_form, lmnn_form, mvu_form, mvu_oos_form
-from .problems.suite_cases import SuiteCase, lmnn_cases, mvu_cases, mvu_oos_cases, numax_cases, numax_class_cases
+from .problems import (
+    LMNNInstance,
+    MultiMetricLMNNInstance,
+    MVUInstance,
+    MVUOOSInstance,
+    NuMaxClassInstance,
+    NuMaxInstance,
+)
+from .problems.standard_form import (
+    StandardForm,
+    box_trace_form,
+    lmnn_form,
+    lmnn_multi_form,
+    mvu_form,
+    mvu_oos_form,
+)
+from .problems.suite_cases import (
+    SuiteCase,
+    lmnn_cases,
+    lmnn_multi_cases,
+    mvu_cases,
+    mvu_oos_cases,
+    numax_cases,
+    numax_class_cases,
+)
 from .results import SolveResult
 
 
@@ -87,6 +109,7 @@ def _admm_iterations(solver: Callable[..., SolveResult], *, restricted: bool) ->
 
 solve_lmnn_cvxpy = _lazy(".formulations.lmnn", "solve_lmnn_cvxpy")
 solve_lmnn_working_set = _lazy(".formulations.lmnn", "solve_lmnn_working_set")
+solve_multi_metric_cvxpy = _lazy(".formulations.lmnn_multi", "solve_multi_metric_cvxpy")
 solve_mvu_cvxpy = _lazy(".formulations.mvu", "solve_mvu_cvxpy")
 solve_mvu_oos_cvxpy = _lazy(".formulations.mvu_oos", "solve_mvu_oos_cvxpy")
 solve_numax_cvxpy = _lazy(".formulations.numax", "solve_numax_cvxpy")
@@ -95,6 +118,7 @@ solve_numax_cg = _admm_iterations(_lazy(".solvers.numax.column_generation", "sol
                                   restricted=True)
 solve_lmnn_fast = _lazy(".solvers.lmnn.fast", "solve_lmnn_fast")
 solve_lmnn_gradient = _lazy(".solvers.lmnn.gradient", "solve_lmnn_gradient")
+solve_multi_metric_fast = _lazy(".solvers.lmnn", "solve_multi_metric_fast")
 solve_mvu_ipm = _lazy(".solvers.mvu.ipm", "solve_mvu_ipm")
 solve_mvu_oos = _lazy(".solvers.mvu.oos", "solve_mvu_oos")
 solve_numax_admm = _admm_iterations(_lazy(".solvers.numax.admm", "solve_numax_admm", "box_trace_admm"),
@@ -158,6 +182,9 @@ class ProblemSpec:
     dataset : str
         The dataset ``sdpembed make-instance`` builds an instance from by default (a labelled one
         for a problem that needs labels).
+    estimators : tuple of str
+        Dotted names of the scikit-learn estimators that solve the problem (named, not imported:
+        the estimators are a higher layer); the documentation's feature table lists them.
     """
 
     name: str
@@ -172,6 +199,7 @@ class ProblemSpec:
     sdpa_form: Callable[[Any, int], StandardForm] | None = None
     suite_cases: Callable[[], list[SuiteCase]] | None = None
     dataset: str = "squares"
+    estimators: tuple[str, ...] = ()
 
 
 def _secant_instance(instance_type: type) -> Callable[[Any, Any, Any], Any]:
@@ -198,6 +226,7 @@ PROBLEMS: dict[str, ProblemSpec] = {
         memory={"admm": _admm_memory},
         sdpa_form=box_trace_form,
         suite_cases=numax_cases,
+        estimators=("sdpembed.NuMax",),
     ),
     "numax_class": ProblemSpec(
         name="numax_class",
@@ -212,6 +241,7 @@ PROBLEMS: dict[str, ProblemSpec] = {
         sdpa_form=box_trace_form,
         suite_cases=numax_class_cases,
         dataset="digits",
+        estimators=("sdpembed.NuMaxClass",),
     ),
     "lmnn": ProblemSpec(
         name="lmnn",
@@ -227,6 +257,23 @@ PROBLEMS: dict[str, ProblemSpec] = {
         sdpa_form=lmnn_form,
         suite_cases=lmnn_cases,
         dataset="digits",
+        estimators=("sdpembed.LMNN",),
+    ),
+    "lmnn_multi": ProblemSpec(
+        name="lmnn_multi",
+        instance_type=MultiMetricLMNNInstance,
+        # the (C, d, d) stack of the metrics M^1 … M^C (2.17), one per class
+        variable="M",
+        sense="min",
+        cvxpy=solve_multi_metric_cvxpy,
+        # the interior-point method on an exact working set, as for "lmnn"
+        methods={"fast": solve_multi_metric_fast},
+        default_method=lambda instance: "fast",
+        from_dataset=lambda X, y, options: MultiMetricLMNNInstance.from_data(X, y, k=options.k, mu=options.mu),
+        sdpa_form=lmnn_multi_form,
+        suite_cases=lmnn_multi_cases,
+        estimators=("sdpembed.MultiMetricLMNN",),
+        dataset="digits",
     ),
     "mvu_oos": ProblemSpec(
         name="mvu_oos",
@@ -240,6 +287,7 @@ PROBLEMS: dict[str, ProblemSpec] = {
         from_dataset=lambda X, y, options: MVUOOSInstance.from_data(X, y, options.delta),
         sdpa_form=mvu_oos_form,
         suite_cases=mvu_oos_cases,
+        estimators=("sdpembed.MVU",),
     ),
     "mvu": ProblemSpec(
         name="mvu",
@@ -257,12 +305,13 @@ PROBLEMS: dict[str, ProblemSpec] = {
         memory={"ipm": _mvu_ipm_memory},
         sdpa_form=mvu_form,
         suite_cases=mvu_cases,
+        estimators=("sdpembed.MVU",),
     ),
 }
 
 
 def get_problem(name: str) -> ProblemSpec:
-    """The :class:`ProblemSpec` registered under ``name``, or a ValueError listing them."""
+    """The :class:`~sdpembed.registry.ProblemSpec` registered under ``name``, or a ValueError listing them."""
     try:
         return PROBLEMS[name]
     except KeyError:

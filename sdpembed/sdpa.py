@@ -16,13 +16,15 @@ Every sdpembed problem is written in the *standard form* of
 
     minimise C • X   s.t.   A_k • X = b_k  (k = 1..m),   X = blockdiag(V, s) ⪰ 0,
 
-V the problem's matrix variable (P, M, K or S of the README's file-contract table) and s ≥ 0 the slack
+V the problem's matrix variable (P, M, K or S of the file-contract table in docs/grading.md) and s ≥ 0 the slack
 variables of its inequalities and absolute values (one diagonal block), and stored as SDPA's
 (D): Y = X, F_0 = −C, F_k = A_k, c = b. So
 
-* block 1 of SDPA's Y *is* the solution matrix of the instance, block 2 the slacks;
+* block 1 of SDPA's Y *is* the solution matrix of the instance, block 2 the slacks (for
+  ``lmnn_multi``, whose variable is a stack of C metrics, blocks 1..C are the metrics and block
+  C + 1 the slacks);
 * SDPA's optimal value (that of (D), equal to (P)'s) is −f* for the minimisations (numax,
-  numax_class, lmnn, mvu_oos) and +f* for MVU, a maximisation in every variant (``min_trace``
+  numax_class, lmnn, lmnn_multi, mvu_oos) and +f* for MVU, a maximisation in every variant (``min_trace``
   is stated as max −tr K, as in :class:`~sdpembed.problems.MVUInstance`): it is the optimum of
   max −C • X, and :func:`sdpa_optimum` converts. Each file states this in its comments, with the
   value when the instance carries its ``optimum``.

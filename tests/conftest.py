@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import pytest
@@ -22,6 +24,15 @@ DATA = Path(__file__).parent / "data"
 settings.register_profile("replay", derandomize=True)
 settings.register_profile("explore", derandomize=False, max_examples=1000)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "replay"))
+
+
+def notebook_tools() -> ModuleType:
+    """``notebooks/refresh.py`` (a script, not part of the package): how the notebooks are executed and checked."""
+    path = Path(__file__).resolve().parents[1] / "notebooks" / "refresh.py"
+    spec = importlib.util.spec_from_file_location("notebooks_refresh", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def digits_points(n: int = 30, seed: int = 0) -> np.ndarray:

@@ -1,6 +1,7 @@
 """Every distribution the code imports is declared in pyproject.toml (issue 18): the package's imports
-in the core dependencies, the tests' in the core or the test and notebooks extras (the README's test
-command installs both), the notebooks' in the core or the notebooks extra."""
+in the core dependencies, the tests' in the core or the test, notebooks and docs extras (the README's
+test command installs them), the notebooks' (their cells and notebooks/refresh.py) in the core or the notebooks extra,
+the documentation's (docs/conf.py and its extension) in the core or the docs extra."""
 
 from __future__ import annotations
 
@@ -41,11 +42,12 @@ def _top_level_imports(source: str) -> set[str]:
 
 
 def _sources(kind: str) -> dict[str, str]:
-    """Path → Python source of the package, the tests or the notebooks' code cells."""
+    """Path → Python source of the package, the tests, the docs, or the notebooks' code cells and scripts."""
     if kind == "notebooks":
-        return {f"{path.name}, cell {i}": "".join(cell["source"])
-                for path in sorted((ROOT / "notebooks").glob("*.ipynb"))
-                for i, cell in enumerate(json.loads(path.read_text())["cells"]) if cell["cell_type"] == "code"}
+        cells = {f"{path.name}, cell {i}": "".join(cell["source"])
+                 for path in sorted((ROOT / "notebooks").glob("*.ipynb"))
+                 for i, cell in enumerate(json.loads(path.read_text())["cells"]) if cell["cell_type"] == "code"}
+        return cells | {path.name: path.read_text() for path in sorted((ROOT / "notebooks").glob("*.py"))}
     return {str(path.relative_to(ROOT)): path.read_text() for path in sorted((ROOT / kind).rglob("*.py"))}
 
 
@@ -65,7 +67,8 @@ def undeclared_imports(sources: dict[str, str], declared: set[str], own: str = "
 
 @pytest.mark.parametrize("kind, groups", [
     ("sdpembed", ["core"]),
-    ("tests", ["core", "test", "notebooks"]),
+    ("tests", ["core", "test", "notebooks", "docs"]),
+    ("docs", ["core", "docs"]),
     ("notebooks", ["core", "notebooks"]),
 ])
 def test_every_import_is_declared(kind, groups):
@@ -102,7 +105,7 @@ def test_lock_pins_every_declared_distribution_from_pypi_alone():
         versions.setdefault(_normalise(name), set()).add(version)
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     extras = project["optional-dependencies"]
-    for requirement in project["dependencies"] + extras["test"] + extras["notebooks"]:
+    for requirement in project["dependencies"] + extras["test"] + extras["notebooks"] + extras["docs"]:
         name, *bound = re.fullmatch(r"([A-Za-z0-9][A-Za-z0-9._-]*)(?:>=([0-9.]+))?", requirement).groups()
         assert versions.get(_normalise(name)), f"{name} is declared in pyproject.toml but not pinned in the lock"
         assert len(versions[_normalise(name)]) == 1, f"{name}: one version for every Python and platform"

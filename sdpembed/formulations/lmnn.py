@@ -1,4 +1,4 @@
-"""The LMNN SDP of thesis Sec. 2.1.3 (slack form of (2.11)) in CVXPY — the ground truth of LMNN.
+"""The LMNN SDP of thesis Sec. 2.1.3 (slack form of (2.11)) in CVXPY — the ground truth of LMNN. ::
 
     minimise    (1 − μ) Σ_{j⇝i} (x_i − x_j)ᵀ M (x_i − x_j) + μ Σ_{j⇝i, l} (1 − y_il) ξ_ijl
     subject to  (1) (x_i − x_l)ᵀ M (x_i − x_l) − (x_i − x_j)ᵀ M (x_i − x_j) ≥ 1 − ξ_ijl

@@ -1,7 +1,7 @@
 """LMNN with one metric per class — the multi-metric SDP of thesis Sec. 2.1.8, (2.17), in CVXPY.
 
 With the cluster-dependent distance (2.17), D̂(x_i, x_j) = (x_i − x_j)ᵀ M^{y_j} (x_i − x_j)
-(the metric of the class of the *second* point, so D̂ is not symmetric),
+(the metric of the class of the *second* point, so D̂ is not symmetric), ::
 
     minimise    (1 − μ) Σ_{j⇝i} (x_i − x_j)ᵀ M^{y_j} (x_i − x_j) + μ Σ_{j⇝i, l} (1 − y_il) ξ_ijl
     subject to  (1) (x_i − x_l)ᵀ M^{y_l} (x_i − x_l) − (x_i − x_j)ᵀ M^{y_j} (x_i − x_j) ≥ 1 − ξ_ijl
@@ -10,7 +10,7 @@ With the cluster-dependent distance (2.17), D̂(x_i, x_j) = (x_i − x_j)ᵀ M^{
 
 Target neighbours share the class of i, so the pull term of class c is tr(M^c P_c) with
 P_c = Σ_{j⇝i, y_i = c} C_ij. At the optimum ξ_ijl is the hinge, so the optimal value is the
-minimum over M^c ⪰ 0 of the multi-metric loss :meth:`MultiMetricLMNNProblem.objective`.
+minimum over M^c ⪰ 0 of the multi-metric loss :meth:`MultiMetricLMNNInstance.objective`.
 
 **Certificate.** CVXPY's dual values of (1) are certified by
 :func:`sdpembed.problems.lmnn.multi_metric_dual_bound` (derived in :mod:`sdpembed.problems.lmnn`),
@@ -31,7 +31,7 @@ import numpy as np
 import scipy.sparse
 
 from ..graphs import all_triplets
-from ..problems.lmnn import MultiMetricLMNNProblem, multi_metric_dual_bound, project_psd
+from ..problems.lmnn import MultiMetricLMNNInstance, multi_metric_dual_bound, project_psd
 from ..results import SolveResult, build_result, relative_gap
 from ._cvxpy import check_solver, judge_optimal, no_solution, solver_iterations, status_of
 
@@ -41,7 +41,7 @@ __all__ = [
 ]
 
 
-def multi_metric_problem(problem: MultiMetricLMNNProblem, triplets: np.ndarray | None = None):
+def multi_metric_problem(problem: MultiMetricLMNNInstance, triplets: np.ndarray | None = None):
     """The SDP (2.17) in CVXPY on a set of triplets (all by default).
 
     Returns
@@ -73,7 +73,7 @@ def multi_metric_problem(problem: MultiMetricLMNNProblem, triplets: np.ndarray |
 
 
 def solve_multi_metric_cvxpy(
-    problem: MultiMetricLMNNProblem,
+    problem: MultiMetricLMNNInstance,
     *,
     solver: str = "CLARABEL",
     triplets: np.ndarray | None = None,
@@ -100,7 +100,7 @@ def solve_multi_metric_cvxpy(
         raise RuntimeError(f"{solver} failed on the multi-metric SDP: {exc}") from exc
     status = status_of(model)
     if any(M.value is None for M in Ms):
-        return no_solution("lmnn_multi", "M", (problem.n_blocks, problem.dim, problem.dim), status,
+        return no_solution(problem.problem, problem.variable, problem.variable_shape, status,
                            f"CVXPY status {model.status!r} with no primal value", solver, start)
     solution = np.stack([project_psd(np.asarray(M.value)) for M in Ms])
     objective = problem.objective(solution)
@@ -110,7 +110,7 @@ def solve_multi_metric_cvxpy(
     status, message = judge_optimal(status, f"CVXPY status {model.status!r} from {solver}", relative_gap=rgap,
                                     gap_tol=gap_tol)
     return build_result(
-        "lmnn_multi", "M", solution, objective, bound, status=status, message=message, method="cvxpy",
+        problem.problem, problem.variable, solution, objective, bound, status=status, message=message, method="cvxpy",
         solver=solver, max_violation=0.0, iterations=solver_iterations(model), start=start,
         extra={"triplets": triplets, "alpha": np.clip(alpha, 0.0, problem.mu), "restricted_optimum": model.value},
     )

@@ -2,7 +2,7 @@
 :mod:`sdpembed.solvers.mvu.oos`.
 
 A new input x_t with k nearest training inputs x_1..x_k, embedded at y_1..y_k ∈ Rʳ, is placed
-by the SDP stated after (3.33), with ŷ_i and S as defined in (3.31):
+by the SDP stated after (3.33), with ŷ_i and S as defined in (3.31)::
 
     ŷ_i = (y_i, −1),   S = [[I, y_t], [y_tᵀ, s]]                                   (3.31)
 

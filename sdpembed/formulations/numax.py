@@ -1,5 +1,5 @@
 """The NuMax SDP (4) in CVXPY — the ground truth every hand-written NuMax solver is checked
-against.
+against. ::
 
     minimise    ‖P‖_* = tr P                       (4), P ⪰ 0 makes the nuclear norm a trace
     subject to  ‖𝒜(P) − 1_S‖_∞ ≤ δ                 i.e. 1 − δ ≤ v_iᵀ P v_i ≤ 1 + δ
@@ -14,7 +14,7 @@ N×N cone has (N(N+1)/2)² entries: 8 GiB at N = 256). ``reduce=False`` states (
 
 The two sides of the max-norm constraint are stated separately so that each has its own
 dual value: y = y⁺ − y⁻ is then turned into a certified lower bound by scaling it to
-I − 𝒜*(y) ⪰ 0 (:func:`sdpembed.problems.numax.certified_lower_bound`), exactly as for the
+I − 𝒜*(y) ⪰ 0 (:func:`sdpembed.problems.numax_certificate.certified_lower_bound`), exactly as for the
 hand-written solvers, so CVXPY's optimum and ours are certified by the same code.
 
 References
@@ -32,7 +32,8 @@ import cvxpy as cp
 import numpy as np
 
 from .._validate import as_matrix
-from ..problems.numax import SecantOperator, box_violation, certified_lower_bound, check_bounds, secant_span
+from ..problems.numax_certificate import box_violation, certified_lower_bound, check_bounds, secant_span
+from ..problems.numax_operator import SecantOperator
 from ..results import GroundTruthTooLarge, SolveResult, build_result, relative_gap
 from ._cvxpy import SOLVERS, check_solver, judge_optimal, no_solution, solve_model
 

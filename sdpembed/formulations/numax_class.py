@@ -1,4 +1,4 @@
-"""The NuMax-Class SDP (7), equivalently (15), in CVXPY — the ground truth of NuMax-Class.
+"""The NuMax-Class SDP (7), equivalently (15), in CVXPY — the ground truth of NuMax-Class. ::
 
     minimise    ‖P‖_* = tr P                                   (7)
     subject to  v_iᵀ P v_i ≥ 1 − δ   for every inter-class secant v_i

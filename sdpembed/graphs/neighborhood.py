@@ -338,7 +338,7 @@ def bad_edges(
 def neighbour_arrays(
     X_train: np.ndarray, Y_train: np.ndarray, X_new: np.ndarray, n_neighbors: int, *, chunk_size: int = 2048
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The k nearest training inputs of each new input, as the arrays of :func:`place_points`.
+    """The k nearest training inputs of each new input, as the arrays of :func:`sdpembed.solvers.mvu.oos.place_points`.
 
     Parameters
     ----------

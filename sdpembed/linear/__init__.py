@@ -1,4 +1,4 @@
-"""The linear-embedding family: every method is a :class:`LinearEmbedding` learning Ψ (M, N).
+"""The linear-embedding family: every method is a :class:`~sdpembed.linear.base.LinearEmbedding` learning Ψ (M, N).
 
 PCA (exact and randomized), random projections (Gaussian, Rademacher), LDA, ADAGIO (Błasiok &
 Tsourakakis), the sparse-linear-model projection (Gkioulekas & Zickler), the factor Ψ = Λ^½Uᵀ of

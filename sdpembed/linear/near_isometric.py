@@ -27,7 +27,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
 from .._validate import check_delta, check_positive_int
-from ..problems.numax import PairSecantOperator
+from ..problems.numax_operator import PairSecantOperator
 from ..secants import sample_secants
 from .base import LinearEmbedding
 

@@ -1,9 +1,11 @@
-"""The estimators that are not linear maps Ψ: :class:`LMNN` and :class:`MultiMetricLMNN` (a
-Mahalanobis metric, or one per class, with kNN classification) and :class:`MVU` (a nonlinear
+"""The estimators that are not linear maps Ψ: :class:`~sdpembed.models.lmnn.LMNN` and
+:class:`~sdpembed.models.lmnn.MultiMetricLMNN` (a Mahalanobis metric, or one per class, with kNN
+classification) and :class:`~sdpembed.models.mvu.MVU` (a nonlinear
 embedding). The linear maps, NuMax and NuMax-Class among them, are in :mod:`sdpembed.linear`.
 
-Importing this package imports CVXPY (MultiMetricLMNN's ground truth), so ``sdpembed`` loads it
-lazily.
+The estimators solve through the registry, which loads a CVXPY formulation only when
+``method="cvxpy"`` asks for it; ``sdpembed`` loads this package lazily all the same (it is not
+needed to read, check or grade solution files).
 
 References
 ----------

@@ -9,8 +9,9 @@ dimensionality reduction", Sec. 2.1.8). The thesis calls this equivalent to PCA 
 that holds only for whitened inputs (the mapped data's covariance is LΣLᵀ, not M), and on
 sklearn digits PCA of Lx is the better reduction at small r — see ``notebooks/03_lmnn.ipynb``.
 
-:class:`MultiMetricLMNN` learns one metric per class with the SDP (2.17) and classifies by kNN
-under the class-dependent distance D̂(x_t, x_j) = (x_t − x_j)ᵀ M^{y_j} (x_t − x_j).
+:class:`MultiMetricLMNN` learns one metric per class with the SDP (2.17) (the registered problem
+``lmnn_multi``, :class:`~sdpembed.problems.MultiMetricLMNNInstance`) and classifies by kNN under the
+class-dependent distance D̂(x_t, x_j) = (x_t − x_j)ᵀ M^{y_j} (x_t − x_j).
 
 References
 ----------
@@ -32,17 +33,18 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..formulations.lmnn_multi import solve_multi_metric_cvxpy
 from ..graphs import target_neighbors
-from ..problems import LMNNInstance, MultiMetricLMNNProblem
+from ..problems import LMNNInstance, MultiMetricLMNNInstance
 from ..registry import solve
 from ..results import SolveResult
-from ..solvers.lmnn.fast import solve_multi_metric_fast
 
 __all__ = ["LMNN", "MultiMetricLMNN", "factor_metric", "energy_scores"]
 
 #: Methods accepted by :class:`LMNN` (keys of the "lmnn" registry entry, and "cvxpy").
 LMNN_METHODS = ("fast", "gradient", "working_set", "cvxpy")
+
+#: Methods accepted by :class:`MultiMetricLMNN` (keys of the "lmnn_multi" registry entry, and "cvxpy").
+MULTI_METRIC_METHODS = ("fast", "cvxpy")
 
 #: Between repeated runs, eigen-directions of M below this fraction of its largest eigenvalue are dropped.
 REPEAT_RTOL = 1e-6
@@ -317,16 +319,12 @@ class MultiMetricLMNN(ClassifierMixin, BaseEstimator):
         check_classification_targets(y)
         k, mu, _ = _check_params(self.k, self.mu)
         method = "fast" if self.method is None else self.method
-        if method not in ("fast", "cvxpy"):
+        if method not in MULTI_METRIC_METHODS:
             raise ValueError(f"method must be 'fast', 'cvxpy' or None, got {method!r}")
         self.classes_, y_index = np.unique(y, return_inverse=True)
         y_index = y_index.ravel()
-        problem = MultiMetricLMNNProblem(X=X, y=y_index, targets=target_neighbors(X, y_index, k), mu=mu)
-        if method == "fast":
-            options = _solver_options("fast", self.max_iter, self.tol, self.verbose)
-            result = solve_multi_metric_fast(problem, **options)
-        else:
-            result = solve_multi_metric_cvxpy(problem, verbose=bool(self.verbose))
+        instance = MultiMetricLMNNInstance.from_data(X, y_index, k=k, mu=mu)
+        result = solve(instance, method, **_solver_options(method, self.max_iter, self.tol, self.verbose))
         _warn_if_unconverged(self, result)
         self.result_ = result
         self.n_iter_ = max(int(result.iterations), 1)

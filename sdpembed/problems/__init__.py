@@ -3,7 +3,8 @@ and their adjoints, the objective, the certified dual bound and what the CVXPY f
 (:mod:`sdpembed.formulations`) and the hand-written solvers (:mod:`sdpembed.solvers`) share —
 they import it and never each other.
 
-``numax`` (NuMax and NuMax-Class), ``lmnn`` (LMNN and its multi-metric version), ``mvu``,
+``numax`` (NuMax and NuMax-Class; their secant operator in ``numax_operator``, the certificate
+of their SDP in ``numax_certificate``), ``lmnn`` (LMNN and its multi-metric version), ``mvu``,
 ``mvu_oos`` (the out-of-sample SDP of MVU) and ``sparse_linear`` (problem (6) of the
 sparse-linear-model projection). Two modules hold one function per problem by concern:
 ``standard_form`` (the SDP that :mod:`sdpembed.sdpa` writes) and ``suite_cases`` (the
@@ -22,7 +23,7 @@ References
 """
 
 from .base import Instance
-from .lmnn import LMNNInstance, MultiMetricLMNNProblem
+from .lmnn import LMNNInstance, MultiMetricLMNNInstance, MultiMetricLMNNProblem
 from .mvu import MVUInstance
 from .mvu_oos import MVUOOSInstance
 from .numax import NuMaxClassInstance, NuMaxInstance
@@ -32,6 +33,7 @@ __all__ = [
     "LMNNInstance",
     "MVUInstance",
     "MVUOOSInstance",
+    "MultiMetricLMNNInstance",
     "MultiMetricLMNNProblem",
     "NuMaxClassInstance",
     "NuMaxInstance",

@@ -40,11 +40,18 @@ class Instance:
     problem: ClassVar[str]
     variable: ClassVar[str]
 
-    def _check_variable_memory(self, dim: int) -> None:
-        """Refuse an instance whose matrix variable (dim × dim float64) the machine cannot hold:
-        every solve, objective and check of a solution needs it."""
-        check_memory(dense_bytes(dim, dim), f"{self.variable} ({dim}×{dim} float64), the variable of this "
-                                            f"{self.problem} instance")
+    @property
+    def variable_shape(self) -> tuple[int, ...]:
+        """Shape of the matrix variable of a solution file: (dim, dim), or (C, dim, dim) for a problem
+        with one matrix per block (judged as the block-diagonal matrix of the C blocks)."""
+        return (self.dim, self.dim)
+
+    def _check_variable_memory(self, dim: int, blocks: int = 1) -> None:
+        """Refuse an instance whose matrix variable (``blocks`` dim × dim float64 matrices) the machine
+        cannot hold: every solve, objective and check of a solution needs it."""
+        stack = f"{blocks}×" if blocks > 1 else ""
+        check_memory(dense_bytes(blocks * dim, dim), f"{self.variable} ({stack}{dim}×{dim} float64), the "
+                                                     f"variable of this {self.problem} instance")
 
     def _check_optimum(self) -> None:
         """Store a given ``optimum`` as a float; it must be a finite real number (not text, not complex)."""

@@ -1,7 +1,9 @@
-"""LMNN (Weinberger, thesis ch. 2) as numpy: the instance type of the convex SDP (2.11), the
-multi-metric problem (2.17), and what the CVXPY formulations and the hand-written solvers share —
-the projection (2.16) onto the PSD cone, triplets and their outer products, and the certified dual
-bounds :func:`lmnn_dual_bound` and :func:`multi_metric_dual_bound`.
+"""LMNN (Weinberger, thesis ch. 2) as numpy: the instance types of the convex SDP (2.11)
+(:class:`LMNNInstance`, problem ``lmnn``) and of the multi-metric SDP (2.17)
+(:class:`MultiMetricLMNNInstance`, problem ``lmnn_multi``), which share their data, validation and
+file arrays, and what the CVXPY formulations and the hand-written solvers share — the projection
+(2.16) onto the PSD cone, triplets and their outer products, and the certified dual bounds
+:func:`lmnn_dual_bound` and :func:`multi_metric_dual_bound`.
 
 **Certificate.** Any multipliers α_ijl ∈ [0, μ] of the impostor constraints (1) of the slack SDP
 of Sec. 2.1.3 give a lower bound on the full optimum (:func:`lmnn_dual_bound`, derived there);
@@ -30,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
-from typing import ClassVar
+from typing import ClassVar, Self
 
 import numpy as np
 import scipy.linalg
@@ -51,6 +53,7 @@ from .base import Instance, file_scalar
 
 __all__ = [
     "LMNNInstance",
+    "MultiMetricLMNNInstance",
     "MultiMetricLMNNProblem",
     "certified_min_eig",
     "check_triplets",
@@ -64,32 +67,9 @@ __all__ = [
 
 
 @dataclass(frozen=True, eq=False)
-class LMNNInstance(Instance):
-    """The LMNN SDP (thesis ch. 2): minimise over M ⪰ 0 the convex loss (2.11)
-
-        ε(M) = (1 − μ) Σ_{j⇝i} D_M(x_i, x_j) + μ Σ_{j⇝i} Σ_l (1 − y_il) [1 + D_M(x_i, x_j) − D_M(x_i, x_l)]₊
-
-    with D_M(a, b) = (a − b)ᵀ M (a − b) (2.10) and the target neighbours j ⇝ i fixed in
-    ``targets`` (Sec. 2.1.2). Sec. 2.1.3 states it as an SDP with one slack ξ_ijl per
-    triplet; see :mod:`sdpembed.formulations.lmnn`. The only constraint is M ⪰ 0.
-
-    Parameters
-    ----------
-    X : ndarray of shape (n, d)
-        Training inputs as rows (finite).
-    y : ndarray of shape (n,)
-        Class labels (integers or strings), at least two classes.
-    targets : ndarray of int, shape (n, k)
-        Row i lists k distinct points j ≠ i of the class of i (its target neighbours).
-    mu : float
-        The trade-off μ ∈ [0, 1] of (2.8)/(2.11) between pull and push (0.5 in the thesis).
-        With μ = 1 the pull term vanishes and the infimum need not be attained.
-    optimum : float, optional
-        A certified optimal value carried with the instance (used by ``verify``).
-    """
-
-    problem: ClassVar[str] = "lmnn"
-    variable: ClassVar[str] = "M"
+class _TripletData(Instance):
+    """What the LMNN SDP (2.11) and the multi-metric SDP (2.17) share: points, labels, target
+    neighbours and μ, their validation, their triplets and their file arrays."""
 
     X: np.ndarray
     y: np.ndarray
@@ -116,7 +96,7 @@ class LMNNInstance(Instance):
         self._check_optimum()
 
     @classmethod
-    def from_data(cls, X: np.ndarray, y: np.ndarray, k: int = 3, mu: float = 0.5) -> LMNNInstance:
+    def from_data(cls, X: np.ndarray, y: np.ndarray, k: int = 3, mu: float = 0.5) -> Self:
         """Instance with the k Euclidean nearest same-class points as target neighbours
         (Sec. 2.1.2; :func:`sdpembed.graphs.target_neighbors`, ties to the smaller index)."""
         return cls(X=X, y=y, targets=target_neighbors(X, y, k), mu=mu)
@@ -124,7 +104,7 @@ class LMNNInstance(Instance):
     # ----------------------------------------------------------------- structure
     @property
     def dim(self) -> int:
-        """Input dimension d (M is d × d)."""
+        """Input dimension d (each metric is d × d)."""
         return self.X.shape[1]
 
     @property
@@ -147,16 +127,66 @@ class LMNNInstance(Instance):
         """The impostor constraints (1) of the SDP of Sec. 2.1.3, one per triplet."""
         return self.n_triplets
 
+    def triplets(self) -> np.ndarray:
+        """All (T, 3) triplets (i, j, l), materialised (memory grows as n²k)."""
+        return all_triplets(self.y, self.targets)
+
+    # ----------------------------------------------------------------- files
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        """The arrays of the file contract (DESIGN.md)."""
+        arrays = {
+            "problem": np.array(self.problem),
+            "X": np.asarray(self.X),
+            "y": np.asarray(self.y),
+            "targets": np.asarray(self.targets),
+            "mu": np.array(self.mu),
+        }
+        return self._with_optimum(arrays)
+
+    @classmethod
+    def from_arrays(cls, arrays: dict[str, np.ndarray]) -> Self:
+        """Build from the arrays of an instance file (see :meth:`to_arrays`)."""
+        for key in ("X", "y", "targets"):
+            if key not in arrays:
+                raise ValueError(f"a {cls.problem!r} instance needs the array {key!r}")
+        mu = file_scalar(arrays, "mu", cls.problem)
+        optimum = file_scalar(arrays, "optimum", cls.problem) if "optimum" in arrays else None
+        return cls(X=arrays["X"], y=arrays["y"], targets=arrays["targets"], mu=mu, optimum=optimum)
+
+
+class LMNNInstance(_TripletData):
+    """The LMNN SDP (thesis ch. 2): minimise over M ⪰ 0 the convex loss (2.11)
+
+        ε(M) = (1 − μ) Σ_{j⇝i} D_M(x_i, x_j) + μ Σ_{j⇝i} Σ_l (1 − y_il) [1 + D_M(x_i, x_j) − D_M(x_i, x_l)]₊
+
+    with D_M(a, b) = (a − b)ᵀ M (a − b) (2.10) and the target neighbours j ⇝ i fixed in
+    ``targets`` (Sec. 2.1.2). Sec. 2.1.3 states it as an SDP with one slack ξ_ijl per
+    triplet; see :mod:`sdpembed.formulations.lmnn`. The only constraint is M ⪰ 0.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        Training inputs as rows (finite).
+    y : ndarray of shape (n,)
+        Class labels (integers or strings), at least two classes.
+    targets : ndarray of int, shape (n, k)
+        Row i lists k distinct points j ≠ i of the class of i (its target neighbours).
+    mu : float
+        The trade-off μ ∈ [0, 1] of (2.8)/(2.11) between pull and push (0.5 in the thesis).
+        With μ = 1 the pull term vanishes and the infimum need not be attained.
+    optimum : float, optional
+        A certified optimal value carried with the instance (used by ``verify``).
+    """
+
+    problem: ClassVar[str] = "lmnn"
+    variable: ClassVar[str] = "M"
+
     @cached_property
     def pull_matrix(self) -> np.ndarray:
         """P = Σ_{j⇝i} C_ij, so that the pull term (2.5) is tr(MP) (cf. (2.14))."""
         P = pull_matrix(self.X, self.targets)
         P.setflags(write=False)
         return P
-
-    def triplets(self) -> np.ndarray:
-        """All (T, 3) triplets (i, j, l), materialised (memory grows as n²k)."""
-        return all_triplets(self.y, self.targets)
 
     # ----------------------------------------------------------------- evaluation
     def _metric(self, M: np.ndarray) -> np.ndarray:
@@ -188,28 +218,6 @@ class LMNNInstance(Instance):
         the one constraint, M ⪰ 0, is checked through the least eigenvalue by ``certify``."""
         self._metric(M)
         return 0.0
-
-    # ----------------------------------------------------------------- files
-    def to_arrays(self) -> dict[str, np.ndarray]:
-        """The arrays of the file contract (DESIGN.md)."""
-        arrays = {
-            "problem": np.array(self.problem),
-            "X": np.asarray(self.X),
-            "y": np.asarray(self.y),
-            "targets": np.asarray(self.targets),
-            "mu": np.array(self.mu),
-        }
-        return self._with_optimum(arrays)
-
-    @classmethod
-    def from_arrays(cls, arrays: dict[str, np.ndarray]) -> LMNNInstance:
-        """Build from the arrays of an instance file (see :meth:`to_arrays`)."""
-        for key in ("X", "y", "targets"):
-            if key not in arrays:
-                raise ValueError(f"a {cls.problem!r} instance needs the array {key!r}")
-        mu = file_scalar(arrays, "mu", cls.problem)
-        optimum = file_scalar(arrays, "optimum", cls.problem) if "optimum" in arrays else None
-        return cls(X=arrays["X"], y=arrays["y"], targets=arrays["targets"], mu=mu, optimum=optimum)
 
 
 _EPS = np.finfo(np.float64).eps
@@ -394,40 +402,37 @@ def lmnn_dual_bound(
 
 
 # ------------------------------------------------------------------ multi-metric (2.17)
-@dataclass(frozen=True)
-class MultiMetricLMNNProblem:
-    """The data of (2.17): points, labels, target neighbours, μ; metrics stacked as (C, d, d).
+class MultiMetricLMNNInstance(_TripletData):
+    """The multi-metric LMNN SDP (thesis Sec. 2.1.8, (2.17)): one metric M^c ⪰ 0 per class,
+    minimising
 
-    Block c of the metric belongs to ``classes[c]`` (sorted labels); ``block[i]`` is the
-    block of point i.
+        ε̂(M^1, …, M^C) = (1 − μ) Σ_{j⇝i} D̂(x_i, x_j) + μ Σ_{j⇝i} Σ_l (1 − y_il) [1 + D̂(x_i, x_j) − D̂(x_i, x_l)]₊
+
+    with the cluster-dependent distance D̂(x_i, x_j) = (x_i − x_j)ᵀ M^{y_j} (x_i − x_j) (2.17). The
+    thesis states it with one slack ξ_ijl per triplet (constraints (1)–(3) after (2.17)); see
+    :mod:`sdpembed.formulations.lmnn_multi`. The only constraints are M^c ⪰ 0.
+
+    The variable is the (C, d, d) stack of the metrics: block c belongs to ``classes[c]`` (the sorted
+    labels) and ``block[i]`` is the block of point i. A solution is judged as the block-diagonal
+    matrix of its C blocks (``variable_shape``): symmetric and PSD block by block.
+
+    Parameters
+    ----------
+    X, y, targets, mu, optimum
+        As for :class:`LMNNInstance`: training inputs (n, d), labels (at least two classes), the
+        (n, k) target neighbours of the same class, μ ∈ [0, 1] and an optional certified optimum.
     """
 
-    X: np.ndarray
-    y: np.ndarray
-    targets: np.ndarray
-    mu: float = 0.5
+    problem: ClassVar[str] = "lmnn_multi"
+    variable: ClassVar[str] = "M"
 
     def __post_init__(self) -> None:
-        X = as_matrix(self.X, "X", min_rows=2).copy()
-        y = check_labels(self.y, X.shape[0])
-        targets = check_targets(self.targets, y)
-        mu = float(self.mu)
-        if not 0.0 <= mu <= 1.0:
-            raise ValueError(f"mu must lie in the closed interval [0, 1] (thesis (2.8)), got {mu}")
-        for arr in (X, y, targets):
-            arr.setflags(write=False)
-        object.__setattr__(self, "X", X)
-        object.__setattr__(self, "y", y)
-        object.__setattr__(self, "targets", targets)
-        object.__setattr__(self, "mu", mu)
-
-    @classmethod
-    def from_data(cls, X: np.ndarray, y: np.ndarray, k: int = 3, mu: float = 0.5) -> MultiMetricLMNNProblem:
-        """Euclidean target neighbours (Sec. 2.1.2), as :meth:`LMNNInstance.from_data`."""
-        return cls(X=X, y=y, targets=target_neighbors(X, y, k), mu=mu)
+        super().__post_init__()
+        self._check_variable_memory(self.dim, self.n_blocks)
 
     @property
     def classes(self) -> np.ndarray:
+        """The sorted labels; ``classes[c]`` owns the metric M^c."""
         return np.unique(self.y)
 
     @property
@@ -437,24 +442,13 @@ class MultiMetricLMNNProblem:
 
     @property
     def n_blocks(self) -> int:
+        """Number of metrics C (the number of classes)."""
         return self.classes.size
 
     @property
-    def dim(self) -> int:
-        return self.X.shape[1]
-
-    @property
-    def n_points(self) -> int:
-        return self.X.shape[0]
-
-    @property
-    def k(self) -> int:
-        return self.targets.shape[1]
-
-    @property
-    def n_triplets(self) -> int:
-        counts = np.bincount(self.block)
-        return int(self.k * np.sum(self.n_points - counts[self.block]))
+    def variable_shape(self) -> tuple[int, ...]:
+        """(C, d, d): one d × d metric per class."""
+        return (self.n_blocks, self.dim, self.dim)
 
     def pull_matrices(self) -> np.ndarray:
         """P_c = Σ_{j⇝i, y_i = c} C_ij, shape (C, d, d): the pull term is Σ_c tr(M^c P_c)."""
@@ -465,10 +459,12 @@ class MultiMetricLMNNProblem:
         return 0.5 * (out + out.transpose(0, 2, 1))
 
     def check_metrics(self, Ms: object) -> np.ndarray:
+        """The metrics as a float64 (C, d, d) stack, symmetrised block by block; a ValueError for a
+        wrong shape or NaN or infinite entries."""
         arr = np.asarray(Ms, dtype=np.float64)
-        shape = (self.n_blocks, self.dim, self.dim)
-        if arr.shape != shape:
-            raise ValueError(f"the metrics must have shape {shape} (one d x d matrix per class), got {arr.shape}")
+        if arr.shape != self.variable_shape:
+            raise ValueError(f"the metrics must have shape {self.variable_shape} (one d x d matrix per class), "
+                             f"got {arr.shape}")
         if not np.all(np.isfinite(arr)):
             raise ValueError("the metrics contain NaN or infinite entries")
         return 0.5 * (arr + arr.transpose(0, 2, 1))
@@ -480,9 +476,19 @@ class MultiMetricLMNNProblem:
         push = sum(float(h.sum()) for _, h in multi_metric_hinges(self, Ms, threshold=0.0))
         return (1.0 - self.mu) * pull + self.mu * push
 
+    def max_violation(self, Ms: np.ndarray) -> float:
+        """0: the hinges are part of the objective (the slacks absorb them), and the constraints
+        M^c ⪰ 0 are checked through the least eigenvalues by ``certify``."""
+        self.check_metrics(Ms)
+        return 0.0
+
+
+#: The name this type had before it was a registered problem.
+MultiMetricLMNNProblem = MultiMetricLMNNInstance
+
 
 def multi_metric_hinges(
-    problem: MultiMetricLMNNProblem, Ms: np.ndarray, *, threshold: float = 0.0, block_size: int = BLOCK_ELEMENTS
+    problem: MultiMetricLMNNInstance, Ms: np.ndarray, *, threshold: float = 0.0, block_size: int = BLOCK_ELEMENTS
 ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """Stream the triplets (i, j, l) whose hinge 1 + D̂(x_i, x_j) − D̂(x_i, x_l) exceeds ``threshold``.
 
@@ -522,7 +528,7 @@ def multi_metric_hinges(
 
 
 def multi_metric_dual_bound(
-    problem: MultiMetricLMNNProblem, triplets: np.ndarray, alpha: np.ndarray, *, upper_bound: float | None = None
+    problem: MultiMetricLMNNInstance, triplets: np.ndarray, alpha: np.ndarray, *, upper_bound: float | None = None
 ) -> float:
     """A certified lower bound on the optimum of (2.17) from multipliers α ∈ [0, μ] of (1).
 

@@ -63,14 +63,14 @@ __all__ = [
 @dataclass(frozen=True, eq=False)
 class MVUInstance(Instance):
     """The MVU SDP (thesis Sec. 3.1.4) and its variants, over K ∈ Rⁿˣⁿ with the edge operator
-    𝒜(K)_e = K_ii + K_jj − 2K_ij (3.13), e = (i, j) ∈ edges, and D_e = ``sqdist[e]``:
+    𝒜(K)_e = K_ii + K_jj − 2K_ij (3.13), e = (i, j) ∈ edges, and D_e = ``sqdist[e]``::
 
-    ``equality``   maximise tr K      s.t. 𝒜(K) = D, ΣK_ij = 0 (3.14), K ⪰ 0 (3.15)  — (3.19), Sec. 3.1.4
-    ``inequality`` maximise tr K      s.t. 𝒜(K) ≤ D, ΣK_ij = 0, K ⪰ 0               — Sec. 3.1.6
-    ``slack``      maximise (1 − ω) tr K − ω Σ_e |𝒜(K)_e − D_e|  s.t. ΣK_ij = 0, K ⪰ 0 — Sec. 3.1.6
-                   (the slacks ξ_e = 𝒜(K)_e − D_e eliminated; the thesis' Σ_ij η_ij counts
-                   each edge once here)
-    ``min_trace``  minimise tr K      s.t. 𝒜(K) = D, ΣK_ij = 0, K ⪰ 0               — Sec. 3.1.11
+          equality     maximise tr K      s.t. 𝒜(K) = D, ΣK_ij = 0 (3.14), K ⪰ 0 (3.15)  — (3.19), Sec. 3.1.4
+          inequality   maximise tr K      s.t. 𝒜(K) ≤ D, ΣK_ij = 0, K ⪰ 0               — Sec. 3.1.6
+          slack        maximise (1 − ω) tr K − ω Σ_e |𝒜(K)_e − D_e|  s.t. ΣK_ij = 0, K ⪰ 0 — Sec. 3.1.6
+                       (the slacks ξ_e = 𝒜(K)_e − D_e eliminated; the thesis' Σ_ij η_ij counts
+                       each edge once here)
+          min_trace    minimise tr K      s.t. 𝒜(K) = D, ΣK_ij = 0, K ⪰ 0               — Sec. 3.1.11
 
     Every variant is stated as a *maximisation* (registry sense ``"max"``): for ``min_trace``
     :meth:`objective` is −tr K, so a dual bound is always an upper bound on the objective and

@@ -6,7 +6,7 @@ formulation (:mod:`sdpembed.formulations.mvu_oos`) share.
 The SDP
 -------
 A new input x_t with k nearest training neighbours x_1..x_k, whose embedding coordinates are
-y_1..y_k ∈ Rʳ, is placed by the SDP that follows (3.33) in the thesis,
+y_1..y_k ∈ Rʳ, is placed by the SDP that follows (3.33) in the thesis, ::
 
     minimise    Σ_i |ξ_i| + e_{r+1}ᵀ S e_{r+1}
     subject to  ŷ_iᵀ S ŷ_i = D_i + ξ_i,   D_i = ‖x_i − x_t‖²,       i = 1..k     (1)

@@ -4,13 +4,14 @@ Every sdpembed problem is stated here as
 
     minimise C • X   s.t.   A_k • X = b_k  (k = 1..m),   X = blockdiag(V, s) ⪰ 0,
 
-V the problem's matrix variable (P, M, K or S of the README's file-contract table) and s ≥ 0 the slack
-variables of its inequalities and absolute values (one diagonal block). One function per problem,
-``form(instance, max_entries) -> StandardForm``, is the ``sdpa_form`` of its
+V the problem's matrix variable (P, M, K or S of the file-contract table in docs/grading.md; for ``lmnn_multi``,
+whose variable is a stack of C matrices, V = blockdiag(M^1, …, M^C), the first C blocks of X) and s ≥ 0
+the slack variables of its inequalities and absolute values (one diagonal block). One function per
+problem, ``form(instance, max_entries) -> StandardForm``, is the ``sdpa_form`` of its
 :class:`~sdpembed.registry.ProblemSpec`: :func:`box_trace_form` (NuMax (4) and NuMax-Class (7)),
-:func:`lmnn_form`, :func:`mvu_form` and :func:`mvu_oos_form`. Each refuses (ValueError) an SDP of more
-than ``max_entries`` entries before forming any of them. :mod:`sdpembed.sdpa` turns a form into
-SDPA's dual problem (Y = X, F_0 = −C, F_k = A_k, c = b), writes and reads the files.
+:func:`lmnn_form`, :func:`lmnn_multi_form`, :func:`mvu_form` and :func:`mvu_oos_form`. Each refuses
+(ValueError) an SDP of more than ``max_entries`` entries before forming any of them. :mod:`sdpembed.sdpa`
+turns a form into SDPA's dual problem (Y = X, F_0 = −C, F_k = A_k, c = b), writes and reads the files.
 
 References
 ----------
@@ -18,8 +19,9 @@ References
    learning near-isometric linear embeddings", IEEE Transactions on Signal Processing 63(22),
    6109–6121, 2015. Implemented here: the SDPs (4) and (7) in standard form.
 .. [2] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
-   Pennsylvania, 2007. Implemented here: the LMNN SDP of Sec. 2.1.3, the MVU SDPs of Sec. 3.1.4,
-   3.1.6 and 3.1.11 and the out-of-sample SDP of Sec. 3.1.10, in standard form.
+   Pennsylvania, 2007. Implemented here: the LMNN SDP of Sec. 2.1.3, the multi-metric SDP of
+   Sec. 2.1.8 (2.17), the MVU SDPs of Sec. 3.1.4, 3.1.6 and 3.1.11 and the out-of-sample SDP of
+   Sec. 3.1.10, in standard form.
 .. [3] B. Borchers, "SDPLIB 1.2, a library of semidefinite programming test problems", Optimization
    Methods and Software 11(1–4), 683–690, 1999. The SDPA format these forms are written in.
 """
@@ -31,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["StandardForm", "box_trace_form", "lmnn_form", "mvu_form", "mvu_oos_form"]
+__all__ = ["StandardForm", "box_trace_form", "lmnn_form", "lmnn_multi_form", "mvu_form", "mvu_oos_form"]
 
 #: Upper-triangle entries formed per chunk of dense outer products.
 _CHUNK_ELEMENTS = 1 << 22
@@ -51,8 +53,10 @@ class _Entries:
         self._parts.append((matno[keep].ravel(), np.full(lo.size, block, dtype=np.int64), lo.ravel(), hi.ravel(),
                             value[keep].ravel()))
 
-    def add_quadratic(self, matno: np.ndarray, block: int, U: np.ndarray, W: np.ndarray | None = None) -> None:
-        """A_k = u_k u_kᵀ (or w_k w_kᵀ − u_k u_kᵀ) for the rows of U (and W), upper triangle, in chunks of rows."""
+    def add_quadratic(self, matno: np.ndarray, block: int, U: np.ndarray, W: np.ndarray | None = None,
+                      scale: float = 1.0) -> None:
+        """A_k = s·u_k u_kᵀ (or w_k w_kᵀ − u_k u_kᵀ) for the rows of U (and W), s = ``scale``, upper
+        triangle, in chunks of rows."""
         n = U.shape[1]
         a, b = np.triu_indices(n)
         rows = max(1, _CHUNK_ELEMENTS // max(a.size, 1))
@@ -62,6 +66,8 @@ class _Entries:
             if W is not None:
                 Wc = W[start:start + rows]
                 values = Wc[:, a] * Wc[:, b] - values
+            elif scale != 1.0:
+                values *= scale
             k, t = np.nonzero(values)
             self.add(matno[start:start + rows][k], block, a[t], b[t], values[k, t])
 
@@ -153,6 +159,42 @@ def lmnn_form(instance: Any, max_entries: int) -> StandardForm:
               "sigma_t = d_M(i,l) - d_M(i,j) - 1 + xi_t; triplets ordered by i, then by the column of j in "
               "targets[i], then by l")
     return StandardForm(out, np.ones(T), (d, -2 * T), statement, blocks)
+
+
+def lmnn_multi_form(instance: Any, max_entries: int) -> StandardForm:
+    """Multi-metric LMNN, the SDP after thesis (2.17) on all triplets t = (i, j, l), one metric M^c per
+    class (blocks 1..C of X): C_il • M^{y_l} − C_ij • M^{y_j} + ξ_t − σ_t = 1 (constraint (1) with its
+    surplus σ_t; y_j = y_i and y_l ≠ y_i, so the two terms lie in different blocks), ξ, σ ≥ 0,
+    M^c ⪰ 0, and C = blockdiag((1 − μ)P_1, …, (1 − μ)P_C, μ·1 on ξ, 0 on σ), P_c the pull matrix of
+    the points of class c."""
+    C, d = instance.n_blocks, instance.dim
+    _guard(instance.n_triplets * (d * (d + 1) + 3), max_entries, "lmnn_multi instance")
+    X = np.asarray(instance.X, dtype=np.float64)
+    triplets = instance.triplets()
+    T, blk = triplets.shape[0], instance.block
+    out = _Entries()
+    for c, P in enumerate(instance.pull_matrices()):
+        out.add_dense(0, 1 + c, (1.0 - instance.mu) * P)                               # pull term tr(M^c P_c)
+    out.add(0, C + 1, np.arange(T), np.arange(T), instance.mu)                         # μ Σ ξ
+    k = np.arange(1, T + 1)
+    U = X[triplets[:, 0]] - X[triplets[:, 1]]                                          # x_i − x_j
+    W = X[triplets[:, 0]] - X[triplets[:, 2]]                                          # x_i − x_l
+    for c in range(C):
+        near, far = blk[triplets[:, 0]] == c, blk[triplets[:, 2]] == c
+        out.add_quadratic(k[far], 1 + c, W[far])                                       # C_il • M^{y_l}
+        out.add_quadratic(k[near], 1 + c, U[near], scale=-1.0)                         # − C_ij • M^{y_j}
+    out.add(k, C + 1, np.arange(T), np.arange(T), 1.0)                                 # + ξ_t
+    out.add(k, C + 1, T + np.arange(T), T + np.arange(T), -1.0)                        # − σ_t
+    statement = ("minimise (1-mu) sum_{j->i} d_{y_j}(i,j) + mu sum_t xi_t s.t. d_{y_l}(i,l) - d_{y_j}(i,j) >= 1 - "
+                 f"xi_t for the T = {T} triplets t = (i, j, l), j a target of i, y_l != y_i (rows of targets), "
+                 f"xi >= 0, M^c >= 0 (PSD) for the C = {C} classes, d_c(a,b) = (x_a - x_b)'M^c(x_a - x_b); "
+                 f"mu = {instance.mu:.17g}")
+    blocks = tuple(f"block {1 + c} ({d} x {d}): M^{1 + c}, the metric of the class {instance.classes[c]!s} "
+                   f"(block {c} of the solution's M)" for c in range(C))
+    blocks += (f"block {C + 1} (diagonal, {2 * T}): xi_t, t = 1..{T}, then the surpluses "
+               "sigma_t = d_{y_l}(i,l) - d_{y_j}(i,j) - 1 + xi_t; triplets ordered by i, then by the column of j "
+               "in targets[i], then by l",)
+    return StandardForm(out, np.ones(T), (d,) * C + (-2 * T,), statement, blocks)
 
 
 #: Slack columns of the edge constraints of each MVU variant: 𝒜(K)_e + Σ sign·slack = D_e.

@@ -1,7 +1,8 @@
 """The instances of the reference suite: how each is built, deterministically, from the package's
 generators (:mod:`sdpembed.datasets`) and bundled data (scikit-learn's iris, wine and digits).
 
-About five instances per problem — and per variant for MVU — from tiny to medium. "Medium" is
+About five instances per problem — and per variant for MVU — from tiny to medium (three small ones
+of the multi-metric LMNN, on the data of the LMNN cases). "Medium" is
 bounded by the suite's contract: ``sdpembed suite build`` regenerates every instance and
 certifies it with Clarabel and a second solver inside the test suite, in a few minutes on two
 cores, so the largest instances have a few hundred secants in dimension 64, 7,200 LMNN
@@ -12,8 +13,8 @@ they have no interior point (no feasible K is definite on 1⊥), which interior-
 reach less accurately; their optima are certified all the same.
 
 One function per problem returns its cases (:func:`numax_cases`, :func:`numax_class_cases`,
-:func:`lmnn_cases`, :func:`mvu_cases`, :func:`mvu_oos_cases`); it is the ``suite_cases`` of the
-problem's :class:`~sdpembed.registry.ProblemSpec`. :func:`sdpembed.validation.suite.suite_cases`
+:func:`lmnn_cases`, :func:`lmnn_multi_cases`, :func:`mvu_cases`, :func:`mvu_oos_cases`); it is the
+``suite_cases`` of the problem's :class:`~sdpembed.registry.ProblemSpec`. :func:`sdpembed.validation.suite.suite_cases`
 walks :data:`sdpembed.registry.PROBLEMS` and refuses a registered problem that has none: a new
 problem gives its recipes here, beside those of the others, and names them in its registration.
 The recipes use only numpy, :mod:`sdpembed.datasets` and scikit-learn's bundled datasets.
@@ -29,12 +30,15 @@ from typing import Any
 import numpy as np
 
 from .. import datasets
-from .lmnn import LMNNInstance
+from .lmnn import LMNNInstance, MultiMetricLMNNInstance
 from .mvu import MVUInstance
 from .mvu_oos import MVUOOSInstance
 from .numax import NuMaxClassInstance, NuMaxInstance
 
-__all__ = ["SIZES", "SuiteCase", "lmnn_cases", "mvu_cases", "mvu_oos_cases", "numax_cases", "numax_class_cases"]
+__all__ = [
+    "SIZES", "SuiteCase", "lmnn_cases", "lmnn_multi_cases", "mvu_cases", "mvu_oos_cases", "numax_cases",
+    "numax_class_cases",
+]
 
 #: Size labels, smallest first.
 SIZES = ("tiny", "small", "medium")
@@ -144,16 +148,20 @@ def numax_class_cases() -> list[SuiteCase]:
 
 
 # ----------------------------------------------------------------------------------- LMNN
+def _lmnn_clusters(instance_type: type) -> Any:
+    """3 Gaussian clusters of 6 points in R³ (seed 3), k = 2, μ = 0.7."""
+    X, y = _gaussian_clusters(6, 3, 3, 1.0, seed=3)
+    return instance_type.from_data(X, y, k=2, mu=0.7)
+
+
+def _lmnn_subset(instance_type: type, name: str, per_class: int, d: int, seed: int, k: int, mu: float) -> Any:
+    """``per_class`` seeded points of each class of a scikit-learn dataset, its first d features standardised."""
+    X, y = _sklearn(name)
+    Z, labels = _standardised_subset(X[:, :d], y, per_class, seed)
+    return instance_type.from_data(Z, labels, k=k, mu=mu)
+
+
 def lmnn_cases() -> list[SuiteCase]:
-    def clusters() -> LMNNInstance:
-        X, y = _gaussian_clusters(6, 3, 3, 1.0, seed=3)
-        return LMNNInstance.from_data(X, y, k=2, mu=0.7)
-
-    def subset(name: str, per_class: int, d: int, seed: int, k: int, mu: float) -> LMNNInstance:
-        X, y = _sklearn(name)
-        Z, labels = _standardised_subset(X[:, :d], y, per_class, seed)
-        return LMNNInstance.from_data(Z, labels, k=k, mu=mu)
-
     def digits() -> LMNNInstance:
         X, y = _sklearn("digits")
         pixels = np.sort(np.argsort(-X.var(axis=0), kind="stable")[:10])      # the 10 most varying pixels
@@ -162,19 +170,37 @@ def lmnn_cases() -> list[SuiteCase]:
 
     return [
         SuiteCase("lmnn-clusters3x6", "lmnn", "lmnn", "tiny",
-                  "3 Gaussian clusters of 6 points in R^3 (seed 3), k = 2, mu 0.7 (432 triplets)", clusters),
+                  "3 Gaussian clusters of 6 points in R^3 (seed 3), k = 2, mu 0.7 (432 triplets)",
+                  partial(_lmnn_clusters, LMNNInstance)),
         SuiteCase("lmnn-iris8", "lmnn", "lmnn", "small",
                   "iris, 8 points per class (seed 0), standardised, k = 2, mu 0.5 (768 triplets)",
-                  partial(subset, "iris", 8, 4, 0, 2, 0.5)),
+                  partial(_lmnn_subset, LMNNInstance, "iris", 8, 4, 0, 2, 0.5)),
         SuiteCase("lmnn-wine8", "lmnn", "lmnn", "small",
                   "wine, 8 points per class (seed 1), first 5 features standardised, k = 2, mu 0.3 (768 triplets)",
-                  partial(subset, "wine", 8, 5, 1, 2, 0.3)),
+                  partial(_lmnn_subset, LMNNInstance, "wine", 8, 5, 1, 2, 0.3)),
         SuiteCase("lmnn-digits4x10", "lmnn", "lmnn", "small",
                   "digits 0-3, 10 per class (seed 1), the 10 most varying pixels standardised, k = 3, mu 0.3 "
                   "(3,600 triplets)", digits),
         SuiteCase("lmnn-iris20", "lmnn", "lmnn", "medium",
                   "iris, 20 points per class (seed 0), standardised, k = 3, mu 0.5 (7,200 triplets)",
-                  partial(subset, "iris", 20, 4, 0, 3, 0.5)),
+                  partial(_lmnn_subset, LMNNInstance, "iris", 20, 4, 0, 3, 0.5)),
+    ]
+
+
+def lmnn_multi_cases() -> list[SuiteCase]:
+    """The data of three small LMNN cases, with one metric per class (2.17)."""
+    return [
+        SuiteCase("lmnn_multi-clusters3x6", "lmnn_multi", "lmnn_multi", "tiny",
+                  "one metric per class: 3 Gaussian clusters of 6 points in R^3 (seed 3), k = 2, mu 0.7 "
+                  "(3 metrics 3x3, 432 triplets)", partial(_lmnn_clusters, MultiMetricLMNNInstance)),
+        SuiteCase("lmnn_multi-iris8", "lmnn_multi", "lmnn_multi", "small",
+                  "one metric per class: iris, 8 points per class (seed 0), standardised, k = 2, mu 0.5 "
+                  "(3 metrics 4x4, 768 triplets)",
+                  partial(_lmnn_subset, MultiMetricLMNNInstance, "iris", 8, 4, 0, 2, 0.5)),
+        SuiteCase("lmnn_multi-wine8", "lmnn_multi", "lmnn_multi", "small",
+                  "one metric per class: wine, 8 points per class (seed 1), first 5 features standardised, k = 2, "
+                  "mu 0.3 (3 metrics 5x5, 768 triplets)",
+                  partial(_lmnn_subset, MultiMetricLMNNInstance, "wine", 8, 5, 1, 2, 0.3)),
     ]
 
 

@@ -1,6 +1,6 @@
 """Hand-written algorithms (numpy/scipy only), checked against the CVXPY formulations."""
 
-from ..problems.numax import secant_span
+from ..problems.numax_certificate import secant_span
 from .lmnn.fast import solve_lmnn_fast, solve_multi_metric_fast
 from .lmnn.gradient import certify_metric, solve_lmnn_gradient
 from .mvu.oos import place_points, refine_points, solve_mvu_oos

@@ -185,7 +185,8 @@ def certify(
     Raises
     ------
     ValueError
-        If the matrix is not a finite real (n, n) array (:func:`sdpembed.io.checked_matrix`) or the claimed
+        If the matrix is not a finite real array of the instance's ``variable_shape``
+        (:func:`sdpembed.io.checked_matrix`) or the claimed
         bound is not finite (:func:`sdpembed.io.check_dual_bound`).
     """
     spec = get_problem(getattr(instance, "problem", ""))
@@ -196,7 +197,7 @@ def certify(
             dual_bound = result_or_matrix.dual_bound
     else:
         X = result_or_matrix
-    X = checked_matrix(X, spec.variable, instance.dim)
+    X = checked_matrix(X, spec.variable, instance.variable_shape)
     dual_bound = check_dual_bound(dual_bound)
 
     verified = None
@@ -218,9 +219,13 @@ def certify(
             violation = instance.max_violation(X, progress=bar.update)
     else:
         violation = instance.max_violation(X)
-    asymmetry = float(np.max(np.abs(X - X.T))) / max(1.0, float(np.max(np.abs(X))))
+    # a (C, n, n) stack of matrices is judged as their block-diagonal matrix: the same asymmetry,
+    # the union of the blocks' spectra
+    blocks = X.reshape((-1, *X.shape[-2:]))
+    transposed = blocks.transpose(0, 2, 1)
+    asymmetry = float(np.max(np.abs(blocks - transposed))) / max(1.0, float(np.max(np.abs(X))))
     # min over unit x of xᵀXx; an asymmetric X fails the asymmetry check whatever this says
-    eigenvalues = np.linalg.eigvalsh(0.5 * (X + X.T))
+    eigenvalues = np.sort(np.linalg.eigvalsh(0.5 * (blocks + transposed)).ravel())
     min_eig, max_eig = float(eigenvalues[0]), float(eigenvalues[-1])
     psd_violation = max(0.0, -min_eig) / max(1.0, max_eig)
     rank = tail_rank(eigenvalues[::-1], tail_tol)

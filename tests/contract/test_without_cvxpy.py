@@ -25,6 +25,7 @@ TINY: dict[str, list[str]] = {
     "numax": ["numax-squares5", "numax-squares6-points"],
     "numax_class": ["numax_class-shapes6", "numax_class-clusters3x8-points"],
     "lmnn": ["lmnn-iris8"],
+    "lmnn_multi": ["lmnn_multi-clusters3x6"],
     "mvu_oos": ["mvu_oos-swiss-k3"],
     "mvu": ["mvu-equality-swiss10", "mvu-inequality-swiss10", "mvu-slack-swiss10", "mvu-min_trace-swiss10"],
 }

@@ -477,3 +477,49 @@ def test_two_runs_of_a_point_form_solve_give_the_same_objective_to_the_last_digi
     assert repr(summaries[0]["objective"]) == repr(summaries[1]["objective"])
     assert summaries[0]["iterations"] == summaries[1]["iterations"]
     assert summaries[2]["objective"] != summaries[0]["objective"]
+def test_multi_metric_lmnn_end_to_end(tmp_path, capsys):
+    """``lmnn_multi`` through the CLI: make-instance, solve, verify (the optimum passes; a claimed bound
+    above the optimum, a suboptimal stack whose file claims the optimum's objective and an indefinite
+    stack fail), export."""
+    from sdpembed import load_instance, solve
+    from sdpembed.validation.suite import load_suite
+
+    made = tmp_path / "digits.npz"
+    assert main(["make-instance", "lmnn_multi", "--dataset", "digits", "--n-points", "100", "--k", "2",
+                 "--mu", "0.4", "--out", str(made)]) == 0
+    digits = load_instance(made)
+    assert digits.problem == "lmnn_multi" and digits.variable_shape == (10, 64, 64) and digits.mu == 0.4
+    (entry,) = load_suite().select(["lmnn_multi"], ["lmnn_multi-clusters3x6"])
+    shipped = entry.load()
+    path, solution = tmp_path / "multi.npz", tmp_path / "sol.npz"
+    instance = type(shipped)(X=shipped.X, y=shipped.y, targets=shipped.targets, mu=shipped.mu)   # no optimum
+    instance.save(path)
+    capsys.readouterr()
+    assert main(["solve", str(path), "--out", str(solution), "--json"]) == 0
+    solved = json.loads(capsys.readouterr().out)
+    assert solved["status"] == "optimal" and solved["method"] == "fast" and solved["problem"] == "lmnn_multi"
+    arrays = dict(np.load(solution))
+    assert arrays["M"].shape == instance.variable_shape and float(arrays["dual_bound"]) <= solved["objective"]
+    optimum = shipped.optimum
+    assert abs(solved["objective"] - optimum) <= 1e-5 * optimum
+    assert abs(solve(instance, "cvxpy").objective - optimum) <= 1e-5 * optimum
+    # verify against the CVXPY optimum (the instance stores none), then against the stored one
+    assert main(["verify", str(path), str(solution)]) == 0
+    assert main(["verify", str(entry.path), str(solution)]) == 0
+    capsys.readouterr()
+    M, eye = arrays["M"], np.eye(instance.dim)
+    wrong = {
+        "bound": ({"M": M, "dual_bound": np.array(optimum * 1.01)}, "is not a bound"),
+        "claimed objective": ({"M": M + 0.05 * eye, "objective": np.array(optimum)}, "suboptimal"),
+        "indefinite": ({"M": M - 0.5 * eye}, "not PSD"),
+    }
+    for label, (contents, word) in wrong.items():
+        file = tmp_path / f"{label.replace(' ', '_')}.npz"
+        np.savez(file, **contents)
+        assert main(["verify", str(entry.path), str(file), "--json"]) == 1, label
+        report = json.loads(capsys.readouterr().out)
+        assert report["passed"] is False and any(word in reason for reason in report["reasons"]), report["reasons"]
+    np.savez(tmp_path / "flat.npz", M=M[0])
+    assert main(["verify", str(entry.path), str(tmp_path / "flat.npz")]) == 2            # not (C, d, d)
+    assert "must have shape" in capsys.readouterr().err
+    assert main(["export", str(entry.path), "--format", "sdpa", "--out", str(tmp_path / "multi.dat-s")]) == 0

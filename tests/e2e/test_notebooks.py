@@ -1,26 +1,25 @@
-"""Every notebook under notebooks/ runs top to bottom without error."""
-
-from pathlib import Path
+"""Every notebook under notebooks/ runs top to bottom without error, executed as `notebooks/refresh.py` does,
+and leaves every output its stored copy is checked for (tests/test_stored_notebooks.py)."""
 
 import nbformat
 import pytest
-from nbclient import NotebookClient
+
+from ..conftest import notebook_tools
 
 pytestmark = pytest.mark.e2e
 
-NOTEBOOKS = sorted((Path(__file__).resolve().parents[2] / "notebooks").glob("*.ipynb"))
+tools = notebook_tools()
 
 
 def test_there_are_notebooks():
-    assert NOTEBOOKS, "no notebooks found"
+    assert tools.NOTEBOOKS, "no notebooks found"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.name for p in NOTEBOOKS])
+@pytest.mark.parametrize("path", tools.NOTEBOOKS, ids=[p.name for p in tools.NOTEBOOKS])
 def test_notebook_executes(path, tmp_path):
     notebook = nbformat.read(path, as_version=4)
-    client = NotebookClient(notebook, timeout=900, kernel_name="python3",
-                            resources={"metadata": {"path": str(tmp_path)}})
-    client.execute()
-    errors = [o for cell in notebook.cells if cell.cell_type == "code" for o in cell.get("outputs", [])
-              if o.get("output_type") == "error"]
-    assert not errors
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            cell.outputs = []                             # what it shows must come from this run
+    tools.execute(notebook, tmp_path)                     # raises on the first failing cell
+    assert tools.missing_outputs(notebook) == []

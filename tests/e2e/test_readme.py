@@ -1,4 +1,4 @@
-"""The README's Python example runs as printed (it is sized so that its CVXPY ground truths take seconds)."""
+"""The README's example runs as printed (it is sized so that its CVXPY ground truths take seconds)."""
 
 import re
 from pathlib import Path
@@ -12,7 +12,7 @@ README = Path(__file__).resolve().parents[2] / "README.md"
 
 def test_the_python_example_runs(capsys):
     text = README.read_text()
-    section = text.split("\n## Python\n", 1)[1]
+    section = text.split("\n## Example\n", 1)[1]
     block = re.search(r"```python\n(.*?)```", section, re.S).group(1)
     namespace: dict = {}
     exec(compile(block, "README.md (## Python)", "exec"), namespace)

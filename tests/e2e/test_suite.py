@@ -76,11 +76,20 @@ def test_shipped_suite_is_complete_small_and_certified(suite):
     expected = {name for name in PROBLEMS if name != "mvu"} | {f"mvu/{v}" for v in ("equality", "inequality",
                                                                                      "slack", "min_trace")}
     assert set(groups) == expected
-    for members in groups.values():                                  # about five, from tiny to medium
-        assert len(members) == 5 and members[0].size == "tiny" and members[-1].size == "medium"
+    for group, members in groups.items():                            # about five, from tiny to medium
+        assert members[0].size == "tiny"
+        if group == "lmnn_multi":                                    # three small ones, added in version 2
+            assert [m.size for m in members] == ["tiny", "small", "small"]
+        else:
+            assert len(members) == 5 and members[-1].size == "medium"
+    rejected = {record["name"]: record.get("rejected_certifiers", [])
+                for record in json.loads((suite.directory / MANIFEST).read_text())["instances"]}
     for entry in suite.entries:
         assert [c["status"] for c in entry.certifiers] == ["optimal", "optimal"]
-        assert entry.certifiers[0]["solver"] == "CLARABEL"
+        assert entry.certifiers[0]["method"] == "cvxpy" and entry.certifiers[1]["method"] != "cvxpy"
+        if entry.certifiers[0]["solver"] != "CLARABEL":              # SCS only where Clarabel was rejected
+            assert entry.certifiers[0]["solver"] == "SCS"
+            assert [(r["solver"], r["status"]) for r in rejected[entry.name]] == [("CLARABEL", "inaccurate")]
         assert entry.agreement <= AGREEMENT_TOL and abs(entry.certified_gap) <= GAP_TOL
         instance = entry.load()                                      # hash checked, optimum stored in the file
         assert instance.optimum == entry.optimum and instance.problem == entry.problem
@@ -152,6 +161,14 @@ def test_our_solvers_pass_every_instance(capsys):
     for record in report["results"]:
         assert record["objective_error"] <= 1e-4 and record["psd_violation"] <= 1e-6
     print(f"suite run, our solvers: {report['total']} instances in {time.perf_counter() - start:.1f} s")
+
+
+def test_our_multi_metric_solver_passes_the_lmnn_multi_instances(suite, capsys):
+    code = main(["suite", "run", "--command", OUR_SOLVER, "--problems", "lmnn_multi", "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0 and report["all_passed"], report["results"]
+    assert [r["name"] for r in report["results"]] == [e.name for e in suite.select(["lmnn_multi"])]
+    assert len(report["results"]) == 3 and all(r["result"] == "pass" for r in report["results"])
 
 
 @pytest.mark.slow
@@ -299,6 +316,7 @@ def solve_sdpa_primal(c, sizes, table):
 
 
 SDPA_CASES = ["numax-squares5", "numax_class-shapes6", "numax_class-clusters3x8-points", "lmnn-clusters3x6",
+              "lmnn_multi-clusters3x6", "lmnn_multi-iris8",
               "mvu-equality-trefoil12", "mvu-inequality-trefoil12", "mvu-slack-trefoil12", "mvu-min_trace-trefoil12",
               "mvu_oos-swiss-k3", "mvu_oos-gaussian3d-k10"]
 
@@ -314,10 +332,15 @@ def test_sdpa_export_solved_by_cvxpy_recovers_the_stored_optimum(suite, name, tm
     expected = -entry.optimum if get_problem(entry.problem).sense == "min" else entry.optimum
     assert expected == sdpa_optimum(entry.problem, entry.optimum)
     assert abs(value - expected) <= 1e-5 * max(abs(expected), 1.0), (value, expected)
-    # block 1 of Y is the instance's matrix variable: an optimal solution by our verifier
-    cert = verify_solution(entry.load(), blocks[0], tolerances=Tolerances(objective=1e-5, feasibility=1e-6, psd=1e-6))
+    # block 1 of Y is the instance's matrix variable (blocks 1..C for a stack of C matrices): an optimal
+    # solution by our verifier
+    instance = entry.load()
+    shape = instance.variable_shape
+    matrix = np.stack(blocks[:shape[0]]) if len(shape) == 3 else blocks[0]
+    cert = verify_solution(instance, matrix, tolerances=Tolerances(objective=1e-5, feasibility=1e-6, psd=1e-6))
     assert cert.passed, cert.reasons
-    if name in ("numax-squares5", "mvu-inequality-trefoil12", "mvu_oos-swiss-k3"):   # (P), the LMI side
+    if name in ("numax-squares5", "mvu-inequality-trefoil12", "mvu_oos-swiss-k3", "lmnn_multi-clusters3x6"):
+        # (P), the LMI side
         primal = solve_sdpa_primal(c, sizes, table)
         assert abs(primal - expected) <= 1e-5 * max(abs(expected), 1.0)
 

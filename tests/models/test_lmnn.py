@@ -10,7 +10,8 @@ from sklearn.neighbors import KNeighborsClassifier
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sdpembed.models.lmnn import LMNN, MultiMetricLMNN, energy_scores, factor_metric
-from sdpembed.problems import LMNNInstance
+from sdpembed.problems import LMNNInstance, MultiMetricLMNNInstance
+from sdpembed.registry import solve
 
 # check_fit2d_1feature fits 10 points with labels int(3·U(0, 1)): a class of 3 points, fewer
 # than k + 1 = 4, which has no k = 3 target neighbours (Sec. 2.1.2). We refuse it with a
@@ -153,6 +154,20 @@ def test_multi_metric_estimator(split):
     # string labels come back as strings
     labels = np.array(["x", "y", "z"])[y_train]
     assert set(MultiMetricLMNN(k=3).fit(X_train, labels).predict(X_test)) <= {"x", "y", "z"}
+
+
+def test_multi_metric_estimator_solves_the_registered_problem(split):
+    """MultiMetricLMNN builds a MultiMetricLMNNInstance and solves it through the registry: the same
+    answer as ``sdpembed.solve`` on that instance, for the default method and for CVXPY."""
+    X_train, _, y_train, _ = split
+    classes, y_index = np.unique(y_train, return_inverse=True)
+    instance = MultiMetricLMNNInstance.from_data(X_train, y_index, k=3, mu=0.5)
+    for method in ("fast", "cvxpy"):
+        model = MultiMetricLMNN(k=3, method=method).fit(X_train, y_train)
+        result = solve(instance, method)
+        assert model.result_.problem == "lmnn_multi" == result.problem and model.result_.method == method
+        assert model.result_.objective == result.objective and model.result_.iterations == result.iterations
+        np.testing.assert_array_equal(model.metrics_, result.solution)
 
 
 @pytest.mark.parametrize(

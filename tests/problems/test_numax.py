@@ -6,13 +6,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
-from sdpembed.problems.numax import (
-    PairSecantOperator,
-    SecantOperator,
-    certified_lower_bound,
-    check_bounds,
-    dual_objective,
-)
+from sdpembed.problems.numax_certificate import certified_lower_bound, check_bounds, dual_objective
+from sdpembed.problems.numax_operator import PairSecantOperator, SecantOperator
 
 finite = st.floats(-10, 10, allow_nan=False, allow_infinity=False)
 

@@ -28,6 +28,7 @@ CASES = {
     "numax": "numax-squares5",
     "numax_class": "numax_class-shapes6",
     "lmnn": "lmnn-iris8",
+    "lmnn_multi": "lmnn_multi-iris8",
     "mvu": "mvu-equality-trefoil12",
     "mvu_min_trace": "mvu-min_trace-swiss10",
     "mvu_oos": "mvu_oos-swiss-k3",
@@ -64,17 +65,23 @@ def optimal(suite):
 
 # --------------------------------------------------------------------------- crafted wrong answers
 def antisymmetric(X: np.ndarray, size: float = 10.0) -> np.ndarray:
-    """X plus an antisymmetric part: X[0, -1] + size, X[-1, 0] − size (for mvu_oos: S[0, r] ≠ S[r, 0])."""
+    """X plus an antisymmetric part: X[0, -1] + size, X[-1, 0] − size (for mvu_oos: S[0, r] ≠ S[r, 0]);
+    in every matrix of a stack (lmnn_multi)."""
     Y = np.array(X, dtype=np.float64)
-    Y[0, -1] += size
-    Y[-1, 0] -= size
+    Y[..., 0, -1] += size
+    Y[..., -1, 0] -= size
     return Y
+
+
+def transposed(X: np.ndarray) -> np.ndarray:
+    """Xᵀ, matrix by matrix for a stack."""
+    return np.swapaxes(X, -1, -2)
 
 
 def suboptimal(case: str, instance, X: np.ndarray) -> np.ndarray:
     """A PSD, symmetric answer whose objective is worse than optimal by far more than 1e-4."""
-    if case == "lmnn":
-        return X + 0.05 * np.eye(X.shape[0])             # a larger pull term, still PSD
+    if case in ("lmnn", "lmnn_multi"):
+        return X + 0.05 * np.eye(X.shape[-1])            # a larger pull term, still PSD
     if case == "mvu_oos":
         Y = X.copy()
         Y[-1, -1] += 5.0                                  # s far above ‖y‖²: PSD, structure intact
@@ -95,11 +102,11 @@ def infeasible(case: str, instance, X: np.ndarray) -> np.ndarray:
 
 
 def indefinite(case: str, instance, X: np.ndarray) -> np.ndarray:
-    """λ_min moved to −1e-3 · max(1, λ_max), everything else nearly unchanged."""
+    """λ_min moved to −1e-3 · max(1, λ_max) (of every matrix of a stack), everything else nearly unchanged."""
     values, vectors = np.linalg.eigh(X)
-    u = vectors[:, 0]
-    shift = values[0] + 1e-3 * max(1.0, values[-1])
-    return X - shift * np.outer(u, u)
+    u = vectors[..., :, 0]
+    shift = values[..., 0] + 1e-3 * max(1.0, values.max())
+    return X - shift[..., None, None] * (u[..., :, None] * u[..., None, :])
 
 
 #: kind -> (craft, the word its failure reason must contain, CLI tolerance flags, Tolerances)
@@ -115,8 +122,8 @@ CHECKS = {
 def crafted_cases():
     for kind in CHECKS:
         for case in CASES:
-            if kind == "violation" and case == "lmnn":
-                continue                                  # LMNN's only constraint is M ⪰ 0 (the PSD check)
+            if kind == "violation" and case in ("lmnn", "lmnn_multi"):
+                continue                                  # LMNN's only constraints are M ⪰ 0 (the PSD check)
             yield kind, case
 
 
@@ -146,7 +153,7 @@ def test_crafted_wrong_solutions_fail_verify_solution(optimal, kind, case):
     assert not cert.passed
     check_reason(cert.reasons, word)
     if kind == "asymmetry":
-        size = np.abs(wrong - wrong.T).max() / max(1.0, np.abs(wrong).max())
+        size = np.abs(wrong - transposed(wrong)).max() / max(1.0, np.abs(wrong).max())
         assert cert.asymmetry == pytest.approx(size) and cert.asymmetry > tolerances.feasibility
     if kind == "objective":                                       # suboptimal: the sign says which side
         sense = get_problem(instance.problem).sense

@@ -9,7 +9,6 @@ import json
 import pytest
 
 from sdpembed import PROBLEMS
-from sdpembed.validation import suite as suite_module
 from sdpembed.validation.suite import (
     AGREEMENT_TOL,
     CLARABEL_SETTINGS,
@@ -17,9 +16,11 @@ from sdpembed.validation.suite import (
     SCS_SETTINGS,
     build_suite,
     certify_optimum,
+    format_build_table,
     load_suite,
     suite_cases,
 )
+from sdpembed.validation.suite import build as suite_build
 
 PROBLEM = "mvu_oos"                                                   # five instances, 0.2 s each
 
@@ -83,13 +84,13 @@ def test_one_optimal_solver_is_not_a_certificate(clarabel_inaccurate, monkeypatc
     assert [c.solver for c in truth.certifiers] == ["SCS"]
     assert {c.status for c in truth.rejected} == {"inaccurate"} and len(truth.rejected) == 2
     assert "1 solver(s) ended 'optimal', two independent ones are needed" in truth.reasons[0]
-    record, entry = suite_module._build_case(_case("mvu_oos-scurve-k6"), None, False, None)
+    record, entry = suite_build._build_case(_case("mvu_oos-scurve-k6"), None, False, None)
     assert not record.ok and entry["status"] == "not certified"
 
 
 def test_manifest_records_the_certifiers_and_the_runs_not_counted(clarabel_inaccurate, monkeypatch, tmp_path):
     cases = [c for c in suite_cases() if c.problem == PROBLEM][:2]
-    monkeypatch.setattr(suite_module, "suite_cases", lambda: cases)
+    monkeypatch.setattr(suite_build, "suite_cases", lambda: cases)
     records = build_suite(out=tmp_path)
     assert all(r.ok for r in records)
     manifest = json.loads((tmp_path / MANIFEST).read_text())
@@ -107,5 +108,5 @@ def test_manifest_records_the_certifiers_and_the_runs_not_counted(clarabel_inacc
 
 def test_format_build_table_names_the_replacement(clarabel_inaccurate):
     (record,) = [r for r in build_suite(problems=[PROBLEM]) if r.name == "mvu_oos-swiss-k3"]
-    table = suite_module.format_build_table([record])
+    table = format_build_table([record])
     assert "OK (by cvxpy/SCS, ipm/mvu_oos_ipm; cvxpy/CLARABEL ended 'inaccurate')" in table

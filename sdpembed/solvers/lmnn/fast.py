@@ -58,7 +58,7 @@ from ..._validate import check_positive_int
 from ...graphs import impostor_triplets, nearest_impostors, radius_hinges
 from ...problems.lmnn import (
     LMNNInstance,
-    MultiMetricLMNNProblem,
+    MultiMetricLMNNInstance,
     check_triplets,
     lmnn_dual_bound,
     multi_metric_dual_bound,
@@ -449,13 +449,13 @@ def _status(rounds: _Rounds, options: RoundOptions) -> tuple[str, str]:
     return "inaccurate", f"certified relative gap {rounds.rgap:.2e} > gap_tol={gap_tol:g}"
 
 
-def solve_multi_metric_fast(problem: MultiMetricLMNNProblem, **options: Any) -> SolveResult:
+def solve_multi_metric_fast(problem: MultiMetricLMNNInstance, **options: Any) -> SolveResult:
     """Solve the multi-metric SDP (2.17) (one metric per class) by the same interior-point method
     on an exact working set; the metric of a pair is that of the class of its second point.
 
     Parameters
     ----------
-    problem : sdpembed.problems.lmnn.MultiMetricLMNNProblem
+    problem : sdpembed.problems.lmnn.MultiMetricLMNNInstance
     **options
         ``tol``, ``max_rounds``, ``max_iter``, ``add_tol``, ``prune``, ``gap_tol`` and ``verbose``: as for
         :func:`solve_lmnn_fast`, with its defaults (:class:`RoundOptions`).

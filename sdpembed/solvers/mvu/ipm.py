@@ -119,7 +119,7 @@ def solve_mvu_ipm(
         Largest certified relative gap (bound − objective)/max(|objective|, |bound|) for status
         ``optimal``.
     feas_tol : float
-        Largest constraint violation of K, relative to τ (:meth:`MVUInstance.max_violation`).
+        Largest constraint violation of K, relative to τ (:meth:`~sdpembed.problems.mvu.MVUInstance.max_violation`).
     max_iter : int
         Interior-point iterations; reaching it gives ``max_iterations``.
     step_fraction : float or None

@@ -69,7 +69,7 @@ import scipy.linalg
 import scipy.sparse.linalg
 
 from ..._validate import check_positive_int, check_random_state
-from ...problems.numax import SecantOperator
+from ...problems.numax_operator import SecantOperator
 from .nonconvex import (
     BestMap,
     FactorOps,

@@ -42,7 +42,7 @@ Rederivations and departures (the PDF text of [1] is garbled in places):
 
 The problem is non-convex: reaching δ is not guaranteed, and nothing certifies optimality.
 Every iteration costs O(S N M) with explicit secants, or O(n_a N M + S M) on the pairs of a
-point set (:class:`~sdpembed.problems.numax.PairSecantOperator`), and O(S log S) for the
+point set (:class:`~sdpembed.problems.numax_operator.PairSecantOperator`), and O(S log S) for the
 ℓ₁-ball projection; no N×N matrix is formed. The images VΨᵀ are linear in Ψ, so the trial
 steps of the line search cost O(S M) each (they are recomputed from Ψ every 50 iterations
 and before δ is declared met, so rounding cannot accumulate).
@@ -62,7 +62,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..._validate import check_positive_int, check_random_state
-from ...problems.numax import SecantOperator
+from ...problems.numax_operator import SecantOperator
 from .nonconvex import (
     BestMap,
     FactorOps,

@@ -8,7 +8,7 @@ generation (Algorithm 4).
   ``"optimal"``; ``dual_bound`` is NaN.
 * :class:`FactorOps` — 𝒜 of NuMax evaluated on a factor, 𝒜(ΨᵀΨ) = (‖Ψv_k‖²)_k, and the factor
   adjoint Ψ𝒜*(w) = Σ_k w_k (Ψv_k) v_kᵀ, in O(S N M) from explicit secants, or in
-  O(n_a N M + S M) through the points of a pair set (:class:`~sdpembed.problems.numax.PairSecantOperator`):
+  O(n_a N M + S M) through the points of a pair set (:class:`~sdpembed.problems.numax_operator.PairSecantOperator`):
   no N×N matrix is ever formed.
 * :func:`project_l1_ball` — the ℓ₁-ball projection of NILE-Pro's Moreau step (4.6).
 * :func:`start_map`, :func:`pca_feasible_rank` — starting maps: the leading principal
@@ -37,7 +37,7 @@ import numpy as np
 import scipy.sparse
 
 from ..._validate import as_matrix, check_delta, check_positive_int
-from ...problems.numax import PairSecantOperator, SecantOperator
+from ...problems.numax_operator import PairSecantOperator, SecantOperator
 
 __all__ = [
     "ACCEPT_RTOL",
@@ -201,7 +201,7 @@ class FactorOps:
     Parameters
     ----------
     secants : ndarray of shape (S, N) with unit rows, or SecantOperator
-        A :class:`~sdpembed.problems.numax.PairSecantOperator` (secants of pairs of points) makes
+        A :class:`~sdpembed.problems.numax_operator.PairSecantOperator` (secants of pairs of points) makes
         the factor operations cost O(n_a N M + S M) instead of O(S N M).
     """
 

@@ -79,7 +79,7 @@ from typing import Any
 import numpy as np
 
 from ..._validate import as_matrix, check_delta, check_positive_int, check_random_state
-from ...problems.numax import PairSecantOperator, SecantOperator
+from ...problems.numax_operator import PairSecantOperator, SecantOperator
 from ...secants import pair_count, pairs_from_linear_index
 from ..numax.column_generation import RestrictedResult, run_column_generation
 from ..numax.pair_scan import factor_values, initial_working_set, scan_pair_violations

@@ -1,6 +1,6 @@
 """NuMax by ADMM — NuMax Algorithm 1, with an exact least-squares step and a certificate.
 
-Solves the trace-minimisation SDP (*) of :mod:`sdpembed.problems.numax`,
+Solves the trace-minimisation SDP (*) of :mod:`sdpembed.problems.numax_certificate`,
 
     minimise tr P   s.t.   lo ≤ 𝒜(P) ≤ hi,   P ⪰ 0,
 
@@ -39,7 +39,7 @@ Stopping: the e₁/e₂ rule of Sec. 4.2, ``max(e₁, e₂) ≤ tol``, *and* a g
 (PSD by construction) violates no constraint by more than ``feas_tol`` and its certified
 relative gap is at most ``gap_tol``. The certificate: at a fixed point of the iteration,
 y = β ω satisfies I − 𝒜*(y) ⪰ 0 and solves the dual of (*); at any iterate we scale it to
-dual feasibility (:func:`sdpembed.problems.numax.certified_lower_bound`), which gives a lower
+dual feasibility (:func:`sdpembed.problems.numax_certificate.certified_lower_bound`), which gives a lower
 bound on the optimum that is valid whether or not the run converged.
 
 References
@@ -63,7 +63,8 @@ import numpy as np
 import scipy.linalg
 
 from ..._validate import as_matrix
-from ...problems.numax import SecantOperator, box_violation, certified_lower_bound, check_bounds, secant_span
+from ...problems.numax_certificate import box_violation, certified_lower_bound, check_bounds, secant_span
+from ...problems.numax_operator import SecantOperator
 from ...results import SolveResult, build_result, relative_gap
 from .admm_control import ADMMControl, ADMMPenalty, ADMMStopping, announce_setup, check_bundle
 from .least_squares import cholesky_factor, gram_rows, idle_core_threads, inverse_from_cholesky
@@ -279,7 +280,7 @@ def box_trace_admm(
     ----------
     secants : ndarray of shape (S, N) or SecantOperator
         Rows v_i defining 𝒜 (unit rows for NuMax), or the operator itself — a
-        :class:`~sdpembed.problems.numax.PairSecantOperator` computes 𝒜 and 𝒜* through the points
+        :class:`~sdpembed.problems.numax_operator.PairSecantOperator` computes 𝒜 and 𝒜* through the points
         of a pair set, much faster when there are many more pairs than points.
     lo, hi : ndarray of shape (S,)
         Bounds on v_iᵀ P v_i; ``-inf``/``inf`` mark absent bounds (NuMax-Class).

@@ -198,7 +198,7 @@ class ADMMControl:
         self.small = self.out_of_time = self.reporting = False
 
     def iterations(self) -> Iterator[int]:
-        """1, 2, …, ``max_iter``, kept in :attr:`iteration`; the variant leaves the loop when
+        """1, 2, …, ``max_iter``, kept in ``iteration``; the variant leaves the loop when
         :meth:`stop` says so."""
         for iteration in range(1, self.stopping.max_iter + 1):
             self.iteration = iteration
@@ -228,7 +228,7 @@ class ADMMControl:
 
     def check_due(self) -> bool:
         """Whether the certificate is built at this iteration: the cadence, the last iteration or
-        the time limit (then :attr:`reporting` says whether the check is printed)."""
+        the time limit (then ``reporting`` says whether the check is printed)."""
         stopping, iteration = self.stopping, self.iteration
         self.small = self.residual <= stopping.tol
         self.out_of_time = stopping.time_limit is not None and \
@@ -241,7 +241,7 @@ class ADMMControl:
         return False
 
     def record_check(self, violation: float, bound: float, rgap: float) -> None:
-        """The check's violation, dual bound and relative gap; printed when :attr:`reporting`."""
+        """The check's violation, dual bound and relative gap; printed when ``reporting``."""
         for key, value in zip(self.CHECK_KEYS, (self.iteration, violation, bound, rgap), strict=True):
             self.history[key].append(value)
         if self.reporting:

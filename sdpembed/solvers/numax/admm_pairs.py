@@ -45,23 +45,29 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse
 
 from ..._validate import check_positive_int
-from ...problems.numax import (
-    PairSecantOperator,
+from ...problems.numax_certificate import (
     box_violation,
     certified_lower_bound,
     check_bounds,
-    dual_objective,
     secant_span,
     signed_multipliers,
 )
+from ...problems.numax_operator import PairSecantOperator
 from ...results import SolveResult, build_result, relative_gap
-from .admm import ADMMState, check_constraint_count, least_squares_inverse, symmetric_matvec, warm_start_iterates
+from .admm import ADMMState, check_constraint_count, warm_start_iterates
 from .admm_control import ADMMControl, ADMMPenalty, ADMMStopping, announce_setup, check_bundle
 from .factor_polish import polish_factor
-from .least_squares import CholeskySolve, extend_gram
+from .pair_linalg import (
+    ImplicitMatrix,
+    LeastSquaresSteps,
+    PairGeometry,
+    PartialShrink,
+    approximate_bound,
+    factor_in_original_coordinates,
+    holds_secants,
+)
 
 __all__ = ["LEAST_SQUARES_MODES", "OutsideMonitor", "PairNumerics", "pair_trace_admm"]
 
@@ -174,281 +180,6 @@ class OutsideMonitor:
             raise ValueError(f"ratio must be a positive real number, got {self.ratio!r}")
 
 
-class _PairGeometry:
-    """𝒜* through the points of a :class:`PairSecantOperator`: applied to blocks, formed, normed.
-
-    𝒜*(v) = X_aᵀ Lap(v/d²) X_a with the weighted graph Laplacian of the pairs, an n_a × n_a
-    sparse matrix whose pattern (the pairs and the diagonal) is fixed for the operator: it is
-    laid out once in CSR order, and a new weight vector only refills its values (O(S)), so a
-    product with an (n_a, m) block costs O((S + n_a) m) rather than a gather of S × m differences.
-    """
-
-    def __init__(self, op: PairSecantOperator) -> None:
-        self.op = op
-        self.points = op.points                                   # (n_a, r)
-        n_a = self.points.shape[0]
-        self.inv_d2 = 1.0 / op.norms**2
-        rows = np.concatenate([op.i, op.j, np.arange(n_a)])
-        cols = np.concatenate([op.j, op.i, np.arange(n_a)])
-        #: the entries' order in CSR layout (row-major, columns ascending)
-        self._csr_order = np.lexsort((cols, rows))
-        indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=n_a))])
-        self._laplacian = scipy.sparse.csr_matrix(
-            (np.zeros(rows.size), cols[self._csr_order], indptr), shape=(n_a, n_a))
-        self._weights = np.empty(rows.size)
-        self._points_single: np.ndarray | None = None
-        self._laplacian_single: scipy.sparse.csr_matrix | None = None
-
-    def laplacian(self, v: np.ndarray, dtype=np.float64) -> scipy.sparse.csr_matrix:
-        """Lap(v/d²) = Σ_k (v_k/d_k²)(e_i − e_j)(e_i − e_j)ᵀ (n_a, n_a), sparse, with values of
-        ``dtype``; valid until the next call."""
-        n_a, S = self.points.shape[0], v.size
-        w = v * self.inv_d2
-        self._weights[:S] = -w
-        self._weights[S:2 * S] = -w
-        self._weights[2 * S:] = np.bincount(self.op.i, w, n_a) + np.bincount(self.op.j, w, n_a)
-        if dtype == np.float64:
-            out = self._laplacian
-        else:
-            if self._laplacian_single is None:          # the same layout with single-precision values
-                base = self._laplacian
-                self._laplacian_single = scipy.sparse.csr_matrix(
-                    (np.zeros(base.nnz, np.float32), base.indices, base.indptr), shape=base.shape)
-            out = self._laplacian_single
-        out.data[:] = self._weights[self._csr_order]
-        return out
-
-    def points_as(self, dtype) -> np.ndarray:
-        """The points X_a in ``dtype`` (the single-precision copy is made once)."""
-        if dtype == np.float64:
-            return self.points
-        if self._points_single is None:
-            self._points_single = self.points.astype(np.float32)
-        return self._points_single
-
-    def laplacian_apply(self, v: np.ndarray, Y: np.ndarray) -> np.ndarray:
-        """Lap(v/d²) Y for Y of shape (n_a, m), in Y's precision."""
-        return np.asarray(self.laplacian(v, Y.dtype) @ Y)
-
-    def adjoint_apply(self, v: np.ndarray, X: np.ndarray) -> np.ndarray:
-        """𝒜*(v) X = X_aᵀ Lap(v/d²) X_a X for X of shape (r, m), in X's precision."""
-        points = self.points_as(X.dtype)
-        return points.T @ self.laplacian_apply(v, points @ X)
-
-    def adjoint(self, v: np.ndarray) -> np.ndarray:
-        """𝒜*(v) as a dense symmetric (r, r) matrix."""
-        out = self.points.T @ self.laplacian_apply(v, self.points)
-        return 0.5 * (out + out.T)
-
-    def factor_values(self, F: np.ndarray) -> np.ndarray:
-        """𝒜(F Fᵀ) = ‖(x_i − x_j)ᵀF‖² / d² for F of shape (r, k)."""
-        Y = self.points @ F
-        D = Y[self.op.i] - Y[self.op.j]
-        return np.einsum("ij,ij->i", D, D) * self.inv_d2
-
-
-class _ImplicitMatrix:
-    """M = U diag(s) Uᵀ + α Λ₀ + γ L₀ + 𝒜*(u): applied to blocks, or formed densely.
-
-    ``constants_single`` holds single-precision copies of (Λ₀, L₀) for products with float32
-    blocks (see :class:`_PartialShrink`); the products are then computed in single precision.
-    """
-
-    def __init__(self, geometry: _PairGeometry, U, s, alpha, Lam0, gamma, L0, u,
-                 constants_single: tuple | None = None) -> None:
-        self.g, self.U, self.s, self.alpha, self.Lam0, self.gamma, self.L0, self.u = (
-            geometry, U, s, alpha, Lam0, gamma, L0, u)
-        self.constants_single = constants_single
-
-    def apply(self, X: np.ndarray) -> np.ndarray:
-        """M X for X of shape (r, m), in X's precision (float64 or float32)."""
-        single = X.dtype == np.float32
-        Lam0, L0 = self.constants_single if single and self.constants_single else (self.Lam0, self.L0)
-        out = self.g.adjoint_apply(self.u, X)
-        if self.U is not None and self.U.shape[1]:
-            U = self.U.astype(X.dtype, copy=False)
-            out += U @ (self.s.astype(X.dtype)[:, None] * (U.T @ X))
-        if self.alpha != 0.0 and Lam0 is not None:
-            out += X.dtype.type(self.alpha) * (Lam0 @ X)
-        if self.gamma != 0.0 and L0 is not None:
-            out += X.dtype.type(self.gamma) * (L0 @ X)
-        return out
-
-    def dense(self) -> np.ndarray:
-        out = self.g.adjoint(self.u)
-        if self.U is not None and self.U.shape[1]:
-            out += (self.U * self.s) @ self.U.T
-        if self.alpha != 0.0 and self.Lam0 is not None:
-            out += self.alpha * self.Lam0
-        if self.gamma != 0.0 and self.L0 is not None:
-            out += self.gamma * self.L0
-        return 0.5 * (out + out.T)
-
-
-class _PartialShrink:
-    """Eigenvalue shrinkage (11) from a warm-started block of Ritz vectors (see module docstring).
-
-    With ``single``, the Rayleigh–Ritz steps (products with M, QR, the small eigenproblems) run
-    in single precision — twice as fast, with Ritz residuals no smaller than about 1e-5·‖M‖ (a
-    floor on the accepted residual; below it a full double-precision eigendecomposition is
-    made). For the loose rounds of column generation, whose ADMM stops at 1e-3 accuracy.
-    """
-
-    #: smallest Ritz residual (relative to ‖M‖) asked of a single-precision Rayleigh–Ritz step
-    SINGLE_FLOOR = 1e-5
-
-    def __init__(self, dim: int, eig_tol: float, refresh_every: int, margin: int = 16,
-                 single: bool = False) -> None:
-        self.dim, self.eig_tol, self.refresh_every, self.margin = dim, eig_tol, refresh_every, margin
-        self.single = single
-        self.block: np.ndarray | None = None
-        self.since_full = 0
-        self.full_count = self.partial_count = 0
-
-    def _full(self, M: _ImplicitMatrix, threshold: float) -> tuple[np.ndarray, np.ndarray]:
-        w, V = np.linalg.eigh(M.dense())
-        self.full_count += 1
-        self.since_full = 0
-        above = int(np.sum(w > threshold))
-        m = min(self.dim, above + self.margin)
-        self.block = V[:, self.dim - m:]
-        return w[w > threshold], V[:, w > threshold]
-
-    def _ritz(self, M: _ImplicitMatrix, threshold: float, tol: float) -> tuple[np.ndarray, np.ndarray] | None:
-        """Rayleigh–Ritz on the carried block B expanded by its residual directions, repeated
-        (at most three expansions) until every Ritz pair above ``threshold`` has converged;
-        None: use a full solve.
-
-        The Ritz residuals of B itself span (I − BBᵀ)MB, which needs no eigensolve of the block:
-        the first expansion is made from it directly (the carried block alone is almost never
-        accurate enough — it is the previous iteration's)."""
-        m = self.block.shape[1]
-        basis = self.block.astype(np.float32) if self.single else self.block
-        image = M.apply(basis)
-        directions = image - basis @ (basis.T @ image)
-        for _ in range(3):                          # at most three expansions
-            Q = _orthonormal_complement(directions, basis)
-            basis, image = np.hstack([basis, Q]), np.hstack([image, M.apply(Q)])
-            H = basis.T @ image
-            theta, Z = np.linalg.eigh(0.5 * (H + H.T))
-            theta, Z = theta[-m:], Z[:, -m:]
-            U, Y = basis @ Z, image @ Z
-            if theta[0] >= threshold:                  # the block is too small to hold every eigenvalue above
-                return None
-            R = Y - U * theta
-            above = theta > threshold
-            scale = max(float(np.max(np.abs(theta))), threshold, 1e-300)
-            unconverged = above & (np.linalg.norm(R, axis=0) > tol * scale)
-            if not np.any(unconverged):
-                self.block = U.astype(np.float64, copy=False)
-                self.partial_count += 1
-                self.since_full += 1
-                return theta[above].astype(np.float64, copy=False), self.block[:, above]
-            basis, image, directions = U, Y, R
-        return None
-
-    def __call__(self, M: _ImplicitMatrix, threshold: float, accuracy: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
-        """(eigenvalues above ``threshold``, their eigenvectors) of M; Ritz residuals below
-        ``eig_tol``·``accuracy``·‖M‖ (``accuracy``: the ADMM's current residual, so that the
-        projection errors shrink with it)."""
-        if (self.block is None or self.since_full >= self.refresh_every
-                or 2 * self.block.shape[1] > self.dim):
-            return self._full(M, threshold)
-        floor = self.SINGLE_FLOOR if self.single else 1e-13
-        out = self._ritz(M, threshold, max(self.eig_tol * min(accuracy, 1.0), floor))
-        return self._full(M, threshold) if out is None else out
-
-
-class _LeastSquaresSteps:
-    """c = (I + 𝒜𝒜*)⁻¹ rhs for the iterations, by the means ``least_squares`` names (see
-    :func:`pair_trace_admm`), switching means as the run goes on:
-
-    * ``"auto"``: a double-precision Cholesky factor, inverted (``potri``) after
-      max(50, S/25) iterations — or the given inverse, updated;
-    * ``"mixed"``: a single-precision factor, refactorised in double precision (then as
-      ``"auto"``) after max(50, S/25) iterations or when :meth:`to_double` is called;
-    * ``"inverse"``, ``"cholesky"``, ``"cholesky-single"``: that means throughout.
-    """
-
-    def __init__(self, op: PairSecantOperator, mode: str, warm_start: ADMMState | None) -> None:
-        self.op, self.period = op, max(50, op.n_constraints // 25)
-        known_inverse = None if warm_start is None else warm_start.K_inv
-        single = mode in ("mixed", "cholesky-single")
-        self.gram = extend_gram(op, None if warm_start is None else warm_start.gram,
-                                np.float32 if single else np.float64,
-                                kept=None if warm_start is None else warm_start.gram_kept)
-        self.K_inv: np.ndarray | None = None
-        self.cholesky: CholeskySolve | None = None
-        self.refinable = mode == "mixed"              # still in single precision, with double to come
-        self.doubled_at: int | None = None            # iteration at which "mixed" went to double precision
-        # "auto": the factor is inverted once the extra cost of its triangular solves (≈ one symv
-        # each) has added up to that of potri (≈ S³ flops against 2S² a solve)
-        self.next_switch = self.period if mode in ("auto", "mixed") else 0
-        if mode == "inverse" or (mode == "auto" and known_inverse is not None):
-            self.K_inv, self.next_switch = least_squares_inverse(op, known_inverse, self.gram), 0
-        else:
-            self.cholesky = CholeskySolve(self.gram, single=single)
-
-    def __call__(self, rhs: np.ndarray, iteration: int) -> np.ndarray:
-        if iteration == self.next_switch:
-            if self.refinable:
-                self.to_double(iteration)
-            else:
-                self.K_inv, self.cholesky, self.next_switch = self.cholesky.inverse(), None, 0
-        return self.cholesky(rhs) if self.cholesky is not None else symmetric_matvec(self.K_inv, rhs)
-
-    def to_double(self, iteration: int) -> None:
-        """Leave single precision: 𝒜𝒜* recomputed and factorised in double precision (``"mixed"``)."""
-        if self.refinable:
-            self.refinable, self.doubled_at = False, iteration
-            self.gram = extend_gram(self.op, None, np.float64)
-            self.cholesky = CholeskySolve(self.gram)
-            self.next_switch = iteration + self.period
-
-
-def _orthonormal_complement(directions: np.ndarray, basis: np.ndarray) -> np.ndarray:
-    """An orthonormal basis of the part of span(``directions``) orthogonal to the orthonormal
-    ``basis``: projected out twice (classical Gram–Schmidt, "twice is enough"), then QR."""
-    W = directions - basis @ (basis.T @ directions)
-    W -= basis @ (basis.T @ W)
-    return np.linalg.qr(W)[0]
-
-
-def _holds_secants(operator: PairSecantOperator, basis: np.ndarray, coordinates: np.ndarray | None = None,
-                   tol: float = 1e-10) -> bool:
-    """Whether span(``basis``) reproduces every secant to ``tol``: ‖(I − QQᵀ)(x_i − x_j)‖ / d ≤ tol,
-    from the residuals ρ of the points (O(n_a N r) rather than O(S N r); ``coordinates``, the
-    points' Qᵀx if known, saves half of it). The bound (‖ρ_i‖ + ‖ρ_j‖) / d, O(S), settles the usual
-    case (a basis of all the points' span); only when it does not are the residuals of the
-    differences computed."""
-    if basis.ndim != 2 or basis.shape[0] != operator.dim:
-        return False
-    coordinates = operator.points @ basis if coordinates is None else coordinates
-    residual = operator.points - coordinates @ basis.T
-    norms = np.linalg.norm(residual, axis=1)
-    if np.max((norms[operator.i] + norms[operator.j]) / operator.norms, initial=0.0) <= tol:
-        return True
-    diff = residual[operator.i] - residual[operator.j]
-    return bool(np.max(np.linalg.norm(diff, axis=1) / operator.norms, initial=0.0) <= tol)
-
-
-def _factor_in_original_coordinates(U: np.ndarray, s: np.ndarray, basis: np.ndarray | None) -> np.ndarray:
-    """Ψ (k, N) with ΨᵀΨ = P for P = Q U diag(s) Uᵀ Qᵀ (Q = ``basis``, or the identity)."""
-    factor = (U * np.sqrt(s)).T
-    return factor if basis is None else factor @ basis.T
-
-
-def _approximate_bound(geometry: _PairGeometry, lo, hi, y) -> float:
-    """Dual bound g(y)/λ_max(𝒜*(y)) through the points — for stopping decisions only; the reported
-    certificate is recomputed from the explicit secants by :func:`certified_lower_bound`."""
-    y = signed_multipliers(y, lo, hi)
-    g = dual_objective(y, lo, hi)
-    if not np.isfinite(g) or g <= 0.0:
-        return 0.0
-    lam = float(np.linalg.eigvalsh(geometry.adjoint(y))[-1])
-    return g / lam if lam > 0 else 0.0
-
-
 def pair_trace_admm(
     operator: PairSecantOperator,
     lo: np.ndarray,
@@ -516,15 +247,15 @@ def pair_trace_admm(
     op = None
     if basis is not None and np.ndim(basis) == 2 and np.shape(basis)[0] == operator.dim:
         op = operator.in_basis(basis)
-        if not _holds_secants(operator, basis, op.points):
+        if not holds_secants(operator, basis, op.points):
             op = None
     if op is None:
         basis = secant_span(operator.V)
         op = operator if basis is None else operator.in_basis(basis)
     r = op.dim
-    geom = _PairGeometry(op)
+    geom = PairGeometry(op)
     announce_setup(verbose, S, r)
-    steps = _LeastSquaresSteps(op, numerics.least_squares, warm_start)
+    steps = LeastSquaresSteps(op, numerics.least_squares, warm_start)
     if warm_start is not None:
         L0, Lam0, omega, beta = warm_start_iterates(warm_start, basis, operator.dim, S)
         AL, A_Lam0 = op.apply(L0), op.apply(Lam0)
@@ -537,8 +268,8 @@ def pair_trace_admm(
     Kz = np.zeros(S)                                          # (I + 𝒜𝒜*) z, tracked exactly
     single = numerics.eig_precision == "single"
     constants_single = tuple(None if A is None else A.astype(np.float32) for A in (Lam0, L0)) if single else None
-    M = _ImplicitMatrix(geom, None, None, 1.0, Lam0, 1.0, L0, np.zeros(S), constants_single)   # L + Λ
-    shrink = _PartialShrink(r, numerics.eig_tol, numerics.refresh_every, single=single)
+    M = ImplicitMatrix(geom, None, None, 1.0, Lam0, 1.0, L0, np.zeros(S), constants_single)   # L + Λ
+    shrink = PartialShrink(r, numerics.eig_tol, numerics.refresh_every, single=single)
 
     def combo_norm2(alpha: float, v: np.ndarray, Kv: np.ndarray) -> float:
         """‖α Λ₀ + 𝒜*(v)‖², given Kv = (I + 𝒜𝒜*) v: ‖𝒜*(v)‖² = vᵀ𝒜𝒜*v = vᵀ(Kv − v)."""
@@ -622,7 +353,7 @@ def pair_trace_admm(
                 a, z, Kz, A_Lam, omega = a / factor, z / factor, Kz / factor, A_Lam / factor, omega / factor
         prev = (U_P, s_P, AP, P_dot_Lam0, c, z_old, a_old, rhs, Kz_old)
         # L⁺ + Λ⁺ = P + (a⁺ − a) Λ₀ + 𝒜*(c − z + z⁺)  (Λ⁺ after any rescaling)
-        M = _ImplicitMatrix(geom, U_P, s_P, a - a_old, Lam0, 0.0, None, c - z_old + z, constants_single)
+        M = ImplicitMatrix(geom, U_P, s_P, a - a_old, Lam0, 0.0, None, c - z_old + z, constants_single)
         if abs(a) < 1e-18:
             a = 0.0
 
@@ -630,7 +361,7 @@ def pair_trace_admm(
             violation = box_violation(AP, lo, hi)
             decides = control.small and violation <= feas_tol              # the bound decides only then
             if decides or control.reporting:
-                bound = _approximate_bound(geom, lo, hi, control.beta * omega)
+                bound = approximate_bound(geom, lo, hi, control.beta * omega)
                 rgap = relative_gap(objective, bound)
             else:
                 bound, rgap = float("nan"), float("inf")
@@ -645,7 +376,7 @@ def pair_trace_admm(
                 # doubles the wait for the next attempt
                 last_polish = iteration
                 if not np.isfinite(bound):                   # not yet evaluated at this check
-                    bound = _approximate_bound(geom, lo, hi, control.beta * omega)
+                    bound = approximate_bound(geom, lo, hi, control.beta * omega)
                     rgap = relative_gap(objective, bound)
                 acted_gap = rgap
                 polished = None
@@ -674,7 +405,7 @@ def pair_trace_admm(
                 break
             if monitor is not None and iteration - last_monitor >= 20 and admm_work >= 10.0 * monitor_work:
                 last_monitor = iteration
-                outside = float(monitor.scan(_factor_in_original_coordinates(U_P, s_P, basis)))
+                outside = float(monitor.scan(factor_in_original_coordinates(U_P, s_P, basis)))
                 monitor_work += 0.0 if monitor.work is None else float(monitor.work(rank))
                 if outside > feas_tol and max(violation, e1, e2) <= monitor.ratio * outside:
                     control.message = (
@@ -686,7 +417,7 @@ def pair_trace_admm(
     Lam = geom.adjoint(z) + (a * Lam0 if (Lam0 is not None and a != 0.0) else 0.0)
     L = M.dense() - Lam
     state = ADMMState(L, Lam, omega, control.beta, basis, steps.K_inv, steps.gram)
-    factor = _factor_in_original_coordinates(U_P, s_P, basis)
+    factor = factor_in_original_coordinates(U_P, s_P, basis)
     explicit = operator.explicit()
     B = explicit.V @ factor.T
     values = np.einsum("ij,ij->i", B, B)

@@ -1,6 +1,6 @@
 """Column generation over streamed secants — NuMax Algorithm 2 (NuMax-CG), certified.
 
-The SDP (*) of :mod:`sdpembed.problems.numax` over *all* pairs of n points has n(n−1)/2
+The SDP (*) of :mod:`sdpembed.problems.numax_certificate` over *all* pairs of n points has n(n−1)/2
 constraints, far too many to hold. Column generation solves it on a working set of pairs:
 
 1. solve the restricted problem on the working set with the ADMM (warm-started; loosely
@@ -51,7 +51,7 @@ import numpy as np
 
 from ..._progress import progress_bar, say
 from ..._validate import as_matrix, check_positive_int, check_random_state
-from ...problems.numax import PairSecantOperator
+from ...problems.numax_operator import PairSecantOperator
 from ...results import SolveResult, build_result
 from ...secants import linear_index_of_pairs, pair_count, pairs_from_linear_index
 from .admm import ADMMState, box_trace_admm, restrict_inverse, update_is_cheaper

@@ -34,7 +34,7 @@ import numpy as np
 import scipy.linalg
 from threadpoolctl import ThreadpoolController
 
-from ...problems.numax import SecantOperator
+from ...problems.numax_operator import SecantOperator
 
 __all__ = ["extend_gram", "gram_rows", "CholeskySolve", "cholesky_factor", "inverse_from_cholesky",
            "factorisation_threads", "idle_core_threads"]

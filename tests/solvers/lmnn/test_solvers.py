@@ -11,7 +11,13 @@ from sdpembed.formulations.lmnn import solve_lmnn_cvxpy
 from sdpembed.formulations.lmnn_multi import solve_multi_metric_cvxpy
 from sdpembed.graphs import all_triplets
 from sdpembed.problems import LMNNInstance
-from sdpembed.problems.lmnn import MultiMetricLMNNProblem, lmnn_dual_bound, multi_metric_dual_bound, multi_metric_hinges
+from sdpembed.problems.lmnn import (
+    MultiMetricLMNNInstance,
+    lmnn_dual_bound,
+    multi_metric_dual_bound,
+    multi_metric_hinges,
+)
+from sdpembed.problems.suite_cases import lmnn_multi_cases
 from sdpembed.solvers.lmnn.fast import solve_lmnn_fast, solve_multi_metric_fast
 from sdpembed.solvers.lmnn.gradient import certify_metric, lmnn_gradient_matrix, solve_lmnn_gradient
 from sdpembed.solvers.lmnn.hinge_ipm import hinge_ipm, ipm_reached
@@ -330,7 +336,7 @@ def test_algorithm3_bad_input(instances):
 # ------------------------------------------------------------------------- multi-metric (2.17)
 @pytest.fixture(scope="module")
 def multi(instances):
-    problems = {name: MultiMetricLMNNProblem(X=inst.X, y=inst.y, targets=inst.targets, mu=inst.mu)
+    problems = {name: MultiMetricLMNNInstance(X=inst.X, y=inst.y, targets=inst.targets, mu=inst.mu)
                 for name, inst in instances.items() if name != "wine"}
     return {name: (pr, solve_multi_metric_cvxpy(pr, **TIGHT), solve_multi_metric_fast(pr))
             for name, pr in problems.items()}
@@ -353,7 +359,7 @@ def test_multi_metric_fast_matches_cvxpy(name, multi, instances, optima):
 def test_multi_metric_fast_checks_the_loop_options_like_the_single_metric_solver(instances):
     """Both drivers take the working-set loop's options through one RoundOptions: the same checks."""
     inst = instances["iris"]
-    problem = MultiMetricLMNNProblem(X=inst.X, y=inst.y, targets=inst.targets, mu=inst.mu)
+    problem = MultiMetricLMNNInstance(X=inst.X, y=inst.y, targets=inst.targets, mu=inst.mu)
     for options, message in (({"tol": 0.0}, "tol must be a positive"), ({"gap_tol": np.nan}, "gap_tol"),
                              ({"add_tol": np.inf}, "add_tol"), ({"max_rounds": 0}, "max_rounds")):
         for solver, data in ((solve_multi_metric_fast, problem), (solve_lmnn_fast, inst)):
@@ -363,9 +369,26 @@ def test_multi_metric_fast_checks_the_loop_options_like_the_single_metric_solver
         solve_multi_metric_fast(problem, time_limit=1.0)
 
 
+@pytest.mark.parametrize("case", lmnn_multi_cases(), ids=lambda case: case.name)
+def test_multi_metric_fast_matches_cvxpy_on_the_reference_instances(case):
+    """The suite's instances of (2.17): the default solver (through the registry) against the CVXPY
+    ground truth, to the tolerance of the LMNN tests; each certified by its own bound."""
+    instance = case.build()
+    reference = solve_multi_metric_cvxpy(instance, **TIGHT)
+    result = solve(instance)
+    assert result.status == "optimal" and result.method == "fast" and result.problem == "lmnn_multi"
+    assert abs(result.objective - reference.objective) <= 1e-4 * reference.objective
+    assert result.objective == pytest.approx(instance.objective(result.solution), rel=1e-12)
+    assert result.dual_bound <= reference.objective * (1 + 1e-8) and result.relative_gap <= 1e-5
+    assert reference.dual_bound <= result.objective * (1 + 1e-8)
+    assert result.solution.shape == instance.variable_shape
+    assert multi_metric_dual_bound(instance, result.extra["triplets"], result.extra["alpha"],
+                                   upper_bound=result.objective) == pytest.approx(result.dual_bound)
+
+
 def test_multi_metric_loss_reduces_to_the_single_metric_loss(instances):
     inst = instances["iris"]
-    problem = MultiMetricLMNNProblem(X=inst.X, y=inst.y, targets=inst.targets, mu=inst.mu)
+    problem = MultiMetricLMNNInstance(X=inst.X, y=inst.y, targets=inst.targets, mu=inst.mu)
     rng = np.random.default_rng(2)
     A = rng.standard_normal((4, 4))
     M = A @ A.T / 4

@@ -15,7 +15,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from sdpembed.isometry import isometry_constants
 from sdpembed.linear.near_isometric import FroMax, NILEPro
-from sdpembed.problems.numax import PairSecantOperator, SecantOperator
+from sdpembed.problems.numax_operator import PairSecantOperator, SecantOperator
 from sdpembed.solvers.near_isometric.fromax import (
     FroMaxState,
     _half_residual2,

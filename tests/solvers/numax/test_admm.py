@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from sdpembed import solve
-from sdpembed.problems.numax import SecantOperator
+from sdpembed.problems.numax_operator import SecantOperator
 from sdpembed.solvers.numax.admm import _shrink_eigenvalues, box_trace_admm, least_squares_step, secant_span
 from sdpembed.solvers.numax.admm_control import ADMMPenalty, ADMMStopping
 
@@ -179,7 +179,7 @@ def test_too_many_secants_fail_clearly():
 
 def test_inverse_updates_match_a_fresh_inverse():
     """Appending rows to, and deleting rows from, (I + 𝒜𝒜*)⁻¹ give the inverse of the new matrix."""
-    from sdpembed.problems.numax import SecantOperator
+    from sdpembed.problems.numax_operator import SecantOperator
     from sdpembed.solvers.numax.admm import least_squares_inverse, restrict_inverse
 
     rng = np.random.default_rng(5)

@@ -7,7 +7,7 @@ import io
 import numpy as np
 import pytest
 
-from sdpembed.problems.numax import PairSecantOperator
+from sdpembed.problems.numax_operator import PairSecantOperator
 from sdpembed.secants import pair_count, pairs_from_linear_index
 from sdpembed.solvers.numax.admm import box_trace_admm
 from sdpembed.solvers.numax.admm_control import ADMMPenalty, ADMMStopping

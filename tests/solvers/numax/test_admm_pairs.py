@@ -8,11 +8,11 @@ import pytest
 
 from sdpembed import NuMaxInstance, solve
 from sdpembed.datasets import gaussian_points, translating_squares
-from sdpembed.problems.numax import PairSecantOperator, SecantOperator
+from sdpembed.problems.numax_operator import PairSecantOperator, SecantOperator
 from sdpembed.secants import pair_count, pairs_from_linear_index
 from sdpembed.solvers.numax.admm import box_trace_admm
 from sdpembed.solvers.numax.admm_control import ADMMPenalty, ADMMStopping
-from sdpembed.solvers.numax.admm_pairs import OutsideMonitor, PairNumerics, _holds_secants, pair_trace_admm
+from sdpembed.solvers.numax.admm_pairs import OutsideMonitor, PairNumerics, pair_trace_admm
 from sdpembed.solvers.numax.column_generation import column_generation
 
 from ...conftest import digits_points
@@ -112,13 +112,6 @@ def test_a_basis_that_misses_a_secant_is_not_used():
     X = _low_rank_points(rank=12)
     op = _pair_operator(X, 200)
     _, _, rows = np.linalg.svd(X - X.mean(axis=0), full_matrices=False)
-    assert _holds_secants(op, rows[:12].T)
-    assert not _holds_secants(op, rows[:11].T)
-    # points off the span whose pairs are all exact: the point-residual bound fails, the exact check holds
-    shifted = PairSecantOperator(np.vstack([X[:2], X[:2] + 5.0]), [0, 2], [1, 3])   # both secants x₀ − x₁
-    line = ((X[0] - X[1]) / np.linalg.norm(X[0] - X[1]))[:, None]
-    assert _holds_secants(shifted, line)
-    assert not _holds_secants(PairSecantOperator(shifted.points, [0], [2]), line)
     good = pair_trace_admm(op, 0.9, 1.1)
     bad_basis = pair_trace_admm(op, 0.9, 1.1, basis=rows[:11].T)      # rejected: the secant span is used
     assert bad_basis.status == "optimal" and bad_basis.objective == pytest.approx(good.objective, rel=1e-6)
@@ -235,24 +228,6 @@ def test_uncertified_solve_is_never_optimal():
     assert result.status == "inaccurate" and "certify=False" in result.message
     assert np.isnan(result.dual_bound) and np.isnan(result.relative_gap)
     assert result.max_violation <= 1e-6 and result.min_eigenvalue >= -1e-12
-
-
-def test_pair_geometry_applies_the_adjoint_in_both_precisions():
-    from sdpembed.solvers.numax.admm_pairs import _PairGeometry
-
-    op = _pair_operator(digits_points(50), 500)
-    geometry = _PairGeometry(op)
-    rng = np.random.default_rng(3)
-    y, block = rng.standard_normal(500), rng.standard_normal((op.dim, 7))
-    dense = op.explicit().adjoint(y)                          # Σ y_k v_k v_kᵀ from the explicit rows
-    np.testing.assert_allclose(geometry.adjoint(y), dense, atol=1e-10)
-    np.testing.assert_allclose(geometry.adjoint_apply(y, block), dense @ block, atol=1e-10)
-    # the Laplacian's values are refilled for new weights (its pattern is laid out once)
-    y2 = rng.standard_normal(500)
-    np.testing.assert_allclose(geometry.adjoint_apply(y2, block), op.explicit().adjoint(y2) @ block, atol=1e-10)
-    single = geometry.adjoint_apply(y2, block.astype(np.float32))
-    assert single.dtype == np.float32
-    np.testing.assert_allclose(single, op.explicit().adjoint(y2) @ block, rtol=1e-4, atol=1e-4 * np.abs(dense).max())
 
 
 def test_single_precision_ritz_steps_reach_the_loose_accuracy():

@@ -1,0 +1,132 @@
+"""The secant operator 𝒜 of the NuMax family and its adjoint, as numpy.
+
+For a secant matrix ``V`` whose rows are unit vectors ``v_i`` (NuMax eq. (1)),
+
+    𝒜(X)  = ( v_iᵀ X v_i )_{i=1..S}          (NuMax Sec. 3.1, below eq. (2))
+    𝒜*(y) = Σ_i y_i v_i v_iᵀ = Vᵀ diag(y) V    (the adjoint, used in (13))
+    𝒜𝒜*   = (V Vᵀ) ∘ (V Vᵀ)                  (an S×S matrix; Hadamard square of the Gram)
+
+:class:`SecantOperator` computes them from the rows; :class:`PairSecantOperator` from the points
+of the pairs whose secants they are, the structure of column generation (NuMax Algorithm 2). The
+SDP (*) they constrain and its certificate are in :mod:`sdpembed.problems.numax_certificate`, the
+instance types in :mod:`sdpembed.problems.numax`.
+
+References
+----------
+.. [1] C. Hegde, A. C. Sankaranarayanan, W. Yin and R. G. Baraniuk, "NuMax: A convex approach for
+   learning near-isometric linear embeddings", IEEE Transactions on Signal Processing 63(22),
+   6109–6121, 2015. Implemented here: the operator of Sec. 3.1 and its adjoint (used in
+   (13)), through the points of a pair set for Algorithm 2.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["PairSecantOperator", "SecantOperator"]
+
+
+class SecantOperator:
+    """The linear map 𝒜 : Sᴺ → Rˢ, X ↦ (v_iᵀ X v_i)_i, and its adjoint.
+
+    Parameters
+    ----------
+    secants : ndarray of shape (S, N)
+        The rows ``v_i``. They need not be unit vectors here; instances normalise them.
+    """
+
+    def __init__(self, secants: np.ndarray) -> None:
+        self.V = np.ascontiguousarray(secants, dtype=np.float64)
+        if self.V.ndim != 2:
+            raise ValueError(f"secants must be a 2-D array (S, N), got shape {self.V.shape}")
+
+    @property
+    def n_constraints(self) -> int:
+        """Number of secants S."""
+        return self.V.shape[0]
+
+    @property
+    def dim(self) -> int:
+        """Ambient dimension N."""
+        return self.V.shape[1]
+
+    def apply(self, X: np.ndarray) -> np.ndarray:
+        """𝒜(X) = (v_iᵀ X v_i)_i for a symmetric (N, N) matrix X; O(S N²)."""
+        return np.einsum("ij,ij->i", self.V @ X, self.V)
+
+    def adjoint(self, y: np.ndarray) -> np.ndarray:
+        """𝒜*(y) = Σ_i y_i v_i v_iᵀ = Vᵀ diag(y) V, an (N, N) symmetric matrix; O(S N²)."""
+        return (self.V.T * y) @ self.V
+
+    def gram_squared(self) -> np.ndarray:
+        """The (S, S) matrix of 𝒜𝒜*, with entries (v_iᵀ v_j)²."""
+        G = self.V @ self.V.T
+        return G * G
+
+    def explicit(self) -> SecantOperator:
+        """The operator computed from the explicit secant rows (used for certificates)."""
+        return self
+
+    def in_basis(self, basis: np.ndarray) -> SecantOperator:
+        """𝒜 restricted to matrices QP̃Qᵀ, in the coordinates of the orthonormal ``basis`` Q (N, r)."""
+        return SecantOperator(self.V @ basis)
+
+
+class PairSecantOperator(SecantOperator):
+    """𝒜 for the secants of pairs of points, v_k = (x_{i_k} − x_{j_k}) / ‖x_{i_k} − x_{j_k}‖.
+
+    Same map as :class:`SecantOperator` on the same rows, computed through the n_a points
+    the S pairs touch — the structure column generation (NuMax Algorithm 2) works with:
+
+        𝒜(P)_k  = (x_i − x_j)ᵀ P (x_i − x_j) / d_k²  from B = X_a P,            O(n_a N² + S N)
+        𝒜*(y)   = X_aᵀ Lap(w) X_a,  w_k = y_k / d_k²  (a weighted graph Laplacian), O(n_a² N + n_a N²)
+
+    instead of O(S N²) each: a large saving when S ≫ n_a (thousands of pairs among hundreds
+    of points). Certificates use :meth:`explicit`, the row-by-row computation.
+
+    Parameters
+    ----------
+    points : ndarray of shape (n, N)
+    i, j : ndarray of shape (S,)
+        Pair indices into ``points``; every pair must be of distinct points.
+    """
+
+    def __init__(self, points: np.ndarray, i: np.ndarray, j: np.ndarray) -> None:
+        i, j = np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64)
+        used, inverse = np.unique(np.concatenate([i, j]), return_inverse=True)
+        pts = np.asarray(points, dtype=np.float64)[used]
+        self.points = pts - pts.mean(axis=0)                  # differences unchanged, less cancellation
+        self.i, self.j = inverse[: i.size], inverse[i.size:]
+        D = self.points[self.i] - self.points[self.j]
+        self.norms = np.linalg.norm(D, axis=1)
+        if np.any(self.norms == 0.0):
+            raise ValueError("every pair must join two distinct points (a zero secant has no direction)")
+        D /= self.norms[:, None]                              # in place: one (S, N) array, not two
+        super().__init__(D)
+
+    def apply(self, X: np.ndarray) -> np.ndarray:
+        """𝒜(X) through B = X_a X: ((b_i − b_j)·v_k) / d_k."""
+        B = self.points @ X
+        return np.einsum("ij,ij->i", B[self.i] - B[self.j], self.V) / self.norms
+
+    def adjoint(self, y: np.ndarray) -> np.ndarray:
+        """𝒜*(y) = Σ_k y_k v_k v_kᵀ = X_aᵀ Lap(w) X_a with edge weights w_k = y_k / d_k²."""
+        n_a = self.points.shape[0]
+        w = np.asarray(y, dtype=np.float64) / self.norms**2
+        W = np.bincount(self.i * n_a + self.j, weights=w, minlength=n_a * n_a).reshape(n_a, n_a)
+        W += W.T
+        laplacian = np.diag(W.sum(axis=1)) - W
+        out = self.points.T @ (laplacian @ self.points)
+        return 0.5 * (out + out.T)
+
+    def explicit(self) -> SecantOperator:
+        """The same map from the explicit unit rows (rounding errors bounded row by row)."""
+        return SecantOperator(self.V)
+
+    def in_basis(self, basis: np.ndarray) -> PairSecantOperator:
+        """The pair operator on the points' coordinates in the orthonormal ``basis`` Q (N, r)."""
+        out = PairSecantOperator.__new__(PairSecantOperator)
+        out.points, out.i, out.j, out.norms = self.points @ basis, self.i, self.j, self.norms
+        # the rows through the points: O(n_a N r) rather than O(S N r) for V @ basis
+        out.V = (out.points[self.i] - out.points[self.j]) / self.norms[:, None]
+        return out

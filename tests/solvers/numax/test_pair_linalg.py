@@ -1,0 +1,96 @@
+"""The pair ADMM's linear algebra (:mod:`sdpembed.solvers.numax.pair_linalg`) against dense numpy."""
+
+import numpy as np
+import pytest
+
+from sdpembed.problems.numax_operator import PairSecantOperator
+from sdpembed.secants import pair_count, pairs_from_linear_index
+from sdpembed.solvers.numax.pair_linalg import (
+    ImplicitMatrix,
+    LeastSquaresSteps,
+    PairGeometry,
+    PartialShrink,
+    holds_secants,
+)
+
+from ...conftest import digits_points
+
+
+def _random_pairs(X, n_pairs, seed=0):
+    n = X.shape[0]
+    index = np.sort(np.random.default_rng(seed).choice(pair_count(n), size=n_pairs, replace=False))
+    return PairSecantOperator(X, *pairs_from_linear_index(index, n))
+
+
+def test_pair_geometry_applies_the_adjoint_in_both_precisions():
+    op = _random_pairs(digits_points(50), 500)
+    geometry = PairGeometry(op)
+    rng = np.random.default_rng(3)
+    y, block = rng.standard_normal(500), rng.standard_normal((op.dim, 7))
+    dense = op.explicit().adjoint(y)                          # Σ y_k v_k v_kᵀ from the explicit rows
+    np.testing.assert_allclose(geometry.adjoint(y), dense, atol=1e-10)
+    np.testing.assert_allclose(geometry.adjoint_apply(y, block), dense @ block, atol=1e-10)
+    # the Laplacian's values are refilled for new weights (its pattern is laid out once)
+    y2 = rng.standard_normal(500)
+    np.testing.assert_allclose(geometry.adjoint_apply(y2, block), op.explicit().adjoint(y2) @ block, atol=1e-10)
+    single = geometry.adjoint_apply(y2, block.astype(np.float32))
+    assert single.dtype == np.float32
+    np.testing.assert_allclose(single, op.explicit().adjoint(y2) @ block, rtol=1e-4, atol=1e-4 * np.abs(dense).max())
+    # 𝒜(FFᵀ) from a factor
+    F = rng.standard_normal((op.dim, 3))
+    np.testing.assert_allclose(geometry.factor_values(F), op.explicit().apply(F @ F.T), rtol=1e-10)
+
+
+def test_holds_secants():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((70, 12)) @ rng.standard_normal((12, 40))        # rank 12 in R^40
+    op = _random_pairs(X, 200)
+    _, _, rows = np.linalg.svd(X - X.mean(axis=0), full_matrices=False)
+    assert holds_secants(op, rows[:12].T)
+    assert not holds_secants(op, rows[:11].T)
+    # points off the span whose pairs are all exact: the point-residual bound fails, the exact check holds
+    shifted = PairSecantOperator(np.vstack([X[:2], X[:2] + 5.0]), [0, 2], [1, 3])   # both secants x₀ − x₁
+    line = ((X[0] - X[1]) / np.linalg.norm(X[0] - X[1]))[:, None]
+    assert holds_secants(shifted, line)
+    assert not holds_secants(PairSecantOperator(shifted.points, [0], [2]), line)
+
+
+@pytest.mark.parametrize("single", [False, True])
+def test_partial_shrink_finds_the_eigenpairs_above_the_threshold(single):
+    op = _random_pairs(digits_points(60), 600)
+    geometry = PairGeometry(op)
+    rng = np.random.default_rng(1)
+    u = np.abs(rng.standard_normal(op.n_constraints))
+    shrink = PartialShrink(op.dim, eig_tol=1e-6, refresh_every=50, margin=4, single=single)
+    for _ in range(3):                        # a full solve, then Ritz steps from the carried block
+        u = u + 1e-3 * np.abs(rng.standard_normal(u.size))
+        M = ImplicitMatrix(geometry, None, None, 0.0, None, 0.0, None, u)
+        exact = np.linalg.eigvalsh(M.dense())
+        threshold = 0.5 * (exact[-5] + exact[-6])                              # five eigenvalues above
+        theta, vectors = shrink(M, threshold)
+        assert theta.shape == (5,) and vectors.shape == (op.dim, 5)
+        # Ritz residuals below eig_tol·‖M‖ (single precision: 1e-5·‖M‖ at best); the Ritz values
+        # err by their square over the gap, plus single precision's rounding
+        accepted = (1e-5 if single else 1e-6) * exact[-1]
+        residual = M.apply(vectors) - vectors * theta
+        assert np.linalg.norm(residual, axis=0).max() <= 1.1 * accepted
+        np.testing.assert_allclose(np.sort(theta), exact[-5:], atol=(1e-5 if single else 1e-9) * exact[-1])
+    assert (shrink.full_count, shrink.partial_count) == (1, 2)
+
+
+@pytest.mark.parametrize("mode, rtol", [("inverse", 1e-10), ("cholesky", 1e-10), ("auto", 1e-10),
+                                        ("cholesky-single", 1e-3), ("mixed", 1e-3)])
+def test_least_squares_steps_solve_the_least_squares_system(mode, rtol):
+    op = _random_pairs(digits_points(40), 300)
+    V = op.explicit().V
+    K = np.eye(op.n_constraints) + (V @ V.T) ** 2                             # I + 𝒜𝒜*
+    rhs = np.random.default_rng(2).standard_normal(op.n_constraints)
+    steps = LeastSquaresSteps(op, mode, None)
+    np.testing.assert_allclose(K @ steps(rhs, 1), rhs, rtol=rtol, atol=rtol * np.abs(rhs).max())
+    assert steps.refinable == (mode == "mixed")
+    # "auto" and "mixed" change means after max(50, S/25) iterations ("mixed" to double precision)
+    later_rtol = rtol if mode == "cholesky-single" else 1e-10
+    later = steps(rhs, steps.period)
+    np.testing.assert_allclose(K @ later, rhs, rtol=later_rtol, atol=later_rtol * np.abs(rhs).max())
+    assert (steps.K_inv is not None) == (mode in ("inverse", "auto"))
+    assert steps.doubled_at == (steps.period if mode == "mixed" else None)
