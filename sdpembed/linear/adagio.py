@@ -187,7 +187,7 @@ class ADAGIO(LinearEmbedding):
         pca_solver: str = "exact",
         n_oversamples: int = 10,
         n_iter: int = 4,
-        random_state=None,
+        random_state=0,
     ) -> None:
         self.n_components = n_components
         self.n_pca = n_pca

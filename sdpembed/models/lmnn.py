@@ -194,7 +194,7 @@ class LMNN(ClassifierMixin, TransformerMixin, BaseEstimator):
         max_iter: int | None = None,
         tol: float | None = None,
         verbose: bool | int = False,
-        random_state=None,
+        random_state=0,
     ) -> None:
         self.k = k
         self.mu = mu
