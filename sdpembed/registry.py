@@ -142,7 +142,7 @@ def _mvu_ipm_memory(instance: Any) -> tuple[int, str]:
             f"the interior-point method's n×n iterates and E×E Schur complement (about 10n² + 3E² float64; "
             f"n = {n}, E = {E})")
 
-__all__ = ["ProblemSpec", "PROBLEMS", "get_problem", "solve"]
+__all__ = ["ProblemSpec", "PROBLEMS", "get_problem", "method_options", "solve"]
 
 
 @dataclass(frozen=True)
@@ -179,6 +179,9 @@ class ProblemSpec:
     suite_cases : callable, optional
         ``suite_cases() -> list of SuiteCase``: the problem's instances of the reference suite
         (:mod:`sdpembed.problems.suite_cases`); the suite refuses a problem without them.
+    dataset : str
+        The dataset ``sdpembed make-instance`` builds an instance from by default (a labelled one
+        for a problem that needs labels).
     estimators : tuple of str
         Dotted names of the scikit-learn estimators that solve the problem (named, not imported:
         the estimators are a higher layer); the documentation's feature table lists them.
@@ -195,6 +198,7 @@ class ProblemSpec:
     memory: dict[str, Callable[[Any], tuple[int, str]]] = field(default_factory=dict)
     sdpa_form: Callable[[Any, int], StandardForm] | None = None
     suite_cases: Callable[[], list[SuiteCase]] | None = None
+    dataset: str = "squares"
     estimators: tuple[str, ...] = ()
 
 
@@ -236,6 +240,7 @@ PROBLEMS: dict[str, ProblemSpec] = {
         memory={"admm": _admm_memory},
         sdpa_form=box_trace_form,
         suite_cases=numax_class_cases,
+        dataset="digits",
         estimators=("sdpembed.NuMaxClass",),
     ),
     "lmnn": ProblemSpec(
@@ -251,6 +256,7 @@ PROBLEMS: dict[str, ProblemSpec] = {
         from_dataset=lambda X, y, options: LMNNInstance.from_data(X, y, k=options.k, mu=options.mu),
         sdpa_form=lmnn_form,
         suite_cases=lmnn_cases,
+        dataset="digits",
         estimators=("sdpembed.LMNN",),
     ),
     "lmnn_multi": ProblemSpec(
@@ -267,6 +273,7 @@ PROBLEMS: dict[str, ProblemSpec] = {
         sdpa_form=lmnn_multi_form,
         suite_cases=lmnn_multi_cases,
         estimators=("sdpembed.MultiMetricLMNN",),
+        dataset="digits",
     ),
     "mvu_oos": ProblemSpec(
         name="mvu_oos",
@@ -332,25 +339,39 @@ def solve(instance: Any, method: str | None = None, **options: Any) -> SolveResu
         For an unknown method, an option the method does not take, or a solve whose memory
         estimate exceeds the machine's.
     """
-    spec = get_problem(getattr(instance, "problem", ""))
-    method = method or spec.default_method(instance)
-    if method == "cvxpy":
-        solver = spec.cvxpy
-    elif method in spec.methods:
-        solver = spec.methods[method]
-    else:
-        raise ValueError(
-            f"method must be 'cvxpy' or one of {sorted(spec.methods)} for {spec.name!r}, got {method!r}"
-        )
+    spec, method, solver = _method(instance, method)
     _check_options(spec.name, method, solver, options)
     if method in spec.memory:
         check_memory(*spec.memory[method](instance))
     return solver(instance, **options)
 
 
+def method_options(instance: Any, method: str | None = None) -> set[str] | None:
+    """The options :func:`solve` accepts for ``instance`` with ``method`` (None: the problem's
+    default method), or None when the method takes any keyword."""
+    _, _, solver = _method(instance, method)
+    return _accepted(solver)
+
+
+def _method(instance: Any, method: str | None) -> tuple[ProblemSpec, str, Callable[..., SolveResult]]:
+    """The problem, the method's name and its solver for ``instance`` (ValueError for an unknown method)."""
+    spec = get_problem(getattr(instance, "problem", ""))
+    method = method or spec.default_method(instance)
+    if method == "cvxpy":
+        return spec, method, spec.cvxpy
+    if method in spec.methods:
+        return spec, method, spec.methods[method]
+    raise ValueError(f"method must be 'cvxpy' or one of {sorted(spec.methods)} for {spec.name!r}, got {method!r}")
+
+
+def _accepted(solver: Callable[..., SolveResult]) -> set[str] | None:
+    """The keywords ``solver`` takes (None: any)."""
+    return solver.options() if hasattr(solver, "options") else _keywords(solver)
+
+
 def _check_options(problem: str, method: str, solver: Callable[..., SolveResult], options: dict[str, Any]) -> None:
     """ValueError naming the options ``solver`` does not take (rather than a TypeError inside it)."""
-    accepted = solver.options() if hasattr(solver, "options") else _keywords(solver)
+    accepted = _accepted(solver)
     unknown = sorted(set(options) - accepted) if accepted is not None else []
     if unknown:
         raise ValueError(f"method {method!r} of {problem!r} has no option {', '.join(map(repr, unknown))}; "

@@ -192,7 +192,7 @@ class ADAGIO(LinearEmbedding):
         pca_solver: str = "exact",
         n_oversamples: int = 10,
         n_iter: int = 4,
-        random_state=None,
+        random_state=0,
     ) -> None:
         self.n_components = n_components
         self.delta = delta

@@ -112,7 +112,7 @@ def embed(
     dim: int | None = None,
     delta: float | None = None,
     labels=None,
-    random_state=None,
+    random_state=0,
     secants: bool = False,
     measure: str = "rip",
     exclude_fraction: float = 0.0,

@@ -195,7 +195,7 @@ class FroMax(_NearIsometric):
         beta2: float = 1.0,
         eta: float = 1.0,
         margin: float = 1e-3,
-        random_state=None,
+        random_state=0,
         verbose: bool | int = False,
     ) -> None:
         self.delta = delta
@@ -254,7 +254,7 @@ class NILEPro(_NearIsometric):
         init: str | np.ndarray = "pca",
         max_iter: int = 5000,
         beta: float = 0.1,
-        random_state=None,
+        random_state=0,
         verbose: bool | int = False,
     ) -> None:
         self.delta = delta

@@ -131,7 +131,7 @@ class NuMax(_PSDEmbedding):
         method: str | None = None,
         tail_tol: float = DEFAULT_TAIL_TOL,
         max_iter: int = 20000,
-        random_state=None,
+        random_state=0,
         verbose: bool | int = False,
     ) -> None:
         self.delta = delta
@@ -202,7 +202,7 @@ class NuMaxClass(_PSDEmbedding):
         method: str | None = None,
         tail_tol: float = DEFAULT_TAIL_TOL,
         max_iter: int = 20000,
-        random_state=None,
+        random_state=0,
         verbose: bool | int = False,
     ) -> None:
         self.delta = delta

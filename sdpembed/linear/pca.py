@@ -167,7 +167,7 @@ class PCA(LinearEmbedding):
         svd_solver: str = "exact",
         n_oversamples: int = 10,
         n_iter: int = 4,
-        random_state=None,
+        random_state=0,
     ) -> None:
         self.n_components = n_components
         self.delta = delta
@@ -204,7 +204,7 @@ class RandomizedPCA(PCA):
         svd_solver: str = "randomized",
         n_oversamples: int = 10,
         n_iter: int = 4,
-        random_state=None,
+        random_state=0,
     ) -> None:
         super().__init__(n_components, delta=delta, center=center, svd_solver=svd_solver, n_oversamples=n_oversamples,
                          n_iter=n_iter, random_state=random_state)

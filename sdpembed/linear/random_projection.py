@@ -88,7 +88,7 @@ class _RandomProjection(LinearEmbedding):
 
     _draw = staticmethod(gaussian_projection)
 
-    def __init__(self, n_components: int | None = None, *, delta: float | None = None, random_state=None) -> None:
+    def __init__(self, n_components: int | None = None, *, delta: float | None = None, random_state=0) -> None:
         self.n_components = n_components
         self.delta = delta
         self.random_state = random_state

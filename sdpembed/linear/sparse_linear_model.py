@@ -263,7 +263,7 @@ class SparseLinearProjection(LinearEmbedding):
         n_atoms: int | None = None,
         alpha: float = 1.0,
         max_iter: int = 10,
-        random_state=None,
+        random_state=0,
     ) -> None:
         self.n_components = n_components
         self.delta = delta
@@ -333,7 +333,7 @@ class KernelSparseLinearProjection(ClassNamePrefixFeaturesOutMixin, TransformerM
         kernel_params: dict | None = None,
         atoms: np.ndarray | None = None,
         n_atoms: int | None = None,
-        random_state=None,
+        random_state=0,
     ) -> None:
         self.n_components = n_components
         self.sigma = sigma

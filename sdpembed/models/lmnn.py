@@ -238,7 +238,7 @@ class LMNN(ClassNamePrefixFeaturesOutMixin, ClassifierMixin, TransformerMixin, B
         max_iter: int | None = None,
         tol: float | None = None,
         verbose: bool | int = False,
-        random_state=None,
+        random_state=0,
         rule: str = "knn",
     ) -> None:
         self.k = k

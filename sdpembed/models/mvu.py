@@ -99,7 +99,7 @@ class MVU(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         n_basis: int = 10,
         oos_neighbors: int | None = None,
         verbose: bool | int = False,
-        random_state=None,
+        random_state=0,
     ) -> None:
         self.n_neighbors = n_neighbors
         self.n_components = n_components

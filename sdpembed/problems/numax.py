@@ -19,6 +19,7 @@ References
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import ClassVar
@@ -229,10 +230,12 @@ class NuMaxInstance(_TraceInstance):
         return np.full(n, 1.0 - self.delta), np.full(n, 1.0 + self.delta)
 
     # ----------------------------------------------------------------- evaluation
-    def max_violation(self, P: np.ndarray, block_size: int = 65536) -> float:
+    def max_violation(self, P: np.ndarray, block_size: int = 65536,
+                      progress: Callable[[int], object] | None = None) -> float:
         """Worst violation max_i (|v_iᵀ P v_i − 1| − δ)₊ over all secants.
 
-        In point form the secants are streamed in blocks and never materialised.
+        In point form the secants are streamed in blocks and never materialised;
+        ``progress(k)`` is then told the number of pairs of each block as it is done.
         """
         P = np.asarray(P, dtype=np.float64)
         if self.secants is not None:
@@ -243,6 +246,8 @@ class NuMaxInstance(_TraceInstance):
         for V in blocks:
             values = np.einsum("ij,ij->i", V @ P, V)
             worst = max(worst, box_violation(values, 1.0 - self.delta, 1.0 + self.delta))
+            if progress is not None:
+                progress(len(V))
         return worst
 
     # ----------------------------------------------------------------- files
@@ -421,8 +426,10 @@ class NuMaxClassInstance(_TraceInstance):
         """Per-secant bounds of (7), in the order of :attr:`secant_matrix`."""
         return self.pair_bounds(self._materialised[1])
 
-    def max_violation(self, P: np.ndarray, block_size: int = 65536) -> float:
-        """Worst one-sided violation over all secants (point form: streamed by class)."""
+    def max_violation(self, P: np.ndarray, block_size: int = 65536,
+                      progress: Callable[[int], object] | None = None) -> float:
+        """Worst one-sided violation over all secants (point form: streamed by class; ``progress(k)``
+        told the number of pairs of each block as it is done)."""
         P = np.asarray(P, dtype=np.float64)
         if self.inter is not None:
             blocks = [(self.inter, np.zeros(len(self.inter), bool)), (self.intra, np.ones(len(self.intra), bool))]
@@ -432,6 +439,8 @@ class NuMaxClassInstance(_TraceInstance):
         for V, intra in blocks:
             values = np.einsum("ij,ij->i", V @ P, V)
             worst = max(worst, box_violation(values, *self.pair_bounds(intra)))
+            if progress is not None:
+                progress(len(V))
         return worst
 
     def to_arrays(self) -> dict[str, np.ndarray]:

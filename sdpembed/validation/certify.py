@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
 
+from .._progress import progress_bar
 from ..io import check_dual_bound, checked_matrix
 from ..linear.factor import DEFAULT_TAIL_TOL, tail_rank
 from ..registry import get_problem
@@ -137,6 +139,8 @@ def certify(
     tolerances: Tolerances | None = None,
     tail_tol: float = DEFAULT_TAIL_TOL,
     dual_multipliers: tuple[np.ndarray, np.ndarray] | None = None,
+    note: Callable[[str], object] | None = None,
+    progress: bool | None = False,
 ) -> Certificate:
     """Check a solution of a registered problem and say what is proven about it.
 
@@ -170,6 +174,13 @@ def certify(
         resulting lower bound replaces any claimed ``dual_bound``, and, when no optimum is
         known (e.g. an instance far too large for CVXPY), the objective passes if it lies
         within the objective tolerance of this proven bound.
+    note : callable, optional
+        ``note(text)`` is told, before the constraints are scanned, when the objective cannot be
+        checked (no optimum is known or computable and no multipliers bracket it): a user of a
+        large instance learns it before the scan, not after.
+    progress : bool or None
+        A progress bar of the scan of all pairs of a point-form instance, on stderr: True
+        always, None when stderr is a terminal, False never.
 
     Raises
     ------
@@ -189,8 +200,25 @@ def certify(
     X = checked_matrix(X, spec.variable, instance.variable_shape)
     dual_bound = check_dual_bound(dual_bound)
 
+    verified = None
+    if dual_multipliers is not None:
+        if not hasattr(instance, "verified_dual_bound"):
+            raise ValueError(f"dual multipliers on pairs are not defined for {spec.name!r} instances")
+        verified = instance.verified_dual_bound(*dual_multipliers)
+        dual_bound = verified
+
+    # the optimum first: what cannot be checked is known (and said) before the scan of the constraints
+    reasons: list[str] = []
+    optimum, source = _optimum(instance, spec, optimum, ground_truth, solver, verified, reasons)
+    if note is not None and reasons:
+        note("; ".join(reasons))
+
     objective = instance.objective(X)
-    violation = instance.max_violation(X)
+    if getattr(instance, "point_form", False):
+        with progress_bar(instance.n_constraints, "scanning all pairs", enabled=progress, unit="pairs") as bar:
+            violation = instance.max_violation(X, progress=bar.update)
+    else:
+        violation = instance.max_violation(X)
     # a (C, n, n) stack of matrices is judged as their block-diagonal matrix: the same asymmetry,
     # the union of the blocks' spectra
     blocks = X.reshape((-1, *X.shape[-2:]))
@@ -202,15 +230,6 @@ def certify(
     psd_violation = max(0.0, -min_eig) / max(1.0, max_eig)
     rank = tail_rank(eigenvalues[::-1], tail_tol)
 
-    verified = None
-    if dual_multipliers is not None:
-        if not hasattr(instance, "verified_dual_bound"):
-            raise ValueError(f"dual multipliers on pairs are not defined for {spec.name!r} instances")
-        verified = instance.verified_dual_bound(*dual_multipliers)
-        dual_bound = verified
-
-    reasons = []
-    optimum, source = _optimum(instance, spec, optimum, ground_truth, solver, verified, reasons)
     reasons += _matrix_reasons(spec.variable, violation, asymmetry, psd_violation, min_eig, max_eig, tol)
     error = float("nan")
     if np.isfinite(optimum):

@@ -14,6 +14,7 @@ back-end is f* computed (and CVXPY imported then). Solution files are read by
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -23,6 +24,9 @@ from .certify import Certificate, Tolerances, certify
 
 __all__ = ["verify_solution"]
 
+UNCHECKED = ("the optimum is unknown (neither stored in the instance nor given) and no verifiable dual multipliers "
+             "were given: the objective could not be checked")
+
 
 def verify_solution(
     instance: Any,
@@ -31,6 +35,8 @@ def verify_solution(
     optimum: float | None = None,
     tolerances: Tolerances | None = None,
     ground_truth: str | None = None,
+    note: Callable[[str], object] | None = None,
+    progress: bool | None = False,
 ) -> Certificate:
     """Check a solution of a registered problem against its optimum, with numpy alone when f* is known.
 
@@ -47,6 +53,11 @@ def verify_solution(
     ground_truth : {"CLARABEL", "SCS"}, optional
         When f* is neither given nor stored, compute it with this CVXPY back-end. Without it, an
         unknown f* fails the check (unless multipliers bracket it), and CVXPY is never imported.
+    note : callable, optional
+        Told, before the constraints are scanned, when the objective cannot be checked.
+    progress : bool or None
+        The progress bar of a point-form instance's scan
+        (:func:`~sdpembed.validation.certify.certify`).
 
     Returns
     -------
@@ -63,6 +74,9 @@ def verify_solution(
     if not isinstance(solution, Solution):
         solution = Solution(solution)
     known = optimum is not None or getattr(instance, "optimum", None) is not None
+    unchecked = not known and ground_truth is None and solution.dual_multipliers is None
+    if unchecked and note is not None:
+        note(UNCHECKED)
     cert = certify(
         instance,
         solution.matrix,
@@ -72,9 +86,10 @@ def verify_solution(
         dual_bound=solution.dual_bound,
         tolerances=tolerances,
         dual_multipliers=solution.dual_multipliers,
+        note=note,
+        progress=progress,
     )
-    if not known and ground_truth is None and solution.dual_multipliers is None:
-        cert.reasons.append("the optimum is unknown (neither stored in the instance nor given) and no verifiable "
-                            "dual multipliers were given: the objective could not be checked")
+    if unchecked:
+        cert.reasons.append(UNCHECKED)
         cert.passed = False
     return cert

@@ -22,6 +22,7 @@ LAYERS: dict[str, int] = {
     "sdpembed._files": 0,
     "sdpembed._memory": 0,
     "sdpembed._version": 0,
+    "sdpembed._progress": 0,
     "sdpembed.results": 0,
     "sdpembed.secants": 0,
     "sdpembed.graphs": 0,

@@ -142,6 +142,7 @@ def scan_pair_violations(
     factor: np.ndarray | None = None,
     exact_values: bool = True,
     distances: PairDistances | None = None,
+    progress: Callable[[int], object] | None = None,
 ) -> ScanResult:
     """Scan all pairs i < j of the rows of X for violations of lo ≤ v_ijᵀPv_ij ≤ hi.
 
@@ -171,6 +172,9 @@ def scan_pair_violations(
     distances : PairDistances, optional
         The P-independent part of the scan for these very points (``distances.X is X``), kept
         from earlier scans; its ``block_rows`` then applies.
+    progress : callable, optional
+        ``progress(k)`` is called with the number of pairs of each block as it is scanned
+        (e.g. a progress bar's ``update``).
 
     Returns
     -------
@@ -189,6 +193,8 @@ def scan_pair_violations(
     worst, counted = -np.inf, 0
     for start in distances.starts():
         rows, cols, i, j, ri, ci, dX, errX = distances.block(start)
+        if progress is not None:
+            progress(int(i.size))
         dY = (ny[rows, None] + ny[None, cols] - 2.0 * (Y[rows] @ Y[cols].T))[ri, ci]
         errY = 8.0 * eps * (ny[i] + ny[j]) * max(Y.shape[1], 1) ** 0.5
         lo, hi = bounds(i, j)

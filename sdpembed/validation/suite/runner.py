@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..._progress import progress_bar
 from ...io import read_npz, solution_from_arrays
 from ..certify import Tolerances
 from ..verify import verify_solution
@@ -216,6 +217,7 @@ def run_suite(
     workdir: str | os.PathLike | None = None,
     tolerances: Tolerances | None = None,
     progress: Callable[[RunRecord], None] | None = None,
+    bar: bool | None = False,
 ) -> list[RunRecord]:
     """Run ``command`` on every instance and grade the solution files it writes.
 
@@ -238,6 +240,9 @@ def run_suite(
         Default: the suite's.
     progress : callable, optional
         Called with each :class:`RunRecord` as soon as it is graded.
+    bar : bool or None
+        A progress bar over the instances with the time left, on stderr: True always, None
+        when stderr is a terminal, False never.
 
     Returns
     -------
@@ -263,13 +268,15 @@ def run_suite(
     tolerances = tolerances or suite.tolerances
     command_argv(command, "instance.npz", "solution.npz")                 # fail early on a bad command
     records: list[RunRecord] = []
-    with Interrupts(records) as interrupts, tempfile.TemporaryDirectory(prefix="sdpembed-suite-") as scratch:
+    with (Interrupts(records) as interrupts, tempfile.TemporaryDirectory(prefix="sdpembed-suite-") as scratch,
+          progress_bar(len(entries), "suite run", enabled=bar, unit="instances") as shown):
         solutions = Path(workdir) if workdir is not None else Path(scratch) / "solutions"
         copies = Path(scratch) / "instances"
         for directory in (solutions, copies):
             directory.mkdir(parents=True, exist_ok=True)
         for entry in entries:
             records.append(_run_one(entry, command, solutions, copies, timeout, tolerances, interrupts))
+            shown.update(1)
             if progress is not None:
                 progress(records[-1])
     return records
