@@ -185,6 +185,16 @@ class ProblemSpec:
     estimators : tuple of str
         Dotted names of the scikit-learn estimators that solve the problem (named, not imported:
         the estimators are a higher layer); the documentation's feature table lists them.
+    dual_arrays : tuple of str
+        The names of the multiplier arrays a solution file may carry as the proof of its bound
+        (the file contract, ``docs/grading.md``): read by :func:`sdpembed.io.solution_from_arrays`.
+    dual_from_result : callable, optional
+        ``dual_from_result(instance, result) -> dict`` of those arrays, from a solve's ``extra``
+        (empty when the solve kept none): what ``sdpembed solve`` writes.
+    verified_bound : callable, optional
+        ``verified_bound(instance, multipliers, matrix) -> float``: the bound proved from the
+        multipliers alone (numpy/SciPy), after restoring dual feasibility; ValueError for
+        multipliers that do not fit the instance. ``verify`` never believes a claimed bound.
     """
 
     name: str
@@ -200,6 +210,9 @@ class ProblemSpec:
     suite_cases: Callable[[], list[SuiteCase]] | None = None
     dataset: str = "squares"
     estimators: tuple[str, ...] = ()
+    dual_arrays: tuple[str, ...] = ()
+    dual_from_result: Callable[[Any, SolveResult], dict[str, Any]] | None = None
+    verified_bound: Callable[[Any, dict[str, Any], Any], float] | None = None
 
 
 def _secant_instance(instance_type: type) -> Callable[[Any, Any, Any], Any]:
@@ -210,6 +223,16 @@ def _secant_instance(instance_type: type) -> Callable[[Any, Any, Any], Any]:
                                        point_form=options.points, random_state=options.random_state)
 
     return build
+
+
+def _dual_hooks(instance_type: type) -> dict[str, Any]:
+    """The proof a solution file may carry (``dual_arrays``, ``dual_from_result``, ``verified_bound``),
+    as the instance type defines it (``DUAL_ARRAYS``, ``multiplier_arrays``, ``proven_bound``)."""
+    return {
+        "dual_arrays": instance_type.DUAL_ARRAYS,
+        "dual_from_result": lambda instance, result: instance.multiplier_arrays(result.extra),
+        "verified_bound": lambda instance, multipliers, matrix: instance.proven_bound(multipliers, matrix),
+    }
 
 
 PROBLEMS: dict[str, ProblemSpec] = {
@@ -227,6 +250,7 @@ PROBLEMS: dict[str, ProblemSpec] = {
         sdpa_form=box_trace_form,
         suite_cases=numax_cases,
         estimators=("sdpembed.NuMax",),
+        **_dual_hooks(NuMaxInstance),
     ),
     "numax_class": ProblemSpec(
         name="numax_class",
@@ -242,6 +266,7 @@ PROBLEMS: dict[str, ProblemSpec] = {
         suite_cases=numax_class_cases,
         dataset="digits",
         estimators=("sdpembed.NuMaxClass",),
+        **_dual_hooks(NuMaxClassInstance),
     ),
     "lmnn": ProblemSpec(
         name="lmnn",
@@ -258,6 +283,7 @@ PROBLEMS: dict[str, ProblemSpec] = {
         suite_cases=lmnn_cases,
         dataset="digits",
         estimators=("sdpembed.LMNN",),
+        **_dual_hooks(LMNNInstance),
     ),
     "lmnn_multi": ProblemSpec(
         name="lmnn_multi",
@@ -274,6 +300,7 @@ PROBLEMS: dict[str, ProblemSpec] = {
         suite_cases=lmnn_multi_cases,
         estimators=("sdpembed.MultiMetricLMNN",),
         dataset="digits",
+        **_dual_hooks(MultiMetricLMNNInstance),
     ),
     "mvu_oos": ProblemSpec(
         name="mvu_oos",

@@ -138,7 +138,7 @@ def certify(
     dual_bound: float | None = None,
     tolerances: Tolerances | None = None,
     tail_tol: float = DEFAULT_TAIL_TOL,
-    dual_multipliers: tuple[np.ndarray, np.ndarray] | None = None,
+    dual_multipliers: dict[str, np.ndarray] | None = None,
     note: Callable[[str], object] | None = None,
     progress: bool | None = False,
 ) -> Certificate:
@@ -168,12 +168,12 @@ def certify(
     tolerances : Tolerances, optional
     tail_tol : float
         Rank threshold of :func:`sdpembed.linear.numerical_rank`.
-    dual_multipliers : (pairs, y), optional
-        Multipliers on pairs of a point-form instance (what column generation writes to
-        solution files). They are *checked* here (``instance.verified_dual_bound``): the
-        resulting lower bound replaces any claimed ``dual_bound``, and, when no optimum is
-        known (e.g. an instance far too large for CVXPY), the objective passes if it lies
-        within the objective tolerance of this proven bound.
+    dual_multipliers : dict of str to ndarray, optional
+        The multiplier arrays of a solution file (the problem's ``dual_arrays``, e.g.
+        ``dual_pairs``/``dual_y`` of NuMax). The bound is *proved* here from them alone (the
+        problem's ``verified_bound``): it replaces any claimed ``dual_bound``, and, when no
+        optimum is known (e.g. an instance far too large for CVXPY), the objective passes if it
+        lies within the objective tolerance of this proven bound.
     note : callable, optional
         ``note(text)`` is told, before the constraints are scanned, when the objective cannot be
         checked (no optimum is known or computable and no multipliers bracket it): a user of a
@@ -202,9 +202,9 @@ def certify(
 
     verified = None
     if dual_multipliers is not None:
-        if not hasattr(instance, "verified_dual_bound"):
-            raise ValueError(f"dual multipliers on pairs are not defined for {spec.name!r} instances")
-        verified = instance.verified_dual_bound(*dual_multipliers)
+        if spec.verified_bound is None:
+            raise ValueError(f"no dual multipliers are defined for {spec.name!r} solutions")
+        verified = float(spec.verified_bound(instance, dict(dual_multipliers), X))
         dual_bound = verified
 
     # the optimum first: what cannot be checked is known (and said) before the scan of the constraints

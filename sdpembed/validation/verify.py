@@ -2,14 +2,15 @@
 
 When the optimum f* is known — stored in the instance file (``optimum``, as in every instance of
 the reference suite), given by the caller, or bracketed by multipliers the solution carries
-(``dual_pairs``/``dual_y`` of column generation) — nothing is solved: the objective, the worst
+(the problem's ``dual_arrays``, e.g. ``dual_pairs``/``dual_y`` of NuMax, from which the bound is
+proved here, never read from the file) — nothing is solved: the objective, the worst
 constraint violation and the spectrum of the solution are computed with numpy and held to
 :class:`~sdpembed.validation.certify.Tolerances` (:func:`~sdpembed.validation.certify.certify`
 without a ground truth). This module imports no CVXPY, and neither does anything it imports (the
 registry loads formulations and solvers only when a solve asks for them), so solutions can be
-checked where CVXPY is not installed. Only when f* is unknown and ``ground_truth`` names a CVXPY
-back-end is f* computed (and CVXPY imported then). Solution files are read by
-:func:`sdpembed.io.read_solution`.
+checked where CVXPY is not installed. Only when f* is unknown, the solution carries no
+multipliers and ``ground_truth`` names a CVXPY back-end is f* computed (and CVXPY imported
+then). Solution files are read by :func:`sdpembed.io.read_solution`.
 """
 
 from __future__ import annotations
@@ -51,8 +52,10 @@ def verify_solution(
     tolerances : Tolerances, optional
         What "pass" means (default: :class:`~sdpembed.validation.certify.Tolerances`).
     ground_truth : {"CLARABEL", "SCS"}, optional
-        When f* is neither given nor stored, compute it with this CVXPY back-end. Without it, an
-        unknown f* fails the check (unless multipliers bracket it), and CVXPY is never imported.
+        When f* is neither given nor stored and the solution carries no multipliers, compute it
+        with this CVXPY back-end. Without it, an unknown f* fails the check (unless multipliers
+        bracket it); a solution with multipliers is judged by the bound proved from them alone, so
+        CVXPY is never imported for it.
     note : callable, optional
         Told, before the constraints are scanned, when the objective cannot be checked.
     progress : bool or None
@@ -74,14 +77,15 @@ def verify_solution(
     if not isinstance(solution, Solution):
         solution = Solution(solution)
     known = optimum is not None or getattr(instance, "optimum", None) is not None
-    unchecked = not known and ground_truth is None and solution.dual_multipliers is None
+    proof = solution.dual_multipliers is not None
+    unchecked = not known and ground_truth is None and not proof
     if unchecked and note is not None:
         note(UNCHECKED)
     cert = certify(
         instance,
         solution.matrix,
         optimum=optimum,
-        ground_truth=ground_truth is not None and not known,
+        ground_truth=ground_truth is not None and not known and not proof,
         solver=ground_truth or "CLARABEL",
         dual_bound=solution.dual_bound,
         tolerances=tolerances,

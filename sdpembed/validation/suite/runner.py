@@ -40,6 +40,8 @@ class RunRecord:
 
     ``objective_error`` is signed, (f − f*) / max(|f*|, 1) in the registry's sense (MVU maximises),
     and ``asymmetry`` is max |X − Xᵀ| / max(1, max |X|) (:class:`~sdpembed.validation.certify.Certificate`).
+    For a solution that carries dual multipliers, ``dual_bound`` is the bound the verifier proved from
+    them and ``proven_gap`` the relative gap between the objective and it (NaN otherwise).
     """
 
     name: str
@@ -54,6 +56,8 @@ class RunRecord:
     psd_violation: float = float("nan")
     asymmetry: float = float("nan")
     wall_time: float = float("nan")
+    dual_bound: float = float("nan")
+    proven_gap: float = float("nan")
     returncode: int | None = None
     reasons: list[str] = field(default_factory=list)
     stderr_tail: str = ""
@@ -134,8 +138,8 @@ def grade_solution(entry: SuiteEntry, solution: str | os.PathLike, tolerances: T
         return record
     instance = entry.load() if instance is None else instance
     try:
-        cert = verify_solution(instance, solution_from_arrays(instance, read_npz(path, "solution")),
-                               tolerances=tolerances)
+        submitted = solution_from_arrays(instance, read_npz(path, "solution"))
+        cert = verify_solution(instance, submitted, tolerances=tolerances)
     except Exception as exc:             # nothing in a solution file may abort a run: corrupt zip, zlib, ...
         record.result = "bad solution"
         record.reasons.append(_bad_solution_reason(exc, path))
@@ -144,6 +148,8 @@ def grade_solution(entry: SuiteEntry, solution: str | os.PathLike, tolerances: T
     record.objective, record.objective_error = cert.objective, cert.objective_error
     record.max_violation, record.psd_violation = cert.max_violation, cert.psd_violation
     record.asymmetry = cert.asymmetry
+    if submitted.dual_multipliers is not None:        # a proof: the bound verify proved, and its gap
+        record.dual_bound, record.proven_gap = cert.dual_bound, cert.relative_gap
     record.reasons.extend(cert.reasons)
     return record
 
