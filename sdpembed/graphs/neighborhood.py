@@ -183,13 +183,28 @@ def graph_laplacian(n: int, edges: np.ndarray, weights: np.ndarray | None = None
 
 
 def connected_components(n: int, edges: np.ndarray) -> tuple[int, np.ndarray]:
-    """Number of connected components and the component label of each of the n nodes."""
-    import scipy.sparse as sp  # at first use (DESIGN.md, "Start-up")
-    from scipy.sparse.csgraph import connected_components as components  # at first use (DESIGN.md, "Start-up")
+    """Number of connected components and the component label of each of the n nodes.
 
-    adjacency = sp.coo_matrix((np.ones(edges.shape[0]), (edges[:, 0], edges[:, 1])), shape=(n, n))
-    count, labels = components(adjacency, directed=False)
-    return int(count), labels
+    Components are numbered by their smallest node. Numpy only (loading an MVU instance checks its
+    connectivity, and needs no SciPy): every root is hooked to the smallest root it shares an edge
+    with, and the forest is flattened by pointer jumping, until no edge joins two roots.
+    """
+    parent = np.arange(n)
+    i, j = np.asarray(edges[:, 0], dtype=np.intp), np.asarray(edges[:, 1], dtype=np.intp)
+    while True:
+        while True:                                  # pointer jumping: every node points at its root
+            grand = parent[parent]
+            if np.array_equal(grand, parent):
+                break
+            parent = grand
+        ri, rj = parent[i], parent[j]
+        joins = ri != rj
+        if not joins.any():
+            break
+        # a root only ever points at a smaller one, so the hooks form a forest
+        np.minimum.at(parent, np.maximum(ri[joins], rj[joins]), np.minimum(ri[joins], rj[joins]))
+    roots, labels = np.unique(parent, return_inverse=True)
+    return int(roots.size), labels.astype(np.int32)
 
 
 def check_connected(n: int, edges: np.ndarray, name: str = "edges") -> None:
