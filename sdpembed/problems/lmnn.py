@@ -35,7 +35,6 @@ from functools import cached_property
 from typing import Any, ClassVar, Self
 
 import numpy as np
-import scipy.linalg
 
 from .._validate import as_matrix, as_vector, check_positive_int
 from ..graphs import (
@@ -459,6 +458,8 @@ def lmnn_dual_bound(
 
     candidates = [0.0, bound_at(1.0)]
     if lam_A > 0.0:
+        import scipy.linalg  # at first use (DESIGN.md, "Start-up")
+
         theta = scipy.linalg.eigh(D, A, eigvals_only=True)      # D v = θ A v
         t_star = 1.0 if theta[0] >= 0.0 else min(1.0, -1.0 / float(theta[0]))
         # A + tD = (1 − s)(A + t*D) + s·A ⪰ s·λ_min(A)·I for t = (1 − s)t*: leave room for
@@ -655,6 +656,8 @@ def multi_metric_dual_bound(
 
     candidates = [0.0, bound_at(1.0)]
     if np.all(lam_A > 0.0):
+        import scipy.linalg  # at first use (DESIGN.md, "Start-up")
+
         t_star, s_max = 1.0, 0.0
         for c in range(C):
             theta = scipy.linalg.eigh(D[c], A[c], eigvals_only=True)[0]

@@ -41,14 +41,16 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
-import scipy.sparse as sp
 
 from .._validate import as_matrix, check_delta, check_positive_int, real_array
 from ..graphs import check_connected, check_edges, graph_laplacian, link_components, neighborhood_graph
 from .base import Instance, file_scalar
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 __all__ = [
     "DUAL_DENSE_LIMIT",
@@ -253,6 +255,8 @@ DUAL_DENSE_LIMIT = 4000
 
 def incidence_matrix(n: int, edges: np.ndarray) -> sp.csr_matrix:
     """B (E × n) with B[e, i] = 1, B[e, j] = −1: 𝒜(YYᵀ) = rowsum((BY)²), L(w) = Bᵀ diag(w) B."""
+    import scipy.sparse as sp  # at first use (DESIGN.md, "Start-up")
+
     E = edges.shape[0]
     rows = np.repeat(np.arange(E), 2)
     cols = edges.ravel()

@@ -27,7 +27,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.neighbors import NearestNeighbors
 
 from ..._validate import as_matrix
 from ...secants import linear_index_of_pairs, pair_count
@@ -242,6 +241,8 @@ def initial_working_set(X: np.ndarray, size: int, n_neighbors: int, rng: np.rand
     chosen = np.empty(0, np.int64)
     k = min(n_neighbors, n - 1)
     if k > 0:
+        from sklearn.neighbors import NearestNeighbors  # at first use (DESIGN.md, "Start-up")
+
         _, neighbors = NearestNeighbors(n_neighbors=k + 1).fit(X).kneighbors(X)
         rows = np.repeat(np.arange(n), k + 1)
         cols = neighbors.ravel()
