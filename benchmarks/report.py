@@ -63,7 +63,7 @@ def _git(*args: str) -> str | None:
 def run_stamp(argv: Sequence[str] | None = None) -> dict:
     """How this run was made: command, UTC date, commit, machine, BLAS threads, load average.
 
-    ``commit`` ends in ``+dirty`` when the package or the benchmarks differ from it.
+    ``commit`` ends in ``+dirty`` when the package or the running script differ from it.
     """
     import numpy  # noqa: F401  (loads the BLAS that threadpoolctl reports)
     from threadpoolctl import threadpool_info
@@ -73,7 +73,7 @@ def run_stamp(argv: Sequence[str] | None = None) -> dict:
     script_name = str(script.relative_to(ROOT)) if script.is_relative_to(ROOT) else argv[0]
     env = [f"{key}={os.environ[key]}" for key in THREAD_VARIABLES if key in os.environ]
     commit = _git("rev-parse", "--short", "HEAD")
-    if commit is not None and _git("status", "--porcelain", "--", "sdpembed", "benchmarks"):
+    if commit is not None and _git("status", "--porcelain", "--", "sdpembed", str(script)):
         commit += "+dirty"
     blas = sorted({info.get("num_threads") for info in threadpool_info() if info.get("user_api") == "blas"})
     memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30
