@@ -167,7 +167,7 @@ def load(files: Iterable[str], results: Path | None = None) -> dict[str, dict]:
 # ----------------------------------------------------------------------------- formatting
 def num(value: float | None, digits: int = 3, *, style: str = "g") -> str:
     """A number as BENCHMARKS.md prints it; "–" for a missing one."""
-    if value is None:
+    if value is None or value != value:            # missing or NaN
         return "–"
     if style == "e":
         return f"{value:.1e}"
@@ -187,6 +187,11 @@ def table(header: Sequence[str], rows: Iterable[Sequence[object]], align: str | 
     return "\n".join(lines)
 
 
+def stamp_of(doc: Mapping, part: str | None = None) -> Mapping | None:
+    """The run stamp of a results JSON, or of one of its parts (``stamps[part]``, else ``run``)."""
+    return (doc.get("stamps") or {}).get(part) or doc.get("run")
+
+
 def run_line(run: Mapping | None, fallback: str = "") -> str:
     """The command, date, commit, machine, BLAS threads and load of a stamped run, as one paragraph."""
     if not run:
@@ -196,6 +201,7 @@ def run_line(run: Mapping | None, fallback: str = "") -> str:
     parts = [f"`{run['command']}`" if run.get("command") else None,
              run.get("date"),
              f"commit {run['commit']}" if run.get("commit") else None,
+             f"results stored in commit {run['stored_in_commit']}" if run.get("stored_in_commit") else None,
              run.get("machine"),
              f"BLAS threads {threads}" if threads is not None else None,
              f"load average {load_average[0]:.1f}" if load_average else None]
