@@ -110,7 +110,12 @@ def write_results(path: str | Path, out: dict, stamp: dict | None = None) -> Pat
     print(f"wrote {path}")
     for spec in sections():
         if path.resolve().parent == RESULTS and path.name in spec.files and spec.plot is not None:
-            for png in spec.plot(load(spec.files)):
+            try:
+                pngs = spec.plot(load(spec.files))
+            except ModuleNotFoundError as exc:        # matplotlib is the notebooks extra
+                print(f"no plot for {spec.name}: {exc}")
+                continue
+            for png in pngs:
                 print(f"wrote {png}")
     return path
 
