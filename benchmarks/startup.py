@@ -40,6 +40,8 @@ import tempfile  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
+import report  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
@@ -168,14 +170,14 @@ def suite_run() -> dict:
     elapsed, cpu = time.perf_counter() - start, _children_cpu() - cpu
     if done.returncode not in (0, 1):
         raise RuntimeError(f"suite run exited with {done.returncode}: {done.stderr[-2000:]}")
-    report = json.loads(done.stdout)
-    programs = {r["name"]: r["wall_time"] for r in report["results"]}
+    suite_report = json.loads(done.stdout)
+    programs = {r["name"]: r["wall_time"] for r in suite_report["results"]}
     with tempfile.TemporaryDirectory() as scratch:
         own = time.process_time()
         solves = in_process_solves(Path(scratch))
         own = time.process_time() - own
-    return {"wall_s": elapsed, "cpu_s": cpu, "in_process_cpu_s": own, "passed": report["passed"],
-            "graded": report["graded"], "total": report["total"],
+    return {"wall_s": elapsed, "cpu_s": cpu, "in_process_cpu_s": own, "passed": suite_report["passed"],
+            "graded": suite_report["graded"], "total": suite_report["total"],
             "programs_s": sum(programs.values()), "in_process_s": sum(solves.values()),
             "slowest": sorted(({"name": k, "program_s": v, "in_process_s": solves[k]} for k, v in programs.items()),
                               key=lambda r: -r["program_s"])[:5]}
@@ -195,7 +197,8 @@ def main() -> None:
     parser.add_argument("--no-suite-run", action="store_true", help="part 1 only")
     parser.add_argument("--no-bytecode", action="store_true",
                         help="run the interpreters as the environment says (PYTHONDONTWRITEBYTECODE: no .pyc)")
-    parser.add_argument("--json", type=Path, default=None, help="also write the results here")
+    parser.add_argument("--json", type=Path, default=Path(__file__).resolve().parent / "results" / "startup.json",
+                        help="where to write the results (default: benchmarks/results/startup.json)")
     args = parser.parse_args()
 
     global BYTECODE
@@ -228,8 +231,7 @@ def main() -> None:
     m = results["machine"]
     print(f"\nDate {results['date']}; {m['platform']}, {m['cpus']} cores, Python {m['python']}, numpy {m['numpy']}; "
           f"load average at the end {', '.join(f'{x:.1f}' for x in m['load_average'])}")
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=2) + "\n")
+    report.write_results(args.json, results)
     cache.cleanup()
 
 
