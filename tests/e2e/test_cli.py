@@ -33,7 +33,17 @@ def test_solve_then_verify_passes(instance_file, tmp_path):
     assert summary["status"] == "optimal" and summary["method"] == "admm"
     with np.load(solution, allow_pickle=False) as data:
         assert data["P"].shape == (49, 49) and float(data["dual_bound"]) <= summary["objective"]
+        P = data["P"]
+    # the solution carries its multipliers: the bound is proved from them, CVXPY is not asked
     verified = run("verify", str(instance_file), str(solution))
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert "verdict            PASS" in verified.stdout
+    assert "from the solution's multipliers, checked here" in verified.stdout
+    assert "CVXPY" not in verified.stdout
+    # the matrix alone: the optimum is computed with the CVXPY ground truth
+    bare = tmp_path / "bare.npz"
+    np.savez(bare, P=P)
+    verified = run("verify", str(instance_file), str(bare))
     assert verified.returncode == 0, verified.stdout + verified.stderr
     assert "verdict            PASS" in verified.stdout and "computed with CVXPY/CLARABEL" in verified.stdout
 
