@@ -29,10 +29,11 @@ class GroundTruthTooLarge(ValueError):
 def relative_gap(objective: float, bound: float, scale: float = 0.0) -> float:
     """(objective − bound) / max(|objective|, |bound|, scale, 1e-12): the relative duality gap.
 
-    ``scale`` is the instance's :attr:`~sdpembed.problems.base.Instance.gap_scale`: the objective
-    value below which the gap is measured absolutely, in units of ``scale``. A problem whose
-    objective has a unit of its own (LMNN's loss counts margins) needs it: its optimum can be
-    tiny or zero, and a gap relative to the optimum alone could then never be small.
+    ``scale`` is the instance's ``gap_scale`` (μ for :class:`~sdpembed.problems.lmnn.LMNNInstance`,
+    0 otherwise): the objective value below which the gap is measured absolutely, in units of
+    ``scale``. A problem whose objective has a unit of its own (LMNN's loss counts margins) needs
+    it: its optimum can be tiny or zero, and a gap relative to the optimum alone could then never
+    be small.
     """
     if not (np.isfinite(objective) and np.isfinite(bound)):
         return float("inf")
@@ -166,8 +167,8 @@ def build_result(
 
     Computes what every solve reports the same way: the gap, objective − dual_bound for
     ``sense="min"`` and dual_bound − objective for ``"max"`` (the bound is lower, resp. upper);
-    the relative gap :func:`relative_gap` of the same pair (with ``gap_scale``, the instance's
-    :attr:`~sdpembed.problems.base.Instance.gap_scale`), unless ``rgap`` is given; the least
+    the relative gap :func:`relative_gap` of the same pair with ``gap_scale`` (the instance's
+    ``gap_scale``), unless ``rgap`` is given; the least
     eigenvalue :func:`least_eigenvalue` of ``solution``, unless ``min_eigenvalue`` is given; and
     ``wall_time`` = seconds since ``start`` (a :func:`time.perf_counter` reading).
 

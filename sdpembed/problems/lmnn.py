@@ -25,7 +25,7 @@ margins, and μ — the loss of one triplet at the margin, h_t = 1 — is its un
 (:func:`loss_unit`). Its optimum can be far below that unit, or 0: when the classes are far apart
 relative to their spread, or separable by a metric with tr(MP) = 0 (e.g. fewer points than
 dimensions). Relative gaps are therefore measured against max(|ε|, |bound|, μ)
-(:attr:`_TripletData.gap_scale`, :func:`sdpembed.results.relative_gap`): a gap ≤ gap_tol proves
+(the instances' ``gap_scale``, :func:`sdpembed.results.relative_gap`): a gap ≤ gap_tol proves
 the loss within gap_tol of its optimum relatively, or within gap_tol·μ absolutely when the
 optimum is below μ.
 
