@@ -11,7 +11,8 @@ import sdpembed.models as models
 from sdpembed.linear import GaussianProjection
 
 ESTIMATORS = sorted(
-    {cls for module in (linear, models) for cls in vars(module).values()
+    # the packages export lazily (sdpembed._lazy): walk their __all__, not vars()
+    {cls for module in (linear, models) for cls in (getattr(module, name) for name in module.__all__)
      if inspect.isclass(cls) and issubclass(cls, BaseEstimator)
      and "random_state" in inspect.signature(cls).parameters},
     key=lambda cls: cls.__name__)
