@@ -139,7 +139,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         f"least eigenvalue   {cert.min_eigenvalue:.3e}",
         f"rank               {cert.rank}",
     ]
-    if dual is not None:
+    if dual is not None or solution.proof is not None:
         lines.append(f"verified dual bound {cert.dual_bound:.10g}  (from the solution's multipliers, checked here)")
     elif np.isfinite(cert.dual_bound):
         lines.append(f"claimed dual bound {cert.dual_bound:.10g}")

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field, replace
 from importlib import import_module
 from typing import Any
 
+import numpy as np
+
 from ._memory import check_memory, dense_bytes
 from .problems import (
     LMNNInstance,
@@ -25,6 +27,8 @@ from .problems import (
     NuMaxClassInstance,
     NuMaxInstance,
 )
+from .problems import mvu as _mvu
+from .problems import mvu_oos as _mvu_oos
 from .problems.standard_form import (
     StandardForm,
     box_trace_form,
@@ -142,7 +146,49 @@ def _mvu_ipm_memory(instance: Any) -> tuple[int, str]:
             f"the interior-point method's n×n iterates and E×E Schur complement (about 10n² + 3E² float64; "
             f"n = {n}, E = {E})")
 
-__all__ = ["ProblemSpec", "PROBLEMS", "get_problem", "solve"]
+__all__ = ["DualProof", "ProblemSpec", "PROBLEMS", "get_problem", "solve"]
+
+
+@dataclass(frozen=True)
+class DualProof:
+    """The multipliers a solution file of a problem may carry, and the bound proved from them.
+
+    Attributes
+    ----------
+    required : tuple of str
+        Arrays a proof must have (a solution with any array of the proof needs all of these).
+    optional : tuple of str
+        Arrays a proof may add.
+    bound : callable
+        ``bound(instance, arrays) -> float``: the dual bound proved from the arrays with numpy
+        and SciPy alone (lower for "min", upper for "max"); a ValueError for malformed arrays.
+    written : callable
+        ``written(instance, result) -> dict``: the arrays of a solve's multipliers
+        (:func:`sdpembed.io.solution_arrays`), empty when the solve has none.
+    """
+
+    required: tuple[str, ...]
+    optional: tuple[str, ...]
+    bound: Callable[[Any, dict[str, np.ndarray]], float]
+    written: Callable[[Any, SolveResult], dict[str, np.ndarray]]
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """Every array of the proof."""
+        return self.required + self.optional
+
+
+def _mvu_proof_arrays(instance: Any, result: SolveResult) -> dict[str, np.ndarray]:
+    """``dual_y`` (the proved edge multipliers of the certificate) and ``dual_t`` of a certified MVU solve."""
+    if "y" not in result.extra or not result.certified:
+        return {}
+    return {"dual_y": np.asarray(result.extra["y"], dtype=np.float64),
+            "dual_t": np.array(_mvu.centering_multiplier(instance))}
+
+
+def _mvu_oos_proof_arrays(instance: Any, result: SolveResult) -> dict[str, np.ndarray]:
+    """``dual_lambda``, the neighbour multipliers of an out-of-sample solve."""
+    return {"dual_lambda": np.asarray(result.extra["lam"], dtype=np.float64)} if "lam" in result.extra else {}
 
 
 @dataclass(frozen=True)
@@ -182,6 +228,8 @@ class ProblemSpec:
     estimators : tuple of str
         Dotted names of the scikit-learn estimators that solve the problem (named, not imported:
         the estimators are a higher layer); the documentation's feature table lists them.
+    proof : DualProof, optional
+        The multipliers a solution file may carry and how ``verify`` proves a bound from them.
     """
 
     name: str
@@ -196,6 +244,7 @@ class ProblemSpec:
     sdpa_form: Callable[[Any, int], StandardForm] | None = None
     suite_cases: Callable[[], list[SuiteCase]] | None = None
     estimators: tuple[str, ...] = ()
+    proof: DualProof | None = None
 
 
 def _secant_instance(instance_type: type) -> Callable[[Any, Any, Any], Any]:
@@ -281,6 +330,7 @@ PROBLEMS: dict[str, ProblemSpec] = {
         sdpa_form=mvu_oos_form,
         suite_cases=mvu_oos_cases,
         estimators=("sdpembed.MVU",),
+        proof=DualProof(("dual_lambda",), (), _mvu_oos.verified_dual_bound, _mvu_oos_proof_arrays),
     ),
     "mvu": ProblemSpec(
         name="mvu",
@@ -299,6 +349,7 @@ PROBLEMS: dict[str, ProblemSpec] = {
         sdpa_form=mvu_form,
         suite_cases=mvu_cases,
         estimators=("sdpembed.MVU",),
+        proof=DualProof(("dual_y",), ("dual_t",), _mvu.verified_dual_bound, _mvu_proof_arrays),
     ),
 }
 

@@ -137,6 +137,7 @@ def certify(
     tolerances: Tolerances | None = None,
     tail_tol: float = DEFAULT_TAIL_TOL,
     dual_multipliers: tuple[np.ndarray, np.ndarray] | None = None,
+    proof: dict[str, np.ndarray] | None = None,
 ) -> Certificate:
     """Check a solution of a registered problem and say what is proven about it.
 
@@ -170,6 +171,10 @@ def certify(
         resulting lower bound replaces any claimed ``dual_bound``, and, when no optimum is
         known (e.g. an instance far too large for CVXPY), the objective passes if it lies
         within the objective tolerance of this proven bound.
+    proof : dict of str to ndarray, optional
+        The multiplier arrays of the problem's :class:`~sdpembed.registry.DualProof` (e.g.
+        ``dual_y`` of MVU): the bound is proved from them (``spec.proof.bound``) and used as the
+        bound proved from ``dual_multipliers`` is.
 
     Raises
     ------
@@ -208,6 +213,11 @@ def certify(
             raise ValueError(f"dual multipliers on pairs are not defined for {spec.name!r} instances")
         verified = instance.verified_dual_bound(*dual_multipliers)
         dual_bound = verified
+    if proof is not None:
+        if spec.proof is None:
+            raise ValueError(f"no dual multipliers are defined for {spec.name!r} solutions")
+        verified = float(spec.proof.bound(instance, proof))
+        dual_bound = verified
 
     reasons = []
     optimum, source = _optimum(instance, spec, optimum, ground_truth, solver, verified, reasons)
@@ -220,12 +230,18 @@ def certify(
                            f"{tol.objective:g} in magnitude, {objective_side(error, spec.sense)} "
                            f"(objective {objective:.10g}, optimum {optimum:.10g})")
     elif verified is not None:
-        # f* ∈ [verified, objective] once the solution is feasible: the error is at most this
-        error = (objective - verified) / max(abs(verified), 1.0) if spec.sense == "min" else float("inf")
+        # f* lies between the objective of a feasible solution and the verified bound: the error is at
+        # most their distance, signed like (f − f*) (below the bound of a maximisation: negative)
+        sign = 1.0 if spec.sense == "min" else -1.0
+        error = (objective - verified) / max(abs(verified), 1.0) if np.isfinite(verified) else -sign * np.inf
         source = "bracketed by the verified dual bound of the given multipliers"
-        if error > tol.objective:
-            reasons.append(f"objective {objective:.10g} is {error:.3e} (relative) above the verified dual bound "
-                           f"{verified:.10g}; tolerance {tol.objective:g}")
+        if not np.isfinite(verified):
+            reasons.append(f"the given dual multipliers prove no finite bound ({verified}): the objective could "
+                           "not be checked")
+        elif not sign * error <= tol.objective:
+            reasons.append(f"objective {objective:.10g} is {abs(error):.3e} (relative) "
+                           f"{'above' if sign > 0 else 'below'} the verified dual bound {verified:.10g}; "
+                           f"tolerance {tol.objective:g}")
     bound = float("nan") if dual_bound is None else dual_bound
     sign = 1.0 if spec.sense == "min" else -1.0
     if np.isfinite(bound) and np.isfinite(optimum):

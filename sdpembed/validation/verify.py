@@ -2,7 +2,8 @@
 
 When the optimum f* is known — stored in the instance file (``optimum``, as in every instance of
 the reference suite), given by the caller, or bracketed by multipliers the solution carries
-(``dual_pairs``/``dual_y`` of column generation) — nothing is solved: the objective, the worst
+(``dual_pairs``/``dual_y`` of column generation, or the arrays of the problem's
+:class:`~sdpembed.registry.DualProof`, e.g. ``dual_y`` of MVU) — nothing is solved: the objective, the worst
 constraint violation and the spectrum of the solution are computed with numpy and held to
 :class:`~sdpembed.validation.certify.Tolerances` (:func:`~sdpembed.validation.certify.certify`
 without a ground truth). This module imports no CVXPY, and neither does anything it imports (the
@@ -45,8 +46,10 @@ def verify_solution(
     tolerances : Tolerances, optional
         What "pass" means (default: :class:`~sdpembed.validation.certify.Tolerances`).
     ground_truth : {"CLARABEL", "SCS"}, optional
-        When f* is neither given nor stored, compute it with this CVXPY back-end. Without it, an
-        unknown f* fails the check (unless multipliers bracket it), and CVXPY is never imported.
+        When f* is neither given nor stored and the solution carries no proof (the multipliers of
+        the problem's :class:`~sdpembed.registry.DualProof`), compute it with this CVXPY back-end.
+        Without it, an unknown f* fails the check (unless multipliers bracket it), and CVXPY is
+        never imported.
 
     Returns
     -------
@@ -67,13 +70,15 @@ def verify_solution(
         instance,
         solution.matrix,
         optimum=optimum,
-        ground_truth=ground_truth is not None and not known,
+        # a proof brackets f* by itself: no CVXPY run for a solution that carries one
+        ground_truth=ground_truth is not None and not known and solution.proof is None,
         solver=ground_truth or "CLARABEL",
         dual_bound=solution.dual_bound,
         tolerances=tolerances,
         dual_multipliers=solution.dual_multipliers,
+        proof=solution.proof,
     )
-    if not known and ground_truth is None and solution.dual_multipliers is None:
+    if not known and ground_truth is None and solution.dual_multipliers is None and solution.proof is None:
         cert.reasons.append("the optimum is unknown (neither stored in the instance nor given) and no verifiable "
                             "dual multipliers were given: the objective could not be checked")
         cert.passed = False

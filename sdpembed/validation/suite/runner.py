@@ -39,6 +39,8 @@ class RunRecord:
 
     ``objective_error`` is signed, (f − f*) / max(|f*|, 1) in the registry's sense (MVU maximises),
     and ``asymmetry`` is max |X − Xᵀ| / max(1, max |X|) (:class:`~sdpembed.validation.certify.Certificate`).
+    ``proven_gap`` is the relative gap between the objective and the bound that ``verify`` proved from
+    the dual multipliers the solution carries (NaN for a solution without them).
     """
 
     name: str
@@ -52,6 +54,7 @@ class RunRecord:
     max_violation: float = float("nan")
     psd_violation: float = float("nan")
     asymmetry: float = float("nan")
+    proven_gap: float = float("nan")
     wall_time: float = float("nan")
     returncode: int | None = None
     reasons: list[str] = field(default_factory=list)
@@ -133,8 +136,8 @@ def grade_solution(entry: SuiteEntry, solution: str | os.PathLike, tolerances: T
         return record
     instance = entry.load() if instance is None else instance
     try:
-        cert = verify_solution(instance, solution_from_arrays(instance, read_npz(path, "solution")),
-                               tolerances=tolerances)
+        solution = solution_from_arrays(instance, read_npz(path, "solution"))
+        cert = verify_solution(instance, solution, tolerances=tolerances)
     except Exception as exc:             # nothing in a solution file may abort a run: corrupt zip, zlib, ...
         record.result = "bad solution"
         record.reasons.append(_bad_solution_reason(exc, path))
@@ -143,6 +146,8 @@ def grade_solution(entry: SuiteEntry, solution: str | os.PathLike, tolerances: T
     record.objective, record.objective_error = cert.objective, cert.objective_error
     record.max_violation, record.psd_violation = cert.max_violation, cert.psd_violation
     record.asymmetry = cert.asymmetry
+    if solution.proof is not None or solution.dual_multipliers is not None:
+        record.proven_gap = cert.relative_gap
     record.reasons.extend(cert.reasons)
     return record
 
