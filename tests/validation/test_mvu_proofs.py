@@ -237,3 +237,12 @@ def test_the_feasibility_proof_rejects_an_infeasible_point():
     assert mvu_problem._proves_feasible(instance.n, instance.edges, (1 + 1e-6) / lam2 * y, 1.0)[0]
     assert oos_problem.verified_dual_bound(_suite_instance("mvu_oos-swiss-k3"),
                                            {"dual_lambda": np.zeros(3)}) == 0.0
+
+
+def test_multipliers_of_an_unbounded_slack_instance_prove_nothing():
+    """ω·λ₂ < 1 − ω: no dual-feasible point exists, so no multipliers can pass."""
+    X, _ = swiss_roll(16, noise=0.1, random_state=0)
+    instance = MVUInstance.from_points(X, 3, "slack", omega=1e-3, link=True, random_state=0)
+    arrays = {"K": np.zeros((16, 16)), "dual_y": np.full(instance.n_constraints, 1e-3)}
+    cert = verify_solution(instance, solution_from_arrays(instance, arrays))
+    assert not cert.passed and "prove no finite bound" in " ".join(cert.reasons)
