@@ -315,8 +315,8 @@ def _proves_feasible(n: int, edges: np.ndarray, y: np.ndarray, c: float) -> tupl
     1 is an eigenvector of that matrix (L(y)1 = 0) with eigenvalue s − c > 0, so it is PSD iff
     λ_min(L(y)|₁⊥) ≥ c: this is the dual feasibility of (y, t). F = fl(L(y) + t·11ᵀ − (c + δ)I)
     differs from the exact matrix shifted by δ by at most e_form in the 2-norm (a bound on its
-    absolute row sums of rounding errors: ε((3 + deg_max)W + 2|s| + |c| + δ), W = max_i
-    Σ_{e∋i} |y_e|, doubled). If Cholesky runs to completion on F, then F + ΔF = R̃ᵀR̃ with
+    absolute row sums of rounding errors: 2u((3 + deg_max)W + 2|s| + |c| + δ), W = max_i
+    Σ_{e∋i} |y_e|, u = 2⁻⁵³ the unit roundoff, doubled). If Cholesky runs to completion on F, then F + ΔF = R̃ᵀR̃ with
     |ΔF| ≤ γ_{n+1}|R̃ᵀ||R̃| (Demmel 1989), so ‖ΔF‖₂ ≤ γ_{n+1}‖R̃‖_F² ≤ γ_{n+1}/(1 − γ_{n+1})·tr F
     and λ_min(F) ≥ −e_chol; both bounds get an absolute term for gradual underflow, as in
     Rump (2006), so subnormal numbers do not void them. Hence
@@ -336,15 +336,16 @@ def _proves_feasible(n: int, edges: np.ndarray, y: np.ndarray, c: float) -> tupl
     t = s / n
     W = float(np.bincount(edges.ravel(), weights=np.repeat(np.abs(y), 2), minlength=n).max())
     max_degree = float(np.max(np.bincount(edges.ravel(), minlength=n)))
-    u = _EPS                                           # twice the unit roundoff: a margin of 2 throughout
+    u = 0.5 * _EPS                                     # the unit roundoff of round-to-nearest
     gamma = (n + 1) * u / (1.0 - (n + 1) * u)
     trace = float(np.abs(np.diag(L) + t - c).sum()) * (1.0 + 2.0 * n * u)
-    e_form = 2.0 * u * ((3.0 + max_degree) * W + 2.0 * abs(s) + abs(c)) + 8.0 * n * _TINY
-    delta = 2.0 * (gamma / (1.0 - gamma) * trace + e_form) + 8.0 * n * (2.0 * (n + 2) + trace) * _TINY
+    e_form = 4.0 * u * ((3.0 + max_degree) * W + 2.0 * abs(s) + abs(c)) + 8.0 * n * _TINY
+    # the margin δ costs a relative (n + 1)u·tr L(y) / c of the bound: no more than the proof needs
+    delta = 1.01 * (gamma / (1.0 - gamma) * trace + e_form) + 8.0 * n * (2.0 * (n + 2) + trace) * _TINY
     F = L + t
     F[np.diag_indices(n)] -= c + delta
     bound_trace = float(np.abs(np.diag(F)).sum()) * (1.0 + 2.0 * n * u)
-    required = (gamma / (1.0 - gamma) * bound_trace + e_form + 2.0 * u * delta
+    required = (gamma / (1.0 - gamma) * bound_trace + e_form + 4.0 * u * delta
                 + 8.0 * n * (2.0 * (n + 2) + bound_trace) * _TINY)
     if not delta >= required:                          # cannot happen unless n²ε is not small
         return False, delta
@@ -467,7 +468,9 @@ def dual_bound(instance, y: np.ndarray) -> tuple[float, np.ndarray]:
             if proved:
                 return value, cand
             needed = max(needed, delta)
-        margin = max(4.0 * needed, 100.0 * margin, 1e-12 * max(1.0, abs(c)))
+        # aim λ_min(L(y)|₁⊥) at c + 2δ: F's least eigenvalue is then about δ, far above the backward
+        # error a factorisation actually makes
+        margin = max(2.0 * needed, 100.0 * margin, 1e-12 * max(1.0, abs(c)))
     return float("inf"), y
 
 
