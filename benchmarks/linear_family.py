@@ -53,8 +53,6 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
-import os
-import platform
 import queue
 import resource
 import time
@@ -63,6 +61,7 @@ import warnings
 from pathlib import Path
 
 import numpy as np
+import report
 
 from sdpembed.datasets import load_mnist, translating_squares
 from sdpembed.linear import LINEAR_METHODS, embed
@@ -390,9 +389,8 @@ def main() -> None:
     path = Path(args.json)
     out: dict = json.loads(path.read_text()) if path.exists() else {}     # keep the parts not re-run
     out["benchmark"] = "linear_family"
-    stamp = {"date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "time_limit_s": args.time_limit,
-             "memory_limit_gb": MEMORY_LIMIT_GB,
-             "load_average": list(os.getloadavg())}
+    stamp = {**report.run_stamp(), "time_limit_s": args.time_limit,
+             "memory_limit_gb": MEMORY_LIMIT_GB}
     only = None if args.methods is None else set(args.methods.split(","))
     deltas = DELTAS if args.deltas is None else tuple(float(d) for d in args.deltas.split(","))
     if deltas != DELTAS and only is None:
@@ -457,12 +455,8 @@ def main() -> None:
             methods += "" if args.deltas is None else f" --deltas {args.deltas}"
             runs[name] = (f"--parts {args.parts}{limit}{methods}, {time.perf_counter() - start:.0f} s, "
                           f"{stamp['date']}")
-    out.update(date=time.strftime("%Y-%m-%d"), total_time_s=time.perf_counter() - start, runs=runs,
-               threads={k: os.environ.get(k, "unset") for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")},
-               machine=f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(out, indent=2, default=float) + "\n")
-    print(f"wrote {args.json} ({time.perf_counter() - start:.0f} s)")
+    out.update(total_time_s=time.perf_counter() - start, runs=runs)
+    report.write_results(path, out, {**stamp, "seconds": round(time.perf_counter() - start)})
 
 
 if __name__ == "__main__":

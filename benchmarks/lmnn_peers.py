@@ -58,9 +58,7 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
@@ -68,6 +66,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import report
 
 ROOT = Path(__file__).resolve().parent.parent
 DATASETS = ("iris", "wine", "digits-pca30", "mnist5000-pca50")
@@ -236,12 +235,7 @@ def alternate(args) -> None:
     path = Path(args.json)
     if path.name == "lmnn_peers.json":
         path = path.with_name("lmnn_alternated.json")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"benchmark": "lmnn_peers --alternate", "command": " ".join([Path(sys.executable).name,
-                                *sys.argv]), "cpus": os.cpu_count(), "threads": {key: os.environ.get(key) for key in (
-                                "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")}, "ours_tol": args.tol, "runs": runs},
-                               indent=2, default=float) + "\n")
-    print(f"wrote {path}")
+    report.write_results(path, {"benchmark": "lmnn_peers --alternate", "ours_tol": args.tol, "runs": runs})
 
 
 # ----------------------------------------------------------------------------- main
@@ -263,9 +257,6 @@ def main() -> None:
         alternate(args)
         return
 
-    import scipy
-    import sklearn
-    from threadpoolctl import threadpool_info
 
     from sdpembed.formulations.lmnn import solve_lmnn_working_set
     from sdpembed.problems import LMNNInstance
@@ -346,16 +337,8 @@ def main() -> None:
     print("objective: the (2.11) loss of each returned metric on our instance (our targets, mu = 0.5); "
           "peers optimise their own loss, scaled differently, in L.")
 
-    threads = {key: os.environ.get(key) for key in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
     record = {
         "benchmark": "lmnn_peers",
-        "date": datetime.datetime.now().isoformat(timespec="seconds"),
-        "command": " ".join([Path(sys.executable).name, *sys.argv]),
-        "machine": {"platform": platform.platform(), "processor": platform.processor(), "cpus": os.cpu_count(),
-                    "python": platform.python_version(), "load_average_at_end": list(os.getloadavg())},
-        "threads": {"env": threads, "blas": [{k: info.get(k) for k in ("internal_api", "num_threads", "version")}
-                                              for info in threadpool_info()]},
-        "versions": {"numpy": np.__version__, "scipy": scipy.__version__, "scikit-learn": sklearn.__version__},
         "split": f"sklearn train_test_split(test_size=0.3, stratify=y, random_state={SEED}); PCA (where stated) "
                  "and StandardScaler fitted on the training part",
         "k": K, "mu": MU, "time_limit_s": args.time_limit, "ours_tol": args.tol,
@@ -363,9 +346,7 @@ def main() -> None:
                           "scaled, non-convex loss in L with their own target neighbours; M = L^T L",
         "rows": [{key: value for key, value in r.items() if key != "L"} for r in rows],
     }
-    Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.json).write_text(json.dumps(record, indent=2, default=float) + "\n")
-    print(f"wrote {args.json}")
+    report.write_results(args.json, record)
 
 
 if __name__ == "__main__":

@@ -29,13 +29,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
+import report
 from sklearn.datasets import load_digits
 from sklearn.decomposition import PCA
 from sklearn.manifold import Isomap, LocallyLinearEmbedding, SpectralEmbedding
@@ -49,7 +48,6 @@ from sdpembed.solvers.mvu.variational import variational_mvu
 from sdpembed.validation.embedding_quality import local_continuity, local_trust, neighborhood_intersection
 
 ROOT = Path(__file__).resolve().parent.parent
-THREADS = {k: os.environ.get(k, "unset") for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
 TIME_LIMIT_OPTION = {"SCS": "time_limit_secs", "CLARABEL": "time_limit"}
 
 
@@ -246,12 +244,10 @@ def main() -> None:
         out["table_3_2"] = table_part(args.seed)
     if 3 in parts:
         out["scale"] = scale_part(args.roll, args.sensors, args.seed)
-    out.update(threads=THREADS, date=time.strftime("%Y-%m-%d"), parts_run=sorted(parts),
-               machine=f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
-               total_time_s=time.perf_counter() - start)
-    Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.json).write_text(json.dumps(out, indent=2, default=float) + "\n")
-    print(f"wrote {args.json} ({out['total_time_s']:.0f} s)")
+    stamp = {**report.run_stamp(), "seconds": round(time.perf_counter() - start)}
+    names = {1: "exact", 2: "table_3_2", 3: "scale"}
+    out.setdefault("stamps", {}).update({names[part]: stamp for part in parts})   # parts not run keep theirs
+    report.write_results(args.json, out, stamp)
 
 
 if __name__ == "__main__":

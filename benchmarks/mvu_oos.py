@@ -21,14 +21,12 @@ the trials (as in the thesis), with the median, on the swiss roll and on MNIST f
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import platform
 import time
 import warnings
 from pathlib import Path
 
 import numpy as np
+import report
 
 from sdpembed.datasets import load_mnist, swiss_roll
 from sdpembed.formulations.mvu import solve_variational_sdp
@@ -41,7 +39,6 @@ from sdpembed.solvers.mvu.variational import variational_mvu
 from sdpembed.validation.oos import OOS_METHODS, consistency_ratio, lle_place, split_abc
 
 ROOT = Path(__file__).resolve().parent.parent
-THREADS = {k: os.environ.get(k, "unset") for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
 
 
 def harmonic_mean(values) -> float:
@@ -187,14 +184,9 @@ def main() -> None:
         "benchmark": "mvu_oos",
         "speed": speed,
         "consistency": consistency,
-        "threads": THREADS,
-        "date": time.strftime("%Y-%m-%d"),
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
         "total_time_s": time.perf_counter() - start,
     }
-    Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.json).write_text(json.dumps(out, indent=2, default=float) + "\n")
-    print(f"wrote {args.json} ({out['total_time_s']:.0f} s)")
+    report.write_results(args.json, out)
 
 
 if __name__ == "__main__":

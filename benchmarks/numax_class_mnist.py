@@ -19,13 +19,11 @@ NuMax-Class at several δ and PCA / Gaussian maps of the same M.
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import platform
 import time
 from pathlib import Path
 
 import numpy as np
+import report
 from sklearn.neighbors import KNeighborsClassifier
 
 from sdpembed import NuMaxClassInstance, NuMaxInstance, solve
@@ -130,13 +128,9 @@ def main() -> None:
         "benchmark": "numax_class_mnist",
         "mnist": {"split": mnist_split, "rows": mnist_rows},
         "toy": {"split": toy_split, "rows": toy_rows},
-        "date": time.strftime("%Y-%m-%d"),
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
         "total_time_s": time.perf_counter() - start,
     }
-    Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.json).write_text(json.dumps(out, indent=2, default=float) + "\n")
-    print(f"wrote {args.json} ({out['total_time_s']:.0f} s)")
+    report.write_results(args.json, out)
 
 
 if __name__ == "__main__":

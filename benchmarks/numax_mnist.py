@@ -29,12 +29,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import time
 from pathlib import Path
 
 import numpy as np
+import report
 from sklearn.neighbors import KNeighborsClassifier
 
 from sdpembed import NuMaxInstance, solve
@@ -225,13 +224,11 @@ def main() -> None:
                              args.fig7_delta, args.seed)
     if "c" in args.parts:
         out["table1"] = part_c(args.n_train, args.n_test, args.seed)
-    out.update(benchmark="numax_mnist", date=time.strftime("%Y-%m-%d"),
-               machine=f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
-               blas_threads=os.environ.get("OPENBLAS_NUM_THREADS", "default"))
-    out[f"time_s_parts_{args.parts}"] = time.perf_counter() - start
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(out, indent=2, default=float) + "\n")
-    print(f"wrote {path} ({time.perf_counter() - start:.0f} s)")
+    out["benchmark"] = "numax_mnist"
+    stamp = {**report.run_stamp(), "seconds": round(time.perf_counter() - start)}
+    names = {"a": "table3", "b": "fig7", "c": "table1", "d": "table3_baselines"}
+    out.setdefault("stamps", {}).update({names[part]: stamp for part in args.parts})  # parts not run keep theirs
+    report.write_results(path, out, stamp)
 
 
 if __name__ == "__main__":

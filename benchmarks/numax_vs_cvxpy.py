@@ -21,12 +21,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
-import time
 from pathlib import Path
 
-import numpy as np
+import report
 
 from sdpembed import NuMaxInstance, solve
 from sdpembed.datasets import translating_squares
@@ -83,14 +80,9 @@ def main() -> None:
         "instance": "translating squares 16x16 / 8x8, 1000 secants (seed 0), delta 0.1",
         "reference_optimum": optimum,
         "reference_source": source,
-        "date": time.strftime("%Y-%m-%d"),
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-                   f"numpy {np.__version__}",
         "rows": rows,
     }
-    Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-    Path(args.json).write_text(json.dumps(out, indent=2, default=float) + "\n")
-    print(f"\nwrote {args.json}")
+    report.write_results(args.json, out)
 
 
 if __name__ == "__main__":

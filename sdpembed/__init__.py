@@ -26,39 +26,22 @@ References
    (arXiv:1601.00062). Implemented here: FroMax, NILE-Pro, Algorithms 1–4.
 """
 
-from . import datasets, linear, validation
+from ._lazy import lazy_exports
 from ._version import __version__
-from .io import load_instance, save_instance
-from .linear import LINEAR_METHODS, NuMax, NuMaxClass, embed
-from .problems import (
-    LMNNInstance,
-    MultiMetricLMNNInstance,
-    MVUInstance,
-    MVUOOSInstance,
-    NuMaxClassInstance,
-    NuMaxInstance,
-)
-from .registry import PROBLEMS, get_problem, solve
-from .results import SolveResult
-from .secants import all_secants, iter_secant_blocks, sample_secants
-from .validation import certify, isometry_curve
 
-#: Names loaded on first use: the formulations import CVXPY, and the solvers and the models are not
-#: needed to read, check or grade solution files, which never import CVXPY
-#: (sdpembed.validation.verify, ``sdpembed verify`` on an instance with a stored optimum).
-_LAZY = {"formulations": "formulations", "solvers": "solvers", "models": "models", "LMNN": "models",
-         "MultiMetricLMNN": "models", "MVU": "models"}
-
-
-def __getattr__(name: str):
-    if name not in _LAZY:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    from importlib import import_module
-
-    module = import_module(f".{_LAZY[name]}", __name__)
-    value = module if name == _LAZY[name] else getattr(module, name)
-    globals()[name] = value
-    return value
+# Every name loads at its first use (sdpembed._lazy): ``import sdpembed``, ``sdpembed --help`` and
+# ``sdpembed verify`` import neither scikit-learn (the estimators) nor CVXPY (the formulations).
+__getattr__, __dir__ = lazy_exports(__name__, {
+    ".io": ("load_instance", "save_instance"),
+    ".linear": ("LINEAR_METHODS", "NuMax", "NuMaxClass", "embed"),
+    ".models": ("LMNN", "MVU", "MultiMetricLMNN"),
+    ".problems": ("LMNNInstance", "MVUInstance", "MVUOOSInstance", "MultiMetricLMNNInstance",
+                  "NuMaxClassInstance", "NuMaxInstance"),
+    ".registry": ("PROBLEMS", "get_problem", "solve"),
+    ".results": ("SolveResult",),
+    ".secants": ("all_secants", "iter_secant_blocks", "sample_secants"),
+    ".validation": ("certify", "isometry_curve"),
+}, submodules=("datasets", "formulations", "linear", "models", "solvers", "validation"))
 
 __all__ = [
     "LINEAR_METHODS",

@@ -28,9 +28,11 @@ import numpy as np
 from . import datasets
 from ._files import atomic_write, check_output, prepare_directory, read_npy
 from ._memory import check_memory, dense_bytes
+from ._progress import tell
 from ._validate import as_matrix
+from ._version import __version__
 from .io import load_instance, read_solution, write_solution
-from .registry import PROBLEMS, get_problem, solve
+from .registry import PROBLEMS, get_problem, method_options, solve
 from .sdpa import MAX_ENTRIES, export_sdpa, sdpa_optimum
 from .validation.certify import Tolerances, format_against, objective_side
 from .validation.suite import (
@@ -53,6 +55,14 @@ class BadInput(ValueError):
     """Input the user must fix (exit code 2)."""
 
 
+#: The seed of every command that draws random numbers, unless ``--random-state`` says otherwise:
+#: the same command gives the same result on every run.
+DEFAULT_SEED = 0
+
+#: The image sides of the vendored MNIST (28×28 originals, NuMax's 20×20 crop).
+MNIST_SIZES = (28, 20)
+
+
 def _emit(payload: dict, as_json: bool, lines: Sequence[str]) -> None:
     """Print ``payload`` as strict JSON (non-finite numbers become null) or ``lines`` as text."""
     if as_json:
@@ -73,6 +83,17 @@ def _tolerance(text: str) -> float:
     return value
 
 
+def _seed(text: str) -> int:
+    """An argparse type: a seed, an integer in [0, 2³²) (argparse names the option in its error)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value < 2**32:
+        raise argparse.ArgumentTypeError(f"must be an integer from 0 to 2**32 - 1, got {text!r}")
+    return value
+
+
 # ------------------------------------------------------------------------------- solve
 def _cmd_solve(args: argparse.Namespace) -> int:
     out = check_output(args.out, "--out", ".npz") if args.out else None      # before the solve, not after
@@ -86,6 +107,8 @@ def _cmd_solve(args: argparse.Namespace) -> int:
             options["verbose"] = args.verbose
         if args.max_iter is not None:
             options["max_iter"] = args.max_iter
+        if "random_state" in (method_options(instance, args.method) or ()):
+            options["random_state"] = args.random_state
         ignored = ["--solver"] if args.solver is not None else []
     if ignored:
         print(f"sdpembed solve: warning: {', '.join(ignored)} ignored with method "
@@ -118,7 +141,9 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     tolerances = Tolerances(objective=args.objective_tol, feasibility=args.feasibility_tol, psd=args.psd_tol)
     dual = solution.dual_multipliers
     # numpy only when the optimum is stored (sdpembed.validation.verify); CVXPY computes it otherwise
-    cert = verify_solution(instance, solution, tolerances=tolerances, ground_truth=args.solver)
+    cert = verify_solution(instance, solution, tolerances=tolerances, ground_truth=args.solver,
+                           note=lambda text: print(f"sdpembed verify: note: {text}", file=sys.stderr, flush=True),
+                           progress=None)
     verdict = "PASS" if cert.passed else "FAIL"
     spec = get_problem(instance.problem)
     variable = spec.variable
@@ -139,7 +164,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         f"least eigenvalue   {cert.min_eigenvalue:.3e}",
         f"rank               {cert.rank}",
     ]
-    if dual is not None or solution.proof is not None:
+    if dual is not None:
         lines.append(f"verified dual bound {cert.dual_bound:.10g}  (from the solution's multipliers, checked here)")
     elif np.isfinite(cert.dual_bound):
         lines.append(f"claimed dual bound {cert.dual_bound:.10g}")
@@ -163,14 +188,27 @@ def _dataset(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray | None]:
     if args.dataset == "gaussian":
         return datasets.gaussian_points(args.n_points, args.dim, random_state=args.random_state), None
     if args.dataset == "mnist":
-        return datasets.load_mnist(size=args.image_size if args.image_size in (20, 28) else 28,
-                                   n_samples=args.n_points, random_state=args.random_state)
+        return datasets.load_mnist(size=args.image_size, n_samples=args.n_points, random_state=args.random_state)
     from sklearn.datasets import load_digits
 
     digits = load_digits()
-    rng = np.random.default_rng(args.random_state)
-    index = np.sort(rng.choice(len(digits.target), size=min(args.n_points, len(digits.target)), replace=False))
+    index = _stratified(digits.target, args.n_points, args.random_state)
     return digits.data[index] / 16.0, digits.target[index]
+
+
+def _stratified(labels: np.ndarray, size: int, random_state: int) -> np.ndarray:
+    """``size`` sorted indices (all, if fewer) drawn class by class in turn — each class shuffled by
+    the seed — so that every class has ⌊size / classes⌋ members or more while it has them (LMNN needs
+    k + 1 of every class)."""
+    if size < 1:
+        raise ValueError(f"--n-points must be a positive integer, got {size}")
+    rng = np.random.default_rng(random_state)
+    order = rng.permutation(labels.size)
+    order = order[np.argsort(labels[order], kind="stable")]            # by class, shuffled within
+    _, first, counts = np.unique(labels[order], return_index=True, return_counts=True)
+    rank_in_class = np.arange(order.size) - np.repeat(first, counts)
+    turn = np.lexsort((labels[order], rank_in_class))                  # round robin over the classes
+    return np.sort(order[turn][: min(size, labels.size)])
 
 
 def _dataset_shape(args: argparse.Namespace) -> tuple[int, int]:
@@ -188,6 +226,15 @@ def _cmd_make_instance(args: argparse.Namespace) -> int:
     spec = get_problem(args.problem)
     if spec.from_dataset is None:
         raise BadInput(f"{spec.name!r} instances are not built from a dataset by the command line")
+    args.dataset = args.dataset or spec.dataset
+    if args.dataset == "mnist":
+        if args.image_size is None:
+            args.image_size = MNIST_SIZES[0]
+        elif args.image_size not in MNIST_SIZES:
+            raise BadInput(f"--image-size must be one of {', '.join(map(str, MNIST_SIZES))} for --dataset mnist, "
+                           f"got {args.image_size}")
+    elif args.image_size is None:
+        args.image_size = 16
     out = check_output(args.out, "--out", ".npz")
     rows, cols = _dataset_shape(args)
     check_memory(3 * dense_bytes(rows, cols),
@@ -295,12 +342,11 @@ def _cmd_suite_build(args: argparse.Namespace) -> int:
     def progress(record) -> None:
         done.append(record)
         state = "OK" if record.ok else "FAIL"
-        print(f"[{len(done)}] {record.name}: {state}, optimum {record.optimum:.10g} ({record.wall_time:.1f} s)",
-              file=sys.stderr, flush=True)
+        tell(f"[{len(done)}] {record.name}: {state}, optimum {record.optimum:.10g} ({record.wall_time:.1f} s)")
 
     start = time.perf_counter()
     records = build_suite(out=args.out, compare=not args.no_compare, stored=args.suite, problems=problems,
-                          progress=progress)
+                          progress=progress, bar=None)
     elapsed = time.perf_counter() - start
     ok = all(r.ok for r in records)
     lines = [format_build_table(records), f"time {elapsed:.1f} s"]
@@ -323,13 +369,12 @@ def _cmd_suite_run(args: argparse.Namespace) -> int:
 
     def progress(record) -> None:
         done.append(record)
-        print(f"[{len(done)}/{len(entries)}] {record.name}: {record.result.upper()} ({record.wall_time:.1f} s)",
-              file=sys.stderr, flush=True)
+        tell(f"[{len(done)}/{len(entries)}] {record.name}: {record.result.upper()} ({record.wall_time:.1f} s)")
 
     interrupted = None
     try:
         records = run_suite(args.command, suite=suite, entries=entries, timeout=args.timeout, workdir=args.keep,
-                            tolerances=tolerances, progress=progress)
+                            tolerances=tolerances, progress=progress, bar=None)
     except SuiteInterrupted as exc:      # the graded program was killed; report what was graded
         interrupted, records = exc, exc.records
     summary = summarize_run(records)
@@ -469,6 +514,7 @@ RUN_EPILOG = (
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``sdpembed`` command."""
     parser = argparse.ArgumentParser(prog="sdpembed", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"sdpembed {__version__}")
     sub = parser.add_subparsers(dest="subcommand", required=True)   # not "command": suite run has --command
 
     p = sub.add_parser("solve", help="solve an instance file")
@@ -480,7 +526,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", help="write the solution here (.npz appended when missing)")
     p.add_argument("--max-iter", type=int, default=None,
                    help="iteration limit of the hand-written solver (column generation: of each restricted ADMM)")
-    p.add_argument("--verbose", type=int, default=0, metavar="K", help="progress every K iterations")
+    p.add_argument("--verbose", type=int, default=0, metavar="K",
+                   help="progress every K iterations (column generation: every round, and its ADMMs every K)")
+    p.add_argument("--random-state", type=_seed, default=DEFAULT_SEED,
+                   help=f"seed of a method that draws random numbers (column generation's first pairs; "
+                        f"default {DEFAULT_SEED})")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_solve)
 
@@ -498,19 +548,21 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("make-instance", help="write an instance file built from a dataset")
     p.add_argument("problem", choices=sorted(PROBLEMS))
-    p.add_argument("--dataset", default="squares", choices=datasets.DATASETS)
+    p.add_argument("--dataset", default=None, choices=datasets.DATASETS,
+                   help="default: the problem's (labelled digits for lmnn and numax_class, squares otherwise)")
     p.add_argument("--delta", type=float, default=0.1, help="isometry constant (numax, numax_class)")
     p.add_argument("--k", type=int, default=3, help="target neighbours per point (lmnn, lmnn_multi)")
     p.add_argument("--mu", type=float, default=0.5, help="push-term weight mu in [0, 1] (lmnn, lmnn_multi)")
     p.add_argument("--out", required=True)
     p.add_argument("--n-secants", type=int, default=None, help="sample this many pairs (default: all)")
     p.add_argument("--points", action="store_true", help="point form: store X, meaning all pairs")
-    p.add_argument("--image-size", type=int, default=16)
+    p.add_argument("--image-size", type=int, default=None,
+                   help=f"image side (default 16; mnist: {' or '.join(map(str, MNIST_SIZES))}, default 28)")
     p.add_argument("--shape-size", type=int, default=8, help="square side / disk diameter")
     p.add_argument("--sigma", type=float, default=6.0, help="blob standard deviation")
     p.add_argument("--n-points", type=int, default=50, help="gaussian/mnist/digits: number of points")
     p.add_argument("--dim", type=int, default=20, help="gaussian: dimension")
-    p.add_argument("--random-state", type=int, default=0)
+    p.add_argument("--random-state", type=_seed, default=DEFAULT_SEED, help=f"default {DEFAULT_SEED}")
     p.set_defaults(func=_cmd_make_instance)
 
     p = sub.add_parser("suite", help="the reference suite of instances with certified optima")
@@ -565,7 +617,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--secants", action="store_true", help="the rows of DATA are secants, not points")
     p.add_argument("--measure", default="rip", choices=["rip", "adagio"],
                    help="distortion measure of delta: NuMax's RIP (2) or ADAGIO's (3)")
-    p.add_argument("--random-state", type=int, default=None)
+    p.add_argument("--random-state", type=_seed, default=DEFAULT_SEED, help=f"default {DEFAULT_SEED}")
     p.add_argument("--options", default=None, metavar="JSON", help="constructor options, e.g. '{\"n_secants\": 2000}'")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_embed)
@@ -575,7 +627,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--square-size", type=int, default=8)
     p.add_argument("--delta", type=float, default=0.1)
     p.add_argument("--n-secants", type=int, default=1000)
-    p.add_argument("--random-state", type=int, default=0)
+    p.add_argument("--random-state", type=_seed, default=DEFAULT_SEED, help=f"default {DEFAULT_SEED}")
     p.add_argument("--verbose", type=int, default=0, metavar="K")
     p.set_defaults(func=_cmd_demo)
     return parser

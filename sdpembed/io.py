@@ -5,10 +5,11 @@ An instance file holds a unicode string ``problem`` and named arrays (the instan
 ``to_arrays``); scalars are 0-d arrays and the file loads with ``allow_pickle=False``. Arrays beyond
 the contract are ignored, except ``optimum`` (a certified optimal value, used by ``verify``). A
 solution file holds the problem's variable (``P``, ``M``, ``K`` or ``S``), optionally a claimed
-``dual_bound`` and, from column generation, multipliers ``dual_pairs``/``dual_y``, or the multipliers
-of the problem's :class:`~sdpembed.registry.DualProof` (MVU: ``dual_y``, ``dual_t``; MVU
-out-of-sample: ``dual_lambda``), from which ``verify`` proves its own bound; ``sdpembed solve``
-also writes ``status``, ``objective`` and ``method`` (:func:`solution_arrays`).
+``dual_bound`` and the multipliers that prove a bound (the problem's ``dual_arrays`` in the
+registry: ``dual_pairs``/``dual_y`` or ``dual_y`` for the NuMax family, ``dual_triplets``/``dual_alpha``
+for LMNN, ``dual_y``/``dual_t`` for MVU, ``dual_lambda`` for MVU out-of-sample; ``docs/grading.md``
+states each dual); ``sdpembed solve`` also writes ``status``, ``objective`` and ``method``
+(:func:`solution_arrays`).
 
 Files are parsed by :func:`sdpembed._files.read_npz` (never unpickling; one ValueError line naming
 the file) and written atomically. This module imports no CVXPY: the registry loads formulations and
@@ -159,18 +160,14 @@ class Solution:
     dual_bound : float, optional
         A claimed bound on the optimum (lower for minimisations, upper for MVU); finite; checked, never
         trusted.
-    dual_multipliers : (pairs, y), optional
-        Multipliers on pairs of a point-form NuMax instance (``dual_pairs``, ``dual_y``), from which
-        :func:`~sdpembed.validation.verify.verify_solution` proves its own bound.
-    proof : dict of str to ndarray, optional
-        The multiplier arrays of the problem's :class:`~sdpembed.registry.DualProof`, from which
-        :func:`~sdpembed.validation.verify.verify_solution` proves its own bound.
+    dual_multipliers : dict of str to ndarray, optional
+        The multiplier arrays of the file (those of the problem's ``dual_arrays`` it holds), from
+        which :func:`~sdpembed.validation.verify.verify_solution` proves its own bound.
     """
 
     matrix: np.ndarray
     dual_bound: float | None = None
-    dual_multipliers: tuple[np.ndarray, np.ndarray] | None = None
-    proof: dict[str, np.ndarray] | None = None
+    dual_multipliers: dict[str, np.ndarray] | None = None
 
 
 def solution_from_arrays(instance: Any, arrays: dict[str, np.ndarray]) -> Solution:
@@ -181,31 +178,15 @@ def solution_from_arrays(instance: Any, arrays: dict[str, np.ndarray]) -> Soluti
     ValueError
         If the problem's variable is missing or not a finite real matrix of the instance's shape
         (complex, string and boolean arrays are refused, never cast), ``dual_bound`` is not a
-        finite 0-d number, only one of ``dual_pairs`` and ``dual_y`` is given, or the arrays of
-        the problem's :class:`~sdpembed.registry.DualProof` are incomplete.
+        finite 0-d number. (Multipliers are checked when the bound is proved from them.)
     """
     spec = get_problem(getattr(instance, "problem", ""))
     if spec.variable not in arrays:
         raise ValueError(f"no array {spec.variable!r} (the {spec.name} variable)")
     matrix = checked_matrix(arrays[spec.variable], spec.variable, instance.variable_shape)
     claimed = check_dual_bound(arrays.get("dual_bound"))
-    multipliers = None
-    if spec.proof is None and ("dual_pairs" in arrays or "dual_y" in arrays):
-        if "dual_pairs" not in arrays or "dual_y" not in arrays:
-            raise ValueError("a solution with dual multipliers needs both 'dual_pairs' (m, 2) and 'dual_y' (m,)")
-        multipliers = (arrays["dual_pairs"], arrays["dual_y"])
-    return Solution(matrix, claimed, multipliers, _proof_arrays(spec, arrays))
-
-
-def _proof_arrays(spec: Any, arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray] | None:
-    """The arrays of the problem's :class:`~sdpembed.registry.DualProof` in a solution file (None when
-    it has none of them); a ValueError naming the missing arrays when it has only some."""
-    if spec.proof is None or not any(name in arrays for name in spec.proof.names):
-        return None
-    missing = [name for name in spec.proof.required if name not in arrays]
-    if missing:
-        raise ValueError(f"a {spec.name} solution with dual multipliers needs {', '.join(map(repr, missing))}")
-    return {name: arrays[name] for name in spec.proof.names if name in arrays}
+    multipliers = {name: arrays[name] for name in spec.dual_arrays if name in arrays}
+    return Solution(matrix, claimed, multipliers or None)
 
 
 def read_solution(path: str | os.PathLike, instance: Any) -> Solution:
@@ -227,9 +208,8 @@ def read_solution(path: str | os.PathLike, instance: Any) -> Solution:
 def solution_arrays(instance: Any, result: SolveResult) -> dict[str, np.ndarray]:
     """The arrays of the solution file of ``result``, a solve of ``instance``: the problem's variable,
     ``status``, ``objective`` and ``method``; the certified ``dual_bound`` when there is one; the
-    multipliers ``dual_pairs``/``dual_y`` of column generation and those of the problem's
-    :class:`~sdpembed.registry.DualProof`, which ``verify`` checks itself; and
-    what the instance type adds (``solution_arrays``, e.g. the new point ``y`` of ``mvu_oos``)."""
+    multipliers of the solve (the problem's ``dual_from_result``), which ``verify`` checks itself;
+    and what the instance type adds (``solution_arrays``, e.g. the new point ``y`` of ``mvu_oos``)."""
     spec = get_problem(instance.problem)
     arrays = {
         spec.variable: result.solution,
@@ -239,10 +219,8 @@ def solution_arrays(instance: Any, result: SolveResult) -> dict[str, np.ndarray]
     }
     if result.certified:
         arrays["dual_bound"] = np.array(result.dual_bound)
-    if "pairs" in result.extra and "y" in result.extra:     # column generation: checkable multipliers
-        arrays["dual_pairs"], arrays["dual_y"] = result.extra["pairs"], result.extra["y"]
-    if spec.proof is not None:
-        arrays.update(spec.proof.written(instance, result))
+    if spec.dual_from_result is not None:
+        arrays.update(spec.dual_from_result(instance, result))
     if hasattr(instance, "solution_arrays"):
         arrays.update(instance.solution_arrays(result.solution))
     return arrays

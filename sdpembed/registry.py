@@ -146,36 +146,7 @@ def _mvu_ipm_memory(instance: Any) -> tuple[int, str]:
             f"the interior-point method's n×n iterates and E×E Schur complement (about 10n² + 3E² float64; "
             f"n = {n}, E = {E})")
 
-__all__ = ["DualProof", "ProblemSpec", "PROBLEMS", "get_problem", "solve"]
-
-
-@dataclass(frozen=True)
-class DualProof:
-    """The multipliers a solution file of a problem may carry, and the bound proved from them.
-
-    Attributes
-    ----------
-    required : tuple of str
-        Arrays a proof must have (a solution with any array of the proof needs all of these).
-    optional : tuple of str
-        Arrays a proof may add.
-    bound : callable
-        ``bound(instance, arrays) -> float``: the dual bound proved from the arrays with numpy
-        and SciPy alone (lower for "min", upper for "max"); a ValueError for malformed arrays.
-    written : callable
-        ``written(instance, result) -> dict``: the arrays of a solve's multipliers
-        (:func:`sdpembed.io.solution_arrays`), empty when the solve has none.
-    """
-
-    required: tuple[str, ...]
-    optional: tuple[str, ...]
-    bound: Callable[[Any, dict[str, np.ndarray]], float]
-    written: Callable[[Any, SolveResult], dict[str, np.ndarray]]
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        """Every array of the proof."""
-        return self.required + self.optional
+__all__ = ["ProblemSpec", "PROBLEMS", "get_problem", "method_options", "solve"]
 
 
 def _mvu_proof_arrays(instance: Any, result: SolveResult) -> dict[str, np.ndarray]:
@@ -225,11 +196,22 @@ class ProblemSpec:
     suite_cases : callable, optional
         ``suite_cases() -> list of SuiteCase``: the problem's instances of the reference suite
         (:mod:`sdpembed.problems.suite_cases`); the suite refuses a problem without them.
+    dataset : str
+        The dataset ``sdpembed make-instance`` builds an instance from by default (a labelled one
+        for a problem that needs labels).
     estimators : tuple of str
         Dotted names of the scikit-learn estimators that solve the problem (named, not imported:
         the estimators are a higher layer); the documentation's feature table lists them.
-    proof : DualProof, optional
-        The multipliers a solution file may carry and how ``verify`` proves a bound from them.
+    dual_arrays : tuple of str
+        The names of the multiplier arrays a solution file may carry as the proof of its bound
+        (the file contract, ``docs/grading.md``): read by :func:`sdpembed.io.solution_from_arrays`.
+    dual_from_result : callable, optional
+        ``dual_from_result(instance, result) -> dict`` of those arrays, from a solve's ``extra``
+        (empty when the solve kept none): what ``sdpembed solve`` writes.
+    verified_bound : callable, optional
+        ``verified_bound(instance, multipliers, matrix) -> float``: the bound proved from the
+        multipliers alone (numpy/SciPy), after restoring dual feasibility; ValueError for
+        multipliers that do not fit the instance. ``verify`` never believes a claimed bound.
     """
 
     name: str
@@ -243,8 +225,11 @@ class ProblemSpec:
     memory: dict[str, Callable[[Any], tuple[int, str]]] = field(default_factory=dict)
     sdpa_form: Callable[[Any, int], StandardForm] | None = None
     suite_cases: Callable[[], list[SuiteCase]] | None = None
+    dataset: str = "squares"
     estimators: tuple[str, ...] = ()
-    proof: DualProof | None = None
+    dual_arrays: tuple[str, ...] = ()
+    dual_from_result: Callable[[Any, SolveResult], dict[str, Any]] | None = None
+    verified_bound: Callable[[Any, dict[str, Any], Any], float] | None = None
 
 
 def _secant_instance(instance_type: type) -> Callable[[Any, Any, Any], Any]:
@@ -255,6 +240,16 @@ def _secant_instance(instance_type: type) -> Callable[[Any, Any, Any], Any]:
                                        point_form=options.points, random_state=options.random_state)
 
     return build
+
+
+def _dual_hooks(instance_type: type) -> dict[str, Any]:
+    """The proof a solution file may carry (``dual_arrays``, ``dual_from_result``, ``verified_bound``),
+    as the instance type defines it (``DUAL_ARRAYS``, ``multiplier_arrays``, ``proven_bound``)."""
+    return {
+        "dual_arrays": instance_type.DUAL_ARRAYS,
+        "dual_from_result": lambda instance, result: instance.multiplier_arrays(result.extra),
+        "verified_bound": lambda instance, multipliers, matrix: instance.proven_bound(multipliers, matrix),
+    }
 
 
 PROBLEMS: dict[str, ProblemSpec] = {
@@ -272,6 +267,7 @@ PROBLEMS: dict[str, ProblemSpec] = {
         sdpa_form=box_trace_form,
         suite_cases=numax_cases,
         estimators=("sdpembed.NuMax",),
+        **_dual_hooks(NuMaxInstance),
     ),
     "numax_class": ProblemSpec(
         name="numax_class",
@@ -285,7 +281,9 @@ PROBLEMS: dict[str, ProblemSpec] = {
         memory={"admm": _admm_memory},
         sdpa_form=box_trace_form,
         suite_cases=numax_class_cases,
+        dataset="digits",
         estimators=("sdpembed.NuMaxClass",),
+        **_dual_hooks(NuMaxClassInstance),
     ),
     "lmnn": ProblemSpec(
         name="lmnn",
@@ -300,7 +298,9 @@ PROBLEMS: dict[str, ProblemSpec] = {
         from_dataset=lambda X, y, options: LMNNInstance.from_data(X, y, k=options.k, mu=options.mu),
         sdpa_form=lmnn_form,
         suite_cases=lmnn_cases,
+        dataset="digits",
         estimators=("sdpembed.LMNN",),
+        **_dual_hooks(LMNNInstance),
     ),
     "lmnn_multi": ProblemSpec(
         name="lmnn_multi",
@@ -316,6 +316,8 @@ PROBLEMS: dict[str, ProblemSpec] = {
         sdpa_form=lmnn_multi_form,
         suite_cases=lmnn_multi_cases,
         estimators=("sdpembed.MultiMetricLMNN",),
+        dataset="digits",
+        **_dual_hooks(MultiMetricLMNNInstance),
     ),
     "mvu_oos": ProblemSpec(
         name="mvu_oos",
@@ -330,7 +332,9 @@ PROBLEMS: dict[str, ProblemSpec] = {
         sdpa_form=mvu_oos_form,
         suite_cases=mvu_oos_cases,
         estimators=("sdpembed.MVU",),
-        proof=DualProof(("dual_lambda",), (), _mvu_oos.verified_dual_bound, _mvu_oos_proof_arrays),
+        dual_arrays=("dual_lambda",),
+        dual_from_result=_mvu_oos_proof_arrays,
+        verified_bound=lambda instance, multipliers, matrix: _mvu_oos.verified_dual_bound(instance, multipliers),
     ),
     "mvu": ProblemSpec(
         name="mvu",
@@ -349,7 +353,9 @@ PROBLEMS: dict[str, ProblemSpec] = {
         sdpa_form=mvu_form,
         suite_cases=mvu_cases,
         estimators=("sdpembed.MVU",),
-        proof=DualProof(("dual_y",), ("dual_t",), _mvu.verified_dual_bound, _mvu_proof_arrays),
+        dual_arrays=("dual_y", "dual_t"),
+        dual_from_result=_mvu_proof_arrays,
+        verified_bound=lambda instance, multipliers, matrix: _mvu.verified_dual_bound(instance, multipliers),
     ),
 }
 
@@ -383,25 +389,39 @@ def solve(instance: Any, method: str | None = None, **options: Any) -> SolveResu
         For an unknown method, an option the method does not take, or a solve whose memory
         estimate exceeds the machine's.
     """
-    spec = get_problem(getattr(instance, "problem", ""))
-    method = method or spec.default_method(instance)
-    if method == "cvxpy":
-        solver = spec.cvxpy
-    elif method in spec.methods:
-        solver = spec.methods[method]
-    else:
-        raise ValueError(
-            f"method must be 'cvxpy' or one of {sorted(spec.methods)} for {spec.name!r}, got {method!r}"
-        )
+    spec, method, solver = _method(instance, method)
     _check_options(spec.name, method, solver, options)
     if method in spec.memory:
         check_memory(*spec.memory[method](instance))
     return solver(instance, **options)
 
 
+def method_options(instance: Any, method: str | None = None) -> set[str] | None:
+    """The options :func:`solve` accepts for ``instance`` with ``method`` (None: the problem's
+    default method), or None when the method takes any keyword."""
+    _, _, solver = _method(instance, method)
+    return _accepted(solver)
+
+
+def _method(instance: Any, method: str | None) -> tuple[ProblemSpec, str, Callable[..., SolveResult]]:
+    """The problem, the method's name and its solver for ``instance`` (ValueError for an unknown method)."""
+    spec = get_problem(getattr(instance, "problem", ""))
+    method = method or spec.default_method(instance)
+    if method == "cvxpy":
+        return spec, method, spec.cvxpy
+    if method in spec.methods:
+        return spec, method, spec.methods[method]
+    raise ValueError(f"method must be 'cvxpy' or one of {sorted(spec.methods)} for {spec.name!r}, got {method!r}")
+
+
+def _accepted(solver: Callable[..., SolveResult]) -> set[str] | None:
+    """The keywords ``solver`` takes (None: any)."""
+    return solver.options() if hasattr(solver, "options") else _keywords(solver)
+
+
 def _check_options(problem: str, method: str, solver: Callable[..., SolveResult], options: dict[str, Any]) -> None:
     """ValueError naming the options ``solver`` does not take (rather than a TypeError inside it)."""
-    accepted = solver.options() if hasattr(solver, "options") else _keywords(solver)
+    accepted = _accepted(solver)
     unknown = sorted(set(options) - accepted) if accepted is not None else []
     if unknown:
         raise ValueError(f"method {method!r} of {problem!r} has no option {', '.join(map(repr, unknown))}; "

@@ -31,13 +31,14 @@ References
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse.csgraph import connected_components as _cc
-from sklearn.neighbors import NearestNeighbors
 
 from .._validate import as_matrix, check_positive_int, check_random_state
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 __all__ = [
     "bad_edges",
@@ -76,6 +77,8 @@ def knn_indices(X: np.ndarray, n_neighbors: int) -> tuple[np.ndarray, np.ndarray
     k = check_positive_int(n_neighbors, "n_neighbors")
     if k >= n:
         raise ValueError(f"n_neighbors must be smaller than the number of points n = {n}, got {k}")
+    from sklearn.neighbors import NearestNeighbors  # at first use (DESIGN.md, "Start-up")
+
     model = NearestNeighbors(n_neighbors=k).fit(X)
     distance, index = model.kneighbors()          # X=None: each point's own row is excluded
     return index.astype(np.int64), distance
@@ -170,6 +173,8 @@ def graph_laplacian(n: int, edges: np.ndarray, weights: np.ndarray | None = None
 
     This is also the adjoint 𝒜*(w) of the MVU edge operator 𝒜(K)_e = K_ii + K_jj − 2K_ij (3.13).
     """
+    import scipy.sparse as sp  # at first use (DESIGN.md, "Start-up")
+
     w = np.ones(edges.shape[0]) if weights is None else np.asarray(weights, dtype=np.float64)
     i, j = edges[:, 0], edges[:, 1]
     A = sp.coo_matrix((np.concatenate([w, w]), (np.concatenate([i, j]), np.concatenate([j, i]))), shape=(n, n))
@@ -178,10 +183,28 @@ def graph_laplacian(n: int, edges: np.ndarray, weights: np.ndarray | None = None
 
 
 def connected_components(n: int, edges: np.ndarray) -> tuple[int, np.ndarray]:
-    """Number of connected components and the component label of each of the n nodes."""
-    adjacency = sp.coo_matrix((np.ones(edges.shape[0]), (edges[:, 0], edges[:, 1])), shape=(n, n))
-    count, labels = _cc(adjacency, directed=False)
-    return int(count), labels
+    """Number of connected components and the component label of each of the n nodes.
+
+    Components are numbered by their smallest node. Numpy only (loading an MVU instance checks its
+    connectivity, and needs no SciPy): every root is hooked to the smallest root it shares an edge
+    with, and the forest is flattened by pointer jumping, until no edge joins two roots.
+    """
+    parent = np.arange(n)
+    i, j = np.asarray(edges[:, 0], dtype=np.intp), np.asarray(edges[:, 1], dtype=np.intp)
+    while True:
+        while True:                                  # pointer jumping: every node points at its root
+            grand = parent[parent]
+            if np.array_equal(grand, parent):
+                break
+            parent = grand
+        ri, rj = parent[i], parent[j]
+        joins = ri != rj
+        if not joins.any():
+            break
+        # a root only ever points at a smaller one, so the hooks form a forest
+        np.minimum.at(parent, np.maximum(ri[joins], rj[joins]), np.minimum(ri[joins], rj[joins]))
+    roots, labels = np.unique(parent, return_inverse=True)
+    return int(roots.size), labels.astype(np.int32)
 
 
 def check_connected(n: int, edges: np.ndarray, name: str = "edges") -> None:
@@ -288,6 +311,8 @@ def edge_scores(
         sigma = float(np.median(length)) or 1.0
     if not (np.isfinite(sigma) and sigma > 0):
         raise ValueError(f"sigma must be a positive number, got {sigma!r}")
+    import scipy.sparse as sp  # at first use (DESIGN.md, "Start-up")
+
     w = np.exp(-length / sigma)
     i, j = edges[:, 0], edges[:, 1]
     W = sp.coo_matrix((np.concatenate([w, w]), (np.concatenate([i, j]), np.concatenate([j, i]))), shape=(n, n))
@@ -338,7 +363,7 @@ def bad_edges(
 def neighbour_arrays(
     X_train: np.ndarray, Y_train: np.ndarray, X_new: np.ndarray, n_neighbors: int, *, chunk_size: int = 2048
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The k nearest training inputs of each new input, as the arrays of :func:`place_points`.
+    """The k nearest training inputs of each new input, as the arrays of :func:`sdpembed.solvers.mvu.oos.place_points`.
 
     Parameters
     ----------

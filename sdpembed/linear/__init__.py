@@ -22,29 +22,25 @@ References
    (arXiv:1601.00062). Implemented here: Algorithms 1–4.
 """
 
-from .adagio import ADAGIO, adagio_projection, theorem2_jl_rows
-from .base import LinearEmbedding
-from .factor import embedding_from_psd, numerical_rank
-from .lda import LDA, lda_projection
-from .methods import LINEAR_METHODS, Selection, embed, select_delta, select_dimension
-from .near_isometric import FroMax, NILEPro
-from .numax import NuMax, NuMaxClass
-from .pca import PCA, RandomizedPCA, pca_projection, principal_directions, randomized_pca_projection
-from .random_projection import (
-    GaussianProjection,
-    RademacherProjection,
-    gaussian_projection,
-    jl_dimension,
-    rademacher_projection,
-)
-from .sparse_linear_model import (
-    KernelSparseLinearProjection,
-    SparseLinearProjection,
-    kernel_sparse_linear_coefficients,
-    learn_dictionary,
-    sparse_linear_objective,
-    sparse_linear_projection,
-)
+from .._lazy import lazy_exports
+
+# Loaded at first use (sdpembed._lazy): the estimators import scikit-learn, which the certificate
+# (it needs only ``factor``) and the command line's start-up do not.
+__getattr__, __dir__ = lazy_exports(__name__, {
+    ".adagio": ("ADAGIO", "adagio_projection", "theorem2_jl_rows"),
+    ".base": ("LinearEmbedding",),
+    ".factor": ("embedding_from_psd", "numerical_rank"),
+    ".lda": ("LDA", "lda_projection"),
+    ".methods": ("LINEAR_METHODS", "Selection", "embed", "select_delta", "select_dimension"),
+    ".near_isometric": ("FroMax", "NILEPro"),
+    ".numax": ("NuMax", "NuMaxClass"),
+    ".pca": ("PCA", "RandomizedPCA", "pca_projection", "principal_directions", "randomized_pca_projection"),
+    ".random_projection": ("GaussianProjection", "RademacherProjection", "gaussian_projection", "jl_dimension",
+                           "rademacher_projection"),
+    ".sparse_linear_model": ("KernelSparseLinearProjection", "SparseLinearProjection",
+                             "kernel_sparse_linear_coefficients", "learn_dictionary", "sparse_linear_objective",
+                             "sparse_linear_projection"),
+})
 
 __all__ = [
     "FroMax",

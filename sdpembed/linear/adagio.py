@@ -149,8 +149,12 @@ class ADAGIO(LinearEmbedding):
 
     Parameters
     ----------
-    n_components : int, default=2
-        r, the target dimension.
+    n_components : int, optional
+        r, the target dimension; 2 when neither it nor ``delta`` is given.
+    delta : float, optional
+        A target isometry constant δ ∈ (0, 1) instead of ``n_components``: M is the smallest
+        dimension whose map has RIP constant ≤ δ on the training secants (the search of
+        :func:`~sdpembed.linear.selection.select_dimension`; ``selection_`` records it).
     n_pca : int, optional
         s, principal components; default ⌊r/2⌋, leaving ⌈r/2⌉ JL rows (Sec. 4.1).
     projection : ndarray of shape (s, N), optional
@@ -179,17 +183,19 @@ class ADAGIO(LinearEmbedding):
 
     def __init__(
         self,
-        n_components: int = 2,
+        n_components: int | None = None,
         *,
+        delta: float | None = None,
         n_pca: int | None = None,
         projection: np.ndarray | None = None,
         center: bool = True,
         pca_solver: str = "exact",
         n_oversamples: int = 10,
         n_iter: int = 4,
-        random_state=None,
+        random_state=0,
     ) -> None:
         self.n_components = n_components
+        self.delta = delta
         self.n_pca = n_pca
         self.projection = projection
         self.center = center
@@ -200,7 +206,7 @@ class ADAGIO(LinearEmbedding):
 
     def _build(self, data: np.ndarray, center: bool) -> np.ndarray:
         Psi, P, S = adagio_projection(
-            data, self.n_components, n_pca=self.n_pca, projection=self.projection, center=center,
+            data, self._n_components(), n_pca=self.n_pca, projection=self.projection, center=center,
             pca_solver=self.pca_solver, n_oversamples=self.n_oversamples, n_iter=self.n_iter,
             random_state=self.random_state,
         )

@@ -136,6 +136,10 @@ class LDA(LinearEmbedding):
     ----------
     n_components : int, optional
         M ≤ C − 1; by default C − 1 (or the rank of the data if smaller).
+    delta : float, optional
+        A target isometry constant δ ∈ (0, 1) instead of ``n_components``: M is the smallest
+        dimension whose map has RIP constant ≤ δ on the training secants (the search of
+        :func:`~sdpembed.linear.selection.select_dimension`; ``selection_`` records it).
     shrinkage : float in (0, 1], optional
         Regularisation of the within-class scatter (see :mod:`sdpembed.linear.lda`).
 
@@ -147,8 +151,12 @@ class LDA(LinearEmbedding):
     n_components_, n_features_in_ : int
     """
 
-    def __init__(self, n_components: int | None = None, *, shrinkage: float | None = None) -> None:
+    _default_n_components = None
+
+    def __init__(self, n_components: int | None = None, *, delta: float | None = None,
+                 shrinkage: float | None = None) -> None:
         self.n_components = n_components
+        self.delta = delta
         self.shrinkage = shrinkage
 
     def fit(self, X, y) -> LDA:

@@ -4,14 +4,16 @@
 :class:`~sdpembed.linear.base.LinearEmbedding` subclass. A method is added by one entry; what
 :func:`embed` can do with it is read from the class itself, so no other code changes:
 
-* a constructor parameter ``n_components`` — the dimension M can be set directly;
-* a constructor parameter ``delta`` — the method has a native isometry constant δ (NuMax);
+* its native targets (``_native_targets``): ``n_components`` — the dimension M is set directly;
+  ``delta`` — the method has a native isometry constant δ (NuMax); every estimator also accepts
+  the other target and reaches it by the searches below, run by its own ``fit``
+  (``ADAGIO(delta=0.3)``, ``NuMax(n_components=5)``) with their default options;
 * ``fit(X, y)`` with ``y`` required (no default) — the method needs labels (LDA, NuMax-Class);
 * a constructor parameter ``random_state`` — it receives ``embed``'s seed.
 
 **Choosing M for a target δ** (methods without a native δ, ADAGIO Table 3). The smallest M
 whose map has isometry constant ≤ δ on the *training* secants (all pairs of the training
-points, or the given secants): :func:`select_dimension`. By default the search is a bisection
+points, or the given secants): :func:`~sdpembed.linear.selection.select_dimension`. By default the search is a bisection
 on M ∈ [1, M_max], which returns an M with δ(M) ≤ target < δ(M − 1); it is the smallest such
 M whenever δ(M) is non-increasing — exactly so for PCA (its distortions shrink monotonically
 with M), approximately for the random maps and ADAGIO (a fresh draw per M). ``search="linear"``
@@ -27,7 +29,7 @@ the secants (NuMax Fig. 3(a)).
 
 **Choosing δ for a dimension M** (methods with a native δ and no ``n_components``: NuMax,
 NuMax-Class). The smallest δ, to within ``delta_tol``, whose solution has rank ≤ M, by
-bisection on δ ∈ ``delta_range``: :func:`select_delta`. The returned map is that solution, so
+bisection on δ ∈ ``delta_range``: :func:`~sdpembed.linear.selection.select_delta`. The returned map is that solution, so
 its ``n_components_`` may be below M (the NuMax rank need not take every value); it is
 near-isometric on the training secants with that δ. The rank is non-increasing in δ in
 practice but not provably, so the bisection finds a threshold, not necessarily the global
@@ -46,14 +48,11 @@ References
 from __future__ import annotations
 
 import inspect
-import numbers
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.base import clone
 
 from .._validate import as_matrix, check_delta, check_positive_int, check_random_state
-from ..isometry import SecantSet, check_measure
 from .adagio import ADAGIO
 from .base import LinearEmbedding
 from .lda import LDA
@@ -61,6 +60,7 @@ from .near_isometric import FroMax, NILEPro
 from .numax import NuMax, NuMaxClass
 from .pca import PCA, RandomizedPCA
 from .random_projection import GaussianProjection, RademacherProjection
+from .selection import Selection, fit_to, select_delta, select_dimension
 from .sparse_linear_model import SparseLinearProjection
 
 __all__ = ["LINEAR_METHODS", "Selection", "embed", "method_capabilities", "select_dimension", "select_delta"]
@@ -80,9 +80,6 @@ LINEAR_METHODS: dict[str, type[LinearEmbedding]] = {
     "nilepro": NILEPro,
 }
 
-SEARCHES = ("bisection", "linear")
-
-
 @dataclass(frozen=True)
 class Capabilities:
     """What :func:`embed` reads from a method's class (see the module docstring)."""
@@ -95,213 +92,17 @@ class Capabilities:
 
 
 def method_capabilities(cls: type[LinearEmbedding]) -> Capabilities:
-    """The :class:`Capabilities` of an estimator class, read from its constructor and ``fit``."""
+    """The :class:`Capabilities` of an estimator class, read from its native targets and ``fit``.
+
+    ``sets_dimension`` and ``native_delta`` are the targets the method meets itself
+    (``cls._native_targets``); every map also takes the other target, reached by a search
+    (:mod:`sdpembed.linear.selection`), which :func:`embed` runs with its own options.
+    """
     names = tuple(cls._get_param_names())
     y_param = inspect.signature(cls.fit).parameters.get("y")
     needs_labels = y_param is not None and y_param.default is inspect.Parameter.empty
-    return Capabilities("n_components" in names, "delta" in names, needs_labels, "random_state" in names, names)
-
-
-@dataclass(frozen=True)
-class Selection:
-    """How :func:`select_dimension` or :func:`select_delta` chose the map.
-
-    Attributes
-    ----------
-    rule : str
-        ``"smallest_dimension"`` (M for a target δ) or ``"smallest_delta"`` (δ for a dimension M).
-    target : float or int
-        The requested δ, or the requested M.
-    value : int or float
-        The chosen M, or the chosen δ.
-    n_components : int
-        The dimension of the returned map.
-    train_delta : float
-        Its isometry constant on the training secants under ``measure``.
-    measure : str
-    exclude_fraction : float
-    trials : tuple of (float, float)
-        Every (M, δ on the training secants) or (δ, rank) evaluated, in order.
-    """
-
-    rule: str
-    target: float
-    value: float
-    n_components: int
-    train_delta: float
-    measure: str
-    exclude_fraction: float
-    trials: tuple[tuple[float, float], ...]
-
-
-def _fit(estimator: LinearEmbedding, data: np.ndarray, y: np.ndarray | None, secants: bool) -> LinearEmbedding:
-    if secants:
-        return estimator.fit_secants(data)
-    return estimator.fit(data) if y is None else estimator.fit(data, y)
-
-
-def _secant_set(data: np.ndarray, secants: bool) -> SecantSet:
-    return SecantSet(secants=data) if secants else SecantSet(X=data)
-
-
-def select_dimension(
-    estimator: LinearEmbedding,
-    X,
-    delta: float,
-    *,
-    y=None,
-    secants: bool = False,
-    measure: str = "rip",
-    exclude_fraction: float = 0.0,
-    search: str = "bisection",
-    max_dim: int | None = None,
-) -> LinearEmbedding:
-    """Fit a clone of ``estimator`` at the smallest M whose training isometry constant is ≤ δ.
-
-    Parameters
-    ----------
-    estimator : LinearEmbedding
-        Unfitted, with an ``n_components`` parameter.
-    X : ndarray of shape (n, N)
-        Training points (or secants, with ``secants=True``).
-    delta : float
-        Target δ ∈ (0, 1).
-    y : array_like, optional
-        Labels, for methods that need them.
-    secants : bool
-        ``X`` holds secants: fit with ``fit_secants`` and measure on those rows.
-    measure : {"rip", "adagio"}
-        NuMax's RIP (2) or ADAGIO's (3) (see the module docstring).
-    exclude_fraction : float
-        Fraction of secants allowed above δ (0.01: "all but 1%", NuMax Fig. 3(a)).
-    search : {"bisection", "linear"}
-    max_dim : int, optional
-        Largest M tried; by default the method's own limit (N, or min(n, N) for PCA, …).
-
-    Returns
-    -------
-    LinearEmbedding
-        A fitted clone, with ``selection_`` (:class:`Selection`).
-
-    Raises
-    ------
-    ValueError
-        If no M ≤ ``max_dim`` reaches δ (the message gives the δ reached at ``max_dim``).
-    """
-    target = check_delta(delta)
-    measure = check_measure(measure)
-    if search not in SEARCHES:
-        raise ValueError(f"search must be one of {SEARCHES}, got {search!r}")
-    if "n_components" not in estimator.get_params():
-        raise ValueError(f"{type(estimator).__name__} has no n_components parameter to choose")
-    data = as_matrix(X, "X", min_rows=1 if secants else 2)
-    evaluation = _secant_set(data, secants)
-    labels = None if y is None else np.asarray(y)
-    limit = estimator._max_n_components(data.shape[0], data.shape[1], labels)
-    if not secants:
-        estimator = estimator._search_template(data, labels)
-    hi = limit if max_dim is None else min(check_positive_int(max_dim, "max_dim"), limit)
-    fitted: dict[int, tuple[LinearEmbedding, float]] = {}
-    trials: list[tuple[float, float]] = []
-
-    def delta_at(M: int) -> float:
-        if M not in fitted:
-            model = _fit(clone(estimator).set_params(n_components=M), data, labels, secants)
-            value = evaluation.isometry_constant(model.components_, measure, exclude_fraction)
-            fitted[M] = (model, value)
-            trials.append((float(M), value))
-        return fitted[M][1]
-
-    if search == "linear":
-        chosen = next((M for M in range(1, hi + 1) if delta_at(M) <= target), None)
-        if chosen is None:
-            raise ValueError(f"{type(estimator).__name__} does not reach delta = {target} ({measure}) on the "
-                             f"training secants at any M <= {hi} (delta = {delta_at(hi):.4g} at M = {hi})")
-    else:
-        if delta_at(hi) > target:
-            raise ValueError(f"{type(estimator).__name__} does not reach delta = {target} ({measure}) on the "
-                             f"training secants at M = {hi}, the largest dimension tried "
-                             f"(delta = {delta_at(hi):.4g}); raise max_dim or the target")
-        lo = 1
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if delta_at(mid) <= target:
-                hi = mid
-            else:
-                lo = mid + 1
-        chosen = lo
-        delta_at(chosen)
-    model, value = fitted[chosen]
-    model.selection_ = Selection("smallest_dimension", target, chosen, model.n_components_, value, measure,
-                                 float(exclude_fraction), tuple(trials))
-    return model
-
-
-def select_delta(
-    estimator: LinearEmbedding,
-    X,
-    dim: int,
-    *,
-    y=None,
-    secants: bool = False,
-    delta_range: tuple[float, float] = (0.01, 0.99),
-    delta_tol: float = 0.01,
-    measure: str = "rip",
-) -> LinearEmbedding:
-    """Fit a clone of a native-δ ``estimator`` (NuMax) at the smallest δ whose rank is ≤ ``dim``.
-
-    Bisection on δ ∈ ``delta_range`` until the bracket is narrower than ``delta_tol``; the
-    map at the upper end of the bracket is returned (rank ≤ ``dim``). See the module docstring.
-
-    Returns
-    -------
-    LinearEmbedding
-        A fitted clone with ``selection_`` (:class:`Selection`; ``train_delta`` is measured on
-        the training secants under ``measure``).
-
-    Raises
-    ------
-    ValueError
-        If even δ = ``delta_range[1]`` gives rank > ``dim``.
-    """
-    M = check_positive_int(dim, "dim")
-    if "delta" not in estimator.get_params():
-        raise ValueError(f"{type(estimator).__name__} has no delta parameter to choose")
-    lo, hi = (check_delta(d, "delta_range") for d in delta_range)
-    if not lo < hi:
-        raise ValueError(f"delta_range must be increasing, got {delta_range!r}")
-    if isinstance(delta_tol, bool) or not isinstance(delta_tol, numbers.Real) or not delta_tol > 0:
-        raise ValueError(f"delta_tol must be a positive real number, got {delta_tol!r}")
-    data = as_matrix(X, "X", min_rows=1 if secants else 2)
-    labels = None if y is None else np.asarray(y)
-    trials: list[tuple[float, float]] = []
-
-    def fit_at(delta: float) -> LinearEmbedding:
-        model = _fit(clone(estimator).set_params(delta=delta), data, labels, secants)
-        trials.append((delta, float(model.n_components_)))
-        return model
-
-    best = fit_at(hi)
-    if best.n_components_ > M:
-        raise ValueError(f"{type(estimator).__name__} has rank {best.n_components_} > dim = {M} even at "
-                         f"delta = {hi}; no delta in {delta_range} reaches the dimension")
-    floor = lo
-    while hi - lo > delta_tol:
-        mid = 0.5 * (lo + hi)
-        model = fit_at(mid)
-        if model.n_components_ <= M:
-            best, hi = model, mid
-        else:
-            lo = mid
-    if lo == floor:
-        # every trial met the dimension: the smallest delta of the range may too (it is the
-        # costliest solve, the tightest constraints, so it is tried only when it can matter)
-        low_model = fit_at(floor)
-        if low_model.n_components_ <= M:
-            best, hi = low_model, floor
-    value = _secant_set(data, secants).isometry_constant(best.components_, check_measure(measure))
-    best.selection_ = Selection("smallest_delta", M, hi, best.n_components_, value, measure, 0.0, tuple(trials))
-    return best
+    native = cls._native_targets
+    return Capabilities("n_components" in native, "delta" in native, needs_labels, "random_state" in names, names)
 
 
 def embed(
@@ -311,7 +112,7 @@ def embed(
     dim: int | None = None,
     delta: float | None = None,
     labels=None,
-    random_state=None,
+    random_state=0,
     secants: bool = False,
     measure: str = "rip",
     exclude_fraction: float = 0.0,
@@ -395,13 +196,13 @@ def embed(
     if dim is not None:
         M = check_positive_int(dim, "dim")
         if caps.sets_dimension:
-            return _fit(estimator.set_params(n_components=M), data, y, secants)
+            return fit_to(estimator.set_params(n_components=M), data, y, secants)
         if caps.native_delta:
             return select_delta(estimator, data, M, y=y, secants=secants, delta_tol=delta_tol, measure=measure)
         raise ValueError(f"method {method!r} can set neither a dimension nor a delta")
     target = check_delta(delta)
     if caps.native_delta:
-        return _fit(estimator.set_params(delta=target), data, y, secants)
+        return fit_to(estimator.set_params(delta=target), data, y, secants)
     if caps.sets_dimension:
         return select_dimension(estimator, data, target, y=y, secants=secants, measure=measure,
                                 exclude_fraction=exclude_fraction, search=search, max_dim=max_dim)

@@ -9,7 +9,11 @@ handled by column generation (Algorithm 4) without ever being materialised, or a
 sample of ``n_secants`` pairs.
 
 There is no certificate: ``isometry_constant_`` reports the distortion actually achieved on
-the training secants, and a ``ConvergenceWarning`` is raised when it exceeds ``delta``.
+the training secants, and a ``ConvergenceWarning`` is raised when it exceeds a ``delta`` the
+user gave. With ``n_components`` alone the rank is fixed and no δ is asked for: the run aims at
+:data:`FIXED_RANK_AIM` and keeps its least distorting map (the δ that rank reaches, the
+meaning of :func:`sdpembed.linear.embed`'s ``dim``), without a warning.
+
 
 References
 ----------
@@ -31,7 +35,14 @@ from ..problems.numax_operator import PairSecantOperator
 from ..secants import sample_secants
 from .base import LinearEmbedding
 
-__all__ = ["FroMax", "NILEPro"]
+__all__ = ["FroMax", "NILEPro", "DEFAULT_DELTA", "FIXED_RANK_AIM"]
+
+#: δ when neither ``delta`` nor ``n_components`` is given (rank adjustment to δ = 0.1).
+DEFAULT_DELTA = 0.1
+
+#: The δ a fixed-rank run aims at when no ``delta`` is given: far below what a reduced rank
+#: reaches, so the run goes on until it stalls and returns its least distorting map.
+FIXED_RANK_AIM = 1e-3
 
 
 class _NearIsometric(LinearEmbedding):
@@ -41,6 +52,7 @@ class _NearIsometric(LinearEmbedding):
 
     _method = ""
     _method_params: tuple[str, ...] = ()
+    _native_targets = ("n_components", "delta")
 
     def _method_options(self) -> dict:
         return {name: getattr(self, name) for name in self._method_params}
@@ -51,7 +63,10 @@ class _NearIsometric(LinearEmbedding):
         from ..solvers.near_isometric.nonconvex import check_rank
         from ..solvers.near_isometric.rank_adjust import METHODS, near_isometric_cg, rank_adjust, rank_adjust_cg
 
-        delta = check_delta(self.delta)
+        if self.delta is not None:
+            delta = check_delta(self.delta)
+        else:
+            delta = DEFAULT_DELTA if self.n_components is None else FIXED_RANK_AIM
         N = X.shape[1]
         rank = None if self.n_components is None else check_rank(self.n_components, N, "n_components")
         options = {"max_iter": check_positive_int(self.max_iter, "max_iter"), **self._method_options()}
@@ -78,7 +93,7 @@ class _NearIsometric(LinearEmbedding):
         return result.Psi
 
     def _store(self, result) -> None:
-        if not result.success or not result.feasible:
+        if self.delta is not None and (not result.success or not result.feasible):
             warnings.warn(
                 f"{type(self).__name__} did not reach delta={result.delta:g} (achieved {result.isometry:.6g}; "
                 f"{result.status}: {result.message})",
@@ -86,14 +101,18 @@ class _NearIsometric(LinearEmbedding):
                 stacklevel=4,
             )
         self.result_ = result
+        self.n_iter_ = int(result.iterations)
         self.isometry_constant_ = float(result.isometry)
 
 
-_COMMON_PARAMETERS = """delta : float, default=0.1
+_COMMON_PARAMETERS = """delta : float, optional
         Requested isometry constant δ ∈ (0, 1): every training secant v should keep
-        ‖Ψv‖² within 1 ± δ.
+        ‖Ψv‖² within 1 ± δ (a ``ConvergenceWarning`` when it is not reached). With neither
+        ``delta`` nor ``n_components``, δ = 0.1.
     n_components : int, optional
         Fix the rank M. By default M is found by rank adjustment (Algorithm 3 of Luo et al.).
+        Alone (no ``delta``), the fit keeps the least distorting rank-M map it finds (see the
+        module docstring).
     n_secants : int, optional
         Use a seeded sample of this many pairs (solved directly) instead of all pairs
         (column generation, Algorithm 4 of Luo et al.).
@@ -124,6 +143,8 @@ _ATTRIBUTES = """components_ : ndarray of shape (n_components_, n_features_in_)
         max |‖Ψv‖² − 1| over the training secants (all pairs, or the sample).
     result_ : NearIsometricResult
         Status (``converged`` = δ reached; never a claim of optimality), history, timings.
+    n_iter_ : int
+        Iterations of the method, all runs together.
     n_features_in_ : int"""
 
 
@@ -161,7 +182,7 @@ class FroMax(_NearIsometric):
 
     def __init__(
         self,
-        delta: float = 0.1,
+        delta: float | None = None,
         *,
         n_components: int | None = None,
         n_secants: int | None = None,
@@ -174,7 +195,7 @@ class FroMax(_NearIsometric):
         beta2: float = 1.0,
         eta: float = 1.0,
         margin: float = 1e-3,
-        random_state=None,
+        random_state=0,
         verbose: bool | int = False,
     ) -> None:
         self.delta = delta
@@ -223,7 +244,7 @@ class NILEPro(_NearIsometric):
 
     def __init__(
         self,
-        delta: float = 0.1,
+        delta: float | None = None,
         *,
         n_components: int | None = None,
         n_secants: int | None = None,
@@ -233,7 +254,7 @@ class NILEPro(_NearIsometric):
         init: str | np.ndarray = "pca",
         max_iter: int = 5000,
         beta: float = 0.1,
-        random_state=None,
+        random_state=0,
         verbose: bool | int = False,
     ) -> None:
         self.delta = delta

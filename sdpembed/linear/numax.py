@@ -19,6 +19,7 @@ import warnings
 
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import validate_data
 
 from .._validate import check_delta, check_positive_int
@@ -27,11 +28,28 @@ from ..registry import get_problem, solve
 from .base import LinearEmbedding
 from .factor import DEFAULT_TAIL_TOL, embedding_from_psd
 
-__all__ = ["NuMax", "NuMaxClass"]
+__all__ = ["NuMax", "NuMaxClass", "DEFAULT_DELTA"]
+
+#: δ when neither ``delta`` nor ``n_components`` is given.
+DEFAULT_DELTA = 0.1
 
 
 class _PSDEmbedding(LinearEmbedding):
     """Shared fit tail of the linear embeddings whose solution is a PSD matrix P = ΨᵀΨ."""
+
+    _native_targets = ("delta",)
+
+    def _delta(self) -> float:
+        """The δ to solve at: ``delta``, or :data:`DEFAULT_DELTA` when it is None."""
+        return check_delta(DEFAULT_DELTA if self.delta is None else self.delta)
+
+    def _fit_searched_points(self, X: np.ndarray, y: np.ndarray | None) -> bool:
+        """Fit by the δ-search when ``n_components`` is given; False when δ is to be solved at."""
+        target = self._searched_target()
+        if target is None:
+            return False
+        self._fit_searched(target, X, y, secants=False)
+        return True
 
     def _fit_instance(self, instance) -> None:
         method = self.method or get_problem(instance.problem).default_method(instance)
@@ -48,6 +66,7 @@ class _PSDEmbedding(LinearEmbedding):
                 stacklevel=3,
             )
         self.result_ = result
+        self.n_iter_ = int(result.iterations)
         self.P_ = result.solution
         self.components_ = embedding_from_psd(result.solution, tail_tol=self.tail_tol)
         self.n_components_ = self.components_.shape[0]
@@ -58,9 +77,13 @@ class NuMax(_PSDEmbedding):
 
     Parameters
     ----------
-    delta : float, default=0.1
+    delta : float, optional
         Isometry constant δ ∈ (0, 1): every training secant keeps its squared norm within
-        a factor 1 ± δ.
+        a factor 1 ± δ; 0.1 when neither it nor ``n_components`` is given.
+    n_components : int, optional
+        A target dimension M instead of ``delta``: δ is the smallest (to 0.01) whose solution
+        has rank ≤ M (the bisection of :func:`~sdpembed.linear.selection.select_delta`;
+        ``selection_`` records it), so ``n_components_`` may be below M.
     n_secants : int, optional
         Use a seeded random sample of this many pairs (solved by the ADMM) instead of all
         n(n−1)/2 pairs (solved by column generation, Algorithm 2).
@@ -86,6 +109,8 @@ class NuMax(_PSDEmbedding):
         The solution of (4).
     result_ : SolveResult
         Status, objective, certified gap and convergence history of the solve.
+    n_iter_ : int
+        Iterations of the solver (ADMM iterations, over all rounds of column generation).
     n_features_in_ : int
 
     Examples
@@ -99,16 +124,18 @@ class NuMax(_PSDEmbedding):
 
     def __init__(
         self,
-        delta: float = 0.1,
+        delta: float | None = None,
         *,
+        n_components: int | None = None,
         n_secants: int | None = None,
         method: str | None = None,
         tail_tol: float = DEFAULT_TAIL_TOL,
         max_iter: int = 20000,
-        random_state=None,
+        random_state=0,
         verbose: bool | int = False,
     ) -> None:
         self.delta = delta
+        self.n_components = n_components
         self.n_secants = n_secants
         self.method = method
         self.tail_tol = tail_tol
@@ -119,20 +146,20 @@ class NuMax(_PSDEmbedding):
     def fit(self, X, y=None) -> NuMax:
         """Learn Ψ from the secants of the rows of ``X`` (``y`` is ignored)."""
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
-        check_delta(self.delta)
+        if self._fit_searched_points(X, None):
+            return self
+        delta = self._delta()
         if self.n_secants is None:
-            instance = NuMaxInstance(delta=self.delta, X=X)
+            instance = NuMaxInstance(delta=delta, X=X)
         else:
             check_positive_int(self.n_secants, "n_secants")
-            instance = NuMaxInstance.from_points(X, self.delta, n_secants=self.n_secants,
-                                                 random_state=self.random_state)
+            instance = NuMaxInstance.from_points(X, delta, n_secants=self.n_secants, random_state=self.random_state)
         self._fit_instance(instance)
         return self
 
     def _learn_map_secants(self, V: np.ndarray) -> np.ndarray:
         """Ψ of the SDP (4) over the given secants (normalised to unit rows, NuMax (1))."""
-        check_delta(self.delta)
-        self._fit_instance(NuMaxInstance(delta=self.delta, secants=V / np.linalg.norm(V, axis=1, keepdims=True)))
+        self._fit_instance(NuMaxInstance(delta=self._delta(), secants=V / np.linalg.norm(V, axis=1, keepdims=True)))
         return self.components_
 
 
@@ -145,7 +172,10 @@ class NuMaxClass(_PSDEmbedding):
 
     Parameters
     ----------
-    delta : float, default=0.1
+    delta : float, optional
+        As for :class:`NuMax` (0.1 when neither it nor ``n_components`` is given).
+    n_components : int, optional
+        A target dimension instead of ``delta``, as for :class:`NuMax`.
     n_inter, n_intra : int, optional
         Seeded samples of inter- and intra-class pairs (solved by the ADMM, Algorithm 3);
         by default all pairs (column generation).
@@ -156,7 +186,7 @@ class NuMaxClass(_PSDEmbedding):
 
     Attributes
     ----------
-    components_, n_components_, P_, result_, n_features_in_
+    components_, n_components_, P_, result_, n_iter_, n_features_in_
         As for :class:`NuMax`.
     classes_ : ndarray
         The labels seen in ``fit``.
@@ -164,17 +194,19 @@ class NuMaxClass(_PSDEmbedding):
 
     def __init__(
         self,
-        delta: float = 0.1,
+        delta: float | None = None,
         *,
+        n_components: int | None = None,
         n_inter: int | None = None,
         n_intra: int | None = None,
         method: str | None = None,
         tail_tol: float = DEFAULT_TAIL_TOL,
         max_iter: int = 20000,
-        random_state=None,
+        random_state=0,
         verbose: bool | int = False,
     ) -> None:
         self.delta = delta
+        self.n_components = n_components
         self.n_inter = n_inter
         self.n_intra = n_intra
         self.method = method
@@ -186,12 +218,15 @@ class NuMaxClass(_PSDEmbedding):
     def fit(self, X, y) -> NuMaxClass:
         """Learn Ψ from the inter- and intra-class secants of the labelled rows of ``X``."""
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
-        check_delta(self.delta)
-        if self.n_inter is None and self.n_intra is None:
-            instance = NuMaxClassInstance(delta=self.delta, X=X, y=y)
-        else:
-            instance = NuMaxClassInstance.from_labelled(X, y, self.delta, n_inter=self.n_inter,
-                                                        n_intra=self.n_intra, random_state=self.random_state)
+        check_classification_targets(y)
         self.classes_ = np.unique(y)
+        if self._fit_searched_points(X, y):
+            return self
+        delta = self._delta()
+        if self.n_inter is None and self.n_intra is None:
+            instance = NuMaxClassInstance(delta=delta, X=X, y=y)
+        else:
+            instance = NuMaxClassInstance.from_labelled(X, y, delta, n_inter=self.n_inter,
+                                                        n_intra=self.n_intra, random_state=self.random_state)
         self._fit_instance(instance)
         return self

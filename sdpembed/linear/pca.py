@@ -135,8 +135,12 @@ class PCA(LinearEmbedding):
 
     Parameters
     ----------
-    n_components : int, default=2
-        M, at most min(n, N).
+    n_components : int, optional
+        M, at most min(n, N); 2 when neither it nor ``delta`` is given.
+    delta : float, optional
+        A target isometry constant δ ∈ (0, 1) instead of ``n_components``: M is the smallest
+        dimension whose map has RIP constant ≤ δ on the training secants (the search of
+        :func:`~sdpembed.linear.selection.select_dimension`; ``selection_`` records it).
     center : bool, default=True
         Centre the points before the SVD (``fit``). ``fit_secants`` never centres (NuMax
         Sec. 5.1: PCA on the secant set).
@@ -156,15 +160,17 @@ class PCA(LinearEmbedding):
 
     def __init__(
         self,
-        n_components: int = 2,
+        n_components: int | None = None,
         *,
+        delta: float | None = None,
         center: bool = True,
         svd_solver: str = "exact",
         n_oversamples: int = 10,
         n_iter: int = 4,
-        random_state=None,
+        random_state=0,
     ) -> None:
         self.n_components = n_components
+        self.delta = delta
         self.center = center
         self.svd_solver = svd_solver
         self.n_oversamples = n_oversamples
@@ -172,7 +178,7 @@ class PCA(LinearEmbedding):
         self.random_state = random_state
 
     def _principal_rows(self, data: np.ndarray, center: bool) -> np.ndarray:
-        return principal_directions(data, self.n_components, center=center, svd_solver=self.svd_solver,
+        return principal_directions(data, self._n_components(), center=center, svd_solver=self.svd_solver,
                                     n_oversamples=self.n_oversamples, n_iter=self.n_iter,
                                     random_state=self.random_state)
 
@@ -191,13 +197,14 @@ class RandomizedPCA(PCA):
 
     def __init__(
         self,
-        n_components: int = 2,
+        n_components: int | None = None,
         *,
+        delta: float | None = None,
         center: bool = True,
         svd_solver: str = "randomized",
         n_oversamples: int = 10,
         n_iter: int = 4,
-        random_state=None,
+        random_state=0,
     ) -> None:
-        super().__init__(n_components, center=center, svd_solver=svd_solver, n_oversamples=n_oversamples,
+        super().__init__(n_components, delta=delta, center=center, svd_solver=svd_solver, n_oversamples=n_oversamples,
                          n_iter=n_iter, random_state=random_state)

@@ -88,12 +88,13 @@ class _RandomProjection(LinearEmbedding):
 
     _draw = staticmethod(gaussian_projection)
 
-    def __init__(self, n_components: int = 2, *, random_state=None) -> None:
+    def __init__(self, n_components: int | None = None, *, delta: float | None = None, random_state=0) -> None:
         self.n_components = n_components
+        self.delta = delta
         self.random_state = random_state
 
     def _learn_map(self, X: np.ndarray, y: np.ndarray | None) -> np.ndarray:
-        return type(self)._draw(self.n_components, X.shape[1], random_state=self.random_state)
+        return type(self)._draw(self._n_components(), X.shape[1], random_state=self.random_state)
 
     def _learn_map_secants(self, V: np.ndarray) -> np.ndarray:
         return self._learn_map(V, None)
@@ -104,8 +105,13 @@ class GaussianProjection(_RandomProjection):
 
     Parameters
     ----------
-    n_components : int, default=2
-        M (any positive integer; M > N is allowed and only adds rows).
+    n_components : int, optional
+        M (any positive integer; M > N is allowed and only adds rows); 2 when neither it nor
+        ``delta`` is given.
+    delta : float, optional
+        A target isometry constant δ ∈ (0, 1) instead of ``n_components``: M is the smallest
+        dimension whose map has RIP constant ≤ δ on the training secants (the search of
+        :func:`~sdpembed.linear.selection.select_dimension`; ``selection_`` records it).
     random_state : None, int or numpy Generator
     """
 
@@ -117,8 +123,12 @@ class RademacherProjection(_RandomProjection):
 
     Parameters
     ----------
-    n_components : int, default=2
-        M (any positive integer).
+    n_components : int, optional
+        M (any positive integer); 2 when neither it nor ``delta`` is given.
+    delta : float, optional
+        A target isometry constant δ ∈ (0, 1) instead of ``n_components``: M is the smallest
+        dimension whose map has RIP constant ≤ δ on the training secants (the search of
+        :func:`~sdpembed.linear.selection.select_dimension`; ``selection_`` records it).
     random_state : None, int or numpy Generator
     """
 

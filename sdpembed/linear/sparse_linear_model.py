@@ -44,7 +44,7 @@ References
 from __future__ import annotations
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin, clone
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin, clone
 from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -144,13 +144,15 @@ def kernel_sparse_linear_coefficients(K_DD: np.ndarray, n_components: int, *, si
 
 
 def learn_dictionary(
-    X: np.ndarray, n_atoms: int, *, alpha: float = 1.0, max_iter: int = 10, batch_size: int = 256, random_state=None
-) -> tuple[np.ndarray, np.ndarray]:
+    X: np.ndarray, n_atoms: int, *, alpha: float = 1.0, max_iter: int = 10, batch_size: int = 256, random_state=None,
+    return_n_iter: bool = False,
+) -> tuple[np.ndarray, np.ndarray] | tuple[np.ndarray, np.ndarray, int]:
     """A dictionary D (N × K) and codes A (n × K) by scikit-learn's dictionary learning.
 
     ``MiniBatchDictionaryLearning`` (Mairal et al. 2010, the paper's ref. [22]) minimises
     ½‖x − Da‖² + α‖a‖₁ over unit-norm atoms, the lasso (3) with α = σ²/(2τ); the codes are
-    then the lasso solutions (LARS) for the learned D.
+    then the lasso solutions (LARS) for the learned D. With ``return_n_iter`` the number of
+    passes over the data the learner made is returned third.
     """
     from sklearn.decomposition import MiniBatchDictionaryLearning, sparse_encode
 
@@ -164,6 +166,8 @@ def learn_dictionary(
     ).fit(X)
     atoms = learner.components_                                     # (K, N), unit rows
     codes = sparse_encode(X, atoms, algorithm="lasso_lars", alpha=alpha)
+    if return_n_iter:
+        return atoms.T.copy(), codes, int(learner.n_iter_)
     return atoms.T.copy(), codes
 
 
@@ -177,13 +181,16 @@ def estimate_noise_levels(X: np.ndarray, D: np.ndarray, codes: np.ndarray) -> tu
     return float(np.sqrt(np.mean(residual**2))), tau
 
 
-def _dictionary_and_levels(est, X: np.ndarray) -> tuple[np.ndarray, float, float]:
-    """Shared fit logic: the dictionary (given or learned) and σ, τ (given or estimated)."""
+def _dictionary_and_levels(est, X: np.ndarray) -> tuple[np.ndarray, float, float, int]:
+    """Shared fit logic: the dictionary (given or learned), σ, τ (given or estimated) and the
+    passes of the dictionary learning (0 for a given dictionary)."""
     N = X.shape[1]
     codes = None
+    n_iter = 0
     if est.dictionary is None:
         n_atoms = N if est.n_atoms is None else est.n_atoms
-        D, codes = learn_dictionary(X, n_atoms, alpha=est.alpha, max_iter=est.max_iter, random_state=est.random_state)
+        D, codes, n_iter = learn_dictionary(X, n_atoms, alpha=est.alpha, max_iter=est.max_iter,
+                                            random_state=est.random_state, return_n_iter=True)
     else:
         D = as_matrix(est.dictionary, "dictionary")
         if D.shape[0] != N:
@@ -198,7 +205,7 @@ def _dictionary_and_levels(est, X: np.ndarray) -> tuple[np.ndarray, float, float
         sigma = sigma_hat if sigma is None else sigma
         tau = tau_hat if tau is None else tau
     sigma, tau = check_sigma_tau(sigma, tau)
-    return D, sigma, tau
+    return D, sigma, tau, n_iter
 
 
 class SparseLinearProjection(LinearEmbedding):
@@ -206,8 +213,12 @@ class SparseLinearProjection(LinearEmbedding):
 
     Parameters
     ----------
-    n_components : int, default=2
-        M ≤ N.
+    n_components : int, optional
+        M ≤ N; 2 when neither it nor ``delta`` is given.
+    delta : float, optional
+        A target isometry constant δ ∈ (0, 1) instead of ``n_components``: M is the smallest
+        dimension whose map has RIP constant ≤ δ on the training secants (the search of
+        :func:`~sdpembed.linear.selection.select_dimension`; ``selection_`` records it).
     dictionary : ndarray of shape (N, K), optional
         D, atoms as columns. By default learned from the training rows by scikit-learn's
         dictionary learning (:func:`learn_dictionary`) with K = ``n_atoms`` atoms.
@@ -232,6 +243,8 @@ class SparseLinearProjection(LinearEmbedding):
     dictionary_ : ndarray of shape (N, K)
     sigma_, tau_ : float
         The σ, τ used.
+    n_iter_ : int
+        Passes of the dictionary learning (0 when ``dictionary`` is given).
     n_components_, n_features_in_ : int
 
     Notes
@@ -241,17 +254,19 @@ class SparseLinearProjection(LinearEmbedding):
 
     def __init__(
         self,
-        n_components: int = 2,
+        n_components: int | None = None,
         *,
+        delta: float | None = None,
         dictionary: np.ndarray | None = None,
         sigma: float | None = None,
         tau: float | None = None,
         n_atoms: int | None = None,
         alpha: float = 1.0,
         max_iter: int = 10,
-        random_state=None,
+        random_state=0,
     ) -> None:
         self.n_components = n_components
+        self.delta = delta
         self.dictionary = dictionary
         self.sigma = sigma
         self.tau = tau
@@ -264,16 +279,16 @@ class SparseLinearProjection(LinearEmbedding):
         """A copy with D, σ and τ fixed: the dictionary is learned once for a search over M."""
         if self.dictionary is not None and self.sigma is not None and self.tau is not None:
             return self
-        D, sigma, tau = _dictionary_and_levels(self, X)
+        D, sigma, tau, _ = _dictionary_and_levels(self, X)
         return clone(self).set_params(dictionary=D, sigma=sigma, tau=tau)
 
     def _learn_map(self, X: np.ndarray, y: np.ndarray | None) -> np.ndarray:
-        D, sigma, tau = _dictionary_and_levels(self, X)
-        self.dictionary_, self.sigma_, self.tau_ = D, sigma, tau
-        return sparse_linear_projection(D, self.n_components, sigma=sigma, tau=tau)
+        D, sigma, tau, n_iter = _dictionary_and_levels(self, X)
+        self.dictionary_, self.sigma_, self.tau_, self.n_iter_ = D, sigma, tau, n_iter
+        return sparse_linear_projection(D, self._n_components(), sigma=sigma, tau=tau)
 
 
-class KernelSparseLinearProjection(TransformerMixin, BaseEstimator):
+class KernelSparseLinearProjection(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """The kernel extension (Gkioulekas & Zickler, Sec. 3.2, (17)–(18)): x ↦ Bᵀ K_D(x), a nonlinear map.
 
     The dictionary is given by pre-images d_i ∈ R^N of its atoms (Sec. 3.3, D = {Φ(d_i)}), so
@@ -318,7 +333,7 @@ class KernelSparseLinearProjection(TransformerMixin, BaseEstimator):
         kernel_params: dict | None = None,
         atoms: np.ndarray | None = None,
         n_atoms: int | None = None,
-        random_state=None,
+        random_state=0,
     ) -> None:
         self.n_components = n_components
         self.sigma = sigma
@@ -328,6 +343,11 @@ class KernelSparseLinearProjection(TransformerMixin, BaseEstimator):
         self.atoms = atoms
         self.n_atoms = n_atoms
         self.random_state = random_state
+
+    @property
+    def _n_features_out(self) -> int:
+        # read by get_feature_names_out (columns kernelsparselinearprojection0, …)
+        return self.coefficients_.shape[1]
 
     def _kernel(self, A: np.ndarray, B: np.ndarray) -> np.ndarray:
         return pairwise_kernels(A, B, metric=self.kernel, **(self.kernel_params or {}))

@@ -27,9 +27,10 @@ import numbers
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.neighbors import KNeighborsClassifier
+from sklearn.utils.metaestimators import available_if
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -39,6 +40,9 @@ from ..registry import solve
 from ..results import SolveResult
 
 __all__ = ["LMNN", "MultiMetricLMNN", "factor_metric", "energy_scores"]
+
+#: The classification rules of :class:`LMNN`: kNN under D_M (2.10), or the energy rule (2.12).
+LMNN_RULES = ("knn", "energy")
 
 #: Methods accepted by :class:`LMNN` (keys of the "lmnn" registry entry, and "cvxpy").
 LMNN_METHODS = ("fast", "gradient", "working_set", "cvxpy")
@@ -139,7 +143,36 @@ def energy_scores(
     return out
 
 
-class LMNN(ClassifierMixin, TransformerMixin, BaseEstimator):
+def _check_pairs(pairs: object, n_features: int) -> np.ndarray:
+    """The pairs of metric-learn's API as float64 (n_pairs, 2, n_features), or a ValueError."""
+    try:
+        P = np.asarray(pairs, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"pairs must be a numeric array of shape (n_pairs, 2, {n_features}): {exc}") from None
+    if P.ndim != 3 or P.shape[1:] != (2, n_features):
+        raise ValueError(f"pairs must have shape (n_pairs, 2, {n_features}), got {P.shape}")
+    if not np.all(np.isfinite(P)):
+        raise ValueError("pairs must be finite")
+    return P
+
+
+def _mahalanobis_callable(L: np.ndarray):
+    """metric-learn's ``get_metric``: a function (u, v, squared=False) → ‖L(u − v)‖ (squared: D_M)."""
+
+    def metric(u, v, squared: bool = False) -> float:
+        d = L @ (np.asarray(u, dtype=np.float64).ravel() - np.asarray(v, dtype=np.float64).ravel())
+        value = float(d @ d)
+        return value if squared else float(np.sqrt(value))
+
+    return metric
+
+
+def _uses_rule(rule: str):
+    """``available_if`` condition: the method exists only under the classification rule ``rule``."""
+    return lambda est: getattr(est, "rule", "knn") == rule
+
+
+class LMNN(ClassNamePrefixFeaturesOutMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
     """Large margin nearest neighbours, solved as the convex SDP (2.11) with a certified gap.
 
     Parameters
@@ -165,6 +198,10 @@ class LMNN(ClassifierMixin, TransformerMixin, BaseEstimator):
         Solver progress.
     random_state : None or int
         Accepted for API compatibility; every solver here is deterministic.
+    rule : {"knn", "energy"}, default="knn"
+        The rule of ``predict``: kNN under D_M (2.10), with ``predict_proba`` the neighbours'
+        vote fractions; or the energy rule (2.12), with ``decision_function`` the negated
+        energies (the label of least energy scores highest).
 
     Attributes
     ----------
@@ -181,6 +218,13 @@ class LMNN(ClassifierMixin, TransformerMixin, BaseEstimator):
     n_iter_ : int
         Solver iterations, all runs together (Newton steps for "fast").
     n_features_in_ : int
+
+    Notes
+    -----
+    metric-learn's Mahalanobis API: ``get_mahalanobis_matrix()`` (LᵀL, the metric that
+    ``transform`` and ``predict`` use), ``get_metric()`` (a callable for
+    ``KNeighborsClassifier(metric=...)``, DBSCAN, …), ``pair_distance`` and ``pair_score``.
+    ``transform`` names its columns ``lmnn0``, ``lmnn1``, … (``set_output``).
     """
 
     def __init__(
@@ -194,7 +238,8 @@ class LMNN(ClassifierMixin, TransformerMixin, BaseEstimator):
         max_iter: int | None = None,
         tol: float | None = None,
         verbose: bool | int = False,
-        random_state=None,
+        random_state=0,
+        rule: str = "knn",
     ) -> None:
         self.k = k
         self.mu = mu
@@ -205,6 +250,7 @@ class LMNN(ClassifierMixin, TransformerMixin, BaseEstimator):
         self.tol = tol
         self.verbose = verbose
         self.random_state = random_state
+        self.rule = rule
 
     def fit(self, X, y) -> LMNN:
         """Learn M from the labelled rows of ``X`` (target neighbours: Euclidean, Sec. 2.1.2)."""
@@ -214,6 +260,8 @@ class LMNN(ClassifierMixin, TransformerMixin, BaseEstimator):
         method = "fast" if self.method is None else self.method
         if method not in LMNN_METHODS:
             raise ValueError(f"method must be one of {LMNN_METHODS} or None, got {method!r}")
+        if self.rule not in LMNN_RULES:
+            raise ValueError(f"rule must be one of {LMNN_RULES}, got {self.rule!r}")
         d = X.shape[1]
         if self.n_components is not None and (
             isinstance(self.n_components, bool) or not isinstance(self.n_components, numbers.Integral)
@@ -250,6 +298,11 @@ class LMNN(ClassifierMixin, TransformerMixin, BaseEstimator):
         self._knn = KNeighborsClassifier(n_neighbors=min(k, X.shape[0])).fit(self._Z_fit, y_index)
         return self
 
+    @property
+    def _n_features_out(self) -> int:
+        # read by get_feature_names_out (columns lmnn0, lmnn1, …)
+        return self.components_.shape[0]
+
     def transform(self, X) -> np.ndarray:
         """Map the rows of ``X`` by L: X Lᵀ, shape (n, n_components_); Euclidean distances there are D_M."""
         check_is_fitted(self)
@@ -257,16 +310,57 @@ class LMNN(ClassifierMixin, TransformerMixin, BaseEstimator):
         return X @ self.components_.T
 
     def predict(self, X) -> np.ndarray:
-        """kNN (k = ``k``) under the learned metric."""
+        """The labels by ``rule``: kNN (k = ``k``) under the learned metric, or the energy rule (2.12)."""
         check_is_fitted(self)
+        if self.rule == "energy":
+            return self.predict_energy(X)
         return self.classes_[self._knn.predict(self.transform(X))]
+
+    @available_if(_uses_rule("knn"))
+    def predict_proba(self, X) -> np.ndarray:
+        """Fraction of the k nearest training points (under D_M) in each class, shape (n, n_classes)."""
+        check_is_fitted(self)
+        return self._knn.predict_proba(self.transform(X))
+
+    def _energies(self, X) -> np.ndarray:
+        check_is_fitted(self)
+        Z = self.transform(X)
+        return energy_scores(Z, self._Z_fit, self._y_index, self.targets_, int(self.k), float(self.mu))
 
     def predict_energy(self, X) -> np.ndarray:
         """The energy-based classification rule (2.12): the label that minimises the LMNN loss
         the test point would add to the training set (see :func:`energy_scores`)."""
-        Z = self.transform(X)
-        scores = energy_scores(Z, self._Z_fit, self._y_index, self.targets_, int(self.k), float(self.mu))
-        return self.classes_[np.argmin(scores, axis=1)]
+        return self.classes_[np.argmin(self._energies(X), axis=1)]
+
+    @available_if(_uses_rule("energy"))
+    def decision_function(self, X) -> np.ndarray:
+        """Negated energies (2.12) per class, shape (n, n_classes); for two classes, shape (n,), the
+        energy of ``classes_[0]`` minus that of ``classes_[1]`` (positive: ``classes_[1]``)."""
+        E = self._energies(X)
+        return E[:, 0] - E[:, 1] if E.shape[1] == 2 else -E
+
+    def get_mahalanobis_matrix(self) -> np.ndarray:
+        """LᵀL, the Mahalanobis matrix of D_M (2.10) that ``transform`` and ``predict`` use
+        (``metric_`` restricted to the leading directions when ``n_components`` is set)."""
+        check_is_fitted(self)
+        return self.components_.T @ self.components_
+
+    def get_metric(self):
+        """A function ``metric(u, v, squared=False)`` → √D_M(u, v) = ‖L(u − v)‖ (D_M with
+        ``squared=True``), for any estimator that takes a callable metric:
+        ``KNeighborsClassifier(metric=lmnn.get_metric())`` finds the neighbours ``predict`` finds."""
+        check_is_fitted(self)
+        return _mahalanobis_callable(self.components_.copy())
+
+    def pair_distance(self, pairs) -> np.ndarray:
+        """‖L(a − b)‖ for each pair (a, b) of ``pairs`` (n_pairs, 2, n_features), shape (n_pairs,)."""
+        check_is_fitted(self)
+        P = _check_pairs(pairs, self.n_features_in_)
+        return np.linalg.norm((P[:, 0] - P[:, 1]) @ self.components_.T, axis=1)
+
+    def pair_score(self, pairs) -> np.ndarray:
+        """−``pair_distance(pairs)``: higher for more similar pairs (metric-learn's convention)."""
+        return -self.pair_distance(pairs)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -294,6 +388,16 @@ class MultiMetricLMNN(ClassifierMixin, BaseEstimator):
     components_ : ndarray of shape (n_classes, n_features_in_, n_features_in_)
         L^c with (L^c)ᵀ L^c = M^c.
     classes_, result_, n_iter_, n_features_in_
+
+    Notes
+    -----
+    metric-learn's Mahalanobis API applies class by class, since D̂ uses the metric of the
+    training point's class: ``get_mahalanobis_matrix(label)`` is M^c and ``get_metric(label)``
+    the distance under it, for one class; ``pair_distance(pairs, labels)`` and ``pair_score``
+    measure each pair (x_t, x_j) under the metric of its label, the class of x_j as in D̂. No
+    single callable reproduces D̂ (it needs the label of the training point), so
+    ``KNeighborsClassifier(metric=get_metric(label))`` is not this classifier: use ``predict``,
+    ``predict_proba`` or ``distances``. There is no ``transform`` (one map per class).
     """
 
     def __init__(
@@ -346,11 +450,55 @@ class MultiMetricLMNN(ClassifierMixin, BaseEstimator):
                                     - 2.0 * A @ B.T, 0.0)
         return D
 
-    def predict(self, X) -> np.ndarray:
-        """Majority vote of the k training points nearest under D̂ (ties: the smaller class index)."""
+    def predict_proba(self, X) -> np.ndarray:
+        """Fraction of the k training points nearest under D̂ in each class, shape (n, n_classes)."""
         D = self.distances(X)
         kk = min(int(self.k), D.shape[1])
         nearest = np.argpartition(D, kk - 1, axis=1)[:, :kk]
         votes = np.zeros((D.shape[0], self.classes_.size))
         np.add.at(votes, (np.repeat(np.arange(D.shape[0]), kk), self._y_index[nearest].ravel()), 1.0)
-        return self.classes_[np.argmax(votes, axis=1)]
+        return votes / kk
+
+    def predict(self, X) -> np.ndarray:
+        """Majority vote of the k training points nearest under D̂ (ties: the smaller class index)."""
+        proba = self.predict_proba(X)
+        return self.classes_[np.argmax(proba, axis=1)]
+
+    def _class_index(self, label) -> int:
+        check_is_fitted(self)
+        where = np.flatnonzero(self.classes_ == label)
+        if where.size != 1:
+            raise ValueError(f"label must be one of the classes seen in fit {self.classes_.tolist()}, got {label!r}")
+        return int(where[0])
+
+    def get_mahalanobis_matrix(self, label) -> np.ndarray:
+        """M^c, the Mahalanobis matrix of class ``label`` (one of ``classes_``)."""
+        return self.metrics_[self._class_index(label)].copy()
+
+    def get_metric(self, label):
+        """A function ``metric(u, v, squared=False)`` → ‖L^c(u − v)‖ under the metric of class ``label``
+        (see the class Notes: one class's metric, not the multi-metric rule)."""
+        return _mahalanobis_callable(self.components_[self._class_index(label)].copy())
+
+    def pair_distance(self, pairs, labels) -> np.ndarray:
+        """‖L^c(x_t − x_j)‖ for each pair (x_t, x_j) of ``pairs`` (n_pairs, 2, n_features), with c the
+        pair's entry of ``labels`` (the class of x_j in D̂); shape (n_pairs,)."""
+        check_is_fitted(self)
+        P = _check_pairs(pairs, self.n_features_in_)
+        labels = np.asarray(labels)
+        if labels.shape != (P.shape[0],):
+            raise ValueError(f"labels must have one entry per pair ({P.shape[0]}), got shape {labels.shape}")
+        index = np.searchsorted(self.classes_, labels)
+        index = np.minimum(index, self.classes_.size - 1)
+        if not np.all(self.classes_[index] == labels):
+            raise ValueError(f"labels must be classes seen in fit {self.classes_.tolist()}")
+        diff = P[:, 0] - P[:, 1]
+        out = np.empty(P.shape[0])
+        for c in np.unique(index):   # a loop over classes; the pairs of a class are vectorised
+            rows = index == c
+            out[rows] = np.linalg.norm(diff[rows] @ self.components_[c].T, axis=1)
+        return out
+
+    def pair_score(self, pairs, labels) -> np.ndarray:
+        """−``pair_distance(pairs, labels)``: higher for more similar pairs."""
+        return -self.pair_distance(pairs, labels)

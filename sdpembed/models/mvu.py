@@ -5,8 +5,9 @@ style.
 (:func:`sdpembed.graphs.neighborhood_graph`), the SDP (any variant of
 :class:`~sdpembed.problems.MVUInstance`, by the certified interior-point method, CVXPY, or
 large-scale variational MVU with refinement, Sec. 3.1.8) and the spectral step (3.20)–(3.21).
-``transform`` places new inputs by the out-of-sample SDP of Sec. 3.1.10
-(:func:`sdpembed.solvers.mvu.oos.place_points`).
+``transform`` returns ``embedding_`` for the training inputs and places new inputs by the
+out-of-sample SDP of Sec. 3.1.10 (:func:`sdpembed.solvers.mvu.oos.place_points`); its docstring
+says what that placement does to a point.
 
 References
 ----------
@@ -20,7 +21,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -41,7 +42,7 @@ MVU_METHODS = ("ipm", "cvxpy", "variational")
 KERNEL_LIMIT = 5000
 
 
-class MVU(TransformerMixin, BaseEstimator):
+class MVU(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """Maximum variance unfolding (thesis Table 3.1).
 
     Parameters
@@ -98,7 +99,7 @@ class MVU(TransformerMixin, BaseEstimator):
         n_basis: int = 10,
         oos_neighbors: int | None = None,
         verbose: bool | int = False,
-        random_state=None,
+        random_state=0,
     ) -> None:
         self.n_neighbors = n_neighbors
         self.n_components = n_components
@@ -111,6 +112,11 @@ class MVU(TransformerMixin, BaseEstimator):
         self.oos_neighbors = oos_neighbors
         self.verbose = verbose
         self.random_state = random_state
+
+    @property
+    def _n_features_out(self) -> int:
+        # read by get_feature_names_out (columns mvu0, mvu1, …)
+        return self.embedding_.shape[1]
 
     def _check_params(self, n: int) -> None:
         for name in ("n_neighbors", "n_components", "n_basis"):
@@ -164,14 +170,30 @@ class MVU(TransformerMixin, BaseEstimator):
         return self.fit(X).embedding_
 
     def transform(self, X: np.ndarray) -> np.ndarray:
-        """Place new inputs into the embedding by the out-of-sample SDP of Sec. 3.1.10.
+        """Outputs of inputs: ``embedding_`` rows for training inputs, the out-of-sample SDP for new ones.
 
-        Each new input's ``oos_neighbors`` nearest training inputs and their outputs define its
-        small SDP, solved for all new inputs at once with a certified gap
-        (:func:`sdpembed.solvers.mvu.oos.place_points`).
+        A row equal to a training input gets that input's row of ``embedding_`` (3.21), so
+        ``transform(X_train)`` is ``fit_transform(X_train)``. Every other row is placed by the
+        out-of-sample SDP of Sec. 3.1.10 (:func:`sdpembed.solvers.mvu.oos.place_points`, all rows
+        at once, each with a certified gap): from the outputs y_i of its ``oos_neighbors``
+        nearest training inputs and the squared input distances D_i to them, it minimises
+        Σ_i |‖y − y_i‖² − D_i| + ‖y‖², with ‖y‖² relaxed to the corner s of a PSD matrix.
+
+        What that does to a point: it matches the distances to its neighbours' outputs in the
+        ℓ₁ sense, and the trace term ‖y‖² pulls it towards the centre of the embedding. The
+        outputs y_i are the r leading spectral coordinates of the learned kernel, which meet the
+        input distances only up to the truncated spectrum, so even a training input re-placed
+        by the SDP lands away from its own output, nearer the centre; a new input next to a
+        training input does too. The lookup of training inputs avoids that for them; for new
+        points the placement is the thesis's.
         """
         check_is_fitted(self, "embedding_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
         k = self.oos_neighbors if self.oos_neighbors is not None else max(self.n_neighbors, self.n_components)
-        Y_nb, sq, _ = neighbour_arrays(self.X_fit_, self.embedding_, X, k)
-        return place_points(Y_nb, sq).y
+        Y_nb, sq, index = neighbour_arrays(self.X_fit_, self.embedding_, X, k)
+        out = np.empty((X.shape[0], self.embedding_.shape[1]))
+        seen = sq[:, 0] == 0.0                      # the exact distance to the nearest training input
+        out[seen] = self.embedding_[index[seen, 0]]
+        if not np.all(seen):
+            out[~seen] = place_points(Y_nb[~seen], sq[~seen]).y
+        return out

@@ -29,15 +29,14 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import ClassVar, Self
+from typing import Any, ClassVar, Self
 
 import numpy as np
-import scipy.linalg
 
-from .._validate import as_matrix, check_positive_int
+from .._validate import as_matrix, as_vector, check_positive_int
 from ..graphs import (
     ACCUMULATION_BLOCK,
     BLOCK_ELEMENTS,
@@ -57,6 +56,7 @@ __all__ = [
     "MultiMetricLMNNProblem",
     "certified_min_eig",
     "check_triplets",
+    "generalized_eigenvalues",
     "lmnn_dual_bound",
     "multi_metric_dual_bound",
     "multi_metric_hinges",
@@ -131,6 +131,72 @@ class _TripletData(Instance):
         """All (T, 3) triplets (i, j, l), materialised (memory grows as n²k)."""
         return all_triplets(self.y, self.targets)
 
+    # ----------------------------------------------------------------- the proof in a solution file
+    #: The multiplier arrays a solution file may carry (the file contract, ``docs/grading.md``):
+    #: ``dual_triplets`` (m, 3) triplets (i, j, l) and their multipliers ``dual_alpha`` (m,) of the
+    #: impostor constraints (1); every triplet not listed has α = 0.
+    DUAL_ARRAYS: ClassVar[tuple[str, ...]] = ("dual_triplets", "dual_alpha")
+
+    def multiplier_arrays(self, extra: Mapping[str, Any]) -> dict[str, np.ndarray]:
+        """The multiplier arrays a solve writes to its solution file (``DUAL_ARRAYS``): the
+        working set ``triplets`` of its ``extra`` and their multipliers ``alpha``; empty without them."""
+        if "triplets" not in extra or "alpha" not in extra:
+            return {}
+        return {"dual_triplets": np.asarray(extra["triplets"], dtype=np.int64).reshape(-1, 3),
+                "dual_alpha": np.asarray(extra["alpha"], dtype=np.float64)}
+
+    def proven_bound(self, multipliers: Mapping[str, object], matrix: object = None) -> float:
+        """A lower bound on the optimum, proved from the multipliers of a solution file alone.
+
+        The dual (Sec. 2.1.3; :func:`lmnn_dual_bound`, block by block for (2.17)) is
+        max Σ_t α_t s.t. 0 ≤ α_t ≤ μ, C(α) = (1 − μ)P + Σ_t α_t (C_ij − C_il) ⪰ 0. Its feasibility is
+        restored here: α is clipped to the box [0, μ], then scaled towards 0 (C(0) = (1 − μ)P ⪰ 0)
+        until C(tα) ⪰ 0, or the trace bound of :func:`lmnn_dual_bound` is used. The triplets not
+        listed carry α_t = 0, which is inside the box, and μ[h_t]₊ ≥ 0 = α_t h_t for every M: the
+        omitted hinges are bounded below by zero, so they are never enumerated — the pull matrix
+        P over all target pairs is formed from the instance, and C(α) involves only the listed
+        triplets. Each listed triplet is checked to be one of the instance (j a target of i,
+        y_l ≠ y_i) and to appear once. The eigenvalue tests are dense ``eigvalsh`` of the d × d
+        matrices (d is the input dimension: small), lowered by the eigen-solver's backward error
+        and the rounding bounds of forming P and C(α) (:func:`certified_min_eig`).
+
+        The trace bound needs an upper bound U on the optimum: the loss of ``matrix`` made PSD
+        (projected by (2.16), then shifted by its certified least eigenvalue), with a relative
+        margin of 10⁻⁶ far above the rounding of the streamed loss; ε(0) = μT when smaller.
+
+        Parameters
+        ----------
+        multipliers : mapping
+            ``dual_triplets`` (m, 3) int and ``dual_alpha`` (m,).
+        matrix : ndarray, optional
+            The solution (the problem's variable shape), for U; without it U = μT.
+
+        Raises
+        ------
+        ValueError
+            A missing array, triplets that are not the instance's or repeat, a wrong shape, NaN or
+            infinite multipliers.
+        """
+        if "dual_triplets" not in multipliers or "dual_alpha" not in multipliers:
+            raise ValueError("a solution with dual multipliers of this instance needs both 'dual_triplets' (m, 3) "
+                             "and 'dual_alpha' (m,)")
+        triplets = check_triplets(self, multipliers["dual_triplets"])
+        alpha = as_vector(multipliers["dual_alpha"], "dual_alpha", length=triplets.shape[0])
+        upper = None if matrix is None else self._loss_upper_bound(np.asarray(matrix, dtype=np.float64))
+        return self._dual_bound(triplets, alpha, upper)
+
+    def _loss_upper_bound(self, matrix: np.ndarray) -> float:
+        """U ≥ the optimum: the loss at a PSD matrix near ``matrix`` (see :meth:`proven_bound`)."""
+        blocks = matrix.reshape((-1, self.dim, self.dim))
+        psd = []
+        for block in blocks:
+            P = project_psd(block)
+            scale = max(1.0, float(np.max(np.abs(P))))
+            shift = max(0.0, -certified_min_eig(P, 0.0)) + 4.0 * self.dim * _EPS * scale
+            psd.append(P + 2.0 * shift * np.eye(self.dim))
+        loss = self.objective(np.stack(psd).reshape(matrix.shape))
+        return (1.0 + 1e-6) * loss + 1e-12
+
     # ----------------------------------------------------------------- files
     def to_arrays(self) -> dict[str, np.ndarray]:
         """The arrays of the file contract (DESIGN.md)."""
@@ -180,6 +246,9 @@ class LMNNInstance(_TripletData):
 
     problem: ClassVar[str] = "lmnn"
     variable: ClassVar[str] = "M"
+
+    def _dual_bound(self, triplets: np.ndarray, alpha: np.ndarray, upper_bound: float | None) -> float:
+        return lmnn_dual_bound(self, triplets, alpha, upper_bound=upper_bound)
 
     @cached_property
     def pull_matrix(self) -> np.ndarray:
@@ -310,6 +379,19 @@ def certified_min_eig(S: np.ndarray, entry_error: float) -> float:
 
 
 # --------------------------------------------------------------------------- dual bound
+def generalized_eigenvalues(D: np.ndarray, A: np.ndarray) -> np.ndarray:
+    """The eigenvalues θ of D v = θ A v for symmetric D and A ≻ 0, ascending (numpy alone).
+
+    Through the Cholesky factor A = LLᵀ: θ are the eigenvalues of L⁻¹ D L⁻ᵀ. They only choose the
+    step at which the dual bound is evaluated; the bound itself is certified by
+    :func:`certified_min_eig`, so rounding here cannot make it unsound.
+    """
+    L = np.linalg.cholesky(A)
+    half = np.linalg.solve(L, D)                    # L⁻¹ D
+    C = np.linalg.solve(L, half.T)                  # L⁻¹ (L⁻¹ D)ᵀ = L⁻¹ D L⁻ᵀ
+    return np.linalg.eigvalsh(0.5 * (C + C.T))
+
+
 def lmnn_dual_bound(
     instance, alpha_triplets: np.ndarray, alpha: np.ndarray, *, upper_bound: float | None = None
 ) -> float:
@@ -390,7 +472,7 @@ def lmnn_dual_bound(
 
     candidates = [0.0, bound_at(1.0)]
     if lam_A > 0.0:
-        theta = scipy.linalg.eigh(D, A, eigvals_only=True)      # D v = θ A v
+        theta = generalized_eigenvalues(D, A)                   # D v = θ A v
         t_star = 1.0 if theta[0] >= 0.0 else min(1.0, -1.0 / float(theta[0]))
         # A + tD = (1 − s)(A + t*D) + s·A ⪰ s·λ_min(A)·I for t = (1 − s)t*: leave room for
         # the rounding margins of the eigenvalue test.
@@ -425,6 +507,9 @@ class MultiMetricLMNNInstance(_TripletData):
 
     problem: ClassVar[str] = "lmnn_multi"
     variable: ClassVar[str] = "M"
+
+    def _dual_bound(self, triplets: np.ndarray, alpha: np.ndarray, upper_bound: float | None) -> float:
+        return multi_metric_dual_bound(self, triplets, alpha, upper_bound=upper_bound)
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -533,20 +618,22 @@ def multi_metric_dual_bound(
     """A certified lower bound on the optimum of (2.17) from multipliers α ∈ [0, μ] of (1).
 
     See the module docstring for the derivation (the block-wise version of
-    :func:`lmnn_dual_bound`).
+    :func:`lmnn_dual_bound`). Every triplet must be one of the instance's, listed once
+    (:func:`check_triplets`): the bound prices each listed hinge of the loss once.
     """
-    triplets = np.asarray(triplets, dtype=np.int64).reshape(-1, 3)
-    alpha = np.clip(np.asarray(alpha, dtype=np.float64).ravel(), 0.0, problem.mu)
+    triplets = check_triplets(problem, triplets)
+    alpha = np.asarray(alpha, dtype=np.float64).ravel()
     if alpha.shape[0] != triplets.shape[0]:
         raise ValueError(f"alpha must have one entry per triplet ({triplets.shape[0]}), got {alpha.shape[0]}")
+    if not np.all(np.isfinite(alpha)):
+        raise ValueError("alpha contains NaN or infinite entries")
+    alpha = np.clip(alpha, 0.0, problem.mu)
     keep = alpha > 0.0
     triplets, alpha = triplets[keep], alpha[keep]
     total = float(alpha.sum())
     if total == 0.0:
         return 0.0
     mu, X, blk = problem.mu, problem.X, problem.block
-    if np.any(blk[triplets[:, 0]] == blk[triplets[:, 2]]):
-        raise ValueError("every triplet (i, j, l) needs y_l != y_i")
     C, d = problem.n_blocks, problem.dim
     P = problem.pull_matrices()
     A = (1.0 - mu) * P
@@ -583,7 +670,7 @@ def multi_metric_dual_bound(
     if np.all(lam_A > 0.0):
         t_star, s_max = 1.0, 0.0
         for c in range(C):
-            theta = scipy.linalg.eigh(D[c], A[c], eigvals_only=True)[0]
+            theta = generalized_eigenvalues(D[c], A[c])[0]
             if theta < 0.0:
                 t_star = min(t_star, -1.0 / float(theta))
             margin = 16.0 * d * _EPS * (np.linalg.norm(A[c], 2) + np.linalg.norm(D[c], 2)) \

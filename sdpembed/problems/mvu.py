@@ -55,14 +55,16 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
-import scipy.sparse as sp
 
 from .._validate import as_matrix, as_vector, check_delta, check_positive_int, real_array
-from ..graphs import check_connected, check_edges, graph_laplacian, link_components, neighborhood_graph
+from ..graphs import check_connected, check_edges, link_components, neighborhood_graph
 from .base import Instance, file_scalar
+
+if TYPE_CHECKING:
+    import scipy.sparse as sp
 
 __all__ = [
     "DUAL_DENSE_LIMIT",
@@ -270,6 +272,8 @@ DUAL_DENSE_LIMIT = 4000
 
 def incidence_matrix(n: int, edges: np.ndarray) -> sp.csr_matrix:
     """B (E × n) with B[e, i] = 1, B[e, j] = −1: 𝒜(YYᵀ) = rowsum((BY)²), L(w) = Bᵀ diag(w) B."""
+    import scipy.sparse as sp  # at first use (DESIGN.md, "Start-up")
+
     E = edges.shape[0]
     rows = np.repeat(np.arange(E), 2)
     cols = edges.ravel()
@@ -278,9 +282,16 @@ def incidence_matrix(n: int, edges: np.ndarray) -> sp.csr_matrix:
 
 
 def _dense_laplacian(n: int, edges: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """L(y) as a dense array: off-diagonal entries −y_e exactly, diagonal Σ_{e∋i} y_e summed in
-    floating point."""
-    return graph_laplacian(n, edges, y).toarray()
+    """L(y) as a dense array, the values of :func:`~sdpembed.graphs.graph_laplacian` without SciPy
+    (``verify`` proves MVU bounds with numpy alone): off-diagonal entries −y_e exactly, diagonal
+    Σ_{e∋i} y_e summed in floating point."""
+    y = np.asarray(y, dtype=np.float64)
+    i, j = edges[:, 0], edges[:, 1]
+    L = np.zeros((n, n))
+    np.add.at(L, (i, j), -y)
+    np.add.at(L, (j, i), -y)
+    L[np.diag_indices(n)] = np.bincount(i, weights=y, minlength=n) + np.bincount(j, weights=y, minlength=n)
+    return L
 
 
 def _min_eig_perp(n: int, edges: np.ndarray, y: np.ndarray, level: float) -> float:

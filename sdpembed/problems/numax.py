@@ -19,9 +19,10 @@ References
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -38,7 +39,7 @@ from ..secants import (
 )
 from .base import Instance, file_scalar
 from .numax_certificate import box_violation, certified_lower_bound
-from .numax_operator import PairSecantOperator
+from .numax_operator import PairSecantOperator, SecantOperator
 
 __all__ = ["NuMaxClassInstance", "NuMaxInstance"]
 
@@ -74,6 +75,11 @@ def _check_secant_memory(X: object, count: int | None = None) -> None:
 
 class _TraceInstance(Instance):
     """What the trace-minimisation instances share: the objective and the verified dual bound."""
+
+    #: The multiplier arrays a solution file may carry (the file contract, ``docs/grading.md``):
+    #: ``dual_y`` (S,), one multiplier per secant in the instance's order (``secants``, or ``inter``
+    #: then ``intra``), or, in point form, ``dual_pairs`` (m, 2) row indices of X and their ``dual_y`` (m,).
+    DUAL_ARRAYS: ClassVar[tuple[str, ...]] = ("dual_pairs", "dual_y")
 
     def objective(self, P: np.ndarray) -> float:
         """tr P, the objective of NuMax (4) and NuMax-Class (7) (the nuclear norm for P ⪰ 0)."""
@@ -113,6 +119,72 @@ class _TraceInstance(Instance):
         lo, hi = self.bounds_of_pairs(i, j)
         bound, _ = certified_lower_bound(PairSecantOperator(self.X, i, j), lo, hi, multipliers)
         return bound
+
+    @cached_property
+    def secant_pairs(self) -> np.ndarray:
+        """The (S, 2) point pairs of the rows of :attr:`secant_matrix` (point form: all pairs i < j of
+        distinct points, as :func:`sdpembed.secants.all_secants` keeps them)."""
+        if not self.point_form:
+            raise ValueError("secant pairs exist only for a point-form instance")
+        _check_secant_memory(self.X)
+        pairs = all_secants(self.X, return_pairs=True)[1]
+        pairs.setflags(write=False)
+        return pairs
+
+    def multiplier_arrays(self, extra: Mapping[str, Any]) -> dict[str, np.ndarray]:
+        """The multiplier arrays a solve writes to its solution file (``DUAL_ARRAYS``), from its
+        ``extra``: column generation's working set ``pairs`` and their ``y``; otherwise ``y`` on every
+        secant (ADMM, CVXPY), with the pairs of the secants in point form. Empty without multipliers."""
+        y = extra.get("y")
+        if y is None:
+            return {}
+        if "pairs" in extra:
+            return {"dual_pairs": np.asarray(extra["pairs"]), "dual_y": np.asarray(y)}
+        y = np.asarray(y)
+        if y.shape != (self.secant_matrix.shape[0],):
+            return {}
+        if self.point_form:
+            return {"dual_pairs": self.secant_pairs, "dual_y": y}
+        return {"dual_y": y}
+
+    def proven_bound(self, multipliers: Mapping[str, object], matrix: object = None) -> float:
+        """A lower bound on the optimum of (4) or (7), proved from the multipliers of a solution
+        file alone (``matrix`` is not used: the bound needs no primal point).
+
+        The dual of (*) (:mod:`sdpembed.problems.numax_certificate`) is
+        max Σ lo_i y_i⁺ − hi_i y_i⁻ s.t. I − 𝒜*(y) ⪰ 0; every y of admissible signs, scaled by
+        1/λ_max(𝒜*(y)), is feasible there, and weak duality makes its value a lower bound
+        (:func:`certified_lower_bound`). λ_max comes from a dense ``eigvalsh`` of the N × N matrix
+        𝒜*(y), inflated by the eigen-solver's backward error (16·N·ε·‖𝒜*(y)‖₂) and the rounding
+        of forming it. Dense is right here: N is the ambient dimension, the solution P is itself a
+        dense N × N matrix, and O(N³ + mN²) is small next to any solve. Multipliers of absent
+        bounds are zeroed and any positive scaling of y gives the same bound; NaN or a wrong
+        shape is refused: a bad y weakens the bound, it never makes a wrong one.
+
+        Parameters
+        ----------
+        multipliers : mapping
+            ``dual_y`` (S,) on the secants in the instance's order; in point form ``dual_pairs``
+            (m, 2) row indices of X with their ``dual_y`` (m,) (the other pairs' multipliers are
+            zero, which is dual feasible: 𝒜*(y) involves only the pairs with y ≠ 0).
+        matrix : ndarray, optional
+            The solution; unused.
+
+        Raises
+        ------
+        ValueError
+            A missing array, ``dual_pairs`` on a secant-form instance, a wrong shape, dtype or index,
+            NaN or infinite multipliers.
+        """
+        if "dual_y" not in multipliers or (self.point_form and "dual_pairs" not in multipliers):
+            need = "both 'dual_pairs' (m, 2) and 'dual_y' (m,)" if self.point_form else "'dual_y' (S,)"
+            raise ValueError(f"a solution with dual multipliers of this {self.problem} instance needs {need}")
+        if "dual_pairs" in multipliers:
+            return self.verified_dual_bound(multipliers["dual_pairs"], multipliers["dual_y"])
+        V = self.secant_matrix
+        y = as_vector(multipliers["dual_y"], "dual_y", length=V.shape[0])
+        lo, hi = self.bounds()
+        return certified_lower_bound(SecantOperator(V), lo, hi, y)[0]
 
 
 
@@ -229,10 +301,12 @@ class NuMaxInstance(_TraceInstance):
         return np.full(n, 1.0 - self.delta), np.full(n, 1.0 + self.delta)
 
     # ----------------------------------------------------------------- evaluation
-    def max_violation(self, P: np.ndarray, block_size: int = 65536) -> float:
+    def max_violation(self, P: np.ndarray, block_size: int = 65536,
+                      progress: Callable[[int], object] | None = None) -> float:
         """Worst violation max_i (|v_iᵀ P v_i − 1| − δ)₊ over all secants.
 
-        In point form the secants are streamed in blocks and never materialised.
+        In point form the secants are streamed in blocks and never materialised;
+        ``progress(k)`` is then told the number of pairs of each block as it is done.
         """
         P = np.asarray(P, dtype=np.float64)
         if self.secants is not None:
@@ -243,6 +317,8 @@ class NuMaxInstance(_TraceInstance):
         for V in blocks:
             values = np.einsum("ij,ij->i", V @ P, V)
             worst = max(worst, box_violation(values, 1.0 - self.delta, 1.0 + self.delta))
+            if progress is not None:
+                progress(len(V))
         return worst
 
     # ----------------------------------------------------------------- files
@@ -421,8 +497,10 @@ class NuMaxClassInstance(_TraceInstance):
         """Per-secant bounds of (7), in the order of :attr:`secant_matrix`."""
         return self.pair_bounds(self._materialised[1])
 
-    def max_violation(self, P: np.ndarray, block_size: int = 65536) -> float:
-        """Worst one-sided violation over all secants (point form: streamed by class)."""
+    def max_violation(self, P: np.ndarray, block_size: int = 65536,
+                      progress: Callable[[int], object] | None = None) -> float:
+        """Worst one-sided violation over all secants (point form: streamed by class; ``progress(k)``
+        told the number of pairs of each block as it is done)."""
         P = np.asarray(P, dtype=np.float64)
         if self.inter is not None:
             blocks = [(self.inter, np.zeros(len(self.inter), bool)), (self.intra, np.ones(len(self.intra), bool))]
@@ -432,6 +510,8 @@ class NuMaxClassInstance(_TraceInstance):
         for V, intra in blocks:
             values = np.einsum("ij,ij->i", V @ P, V)
             worst = max(worst, box_violation(values, *self.pair_bounds(intra)))
+            if progress is not None:
+                progress(len(V))
         return worst
 
     def to_arrays(self) -> dict[str, np.ndarray]:

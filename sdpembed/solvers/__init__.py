@@ -1,26 +1,26 @@
 """Hand-written algorithms (numpy/scipy only), checked against the CVXPY formulations."""
 
-from ..problems.numax_certificate import secant_span
-from .lmnn.fast import solve_lmnn_fast, solve_multi_metric_fast
-from .lmnn.gradient import certify_metric, solve_lmnn_gradient
-from .mvu.oos import place_points, refine_points, solve_mvu_oos
-from .near_isometric.fromax import FroMaxState, fromax
-from .near_isometric.nilepro import NILEProState, nilepro
-from .near_isometric.nonconvex import NearIsometricResult
-from .near_isometric.rank_adjust import near_isometric_cg, rank_adjust, rank_adjust_cg
-from .numax.admm import ADMMState, box_trace_admm, least_squares_step, solve_numax_admm
-from .numax.admm_control import ADMMControl, ADMMPenalty, ADMMStopping
-from .numax.admm_pairs import OutsideMonitor, PairNumerics, pair_trace_admm
-from .numax.column_generation import (
-    ColumnGenerationRun,
-    RestrictedResult,
-    RestrictedSolver,
-    column_generation,
-    run_column_generation,
-    solve_numax_cg,
-)
-from .numax.numax_class import solve_numax_class_admm, solve_numax_class_cg
-from .numax.pair_scan import PairDistances, ScanResult, scan_pair_violations
+from .._lazy import lazy_exports
+
+# Loaded at first use (sdpembed._lazy): a solve imports its own family only (NuMax's pair scan
+# imports scikit-learn, which LMNN and MVU do not need).
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "..problems.numax_certificate": ("secant_span",),
+    ".lmnn.fast": ("solve_lmnn_fast", "solve_multi_metric_fast"),
+    ".lmnn.gradient": ("certify_metric", "solve_lmnn_gradient"),
+    ".mvu.oos": ("place_points", "refine_points", "solve_mvu_oos"),
+    ".near_isometric.fromax": ("FroMaxState", "fromax"),
+    ".near_isometric.nilepro": ("NILEProState", "nilepro"),
+    ".near_isometric.nonconvex": ("NearIsometricResult",),
+    ".near_isometric.rank_adjust": ("near_isometric_cg", "rank_adjust", "rank_adjust_cg"),
+    ".numax.admm": ("ADMMState", "box_trace_admm", "least_squares_step", "solve_numax_admm"),
+    ".numax.admm_control": ("ADMMControl", "ADMMPenalty", "ADMMStopping"),
+    ".numax.admm_pairs": ("OutsideMonitor", "PairNumerics", "pair_trace_admm"),
+    ".numax.column_generation": ("ColumnGenerationRun", "RestrictedResult", "RestrictedSolver", "column_generation",
+                                 "run_column_generation", "solve_numax_cg"),
+    ".numax.numax_class": ("solve_numax_class_admm", "solve_numax_class_cg"),
+    ".numax.pair_scan": ("PairDistances", "ScanResult", "scan_pair_violations"),
+})
 
 __all__ = [
     "ADMMControl",

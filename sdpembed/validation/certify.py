@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
 
+from .._progress import progress_bar
 from ..io import check_dual_bound, checked_matrix
 from ..linear.factor import DEFAULT_TAIL_TOL, tail_rank
 from ..registry import get_problem
@@ -136,8 +138,9 @@ def certify(
     dual_bound: float | None = None,
     tolerances: Tolerances | None = None,
     tail_tol: float = DEFAULT_TAIL_TOL,
-    dual_multipliers: tuple[np.ndarray, np.ndarray] | None = None,
-    proof: dict[str, np.ndarray] | None = None,
+    dual_multipliers: dict[str, np.ndarray] | None = None,
+    note: Callable[[str], object] | None = None,
+    progress: bool | None = False,
 ) -> Certificate:
     """Check a solution of a registered problem and say what is proven about it.
 
@@ -165,16 +168,19 @@ def certify(
     tolerances : Tolerances, optional
     tail_tol : float
         Rank threshold of :func:`sdpembed.linear.numerical_rank`.
-    dual_multipliers : (pairs, y), optional
-        Multipliers on pairs of a point-form instance (what column generation writes to
-        solution files). They are *checked* here (``instance.verified_dual_bound``): the
-        resulting lower bound replaces any claimed ``dual_bound``, and, when no optimum is
-        known (e.g. an instance far too large for CVXPY), the objective passes if it lies
-        within the objective tolerance of this proven bound.
-    proof : dict of str to ndarray, optional
-        The multiplier arrays of the problem's :class:`~sdpembed.registry.DualProof` (e.g.
-        ``dual_y`` of MVU): the bound is proved from them (``spec.proof.bound``) and used as the
-        bound proved from ``dual_multipliers`` is.
+    dual_multipliers : dict of str to ndarray, optional
+        The multiplier arrays of a solution file (the problem's ``dual_arrays``, e.g.
+        ``dual_pairs``/``dual_y`` of NuMax). The bound is *proved* here from them alone (the
+        problem's ``verified_bound``): it replaces any claimed ``dual_bound``, and, when no
+        optimum is known (e.g. an instance far too large for CVXPY), the objective passes if it
+        lies within the objective tolerance of this proven bound.
+    note : callable, optional
+        ``note(text)`` is told, before the constraints are scanned, when the objective cannot be
+        checked (no optimum is known or computable and no multipliers bracket it): a user of a
+        large instance learns it before the scan, not after.
+    progress : bool or None
+        A progress bar of the scan of all pairs of a point-form instance, on stderr: True
+        always, None when stderr is a terminal, False never.
 
     Raises
     ------
@@ -194,8 +200,25 @@ def certify(
     X = checked_matrix(X, spec.variable, instance.variable_shape)
     dual_bound = check_dual_bound(dual_bound)
 
+    verified = None
+    if dual_multipliers is not None:
+        if spec.verified_bound is None:
+            raise ValueError(f"no dual multipliers are defined for {spec.name!r} solutions")
+        verified = float(spec.verified_bound(instance, dict(dual_multipliers), X))
+        dual_bound = verified
+
+    # the optimum first: what cannot be checked is known (and said) before the scan of the constraints
+    reasons: list[str] = []
+    optimum, source = _optimum(instance, spec, optimum, ground_truth, solver, verified, reasons)
+    if note is not None and reasons:
+        note("; ".join(reasons))
+
     objective = instance.objective(X)
-    violation = instance.max_violation(X)
+    if getattr(instance, "point_form", False):
+        with progress_bar(instance.n_constraints, "scanning all pairs", enabled=progress, unit="pairs") as bar:
+            violation = instance.max_violation(X, progress=bar.update)
+    else:
+        violation = instance.max_violation(X)
     # a (C, n, n) stack of matrices is judged as their block-diagonal matrix: the same asymmetry,
     # the union of the blocks' spectra
     blocks = X.reshape((-1, *X.shape[-2:]))
@@ -207,20 +230,6 @@ def certify(
     psd_violation = max(0.0, -min_eig) / max(1.0, max_eig)
     rank = tail_rank(eigenvalues[::-1], tail_tol)
 
-    verified = None
-    if dual_multipliers is not None:
-        if not hasattr(instance, "verified_dual_bound"):
-            raise ValueError(f"dual multipliers on pairs are not defined for {spec.name!r} instances")
-        verified = instance.verified_dual_bound(*dual_multipliers)
-        dual_bound = verified
-    if proof is not None:
-        if spec.proof is None:
-            raise ValueError(f"no dual multipliers are defined for {spec.name!r} solutions")
-        verified = float(spec.proof.bound(instance, proof))
-        dual_bound = verified
-
-    reasons = []
-    optimum, source = _optimum(instance, spec, optimum, ground_truth, solver, verified, reasons)
     reasons += _matrix_reasons(spec.variable, violation, asymmetry, psd_violation, min_eig, max_eig, tol)
     error = float("nan")
     if np.isfinite(optimum):

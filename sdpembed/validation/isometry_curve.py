@@ -39,7 +39,6 @@ import numpy as np
 
 from .._validate import as_matrix, check_delta, check_positive_int
 from ..isometry import SecantSet, check_exclude_fraction, check_measure, distortion_quantile
-from ..linear.methods import LINEAR_METHODS, embed, method_capabilities
 
 __all__ = ["IsometryCurvePoint", "IsometryCurve", "isometry_curve"]
 
@@ -190,6 +189,8 @@ def isometry_curve(
     -------
     IsometryCurve
     """
+    from ..linear.methods import LINEAR_METHODS, embed, method_capabilities  # at first use (DESIGN.md, "Start-up")
+
     specs = _method_specs(methods)
     for label, name, _ in specs:
         if name not in LINEAR_METHODS:

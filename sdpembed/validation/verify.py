@@ -2,19 +2,20 @@
 
 When the optimum f* is known — stored in the instance file (``optimum``, as in every instance of
 the reference suite), given by the caller, or bracketed by multipliers the solution carries
-(``dual_pairs``/``dual_y`` of column generation, or the arrays of the problem's
-:class:`~sdpembed.registry.DualProof`, e.g. ``dual_y`` of MVU) — nothing is solved: the objective, the worst
+(the problem's ``dual_arrays``, e.g. ``dual_pairs``/``dual_y`` of NuMax, from which the bound is
+proved here, never read from the file) — nothing is solved: the objective, the worst
 constraint violation and the spectrum of the solution are computed with numpy and held to
 :class:`~sdpembed.validation.certify.Tolerances` (:func:`~sdpembed.validation.certify.certify`
 without a ground truth). This module imports no CVXPY, and neither does anything it imports (the
 registry loads formulations and solvers only when a solve asks for them), so solutions can be
-checked where CVXPY is not installed. Only when f* is unknown and ``ground_truth`` names a CVXPY
-back-end is f* computed (and CVXPY imported then). Solution files are read by
-:func:`sdpembed.io.read_solution`.
+checked where CVXPY is not installed. Only when f* is unknown, the solution carries no
+multipliers and ``ground_truth`` names a CVXPY back-end is f* computed (and CVXPY imported
+then). Solution files are read by :func:`sdpembed.io.read_solution`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -24,6 +25,9 @@ from .certify import Certificate, Tolerances, certify
 
 __all__ = ["verify_solution"]
 
+UNCHECKED = ("the optimum is unknown (neither stored in the instance nor given) and no verifiable dual multipliers "
+             "were given: the objective could not be checked")
+
 
 def verify_solution(
     instance: Any,
@@ -32,6 +36,8 @@ def verify_solution(
     optimum: float | None = None,
     tolerances: Tolerances | None = None,
     ground_truth: str | None = None,
+    note: Callable[[str], object] | None = None,
+    progress: bool | None = False,
 ) -> Certificate:
     """Check a solution of a registered problem against its optimum, with numpy alone when f* is known.
 
@@ -46,10 +52,15 @@ def verify_solution(
     tolerances : Tolerances, optional
         What "pass" means (default: :class:`~sdpembed.validation.certify.Tolerances`).
     ground_truth : {"CLARABEL", "SCS"}, optional
-        When f* is neither given nor stored and the solution carries no proof (the multipliers of
-        the problem's :class:`~sdpembed.registry.DualProof`), compute it with this CVXPY back-end.
-        Without it, an unknown f* fails the check (unless multipliers bracket it), and CVXPY is
-        never imported.
+        When f* is neither given nor stored and the solution carries no multipliers, compute it
+        with this CVXPY back-end. Without it, an unknown f* fails the check (unless multipliers
+        bracket it); a solution with multipliers is judged by the bound proved from them alone, so
+        CVXPY is never imported for it.
+    note : callable, optional
+        Told, before the constraints are scanned, when the objective cannot be checked.
+    progress : bool or None
+        The progress bar of a point-form instance's scan
+        (:func:`~sdpembed.validation.certify.certify`).
 
     Returns
     -------
@@ -66,20 +77,23 @@ def verify_solution(
     if not isinstance(solution, Solution):
         solution = Solution(solution)
     known = optimum is not None or getattr(instance, "optimum", None) is not None
+    proof = solution.dual_multipliers is not None
+    unchecked = not known and ground_truth is None and not proof
+    if unchecked and note is not None:
+        note(UNCHECKED)
     cert = certify(
         instance,
         solution.matrix,
         optimum=optimum,
-        # a proof brackets f* by itself: no CVXPY run for a solution that carries one
-        ground_truth=ground_truth is not None and not known and solution.proof is None,
+        ground_truth=ground_truth is not None and not known and not proof,
         solver=ground_truth or "CLARABEL",
         dual_bound=solution.dual_bound,
         tolerances=tolerances,
         dual_multipliers=solution.dual_multipliers,
-        proof=solution.proof,
+        note=note,
+        progress=progress,
     )
-    if not known and ground_truth is None and solution.dual_multipliers is None and solution.proof is None:
-        cert.reasons.append("the optimum is unknown (neither stored in the instance nor given) and no verifiable "
-                            "dual multipliers were given: the objective could not be checked")
+    if unchecked:
+        cert.reasons.append(UNCHECKED)
         cert.passed = False
     return cert

@@ -3,7 +3,9 @@
 modules import each other, directly or through others.
 
 Every ``import`` statement of every module of ``sdpembed/`` is read with :mod:`ast` (the module
-is never executed), including imports inside functions: a lazy import is still a dependency.
+is never executed), including imports inside functions: a lazy import is still a dependency. So
+are the lazy exports of a package (:func:`sdpembed._lazy.lazy_exports`): each module they name is
+read as an import of the package.
 """
 
 from __future__ import annotations
@@ -18,10 +20,12 @@ import pytest
 LAYERS: dict[str, int] = {
     # L0: numpy/scipy utilities and data
     "sdpembed._validate": 0,
+    "sdpembed._lazy": 0,
     "sdpembed.isometry": 0,
     "sdpembed._files": 0,
     "sdpembed._memory": 0,
     "sdpembed._version": 0,
+    "sdpembed._progress": 0,
     "sdpembed.results": 0,
     "sdpembed.secants": 0,
     "sdpembed.graphs": 0,
@@ -80,20 +84,24 @@ def _is_package(path: Path) -> bool:
 def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
     """The modules of the package that module ``name`` imports (at any depth of its code)."""
     package = name if _is_package(path) else name.rpartition(".")[0]
+
+    def relative(level: int, module: str | None) -> str:
+        base = package.split(".")
+        base = base[: len(base) - (level - 1)]
+        return ".".join(base + ([module] if module else []))
+
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")
-                base = base[: len(base) - (node.level - 1)]
-                base_name = ".".join(base + ([node.module] if node.module else []))
-            else:
-                base_name = node.module or ""
+            base_name = relative(node.level, node.module) if node.level else node.module or ""
             # ``from pkg import sub`` imports the submodule pkg.sub when there is one
             targets = [f"{base_name}.{alias.name}" if f"{base_name}.{alias.name}" in modules else base_name
                        for alias in node.names]
+        elif _is_lazy_exports(node):
+            targets = [relative(len(key) - len(key.lstrip(".")), key.lstrip(".") or None)
+                       for key in _lazy_modules(node)]
         else:
             continue
         for target in targets:
@@ -102,6 +110,24 @@ def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
             if target.split(".")[0] == "sdpembed" and target != name:
                 found.add(target)
     return found
+
+
+def _is_lazy_exports(node: ast.AST) -> bool:
+    """A call of :func:`sdpembed._lazy.lazy_exports`."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "lazy_exports"
+
+
+def _lazy_modules(call: ast.Call) -> list[str]:
+    """The relative module paths a ``lazy_exports`` call names: the keys of its mapping, and its
+    ``submodules`` as ``.name``."""
+    out = []
+    for arg in [*call.args, *(k.value for k in call.keywords if k.arg == "attributes")]:
+        if isinstance(arg, ast.Dict):
+            out += [key.value for key in arg.keys if isinstance(key, ast.Constant)]
+    for keyword in call.keywords:
+        if keyword.arg == "submodules" and isinstance(keyword.value, (ast.Tuple, ast.List)):
+            out += ["." + item.value for item in keyword.value.elts if isinstance(item, ast.Constant)]
+    return out
 
 
 def _layer(module: str) -> int:
@@ -201,6 +227,14 @@ def test_no_import_cycles(graph):
     cycles = _cycles(graph)
     assert not cycles, "modules that import each other (directly or through others): " + "; ".join(
         " <-> ".join(c) for c in cycles)
+
+
+def test_lazy_exports_are_imports(graph):
+    """A package's lazy exports count as its imports, so the layering sees through them."""
+    assert {"sdpembed.linear.numax", "sdpembed.linear.pca"} <= graph["sdpembed.linear"]
+    assert {"sdpembed.formulations", "sdpembed.models", "sdpembed.registry"} <= graph["sdpembed"]
+    call = ast.parse('lazy_exports(__name__, {".a": ("x",), "..b.c": ("y",)}, submodules=("d",))').body[0].value
+    assert _lazy_modules(call) == [".a", "..b.c", ".d"]
 
 
 def test_the_checker_sees_a_violation_and_a_cycle():

@@ -33,7 +33,17 @@ def test_solve_then_verify_passes(instance_file, tmp_path):
     assert summary["status"] == "optimal" and summary["method"] == "admm"
     with np.load(solution, allow_pickle=False) as data:
         assert data["P"].shape == (49, 49) and float(data["dual_bound"]) <= summary["objective"]
+        P = data["P"]
+    # the solution carries its multipliers: the bound is proved from them, CVXPY is not asked
     verified = run("verify", str(instance_file), str(solution))
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert "verdict            PASS" in verified.stdout
+    assert "from the solution's multipliers, checked here" in verified.stdout
+    assert "CVXPY" not in verified.stdout
+    # the matrix alone: the optimum is computed with the CVXPY ground truth
+    bare = tmp_path / "bare.npz"
+    np.savez(bare, P=P)
+    verified = run("verify", str(instance_file), str(bare))
     assert verified.returncode == 0, verified.stdout + verified.stderr
     assert "verdict            PASS" in verified.stdout and "computed with CVXPY/CLARABEL" in verified.stdout
 
@@ -422,6 +432,61 @@ def test_huge_declared_sizes_are_refused_with_an_estimate(tmp_path, capsys):
     assert not list(tmp_path.glob("*.part*"))
 
 
+def test_version(capsys):
+    from sdpembed import __version__
+
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0 and capsys.readouterr().out.strip() == f"sdpembed {__version__}"
+
+
+@pytest.mark.parametrize("problem", ["lmnn", "numax_class"])
+def test_make_instance_of_a_labelled_problem_works_with_its_own_defaults(problem, tmp_path, capsys):
+    """The default dataset of a problem that needs labels is a labelled one (digits), and its
+    default 50 points hold every class often enough for LMNN's k = 3 target neighbours."""
+    from sdpembed import load_instance
+
+    path = tmp_path / f"{problem}.npz"
+    assert main(["make-instance", problem, "--out", str(path)]) == 0
+    assert "50 points in dimension 64" in capsys.readouterr().out
+    assert load_instance(path).problem == problem
+    lmnn = tmp_path / "lmnn.npz"
+    assert main(["make-instance", "lmnn", "--dataset", "digits", "--out", str(lmnn)]) == 0
+    assert np.bincount(load_instance(lmnn).y).min() == 5                   # stratified: 5 of each digit
+
+
+def test_make_instance_refuses_an_mnist_size_it_does_not_have(tmp_path, capsys):
+    path = tmp_path / "mnist.npz"
+    assert main(["make-instance", "numax", "--dataset", "mnist", "--image-size", "21", "--out", str(path)]) == 2
+    assert "--image-size must be one of 28, 20 for --dataset mnist, got 21" in capsys.readouterr().err
+    assert not path.exists()
+    assert main(["make-instance", "numax", "--dataset", "mnist", "--n-points", "12", "--out", str(path)]) == 0
+    assert "12 points in dimension 784" in capsys.readouterr().out            # default 28×28
+    assert main(["make-instance", "numax", "--dataset", "mnist", "--n-points", "12", "--image-size", "20",
+                 "--out", str(path)]) == 0
+    assert "12 points in dimension 400" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command", ["make-instance numax", "embed pca data.npy --dim 2", "demo", "solve i.npz"])
+def test_a_bad_seed_names_the_option(command, tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main([*command.split(), "--out", str(tmp_path / "o"), "--random-state", "-5"])
+    assert exit_.value.code == 2
+    assert "argument --random-state: must be an integer from 0 to 2**32 - 1, got '-5'" in capsys.readouterr().err
+
+
+def test_two_runs_of_a_point_form_solve_give_the_same_objective_to_the_last_digit(tmp_path):
+    """Column generation draws its first pairs at random: the CLI seeds it (--random-state,
+    default 0), so two processes print the same objective; another seed is a different run."""
+    path = tmp_path / "points.npz"
+    assert main(["make-instance", "numax", "--dataset", "gaussian", "--n-points", "120", "--dim", "6",
+                 "--delta", "0.2", "--points", "--out", str(path)]) == 0
+    runs = [run("solve", str(path), "--json", *extra) for extra in ([], [], ["--random-state", "7"])]
+    summaries = [json.loads(r.stdout) for r in runs]
+    assert all(r.returncode == 0 for r in runs) and summaries[0]["method"] == "cg"
+    assert repr(summaries[0]["objective"]) == repr(summaries[1]["objective"])
+    assert summaries[0]["iterations"] == summaries[1]["iterations"]
+    assert summaries[2]["objective"] != summaries[0]["objective"]
 def test_multi_metric_lmnn_end_to_end(tmp_path, capsys):
     """``lmnn_multi`` through the CLI: make-instance, solve, verify (the optimum passes; a claimed bound
     above the optimum, a suboptimal stack whose file claims the optimum's objective and an indefinite

@@ -325,3 +325,18 @@ def test_a_program_cannot_damage_the_suite_it_is_graded_on(suite, tmp_path):
         (record,) = run_suite(command, suite=mine, entries=[entry_named(mine, SECOND)], timeout=60)
         assert record.result == "no solution"
     entry_named(load_suite(copy), SECOND).load()                     # the file still matches the manifest
+
+
+def test_a_progress_bar_only_when_asked(suite, tmp_path, capsys):
+    """run_suite's bar (instances done, time left) is on stderr when asked, and nowhere otherwise;
+    the CLI asks for it only on a terminal, so a captured run holds its per-instance lines alone."""
+    skip_all = program(tmp_path, "sys.exit(3)")
+    entries = [entry_named(suite, n) for n in (FIRST, SECOND)]
+    run_suite(skip_all, suite=suite, entries=entries, bar=True)
+    err = capsys.readouterr().err
+    assert "suite run" in err and "0/2 [" in err
+    run_suite(skip_all, suite=suite, entries=entries)
+    assert capsys.readouterr().err == ""
+    assert main(["suite", "run", "--command", skip_all, "--instances", FIRST, "--instances", SECOND]) == 1
+    err = capsys.readouterr().err
+    assert "suite run" not in err and f"[1/2] {FIRST}: SKIP" in err and f"[2/2] {SECOND}: SKIP" in err

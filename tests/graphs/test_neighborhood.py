@@ -100,6 +100,29 @@ def test_laplacian_is_the_adjoint_of_the_edge_operator() -> None:
     np.testing.assert_allclose(L @ np.ones(n), 0.0, atol=1e-12)
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_connected_components_agree_with_scipy(seed: int) -> None:
+    """The numpy components (no SciPy at an instance's load) are SciPy's, labels included."""
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import connected_components as scipy_components
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 80))
+    edges = rng.integers(0, n, size=(int(rng.integers(0, 2 * n)), 2))
+    adjacency = sp.coo_matrix((np.ones(len(edges)), (edges[:, 0], edges[:, 1])), shape=(n, n))
+    expected_count, expected_labels = scipy_components(adjacency, directed=False)
+    count, labels = connected_components(n, edges)
+    assert count == expected_count
+    np.testing.assert_array_equal(labels, expected_labels)
+
+
+def test_connected_components_of_a_long_shuffled_path() -> None:
+    """Hooking and pointer jumping join a path of 20,000 nodes in any order into one component."""
+    order = np.random.default_rng(0).permutation(20_000)
+    count, labels = connected_components(order.size, np.stack([order[:-1], order[1:]], axis=1))
+    assert count == 1 and not labels.any()
+
+
 def test_linking_connects_components_as_in_sec_3_1_12() -> None:
     rng = np.random.default_rng(2)
     A = rng.standard_normal((20, 2))

@@ -1,12 +1,15 @@
-"""The LMNN estimators (``sdpembed/models/lmnn.py``): scikit-learn conventions, kNN with the
-learned metric, the energy rule (2.12), repeated application (Sec. 2.1.8), dimensionality
-reduction, one metric per class (2.17), and bad input."""
+"""The LMNN estimators (``sdpembed/models/lmnn.py``): scikit-learn conventions and the set-output
+API, metric-learn's metric API, kNN with the learned metric, the energy rule (2.12), repeated
+application (Sec. 2.1.8), dimensionality reduction, one metric per class (2.17), and bad input."""
 
 import numpy as np
+import pandas as pd
 import pytest
 from sklearn.exceptions import NotFittedError
 from sklearn.model_selection import train_test_split
 from sklearn.neighbors import KNeighborsClassifier
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 from sdpembed.models.lmnn import LMNN, MultiMetricLMNN, energy_scores, factor_metric
@@ -22,7 +25,8 @@ EXPECTED_FAILED = {
 }
 
 
-@parametrize_with_checks([LMNN(), MultiMetricLMNN()], expected_failed_checks=lambda est: EXPECTED_FAILED)
+@parametrize_with_checks([LMNN(), LMNN(rule="energy"), MultiMetricLMNN()],
+                         expected_failed_checks=lambda est: EXPECTED_FAILED)
 def test_sklearn_compatible(estimator, check):
     check(estimator)
 
@@ -109,6 +113,54 @@ def test_energy_classifier(split, fitted):
             assert scores[t, c] == pytest.approx(0.5 * pull + 0.5 * push, rel=1e-9)
 
 
+def test_energy_rule_scores(split, fitted):
+    X_train, X_test, y_train, y_test = split
+    energy = LMNN(k=3, rule="energy").fit(X_train, y_train)
+    np.testing.assert_array_equal(energy.predict(X_test), fitted.predict_energy(X_test))
+    scores = energy.decision_function(X_test)
+    Z_test, Z_train = fitted.transform(X_test), fitted.transform(X_train)
+    y_idx = np.searchsorted(fitted.classes_, y_train)
+    np.testing.assert_allclose(scores, -energy_scores(Z_test, Z_train, y_idx, fitted.targets_, 3, 0.5))
+    assert not hasattr(energy, "predict_proba") and not hasattr(fitted, "decision_function")
+    binary = y_train < 2
+    two = LMNN(k=3, rule="energy").fit(X_train[binary], y_train[binary])
+    assert np.array_equal(two.decision_function(X_test) > 0, two.predict(X_test) == 1)
+
+
+def test_metric_learn_api(split, fitted):
+    """get_mahalanobis_matrix, get_metric (usable by KNeighborsClassifier), pair_distance, pair_score."""
+    X_train, X_test, y_train, _ = split
+    M = fitted.get_mahalanobis_matrix()
+    np.testing.assert_allclose(M, fitted.metric_, atol=1e-10 * np.abs(M).max())
+    metric = fitted.get_metric()
+    diff = X_test[0] - X_test[1]
+    assert metric(X_test[0], X_test[1]) == pytest.approx(np.sqrt(diff @ M @ diff))
+    assert metric(X_test[0], X_test[1], squared=True) == pytest.approx(diff @ M @ diff)
+    pairs = np.stack([X_test[:5], X_test[5:10]], axis=1)
+    expected = np.linalg.norm(fitted.transform(X_test[:5]) - fitted.transform(X_test[5:10]), axis=1)
+    np.testing.assert_allclose(fitted.pair_distance(pairs), expected)
+    np.testing.assert_allclose(fitted.pair_score(pairs), -expected)
+    knn = KNeighborsClassifier(3, metric=metric).fit(X_train, y_train)
+    in_space = KNeighborsClassifier(3).fit(fitted.transform(X_train), y_train)
+    np.testing.assert_array_equal(knn.predict(X_test), in_space.predict(fitted.transform(X_test)))
+    np.testing.assert_array_equal(knn.predict(X_test), fitted.predict(X_test))
+    np.testing.assert_allclose(fitted.predict_proba(X_test), knn.predict_proba(X_test))
+    reduced = LMNN(k=3, n_components=2).fit(X_train, y_train)
+    L = reduced.components_
+    np.testing.assert_allclose(reduced.get_mahalanobis_matrix(), L.T @ L)
+    with pytest.raises(ValueError, match="pairs must have shape"):
+        fitted.pair_distance(X_test[:4])
+
+
+def test_pipeline_pandas_output(split):
+    X_train, X_test, y_train, _ = split
+    columns = [f"f{i}" for i in range(X_train.shape[1])]
+    pipe = make_pipeline(StandardScaler(), LMNN(k=3, n_components=2)).set_output(transform="pandas")
+    Z = pipe.fit(pd.DataFrame(X_train, columns=columns), y_train).transform(pd.DataFrame(X_test, columns=columns))
+    assert isinstance(Z, pd.DataFrame) and list(Z.columns) == ["lmnn0", "lmnn1"]
+    assert list(pipe.get_feature_names_out()) == ["lmnn0", "lmnn1"]
+
+
 def test_repeated_application(split, fitted):
     X_train, X_test, y_train, y_test = split
     twice = LMNN(k=3, n_repeats=2).fit(X_train, y_train)
@@ -153,7 +205,23 @@ def test_multi_metric_estimator(split):
     assert D[0, j] == pytest.approx(diff @ model.metrics_[c] @ diff, rel=1e-9, abs=1e-9)
     # string labels come back as strings
     labels = np.array(["x", "y", "z"])[y_train]
-    assert set(MultiMetricLMNN(k=3).fit(X_train, labels).predict(X_test)) <= {"x", "y", "z"}
+    named = MultiMetricLMNN(k=3).fit(X_train, labels)
+    assert set(named.predict(X_test)) <= {"x", "y", "z"}
+    # metric-learn's API, class by class: the metric of the pair's label (the training point's class)
+    np.testing.assert_allclose(named.get_mahalanobis_matrix("y"), named.metrics_[1])
+    assert named.get_metric("z")(X_test[0], X_train[j], squared=True) == pytest.approx(
+        diff @ named.metrics_[2] @ diff, rel=1e-9)
+    pairs = np.stack([np.repeat(X_test[:1], len(X_train), axis=0), X_train], axis=1)
+    np.testing.assert_allclose(named.pair_distance(pairs, labels) ** 2, model.distances(X_test[:1])[0],
+                               rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(named.pair_score(pairs, labels), -named.pair_distance(pairs, labels))
+    proba = model.predict_proba(X_test)
+    assert np.allclose(proba.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(model.classes_[proba.argmax(1)], model.predict(X_test))
+    with pytest.raises(ValueError, match="label must be one of"):
+        named.get_mahalanobis_matrix("w")
+    with pytest.raises(ValueError, match="labels must be classes"):
+        named.pair_distance(pairs, np.array(["w"] * len(pairs)))
 
 
 def test_multi_metric_estimator_solves_the_registered_problem(split):
@@ -179,6 +247,7 @@ def test_multi_metric_estimator_solves_the_registered_problem(split):
         ({"mu": "a"}, "mu must be a real number in"),
         ({"n_repeats": 0}, "n_repeats"),
         ({"method": "newton"}, "method must be one of"),
+        ({"rule": "vote"}, "rule must be one of"),
         ({"n_components": 7}, "n_components must be an integer in"),
         ({"n_components": 0}, "n_components must be an integer in"),
     ],

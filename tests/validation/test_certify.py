@@ -46,3 +46,29 @@ def test_bad_shapes(instances):
         certify(instances["gaussian"], np.full((20, 20), np.nan))
     with pytest.raises(ValueError, match="unknown problem"):
         certify(object(), np.eye(2))
+
+
+@pytest.mark.parametrize("ground_truth", [None, "CLARABEL"])
+def test_an_objective_that_cannot_be_checked_is_said_before_the_scan(ground_truth, monkeypatch, capsys):
+    """No optimum stored, none computable (beyond CVXPY's size, or not asked for) and no
+    multipliers: the note comes before the scan of all pairs, which reports its progress."""
+    from sdpembed import NuMaxInstance
+    from sdpembed.datasets import gaussian_points
+    from sdpembed.validation.verify import verify_solution
+
+    instance = NuMaxInstance(delta=0.2, X=gaussian_points(220, 4, random_state=0))   # 24,090 pairs
+    events, scanned = [], []
+    real = NuMaxInstance.max_violation
+
+    def scan(self, P, *args, progress=None, **kwargs):
+        events.append("scan")
+        return real(self, P, *args, progress=lambda k: scanned.append(k) or progress(k), **kwargs)
+
+    monkeypatch.setattr(NuMaxInstance, "max_violation", scan)
+    cert = verify_solution(instance, 0.5 * np.eye(4), ground_truth=ground_truth, note=events.append, progress=True)
+    assert events[-1] == "scan" and len(events) >= 2 and "could not be checked" in events[0]
+    assert not cert.passed and any("could not be checked" in reason for reason in cert.reasons)
+    assert sum(scanned) == instance.n_constraints
+    assert "scanning all pairs" in capsys.readouterr().err                 # the bar, on stderr, as asked
+    verify_solution(instance, 0.5 * np.eye(4), ground_truth=ground_truth)
+    assert capsys.readouterr().err == ""                                    # not asked: no bar

@@ -17,6 +17,7 @@ import sdpembed
 from sdpembed.datasets import swiss_roll
 from sdpembed.formulations.mvu import solve_mvu_cvxpy
 from sdpembed.formulations.mvu_oos import solve_mvu_oos_cvxpy
+from sdpembed.graphs import graph_laplacian
 from sdpembed.io import load_instance, read_solution, solution_arrays, solution_from_arrays, write_solution
 from sdpembed.problems import MVUInstance, MVUOOSInstance
 from sdpembed.problems import mvu as mvu_problem
@@ -55,8 +56,8 @@ def test_written_multipliers_prove_the_reported_gap(name, method):
         result = solve(instance, None if method == "default" else "cvxpy")
     assert result.status == "optimal", result.message
     arrays = solution_arrays(instance, result)
-    assert set(spec.proof.required) <= set(arrays)
-    proved = spec.proof.bound(instance, arrays)
+    assert set(spec.dual_arrays) <= set(arrays)
+    proved = spec.verified_bound(instance, arrays, result.solution)
     sign = _sign(instance)
     scale = max(abs(result.objective), 1.0)
     # the proved bound is on the right side of the objective, within the gap the solver reported
@@ -187,7 +188,7 @@ def _check_corrupted(instance, truth, arrays, kind) -> None:
     """Malformed multipliers are refused; any others prove a bound on the right side of CVXPY's optimum
     (up to its accuracy), and the uncorrupted ones a tight one."""
     try:
-        bound = PROBLEMS[instance.problem].proof.bound(instance, arrays)
+        bound = PROBLEMS[instance.problem].verified_bound(instance, arrays, truth.solution)
     except ValueError:
         assert kind in ("wrong shape", "nan", "inf", "boolean")
         return
@@ -237,6 +238,14 @@ def test_the_feasibility_proof_rejects_an_infeasible_point():
     assert mvu_problem._proves_feasible(instance.n, instance.edges, (1 + 1e-6) / lam2 * y, 1.0)[0]
     assert oos_problem.verified_dual_bound(_suite_instance("mvu_oos-swiss-k3"),
                                            {"dual_lambda": np.zeros(3)}) == 0.0
+
+
+def test_the_dense_laplacian_of_the_proof_is_the_graph_laplacian():
+    """The numpy-only L(y) of the proof has exactly the entries of the sparse graph Laplacian."""
+    instance = _suite_instance("mvu-inequality-swiss10")
+    y = np.random.default_rng(0).standard_normal(instance.n_constraints)
+    dense = mvu_problem._dense_laplacian(instance.n, instance.edges, y)
+    assert np.array_equal(dense, graph_laplacian(instance.n, instance.edges, y).toarray())
 
 
 def test_multipliers_of_an_unbounded_slack_instance_prove_nothing():

@@ -39,7 +39,6 @@ from __future__ import annotations
 import time
 
 import numpy as np
-import scipy.optimize
 
 from ..._validate import as_matrix, check_positive_int
 from ...graphs import impostor_triplets, iter_hinges
@@ -94,6 +93,8 @@ def certify_metric(
     alpha : ndarray of shape (T,)
         The multipliers of the best bound.
     """
+    import scipy.optimize  # at first use (DESIGN.md, "Start-up")
+
     M = project_psd(instance._metric(M))
     mu = instance.mu
     if objective is None:

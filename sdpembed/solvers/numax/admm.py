@@ -66,7 +66,7 @@ from ..._validate import as_matrix
 from ...problems.numax_certificate import box_violation, certified_lower_bound, check_bounds, secant_span
 from ...problems.numax_operator import SecantOperator
 from ...results import SolveResult, build_result, relative_gap
-from .admm_control import ADMMControl, ADMMPenalty, ADMMStopping, check_bundle
+from .admm_control import ADMMControl, ADMMPenalty, ADMMStopping, announce_setup, check_bundle
 from .least_squares import cholesky_factor, gram_rows, idle_core_threads, inverse_from_cholesky
 
 __all__ = [
@@ -324,6 +324,7 @@ def box_trace_admm(
     op = full_op if basis is None else full_op.in_basis(basis)
     N = op.dim
     # (I + 𝒜𝒜*)⁻¹ with 𝒜𝒜* = (VVᵀ)∘(VVᵀ), K ⪰ I; only new rows are added to a known inverse
+    announce_setup(verbose, S, N)
     K_inv = least_squares_inverse(op, None if warm_start is None else warm_start.K_inv)
 
     if warm_start is not None:

@@ -45,14 +45,24 @@ from typing import TypeVar
 
 import numpy as np
 
+from ..._progress import say
 from ..._validate import check_positive_int
 
-__all__ = ["ADMMControl", "ADMMPenalty", "ADMMStopping", "check_bundle"]
+__all__ = ["ADMMControl", "ADMMPenalty", "ADMMStopping", "announce_setup", "check_bundle"]
 
 #: iterations between two penalty balancings
 BALANCE_EVERY = 10
 
 Bundle = TypeVar("Bundle")
+
+
+def announce_setup(verbose: bool | int, n_constraints: int, dim: int) -> None:
+    """With ``verbose``, say before it starts that the run forms and factorises the S × S matrix
+    I + 𝒜𝒜* of the least-squares step (12)–(13): on thousands of constraints that takes long
+    before the first iteration."""
+    if verbose:
+        say(f"admm: {n_constraints} constraints in dimension {dim}; forming and factorising I + AA* "
+            f"({n_constraints}x{n_constraints})")
 
 
 def check_bundle(value: Bundle | None, kind: type[Bundle], name: str) -> Bundle:
@@ -188,7 +198,7 @@ class ADMMControl:
         self.small = self.out_of_time = self.reporting = False
 
     def iterations(self) -> Iterator[int]:
-        """1, 2, …, ``max_iter``, kept in :attr:`iteration`; the variant leaves the loop when
+        """1, 2, …, ``max_iter``, kept in ``iteration``; the variant leaves the loop when
         :meth:`stop` says so."""
         for iteration in range(1, self.stopping.max_iter + 1):
             self.iteration = iteration
@@ -218,7 +228,7 @@ class ADMMControl:
 
     def check_due(self) -> bool:
         """Whether the certificate is built at this iteration: the cadence, the last iteration or
-        the time limit (then :attr:`reporting` says whether the check is printed)."""
+        the time limit (then ``reporting`` says whether the check is printed)."""
         stopping, iteration = self.stopping, self.iteration
         self.small = self.residual <= stopping.tol
         self.out_of_time = stopping.time_limit is not None and \
@@ -231,13 +241,13 @@ class ADMMControl:
         return False
 
     def record_check(self, violation: float, bound: float, rgap: float) -> None:
-        """The check's violation, dual bound and relative gap; printed when :attr:`reporting`."""
+        """The check's violation, dual bound and relative gap; printed when ``reporting``."""
         for key, value in zip(self.CHECK_KEYS, (self.iteration, violation, bound, rgap), strict=True):
             self.history[key].append(value)
         if self.reporting:
             self._last_report = self.iteration
-            print(f"admm it {self.iteration:6d}  tr P {self.objective:.8f}  e1 {self.e1:.2e}  e2 {self.e2:.2e}  "
-                  f"viol {violation:.2e}  bound {bound:.8f}  gap {rgap:.2e}  rank {self.rank:4d}  beta {self.beta:.3g}")
+            say(f"admm it {self.iteration:6d}  tr P {self.objective:.8f}  e1 {self.e1:.2e}  e2 {self.e2:.2e}  "
+                f"viol {violation:.2e}  bound {bound:.8f}  gap {rgap:.2e}  rank {self.rank:4d}  beta {self.beta:.3g}")
 
     def stop(self, violation: float, rgap: float, note: str = "") -> bool:
         """Whether the run ends at this check: ``optimal`` when the residual, the violation and the

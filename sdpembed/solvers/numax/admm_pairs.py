@@ -57,7 +57,7 @@ from ...problems.numax_certificate import (
 from ...problems.numax_operator import PairSecantOperator
 from ...results import SolveResult, build_result, relative_gap
 from .admm import ADMMState, check_constraint_count, warm_start_iterates
-from .admm_control import ADMMControl, ADMMPenalty, ADMMStopping, check_bundle
+from .admm_control import ADMMControl, ADMMPenalty, ADMMStopping, announce_setup, check_bundle
 from .factor_polish import polish_factor
 from .pair_linalg import (
     ImplicitMatrix,
@@ -157,18 +157,25 @@ class OutsideMonitor:
         pairs *outside* this problem (column generation passes a scan of all pairs). At a
         check, once the working pairs' accuracy max(violation, e₁, e₂) is at most ``ratio``
         times that outside violation (and it exceeds ``feas_tol``), the run stops with status
-        ``max_iterations``. It is called at most every 20 iterations, and so that it takes at
-        most a tenth of the run's time.
+        ``max_iterations``. It is called at most every 20 iterations, and so that its counted
+        work (``work``) stays within a tenth of the ADMM's (the cadence counts floating-point
+        operations, never the clock, so a run's iterates do not depend on the machine's load).
     ratio : float
         See ``scan``.
+    work : callable, optional
+        ``work(k)``: the floating-point operations of one ``scan`` of a factor of ``k`` rows;
+        None counts a scan as free (it is then called every 20 iterations).
     """
 
     scan: Callable[[np.ndarray], float]
     ratio: float = 0.1
+    work: Callable[[int], float] | None = None
 
     def __post_init__(self) -> None:
         if not callable(self.scan):
             raise ValueError(f"scan must be callable, got {self.scan!r}")
+        if self.work is not None and not callable(self.work):
+            raise ValueError(f"work must be callable or None, got {self.work!r}")
         if isinstance(self.ratio, bool) or not isinstance(self.ratio, numbers.Real) or not self.ratio > 0.0:
             raise ValueError(f"ratio must be a positive real number, got {self.ratio!r}")
 
@@ -247,6 +254,7 @@ def pair_trace_admm(
         op = operator if basis is None else operator.in_basis(basis)
     r = op.dim
     geom = PairGeometry(op)
+    announce_setup(verbose, S, r)
     steps = LeastSquaresSteps(op, numerics.least_squares, warm_start)
     if warm_start is not None:
         L0, Lam0, omega, beta = warm_start_iterates(warm_start, basis, operator.dim, S)
@@ -289,7 +297,11 @@ def pair_trace_admm(
             seen[:] = now, value
             return stuck
         return False
-    monitor_time = 0.0
+    # the ADMM's work and the monitor's, in floating-point operations: the least-squares step
+    # (2S² for the inverse's symv or the two triangular solves) and the eigen step's products
+    # through the n_a points (a few blocks of rank-many vectors, 20·n_a·r·rank in all)
+    admm_work, monitor_work = 0.0, 0.0
+    n_active = geom.points.shape[0]
     c, residual = np.zeros(S), 1.0
     for iteration in control.iterations():
         beta = control.beta
@@ -321,6 +333,7 @@ def pair_trace_admm(
         e1 = 2.0 * norm_rP / max(np.sqrt(norm_P2) + norm_L, 1e-300)
         e2 = 2.0 * norm_rq / max(np.linalg.norm(q) + np.linalg.norm(AL), 1e-300)
         objective = float(np.sum(s_P))
+        admm_work += 2.0 * S * S + 20.0 * n_active * r * max(rank, 1)
         control.record(objective, e1, e2, rank)
         residual = control.residual
 
@@ -346,11 +359,14 @@ def pair_trace_admm(
 
         if control.check_due():
             violation = box_violation(AP, lo, hi)
-            if (control.small and violation <= feas_tol) or control.reporting:     # the bound decides only then
+            decides = control.small and violation <= feas_tol              # the bound decides only then
+            if decides or control.reporting:
                 bound = approximate_bound(geom, lo, hi, control.beta * omega)
                 rgap = relative_gap(objective, bound)
             else:
                 bound, rgap = float("nan"), float("inf")
+            # the gap the run acts on: a bound computed only to be printed must not change the iterates
+            acted_gap = rgap if decides else float("inf")
             control.record_check(violation, bound, rgap)
             if (numerics.polish and control.small and feas_tol < violation <= POLISH_FROM * feas_tol
                     and S < rank * r and iteration - last_polish >= POLISH_EVERY * 2**polish_failures):
@@ -362,6 +378,7 @@ def pair_trace_admm(
                 if not np.isfinite(bound):                   # not yet evaluated at this check
                     bound = approximate_bound(geom, lo, hi, control.beta * omega)
                     rgap = relative_gap(objective, bound)
+                acted_gap = rgap
                 polished = None
                 if rgap <= gap_tol:
                     polished = polish_factor(op.V, U_P * np.sqrt(s_P), lo, hi, tol=0.5 * feas_tol)
@@ -373,6 +390,7 @@ def pair_trace_admm(
                         U_P, s_P, was_violation = U_new, sigma**2, violation
                         AP = geom.factor_values(polished)
                         objective, violation, rgap = float(np.sum(s_P)), box_violation(AP, lo, hi), polished_gap
+                        acted_gap = rgap
                         polish_note = f" (after a polish of the factor from violation {was_violation:.1e})"
             if steps.refinable:
                 # a single-precision factor leaves ≈ 10⁻⁶ noise in the iterates: once the residual,
@@ -380,16 +398,15 @@ def pair_trace_admm(
                 # a list, not any(generator): every reference is brought up to date
                 stalls = [stalled(seen, value, limit, iteration) for seen, value, limit in
                           ((residual_seen, control.residual, tol), (violation_seen, violation, feas_tol),
-                           (gap_seen, rgap, gap_tol))]
+                           (gap_seen, acted_gap, gap_tol))]
                 if any(stalls):
                     steps.to_double(iteration)
             if control.stop(violation, rgap, polish_note):
                 break
-            if monitor is not None and iteration - last_monitor >= 20 and \
-                    time.perf_counter() - start >= 10.0 * monitor_time:
-                last_monitor, tick = iteration, time.perf_counter()
+            if monitor is not None and iteration - last_monitor >= 20 and admm_work >= 10.0 * monitor_work:
+                last_monitor = iteration
                 outside = float(monitor.scan(factor_in_original_coordinates(U_P, s_P, basis)))
-                monitor_time += time.perf_counter() - tick
+                monitor_work += 0.0 if monitor.work is None else float(monitor.work(rank))
                 if outside > feas_tol and max(violation, e1, e2) <= monitor.ratio * outside:
                     control.message = (
                         f"stopped at iteration {iteration}: pairs outside the problem violate by "

@@ -49,6 +49,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from ..._progress import progress_bar, say
 from ..._validate import as_matrix, check_positive_int, check_random_state
 from ...problems.numax_operator import PairSecantOperator
 from ...results import SolveResult, build_result
@@ -106,6 +107,17 @@ def _outside_violation(distances: PairDistances, bounds: PairBounds, working: np
     return monitor
 
 
+def _scan_work(n: int, N: int) -> Callable[[int], float]:
+    """``work(k)``: the floating-point operations of a scan of all pairs of n points in dimension N
+    for a factor of k rows — Y = XΨᵀ (2nNk), the Gram matrix of Y (n²k over its half) and a few
+    operations per pair."""
+
+    def work(k: int) -> float:
+        return 2.0 * n * N * k + n * n * (k + 5.0)
+
+    return work
+
+
 @dataclass
 class RestrictedResult:
     """What column generation needs from one restricted solve on the working pairs.
@@ -141,8 +153,9 @@ class RestrictedSolver(Protocol):
     (true for the NuMax SDP: multipliers outside the working set are zero); only then can the
     driver report ``optimal``. A solver whose ``solve`` also takes a keyword ``monitor`` (the
     worst violation outside the working set for a factor Ψ, see
-    :func:`~sdpembed.solvers.numax.admm_pairs.pair_trace_admm`) says so with ``monitors = True``;
-    the driver then passes one in the tight rounds.
+    :func:`~sdpembed.solvers.numax.admm_pairs.pair_trace_admm`) and ``monitor_work`` (the
+    floating-point operations of one such scan for a factor of k rows) says so with
+    ``monitors = True``; the driver then passes them in the tight rounds.
     """
 
     certified: bool
@@ -202,10 +215,11 @@ class _NuMaxADMM:
         self.monitors = implicit
 
     def solve(self, operator: PairSecantOperator, lo: np.ndarray, hi: np.ndarray, warm_start: ADMMState | None,
-              tight: bool, monitor: Callable[[np.ndarray], float] | None = None) -> RestrictedResult:
+              tight: bool, monitor: Callable[[np.ndarray], float] | None = None,
+              monitor_work: Callable[[int], float] | None = None) -> RestrictedResult:
         options = self.tight_options if tight else self.loose_options
         if monitor is not None:
-            options = {**options, "monitor": OutsideMonitor(monitor)}
+            options = {**options, "monitor": OutsideMonitor(monitor, work=monitor_work)}
         result = self.admm(operator, lo, hi, problem=self.problem, warm_start=warm_start, **options)
         return RestrictedResult(P=result.solution, y=result.extra["y"], state=result.extra["state"],
                                 rank=result.extra["rank"], iterations=result.iterations, objective=result.objective,
@@ -297,6 +311,8 @@ def run_column_generation(
     X = distances.X
     n, N = X.shape
     total = pair_count(n)
+    if verbose:
+        say(f"cg: {n} points in dimension {N}, {total} pairs; choosing the initial working set")
     initial_pairs = check_positive_int(initial_pairs, "initial_pairs")
     initial_neighbors = check_positive_int(initial_neighbors, "initial_neighbors", minimum=0)
     max_add = check_positive_int(max_add, "max_add")
@@ -321,6 +337,8 @@ def run_column_generation(
             raise ValueError("X must contain at least two distinct points (all its secants are zero)")
         # the sample held only pairs of coincident points: start from one pair of distinct ones
         working = linear_index_of_pairs(np.array([0]), distinct[:1], n)
+    if verbose:
+        say(f"cg: initial working set of {working.size} pairs  {time.perf_counter() - start:7.1f}s")
     state = warm_start
     dropped = readded = np.empty(0, np.int64)        # linear indices of pairs dropped / dropped and re-added
     history: dict[str, list[float]] = {k: [] for k in ("working", "active", "violators", "added", "objective",
@@ -332,9 +350,12 @@ def run_column_generation(
         i, j = pairs_from_linear_index(working, n)
         operator = PairSecantOperator(X, i, j)
         lo, hi = bounds(i, j)
+        if verbose:
+            say(f"cg round {round_:3d} {'tight' if tight else 'loose'}: solving on {working.size} pairs")
         if tight and getattr(inner, "monitors", False):
             result = inner.solve(operator, lo, hi, state, tight,
-                                 monitor=_outside_violation(distances, bounds, working, feas_tol))
+                                 monitor=_outside_violation(distances, bounds, working, feas_tol),
+                                 monitor_work=_scan_work(n, N))
         else:
             result = inner.solve(operator, lo, hi, state, tight)
         P = result.P
@@ -351,8 +372,9 @@ def run_column_generation(
             near = (values - lo <= active_tol) | (hi - values <= active_tol)
 
         scan_tol = feas_tol if tight else loose_tol
-        scan = scan_pair_violations(X, P, bounds, tol=scan_tol, factor=result.factor,
-                                    exact_values=exact_violations, distances=distances)
+        with progress_bar(total, f"cg round {round_} scan", enabled=bool(verbose), unit="pairs") as bar:
+            scan = scan_pair_violations(X, P, bounds, tol=scan_tol, factor=result.factor,
+                                        exact_values=exact_violations, distances=distances, progress=bar.update)
         worst = scan.max_violation
         violation_all = max(worst, 0.0)
         violators = linear_index_of_pairs(scan.i, scan.j, n)
@@ -364,11 +386,11 @@ def run_column_generation(
                       result.rank, result.iterations, time.perf_counter() - start), strict=True):
             history[key].append(value)
         if verbose:
-            print(f"cg round {round_:3d} {'tight' if tight else 'loose'}  working {working.size:7d}  "
-                  f"active {int(near.sum()):7d}  violators {scan.i.size:8d}  added {added.size:6d}  "
-                  f"max violation {violation_all:.2e}  tr P {result.objective:.8f}  "
-                  f"gap {result.relative_gap:.2e}  rank {result.rank:4d}  "
-                  f"admm its {result.iterations:5d}  {time.perf_counter() - start:7.1f}s")
+            say(f"cg round {round_:3d} {'tight' if tight else 'loose'}  working {working.size:7d}  "
+                f"active {int(near.sum()):7d}  violators {scan.i.size:8d}  added {added.size:6d}  "
+                f"max violation {violation_all:.2e}  tr P {result.objective:.8f}  "
+                f"gap {result.relative_gap:.2e}  rank {result.rank:4d}  "
+                f"admm its {result.iterations:5d}  {time.perf_counter() - start:7.1f}s")
 
         if not tight and added.size <= max(10, working.size // 100):
             # the loose solution violates (almost) no pair outside the working set by more
@@ -499,9 +521,12 @@ def column_generation(
     random_state : None, int or Generator
         Seed of S₀.
     verbose : bool or int
-        Print one line per round: working pairs, active ones (within ``keep_tol`` of a
-        bound), violators found by the scan and added, worst violation over all pairs,
-        objective, certified gap, rank, ADMM iterations and time.
+        Print the setup's steps and two lines per round — the restricted solve's start, then
+        its outcome: working pairs, active ones (within ``keep_tol`` of a bound), violators
+        found by the scan and added, worst violation over all pairs, objective, certified gap,
+        rank, ADMM iterations and time — with a progress bar of each all-pairs scan on stderr.
+        An integer K (not ``True``) also prints the restricted ADMM's progress every K
+        iterations.
     implicit : bool
         Restricted solves by :func:`~sdpembed.solvers.numax.admm_pairs.pair_trace_admm`
         (implicit iterates through the points, partial eigensolver; several times faster at
@@ -532,7 +557,11 @@ def column_generation(
     """
     start = time.perf_counter()
     X = as_matrix(X, "X", min_rows=2)
+    if verbose:
+        say(f"numax-cg: {X.shape[0]} points in dimension {X.shape[1]}; the basis of their span")
     tight_options = dict(admm_options or {})
+    if verbose and not isinstance(verbose, bool) and "verbose" not in tight_options:
+        tight_options["verbose"] = int(verbose)             # --verbose K: the restricted ADMMs too
     stopping = check_bundle(tight_options.get("stopping"), ADMMStopping, "admm_options['stopping']")
     tight_options["stopping"] = replace(stopping, feas_tol=feas_tol, gap_tol=gap_tol)
     loose_max_iter = check_positive_int(loose_max_iter, "loose_max_iter")

@@ -312,7 +312,8 @@ def factor_in_original_coordinates(U: np.ndarray, s: np.ndarray, basis: np.ndarr
 
 def approximate_bound(geometry: PairGeometry, lo, hi, y) -> float:
     """Dual bound g(y)/λ_max(𝒜*(y)) through the points — for stopping decisions only; the reported
-    certificate is recomputed from the explicit secants by :func:`certified_lower_bound`."""
+    certificate is recomputed from the explicit secants by
+    :func:`sdpembed.problems.numax_certificate.certified_lower_bound`."""
     y = signed_multipliers(y, lo, hi)
     g = dual_objective(y, lo, hi)
     if not np.isfinite(g) or g <= 0.0:

@@ -27,7 +27,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-from sklearn.neighbors import NearestNeighbors
 
 from ..._validate import as_matrix
 from ...secants import linear_index_of_pairs, pair_count
@@ -142,6 +141,7 @@ def scan_pair_violations(
     factor: np.ndarray | None = None,
     exact_values: bool = True,
     distances: PairDistances | None = None,
+    progress: Callable[[int], object] | None = None,
 ) -> ScanResult:
     """Scan all pairs i < j of the rows of X for violations of lo ≤ v_ijᵀPv_ij ≤ hi.
 
@@ -171,6 +171,9 @@ def scan_pair_violations(
     distances : PairDistances, optional
         The P-independent part of the scan for these very points (``distances.X is X``), kept
         from earlier scans; its ``block_rows`` then applies.
+    progress : callable, optional
+        ``progress(k)`` is called with the number of pairs of each block as it is scanned
+        (e.g. a progress bar's ``update``).
 
     Returns
     -------
@@ -189,6 +192,8 @@ def scan_pair_violations(
     worst, counted = -np.inf, 0
     for start in distances.starts():
         rows, cols, i, j, ri, ci, dX, errX = distances.block(start)
+        if progress is not None:
+            progress(int(i.size))
         dY = (ny[rows, None] + ny[None, cols] - 2.0 * (Y[rows] @ Y[cols].T))[ri, ci]
         errY = 8.0 * eps * (ny[i] + ny[j]) * max(Y.shape[1], 1) ** 0.5
         lo, hi = bounds(i, j)
@@ -236,6 +241,8 @@ def initial_working_set(X: np.ndarray, size: int, n_neighbors: int, rng: np.rand
     chosen = np.empty(0, np.int64)
     k = min(n_neighbors, n - 1)
     if k > 0:
+        from sklearn.neighbors import NearestNeighbors  # at first use (DESIGN.md, "Start-up")
+
         _, neighbors = NearestNeighbors(n_neighbors=k + 1).fit(X).kneighbors(X)
         rows = np.repeat(np.arange(n), k + 1)
         cols = neighbors.ravel()

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..._files import atomic_write
+from ..._progress import progress_bar
 from ...io import read_npz, save_instance
 from ...problems.suite_cases import SIZES, SuiteCase
 from ...registry import PROBLEMS
@@ -102,6 +103,7 @@ def build_suite(
     stored: str | os.PathLike | None = None,
     problems: Sequence[str] | None = None,
     progress: Callable[[BuildRecord], None] | None = None,
+    bar: bool | None = False,
 ) -> list[BuildRecord]:
     """Regenerate the suite's instances, certify their optima and check them against the stored suite.
 
@@ -120,6 +122,9 @@ def build_suite(
         Only cases of these problems or groups.
     progress : callable, optional
         Called with each :class:`BuildRecord` as soon as it is done.
+    bar : bool or None
+        A progress bar over the cases with the time left, on stderr: True always, None when
+        stderr is a terminal, False never.
 
     Returns
     -------
@@ -135,12 +140,14 @@ def build_suite(
     if out_dir is not None:
         out_dir.mkdir(parents=True, exist_ok=True)
     records, manifest_entries = [], []
-    for case in cases:
-        record, entry = _build_case(case, previous.get(case.name), compare, out_dir)
-        records.append(record)
-        manifest_entries.append(entry)
-        if progress is not None:
-            progress(record)
+    with progress_bar(len(cases), "suite build", enabled=bar, unit="instances") as shown:
+        for case in cases:
+            record, entry = _build_case(case, previous.get(case.name), compare, out_dir)
+            records.append(record)
+            manifest_entries.append(entry)
+            shown.update(1)
+            if progress is not None:
+                progress(record)
     if out_dir is not None and problems is None and all(r.ok for r in records):
         text = json.dumps(manifest_document(manifest_entries, Tolerances()), indent=1) + "\n"
         with atomic_write(out_dir / MANIFEST) as temporary:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..._progress import progress_bar
 from ...io import read_npz, solution_from_arrays
 from ..certify import Tolerances
 from ..verify import verify_solution
@@ -39,8 +40,8 @@ class RunRecord:
 
     ``objective_error`` is signed, (f − f*) / max(|f*|, 1) in the registry's sense (MVU maximises),
     and ``asymmetry`` is max |X − Xᵀ| / max(1, max |X|) (:class:`~sdpembed.validation.certify.Certificate`).
-    ``proven_gap`` is the relative gap between the objective and the bound that ``verify`` proved from
-    the dual multipliers the solution carries (NaN for a solution without them).
+    For a solution that carries dual multipliers, ``dual_bound`` is the bound the verifier proved from
+    them and ``proven_gap`` the relative gap between the objective and it (NaN otherwise).
     """
 
     name: str
@@ -54,8 +55,9 @@ class RunRecord:
     max_violation: float = float("nan")
     psd_violation: float = float("nan")
     asymmetry: float = float("nan")
-    proven_gap: float = float("nan")
     wall_time: float = float("nan")
+    dual_bound: float = float("nan")
+    proven_gap: float = float("nan")
     returncode: int | None = None
     reasons: list[str] = field(default_factory=list)
     stderr_tail: str = ""
@@ -136,8 +138,8 @@ def grade_solution(entry: SuiteEntry, solution: str | os.PathLike, tolerances: T
         return record
     instance = entry.load() if instance is None else instance
     try:
-        solution = solution_from_arrays(instance, read_npz(path, "solution"))
-        cert = verify_solution(instance, solution, tolerances=tolerances)
+        submitted = solution_from_arrays(instance, read_npz(path, "solution"))
+        cert = verify_solution(instance, submitted, tolerances=tolerances)
     except Exception as exc:             # nothing in a solution file may abort a run: corrupt zip, zlib, ...
         record.result = "bad solution"
         record.reasons.append(_bad_solution_reason(exc, path))
@@ -146,8 +148,8 @@ def grade_solution(entry: SuiteEntry, solution: str | os.PathLike, tolerances: T
     record.objective, record.objective_error = cert.objective, cert.objective_error
     record.max_violation, record.psd_violation = cert.max_violation, cert.psd_violation
     record.asymmetry = cert.asymmetry
-    if solution.proof is not None or solution.dual_multipliers is not None:
-        record.proven_gap = cert.relative_gap
+    if submitted.dual_multipliers is not None:        # a proof: the bound verify proved, and its gap
+        record.dual_bound, record.proven_gap = cert.dual_bound, cert.relative_gap
     record.reasons.extend(cert.reasons)
     return record
 
@@ -221,6 +223,7 @@ def run_suite(
     workdir: str | os.PathLike | None = None,
     tolerances: Tolerances | None = None,
     progress: Callable[[RunRecord], None] | None = None,
+    bar: bool | None = False,
 ) -> list[RunRecord]:
     """Run ``command`` on every instance and grade the solution files it writes.
 
@@ -243,6 +246,9 @@ def run_suite(
         Default: the suite's.
     progress : callable, optional
         Called with each :class:`RunRecord` as soon as it is graded.
+    bar : bool or None
+        A progress bar over the instances with the time left, on stderr: True always, None
+        when stderr is a terminal, False never.
 
     Returns
     -------
@@ -268,13 +274,15 @@ def run_suite(
     tolerances = tolerances or suite.tolerances
     command_argv(command, "instance.npz", "solution.npz")                 # fail early on a bad command
     records: list[RunRecord] = []
-    with Interrupts(records) as interrupts, tempfile.TemporaryDirectory(prefix="sdpembed-suite-") as scratch:
+    with (Interrupts(records) as interrupts, tempfile.TemporaryDirectory(prefix="sdpembed-suite-") as scratch,
+          progress_bar(len(entries), "suite run", enabled=bar, unit="instances") as shown):
         solutions = Path(workdir) if workdir is not None else Path(scratch) / "solutions"
         copies = Path(scratch) / "instances"
         for directory in (solutions, copies):
             directory.mkdir(parents=True, exist_ok=True)
         for entry in entries:
             records.append(_run_one(entry, command, solutions, copies, timeout, tolerances, interrupts))
+            shown.update(1)
             if progress is not None:
                 progress(records[-1])
     return records

@@ -23,7 +23,8 @@ def _graded(value: float, limit: float, signed: bool = False) -> str:
 
 
 def format_run_table(records: Sequence[RunRecord], tolerances: Tolerances | None = None) -> str:
-    """The pass/fail table of :func:`~sdpembed.validation.suite.runner.run_suite`, with a summary line.
+    """The pass/fail table of :func:`~sdpembed.validation.suite.runner.run_suite`, with a summary line;
+    ``proven gap`` is the relative gap to the bound proved from a solution's multipliers ("-" without).
 
     Parameters
     ----------
@@ -35,12 +36,13 @@ def format_run_table(records: Sequence[RunRecord], tolerances: Tolerances | None
     tol = tolerances or Tolerances()
     width = max([len(r.name) for r in records] + [8])
     lines = [f"{'instance':<{width}}  {'result':<12} {'obj. error (signed)':>19} {'violation':>10} {'asym.':>10} "
-             f"{'PSD viol.':>10} {'time s':>8}  reason"]
+             f"{'PSD viol.':>10} {'proven gap':>10} {'time s':>8}  reason"]
     for r in records:
         reason = "; ".join(line.splitlines()[0] for line in r.reasons if line.strip())
         lines.append(f"{r.name:<{width}}  {r.result.upper():<12} {_graded(r.objective_error, tol.objective, True):>19} "
                      f"{_graded(r.max_violation, tol.feasibility):>10} {_graded(r.asymmetry, tol.feasibility):>10} "
-                     f"{_graded(r.psd_violation, tol.psd):>10} {_fmt(r.wall_time, '.2f'):>8}  {reason[:140]}")
+                     f"{_graded(r.psd_violation, tol.psd):>10} {_fmt(r.proven_gap):>10} {_fmt(r.wall_time, '.2f'):>8}  "
+                     f"{reason[:140]}")
     lines.append(summarize_run(records).line())
     return "\n".join(lines)
 

@@ -85,7 +85,12 @@ LINE_50 = ("admm it     50  tr P 10.97264312  e1 7.56e-04  e2 4.17e-04  viol 5.8
 
 
 def test_verbose_lines_are_unchanged(recorded):
-    lines = recorded[0].splitlines()
+    printed = recorded[0].splitlines()
+    # each run first says it forms I + AA* (before its first iteration), then prints its checks
+    setup = [k for k, line in enumerate(printed) if line.startswith("admm: ")]
+    assert setup == [0, 7] and "forming and factorising I + AA*" in printed[0]
+    lines = [line for line in printed if line.startswith("admm it ")]
+    assert len(lines) == len(printed) - 2
     # at the first check 50 or more iterations after the last line: six lines, then four
     assert [line.split()[2] for line in lines] == [str(k) for k in (50, 100, 150, 200, 250, 300, 50, 100, 150, 200)]
     assert lines[0] == LINE_50

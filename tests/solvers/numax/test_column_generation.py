@@ -167,3 +167,69 @@ def test_scanner_accepts_a_zero_factor():
     bounds = lambda i, j: (np.full(i.shape, 0.9), np.full(i.shape, 1.1))  # noqa: E731
     scan = scan_pair_violations(X, np.zeros((4, 4)), bounds, factor=np.zeros((0, 4)))
     assert scan.i.size == 66 and np.allclose(scan.violation, 0.9)
+
+
+class _Clock:
+    """A stand-in for ``time.perf_counter``: ``step(k)`` seconds pass at the k-th call."""
+
+    def __init__(self, step):
+        self.calls, self.now, self.step = 0, 0.0, step
+
+    def __call__(self) -> float:
+        self.calls += 1
+        self.now += self.step(self.calls)
+        return self.now
+
+
+def _monitored_cg(**options):
+    """A NuMax-CG run whose tight rounds call the outside monitor several times."""
+    X = digits_points(120, seed=3)
+    return solve_numax_cg(NuMaxInstance(delta=0.1, X=X), initial_pairs=300, max_add=150, random_state=0, **options)
+
+
+def test_cg_result_does_not_depend_on_the_clock(monkeypatch):
+    """Every rule that decides iterates counts work, never time: a fast, a slow and an erratic
+    clock (the same run on an idle or a loaded machine) give the same rounds and the same P."""
+    import time
+
+    from sdpembed.solvers.numax import admm_pairs
+
+    scans = []
+    real_pair_trace_admm = admm_pairs.pair_trace_admm
+
+    def counting(*args, monitor=None, **kwargs):
+        if monitor is not None:
+            scan = monitor.scan
+            monitor = admm_pairs.OutsideMonitor(lambda f: scans.append(1) or scan(f), monitor.ratio, monitor.work)
+        return real_pair_trace_admm(*args, monitor=monitor, **kwargs)
+
+    monkeypatch.setattr("sdpembed.solvers.numax.column_generation.pair_trace_admm", counting)
+    runs = []
+    for step in (lambda k: 1e-9, lambda k: 5.0, lambda k: 1e-6 * (k % 7) ** 6):
+        monkeypatch.setattr(time, "perf_counter", _Clock(step))
+        runs.append(_monitored_cg())
+        monkeypatch.undo()
+        monkeypatch.setattr("sdpembed.solvers.numax.column_generation.pair_trace_admm", counting)
+    assert scans, "the outside monitor was never called: the test does not exercise its cadence"
+    first = runs[0]
+    assert first.status == "optimal"
+    for other in runs[1:]:
+        assert other.objective == first.objective and other.iterations == first.iterations
+        np.testing.assert_array_equal(other.history["admm_iterations"], first.history["admm_iterations"])
+        np.testing.assert_array_equal(other.solution, first.solution)
+
+
+def test_cg_verbose_prints_progress_without_changing_the_iterates(capsys):
+    """``verbose=K`` prints the setup, each round and the restricted ADMM every K iterations,
+    and the same iterates as a quiet run (a bound computed only to be printed changes nothing)."""
+    quiet = _monitored_cg()
+    assert capsys.readouterr().out == ""
+    loud = _monitored_cg(verbose=5)
+    out = capsys.readouterr()
+    assert loud.objective == quiet.objective and loud.iterations == quiet.iterations
+    np.testing.assert_array_equal(loud.solution, quiet.solution)
+    lines = out.out.splitlines()
+    assert lines[0].startswith("numax-cg: 120 points") and lines[1].startswith("cg: 120 points")
+    assert any(line.startswith("admm it ") for line in lines)
+    assert sum("solving on" in line for line in lines) == loud.extra["rounds"]
+    assert "cg round 1 scan" in out.err                      # the scan's progress bar, on stderr

@@ -1,0 +1,74 @@
+"""Adapters that let `benchmarks/grade_peers.py` grade public implementations with the reference suite.
+
+One module per peer. Each module is two things:
+
+* imported by ``grade_peers.py`` (numpy and the standard library at import time): ``peer(options)`` returns a
+  :class:`Peer` (or a list of them) — the suite problems it handles, the settings it is graded at (its authors'
+  defaults and, where documented, one tighter setting), each as a ``sdpembed suite run`` command
+  template with ``{instance}`` and ``{solution}``, and why it cannot run here (``missing``), if so;
+* run as a script by that command, in whatever environment the peer needs: it reads the instance
+  file, calls the peer through its documented interface, and writes the solution file (``_npz``).
+
+A peer that is not installed is a *not run* row, never a failure.
+"""
+
+from __future__ import annotations
+
+import importlib
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+# the adapters, in the order of the table
+ADAPTERS = ("numax_octave", "metric_learn_lmnn", "pylmnn_lmnn", "mvu_buquicchio", "cvxpy_models")
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One way of running a peer: ``command`` is a ``sdpembed suite run --command`` template."""
+
+    name: str
+    description: str
+    command: str
+
+
+@dataclass(frozen=True)
+class Peer:
+    """A public implementation and how to grade it (``missing``: why it cannot run here, or None)."""
+
+    name: str
+    problems: str
+    description: str
+    settings: tuple[Setting, ...] = field(default_factory=tuple)
+    missing: str | None = None
+    timeout: float = 600.0
+
+
+@dataclass(frozen=True)
+class Options:
+    """Where the peers are: the peers' virtualenv, the NuMax authors' code, the MVU script, and the
+    Python that runs the adapters needing only numpy/scipy/CVXPY (the current one by default)."""
+
+    python: str
+    peers_venv: str = "/work/peers-venv"
+    numax_code: str | None = None
+    mvu_code: str | None = None
+    octave: str = "octave"
+
+
+def script_command(python: str, adapter: str, *args: str) -> str:
+    """``PYTHON benchmarks/peers/ADAPTER.py ARGS... {instance} {solution}``, quoted for ``shlex``."""
+    parts = [python, str(HERE / f"{adapter}.py"), *args]
+    return " ".join(shlex.quote(part) for part in parts) + " {instance} {solution}"
+
+
+def load_peers(options: Options, names: list[str] | None = None) -> list[Peer]:
+    """Every adapter's :class:`Peer` (or only those named), in the order of :data:`ADAPTERS`."""
+    chosen = ADAPTERS if names is None else [name for name in ADAPTERS if name in names]
+    peers = []
+    for name in chosen:
+        found = importlib.import_module(f"{__name__}.{name}").peer(options)
+        peers += found if isinstance(found, list) else [found]
+    return peers

@@ -1,0 +1,1 @@
+"""The sections of BENCHMARKS.md, one module per benchmark (see ``benchmarks/report.py``)."""

@@ -1,0 +1,43 @@
+"""BENCHMARKS.md: public implementations graded by the reference suite (``benchmarks/grade_peers.py``)."""
+
+from __future__ import annotations
+
+from report import run_line, section, stamp_of, table
+
+FILE = "grade_peers.json"
+
+
+def _cell(value, fmt: str = ".1e") -> str:
+    return "—" if value is None else f"{value:{fmt}}"
+
+
+def _passes(row: dict) -> str:
+    if row["passed"] is None:
+        return "not run"
+    text = f"{row['passed']}/{row['graded']}"
+    return text + (f" ({row['skipped']} n/a)" if row["skipped"] else "")
+
+
+def _fallback(doc: dict) -> str:
+    """The run line of a result stored before the script stamped its runs."""
+    return (f"Run: `{doc['command']}`; {doc['date']}; {doc['machine']}, {doc['cpus']} cores, "
+            f"Python {doc['python']}; BLAS threads {doc['threads']}.")
+
+
+@section("grade_peers", "Public implementations graded by the suite", files=(FILE,), order=80)
+def render(data: dict[str, dict]) -> str:
+    doc = data[FILE]
+    rows = [(r["peer"], r["setting"], r["problem"], _passes(r), _cell(r["max_abs_objective_error"]),
+             _cell(r["max_violation"]), _cell(r["max_psd_violation"]), _cell(r["seconds"], ".1f"), r["why"])
+            for r in doc["rows"]]
+    header = ("peer", "setting", "problem", "passed", "\\|obj. error\\|", "violation", "PSD viol.", "time [s]", "why")
+    return f"""{run_line(stamp_of(doc), _fallback(doc))}
+
+Each peer runs through its documented interface (adapters in `benchmarks/peers/`) and is graded by
+`sdpembed suite run` at the suite's tolerances (objective 1e-4, violation 1e-5, PSD 1e-6). Columns:
+the worst |objective error| (relative), violation and PSD violation over the graded instances of
+the row; time is the sum of the runs' wall times, start-up included; n/a: instances the peer does
+not handle. The machine was shared with other jobs.
+
+{table(header, rows, "lllrrrrrl")}
+"""

@@ -1,0 +1,81 @@
+"""BENCHMARKS.md: LMNN against metric-learn and pylmnn (``benchmarks/lmnn_peers.py``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from statistics import median
+
+from report import figure, image, num, run_line, save, section, stamp_of, table
+
+FILE, ALTERNATED = "lmnn_peers.json", "lmnn_alternated.json"
+PNG = "lmnn_peers.png"
+OURS = "sdpembed (fast)"
+
+
+def plot(data: dict[str, dict]) -> list[Path]:
+    rows = [r for r in data[FILE]["rows"] if r.get("seconds") is not None]
+    datasets = list(dict.fromkeys(r["dataset"] for r in rows))
+    methods = list(dict.fromkeys(r["method"] for r in rows))
+    fig, ax = figure("LMNN: fit time per data set (one BLAS thread)", "data set", "time [s] (log scale)")
+    width = 0.8 / len(methods)
+    for i, method in enumerate(methods):
+        xs = [j + i * width for j, d in enumerate(datasets) if any(r["dataset"] == d and r["method"] == method
+                                                                    for r in rows)]
+        ys = [r["seconds"] for d in datasets for r in rows if r["dataset"] == d and r["method"] == method]
+        ax.bar(xs, ys, width, label="ours" if method == OURS else method)
+    ax.set_xticks([j + 0.4 - width / 2 for j in range(len(datasets))], datasets)
+    ax.set_yscale("log")
+    ax.legend()
+    return [save(fig, PNG)]
+
+
+def alternated(doc: dict) -> str:
+    runs = [r for r in doc["runs"] if r.get("cpu_seconds") is not None]
+    lines = []
+    for dataset in dict.fromkeys(r["dataset"] for r in runs):
+        ours = {r["round"]: r for r in runs if r["dataset"] == dataset and r["method"] == "ours"}
+        for peer in dict.fromkeys(r["method"] for r in runs if r["method"] != "ours"):
+            theirs = {r["round"]: r for r in runs if r["dataset"] == dataset and r["method"] == peer}
+            rounds = sorted(set(ours) & set(theirs))
+            if not rounds:
+                continue
+            faster = sum(ours[k]["cpu_seconds"] < theirs[k]["cpu_seconds"] for k in rounds)
+            lines.append((dataset, peer, len(rounds),
+                          " / ".join(f"{ours[k]['cpu_seconds']:.2f}" for k in rounds),
+                          " / ".join(f"{theirs[k]['cpu_seconds']:.2f}" for k in rounds),
+                          num(median(theirs[k]["cpu_seconds"] / ours[k]["cpu_seconds"] for k in rounds), 2, style="f"),
+                          f"{faster} of {len(rounds)}"))
+    return f"""**Back to back.** {run_line(stamp_of(doc))} Ours and each peer alternated, the order rotating every
+round, so that both see the same load; CPU time (every method runs single-threaded).
+
+{table(("data", "peer", "rounds", "ours, CPU [s]", "peer, CPU [s]", "median peer / ours", "ours faster"), lines,
+       "llrllrr")}
+"""
+
+
+@section("lmnn_peers", "LMNN against metric-learn and pylmnn", files=(FILE, ALTERNATED), order=40, plot=plot)
+def render(data: dict[str, dict]) -> str:
+    text = ""
+    if FILE in data:
+        doc = data[FILE]
+        rows = [(r["dataset"], "**ours**" if r["method"] == OURS else r["method"], r["status"],
+                 num(r.get("seconds"), 2, style="f"), num(r.get("time_ratio_to_ours"), 2),
+                 num(r.get("objective"), 8), num(r.get("objective_ratio_to_ours"), 5),
+                 num(r.get("relative_gap"), style="e"),
+                 num(100 * r["knn_error"], 2, style="%") if r.get("knn_error") is not None else "–")
+                for r in doc["rows"]]
+        peers = sorted({f"{r['method']} {r['version']} (scikit-learn {r['sklearn']})"
+                        for r in doc["rows"] if r.get("version")})
+        text += f"""{run_line(stamp_of(doc))}
+
+Split: {doc['split']}; k = {doc['k']}, μ = {doc['mu']}. Ours: `solve_lmnn_fast` at interior-point tolerance
+{doc['ours_tol']:g}, `optimal` meaning a certified relative gap within the solver's `gap_tol`. Peers, run in
+their own virtualenv in the same run: {', '.join(peers) or 'not installed'}. Objective: {doc['objective_note']}.
+The LMNN papers publish no number for these splits.
+
+{table(("data", "method", "status", "time [s]", "time / ours", "objective (2.11)", "/ ours", "certified gap",
+        "3-NN test error"), rows, "lllrrrrrr")}
+"""
+    if ALTERNATED in data:
+        text += "\n" + alternated(data[ALTERNATED])
+    return text + f"\n{image(PNG, 'LMNN fit time of ours and the peers on each data set')}\n"

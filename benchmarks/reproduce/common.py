@@ -1,0 +1,185 @@
+"""What every paper module of :mod:`reproduce` shares: configurations, outputs and REPRODUCTION.md.
+
+An experiment is a function ``run(config) -> Outcome`` whose docstring has two sections,
+``Paper`` (the published set-up) and ``Departures`` (every way ours differs, one ``-`` item
+each); the runner reads both from the docstring, so what the report says is what the code
+documents. Each experiment has a full and a quick configuration; the quick run's departures
+from the full one are listed automatically.
+
+Results are written per experiment (``benchmarks/results/reproduce/<paper>/<key>.json`` and
+``<key>.png``), and ``REPRODUCTION.md`` is rebuilt from every JSON present, so running one
+experiment never drops the sections of the others.
+
+References
+----------
+.. [1] C. Hegde, A. C. Sankaranarayanan, W. Yin and R. G. Baraniuk, "NuMax: A convex approach for
+   learning near-isometric linear embeddings", IEEE Transactions on Signal Processing 63(22),
+   6109–6121, 2015.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import platform
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+RESULTS = ROOT / "benchmarks" / "results" / "reproduce"
+REPORT = ROOT / "REPRODUCTION.md"
+
+#: The verdicts of issue 22.
+VERDICTS = ("reproduced", "reproduced in trend", "differs")
+
+
+@dataclass
+class Outcome:
+    """What one experiment found: the published numbers, ours, and the verdict.
+
+    ``published`` and ``ours`` are Markdown (a table or a list); ``rows`` the raw numbers for
+    the JSON; ``verdict`` one of :data:`VERDICTS`; ``agreement`` the sentence that justifies it,
+    computed from the numbers; ``figure`` whether a PNG was written.
+    """
+
+    published: str
+    ours: str
+    rows: Any
+    verdict: str
+    agreement: str
+    figure: bool = True
+    extra: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.verdict not in VERDICTS:
+            raise ValueError(f"verdict must be one of {VERDICTS}, got {self.verdict!r}")
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One figure or table: its key (``fig9``), title, function and full and quick configurations."""
+
+    key: str
+    title: str
+    run: Callable[[dict, Path], Outcome]
+    full: dict
+    quick: dict
+
+
+def docstring_sections(function: Callable) -> dict[str, str]:
+    """The ``Paper`` and ``Departures`` sections of a function's docstring (numpy section syntax)."""
+    lines = inspect.getdoc(function).splitlines()
+    sections, name, body = {}, None, []
+    for index, line in enumerate(lines):
+        underline = index + 1 < len(lines) and set(lines[index + 1].strip()) == {"-"} and line.strip()
+        if underline:
+            if name:
+                sections[name] = "\n".join(body).strip()
+            name, body = line.strip(), []
+        elif name and not set(line.strip()) == {"-"}:
+            body.append(line)
+    if name:
+        sections[name] = "\n".join(body).strip()
+    missing = {"Paper", "Departures"} - set(sections)
+    if missing:
+        raise ValueError(f"{function.__name__}'s docstring lacks the section(s) {sorted(missing)}")
+    return sections
+
+
+def quick_departures(experiment: Experiment) -> list[str]:
+    """One line per setting in which the quick configuration differs from the full one."""
+    return [f"quick run: `{key} = {experiment.quick[key]!r}` instead of the full run's "
+            f"`{experiment.full[key]!r}`" for key in experiment.full
+            if experiment.quick.get(key) != experiment.full[key]]
+
+
+def machine() -> str:
+    return f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
+def run_experiment(paper: str, experiment: Experiment, quick: bool, overrides: dict | None = None,
+                   results: Path = RESULTS) -> dict:
+    """Run one experiment, write its JSON (and its PNG, written by the experiment) and return the record."""
+    config = dict(experiment.quick if quick else experiment.full)
+    unknown = set(overrides or {}) - set(config)
+    if unknown:
+        raise ValueError(f"unknown setting(s) {sorted(unknown)} for {paper} {experiment.key}; "
+                         f"choose from {sorted(config)}")
+    config.update(overrides or {})
+    out_dir = results / paper
+    out_dir.mkdir(parents=True, exist_ok=True)
+    sections = docstring_sections(experiment.run)
+    print(f"[{paper} {experiment.key}] {experiment.title} ({'quick' if quick else 'full'})", flush=True)
+    start = time.perf_counter()
+    outcome = experiment.run(config, out_dir / f"{experiment.key}.png")
+    wall = time.perf_counter() - start
+    departures = sections["Departures"]
+    listed = quick_departures(experiment) if quick else []
+    listed += [f"setting changed for this run: `{k} = {v!r}`" for k, v in (overrides or {}).items()
+               if experiment.quick.get(k) != v]
+    if listed:
+        departures += "\n" + "\n".join(f"- {line}" for line in listed)
+    record = {
+        "paper": paper, "key": experiment.key, "title": experiment.title, "mode": "quick" if quick else "full",
+        "config": config, "paper_setup": sections["Paper"], "departures": departures,
+        "published": outcome.published, "ours": outcome.ours, "rows": outcome.rows, "verdict": outcome.verdict,
+        "agreement": outcome.agreement, "figure": f"{experiment.key}.png" if outcome.figure else None,
+        "extra": outcome.extra, "wall_time_s": wall, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "machine": machine(), "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS", "default"),
+        "command": (f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', '<default>')} python "
+                    f"benchmarks/reproduce.py --paper {paper} --only {experiment.key}" + (" --quick" if quick else "")),
+    }
+    (out_dir / f"{experiment.key}.json").write_text(json.dumps(record, indent=2, default=float) + "\n")
+    print(f"[{paper} {experiment.key}] {outcome.verdict}: {outcome.agreement} ({wall:.0f} s)", flush=True)
+    return record
+
+
+def section(record: dict, results: Path, report: Path = REPORT) -> str:
+    """The Markdown section of one experiment (its figure linked relative to the report)."""
+    rel = os.path.relpath(results / record["paper"], report.resolve().parent)
+    figure = f"\n![{record['title']}]({rel}/{record['figure']})\n" if record.get("figure") else ""
+    return "\n".join([
+        f"### {record['title']} — *{record['verdict']}*", "",
+        f"Run: {record['mode']}, `{record['command']}`, {record['date']}, {record['machine']}, "
+        f"BLAS threads {record['blas_threads']}, wall time {record['wall_time_s']:.0f} s.", "",
+        "**The paper's set-up.** " + record["paper_setup"], "",
+        "**Departures.**", "", record["departures"], "",
+        "**Published.**", "", record["published"], "",
+        "**Ours.**", "", record["ours"], figure,
+        f"**Verdict: {record['verdict']}.** {record['agreement']}", "",
+    ])
+
+
+def write_report(papers: dict[str, Any], results: Path = RESULTS, report: Path = REPORT) -> Path:
+    """Rebuild REPRODUCTION.md from every stored experiment JSON, in each paper's order."""
+    parts = [
+        "# Reproducing the papers' experiments",
+        "",
+        "Generated by `python benchmarks/reproduce.py --paper PAPER [--only KEYS] [--quick]` from the JSON "
+        "in `benchmarks/results/reproduce/`; do not edit by hand. Each section gives the paper's set-up, "
+        "every departure from it, the published numbers beside ours, and a verdict: *reproduced*, "
+        "*reproduced in trend* (ordering and shape, not values) or *differs* (with the reason and the "
+        "experiment that tests it). A quick run is a reduced run, its reductions listed among the "
+        "departures.",
+        "",
+    ]
+    for name, module in papers.items():
+        parts += [f"## {module.TITLE}", "", module.DATA_NOTE, ""]
+        missing = []
+        for experiment in module.EXPERIMENTS:
+            path = results / name / f"{experiment.key}.json"
+            if path.exists():
+                parts.append(section(json.loads(path.read_text()), results, report))
+            else:
+                missing.append(experiment.title)
+        if missing:
+            parts += ["Not run yet (no stored result): " + "; ".join(missing) + ".", ""]
+        if module.NOT_IMPLEMENTED:
+            parts += ["Experiments of this paper without a function yet: " + "; ".join(module.NOT_IMPLEMENTED)
+                      + ".", ""]
+    report.write_text("\n".join(parts).rstrip() + "\n")
+    return report

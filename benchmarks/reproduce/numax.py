@@ -1,0 +1,739 @@
+"""The experiments of the NuMax paper (Hegde, Sankaranarayanan, Yin and Baraniuk), one function each.
+
+Each function's docstring states the paper's set-up (``Paper``) and every departure from it
+(``Departures``); :mod:`reproduce.common` copies both into REPRODUCTION.md beside the published
+numbers and ours. Only public APIs of sdpembed are used; the MNIST helpers of
+``benchmarks/numax_mnist.py`` and ``benchmarks/numax_class_mnist.py`` are imported, not copied.
+
+References
+----------
+.. [1] C. Hegde, A. C. Sankaranarayanan, W. Yin and R. G. Baraniuk, "NuMax: A convex approach for
+   learning near-isometric linear embeddings", IEEE Transactions on Signal Processing 63(22),
+   6109–6121, 2015. Fig. 3, 6, 9, 10, 12 and Tables 1–2.
+.. [2] M. A. Davenport, M. F. Duarte, M. B. Wakin et al., "The smashed filter for compressive
+   classification and target recognition", Proc. SPIE 6498, 2007 (the GMLC of Fig. 12).
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+import warnings
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+from numax_class_mnist import active_secants, knn_error  # noqa: E402
+from numax_mnist import dimension_by_bisection  # noqa: E402
+from sklearn.decomposition import KernelPCA  # noqa: E402
+from sklearn.manifold import MDS  # noqa: E402
+from sklearn.neighbors import NearestNeighbors  # noqa: E402
+
+from sdpembed import NuMaxClassInstance, NuMaxInstance, sample_secants, solve  # noqa: E402
+from sdpembed.datasets import disks_and_squares, load_mnist, translating_gaussian_blob, translating_squares  # noqa: E402
+from sdpembed.linear import embedding_from_psd, gaussian_projection, pca_projection  # noqa: E402
+from sdpembed.validation import SecantSet  # noqa: E402
+
+from .baselines import best_scaled_delta, lpp_projection, npe_projection  # noqa: E402
+from .common import Experiment, Outcome  # noqa: E402
+
+TITLE = "NuMax (Hegde, Sankaranarayanan, Yin and Baraniuk, IEEE TSP 2015)"
+DATA_NOTE = ("Data: the vendored MNIST is the 10,000-image *test* set (28×28 and the 20×20 crop); where the "
+             "paper trains on the 60,000 training images we split the test set. LabelMe GIST (Fig. 9) is "
+             "not available; MNIST 20×20 stands in for it. Every solve is certified (status, relative gap).")
+NOT_IMPLEMENTED = ["Fig. 4 (secant-distortion histograms)", "Fig. 5 (basis montage)",
+                   "Fig. 7 (active fraction and NuMax vs NuMax-CG time; run by benchmarks/numax_mnist.py part b)",
+                   "Fig. 11 (CS recovery by Manifold Iterative Pursuit)",
+                   "Fig. 13 (Isolet kNN; Isolet not available)"]
+
+
+# ------------------------------------------------------------------------------------------ helpers
+
+
+def _gaussian_maps(N: int, seed: int):
+    """M ↦ an M×N map with i.i.d. N(0, 1/M) entries (the paper's random projection); nested in M."""
+    G = gaussian_projection(N, N, random_state=seed) * np.sqrt(N)
+    return lambda M: G[:M] / np.sqrt(M)
+
+
+def _numax_map(delta: float, *, secants=None, X=None, seed: int = 0) -> tuple[np.ndarray, object]:
+    """Ψ of NuMax (4)–(5) on explicit unit secants (ADMM, Algorithm 1) or all pairs of X (CG, Algorithm 2)."""
+    if secants is not None:
+        result = solve(NuMaxInstance(delta=delta, secants=secants))
+    else:
+        result = solve(NuMaxInstance(delta=delta, X=X), random_state=seed)
+    return embedding_from_psd(result.solution), result
+
+
+def _first_dim(deltas: np.ndarray, target: float) -> int | None:
+    """Smallest M (1-based index) whose δ(M) ≤ target."""
+    hit = np.flatnonzero(deltas <= target)
+    return int(hit[0]) + 1 if hit.size else None
+
+
+def _save(fig, png: Path) -> None:
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+    plt.close(fig)
+
+
+def _fmt(value, spec: str = ".2f") -> str:
+    return "—" if value is None else format(value, spec)
+
+
+def _md_table(header: list[str], rows: list[list]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _delta_vs_m(X: np.ndarray, n_secants: int, deltas: list[float], seed: int) -> dict:
+    """Fig. 3(a)/6(b): NuMax's rank at each δ; PCA (on the secants) and Gaussian δ at every M."""
+    V = sample_secants(X, n_secants, random_state=seed)
+    all_pairs = len(V) == len(X) * (len(X) - 1) // 2        # then NuMax-CG on the points, the same secants
+    evaluate = SecantSet(secants=V)
+    N = X.shape[1]
+    gaussian = _gaussian_maps(N, seed)
+    dims = np.arange(1, min(N, len(V)) + 1)
+    curves = {"pca": [], "pca_99": [], "gaussian": [], "gaussian_99": []}
+    for M in dims:
+        for name, Psi in (("pca", pca_projection(V, int(M), center=False)), ("gaussian", gaussian(int(M)))):
+            d = evaluate.distortions(Psi)
+            curves[name].append(float(np.max(np.abs(d))))
+            curves[name + "_99"].append(float(np.quantile(np.abs(d), 0.99)))
+    numax = []
+    for delta in deltas:
+        Psi, result = (_numax_map(delta, X=X, seed=seed) if all_pairs else _numax_map(delta, secants=V, seed=seed))
+        numax.append({"delta": delta, "rank": int(Psi.shape[0]), "status": result.status,
+                      "relative_gap": result.relative_gap, "achieved": evaluate.isometry_constant(Psi),
+                      "time_s": result.wall_time})
+    return {"n_secants": int(len(V)), "dims": dims.tolist(), "curves": curves, "numax": numax, "secants": V}
+
+
+def _plot_delta_vs_m(ax, found: dict) -> None:
+    dims = found["dims"]
+    ax.plot([r["rank"] for r in found["numax"]], [r["delta"] for r in found["numax"]], "ko-", label="NuMax")
+    for name, style in (("pca", "b-"), ("pca_99", "b--"), ("gaussian", "r-"), ("gaussian_99", "r--")):
+        ax.plot(dims, found["curves"][name], style, label=name.replace("_99", " (all but 1%)"))
+    ax.set(xlabel="M", ylabel="isometry constant δ", ylim=(0, 1), xscale="log")
+    ax.legend(fontsize=7)
+
+
+def _dims_table(found: dict, extra: dict | None = None) -> tuple[list[list], list[dict]]:
+    """Per NuMax δ: NuMax's M and the smallest M at which each other method reaches the same δ."""
+    rows, raw = [], []
+    for r in found["numax"]:
+        dims = {k: _first_dim(np.array(v), r["delta"]) for k, v in found["curves"].items()}
+        dims.update({k: _first_dim(np.array(v), r["delta"]) for k, v in (extra or {}).items()})
+        raw.append({**r, **{f"{k}_dim": v for k, v in dims.items()}})
+        rows.append([r["delta"], r["rank"], r["status"], *(_fmt(v, "d") for v in dims.values())])
+    return rows, raw
+
+
+# ------------------------------------------------------------------------------------------ Fig. 3
+
+
+def fig3(config: dict, png: Path) -> Outcome:
+    """Fig. 3 — isometry constant δ against M on translating squares: (a) NuMax, PCA, random; (b) other embeddings.
+
+    Paper
+    -----
+    N = 16×16 images of a white square translating on a black background (Fig. 2); S = 1,000
+    secants from randomly sampled pairs, normalised (1). NuMax (Algorithm 1) solved at several δ,
+    its rank is M. PCA learned on the secant set and Gaussian maps (entries N(0, 1/M)) at every M,
+    δ = worst-case |‖Ψv‖² − 1| on the secants; dashed curves: δ met by all but 1% of the secants.
+    (b) Kernel PCA (RBF), metric MDS, LPP and NPE. Published: NuMax reaches δ = 0.1 with 4× fewer
+    measurements than PCA, and the fewest measurements of every method in (b).
+
+    Departures
+    ----------
+    - The square's side (8 pixels) is not given in the paper; with it the set has 81 images.
+    - Kernel PCA, MDS, LPP and NPE have no natural scale: δ is measured after the best uniform
+      rescaling of each embedding, (max r − min r)/(max r + min r) of the squared-norm ratios r,
+      which favours them. Kernel PCA uses γ = 1/median squared distance; MDS is scikit-learn's
+      SMACOF (one initialisation); LPP and NPE (5 neighbours, a 1e-6 ridge) are small
+      implementations written for this reproduction (``benchmarks/reproduce/baselines.py``).
+    - The nonlinear embeddings are computed at the M of a fixed grid, not every M.
+    """
+    X = translating_squares(config["image_size"], config["square_size"])
+    found = _delta_vs_m(X, config["n_secants"], config["deltas"], config["seed"])
+    V = found.pop("secants")
+    pairs = sample_secants(X, config["n_secants"], random_state=config["seed"], return_pairs=True)[1]
+    D2 = np.einsum("ij,ij->i", X[pairs[:, 0]] - X[pairs[:, 1]], X[pairs[:, 0]] - X[pairs[:, 1]])
+    assert len(V) == len(pairs)
+
+    def scaled_delta(Y: np.ndarray) -> float:
+        diff = Y[pairs[:, 0]] - Y[pairs[:, 1]]
+        return best_scaled_delta(np.einsum("ij,ij->i", diff, diff) / D2)
+
+    sq = np.einsum("ij,ij->i", X, X)
+    gamma = 1.0 / np.median(sq[:, None] + sq[None, :] - 2 * X @ X.T)
+    grid = [M for M in config["baseline_dims"] if M < len(X)]
+    other = {"kernel_pca": [], "mds": [], "lpp": [], "npe": []}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for M in grid:
+            other["kernel_pca"].append(scaled_delta(KernelPCA(M, kernel="rbf", gamma=gamma).fit_transform(X)))
+            other["mds"].append(scaled_delta(MDS(M, n_init=1, random_state=config["seed"]).fit_transform(X)))
+            other["lpp"].append(scaled_delta(X @ lpp_projection(X, M).T))
+            other["npe"].append(scaled_delta(X @ npe_projection(X, M).T))
+    # δ(M) of the nonlinear methods on the grid, as a step function over every M for the dimension table
+    dense = {k: np.array([min([v for m, v in zip(grid, vals, strict=True) if m <= M], default=np.inf)
+                          for M in found["dims"]]) for k, vals in other.items()}
+    rows, raw = _dims_table(found, dense)
+    header = ["δ", "NuMax M", "status", "PCA M", "PCA M (99%)", "Gaussian M", "Gaussian M (99%)",
+              "kernel PCA M", "MDS M", "LPP M", "NPE M"]
+    numax_fewest = all(r["rank"] <= min(v for k, v in r.items() if k.endswith("_dim") and v is not None)
+                       for r in raw if any(v is not None for k, v in r.items() if k.endswith("_dim")))
+    at01 = next((r for r in raw if abs(r["delta"] - 0.1) < 1e-12), None)
+    ratio = None if at01 is None or at01["pca_dim"] is None else at01["pca_dim"] / at01["rank"]
+    ratio_text = ("δ = 0.1 not in this run" if at01 is None else
+                  f"at δ = 0.1 PCA needs {_fmt(ratio)}× NuMax's M ({at01['pca_dim']} vs {at01['rank']})")
+    verdict = "reproduced in trend" if numax_fewest else "differs"
+    agreement = (f"NuMax {'has' if numax_fewest else 'does not have'} the fewest measurements at every δ "
+                 f"among all eight curves (published: the fewest); {ratio_text} (published: 4×).")
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+    _plot_delta_vs_m(axes[0], found)
+    axes[0].set_title("(a) NuMax, PCA, Gaussian")
+    axes[1].plot([r["rank"] for r in found["numax"]], [r["delta"] for r in found["numax"]], "ko-", label="NuMax")
+    for name, vals in other.items():
+        axes[1].plot(grid, vals, ".-", label=name.replace("_", " ") + " (best scale)")
+    axes[1].set(xlabel="M", ylabel="isometry constant δ", ylim=(0, 1), title="(b) other embeddings", xscale="log")
+    axes[1].legend(fontsize=7)
+    _save(fig, png)
+    return Outcome(
+        published="NuMax reaches δ = 0.1 with 4× fewer measurements than PCA (text, Sec. 5.1); in (b) NuMax uses "
+                  "the fewest measurements of all methods at every δ (curves only, no numbers).",
+        ours=f"{len(X)} images, {found['n_secants']} secants. Smallest M reaching each NuMax δ (— = never up to "
+             f"M = {found['dims'][-1]}; the nonlinear methods on the grid {grid}):\n\n" + _md_table(header, rows),
+        rows={"dims_table": raw, "curves": found["curves"], "baselines": {"grid": grid, **other}},
+        verdict=verdict, agreement=agreement)
+
+
+# ------------------------------------------------------------------------------------------ Fig. 6
+
+
+def fig6(config: dict, png: Path) -> Outcome:
+    """Fig. 6(b) — isometry constant δ against M on MNIST: NuMax, PCA, random.
+
+    Paper
+    -----
+    MNIST images, N = 28×28 = 784; S = 3,000 secants of randomly sampled pairs. NuMax at several
+    δ (its rank is M, Algorithm 1 since S < 5,000), PCA on the secants and Gaussian maps at every
+    M. Published: at δ = 0.2 NuMax needs 8× fewer measurements than PCA; NuMax and PCA both beat
+    random projections.
+
+    Departures
+    ----------
+    - 3,003 secants: all pairs of 78 images, solved by column generation (Algorithm 2), rather
+      than 3,000 sampled pairs of more images by Algorithm 1, whose S×S system and
+      784×784 eigendecompositions per iteration cost far more.
+    - The images are a seeded sample of the vendored 10,000 MNIST *test* images (the paper does
+      not say which images it used; its Fig. 6(a) shows fives, its text "the MNIST dataset").
+    """
+    X, _ = load_mnist(size=28, n_samples=config["n_images"], random_state=config["seed"])
+    found = _delta_vs_m(X, config["n_secants"], config["deltas"], config["seed"])
+    found.pop("secants")
+    rows, raw = _dims_table(found)
+    at = next((r for r in raw if abs(r["delta"] - 0.2) < 1e-12), None)
+    ratio = None if at is None or at["pca_dim"] is None else at["pca_dim"] / at["rank"]
+    fewest = all(r["pca_dim"] is None or r["rank"] <= r["pca_dim"] for r in raw)
+    pca_beats_random = all(r["gaussian_dim"] is None or (r["pca_dim"] is not None
+                                                         and r["pca_dim"] <= r["gaussian_dim"]) for r in raw)
+    verdict = "reproduced in trend" if fewest and pca_beats_random else "differs"
+    agreement = (f"Ordering NuMax < PCA < Gaussian in M {'holds' if fewest and pca_beats_random else 'does not hold'}"
+                 f" at every δ; at δ = 0.2 PCA needs "
+                 + (f"{ratio:.1f}× NuMax's M ({at['pca_dim']} vs {at['rank']})" if ratio else
+                    "— (δ = 0.2 not run or PCA never reaches it)") + " (published: 8×).")
+    fig, ax = plt.subplots(figsize=(6, 4))
+    _plot_delta_vs_m(ax, found)
+    ax.set_title(f"MNIST 28×28, {found['n_secants']} secants")
+    _save(fig, png)
+    return Outcome(
+        published="At δ = 0.2 NuMax needs 8× fewer measurements than PCA; NuMax and PCA beat random projections "
+                  "(text and Fig. 6(b), curves only).",
+        ours=f"{len(X)} images, {found['n_secants']} secants. Smallest M reaching each NuMax δ:\n\n"
+             + _md_table(["δ", "NuMax M", "status", "PCA M", "PCA M (99%)", "Gaussian M", "Gaussian M (99%)"], rows),
+        rows={"dims_table": raw, "curves": found["curves"]}, verdict=verdict, agreement=agreement)
+
+
+# ------------------------------------------------------------------------------------------ Fig. 9
+
+
+def _knn_kept(Y_db: np.ndarray, Y_q: np.ndarray, truth: np.ndarray, ks: list[int]) -> dict[int, float]:
+    """Mean fraction of each query's true k nearest neighbours that are among its k nearest after embedding."""
+    found = NearestNeighbors(n_neighbors=max(ks)).fit(Y_db).kneighbors(Y_q, return_distance=False)
+    out = {}
+    for k in ks:
+        hits = (found[:, :k, None] == truth[:, None, :k]).any(axis=2).sum(axis=1)
+        out[k] = float(np.mean(hits / k))
+    return out
+
+
+def fig9(config: dict, png: Path) -> Outcome:
+    """Fig. 9 — approximate nearest neighbours: the fraction of the true k-NN kept after embedding.
+
+    Paper
+    -----
+    Q = 4,000 LabelMe images as GIST descriptors (N = 512); NuMax-CG (Algorithm 2, all 8·10⁶
+    pairs) at several δ gives M; PCA and Gaussian maps at the same M; 1,000 test queries; for
+    k-NN, the average fraction of the k nearest neighbours in N dimensions that are also among
+    the k nearest in M dimensions. Published: for M > 45 NuMax-CG beats PCA and random
+    projections for every k "by a significant margin".
+
+    Departures
+    ----------
+    - LabelMe GIST is not available: MNIST 20×20 (N = 400) test images stand in, a seeded
+      permutation giving the database and disjoint queries.
+    - k ∈ {1, 5, 10, 20, 50} (the paper's values of k are read off its figure, not stated).
+    """
+    X, _ = load_mnist(size=20)
+    order = np.random.default_rng(config["seed"]).permutation(len(X))
+    db, q = X[order[: config["n_database"]]], X[order[config["n_database"]: config["n_database"] + config["n_queries"]]]
+    ks = config["ks"]
+    truth = NearestNeighbors(n_neighbors=max(ks)).fit(db).kneighbors(q, return_distance=False)
+    gaussian = _gaussian_maps(X.shape[1], config["seed"])
+    raw = []
+    for delta in config["deltas"]:
+        Psi, result = _numax_map(delta, X=db, seed=config["seed"])
+        M = Psi.shape[0]
+        row = {"delta": delta, "M": int(M), "status": result.status, "relative_gap": result.relative_gap,
+               "time_s": result.wall_time}
+        for name, P in (("numax", Psi), ("pca", pca_projection(db, M)), ("gaussian", gaussian(M))):
+            row[name] = _knn_kept(db @ P.T, q @ P.T, truth, ks)
+        raw.append(row)
+        print(f"  δ {delta}: M {M} {result.status}  NuMax {row['numax']}  PCA {row['pca']}", flush=True)
+    rows = [[r["delta"], r["M"], r["status"],
+             *(f"{r[m][k]:.3f}" for m in ("numax", "pca", "gaussian") for k in (ks[0], ks[-1]))] for r in raw]
+    wins = [(r["M"], all(r["numax"][k] >= max(r["pca"][k], r["gaussian"][k]) for k in ks)) for r in raw]
+    above45 = [w for M, w in wins if M > 45]
+    all_win = all(w for _, w in wins)
+    verdict = "reproduced in trend" if all_win else "differs"
+    agreement = (("NuMax-CG keeps the most true neighbours for every k at every M run" if all_win else
+                  "NuMax-CG does not keep the most true neighbours for every k at every M: it wins at M = "
+                  + (", ".join(str(M) for M, w in wins if w) or "none") + " and loses at M = "
+                  + ", ".join(str(M) for M, w in wins if not w))
+                 + (f"; {sum(above45)} of {len(above45)} runs have M > 45" if above45 else "; no run has M > 45")
+                 + " (published: NuMax-CG best for M > 45, every k).")
+    fig, axes = plt.subplots(1, len(raw), figsize=(4 * len(raw), 3.5), squeeze=False)
+    for ax, r in zip(axes[0], raw, strict=True):
+        for name, style in (("numax", "ko-"), ("pca", "bs-"), ("gaussian", "r^-")):
+            ax.plot(ks, [r[name][k] for k in ks], style, label=name)
+        ax.set(xscale="log", xlabel="k", ylabel="fraction of true k-NN kept", ylim=(0, 1), title=f"M = {r['M']}")
+        ax.legend(fontsize=7)
+    _save(fig, png)
+    header = ["δ", "M", "status", *(f"{m} k={k}" for m in ("NuMax", "PCA", "Gaussian") for k in (ks[0], ks[-1]))]
+    return Outcome(
+        published="Curves only: for M > 45 NuMax-CG keeps the largest fraction of the true k-NN for every k, "
+                  "ahead of PCA and Gaussian projections by a significant margin.",
+        ours=(f"{len(db)} database images, {len(q)} queries (MNIST 20×20). Fraction of true k-NN kept "
+              f"(k = {ks[0]} and {ks[-1]}; all k in the JSON and the figure):\n\n" + _md_table(header, rows)),
+        rows=raw, verdict=verdict, agreement=agreement)
+
+
+# ------------------------------------------------------------------------------------------ Fig. 10
+
+
+def fig10(config: dict, png: Path) -> Outcome:
+    """Fig. 10 — translating Gaussian blob: (a) M against δ_learn, (b) δ_test on held-out secants.
+
+    Paper
+    -----
+    Images of a Gaussian blob of standard deviation 6 pixels translating over 32×32 images (the
+    text also says "N = 32×32 = 256", which is inconsistent). Training: the blobs whose centre
+    is on an even row and column; test: all the others. NuMax-CG at δ_learn gives Ψ; (a) the M
+    NuMax and random matrices need to reach δ_learn on the training secants; (b) δ_test, the
+    worst-case distortion over all pairwise test secants. Published: NuMax needs significantly
+    fewer measurements; random matrices have δ_test ≈ δ_learn, NuMax δ_test "marginally
+    greater" than δ_learn.
+
+    Departures
+    ----------
+    - The random matrix's M for a δ_learn is found by bisection on M (a random map's δ is not
+      monotone in M, so it is an estimate), one seed, entries N(0, 1/M).
+    """
+    images, centers = translating_gaussian_blob(config["image_size"], config["sigma"], return_centers=True)
+    train = (centers[:, 0] % 2 == 0) & (centers[:, 1] % 2 == 0)
+    Xtr, Xte = images[train], images[~train]
+    test = SecantSet(X=Xte)
+    gaussian = _gaussian_maps(images.shape[1], config["seed"])
+    raw = []
+    for delta in config["deltas"]:
+        Psi, result = _numax_map(delta, X=Xtr, seed=config["seed"])
+        M_random = dimension_by_bisection(gaussian, Xtr, delta)
+        row = {"delta_learn": delta, "numax_M": int(Psi.shape[0]), "status": result.status,
+               "relative_gap": result.relative_gap, "time_s": result.wall_time,
+               "numax_delta_test": test.isometry_constant(Psi), "random_M": M_random,
+               "random_delta_test": None if M_random is None else test.isometry_constant(gaussian(M_random))}
+        raw.append(row)
+        print(f"  δ_learn {delta}: NuMax M {row['numax_M']} δ_test {row['numax_delta_test']:.3f}; random M "
+              f"{M_random} δ_test {row['random_delta_test']}", flush=True)
+    rows = [[r["delta_learn"], r["numax_M"], r["status"], f"{r['numax_delta_test']:.3f}", _fmt(r["random_M"], "d"),
+             _fmt(r["random_delta_test"], ".3f")] for r in raw]
+    fewer = all(r["random_M"] is None or r["numax_M"] < r["random_M"] for r in raw)
+    excess = [r["numax_delta_test"] - r["delta_learn"] for r in raw]
+    random_excess = [r["random_delta_test"] - r["delta_learn"] for r in raw if r["random_delta_test"] is not None]
+    marginal = all(-1e-6 <= e <= max(0.1, r["delta_learn"]) for e, r in zip(excess, raw, strict=True))
+    verdict = "reproduced in trend" if fewer and marginal else "differs"
+    agreement = (f"NuMax {'needs fewer' if fewer else 'does not always need fewer'} measurements than the random "
+                 f"matrix; NuMax's δ_test − δ_learn ranges {min(excess):+.3f} to {max(excess):+.3f} "
+                 + ("(marginally greater, as published)" if marginal else "(not marginal, unlike the paper)")
+                 + (f"; the random matrix's δ_test − δ_learn ranges {min(random_excess):+.3f} to "
+                    f"{max(random_excess):+.3f}" if random_excess else "") + ".")
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4))
+    d = [r["delta_learn"] for r in raw]
+    axes[0].plot(d, [r["numax_M"] for r in raw], "ko-", label="NuMax")
+    axes[0].plot(d, [np.nan if r["random_M"] is None else r["random_M"] for r in raw], "r^-", label="Gaussian")
+    axes[0].set(xlabel="δ_learn", ylabel="M", yscale="log", title="(a)")
+    axes[1].plot(d, [r["numax_delta_test"] for r in raw], "ko-", label="NuMax")
+    axes[1].plot(d, [np.nan if r["random_delta_test"] is None else r["random_delta_test"] for r in raw], "r^-",
+                 label="Gaussian")
+    axes[1].plot(d, d, "k:", label="δ_test = δ_learn")
+    axes[1].set(xlabel="δ_learn", ylabel="δ_test", title="(b) held-out secants")
+    for ax in axes:
+        ax.legend(fontsize=7)
+    _save(fig, png)
+    return Outcome(
+        published="Curves only: NuMax needs significantly fewer measurements than random matrices for each "
+                  "δ_learn; random δ_test ≈ δ_learn; NuMax δ_test marginally greater than δ_learn.",
+        ours=(f"{config['image_size']}×{config['image_size']} images, σ = {config['sigma']}: {len(Xtr)} training "
+              f"blobs ({len(Xtr) * (len(Xtr) - 1) // 2} secants), {len(Xte)} test blobs ({test.n_secants} "
+              "held-out secants).\n\n"
+              + _md_table(["δ_learn", "NuMax M", "status", "NuMax δ_test", "Gaussian M", "Gaussian δ_test"], rows)),
+        rows=raw, verdict=verdict, agreement=agreement)
+
+
+# ------------------------------------------------------------------------------------------ Fig. 12
+
+
+def _gmlc_error(Psi: np.ndarray, X: np.ndarray, y: np.ndarray, X_test: np.ndarray, y_test: np.ndarray,
+                whiten: bool) -> float:
+    """Error (%) of the generalised maximum-likelihood classifier from the measurements Ψx.
+
+    Each class is the set of its training translates; with pixel noise n ~ N(0, σ²I) the
+    measurements Ψ(x + n) have covariance σ²ΨΨᵀ, so the GMLC picks the class of the translate
+    nearest in the Mahalanobis metric (ΨΨᵀ)⁻¹ — 1-NN after whitening. ``whiten=False`` gives
+    plain 1-NN on Ψx.
+    """
+    if whiten:
+        w, U = np.linalg.eigh(Psi @ Psi.T)
+        keep = w > 1e-10 * w.max()
+        Psi = (U[:, keep] / np.sqrt(w[keep])).T @ Psi
+    return knn_error(Psi, X, y, X_test, y_test)
+
+
+def fig12(config: dict, png: Path) -> Outcome:
+    """Fig. 12 — disk vs square from M measurements: NuMax (Ψ_inter), PCA and random, GMLC.
+
+    Paper
+    -----
+    Binary images of a translating disk and a translating square (Fig. 12(a)); S = 2,000
+    inter-class secants give Ψ_inter by NuMax; PCA on the inter-class secants and random
+    projections at the same M; a test image is classified from its M measurements by the
+    generalised maximum-likelihood classifier (GMLC) of Davenport et al., the class of the
+    nearest training translate. Published (Fig. 12(b), curves only): NuMax has the lowest
+    probability of error at every M, well below PCA and random projections.
+
+    Departures
+    ----------
+    - The image size (16×16), shape size (6 pixels: 100 disks, 121 squares) and the noise are
+      not stated in the paper. Test signals are noisy copies of every translate with Gaussian
+      pixel noise of standard deviation σ; the run sweeps σ, which tests the explanation given
+      for our earlier opposite result (pixel noise favouring PCA). Without noise every test
+      signal is a training translate and every method scores 0%.
+    - GMLC for pixel noise whitens the measurements by (ΨΨᵀ)^(−1/2) (their noise covariance); the
+      table also gives plain 1-NN on Ψx (our earlier analogue, which used NuMax-Class and 1-NN).
+    """
+    X, y = disks_and_squares(config["image_size"], config["shape_size"])
+    rng = np.random.default_rng(config["seed"])
+    disks, squares = np.flatnonzero(y == 0), np.flatnonzero(y == 1)
+    inter = np.stack(np.meshgrid(disks, squares, indexing="ij"), axis=-1).reshape(-1, 2)
+    chosen = inter[np.sort(rng.choice(len(inter), size=min(config["n_secants"], len(inter)), replace=False))]
+    V = X[chosen[:, 0]] - X[chosen[:, 1]]
+    V /= np.linalg.norm(V, axis=1, keepdims=True)
+    gaussian = _gaussian_maps(X.shape[1], config["seed"])
+    tests = {}
+    for sigma in config["noises"]:
+        idx = np.tile(np.arange(len(y)), config["copies"])
+        tests[sigma] = (X[idx] + sigma * rng.standard_normal((len(idx), X.shape[1])), y[idx])
+    raw = []
+    for delta in config["deltas"]:
+        Psi, result = _numax_map(delta, secants=V, seed=config["seed"])
+        M = Psi.shape[0]
+        maps = {"numax": Psi, "pca": pca_projection(V, M, center=False), "gaussian": gaussian(M)}
+        row = {"delta": delta, "M": int(M), "status": result.status, "relative_gap": result.relative_gap}
+        for sigma, (Xt, yt) in tests.items():
+            for name, P in maps.items():
+                row[f"{name}_gmlc_{sigma}"] = _gmlc_error(P, X, y, Xt, yt, whiten=True)
+                row[f"{name}_1nn_{sigma}"] = _gmlc_error(P, X, y, Xt, yt, whiten=False)
+        raw.append(row)
+        print(f"  δ {delta}: M {M} {result.status}", flush=True)
+    header = ["δ", "M", "σ", "NuMax GMLC", "PCA GMLC", "Gaussian GMLC", "NuMax 1-NN", "PCA 1-NN", "Gaussian 1-NN"]
+    rows = [[r["delta"], r["M"], s, *(f"{r[f'{m}_{c}_{s}']:.1f}%" for c in ("gmlc", "1nn")
+                                      for m in ("numax", "pca", "gaussian"))] for s in config["noises"] for r in raw]
+    best = {s: all(r[f"numax_gmlc_{s}"] <= min(r[f"pca_gmlc_{s}"], r[f"gaussian_gmlc_{s}"]) for r in raw)
+            for s in config["noises"]}
+    verdict = "reproduced in trend" if all(best.values()) else "differs"
+    won = [str(s) for s, b in best.items() if b]
+    lost = [str(s) for s, b in best.items() if not b]
+    agreement = ("With GMLC, NuMax (Ψ_inter) has the lowest error at every M "
+                 + (f"for pixel noise σ = {', '.join(won)}" if won else "at none of the noise levels run")
+                 + (f", not for σ = {', '.join(lost)}" if won and lost else "")
+                 + ". Whether pixel noise decides the ordering against PCA is read from the σ sweep in the table.")
+    fig, axes = plt.subplots(1, len(config["noises"]), figsize=(4 * len(config["noises"]), 3.5), squeeze=False)
+    for ax, s in zip(axes[0], config["noises"], strict=True):
+        for name, style in (("numax", "ko-"), ("pca", "bs-"), ("gaussian", "r^-")):
+            ax.plot([r["M"] for r in raw], [r[f"{name}_gmlc_{s}"] for r in raw], style, label=f"{name} GMLC")
+        ax.set(xlabel="M", ylabel="error (%)", title=f"pixel noise σ = {s}")
+        ax.legend(fontsize=7)
+    _save(fig, png)
+    return Outcome(
+        published="Curves only: NuMax's probability of error is below PCA's and random projections' at every M.",
+        ours=(f"{len(y)} training translates, {len(V)} inter-class secants, {config['copies']} noisy copies of each "
+              "translate per σ as test signals.\n\n" + _md_table(header, rows)),
+        rows=raw, verdict=verdict, agreement=agreement)
+
+
+# ------------------------------------------------------------------------------------------ Tables 1–2
+
+
+@functools.lru_cache(maxsize=1)
+def _mnist20() -> tuple[np.ndarray, np.ndarray]:
+    return load_mnist(size=20)
+
+
+def _split(n_train: int, n_test: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Nested training prefixes of one seeded permutation, and the same test set (its last n_test) for all."""
+    order = np.random.default_rng(seed).permutation(len(_mnist20()[1]))
+    if n_train + n_test > len(order):
+        raise ValueError(f"n_train + n_test must be <= {len(order)}, got {n_train} + {n_test}")
+    return order[:n_train], order[len(order) - n_test:]
+
+
+@functools.cache
+def _mnist_fit(kind: str, n_train: int, n_test: int, delta: float, seed: int) -> dict:
+    """NuMax or NuMax-Class on all training pairs (column generation), and 1-NN errors at its rank."""
+    X, y = _mnist20()
+    tr, te = _split(n_train, n_test, seed)
+    instance = (NuMaxInstance(delta=delta, X=X[tr]) if kind == "numax"
+                else NuMaxClassInstance(delta=delta, X=X[tr], y=y[tr]))
+    start = time.perf_counter()
+    result = solve(instance, random_state=seed)
+    Psi = embedding_from_psd(result.solution)
+    M = Psi.shape[0]
+    out = {"kind": kind, "n_train": n_train, "delta": delta, "status": result.status, "rank": int(M),
+           "relative_gap": result.relative_gap, "time_s": time.perf_counter() - start,
+           "active_secants": active_secants(result, X[tr], instance),
+           "error": knn_error(Psi, X[tr], y[tr], X[te], y[te]),
+           "pca_error": knn_error(pca_projection(X[tr], M), X[tr], y[tr], X[te], y[te]),
+           "gaussian_error": knn_error(gaussian_projection(M, X.shape[1], random_state=seed), X[tr], y[tr], X[te],
+                                       y[te])}
+    print(f"  {kind} n_train {n_train} δ {delta}: {out['status']} M {M} error {out['error']:.2f}% (PCA "
+          f"{out['pca_error']:.2f}%, Gaussian {out['gaussian_error']:.2f}%) {out['time_s']:.0f} s", flush=True)
+    return out
+
+
+#: NuMax Table 1: δ → (rank, NuMax, Gaussian, PCA error %), 60,000 training images.
+PUBLISHED_TABLE1 = {0.4: (72, 2.99, 5.79, 4.40), 0.25: (97, 3.11, 4.51, 4.38), 0.1: (167, 3.31, 3.88, 4.41)}
+#: NuMax Table 2: δ → {method: (rank, error %, hours, active secants)}.
+PUBLISHED_TABLE2 = {0.4: {"numax": (72, 2.99, 2.35, 6950), "numax_class": (52, 2.68, 1.90, 4068)},
+                    0.25: {"numax": (97, 3.11, 4.85, 12121), "numax_class": (69, 2.72, 5.57, 6746)},
+                    0.1: {"numax": (167, 3.31, 10.64, 29702), "numax_class": (116, 3.09, 9.73, 17323)}}
+
+
+def table1(config: dict, png: Path) -> Outcome:
+    """Table 1 — 1-NN error on MNIST after NuMax, Gaussian and PCA maps of NuMax's rank.
+
+    Paper
+    -----
+    MNIST 20×20 (N = 400), the 60,000 training images (1.8·10⁹ secants), NuMax-CG at δ = 0.4,
+    0.25, 0.1; M = rank of the NuMax solution; PCA and Gaussian maps of the same M; nearest
+    neighbour classification of the 10,000 test images. Published: NuMax 2.99 / 3.11 / 3.31%,
+    well below Gaussian and PCA (≈ 4.4%).
+
+    Departures
+    ----------
+    - Only the 10,000 test images are vendored: a seeded permutation of them gives ``n_train``
+      training images and ``n_test`` disjoint test images (the same test images as Table 2 and
+      the training-size study, which decides whether the training size explains a difference).
+    - PCA is fitted on the (centred) training images; the paper does not say on what.
+    """
+    rows, raw = [], []
+    for delta in config["deltas"]:
+        r = _mnist_fit("numax", config["n_train"], config["n_test"], delta, config["seed"])
+        p = PUBLISHED_TABLE1.get(delta)
+        raw.append({**r, "published": p})
+        rows.append([delta, r["rank"], r["status"], f"{r['error']:.2f}", f"{r['gaussian_error']:.2f}",
+                     f"{r['pca_error']:.2f}", "—" if p is None else f"{p[0]} / {p[1]} / {p[2]} / {p[3]}"])
+    numax_best = all(r["error"] < min(r["pca_error"], r["gaussian_error"]) for r in raw)
+    verdict = "reproduced in trend" if numax_best else "differs"
+    agreement = (f"With {config['n_train']} training images NuMax's error is "
+                 + ("below PCA's and Gaussian's at every δ, as published" if numax_best else
+                    "not below PCA's at every δ (" + ", ".join(
+                        f"δ {r['delta']}: NuMax {r['error']:.2f}% vs PCA {r['pca_error']:.2f}%" for r in raw)
+                    + "), unlike the paper; the stated reason, 60,000 training images against our few, is "
+                    "tested by the training-size study below")
+                 + ". Ranks and errors are not comparable in value to 60,000 training images.")
+    _bar_plot(png, raw, ("error", "pca_error", "gaussian_error"), ("NuMax", "PCA", "Gaussian"),
+              f"MNIST 20×20, {config['n_train']} training images")
+    return Outcome(
+        published=_md_table(["δ", "M", "NuMax", "Gaussian", "PCA"],
+                            [[d, *v] for d, v in PUBLISHED_TABLE1.items()]) + "\n\n(60,000 training images; errors %)",
+        ours=(f"{config['n_train']} training, {config['n_test']} test images; errors %.\n\n"
+              + _md_table(["δ", "M", "status", "NuMax", "Gaussian", "PCA", "published M / NuMax / Gaussian / PCA"],
+                          rows)),
+        rows=raw, verdict=verdict, agreement=agreement)
+
+
+def _bar_plot(png: Path, raw: list[dict], fields: tuple, labels: tuple, title: str) -> None:
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    x = np.arange(len(raw))
+    for i, (f, lab) in enumerate(zip(fields, labels, strict=True)):
+        ax.bar(x + (i - 1) * 0.27, [r[f] for r in raw], 0.27, label=lab)
+    ax.set_xticks(x, [f"δ={r['delta']}\nM={r['rank']}" for r in raw])
+    ax.set(ylabel="1-NN test error (%)", title=title)
+    ax.legend(fontsize=7)
+    _save(fig, png)
+
+
+def table2(config: dict, png: Path) -> Outcome:
+    """Table 2 — NuMax against NuMax-Class on MNIST: rank, 1-NN error, time, active secants.
+
+    Paper
+    -----
+    As Table 1 (MNIST 20×20, 60,000 training images), NuMax-CG and NuMax-Class-CG (Algorithm 3
+    with column generation) at δ = 0.4, 0.25, 0.1; rank, nearest-neighbour error, MATLAB time in
+    hours and active secants at the solution. Published: NuMax-Class has the lower rank and the
+    lower error at every δ.
+
+    Departures
+    ----------
+    - As Table 1: ``n_train`` training and ``n_test`` test images from the 10,000 vendored test
+      images; time is our wall time in seconds (Python, one BLAS thread), not MATLAB hours.
+    - Active secants: working pairs within 1e-4 of a bound at the certified solution.
+    """
+    raw = []
+    for delta in config["deltas"]:
+        for kind in ("numax", "numax_class"):
+            r = _mnist_fit(kind, config["n_train"], config["n_test"], delta, config["seed"])
+            raw.append({**r, "published": PUBLISHED_TABLE2.get(delta, {}).get(kind)})
+    rows = [[r["delta"], r["kind"], r["status"], r["rank"], f"{r['error']:.2f}", f"{r['pca_error']:.2f}",
+             f"{r['time_s']:.0f} s", r["active_secants"],
+             "—" if r["published"] is None else " / ".join(str(v) for v in r["published"])] for r in raw]
+    pairs = [(a, b) for a, b in zip(raw[::2], raw[1::2], strict=True)]
+    lower_rank = all(b["rank"] < a["rank"] for a, b in pairs)
+    lower_error = all(b["error"] < a["error"] for a, b in pairs)
+    numax_vs_pca = all(a["error"] < a["pca_error"] for a, _ in pairs)
+    verdict = "reproduced in trend" if lower_rank and lower_error and numax_vs_pca else "differs"
+    agreement = (f"NuMax-Class has {'the lower' if lower_rank else 'not always the lower'} rank and "
+                 f"{'the lower' if lower_error else 'not always the lower'} error at every δ (published: both); "
+                 f"NuMax's own rows {'beat' if numax_vs_pca else 'do not beat'} PCA at the same M (the paper's "
+                 "Table 1 ordering" + ("" if numax_vs_pca else ", tested against the training size below") + ").")
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    for kind, style in (("numax", "ko-"), ("numax_class", "gs-")):
+        sel = [r for r in raw if r["kind"] == kind]
+        ax.plot([r["rank"] for r in sel], [r["error"] for r in sel], style, label=kind)
+    ax.plot([r["rank"] for r in raw[::2]], [r["pca_error"] for r in raw[::2]], "b--", label="PCA at NuMax's M")
+    ax.set(xlabel="M", ylabel="1-NN test error (%)", title=f"{config['n_train']} training images")
+    ax.legend(fontsize=7)
+    _save(fig, png)
+    return Outcome(
+        published=_md_table(["δ", "method", "rank", "error %", "hours", "active secants"],
+                            [[d, k, *v] for d, m in PUBLISHED_TABLE2.items() for k, v in m.items()]),
+        ours=(f"{config['n_train']} training, {config['n_test']} test images.\n\n"
+              + _md_table(["δ", "method", "status", "rank", "error %", "PCA at same M %", "time", "active secants",
+                           "published rank / error / hours / active"], rows)),
+        rows=raw, verdict=verdict, agreement=agreement)
+
+
+def table1_training_size(config: dict, png: Path) -> Outcome:
+    """Tables 1–2, training-size study — does NuMax overtake PCA as the training set grows?
+
+    Paper
+    -----
+    Tables 1–2 train on all 60,000 MNIST training images and find NuMax below PCA and Gaussian
+    maps of the same M in 1-NN error, and NuMax-Class below NuMax. Our smaller training sets gave
+    the opposite NuMax/PCA ordering; the stated reason is the training size. This study tests it:
+    the same δ and the same test images, the training set growing.
+
+    Departures
+    ----------
+    - Training sets are nested prefixes of one seeded permutation of the 10,000 vendored test
+      images; the test images are the permutation's last ``n_test``, the same for every size.
+    - One δ (Table 1's middle column); PCA and Gaussian at NuMax's rank; NuMax-Class at its own rank.
+    """
+    delta, raw = config["delta"], []
+    for n in config["sizes"]:
+        a = _mnist_fit("numax", n, config["n_test"], delta, config["seed"])
+        b = _mnist_fit("numax_class", n, config["n_test"], delta, config["seed"])
+        raw.append({"n_train": n, "rank": a["rank"], "numax_error": a["error"], "pca_error": a["pca_error"],
+                    "gaussian_error": a["gaussian_error"], "numax_class_rank": b["rank"],
+                    "numax_class_error": b["error"], "status": [a["status"], b["status"]],
+                    "time_s": [a["time_s"], b["time_s"]]})
+    rows = [[r["n_train"], r["rank"], " / ".join(r["status"]), f"{r['numax_error']:.2f}", f"{r['pca_error']:.2f}",
+             f"{r['gaussian_error']:.2f}", r["numax_class_rank"], f"{r['numax_class_error']:.2f}"] for r in raw]
+    gaps = [r["numax_error"] - r["pca_error"] for r in raw]
+    flips = [r["n_train"] for r in raw if r["numax_error"] < r["pca_error"]]
+    shrinking = len(gaps) > 1 and gaps[-1] < gaps[0]
+    verdict = "reproduced in trend" if flips and flips[-1] == raw[-1]["n_train"] else "differs"
+    agreement = (f"NuMax − PCA error at δ = {delta}: " + ", ".join(
+        f"{g:+.2f} points at n = {r['n_train']}" for g, r in zip(gaps, raw, strict=True)) + ". "
+                 + (f"NuMax beats PCA from n = {flips[0]} on, so the training size explains the Table 1 disagreement"
+                    if verdict == "reproduced in trend" else
+                    "NuMax does not overtake PCA within the sizes run, so the training size alone does not explain "
+                    "the Table 1 disagreement at these sizes" + (" (the gap does shrink)" if shrinking else
+                                                                  " (the gap does not shrink)")) + ".")
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    n = [r["n_train"] for r in raw]
+    for key, style, label in (("numax_error", "ko-", "NuMax"), ("pca_error", "bs-", "PCA (NuMax's M)"),
+                              ("gaussian_error", "r^-", "Gaussian (NuMax's M)"), ("numax_class_error", "gD-",
+                                                                                   "NuMax-Class (own M)")):
+        ax.plot(n, [r[key] for r in raw], style, label=label)
+    ax.set(xscale="log", xlabel="training images", ylabel="1-NN test error (%)", title=f"δ = {delta}")
+    ax.legend(fontsize=7)
+    _save(fig, png)
+    return Outcome(
+        published="Tables 1–2 at 60,000 training images: NuMax below PCA (2.99–3.31% vs 4.38–4.41%) and "
+                  "NuMax-Class below NuMax.",
+        ours=(f"δ = {delta}, {config['n_test']} test images (the same for every size); errors %.\n\n"
+              + _md_table(["training images", "NuMax M", "status", "NuMax", "PCA", "Gaussian", "NuMax-Class M",
+                           "NuMax-Class"], rows)),
+        rows=raw, verdict=verdict, agreement=agreement)
+
+
+EXPERIMENTS = (
+    Experiment("fig3", "Fig. 3 — δ against M on translating squares, with the baselines of (b)", fig3,
+               full={"image_size": 16, "square_size": 8, "n_secants": 1000, "seed": 0,
+                     "deltas": [0.4, 0.3, 0.2, 0.15, 0.1, 0.05, 0.03],
+                     "baseline_dims": [1, 2, 3, 4, 6, 8, 10, 12, 16, 20, 25, 30, 40, 50, 60, 70, 80]},
+               quick={"image_size": 12, "square_size": 6, "n_secants": 300, "seed": 0, "deltas": [0.3, 0.1],
+                      "baseline_dims": [2, 4, 8, 16, 30]}),
+    Experiment("fig6", "Fig. 6(b) — δ against M on MNIST", fig6,
+               full={"n_images": 78, "n_secants": 3003, "seed": 0, "deltas": [0.4, 0.3, 0.2, 0.1]},
+               quick={"n_images": 32, "n_secants": 496, "seed": 0, "deltas": [0.4, 0.2]}),
+    Experiment("fig9", "Fig. 9 — approximate nearest neighbours", fig9,
+               full={"n_database": 4000, "n_queries": 1000, "deltas": [0.4, 0.3, 0.2], "ks": [1, 5, 10, 20, 50],
+                     "seed": 0},
+               quick={"n_database": 500, "n_queries": 200, "deltas": [0.4, 0.2], "ks": [1, 5, 10, 20, 50],
+                      "seed": 0}),
+    Experiment("fig10", "Fig. 10 — translating blob, isometry on held-out secants", fig10,
+               full={"image_size": 32, "sigma": 6.0, "deltas": [0.4, 0.3, 0.2, 0.1], "seed": 0},
+               quick={"image_size": 16, "sigma": 3.0, "deltas": [0.4, 0.2], "seed": 0}),
+    Experiment("fig12", "Fig. 12 — disk vs square classification from M measurements", fig12,
+               full={"image_size": 16, "shape_size": 6, "n_secants": 2000, "deltas": [0.5, 0.4, 0.3, 0.2, 0.1, 0.05],
+                     "noises": [0.25, 0.5, 1.0], "copies": 5, "seed": 0},
+               quick={"image_size": 16, "shape_size": 6, "n_secants": 500, "deltas": [0.4, 0.2],
+                      "noises": [0.25, 1.0], "copies": 2, "seed": 0}),
+    Experiment("table1", "Table 1 — MNIST 1-NN error: NuMax, Gaussian, PCA", table1,
+               full={"n_train": 1000, "n_test": 2000, "deltas": [0.4, 0.25, 0.1], "seed": 0},
+               quick={"n_train": 300, "n_test": 1000, "deltas": [0.4], "seed": 0}),
+    Experiment("table2", "Table 2 — MNIST: NuMax against NuMax-Class", table2,
+               full={"n_train": 1000, "n_test": 2000, "deltas": [0.4, 0.25, 0.1], "seed": 0},
+               quick={"n_train": 300, "n_test": 1000, "deltas": [0.4], "seed": 0}),
+    Experiment("table1_training_size", "Tables 1–2 — the training-size study", table1_training_size,
+               full={"sizes": [300, 1000, 2000, 4000], "n_test": 2000, "delta": 0.25, "seed": 0},
+               quick={"sizes": [150, 300], "n_test": 1000, "delta": 0.4, "seed": 0}),
+)

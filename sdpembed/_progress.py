@@ -1,0 +1,54 @@
+"""Progress a user can watch: bars with a time-left estimate (tqdm) and flushed progress lines.
+
+Every long computation of the package reports through these two functions, so that all of them
+write to the same place and follow the same rule: progress lines go to stdout only when the
+caller asked for them (``verbose``); bars go to stderr, and only when asked (``enabled=True``)
+or, for the command line's countable work (``enabled=None``), when stderr is a terminal — so a
+test's or a pipe's captured output never holds a bar it did not ask for.
+
+References
+----------
+.. [1] tqdm, "A fast, extensible progress bar for Python and CLI", https://tqdm.github.io.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from tqdm import tqdm
+
+__all__ = ["progress_bar", "say", "tell"]
+
+
+def progress_bar(total: int | None, desc: str, *, enabled: bool | None = None, unit: str = "it") -> Any:
+    """A tqdm bar on stderr over ``total`` units (its ``update(k)`` advances it; use it as a
+    context manager or ``close()`` it).
+
+    Parameters
+    ----------
+    total : int or None
+        The units of work (None: unknown, no time-left estimate).
+    desc : str
+        What is counted, shown before the bar.
+    enabled : bool or None
+        True: always shown; False: never (the bar is a no-op); None: shown when stderr is a
+        terminal.
+    unit : str
+        The unit's name (``pairs``, ``instances``, ...); counts of a million or more are shown
+        scaled (``200M``).
+    """
+    show = sys.stderr.isatty() if enabled is None else bool(enabled)
+    return tqdm(total=total, desc=desc, unit=unit, disable=not show, file=sys.stderr, leave=False,
+                dynamic_ncols=True, unit_scale=bool(total and total >= 10**6), mininterval=0.5)
+
+
+def tell(text: str) -> None:
+    """Write a line to stderr without breaking a progress bar that is showing there."""
+    tqdm.write(text, file=sys.stderr)
+    sys.stderr.flush()
+
+
+def say(text: str) -> None:
+    """Print a progress line and flush it at once (a line buffered behind a long step is not progress)."""
+    print(text, flush=True)

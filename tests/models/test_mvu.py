@@ -1,0 +1,54 @@
+"""The MVU estimator (``sdpembed/models/mvu.py``): scikit-learn conventions and the set-output
+API, and ``transform`` of training inputs (their ``embedding_`` rows) and of new inputs (the
+out-of-sample SDP, Sec. 3.1.10)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.datasets import make_swiss_roll
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from sdpembed.graphs import neighbour_arrays
+from sdpembed.models import MVU
+from sdpembed.solvers.mvu.oos import place_points
+
+
+# the checks' data are blobs, whose neighbourhood graph is disconnected: MVU refuses it unless
+# asked to link the components (Sec. 3.1.12)
+@parametrize_with_checks([MVU(link=True, random_state=0)])
+def test_sklearn_compatible(estimator, check):
+    check(estimator)
+
+
+@pytest.fixture(scope="module")
+def roll():
+    X, _ = make_swiss_roll(80, random_state=0)
+    return X, MVU(n_neighbors=5).fit(X)
+
+
+def test_transform_of_training_inputs_is_the_embedding(roll):
+    X, model = roll
+    np.testing.assert_array_equal(model.transform(X), model.embedding_)
+    order = np.random.default_rng(0).permutation(X.shape[0])
+    np.testing.assert_array_equal(model.transform(X[order]), model.embedding_[order])
+
+
+def test_new_inputs_are_placed_by_the_out_of_sample_sdp(roll):
+    X, model = roll
+    rng = np.random.default_rng(1)
+    new = X[:6] + 0.05 * rng.standard_normal((6, 3))
+    mixed = np.vstack([new[:3], X[10:12], new[3:]])
+    Z = model.transform(mixed)
+    Y_nb, sq, _ = neighbour_arrays(X, model.embedding_, new, max(model.n_neighbors, model.n_components))
+    placed = place_points(Y_nb, sq).y
+    np.testing.assert_allclose(Z[[0, 1, 2, 5, 6, 7]], placed, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(Z[3:5], model.embedding_[10:12])
+
+
+def test_pandas_output(roll):
+    # set_output(transform="pandas") gives named columns (get_feature_names_out)
+    X, _ = roll
+    frame = MVU(n_neighbors=5).set_output(transform="pandas").fit(pd.DataFrame(X, columns=["a", "b", "c"]))
+    Z = frame.transform(pd.DataFrame(X[:4], columns=["a", "b", "c"]))
+    assert isinstance(Z, pd.DataFrame) and list(Z.columns) == ["mvu0", "mvu1"]
+    np.testing.assert_array_equal(Z.to_numpy(), frame.embedding_[:4])
