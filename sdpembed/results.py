@@ -26,11 +26,18 @@ class GroundTruthTooLarge(ValueError):
     """A CVXPY ground truth refused an instance too large for a generic solver."""
 
 
-def relative_gap(objective: float, bound: float) -> float:
-    """(objective − bound) / max(|objective|, |bound|, 1e-12): the relative duality gap."""
+def relative_gap(objective: float, bound: float, scale: float = 0.0) -> float:
+    """(objective − bound) / max(|objective|, |bound|, scale, 1e-12): the relative duality gap.
+
+    ``scale`` is the instance's ``gap_scale`` (μ for :class:`~sdpembed.problems.lmnn.LMNNInstance`,
+    0 otherwise): the objective value below which the gap is measured absolutely, in units of
+    ``scale``. A problem whose objective has a unit of its own (LMNN's loss counts margins) needs
+    it: its optimum can be tiny or zero, and a gap relative to the optimum alone could then never
+    be small.
+    """
     if not (np.isfinite(objective) and np.isfinite(bound)):
         return float("inf")
-    return float((objective - bound) / max(abs(objective), abs(bound), 1e-12))
+    return float((objective - bound) / max(abs(objective), abs(bound), scale, 1e-12))
 
 
 @dataclass
@@ -150,6 +157,7 @@ def build_result(
     start: float,
     sense: str = "min",
     rgap: float | None = None,
+    gap_scale: float = 0.0,
     min_eigenvalue: float | None = None,
     iterations: int = 0,
     history: dict[str, np.ndarray] | None = None,
@@ -159,7 +167,8 @@ def build_result(
 
     Computes what every solve reports the same way: the gap, objective − dual_bound for
     ``sense="min"`` and dual_bound − objective for ``"max"`` (the bound is lower, resp. upper);
-    the relative gap :func:`relative_gap` of the same pair, unless ``rgap`` is given; the least
+    the relative gap :func:`relative_gap` of the same pair with ``gap_scale`` (the instance's
+    ``gap_scale``), unless ``rgap`` is given; the least
     eigenvalue :func:`least_eigenvalue` of ``solution``, unless ``min_eigenvalue`` is given; and
     ``wall_time`` = seconds since ``start`` (a :func:`time.perf_counter` reading).
 
@@ -176,7 +185,8 @@ def build_result(
         raise ValueError(f"sense must be 'min' or 'max', got {sense!r}")
     maximize = sense == "max"
     if rgap is None:
-        rgap = relative_gap(dual_bound, objective) if maximize else relative_gap(objective, dual_bound)
+        rgap = (relative_gap(dual_bound, objective, gap_scale) if maximize
+                else relative_gap(objective, dual_bound, gap_scale))
     if np.isnan(rgap):
         gap = float("nan")
     else:

@@ -34,3 +34,14 @@ def test_least_eigenvalue_of_a_stack_and_a_given_one():
     assert least_eigenvalue(stack) == -0.5
     result = build_result("lmnn_multi", "M", stack, 1.0, 1.0, min_eigenvalue=0.0, start=0.0, **OPTIONS)
     assert result.min_eigenvalue == 0.0 and result.gap == 0.0 and result.relative_gap == 0.0
+
+
+def test_a_gap_scale_measures_gaps_below_it_absolutely():
+    # an optimum of 0 (LMNN on separable classes) leaves the gap relative to itself at 1 however small it is
+    assert relative_gap(2e-7, 0.0) == 1.0
+    assert relative_gap(2e-7, 0.0, 0.5) == pytest.approx(4e-7, rel=1e-12)
+    assert relative_gap(30.0, 27.0, 0.5) == relative_gap(30.0, 27.0) == pytest.approx(0.1)   # above it: relative
+    result = build_result("lmnn", "M", np.eye(2), 2e-7, 0.0, gap_scale=0.5, start=0.0, **OPTIONS)
+    assert result.gap == 2e-7 and result.relative_gap == pytest.approx(4e-7, rel=1e-12)
+    low = build_result("mvu", "K", np.eye(2), 1e-7, 3e-7, sense="max", gap_scale=0.5, start=0.0, **OPTIONS)
+    assert low.relative_gap == pytest.approx(4e-7, rel=1e-12)

@@ -138,10 +138,10 @@ def _certified_result(
     """Certify a solution with :func:`lmnn_dual_bound` and keep ``optimal`` only if the
     certified gap agrees."""
     bound = lmnn_dual_bound(instance, triplets, raw.alpha, upper_bound=objective)
-    rgap = relative_gap(objective, bound)
+    rgap = relative_gap(objective, bound, instance.gap_scale)
     status, message = judge_optimal(status, message, relative_gap=rgap, gap_tol=gap_tol)
     return build_result(
-        instance.problem, "M", solution, objective, bound, status=status, message=message, method=method,
+        instance.problem, "M", solution, objective, bound, rgap=rgap, status=status, message=message, method=method,
         solver=solver, max_violation=instance.max_violation(solution), iterations=iterations, start=start,
         history=history,
         extra={

@@ -106,11 +106,11 @@ def solve_multi_metric_cvxpy(
     objective = problem.objective(solution)
     alpha = np.asarray(impostor.dual_value, dtype=np.float64).ravel()
     bound = multi_metric_dual_bound(problem, triplets, alpha, upper_bound=objective)
-    rgap = relative_gap(objective, bound)
+    rgap = relative_gap(objective, bound, problem.gap_scale)
     status, message = judge_optimal(status, f"CVXPY status {model.status!r} from {solver}", relative_gap=rgap,
                                     gap_tol=gap_tol)
     return build_result(
-        problem.problem, problem.variable, solution, objective, bound, status=status, message=message, method="cvxpy",
-        solver=solver, max_violation=0.0, iterations=solver_iterations(model), start=start,
+        problem.problem, problem.variable, solution, objective, bound, rgap=rgap, status=status, message=message,
+        method="cvxpy", solver=solver, max_violation=0.0, iterations=solver_iterations(model), start=start,
         extra={"triplets": triplets, "alpha": np.clip(alpha, 0.0, problem.mu), "restricted_optimum": model.value},
     )

@@ -41,6 +41,13 @@ class Instance:
     variable: ClassVar[str]
 
     @property
+    def gap_scale(self) -> float:
+        """The objective value below which relative gaps are measured absolutely (in its units):
+        0, purely relative, unless the objective has a unit of its own
+        (:func:`sdpembed.results.relative_gap`)."""
+        return 0.0
+
+    @property
     def variable_shape(self) -> tuple[int, ...]:
         """Shape of the matrix variable of a solution file: (dim, dim), or (C, dim, dim) for a problem
         with one matrix per block (judged as the block-diagonal matrix of the C blocks)."""

@@ -20,6 +20,15 @@ every C_c(α) ⪰ 0; otherwise α is scaled down (largest t with all (1 − μ)P
 (1 − μ)P_c) ⪰ 0) or the trace bound tr M^c ≤ U / ((1 − μ) λ_min(P_c)) is used. Rounding errors
 are accounted for as in the single-metric bound.
 
+**Gaps.** The loss (2.11) does not change when X is scaled (M absorbs the scale): it counts
+margins, and μ — the loss of one triplet at the margin, h_t = 1 — is its unit
+(:func:`loss_unit`). Its optimum can be far below that unit, or 0: when the classes are far apart
+relative to their spread, or separable by a metric with tr(MP) = 0 (e.g. fewer points than
+dimensions). Relative gaps are therefore measured against max(|ε|, |bound|, μ)
+(the instances' ``gap_scale``, :func:`sdpembed.results.relative_gap`): a gap ≤ gap_tol proves
+the loss within gap_tol of its optimum relatively, or within gap_tol·μ absolutely when the
+optimum is below μ.
+
 References
 ----------
 .. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
@@ -58,12 +67,20 @@ __all__ = [
     "check_triplets",
     "generalized_eigenvalues",
     "lmnn_dual_bound",
+    "loss_unit",
     "multi_metric_dual_bound",
     "multi_metric_hinges",
     "project_psd",
     "triplet_keys",
     "triplet_outer_sum",
 ]
+
+
+def loss_unit(mu: float) -> float:
+    """The unit of the loss (2.11) with weight ``mu``: μ, the loss of one triplet at the margin
+    (h_t = 1 in (2.10)). The loss is invariant to the scale of X, so this unit, not the data,
+    sets what a small absolute gap is (module docstring, "Gaps")."""
+    return float(mu)
 
 
 @dataclass(frozen=True, eq=False)
@@ -106,6 +123,11 @@ class _TripletData(Instance):
     def dim(self) -> int:
         """Input dimension d (each metric is d × d)."""
         return self.X.shape[1]
+
+    @property
+    def gap_scale(self) -> float:
+        """μ, the unit of the loss (:func:`loss_unit`): gaps below it are measured absolutely."""
+        return loss_unit(self.mu)
 
     @property
     def n_points(self) -> int:

@@ -265,7 +265,7 @@ def certify(
         rank=rank,
         dual_bound=bound,
         gap=gap,
-        relative_gap=relative_gap(objective, bound) * sign if np.isfinite(bound) else float("nan"),
+        relative_gap=relative_gap(objective, bound, instance.gap_scale) * sign if np.isfinite(bound) else float("nan"),
         optimum=float(optimum),
         optimum_source=source,
         objective_error=error,

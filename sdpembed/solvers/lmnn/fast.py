@@ -61,6 +61,7 @@ from ...problems.lmnn import (
     MultiMetricLMNNInstance,
     check_triplets,
     lmnn_dual_bound,
+    loss_unit,
     multi_metric_dual_bound,
     multi_metric_hinges,
     project_psd,
@@ -233,7 +234,7 @@ def _working_set_rounds(*, n, mu, C0, working, build_system, hinge_stream, pull,
         solved = np.concatenate([working, fixed])
         solved_alpha = np.concatenate([out.alpha, np.full(fixed.shape[0], mu)])
         lower = bound(solved, solved_alpha, objective)
-        rgap = relative_gap(objective, lower)
+        rgap = relative_gap(objective, lower, loss_unit(mu))   # absolute below the loss's unit μ
         nearly = n_violated <= settled * working.shape[0]
         keep = np.ones(working.shape[0], dtype=bool)
         if new.shape[0] and prune is not None and nearly:

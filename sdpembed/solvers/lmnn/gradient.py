@@ -270,7 +270,7 @@ def solve_lmnn_gradient(
         bound, cert_triplets, cert_alpha = certify_metric(instance, M_best, objective=objective)
     else:
         bound, cert_triplets, cert_alpha = float("nan"), np.empty((0, 3), dtype=np.int64), np.empty(0)
-    rgap = relative_gap(objective, bound) if certify else float("nan")
+    rgap = relative_gap(objective, bound, instance.gap_scale) if certify else float("nan")
     if certify and rgap <= gap_tol:
         status = "optimal"
         message = f"certified relative gap {rgap:.2e} <= {gap_tol:g} after {t + 1} iteration(s)"

@@ -27,9 +27,10 @@ dual step lengths (fraction 0.98 of the distance to the boundary; SDPT3's adapti
 0.9 + 0.09·min(1, α_p, α_d) does not help here — the steps are limited by the box
 α ∈ [0, μ] and the slacks, not by the cone — and costs more steps),
 stop when the relative primal and dual residuals and the relative duality gap are below
-``tol``, the gap relative to the loss (2.11) including the fixed triplets' constant μ|F|
-(:func:`hinge_ipm`). A solve on a working set close to the previous one starts from the previous
-solution (:func:`warm_start`); a solve from a first-order point starts from it with the dual slack
+``tol``, the gap relative to the loss (2.11) including the fixed triplets' constant μ|F|, and
+absolute below the loss's unit μ, as the certificate measures it (:func:`hinge_ipm`). A solve
+on a working set close to the previous one starts from the previous solution
+(:func:`warm_start`); a solve from a first-order point starts from it with the dual slack
 [C(α̂)]₊ + νM₀⁻¹ (:func:`first_order_ipm_start`): the smoothed multipliers α̂ are far from dual
 feasible, and lifting C(α̂) by a multiple of I put the PSD block far off the central path.
 
@@ -46,6 +47,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ...problems.lmnn import loss_unit
+from ...results import relative_gap
 from .newton import newton_step
 from .pair_system import PairSystem, symmetric_part
 
@@ -101,9 +104,11 @@ def hinge_ipm(
         μ ∈ (0, 1].
     tol : float
         Stop when the relative primal residual, dual residual and duality gap are all ≤ tol.
-        The gap is relative to the objective including ``offset``,
-        |p − d| / (1 + max(|p + offset|, |d + offset|)) — the measure of the certified gap
-        (:func:`sdpembed.results.relative_gap`).
+        The gap is relative to the objective including ``offset``, and absolute below the
+        loss's unit μ, |p − d| / max(|p + offset|, |d + offset|, μ) — the measure of the
+        certified gap (:func:`sdpembed.results.relative_gap` with
+        :func:`~sdpembed.problems.lmnn.loss_unit`), so that a solve stopped here is one the
+        certificate can call optimal, also when the optimum is tiny or 0.
     max_iter : int
         Newton steps at most.
     offset : float
@@ -155,6 +160,7 @@ def hinge_ipm(
         np.linalg.cholesky(M)
         np.linalg.cholesky(X)
     norm_c0 = 1.0 + float(np.linalg.norm(C0))
+    unit = loss_unit(mu)
     n_cone = c * d + 2 * T
     history: dict[str, list] = {key: [] for key in ("primal", "dual", "pres", "dres", "gap", "nu")}
     converged = stalled = False
@@ -166,7 +172,7 @@ def hinge_ipm(
         dobj = float(alpha.sum())
         pres = float(np.linalg.norm(R3)) / (1.0 + np.sqrt(T))
         dres = float(np.linalg.norm(R1)) / norm_c0
-        gap = abs(pobj - dobj) / (1.0 + max(abs(pobj + offset), abs(dobj + offset)))
+        gap = abs(relative_gap(pobj + offset, dobj + offset, unit))
         nu = (float(np.sum(M * X)) + float(alpha @ s) + float(beta @ xi)) / n_cone
         for key, value in (("primal", pobj), ("dual", dobj), ("pres", pres), ("dres", dres), ("gap", gap),
                            ("nu", nu)):

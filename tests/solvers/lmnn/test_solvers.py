@@ -123,6 +123,35 @@ def test_fast_cold_start_with_coincident_points(coincide):
     assert fast.dual_bound <= truth.objective * (1 + 1e-9)
 
 
+def tiny_optimum_instance(case: str) -> LMNNInstance:
+    """An LMNN instance whose optimum is far below the loss's unit μ: three classes 3000 apart with unit
+    spread (optimum ≈ 2e-6), or fewer points than dimensions — separable by a metric with tr(MP) = 0, as
+    make-instance's digits defaults (50 points in dimension 64) are: optimum 0."""
+    if case == "far apart":
+        rng = np.random.default_rng(0)
+        X = np.vstack([rng.standard_normal((8, 3)) + 3000.0 * c * np.eye(3)[0] for c in range(3)])
+        return LMNNInstance.from_data(X, np.repeat([0, 1, 2], 8), k=2)
+    X = np.random.default_rng(1).standard_normal((15, 20))
+    return LMNNInstance.from_data(X, np.repeat([0, 1, 2], 5), k=2)
+
+
+@pytest.mark.parametrize("case", ["far apart", "separable"])
+def test_a_tiny_optimum_is_certified_against_the_loss_unit(case):
+    # the loss counts margins (its unit is μ, the loss of one triplet at the margin) and is invariant to the
+    # scale of X: below μ the gap is absolute, so an optimum of 2e-6 or 0 is certified to gap_tol·μ, by the
+    # interior point's stopping rule and the certificate alike (a gap relative to the optimum alone stays ~1)
+    inst = tiny_optimum_instance(case)
+    fast, truth = solve_lmnn_fast(inst), solve_lmnn_cvxpy(inst, **TIGHT)
+    assert fast.status == "optimal" and truth.status == "optimal", (fast.message, truth.message)
+    assert truth.objective < 1e-4 * inst.mu
+    for result in (fast, truth):
+        assert 0.0 <= result.objective - result.dual_bound <= 1e-5 * inst.mu
+        assert result.relative_gap == pytest.approx((result.objective - result.dual_bound) / inst.mu, rel=1e-9)
+    assert fast.dual_bound <= truth.objective + 1e-12 and truth.dual_bound <= fast.objective + 1e-12
+    strict = solve_lmnn_fast(inst, gap_tol=1e-12)       # optimal still means the certificate proves gap_tol
+    assert strict.status == "inaccurate" and strict.objective - strict.dual_bound > 1e-12 * inst.mu
+
+
 def test_mu_zero_and_bad_options(instances):
     inst = instances["iris"]
     zero = solve_lmnn_fast(LMNNInstance(X=inst.X, y=inst.y, targets=inst.targets, mu=0.0))
