@@ -69,9 +69,9 @@ def symmetric_matrix(value: object, name: str) -> np.ndarray:
     return 0.5 * (K + K.T)
 
 
-def as_vector(value: object, name: str, *, length: int | None = None) -> np.ndarray:
-    """A finite float64 1-D array, or a ValueError naming ``name``."""
-    arr = real_array(value, name)
+def as_vector(value: object, name: str, *, length: int | None = None, allow_bool: bool = True) -> np.ndarray:
+    """A finite float64 1-D array, or a ValueError naming ``name`` (booleans refused unless ``allow_bool``)."""
+    arr = real_array(value, name, allow_bool=allow_bool)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be a 1-D array, got shape {arr.shape}")
     if length is not None and arr.shape[0] != length:

@@ -7,8 +7,9 @@ the contract are ignored, except ``optimum`` (a certified optimal value, used by
 solution file holds the problem's variable (``P``, ``M``, ``K`` or ``S``), optionally a claimed
 ``dual_bound`` and the multipliers that prove a bound (the problem's ``dual_arrays`` in the
 registry: ``dual_pairs``/``dual_y`` or ``dual_y`` for the NuMax family, ``dual_triplets``/``dual_alpha``
-for LMNN; ``docs/grading.md`` states each dual); ``sdpembed solve`` also writes ``status``,
-``objective`` and ``method`` (:func:`solution_arrays`).
+for LMNN, ``dual_y``/``dual_t`` for MVU, ``dual_lambda`` for MVU out-of-sample; ``docs/grading.md``
+states each dual); ``sdpembed solve`` also writes ``status``, ``objective`` and ``method``
+(:func:`solution_arrays`).
 
 Files are parsed by :func:`sdpembed._files.read_npz` (never unpickling; one ValueError line naming
 the file) and written atomically. This module imports no CVXPY: the registry loads formulations and

@@ -16,6 +16,8 @@ from dataclasses import dataclass, field, replace
 from importlib import import_module
 from typing import Any
 
+import numpy as np
+
 from ._memory import check_memory, dense_bytes
 from .problems import (
     LMNNInstance,
@@ -25,6 +27,8 @@ from .problems import (
     NuMaxClassInstance,
     NuMaxInstance,
 )
+from .problems import mvu as _mvu
+from .problems import mvu_oos as _mvu_oos
 from .problems.standard_form import (
     StandardForm,
     box_trace_form,
@@ -143,6 +147,19 @@ def _mvu_ipm_memory(instance: Any) -> tuple[int, str]:
             f"n = {n}, E = {E})")
 
 __all__ = ["ProblemSpec", "PROBLEMS", "get_problem", "method_options", "solve"]
+
+
+def _mvu_proof_arrays(instance: Any, result: SolveResult) -> dict[str, np.ndarray]:
+    """``dual_y`` (the proved edge multipliers of the certificate) and ``dual_t`` of a certified MVU solve."""
+    if "y" not in result.extra or not result.certified:
+        return {}
+    return {"dual_y": np.asarray(result.extra["y"], dtype=np.float64),
+            "dual_t": np.array(_mvu.centering_multiplier(instance))}
+
+
+def _mvu_oos_proof_arrays(instance: Any, result: SolveResult) -> dict[str, np.ndarray]:
+    """``dual_lambda``, the neighbour multipliers of an out-of-sample solve."""
+    return {"dual_lambda": np.asarray(result.extra["lam"], dtype=np.float64)} if "lam" in result.extra else {}
 
 
 @dataclass(frozen=True)
@@ -315,6 +332,9 @@ PROBLEMS: dict[str, ProblemSpec] = {
         sdpa_form=mvu_oos_form,
         suite_cases=mvu_oos_cases,
         estimators=("sdpembed.MVU",),
+        dual_arrays=("dual_lambda",),
+        dual_from_result=_mvu_oos_proof_arrays,
+        verified_bound=lambda instance, multipliers, matrix: _mvu_oos.verified_dual_bound(instance, multipliers),
     ),
     "mvu": ProblemSpec(
         name="mvu",
@@ -333,6 +353,9 @@ PROBLEMS: dict[str, ProblemSpec] = {
         sdpa_form=mvu_form,
         suite_cases=mvu_cases,
         estimators=("sdpembed.MVU",),
+        dual_arrays=("dual_y", "dual_t"),
+        dual_from_result=_mvu_proof_arrays,
+        verified_bound=lambda instance, multipliers, matrix: _mvu.verified_dual_bound(instance, multipliers),
     ),
 }
 

@@ -22,11 +22,19 @@ problem the thesis mentions after the inequality SDP. Weak duality, for any feas
 c·tr K [− ω‖𝒜K − D‖₁] ≤ yᵀD + ⟨cI − L(y) − t11ᵀ, K⟩ ≤ yᵀD.
 
 The certificate (:func:`dual_bound`) turns *any* y into a dual-feasible point: y is clipped
-into 𝒴, μ = λ_min(L(y)|₁⊥) is computed densely (lowered by bounds on the rounding of LAPACK
-and of forming L(y)), and if μ < c either y is scaled by c/μ (when that stays in 𝒴) or mixed
-with a strictly feasible point y₀ — (2c/λ₂(L₁))·1 for equality/inequality, ω·1 for slack,
-0 for min_trace — with weight θ = (μ₀ − c)/(μ₀ − μ), feasible because λ_min(L(·)|₁⊥) is
-concave. The smaller yᵀD is an upper bound on the optimum whether or not the run converged.
+into 𝒴, μ = λ_min(L(y)|₁⊥) is estimated densely, and if μ is below c (plus a small margin)
+either y is scaled by (c + margin)/μ (when that stays in 𝒴) or mixed with a strictly feasible
+point y₀ — (2c/λ₂(L₁))·1 for equality/inequality, ω·1 for slack, 0 for min_trace — with
+weight θ = (μ₀ − c − margin)/(μ₀ − μ), since λ_min(L(·)|₁⊥) is concave. The estimate only
+steers: the point is *proved* dual feasible by a Cholesky factorisation of
+L(y) + t·11ᵀ − cI shifted down by a rigorous bound on the rounding errors of forming and
+factorising it (Demmel [2], Rump [3]; ``_proves_feasible``) — a dense LAPACK eigenvalue
+decomposition has no backward-error constant one could cite, a Cholesky factorisation has.
+Both are O(n³) and dense, run to n = :data:`DUAL_DENSE_LIMIT`. The smallest proved yᵀD,
+rounded upwards, is an upper bound on the optimum whether or not the run converged, and
+:func:`verified_dual_bound` computes it from the multipliers a solution file carries
+(``dual_y``; the centering multiplier ``dual_t`` is optional, as t is free in the dual and
+absent from its objective).
 The slack variant is bounded iff ω·λ₂(L₁) ≥ 1 − ω (λ₂(L₁) the algebraic connectivity of the
 unit-weight graph; L(y) ⪯ L(ω1) for y ≤ ω1): otherwise stretching every edge pays, and the
 solver reports ``unbounded``.
@@ -36,6 +44,12 @@ References
 .. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
    Pennsylvania, 2007. Implemented here: the MVU SDP (3.11)–(3.15) of Sec. 3.1.4, the relaxations
    of Sec. 3.1.6, the minimum-trace variant of Sec. 3.1.11, the Laplacian (3.24).
+.. [2] J. W. Demmel, "On floating point errors in Cholesky", LAPACK Working Note 14, 1989.
+   Used here: the backward error |ΔA| ≤ γ_{n+1}|R̃ᵀ||R̃| of a Cholesky factorisation that runs
+   to completion.
+.. [3] S. M. Rump, "Verification of positive definiteness", BIT Numerical Mathematics 46(2),
+   433–452, 2006. Used here: a successful floating-point Cholesky factorisation of a matrix
+   shifted by its rounding-error bound as a proof of positive semidefiniteness.
 """
 
 from __future__ import annotations
@@ -45,8 +59,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from .._validate import as_matrix, check_delta, check_positive_int, real_array
-from ..graphs import check_connected, check_edges, graph_laplacian, link_components, neighborhood_graph
+from .._validate import as_matrix, as_vector, check_delta, check_positive_int, real_array
+from ..graphs import check_connected, check_edges, link_components, neighborhood_graph
 from .base import Instance, file_scalar
 
 if TYPE_CHECKING:
@@ -56,9 +70,11 @@ __all__ = [
     "DUAL_DENSE_LIMIT",
     "MVUInstance",
     "algebraic_connectivity",
+    "centering_multiplier",
     "dual_bound",
     "incidence_matrix",
     "slack_is_bounded",
+    "verified_dual_bound",
 ]
 
 
@@ -248,10 +264,11 @@ class MVUInstance(Instance):
 
 
 _EPS = np.finfo(np.float64).eps
+_TINY = np.finfo(np.float64).smallest_subnormal
 
-#: Largest n for which the certificate's dense eigenvalue problem is run (O(n³) time, O(n²) memory).
+#: Largest n for which the certificate's dense eigenvalue problem and Cholesky factorisation are
+#: run (O(n³) time, O(n²) memory).
 DUAL_DENSE_LIMIT = 4000
-
 
 def incidence_matrix(n: int, edges: np.ndarray) -> sp.csr_matrix:
     """B (E × n) with B[e, i] = 1, B[e, j] = −1: 𝒜(YYᵀ) = rowsum((BY)²), L(w) = Bᵀ diag(w) B."""
@@ -264,26 +281,90 @@ def incidence_matrix(n: int, edges: np.ndarray) -> sp.csr_matrix:
     return sp.csr_matrix((vals, (rows, cols)), shape=(E, n))
 
 
-def _min_eig_perp(n: int, edges: np.ndarray, y: np.ndarray, level: float) -> tuple[float, np.ndarray]:
-    """A rigorous lower estimate of λ_min(L(y)) on 1⊥ (or a value ≥ ``level`` when that is all
-    it proves), and the eigenvector. L(y) + s·11ᵀ/n with s = max(level, 0) + 1 moves the
-    eigenvalue of 1 to s > level, so λ_min of the shifted matrix is min(s, λ_min on 1⊥)."""
-    M = graph_laplacian(n, edges, y).toarray()
+def _dense_laplacian(n: int, edges: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """L(y) as a dense array, the values of :func:`~sdpembed.graphs.graph_laplacian` without SciPy
+    (``verify`` proves MVU bounds with numpy alone): off-diagonal entries −y_e exactly, diagonal
+    Σ_{e∋i} y_e summed in floating point."""
+    y = np.asarray(y, dtype=np.float64)
+    i, j = edges[:, 0], edges[:, 1]
+    L = np.zeros((n, n))
+    np.add.at(L, (i, j), -y)
+    np.add.at(L, (j, i), -y)
+    L[np.diag_indices(n)] = np.bincount(i, weights=y, minlength=n) + np.bincount(j, weights=y, minlength=n)
+    return L
+
+
+def _min_eig_perp(n: int, edges: np.ndarray, y: np.ndarray, level: float) -> float:
+    """An estimate of λ_min(L(y)) on 1⊥ lowered by a backward-error margin (or a value ≥
+    ``level`` when that is all it says). L(y) + s·11ᵀ/n with s = max(level, 0) + 1 moves the
+    eigenvalue of 1 to s > level, so λ_min of the shifted matrix is min(s, λ_min on 1⊥).
+
+    This steers the construction of a dual point (:func:`dual_bound`), which is then proved
+    feasible by ``_proves_feasible``; it is not itself the proof."""
+    M = _dense_laplacian(n, edges, y)
     shift = max(level, 0.0) + 1.0
     M += shift / n
-    w, V = np.linalg.eigh(M)
+    w = np.linalg.eigvalsh(M)
     spectral = float(np.max(np.abs(w)))
     forming = 8.0 * _EPS * float(np.abs(y).max(initial=0.0)) * float(
         np.max(np.bincount(edges.ravel(), minlength=n))
     )
     margin = 16.0 * n * _EPS * max(spectral, 1.0) + forming + 4.0 * _EPS * shift
-    return float(w[0]) - margin, V[:, 0]
+    return float(w[0]) - margin
 
 
 def algebraic_connectivity(n: int, edges: np.ndarray) -> float:
-    """λ₂ of the unit-weight Laplacian (3.24), a rigorous lower estimate (dense, n ≤ a few 1000)."""
-    value, _ = _min_eig_perp(n, edges, np.ones(edges.shape[0]), 0.0)
-    return value
+    """λ₂ of the unit-weight Laplacian (3.24), estimated densely (n ≤ a few 1000) and lowered by a
+    backward-error margin."""
+    return _min_eig_perp(n, edges, np.ones(edges.shape[0]), 0.0)
+
+
+def _proves_feasible(n: int, edges: np.ndarray, y: np.ndarray, c: float) -> tuple[bool, float]:
+    """Prove L(y) + t·11ᵀ − cI ⪰ 0 for t = fl(s/n), s = c + max(1, |c|), by a Cholesky
+    factorisation of the matrix shifted down by δ.
+
+    1 is an eigenvector of that matrix (L(y)1 = 0) with eigenvalue s − c > 0, so it is PSD iff
+    λ_min(L(y)|₁⊥) ≥ c: this is the dual feasibility of (y, t). F = fl(L(y) + t·11ᵀ − (c + δ)I)
+    differs from the exact matrix shifted by δ by at most e_form in the 2-norm (a bound on its
+    absolute row sums of rounding errors: 2u((3 + deg_max)W + 2|s| + |c| + δ), W = max_i
+    Σ_{e∋i} |y_e|, u = 2⁻⁵³ the unit roundoff, doubled). If Cholesky runs to completion on F, then F + ΔF = R̃ᵀR̃ with
+    |ΔF| ≤ γ_{n+1}|R̃ᵀ||R̃| (Demmel 1989), so ‖ΔF‖₂ ≤ γ_{n+1}‖R̃‖_F² ≤ γ_{n+1}/(1 − γ_{n+1})·tr F
+    and λ_min(F) ≥ −e_chol; both bounds get an absolute term for gradual underflow, as in
+    Rump (2006), so subnormal numbers do not void them. Hence
+    δ ≥ e_chol + e_form and a successful factorisation prove the exact matrix PSD. The
+    factorisation is as cheap as a third of one LU and proves what a dense eigenvalue
+    decomposition with a heuristic backward-error constant could only estimate.
+
+    Returns
+    -------
+    proved : bool
+    needed : float
+        The margin δ the proof subtracts: λ_min(L(y)|₁⊥) must exceed c by about 2δ for the
+        factorisation to succeed.
+    """
+    L = _dense_laplacian(n, edges, y)
+    s = c + max(1.0, abs(c))
+    t = s / n
+    W = float(np.bincount(edges.ravel(), weights=np.repeat(np.abs(y), 2), minlength=n).max())
+    max_degree = float(np.max(np.bincount(edges.ravel(), minlength=n)))
+    u = 0.5 * _EPS                                     # the unit roundoff of round-to-nearest
+    gamma = (n + 1) * u / (1.0 - (n + 1) * u)
+    trace = float(np.abs(np.diag(L) + t - c).sum()) * (1.0 + 2.0 * n * u)
+    e_form = 4.0 * u * ((3.0 + max_degree) * W + 2.0 * abs(s) + abs(c)) + 8.0 * n * _TINY
+    # the margin δ costs a relative (n + 1)u·tr L(y) / c of the bound: no more than the proof needs
+    delta = 1.01 * (gamma / (1.0 - gamma) * trace + e_form) + 8.0 * n * (2.0 * (n + 2) + trace) * _TINY
+    F = L + t
+    F[np.diag_indices(n)] -= c + delta
+    bound_trace = float(np.abs(np.diag(F)).sum()) * (1.0 + 2.0 * n * u)
+    required = (gamma / (1.0 - gamma) * bound_trace + e_form + 4.0 * u * delta
+                + 8.0 * n * (2.0 * (n + 2) + bound_trace) * _TINY)
+    if not delta >= required:                          # cannot happen unless n²ε is not small
+        return False, delta
+    try:
+        np.linalg.cholesky(F)
+    except np.linalg.LinAlgError:
+        return False, delta
+    return True, delta
 
 
 def slack_is_bounded(instance) -> bool:
@@ -305,12 +386,50 @@ def _dual_value(y: np.ndarray, D: np.ndarray) -> float:
     return float(y @ D) + 2.0 * y.size * _EPS * float(np.abs(y) @ D)
 
 
+def _strict_point(instance) -> tuple[np.ndarray, float]:
+    """y₀ and an estimate of λ_min(L(y₀)|₁⊥) > c (module docstring): (2c/λ₂(L₁))·1 for
+    equality/inequality, ω·1 for slack, 0 for min_trace."""
+    E, c = instance.edges.shape[0], instance.trace_weight
+    if instance.variant == "min_trace":
+        return np.zeros(E), 0.0
+    lam2 = algebraic_connectivity(instance.n, instance.edges)
+    if instance.variant == "slack":
+        return np.full(E, instance.omega), instance.omega * lam2
+    scale = 2.0 * c / lam2 if lam2 > 0 else 0.0
+    return np.full(E, scale), scale * lam2
+
+
+def _candidates(instance, y: np.ndarray, mu: float, target: float, strict) -> list[np.ndarray]:
+    """Points of 𝒴 whose λ_min(L(·)|₁⊥) is estimated ≥ ``target`` (> c), from y with estimate
+    μ: y itself, y scaled by target/μ (when that stays in 𝒴), and y mixed with the strictly
+    feasible point y₀ = ``strict()`` with weight θ = (μ₀ − target)/(μ₀ − μ) — λ_min(L(·)|₁⊥) is
+    positively homogeneous and concave, so the estimates carry over."""
+    if mu >= target:
+        return [y]
+    out = []
+    scale = target / mu if mu != 0.0 else np.inf
+    if target > 0.0 and mu > 0.0 and (instance.variant != "slack"
+                                      or scale * np.abs(y).max(initial=0.0) <= instance.omega):
+        out.append(y * scale)
+    elif mu < target < 0.0:
+        out.append(y * scale)
+    y0, mu0 = strict()
+    if mu0 > target:
+        theta = (mu0 - target) / (mu0 - mu)
+        out.append(theta * y + (1.0 - theta) * y0)
+    return out
+
+
 def dual_bound(instance, y: np.ndarray) -> tuple[float, np.ndarray]:
     """A certified upper bound on the optimum of an MVU instance from any multipliers y.
 
     See the module docstring: y is clipped into 𝒴, then scaled or mixed with a strictly
-    feasible point so that λ_min(L(y)|₁⊥) ≥ c (with rounding margins); the dual objective
-    yᵀD of the result bounds every feasible objective value from above.
+    feasible point so that λ_min(L(y)|₁⊥) is estimated (dense ``eigvalsh``) a little above c;
+    the point is then *proved* dual feasible by a Cholesky factorisation of
+    L(y) + t·11ᵀ − cI shifted down by a rigorous rounding-error bound
+    (``_proves_feasible``), and its dual objective yᵀD, rounded upwards, bounds every
+    feasible objective value from above. When the factorisation fails the margin above c is
+    raised and the construction repeated; a point that is never proved gives ``inf``.
 
     Parameters
     ----------
@@ -321,45 +440,84 @@ def dual_bound(instance, y: np.ndarray) -> tuple[float, np.ndarray]:
     Returns
     -------
     bound : float
-        ``inf`` when no dual-feasible point could be built (an unbounded slack instance) or
+        ``inf`` when no dual-feasible point could be proved (an unbounded slack instance) or
         n exceeds :data:`DUAL_DENSE_LIMIT`.
     y_feasible : ndarray of shape (E,)
+        The proved dual-feasible multipliers (y itself when the bound is ``inf``); t = (c +
+        max(1, |c|))/n completes them to a dual point (:func:`centering_multiplier`).
+
+    Raises
+    ------
+    ValueError
+        If y is not a finite real vector of E entries.
     """
     n, edges, D = instance.n, instance.edges, instance.sqdist
-    y = np.asarray(y, dtype=np.float64)
-    if y.shape != (edges.shape[0],) or not np.all(np.isfinite(y)):
-        raise ValueError(f"y must be a finite vector of {edges.shape[0]} multipliers, got shape {y.shape}")
+    y = np.asarray(y)
+    if y.dtype.kind not in "iuf" or y.shape != (edges.shape[0],) or not np.all(np.isfinite(y)):
+        raise ValueError(f"y must be a finite real vector of {edges.shape[0]} multipliers (one per edge), got "
+                         f"dtype {y.dtype} and shape {y.shape}")
+    y = y.astype(np.float64)
     if n > DUAL_DENSE_LIMIT:
         return float("inf"), y
     c = instance.trace_weight
     y = _project(instance, y)
-    mu, _ = _min_eig_perp(n, edges, y, c)
-    if mu >= c:
-        return _dual_value(y, D), y
-    candidates = []
-    if mu > 0.0 and c > 0.0 and instance.variant != "slack":
-        candidates.append(y * (c / mu))
-    elif mu < c < 0.0:
-        candidates.append(y * (c / mu))
-    elif instance.variant == "slack" and mu > 0.0 and (c / mu) * np.abs(y).max(initial=0.0) <= instance.omega:
-        candidates.append(y * (c / mu))
-    if instance.variant == "min_trace":
-        y0, mu0 = np.zeros_like(y), 0.0
-    elif instance.variant == "slack":
-        y0 = np.full_like(y, instance.omega)
-        mu0 = instance.omega * algebraic_connectivity(n, edges)
-    else:
-        lam2 = algebraic_connectivity(n, edges)
-        scale = 2.0 * c / lam2 if lam2 > 0 else 0.0
-        y0, mu0 = np.full_like(y, scale), scale * lam2
-    if mu0 > c:
-        theta = (mu0 - c) / (mu0 - mu)
-        candidates.append(theta * y + (1.0 - theta) * y0)
-    # both constructions are rigorous: μ and μ₀ are lower estimates, and λ_min(L(·)|₁⊥) is
-    # positively homogeneous and concave
-    best, best_y = float("inf"), y
-    for cand in candidates:
-        value = _dual_value(cand, D)
-        if value < best:
-            best, best_y = value, cand
-    return best, best_y
+    mu = _min_eig_perp(n, edges, y, c)
+    cache: list[tuple[np.ndarray, float]] = []
+
+    def strict() -> tuple[np.ndarray, float]:
+        if not cache:
+            cache.append(_strict_point(instance))
+        return cache[0]
+
+    margin = 0.0
+    for _ in range(4):
+        points = [_project(instance, cand) for cand in _candidates(instance, y, mu, c + margin, strict)]
+        needed = 0.0
+        for value, _, cand in sorted(((_dual_value(cand, D), i, cand) for i, cand in enumerate(points)),
+                                     key=lambda item: item[:2]):
+            proved, delta = _proves_feasible(n, edges, cand, c)
+            if proved:
+                return value, cand
+            needed = max(needed, delta)
+        # aim λ_min(L(y)|₁⊥) at c + 2δ: F's least eigenvalue is then about δ, far above the backward
+        # error a factorisation actually makes
+        margin = max(2.0 * needed, 100.0 * margin, 1e-12 * max(1.0, abs(c)))
+    return float("inf"), y
+
+
+def centering_multiplier(instance) -> float:
+    """The multiplier t of the centering constraint 1ᵀK1 = 0 that :func:`dual_bound` proves with:
+    (c + max(1, |c|))/n. The centering's right-hand side is 0, so t never enters the dual
+    objective; any t ≥ c/n completes a y with λ_min(L(y)|₁⊥) ≥ c to a dual-feasible point."""
+    c = instance.trace_weight
+    return (c + max(1.0, abs(c))) / instance.n
+
+
+def verified_dual_bound(instance, arrays: dict[str, np.ndarray]) -> float:
+    """The upper bound on the optimum proved from the multipliers of a solution file, with numpy alone.
+
+    ``dual_y`` (E,) holds one multiplier per edge, in the order of the instance's ``edges``;
+    ``dual_t`` (0-d), the centering multiplier, is optional and only checked to be a finite
+    number: t is absent from the dual objective (the centering's right-hand side is 0) and
+    :func:`dual_bound` completes y with its own t. Nothing else of the file is used: y is
+    clipped to 𝒴, scaled or mixed to dual feasibility and proved feasible by a Cholesky
+    factorisation (:func:`dual_bound`), so wrong multipliers give a weak bound, never a wrong one.
+
+    Raises
+    ------
+    ValueError
+        ``dual_y`` missing, not a finite real vector of E entries; ``dual_t`` not a finite real
+        0-d number; or n above :data:`DUAL_DENSE_LIMIT` (the proof is dense).
+    """
+    if "dual_y" not in arrays:
+        raise ValueError("an mvu proof needs 'dual_y', one multiplier per edge")
+    y = as_vector(arrays["dual_y"], "'dual_y' (one multiplier per edge)", length=instance.n_constraints,
+                  allow_bool=False)
+    if "dual_t" in arrays:
+        t = np.asarray(arrays["dual_t"])
+        if t.dtype.kind not in "iuf" or t.shape != () or not np.isfinite(t):
+            raise ValueError(f"'dual_t' (the centering multiplier) must be a finite real 0-d number, got dtype "
+                             f"{t.dtype} and shape {t.shape}")
+    if instance.n > DUAL_DENSE_LIMIT:
+        raise ValueError(f"the mvu proof is dense in n: n = {instance.n} exceeds {DUAL_DENSE_LIMIT}")
+    return dual_bound(instance, y)[0]

@@ -67,10 +67,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from .._validate import as_matrix, check_positive_int, real_array
+from .._validate import as_matrix, as_vector, check_positive_int, real_array
 from .base import Instance, file_scalar
 
-__all__ = ["MVUOOSInstance", "dual_bound", "primal_objective"]
+__all__ = ["MVUOOSInstance", "dual_bound", "primal_objective", "verified_dual_bound"]
 
 _EPS = np.finfo(np.float64).eps
 
@@ -325,3 +325,24 @@ def dual_bound(lam: np.ndarray, Y_neighbours: np.ndarray, sqdist: np.ndarray) ->
         value = np.where((mu > 0) | (thetas == 0), value - allowance, -np.inf)
     value[:, 0] = 0.0
     return value.max(axis=1)
+
+
+def verified_dual_bound(instance: MVUOOSInstance, arrays: dict[str, np.ndarray]) -> float:
+    """The lower bound on the optimum proved from the multipliers of a solution file, with numpy alone.
+
+    ``dual_lambda`` (k,) holds one multiplier λ_i per neighbour (constraint (1)), in the order of
+    the instance's ``Y``. :func:`dual_bound` clips it to [−1, 1]ᵏ, repairs 1 + 1ᵀλ > 0 by the best
+    θ on the ray θλ and evaluates g of (D) with rounding allowances: (D) has the Schur complement
+    of the SDP's dual cone in closed form, so no eigenvalue is needed and wrong multipliers give
+    a weak bound, never a wrong one.
+
+    Raises
+    ------
+    ValueError
+        ``dual_lambda`` missing or not a finite real vector of k entries.
+    """
+    if "dual_lambda" not in arrays:
+        raise ValueError("an mvu_oos proof needs 'dual_lambda', one multiplier per neighbour")
+    lam = as_vector(arrays["dual_lambda"], "'dual_lambda' (one multiplier per neighbour)",
+                    length=instance.n_neighbors, allow_bool=False)
+    return float(dual_bound(lam[None], instance.Y[None], instance.sqdist[None])[0])

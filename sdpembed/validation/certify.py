@@ -239,12 +239,18 @@ def certify(
                            f"{tol.objective:g} in magnitude, {objective_side(error, spec.sense)} "
                            f"(objective {objective:.10g}, optimum {optimum:.10g})")
     elif verified is not None:
-        # f* ∈ [verified, objective] once the solution is feasible: the error is at most this
-        error = (objective - verified) / max(abs(verified), 1.0) if spec.sense == "min" else float("inf")
+        # f* lies between the objective of a feasible solution and the verified bound: the error is at
+        # most their distance, signed like (f − f*) (below the bound of a maximisation: negative)
+        sign = 1.0 if spec.sense == "min" else -1.0
+        error = (objective - verified) / max(abs(verified), 1.0) if np.isfinite(verified) else -sign * np.inf
         source = "bracketed by the verified dual bound of the given multipliers"
-        if error > tol.objective:
-            reasons.append(f"objective {objective:.10g} is {error:.3e} (relative) above the verified dual bound "
-                           f"{verified:.10g}; tolerance {tol.objective:g}")
+        if not np.isfinite(verified):
+            reasons.append(f"the given dual multipliers prove no finite bound ({verified}): the objective could "
+                           "not be checked")
+        elif not sign * error <= tol.objective:
+            reasons.append(f"objective {objective:.10g} is {abs(error):.3e} (relative) "
+                           f"{'above' if sign > 0 else 'below'} the verified dual bound {verified:.10g}; "
+                           f"tolerance {tol.objective:g}")
     bound = float("nan") if dual_bound is None else dual_bound
     sign = 1.0 if spec.sense == "min" else -1.0
     if np.isfinite(bound) and np.isfinite(optimum):
