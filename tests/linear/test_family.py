@@ -475,9 +475,13 @@ def test_dimension_search_learns_the_dictionary_once(monkeypatch):
 
 def _load_benchmark():
     import importlib.util
+    import sys
     from pathlib import Path
 
     path = Path(__file__).resolve().parents[2] / "benchmarks" / "linear_family.py"
+    # the script imports its sibling benchmarks/report.py, as it does when run by path
+    if str(path.parent) not in sys.path:
+        sys.path.insert(0, str(path.parent))
     spec = importlib.util.spec_from_file_location("linear_family_benchmark", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
