@@ -43,6 +43,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import report  # noqa: E402
 from peers import ADAPTERS, Options, Peer, Setting, load_peers  # noqa: E402
+from report_sections.grade_peers import cell, passes  # noqa: E402
 
 SKIP_PREFIX = "exit code 3: not handled: "
 NOT_GRADED = {"crash": "crashed", "timeout": "timed out", "no_solution": "wrote no solution",
@@ -126,25 +127,14 @@ def not_run_row(peer: Peer) -> dict:
             "seconds": None, "why": f"not run: {peer.missing}"}
 
 
-def _cell(value, fmt: str = ".1e") -> str:
-    return "—" if value is None else f"{value:{fmt}}"
-
-
-def _passes(row: dict) -> str:
-    if row["passed"] is None:
-        return "not run"
-    text = f"{row['passed']}/{row['graded']}"
-    return text + (f" ({row['skipped']} n/a)" if row["skipped"] else "")
-
-
 def format_table(rows: list[dict]) -> str:
     header = (f"{'peer':<44s} {'setting':<16s} {'problem':<14s} {'passed':>11s} {'|obj. err|':>10s} "
               f"{'violation':>10s} {'PSD viol.':>10s} {'time s':>8s}  why")
     lines = [header]
     for r in rows:
-        lines.append(f"{r['peer'][:44]:<44s} {r['setting'][:16]:<16s} {r['problem']:<14s} {_passes(r):>11s} "
-                     f"{_cell(r['max_abs_objective_error']):>10s} {_cell(r['max_violation']):>10s} "
-                     f"{_cell(r['max_psd_violation']):>10s} {_cell(r['seconds'], '.1f'):>8s}  {r['why']}")
+        lines.append(f"{r['peer'][:44]:<44s} {r['setting'][:16]:<16s} {r['problem']:<14s} {passes(r):>11s} "
+                     f"{cell(r['max_abs_objective_error']):>10s} {cell(r['max_violation']):>10s} "
+                     f"{cell(r['max_psd_violation']):>10s} {cell(r['seconds'], '.1f'):>8s}  {r['why']}")
     return "\n".join(lines)
 
 

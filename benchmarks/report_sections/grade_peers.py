@@ -7,11 +7,13 @@ from report import run_line, section, stamp_of, table
 FILE = "grade_peers.json"
 
 
-def _cell(value, fmt: str = ".1e") -> str:
+def cell(value, fmt: str = ".1e") -> str:
+    """A number of the table, or a dash for none."""
     return "—" if value is None else f"{value:{fmt}}"
 
 
-def _passes(row: dict) -> str:
+def passes(row: dict) -> str:
+    """passed/graded (with the instances the peer does not handle), or *not run*."""
     if row["passed"] is None:
         return "not run"
     text = f"{row['passed']}/{row['graded']}"
@@ -27,8 +29,8 @@ def _fallback(doc: dict) -> str:
 @section("grade_peers", "Public implementations graded by the suite", files=(FILE,), order=80)
 def render(data: dict[str, dict]) -> str:
     doc = data[FILE]
-    rows = [(r["peer"], r["setting"], r["problem"], _passes(r), _cell(r["max_abs_objective_error"]),
-             _cell(r["max_violation"]), _cell(r["max_psd_violation"]), _cell(r["seconds"], ".1f"), r["why"])
+    rows = [(r["peer"], r["setting"], r["problem"], passes(r), cell(r["max_abs_objective_error"]),
+             cell(r["max_violation"]), cell(r["max_psd_violation"]), cell(r["seconds"], ".1f"), r["why"])
             for r in doc["rows"]]
     header = ("peer", "setting", "problem", "passed", "\\|obj. error\\|", "violation", "PSD viol.", "time [s]", "why")
     return f"""{run_line(stamp_of(doc), _fallback(doc))}
