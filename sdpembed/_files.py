@@ -34,9 +34,12 @@ __all__ = ["atomic_write", "check_output", "output_path", "prepare_directory", "
 _NPY_MAGIC = b"\x93NUMPY"
 _ZIP_MAGICS = (b"PK\x03\x04", b"PK\x05\x06")            # a local file header, an empty archive
 # what reading a member of a damaged archive raises besides our own ValueError: a bad CRC
-# (BadZipFile), a cut or garbled deflate stream (zlib.error, EOFError, OSError), an unsupported
-# compression method (NotImplementedError) and an encrypted member (RuntimeError)
-_READ_ERRORS = (OSError, EOFError, zlib.error, zipfile.BadZipFile, NotImplementedError, RuntimeError)
+# (BadZipFile), a cut or garbled deflate stream (zlib.error, EOFError, OSError)
+_READ_ERRORS = (OSError, EOFError, zlib.error, zipfile.BadZipFile)
+# what zipfile raises when it opens a member it cannot read at all: an unsupported compression
+# method (NotImplementedError), an encrypted member (RuntimeError) — caught only there, so an
+# error of our own reader is never reported as a bad file
+_OPEN_ERRORS = (NotImplementedError, RuntimeError)
 
 
 # ------------------------------------------------------------------------------- reading
@@ -158,7 +161,13 @@ def read_npz(path: str | os.PathLike, what: str = "instance") -> dict[str, np.nd
                 name = _member_name(info, label)
                 member = f"{label}: array {name!r}"
                 try:
-                    with archive.open(info) as handle:
+                    handle = archive.open(info)
+                except _OPEN_ERRORS as exc:
+                    raise ValueError(f"{member} cannot be read: {exc}") from None
+                except _READ_ERRORS as exc:
+                    raise ValueError(f"{member} is corrupt: {exc}") from None
+                try:
+                    with handle:
                         arrays[name] = _read_array(handle, info.file_size, member)
                 except ValueError:
                     raise                                   # already says what is wrong
