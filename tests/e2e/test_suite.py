@@ -234,6 +234,9 @@ def test_crashes_timeouts_and_bad_files_are_reported_per_instance(suite, tmp_pat
 def test_commands_are_split_like_a_shell_with_quoted_paths(tmp_path, capsys):
     argv = command_argv("julia --project=. solve.jl {instance} -o {solution}", tmp_path / "my dir" / "a.npz", "s b.npz")
     assert argv == ["julia", "--project=.", "solve.jl", str(tmp_path / "my dir" / "a.npz"), "-o", "s b.npz"]
+    # a placeholder inside a quoted argument: the path, spaces and quotes included, stays in that argument
+    argv = command_argv("""matlab -batch "f('{instance}','{solution}')" """, "my dir/a.npz", "{instance}'s.npz")
+    assert argv == ["matlab", "-batch", "f('my dir/a.npz','{instance}'s.npz')"]
     with pytest.raises(ValueError, match="placeholders"):
         command_argv("solve {instance}", "a", "b")
     with pytest.raises(ValueError, match="split"):

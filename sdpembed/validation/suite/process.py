@@ -8,6 +8,7 @@ when it ends, times out, or the run is interrupted (:class:`Interrupts`, :class:
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import signal
 import subprocess
@@ -50,8 +51,10 @@ class SuiteInterrupted(KeyboardInterrupt):
 
 
 def command_argv(command: str, instance: str | os.PathLike, solution: str | os.PathLike) -> list[str]:
-    """The argument list of ``command`` for one instance: ``{instance}`` and ``{solution}`` replaced
-    by the (shell-quoted) paths, then split like a shell would (:func:`shlex.split`, no shell run).
+    """The argument list of ``command`` for one instance: split like a shell would
+    (:func:`shlex.split`, no shell run), then ``{instance}`` and ``{solution}`` replaced by the paths
+    in every argument — so a path with spaces or quotes stays one argument, also where the
+    placeholder sits inside a quoted argument (e.g. ``"f('{instance}')"``).
 
     Raises
     ------
@@ -62,15 +65,15 @@ def command_argv(command: str, instance: str | os.PathLike, solution: str | os.P
     if missing:
         raise ValueError(f"--command must contain the placeholders {{instance}} and {{solution}}, missing "
                          f"{' and '.join(missing)}: e.g. \"python -m sdpembed solve {{instance}} --out {{solution}}\"")
-    text = command.replace("{instance}", shlex.quote(os.fspath(instance)))
-    text = text.replace("{solution}", shlex.quote(os.fspath(solution)))
     try:
-        argv = shlex.split(text)
+        words = shlex.split(command)
     except ValueError as exc:
         raise ValueError(f"--command cannot be split into arguments: {exc}") from None
-    if not argv:
+    if not words:
         raise ValueError("--command is empty")
-    return argv
+    paths = {"{instance}": os.fspath(instance), "{solution}": os.fspath(solution)}
+    # one pass, so a path that itself contains a placeholder's text is left as it is
+    return [re.sub(r"\{instance\}|\{solution\}", lambda match: paths[match.group(0)], word) for word in words]
 
 
 class Interrupts:
