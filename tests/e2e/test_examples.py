@@ -67,6 +67,8 @@ def test_python_example_passes_and_skips():
 
 
 @pytest.mark.skipif(shutil.which("octave") is None, reason="GNU Octave is not installed (apt-get install octave)")
+@pytest.mark.skipif(shutil.which("unzip") is None or shutil.which("zip") is None,
+                    reason="Octave's unzip and zip run the system's unzip and zip (apt-get install zip unzip)")
 def test_octave_example_passes_numax_and_numax_class_and_skips_lmnn():
     names = ["numax-squares6-points", "numax_class-shapes6", "lmnn-iris8"]
     report = run_documented(OCTAVE_LINE, names, "lmnn")
