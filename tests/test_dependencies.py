@@ -1,7 +1,8 @@
 """Every distribution the code imports is declared in pyproject.toml (issue 18): the package's imports
 in the core dependencies, the tests' in the core or the test, notebooks and docs extras (the README's
 test command installs them), the notebooks' (their cells and notebooks/refresh.py) in the core or the notebooks extra,
-the documentation's (docs/conf.py and its extension) in the core or the docs extra."""
+the documentation's (docs/conf.py and its extension) in the core or the docs extra, the worked examples'
+(examples/) in the core."""
 
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ def _top_level_imports(source: str) -> set[str]:
 
 
 def _sources(kind: str) -> dict[str, str]:
-    """Path → Python source of the package, the tests, the docs, or the notebooks' code cells and scripts."""
+    """Path → Python source of the package, tests, docs, examples, or the notebooks' code cells and scripts."""
     if kind == "notebooks":
         cells = {f"{path.name}, cell {i}": "".join(cell["source"])
                  for path in sorted((ROOT / "notebooks").glob("*.ipynb"))
@@ -70,6 +71,7 @@ def undeclared_imports(sources: dict[str, str], declared: set[str], own: str = "
     ("tests", ["core", "test", "notebooks", "docs"]),
     ("docs", ["core", "docs"]),
     ("notebooks", ["core", "notebooks"]),
+    ("examples", ["core"]),
 ])
 def test_every_import_is_declared(kind, groups):
     sources = _sources(kind)

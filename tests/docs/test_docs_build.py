@@ -2,11 +2,13 @@
 (``-W --keep-going -n``, the command of docs/development.md), and has the pages it promises: the
 landing page with the feature table, a user-guide page per method, the grading page, the
 command-line reference with every subcommand, the API page of ``sdpembed.solve``, and each
-notebook's page with the figures stored in the notebook."""
+notebook's page with the figures stored in the notebook, and the grading page with every file of examples/
+as it is (the worked examples it prints are the files tests/e2e/test_examples.py grades)."""
 
 from __future__ import annotations
 
 import argparse
+import html
 import json
 import re
 import subprocess
@@ -71,6 +73,15 @@ def test_cli_reference_lists_every_subcommand_and_option(site):
 def test_api_page_of_solve_documents_it(site):
     html = (site / "generated" / "sdpembed.solve.html").read_text(encoding="utf-8")
     assert "Solve any registered instance" in html
+
+
+def test_grading_page_shows_every_example_file_as_it_is(site):
+    text = html.unescape(re.sub(r"<[^>]+>", "", (site / "grading.html").read_text(encoding="utf-8")))
+    examples = sorted(path for path in (ROOT / "examples").rglob("*") if path.suffix in {".py", ".m", ".jl"})
+    assert len(examples) >= 6
+    for path in examples:
+        missing = [line for line in path.read_text(encoding="utf-8").splitlines() if line.strip() and line not in text]
+        assert not missing, f"{path.relative_to(ROOT)}: not on the grading page: {missing[:3]}"
 
 
 def _stored_images(path: Path) -> int:
