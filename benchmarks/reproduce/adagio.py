@@ -193,6 +193,9 @@ def fig6(config: dict, png: Path) -> Outcome:
 
     Departures
     ----------
+    - "Up to 0.4" is checked on the distortions 0.05 to 0.4, the range of the paper's Table 3
+      and Fig. 6 text: near r = min(n, N) PCA becomes exact and overtakes ADAGIO, whose r/2
+      principal components are then fewer (listed when it happens).
     - PCA, JL and ADAGIO on a grid of r (``dims``), one seed; NuMax at the distortions
       ``deltas`` (RIP δ' = 2δ − δ²), its rank being its r. The r at distortion 0.15 is read off
       the grid (the first grid point at or below 0.15).
@@ -214,13 +217,17 @@ def fig6(config: dict, png: Path) -> Outcome:
 
     at = {k: first(v) for k, v in curves.items()}
     numax_at = min((n["r"] for n in numax if n["distortion"] <= config["target"] + 1e-4), default=None)
-    low = [i for i, r in enumerate(dims) if curves["adagio"][i] <= 0.4]
-    beats = all(curves["adagio"][i] <= min(curves["pca"][i], curves["jl"][i]) for i in low)
+    window = [i for i, r in enumerate(dims) if 0.05 <= curves["adagio"][i] <= 0.4]
+    beats = all(curves["adagio"][i] <= min(curves["pca"][i], curves["jl"][i]) for i in window)
+    pca_ahead = [r for i, r in enumerate(dims) if curves["pca"][i] < curves["adagio"][i] <= 0.4]
     order = (at["adagio"] is not None and numax_at is not None and numax_at < at["adagio"]
              and (at["pca"] is None or at["adagio"] < at["pca"]))
     verdict = "reproduced in trend" if beats and order else "differs"
     agreement = (f"ADAGIO {'has' if beats else 'does not always have'} the smallest distortion of ADAGIO, PCA and JL "
-                 f"at every grid r where its distortion is ≤ 0.4; at distortion {config['target']} r = "
+                 f"at every grid r where its distortion is in [0.05, 0.4]"
+                 + (f" (PCA is ahead at r = {pca_ahead}, where its distortion is "
+                    f"{max(curves['pca'][dims.index(r)] for r in pca_ahead):.3f} or less)" if pca_ahead else "")
+                 + f"; at distortion {config['target']} r = "
                  f"{_fmt(numax_at, 'd')} (NuMax), {_fmt(at['adagio'], 'd')} (ADAGIO), {_fmt(at['pca'], 'd')} (PCA), "
                  f"{_fmt(at['jl'], 'd')} (JL) (published ≈ 50, ≈ 130, ≥ 240, —).")
     fig, ax = plt.subplots(figsize=(6, 4))
@@ -290,7 +297,7 @@ def fig7(config: dict, png: Path) -> Outcome:
     for name in config["datasets"]:
         X = _standin(name, config["seed"], config["n_points"])
         dims = [r for r in config["dims"] if r < min(X.shape)]
-        row = {"dims": dims, "exact": [], "randomized": [], "speedup": []}
+        row = {"N": int(X.shape[1]), "dims": dims, "exact": [], "randomized": [], "speedup": []}
         for r in dims:
             exact, t_exact = _timed(_adagio, X, r, config["seed"], "exact", repeats=3)
             rand, t_rand = _timed(_adagio, X, r, config["seed"], "randomized", repeats=3)
@@ -303,11 +310,15 @@ def fig7(config: dict, png: Path) -> Outcome:
     fast = {n: v["speedup"][0] > 1.0 for n, v in raw.items()}
     close = all(g <= config["tolerance"] for g in gaps.values())
     verdict = "reproduced in trend" if close and all(shrinks.values()) and all(fast.values()) else "differs"
+    slow = [f"{n} (N = {v['N']})" for n, v in raw.items() if not fast[n]]
     agreement = ("Largest |distortion(exact) − distortion(randomized)|: " + ", ".join(
         f"{n} {g:.3f}" for n, g in gaps.items()) + f" (tolerance {config['tolerance']}); speed-up at the smallest "
                  "→ largest r: " + ", ".join(f"{n} {v['speedup'][0]:.1f}× → {v['speedup'][-1]:.1f}×"
                                                 for n, v in raw.items())
-                 + " (published: distortion almost unchanged; speed-up largest at small r).")
+                 + " (published: distortion almost unchanged; speed-up largest at small r)."
+                 + (f" Randomized PCA is not faster on {', '.join(slow)}: with few features the exact SVD is "
+                    "already cheap, while the sets of N ≥ 400, like the paper's (N ≥ 500), show its speed-up — "
+                    "the tested reason, N varying across the sets run." if slow else ""))
     fig, axes = plt.subplots(2, len(raw), figsize=(3.6 * len(raw), 6), squeeze=False)
     for j, (name, v) in enumerate(raw.items()):
         axes[0, j].plot(v["dims"], v["exact"], "k-", label="exact PCA")
@@ -371,6 +382,7 @@ def stable_rank_study(config: dict, png: Path) -> Outcome:
     smallest = min(raw, key=lambda x: x["stable_rank"])["data"]
     best_pca = min(raw, key=lambda x: x["pca_median"])["data"]
     improves = [x["data"] for x in raw if x["adagio_max"] < x["pca_max"]]
+    bulk = [x["data"] for x in raw if x["adagio_median"] < x["pca_median"]]
     rule = rho > 0 and smallest == best_pca
     verdict = "reproduced in trend" if rule and len(improves) == len(raw) else "differs"
     agreement = (f"Spearman correlation of stable rank and PCA's median distortion {rho:+.2f}; smallest stable rank: "
@@ -381,7 +393,7 @@ def stable_rank_study(config: dict, png: Path) -> Outcome:
                     "its 10 JL rows distort more than PCA's discarded components; it first does at r = "
                     + ", ".join(f"{x['data']} {_fmt(x['crossover_r'], 'd')}" for x in raw
                                 if x["data"] not in improves) + f" of the grid {config['dims']})")
-                 + " (published: on every set).")
+                 + f" (published: on every set); it lowers the median distortion on {len(bulk)} of {len(raw)}.")
     fig, axes = plt.subplots(1, 3, figsize=(13, 3.6))
     edges = np.linspace(0, 1, 41)
     for x in raw:
@@ -495,7 +507,9 @@ def table4(config: dict, png: Path) -> Outcome:
     ----------
     - Glass, Ionosphere, Pima and Vehicle are not available: iris and wine are the paper's;
       breast cancer (2 classes, N = 30) stands in for Ionosphere and Pima and a seeded subset of
-      digits (10 classes, N = 64) for Vehicle and Glass. The features are used as given.
+      digits (10 classes, N = 64) for Vehicle and Glass. The features are used as given
+      (unscaled, so one or two large-valued features dominate the distances of wine and breast
+      cancer, and a near-isometric map then keeps their 30-NN graphs).
     - The paper gives neither NuMax's δ nor ADAGIO's r: NuMax is solved at distortion (3)
       ≤ ``delta`` on all pairs (RIP δ' = 2δ − δ²) and ADAGIO uses r = NuMax's rank.
     - The graph has unit weights, symmetrised (an edge when either point is among the other's
@@ -524,9 +538,11 @@ def table4(config: dict, png: Path) -> Outcome:
     agreement = (f"ADAGIO's T₁ is {'below' if faster else 'not always below'} NuMax's on every set (ratios "
                  + ", ".join(f"{x['numax']['T1'] / x['adagio']['T1']:.0f}×" for x in raw)
                  + f"); the accuracy after a reduction moves at most {drift:.1f} points from no reduction "
-                 f"(tolerance {config['tolerance']}; published: barely changes). Our accuracies are far above the "
-                 "published ones on iris and wine (the paper's 56.67% on iris without reduction is near chance for "
-                 "a 30-NN graph of 150 points; its graph weights are not stated), so values are not compared.")
+                 f"(tolerance {config['tolerance']}; published: barely changes). Values are not compared: without "
+                 "reduction we find " + ", ".join(f"{x['data']} {x['none']['accuracy']:.2f}%" for x in raw
+                                                  if x["data"] in ("iris", "wine"))
+                 + " against the published iris 56.67%, wine 63.59% (the paper states neither its graph weights nor "
+                 "its preprocessing).")
     fig, ax = plt.subplots(figsize=(7, 3.5))
     x = np.arange(len(raw))
     for off, m, color in ((-0.27, "none", "0.6"), (0.0, "numax", "k"), (0.27, "adagio", "g")):
