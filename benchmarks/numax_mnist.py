@@ -65,9 +65,11 @@ def all_pairs_delta(Psi: np.ndarray, X: np.ndarray, squared: bool = True) -> flo
     return float(np.max(np.abs((ratio if squared else np.sqrt(ratio)) - 1.0)))
 
 
-def dimension_by_bisection(make_map, X: np.ndarray, delta: float, squared: bool = True) -> int | None:
-    """Smallest M in [1, N] with all_pairs_delta(make_map(M)) ≤ δ, by bisection (None if M = N fails)."""
-    lo, hi = 1, X.shape[1]
+def dimension_by_bisection(make_map, X: np.ndarray, delta: float, squared: bool = True,
+                           largest: int | None = None) -> int | None:
+    """Smallest M in [1, ``largest``] (default N) with all_pairs_delta(make_map(M)) ≤ δ, by bisection
+    (None if M = ``largest`` fails)."""
+    lo, hi = 1, X.shape[1] if largest is None else largest
     if all_pairs_delta(make_map(hi), X, squared) > delta:
         return None
     while lo < hi:

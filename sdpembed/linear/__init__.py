@@ -16,7 +16,7 @@ References
    Implemented here: Algorithm 1.
 .. [3] I. Gkioulekas and T. Zickler, "Dimensionality reduction using the sparse linear model",
    Advances in Neural Information Processing Systems 24 (NIPS), 2011. Implemented here: (7)–(9),
-   (14)–(18).
+   (10)–(11), (14)–(18).
 .. [4] J. Luo, K. Shapiro, H.-J. M. Shi, Q. Yang and K. Zhu, "Practical algorithms for learning
    near-isometric linear embeddings", SIAM Undergraduate Research Online 9, 2016
    (arXiv:1601.00062). Implemented here: Algorithms 1–4.
@@ -39,7 +39,7 @@ __getattr__, __dir__ = lazy_exports(__name__, {
                            "rademacher_projection"),
     ".sparse_linear_model": ("KernelSparseLinearProjection", "SparseLinearProjection",
                              "kernel_sparse_linear_coefficients", "learn_dictionary", "sparse_linear_objective",
-                             "sparse_linear_projection"),
+                             "sparse_linear_projection", "weighted_sparse_linear_projection"),
 })
 
 __all__ = [
@@ -76,5 +76,6 @@ __all__ = [
     "sparse_linear_objective",
     "sparse_linear_projection",
     "theorem2_jl_rows",
+    "weighted_sparse_linear_projection",
 ]
 

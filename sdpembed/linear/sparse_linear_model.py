@@ -25,6 +25,11 @@ keep the M largest, the σ → 0 limit of (7). At M = N, (6) is a convex quadrat
 whose unconstrained minimiser V diag(f²) Vᵀ is PSD, so (7)–(8) is its global optimum: the
 CVXPY model :mod:`sdpembed.formulations.sparse_linear` checks this.
 
+**Weighted model** (Sec. 3.1, (10)–(11)). Codes and noise of unequal variances α_k = E a_k²
+and e_n = E ε_n² weight the three terms of (6) entrywise (the objective and its rederivation
+are in :mod:`sdpembed.problems.sparse_linear`); there is no closed form, and
+:func:`weighted_sparse_linear_projection` minimises it over L by L-BFGS from (7).
+
 **Kernel extension** (Sec. 3.2, (14)–(18)). With atoms d̃_i in a feature space H and their
 Gram matrix K_DD = U Λ Uᵀ (K × K), the optimum is S = (DB) ⊗ (DB) (15) with
 
@@ -37,8 +42,8 @@ References
 ----------
 .. [1] I. Gkioulekas and T. Zickler, "Dimensionality reduction using the sparse linear model",
    Advances in Neural Information Processing Systems 24 (NIPS), 2011. Implemented here: the model
-   (1)–(2), the problem (4)–(6), the closed form (7)–(9) and the kernel extension (14)–(18) of Sec.
-   3.2.
+   (1)–(2), the problem (4)–(6), the closed form (7)–(9), the weighted model (10)–(11) and the
+   kernel extension (14)–(18) of Sec. 3.2.
 """
 
 from __future__ import annotations
@@ -49,7 +54,13 @@ from sklearn.metrics.pairwise import pairwise_kernels
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._validate import as_matrix, check_positive_int, check_random_state, square_matrix
-from ..problems.sparse_linear import check_sigma_tau, sparse_linear_objective
+from ..problems.sparse_linear import (
+    check_sigma_tau,
+    check_variances,
+    sparse_linear_objective,
+    weighted_sparse_linear_gradient,
+    weighted_sparse_linear_objective,
+)
 from .base import LinearEmbedding
 
 __all__ = [
@@ -57,6 +68,7 @@ __all__ = [
     "sparse_linear_gain",
     "sparse_linear_projection",
     "sparse_linear_objective",
+    "weighted_sparse_linear_projection",
     "kernel_sparse_linear_coefficients",
     "estimate_noise_levels",
     "learn_dictionary",
@@ -118,6 +130,65 @@ def sparse_linear_projection(D: np.ndarray, n_components: int, *, sigma: float, 
         raise ValueError(f"n_components must be <= N = {D.shape[0]} (the rows of D), got {M}")
     lam, V = _leading_eigenpairs(D @ D.T, M, sigma, "D Dᵀ")
     return sparse_linear_gain(lam, sigma, tau)[:, None] * V.T
+
+
+def weighted_sparse_linear_projection(
+    D: np.ndarray, n_components: int, *, code_variances, noise_variances, max_iter: int = 2000, tol: float = 1e-12,
+) -> np.ndarray:
+    """L (M, N) minimising the weighted expected distortion (10)–(11) over rank-M maps S = LᵀL.
+
+    The weighted problem has no closed form; it is solved over L by L-BFGS (SciPy) from the
+    closed form (7)–(8) of the equal-variance model with τ² = mean(α)/2 and σ² = mean(e), the
+    gradient being 2 L ∇_S of :func:`~sdpembed.problems.sparse_linear.weighted_sparse_linear_gradient`.
+    At M = N the problem in S is convex and the result is its optimum; below, a local optimum
+    (the rank constraint makes (10) nonconvex).
+
+    Parameters
+    ----------
+    D : ndarray of shape (N, K)
+        The dictionary, atoms as columns.
+    n_components : int
+        M ≤ N.
+    code_variances : array_like of shape (K,)
+        α_k = E a_k² of each code coefficient.
+    noise_variances : array_like of shape (N,)
+        e_n = E ε_n² of each noise coordinate.
+    max_iter : int, default=2000
+        L-BFGS iterations.
+    tol : float, default=1e-12
+        L-BFGS's relative decrease tolerance (``ftol``).
+
+    Returns
+    -------
+    ndarray of shape (M, N)
+    """
+    from scipy.optimize import minimize  # at first use (DESIGN.md, "Start-up")
+
+    D = as_matrix(D, "D")
+    N, K = D.shape
+    alpha = check_variances(code_variances, K, "code_variances")
+    e = check_variances(noise_variances, N, "noise_variances")
+    M = check_positive_int(n_components, "n_components")
+    if M > N:
+        raise ValueError(f"n_components must be <= N = {N} (the rows of D), got {M}")
+    if not np.any(alpha > 0):
+        raise ValueError("code_variances must not all be zero")
+    sigma = float(np.sqrt(np.mean(e)))
+    tau = float(np.sqrt(np.mean(alpha) / 2.0))
+    if sigma == 0.0:                                  # (9) needs M positive eigenvalues; a tiny ρ does not
+        sigma = 1e-6 * tau
+    start = sparse_linear_projection(D, M, sigma=sigma, tau=tau)
+    weights = {"code_variances": alpha, "noise_variances": e}
+
+    def value_and_gradient(flat: np.ndarray) -> tuple[float, np.ndarray]:
+        L = flat.reshape(M, N)
+        S = L.T @ L
+        return (weighted_sparse_linear_objective(S, D, **weights),
+                (2.0 * L @ weighted_sparse_linear_gradient(S, D, **weights)).ravel())
+
+    result = minimize(value_and_gradient, start.ravel(), jac=True, method="L-BFGS-B",
+                      options={"maxiter": check_positive_int(max_iter, "max_iter"), "ftol": tol, "gtol": 1e-12})
+    return result.x.reshape(M, N)
 
 
 def kernel_sparse_linear_coefficients(K_DD: np.ndarray, n_components: int, *, sigma: float, tau: float) -> np.ndarray:

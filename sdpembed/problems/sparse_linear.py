@@ -17,11 +17,22 @@ a certified lower bound on the optimum. We evaluate it at CVXPY's Z (projected o
 cone) and at Z = 0, and keep the larger. Entries with h_ij = 0 (σ = 0 and λ_iλ_j = 0) add
 nothing if (C̃ + Z̃)_ij = 0 and make the bound −∞ otherwise.
 
+**The weighted model (10)–(11).** When the codes and the noise are zero-mean and independent but
+not identically distributed, with variances α_k = E a_k² (K) and e_n = E ε_n² (N) for both
+signals, the expectation (4) becomes
+
+    ‖(DᵀSD − I) ⊙ √W₁‖²_F + ‖(SD) ⊙ √W₂‖²_F + ‖S ⊙ √W₃‖²_F                        (10)
+    W₁ = ααᵀ,  W₂ = 2 e αᵀ,  W₃ = e eᵀ                                              (11)
+
+(rederived: the PDF's (11) is garbled. Expanding δp of (5), every cross term has a factor of odd
+order and vanishes, and E(uᵀMv)² = Σ_ij M²_ij E u²_i E v²_j for independent zero-mean u, v; the
+two terms ε₁ᵀSDa₂ and ε₂ᵀSDa₁ give the factor 2 of W₂.) With α = 2τ²𝟙 and e = σ²𝟙 it is (6).
+
 References
 ----------
 .. [1] I. Gkioulekas and T. Zickler, "Dimensionality reduction using the sparse linear model",
    Advances in Neural Information Processing Systems 24 (NIPS), 2011. Implemented here: the
-   expected distortion (4) and problem (6).
+   expected distortion (4), problem (6) and the weighted problem (10)–(11).
 """
 
 from __future__ import annotations
@@ -32,7 +43,8 @@ import numpy as np
 
 from .._validate import as_matrix
 
-__all__ = ["check_sigma_tau", "sparse_linear_dual_bound", "sparse_linear_objective"]
+__all__ = ["check_sigma_tau", "check_variances", "sparse_linear_dual_bound", "sparse_linear_objective",
+           "weighted_sparse_linear_gradient", "weighted_sparse_linear_objective"]
 
 
 def check_sigma_tau(sigma: object, tau: object) -> tuple[float, float]:
@@ -77,3 +89,52 @@ def sparse_linear_dual_bound(D: np.ndarray, Z: np.ndarray | None, *, sigma: floa
         Z_psd = (U * np.maximum(w, 0.0)) @ U.T
         bounds.append(g(V.T @ Z_psd @ V))
     return max(bounds)
+
+
+def check_variances(values: object, length: int, name: str) -> np.ndarray:
+    """A 1-D array of ``length`` finite variances ≥ 0, or a ValueError naming ``name``."""
+    array = np.asarray(values, dtype=np.float64)
+    if array.shape != (length,) or not np.all(np.isfinite(array)) or np.any(array < 0):
+        raise ValueError(f"{name} must be {length} finite variances >= 0, got shape {array.shape}")
+    return array
+
+
+def _weights(D: np.ndarray, code_variances: object, noise_variances: object) -> tuple[np.ndarray, ...]:
+    alpha = check_variances(code_variances, D.shape[1], "code_variances")
+    e = check_variances(noise_variances, D.shape[0], "noise_variances")
+    return np.outer(alpha, alpha), 2.0 * np.outer(e, alpha), np.outer(e, e)
+
+
+def weighted_sparse_linear_objective(S: np.ndarray, D: np.ndarray, *, code_variances: object,
+                                     noise_variances: object) -> float:
+    """The weighted objective (10) with the weights (11): E δp² for codes of variances α and noise of variances e.
+
+    Parameters
+    ----------
+    S : ndarray of shape (N, N)
+        S = LᵀL.
+    D : ndarray of shape (N, K)
+        The dictionary, atoms as columns.
+    code_variances : array_like of shape (K,)
+        α_k = E a_k² (2τ² for the Laplace codes of (2)).
+    noise_variances : array_like of shape (N,)
+        e_n = E ε_n² (σ² for white noise).
+    """
+    D = as_matrix(D, "D")
+    S = as_matrix(S, "S", n_cols=D.shape[0])
+    W1, W2, W3 = _weights(D, code_variances, noise_variances)
+    SD = S @ D
+    misfit = D.T @ SD - np.eye(D.shape[1])
+    return float(np.sum(W1 * misfit**2) + np.sum(W2 * SD**2) + np.sum(W3 * S**2))
+
+
+def weighted_sparse_linear_gradient(S: np.ndarray, D: np.ndarray, *, code_variances: object,
+                                    noise_variances: object) -> np.ndarray:
+    """The gradient of (10) with respect to a symmetric S: 2 D (W₁ ⊙ (DᵀSD − I)) Dᵀ + (W₂ ⊙ SD) Dᵀ
+    + D (W₂ ⊙ SD)ᵀ + 2 W₃ ⊙ S (the symmetric part, so that a step keeps S symmetric)."""
+    D = as_matrix(D, "D")
+    S = as_matrix(S, "S", n_cols=D.shape[0])
+    W1, W2, W3 = _weights(D, code_variances, noise_variances)
+    SD = S @ D
+    G2 = (W2 * SD) @ D.T
+    return 2.0 * D @ (W1 * (D.T @ SD - np.eye(D.shape[1]))) @ D.T + G2 + G2.T + 2.0 * W3 * S

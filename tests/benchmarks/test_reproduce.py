@@ -1,5 +1,7 @@
 """The reproduction framework of issue 22 (benchmarks/reproduce): its pieces against independent computations."""
 
+import importlib
+
 import numpy as np
 import pytest
 
@@ -72,3 +74,84 @@ def test_an_unknown_verdict_or_setting_is_refused(tmp_path):
     experiment = load_reproduce("numax").EXPERIMENTS[0]
     with pytest.raises(ValueError, match="unknown setting"):
         common.run_experiment("numax", experiment, True, {"no_such_setting": 1}, tmp_path)
+
+
+def _graph_and_labels(seed: int = 3):
+    rng = np.random.default_rng(seed)
+    X = np.vstack([rng.normal(0.0, 1.0, (25, 3)), rng.normal(2.5, 1.0, (25, 3)), rng.normal(-2.5, 1.0, (20, 3))])
+    y = np.repeat([0, 1, 2], [25, 25, 20])
+    labelled = np.sort(rng.choice(len(X), 30, replace=False))
+    return load_reproduce("baselines").knn_graph(X, 6), labelled, y
+
+
+def test_harmonic_scores_are_label_propagation_iterated_to_convergence():
+    """Zhu et al.'s iteration F ← D⁻¹WF with the labelled rows clamped converges to the harmonic function."""
+    W, labelled, y = _graph_and_labels()
+    scores = load_reproduce("baselines").harmonic_scores(W, labelled, y[labelled], 3)
+    W = W.toarray()
+    F = np.zeros((len(W), 3))
+    clamp = (y[labelled, None] == np.arange(3)[None, :]).astype(float)
+    F[labelled] = clamp
+    for _ in range(20000):
+        F = (W @ F) / W.sum(axis=1, keepdims=True)
+        F[labelled] = clamp
+    unlabelled = np.setdiff1d(np.arange(len(W)), labelled)
+    np.testing.assert_allclose(scores, F[unlabelled], atol=1e-8)
+
+
+def test_harmonic_scores_minimise_the_graph_energy_under_the_label_constraints():
+    """ADAGIO (9) stated in CVXPY: min xᵀLx subject to x = the labels on the labelled vertices."""
+    cp = pytest.importorskip("cvxpy")
+    W, labelled, y = _graph_and_labels()
+    scores = load_reproduce("baselines").harmonic_scores(W, labelled, y[labelled], 3)
+    W = W.toarray()
+    L = np.diag(W.sum(axis=1)) - W
+    unlabelled = np.setdiff1d(np.arange(len(W)), labelled)
+    x = cp.Variable(len(W))
+    constraint = [x[labelled] == (y[labelled] == 1).astype(float)]
+    cp.Problem(cp.Minimize(cp.quad_form(x, cp.psd_wrap(L))), constraint).solve(solver="CLARABEL")
+    np.testing.assert_allclose(scores[:, 1], x.value[unlabelled], atol=1e-5)
+
+
+def test_harmonic_scores_refuse_a_component_without_labels():
+    import scipy.sparse as sp
+
+    W = sp.csr_matrix(np.kron(np.eye(2), np.ones((3, 3)) - np.eye(3)))      # two triangles
+    with pytest.raises(ValueError, match="no labelled vertex"):
+        load_reproduce("baselines").harmonic_scores(W, np.array([0, 1]), np.array([0, 1]), 2)
+
+
+def test_harmonic_error_is_low_on_separated_classes_and_chance_on_shuffled_labels():
+    baselines = load_reproduce("baselines")
+    rng = np.random.default_rng(4)
+    X = np.vstack([rng.normal(0.0, 0.3, (60, 2)), rng.normal(5.0, 0.3, (60, 2))])
+    y = np.repeat([0, 1], 60)
+    assert baselines.harmonic_error(X, y, k=10) == 0.0
+    assert baselines.harmonic_error(X, rng.permutation(y), k=10) > 25.0
+
+
+def test_adagio_distortion_and_stable_rank_against_direct_computations():
+    adagio = load_reproduce("adagio")
+    rng = np.random.default_rng(5)
+    X, Psi = rng.standard_normal((12, 7)), rng.standard_normal((3, 7))
+    direct = [abs(np.linalg.norm(Psi @ (X[i] - X[j])) / np.linalg.norm(X[i] - X[j]) - 1.0)
+              for i in range(12) for j in range(i + 1, 12)]
+    np.testing.assert_allclose(adagio.pair_distortions(Psi, X), direct, rtol=1e-10)
+    s = np.linalg.svd(X - X.mean(axis=0), compute_uv=False)
+    assert adagio.stable_rank(X) == pytest.approx(s.sum() ** 2 / (s**2).sum())
+    assert adagio.stable_rank(np.outer(rng.standard_normal(9), rng.standard_normal(4))) == pytest.approx(1.0)
+
+
+def _papers() -> list[str]:
+    load_reproduce("common")                                   # puts benchmarks/ on sys.path
+    return sorted(importlib.import_module("reproduce").PAPERS)
+
+
+@pytest.mark.parametrize("paper", _papers())
+def test_every_experiment_of_every_paper_documents_paper_and_departures(paper):
+    common = load_reproduce("common")
+    module = load_reproduce(paper)
+    assert module.TITLE and module.DATA_NOTE
+    for experiment in module.EXPERIMENTS:
+        assert set(common.docstring_sections(experiment.run)) >= {"Paper", "Departures"}
+        assert set(experiment.quick) == set(experiment.full)

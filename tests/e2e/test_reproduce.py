@@ -37,3 +37,19 @@ def test_an_unknown_experiment_is_a_usage_error(tmp_path):
         script.main(["--paper", "numax", "--only", "fig99", "--results", str(tmp_path), "--report",
                      str(tmp_path / "R.md")])
     assert info.value.code == 2
+
+
+@pytest.mark.parametrize("paper", ["adagio"])
+def test_every_quick_experiment_of_a_paper_writes_its_outputs(tmp_path, paper):
+    script = load_script("reproduce")
+    report = tmp_path / "REPRODUCTION.md"
+    assert script.main(["--paper", paper, "--quick", "--results", str(tmp_path / "results"),
+                        "--report", str(report)]) == 0
+    module = load_reproduce(paper)
+    text = report.read_text()
+    assert f"## {module.TITLE}" in text
+    for experiment in module.EXPERIMENTS:
+        record = json.loads((tmp_path / "results" / paper / f"{experiment.key}.json").read_text())
+        assert record["mode"] == "quick" and record["verdict"] in load_reproduce("common").VERDICTS
+        assert (tmp_path / "results" / paper / f"{experiment.key}.png").read_bytes()[:4] == b"\x89PNG"
+        assert f"### {experiment.title} — *{record['verdict']}*" in text

@@ -35,8 +35,10 @@ from sdpembed.linear import (
     sparse_linear_objective,
     sparse_linear_projection,
     theorem2_jl_rows,
+    weighted_sparse_linear_projection,
 )
 from sdpembed.linear.sparse_linear_model import sparse_linear_gain
+from sdpembed.problems.sparse_linear import weighted_sparse_linear_gradient, weighted_sparse_linear_objective
 from sdpembed.secants import all_secants
 from sdpembed.validation import SecantSet, isometry_constants
 
@@ -587,3 +589,81 @@ def test_benchmark_rerun_of_some_mnist_rows_keeps_the_others_and_their_stamp(tmp
     mnist = json.loads(path.read_text())["mnist"]
     assert [(r["delta"], r["dim"]) for r in mnist["rows"]] == [(0.05, 9), (0.2, 9), (0.1, 5)]
     assert set(mnist["reruns"]) == {"FroMax 0.1"} and mnist["date"] == "then"
+
+
+def _weighted_instance(seed: int = 21, N: int = 5, K: int = 8):
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal((N, K)) / np.sqrt(N), rng.uniform(0.2, 2.0, K), rng.uniform(0.01, 0.3, N)
+
+
+def test_weighted_objective_is_the_monte_carlo_expected_distortion_4():
+    """(10)–(11) against E δp² sampled: Laplace codes of unequal scales, Gaussian noise of unequal variances."""
+    D, alpha, e = _weighted_instance()
+    rng = np.random.default_rng(22)
+    S = (lambda A: A.T @ A)(rng.standard_normal((3, D.shape[0])))
+    n = 400_000
+    a1, a2 = (rng.laplace(0.0, np.sqrt(alpha / 2.0), (n, len(alpha))) for _ in range(2))   # Var = 2·scale²
+    e1, e2 = (rng.normal(0.0, np.sqrt(e), (n, len(e))) for _ in range(2))
+    x1, x2 = a1 @ D.T + e1, a2 @ D.T + e2
+    delta_p = np.einsum("ij,jk,ik->i", x1, S, x2) - np.einsum("ij,ij->i", a1, a2)
+    objective = weighted_sparse_linear_objective(S, D, code_variances=alpha, noise_variances=e)
+    assert np.mean(delta_p**2) == pytest.approx(objective, rel=0.03)
+
+
+def test_weighted_objective_with_equal_variances_is_6_and_its_gradient_is_exact():
+    D, alpha, e = _weighted_instance()
+    rng = np.random.default_rng(23)
+    A = rng.standard_normal((D.shape[0], D.shape[0]))
+    S = A + A.T
+    sigma, tau = 0.4, 0.9
+    equal = {"code_variances": np.full(D.shape[1], 2 * tau**2), "noise_variances": np.full(D.shape[0], sigma**2)}
+    assert weighted_sparse_linear_objective(S, D, **equal) == pytest.approx(
+        sparse_linear_objective(S, D, sigma=sigma, tau=tau), rel=1e-12)
+    weights = {"code_variances": alpha, "noise_variances": e}
+    G = weighted_sparse_linear_gradient(S, D, **weights)
+    B = rng.standard_normal(S.shape)
+    H = B + B.T
+    h = 1e-6
+    numeric = (weighted_sparse_linear_objective(S + h * H, D, **weights)
+               - weighted_sparse_linear_objective(S - h * H, D, **weights)) / (2 * h)
+    assert np.sum(G * H) == pytest.approx(numeric, rel=1e-6)
+
+
+def test_weighted_projection_at_m_equals_n_is_the_cvxpy_optimum_of_10():
+    """At M = N problem (10) over S ⪰ 0 is convex: L-BFGS over L reaches the optimum CVXPY states."""
+    cp = pytest.importorskip("cvxpy")
+    D, alpha, e = _weighted_instance()
+    N = D.shape[0]
+    L = weighted_sparse_linear_projection(D, N, code_variances=alpha, noise_variances=e)
+    S = cp.Variable((N, N), PSD=True)
+    W1, W2, W3 = np.outer(alpha, alpha), 2 * np.outer(e, alpha), np.outer(e, e)
+    objective = (cp.sum_squares(cp.multiply(D.T @ S @ D - np.eye(D.shape[1]), np.sqrt(W1)))
+                 + cp.sum_squares(cp.multiply(S @ D, np.sqrt(W2))) + cp.sum_squares(cp.multiply(S, np.sqrt(W3))))
+    problem = cp.Problem(cp.Minimize(objective))
+    problem.solve(solver="CLARABEL")
+    assert problem.status == "optimal"
+    ours = weighted_sparse_linear_objective(L.T @ L, D, code_variances=alpha, noise_variances=e)
+    assert ours == pytest.approx(problem.value, rel=1e-6)
+    np.testing.assert_allclose(L.T @ L, S.value, atol=1e-4)
+
+
+def test_weighted_projection_with_equal_variances_is_the_closed_form_7():
+    D, _, _ = _weighted_instance()
+    sigma, tau, M = 0.3, 0.8, 2
+    L = weighted_sparse_linear_projection(D, M, code_variances=np.full(D.shape[1], 2 * tau**2),
+                                          noise_variances=np.full(D.shape[0], sigma**2))
+    closed = sparse_linear_projection(D, M, sigma=sigma, tau=tau)
+    np.testing.assert_allclose(L.T @ L, closed.T @ closed, atol=1e-8)
+
+
+def test_weighted_projection_beats_the_equal_variance_closed_form_on_unequal_variances():
+    D, alpha, e = _weighted_instance()
+    weights = {"code_variances": alpha, "noise_variances": e}
+    L = weighted_sparse_linear_projection(D, 2, **weights)
+    start = sparse_linear_projection(D, 2, sigma=float(np.sqrt(e.mean())), tau=float(np.sqrt(alpha.mean() / 2)))
+    assert (weighted_sparse_linear_objective(L.T @ L, D, **weights)
+            < weighted_sparse_linear_objective(start.T @ start, D, **weights) - 1e-6)
+    with pytest.raises(ValueError, match="code_variances"):
+        weighted_sparse_linear_projection(D, 2, code_variances=alpha[:-1], noise_variances=e)
+    with pytest.raises(ValueError, match="noise_variances"):
+        weighted_sparse_linear_projection(D, 2, code_variances=alpha, noise_variances=-e)
