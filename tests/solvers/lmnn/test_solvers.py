@@ -678,3 +678,23 @@ def test_fixed_triplets_that_turn_inactive_are_released(instances, optima):
     assert fixed.history["fixed"][0] > 0 and fixed.objective == pytest.approx(result.objective, rel=1e-6)
     empty_band = solve_lmnn_fast(inst, first_order_keep=0.0, first_order_fix=0.0)  # no working triplet at first
     assert empty_band.status == "optimal" and empty_band.objective == pytest.approx(result.objective, rel=1e-6)
+
+
+def test_progress_lines_only_when_asked(instances, capsys):
+    """``verbose`` 1: the first-order stages and one line per working-set round (working set, violated,
+    active, Newton steps, objective, bound, gap); 2: also every Newton step (objectives, residuals,
+    gap, ν); unasked: nothing. Algorithm 3 prints every K iterations."""
+    inst = instances["iris"]
+    quiet = solve_lmnn_fast(inst)
+    assert capsys.readouterr().out == ""
+    solve_lmnn_fast(inst, verbose=1)
+    rounds = capsys.readouterr().out.splitlines()
+    assert any(line.startswith("round   1") and "gap" in line and "active" in line for line in rounds)
+    assert not any(line.lstrip().startswith("ipm") for line in rounds)
+    loud = solve_lmnn_fast(inst, verbose=2)
+    lines = capsys.readouterr().out.splitlines()
+    steps = [line for line in lines if line.lstrip().startswith("ipm")]
+    assert len(steps) == loud.extra["newton_steps"] and all("pres" in s and "nu" in s for s in steps)
+    assert loud.objective == quiet.objective
+    solve_lmnn_gradient(inst, max_iter=40, verbose=20)
+    assert capsys.readouterr().out.count("\n") >= 2
