@@ -142,7 +142,9 @@ def grade(peers: list[Peer], instances: list[str], timeout: float | None,
           progress=lambda text: print(text, file=sys.stderr, flush=True)) -> tuple[list[dict], list[dict]]:
     """(rows of the table, the suite runs' payloads) of every setting of every peer."""
     rows, runs = [], []
-    for peer in peers:
+    from sdpembed._progress import track
+
+    for peer in track(peers, "peers", unit="peer"):
         if peer.missing is not None:
             progress(f"{peer.name}: not run: {peer.missing}")
             rows.append(not_run_row(peer))

@@ -63,6 +63,7 @@ from pathlib import Path
 import numpy as np
 import report
 
+from sdpembed._progress import track
 from sdpembed.datasets import load_mnist, translating_squares
 from sdpembed.linear import LINEAR_METHODS, embed
 from sdpembed.validation import SecantSet
@@ -215,7 +216,7 @@ def table(X: np.ndarray, name: str, native: bool, measures=("rip", "adagio"),
         groups += [(label, spec, "rip") for label, spec in NATIVE.items() if spec[0] in LINEAR_METHODS]
     if only is not None:
         groups = [group for group in groups if group[0] in only]
-    for label, (method, options), measure in groups:
+    for label, (method, options), measure in track(groups, f"{name} methods", unit="method"):
         if verbose and method in ("fromax", "nilepro"):
             options = {**options, "verbose": True}           # one line per rank step and CG round
         cells = [run_method(label, method, options, X, delta, measure, secant_set, time_limit) for delta in deltas]
@@ -291,7 +292,7 @@ def _native_cell(label: str, method: str, X: np.ndarray, delta: float, rank: int
 def table7_1(time_limit: float | None) -> list[dict]:
     """003 Table 7.1 analogue (module docstring, part (c))."""
     rows: list[dict] = []
-    for (side, n_images), published in PUBLISHED_TABLE7_1.items():
+    for (side, n_images), published in track(PUBLISHED_TABLE7_1.items(), "Table 7.1 data", unit="data set"):
         X = random_translating_squares(side, TABLE7_1_SQUARE[side], n_images, random_state=0)
         secant_set = SecantSet(X=X)
         print(f"\n003 Table 7.1: {n_images} random {side}x{side} squares (side {TABLE7_1_SQUARE[side]}), "
@@ -336,7 +337,7 @@ def mnist_fives_7x7(n_images: int, random_state=0) -> np.ndarray:
 def table7_2(sizes: tuple[int, ...], time_limit: float | None) -> list[dict]:
     """003 Table 7.2 analogue: NuMax, FroMax RA and NILE-Pro RA ranks and times (ours only)."""
     rows: list[dict] = []
-    for n_images in sizes:
+    for n_images in track(sizes, "Table 7.2 sizes", unit="size"):
         X = mnist_fives_7x7(n_images)
         secant_set = SecantSet(X=X)
         print(f"\n003 Table 7.2: {n_images} MNIST 5s at 7x7, {secant_set.n_secants} secants", flush=True)

@@ -202,7 +202,9 @@ def alternate(args) -> None:
     venv = Path(args.venv)
     methods = ["ours", *args.peers.split(",")]
     runs = []
-    for name in args.datasets.split(","):
+    from sdpembed._progress import track  # here: the peer workers of this file run without sdpembed
+
+    for name in track(args.datasets.split(","), "data sets", unit="data set"):
         Xtr, Xte, ytr, yte = load(name)
         instance = LMNNInstance.from_data(Xtr, ytr, k=K, mu=MU)
         for rnd in range(args.alternate):
@@ -266,7 +268,9 @@ def main() -> None:
     rows: list[dict] = []
     print(f"split: stratified 70/30, random_state={SEED}; k = {K}, mu = {MU}; time limit {args.time_limit:g} s",
           flush=True)
-    for name in args.datasets.split(","):
+    from sdpembed._progress import track  # here: the peer workers of this file run without sdpembed
+
+    for name in track(args.datasets.split(","), "data sets", unit="data set"):
         Xtr, Xte, ytr, yte = load(name)
         instance = LMNNInstance.from_data(Xtr, ytr, k=K, mu=MU)
         base = {"dataset": name, "n_train": int(Xtr.shape[0]), "n_test": int(Xte.shape[0]), "dim": int(Xtr.shape[1]),

@@ -39,6 +39,7 @@ from sklearn.datasets import load_digits
 from sklearn.decomposition import PCA
 from sklearn.manifold import Isomap, LocallyLinearEmbedding, SpectralEmbedding
 
+from sdpembed._progress import track
 from sdpembed.datasets import s_curve, sensor_network, swiss_roll
 from sdpembed.formulations.mvu import solve_mvu_cvxpy, solve_variational_sdp
 from sdpembed.graphs import connected_components, link_components, neighborhood_graph
@@ -58,7 +59,7 @@ def exact_part(sizes, limit: float, seed: int) -> list[dict]:
     print(f"  {'n':>5} {'E':>6} {'solver':<10} {'status':<12} {'objective':>14} {'cert. gap':>10} {'viol.':>9} "
           f"{'time s':>8} {'x ipm':>7}", flush=True)
     rows, timed_out = [], set()
-    for n in sizes:
+    for n in track(sizes, "part 1 sizes", unit="size"):
         X, _ = swiss_roll(n, noise=0.05, random_state=seed)
         edges, D = neighborhood_graph(X, 5)
         instance = MVUInstance(edges=edges, sqdist=D, n=n, variant="inequality")
@@ -134,7 +135,7 @@ def table_part(seed: int, l: int = 15) -> list[dict]:
     print(f"  {'data set':<15} {'method':<20} {'contin.':>8} {'trust':>8} {'intersect':>9} {'h. mean':>8} "
           f"{'time s':>8} {'x Isomap':>9}", flush=True)
     rows = []
-    for name, X, d in datasets:
+    for name, X, d in track(datasets, "part 2 data sets", unit="data set"):
         block = []
         for method, embed in methods:
             t = time.perf_counter()

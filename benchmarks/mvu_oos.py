@@ -28,6 +28,7 @@ from pathlib import Path
 import numpy as np
 import report
 
+from sdpembed._progress import track
 from sdpembed.datasets import load_mnist, swiss_roll
 from sdpembed.formulations.mvu import solve_variational_sdp
 from sdpembed.graphs import neighborhood_graph, neighbour_arrays
@@ -82,7 +83,7 @@ def speed_part(n_train: int, n_new: int, k: int, n_cvxpy: int, seed: int) -> dic
     # the peer: CVXPY (Clarabel) on the first n_cvxpy points, one SDP each
     t = time.perf_counter()
     differences = []
-    for i in range(n_cvxpy):
+    for i in track(range(n_cvxpy), "cvxpy peer", unit="points"):
         result = solve(MVUOOSInstance(Y=Yn[i], sqdist=sq[i]), "cvxpy", solver="CLARABEL")
         differences.append(abs(result.objective - placement.objective[i]) / max(1.0, abs(result.objective)))
     t_cvx = time.perf_counter() - t
@@ -120,7 +121,7 @@ def consistency_part(name: str, X: np.ndarray, n_c: int, trials: int, k: int, va
     times = {m: 0.0 for m in OOS_METHODS}
     statuses, mvu_time = [], 0.0
     rng = np.random.default_rng(seed)
-    for trial in range(trials):
+    for trial in track(range(trials), "trials", unit="trial"):
         A, B, C = split_abc(n, n_c, random_state=rng)
         t = time.perf_counter()
         AC, BC = np.concatenate([A, C]), np.concatenate([B, C])

@@ -27,6 +27,7 @@ import report
 from sklearn.neighbors import KNeighborsClassifier
 
 from sdpembed import NuMaxClassInstance, NuMaxInstance, solve
+from sdpembed._progress import track
 from sdpembed.datasets import disks_and_squares, load_mnist
 from sdpembed.linear import embedding_from_psd, gaussian_projection, pca_projection
 
@@ -59,7 +60,7 @@ def mnist_part(n_train: int, n_test: int, seed: int) -> tuple[list[dict], str]:
              f"(seeded permutation, seed {seed}); {n_train * (n_train - 1) // 2} training pairs")
     print(split, flush=True)
     rows = []
-    for delta in (0.4, 0.25, 0.1):
+    for delta in track((0.4, 0.25, 0.1), "MNIST deltas", unit="delta"):
         for name, instance in (("NuMax", NuMaxInstance(delta=delta, X=X[tr])),
                                ("NuMax-Class", NuMaxClassInstance(delta=delta, X=X[tr], y=y[tr]))):
             result = solve(instance, random_state=seed)
@@ -92,7 +93,7 @@ def toy_part(noise: float, copies: int, seed: int) -> tuple[list[dict], str]:
              f"{copies} noisy copies of each (pixel noise sigma {noise:g})")
     print(split, flush=True)
     rows = []
-    for delta in (0.5, 0.3, 0.2, 0.1):
+    for delta in track((0.5, 0.3, 0.2, 0.1), "toy deltas", unit="delta"):
         result = solve(NuMaxClassInstance(delta=delta, X=X[tr], y=y[tr]), random_state=seed)
         Psi = embedding_from_psd(result.solution)
         M = Psi.shape[0]

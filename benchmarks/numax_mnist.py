@@ -37,6 +37,7 @@ import report
 from sklearn.neighbors import KNeighborsClassifier
 
 from sdpembed import NuMaxInstance, solve
+from sdpembed._progress import track
 from sdpembed.datasets import load_mnist
 from sdpembed.linear import embedding_from_psd, gaussian_projection, pca_projection
 from sdpembed.secants import pair_count
@@ -95,7 +96,7 @@ def baseline_dimensions(n_points: int, seed: int, deltas: tuple[float, ...]) -> 
     gauss_full = gaussian_projection(X.shape[1], X.shape[1], random_state=seed) * np.sqrt(X.shape[1])
     rows = []
     print("(a') PCA and Gaussian dimensions, RIP (2) with squared norms and ADAGIO's distortion (3)", flush=True)
-    for delta in deltas:
+    for delta in track(deltas, "(a') deltas", unit="delta"):
         row = {"delta": delta}
         for squared, tag in ((True, "squared"), (False, "adagio")):
             row[f"pca_dim_{tag}"] = dimension_by_bisection(lambda m: pca_projection(X, m), X, delta, squared)
@@ -117,7 +118,7 @@ def part_a(n_points: int, seed: int, deltas: tuple[float, ...] = (0.05, 0.1, 0.2
     print("(a) ADAGIO Table 3:", setup, flush=True)
     rows = []
     gauss_full = gaussian_projection(X.shape[1], X.shape[1], random_state=seed) * np.sqrt(X.shape[1])
-    for delta in deltas:
+    for delta in track(deltas, "(a) deltas", unit="delta"):
         result = solve(NuMaxInstance(delta=delta, X=X), random_state=seed)
         rank = embedding_from_psd(result.solution).shape[0]
         start = time.perf_counter()
@@ -148,7 +149,7 @@ def part_b(sizes: list[int], admm_max: int, delta: float, seed: int) -> dict:
     setup = f"images of the digit 5 (20x20, N = 400), delta = {delta}; first n images of a seeded permutation"
     print("(b) NuMax Fig. 7:", setup, flush=True)
     rows = []
-    for n in sizes:
+    for n in track(sizes, "(b) sizes", unit="size"):
         X = X5[:n]
         cg = solve(NuMaxInstance(delta=delta, X=X), "cg", random_state=seed)
         row = {"n_points": n, "n_secants": pair_count(n), "cg_time_s": cg.wall_time, "cg_status": cg.status,
@@ -180,7 +181,7 @@ def part_c(n_train: int, n_test: int, seed: int) -> dict:
         return 100.0 * (1.0 - model.score(X[te] @ Psi.T, y[te]))
 
     rows = []
-    for delta in (0.4, 0.25, 0.1):
+    for delta in track((0.4, 0.25, 0.1), "(c) deltas", unit="delta"):
         result = solve(NuMaxInstance(delta=delta, X=X[tr]), random_state=seed)
         Psi = embedding_from_psd(result.solution)
         M = Psi.shape[0]

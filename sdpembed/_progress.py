@@ -14,11 +14,14 @@ References
 from __future__ import annotations
 
 import sys
-from typing import Any
+from collections.abc import Iterable, Iterator
+from typing import Any, TypeVar
 
 from tqdm import tqdm
 
-__all__ = ["progress_bar", "say", "tell"]
+__all__ = ["progress_bar", "say", "tell", "track"]
+
+T = TypeVar("T")
 
 
 def progress_bar(total: int | None, desc: str, *, enabled: bool | None = None, unit: str = "it") -> Any:
@@ -41,6 +44,17 @@ def progress_bar(total: int | None, desc: str, *, enabled: bool | None = None, u
     show = sys.stderr.isatty() if enabled is None else bool(enabled)
     return tqdm(total=total, desc=desc, unit=unit, disable=not show, file=sys.stderr, leave=False,
                 dynamic_ncols=True, unit_scale=bool(total and total >= 10**6), mininterval=0.5)
+
+
+def track(items: Iterable[T], desc: str, *, enabled: bool | None = None, unit: str = "it") -> Iterator[T]:
+    """The items of ``items`` (read into a list first, so that the bar knows the total), advancing a
+    :func:`progress_bar` after each: the bar of a loop over countable work (a benchmark's grid of δ,
+    sizes or data sets), shown as :func:`progress_bar` says (by default on a terminal only)."""
+    items = list(items)
+    with progress_bar(len(items), desc, enabled=enabled, unit=unit) as bar:
+        for item in items:
+            yield item
+            bar.update(1)
 
 
 def tell(text: str) -> None:

@@ -527,7 +527,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-iter", type=int, default=None,
                    help="iteration limit of the hand-written solver (column generation: of each restricted ADMM)")
     p.add_argument("--verbose", type=int, default=0, metavar="K",
-                   help="progress every K iterations (column generation: every round, and its ADMMs every K)")
+                   help="progress every K iterations (column generation: every round, and its ADMMs every K; "
+                        "LMNN: every working-set round, and with K >= 2 every Newton step)")
     p.add_argument("--random-state", type=_seed, default=DEFAULT_SEED,
                    help=f"seed of a method that draws random numbers (column generation's first pairs; "
                         f"default {DEFAULT_SEED})")

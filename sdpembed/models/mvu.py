@@ -67,7 +67,10 @@ class MVU(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     oos_neighbors : int, optional
         Neighbours of a new input for ``transform`` (default max(n_neighbors, n_components)).
     verbose : bool or int
-        Progress of the solver.
+        Progress of the solver and of ``transform``'s out-of-sample interior point: an integer
+        K prints a line every K iterations (``True``: every iteration of the interior points);
+        variational MVU announces its stages and prints its refinements every K L-BFGS
+        iterations (``True``: 50).
     random_state : None, int or Generator
         Seed of the linking procedure.
 
@@ -143,7 +146,7 @@ class MVU(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
 
             omega = 0.999 if self.omega is None else self.omega
             result = variational_mvu(edges, D, n, solve_sdp=solve_variational_sdp, n_components=self.n_components,
-                                     n_basis=self.n_basis, omega=omega, verbose=bool(self.verbose))
+                                     n_basis=self.n_basis, omega=omega, verbose=self.verbose)
             self.embedding_ = result.embedding
             w = np.linalg.eigvalsh(self.embedding_.T @ self.embedding_)[::-1]
             self.eigenvalues_ = np.maximum(w, 0.0)
@@ -195,5 +198,5 @@ class MVU(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         seen = sq[:, 0] == 0.0                      # the exact distance to the nearest training input
         out[seen] = self.embedding_[index[seen, 0]]
         if not np.all(seen):
-            out[~seen] = place_points(Y_nb[~seen], sq[~seen]).y
+            out[~seen] = place_points(Y_nb[~seen], sq[~seen], verbose=self.verbose).y
         return out

@@ -533,3 +533,31 @@ def test_multi_metric_lmnn_end_to_end(tmp_path, capsys):
     assert main(["verify", str(entry.path), str(tmp_path / "flat.npz")]) == 2            # not (C, d, d)
     assert "must have shape" in capsys.readouterr().err
     assert main(["export", str(entry.path), "--format", "sdpa", "--out", str(tmp_path / "multi.dat-s")]) == 0
+
+
+@pytest.mark.parametrize("problem", ["lmnn", "mvu", "mvu_oos"])
+def test_solve_verbose_reaches_the_solver(problem, tmp_path, capsys):
+    """``solve --verbose K`` reaches the LMNN working-set loop and interior point, the MVU interior point
+    and the out-of-sample one; without it the solve prints only its summary."""
+    from sdpembed.io import save_instance
+    from sdpembed.problems import MVUInstance, MVUOOSInstance
+
+    from ..conftest import tiny_lmnn_instances
+
+    rng = np.random.default_rng(0)
+    instance = {
+        "lmnn": lambda: tiny_lmnn_instances()["iris"],
+        "mvu": lambda: MVUInstance.from_points(rng.standard_normal((16, 3)), 4, "equality", link=True,
+                                               random_state=0),
+        "mvu_oos": lambda: MVUOOSInstance(Y=rng.standard_normal((5, 2)), sqdist=rng.uniform(0.5, 2.0, 5)),
+    }[problem]()
+    path = tmp_path / "inst.npz"
+    save_instance(instance, path)
+    expected = {"lmnn": ("round   1", "    ipm   1"), "mvu": ("mvu ipm: n = 16", "mvu ipm it   1"),
+                "mvu_oos": ("oos ipm it   0", "oos ipm it   2")}[problem]
+    assert main(["solve", str(path)]) in (0, 1)
+    quiet = capsys.readouterr().out
+    assert not any(line in quiet for line in expected) and quiet.startswith("problem")
+    assert main(["solve", str(path), "--verbose", "2"]) in (0, 1)
+    out = capsys.readouterr().out
+    assert all(line in out for line in expected)

@@ -276,3 +276,15 @@ def test_bad_data(split, fitted):
         LMNN().predict(X_train)
     with pytest.raises(NotFittedError):
         MultiMetricLMNN().predict(X_train)
+
+
+def test_verbose_reaches_the_solver(split, capsys):
+    """``verbose=1``: the solver's round lines; ``2``: also its Newton steps; unasked: nothing."""
+    X_train, _, y_train, _ = split
+    LMNN(k=3).fit(X_train, y_train)
+    assert capsys.readouterr().out == ""
+    LMNN(k=3, verbose=1).fit(X_train, y_train)
+    out = capsys.readouterr().out
+    assert "round   1" in out and "    ipm" not in out
+    LMNN(k=3, verbose=2).fit(X_train, y_train)
+    assert "    ipm   1" in capsys.readouterr().out

@@ -52,3 +52,19 @@ def test_pandas_output(roll):
     Z = frame.transform(pd.DataFrame(X[:4], columns=["a", "b", "c"]))
     assert isinstance(Z, pd.DataFrame) and list(Z.columns) == ["mvu0", "mvu1"]
     np.testing.assert_array_equal(Z.to_numpy(), frame.embedding_[:4])
+
+
+def test_verbose_reaches_the_solvers(roll, capsys):
+    """``verbose`` reaches the interior point of ``fit`` (a line every K iterations), variational MVU's
+    stages, and the out-of-sample interior point of ``transform``; unasked, nothing is printed."""
+    X, model = roll
+    new = X[:4] + 0.05
+    model.transform(new)
+    assert capsys.readouterr().out == ""
+    loud = MVU(n_neighbors=5, verbose=3).fit(X)
+    out = capsys.readouterr().out
+    assert out.startswith("mvu ipm: n = 80") and "mvu ipm it   4" in out and "mvu ipm it   2 " not in out
+    loud.transform(new)
+    assert "oos ipm it   0  active       4 of 4" in capsys.readouterr().out
+    MVU(n_neighbors=5, method="variational", n_basis=6, verbose=True).fit(X)
+    assert "variational SDP" in capsys.readouterr().out

@@ -202,12 +202,13 @@ def _working_set_rounds(*, n, mu, C0, working, build_system, hinge_stream, pull,
             except np.linalg.LinAlgError:
                 start = None
         offset = mu * fixed.shape[0]          # the fixed hinges' constant: gaps relative to the loss (2.11)
+        steps = bool(verbose) and int(verbose) >= 2             # verbose 2 or more: every Newton step too
         out = hinge_ipm(system, C_round, mu, tol=round_tol, max_iter=max_iter, start=start, offset=offset,
-                        verbose=verbose)
-        if start is not None and not ipm_reached(out, round_tol):
+                        verbose=steps)
+        if start is not None and not ipm_reached(out, round_tol) and not out.unbounded:
             newton += out.iterations
             out = hinge_ipm(system, C_round, mu, tol=round_tol, max_iter=max_iter, offset=offset,
-                            verbose=verbose)   # cold fallback
+                            verbose=steps)   # cold fallback (an unbounded problem stays unbounded)
         newton += out.iterations
         Ms = np.stack([project_psd(M) for M in out.M])
         keys = np.sort(np.concatenate([triplet_keys(working, n), triplet_keys(fixed, n)]))

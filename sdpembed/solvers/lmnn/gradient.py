@@ -40,6 +40,7 @@ import time
 
 import numpy as np
 
+from ..._progress import say
 from ..._validate import as_matrix, check_positive_int
 from ...graphs import impostor_triplets, iter_hinges
 from ...problems.lmnn import lmnn_dual_bound, project_psd, triplet_keys, triplet_outer_sum
@@ -255,8 +256,8 @@ def solve_lmnn_gradient(
         prev = (M, G, active, loss)
         accepted.append(loss)
         if every and t % every == 0:
-            print(f"iter {t:6d}  loss {loss:.10g}  active {int(mask.sum()):8d}  candidates "
-                  f"{candidates.shape[0]:8d}  step {step:.3e}{'  [full check]' if full else ''}")
+            say(f"iter {t:6d}  loss {loss:.10g}  active {int(mask.sum()):8d}  candidates "
+                f"{candidates.shape[0]:8d}  step {step:.3e}{'  [full check]' if full else ''}")
         stalled = len(accepted) > check_every and \
             accepted[-check_every - 1] - loss <= tol * max(abs(loss), 1.0)
         if stalled and full and not added:
@@ -280,7 +281,7 @@ def solve_lmnn_gradient(
         message = (f"{reason} after {t + 1} iteration(s); certified relative gap {rgap:.2e} > gap_tol={gap_tol:g} "
                    "(Algorithm 3 is a subgradient method; the default solver 'fast' reaches the tolerance)")
     if verbose:
-        print(f"done: loss {objective:.10g}  bound {bound:.10g}  gap {rgap:.2e}  [{status}]")
+        say(f"done: loss {objective:.10g}  bound {bound:.10g}  gap {rgap:.2e}  [{status}]")
     return build_result(
         instance.problem, "M", M_best, objective, bound, rgap=rgap, status=status, message=message,
         method="gradient", solver="lmnn_algorithm3", max_violation=instance.max_violation(M_best),

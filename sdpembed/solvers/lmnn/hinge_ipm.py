@@ -28,7 +28,9 @@ dual step lengths (fraction 0.98 of the distance to the boundary; SDPT3's adapti
 α ∈ [0, μ] and the slacks, not by the cone — and costs more steps),
 stop when the relative primal and dual residuals and the relative duality gap are below
 ``tol``, the gap relative to the loss (2.11) including the fixed triplets' constant μ|F|, and
-absolute below the loss's unit μ, as the certificate measures it (:func:`hinge_ipm`). A solve
+absolute below the loss's unit μ, as the certificate measures it (:func:`hinge_ipm`); stop as soon as an iterate
+proves the problem unbounded below (a linear term with fixed triplets folded in can make it so;
+:func:`hinge_ipm`, "Unboundedness"), instead of following M to overflow. A solve
 on a working set close to the previous one starts from the previous solution
 (:func:`warm_start`); a solve from a first-order point starts from it with the dual slack
 [C(α̂)]₊ + νM₀⁻¹ (:func:`first_order_ipm_start`): the smoothed multipliers α̂ are far from dual
@@ -47,6 +49,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..._progress import say
 from ...problems.lmnn import loss_unit
 from ...results import relative_gap
 from .newton import newton_step
@@ -72,6 +75,7 @@ class IPMOutcome:
     iterations: int
     history: dict[str, list] = field(default_factory=dict)
     stalled: bool = False    # stopped at the rounding floor before reaching tol
+    unbounded: bool = False  # stopped at an iterate M that proves the restricted problem unbounded below
 
 
 def hinge_ipm(
@@ -124,11 +128,21 @@ def hinge_ipm(
         it need not be feasible (the method is an infeasible-start one). By default a cold
         start: M a multiple of I, ξ and s ≥ 1, α = μ/2, X a multiple of I above C0 + 𝒜*(α).
     verbose : bool or int
-        Print one line per Newton step.
+        Print one line per Newton step: step, primal and dual objectives, relative primal and
+        dual residuals, relative gap and the barrier parameter ν (each step is a dense
+        factorisation, so every one is shown).
 
     Returns
     -------
     IPMOutcome
+
+    Notes
+    -----
+    Unboundedness. For any M ⪰ 0, t ≥ 0 and ξ_t = [1 + t𝒜(M)_t]₊ the point tM is feasible, with
+    objective at most μT + t·f(M), f(M) = ⟨C0, M⟩ + μ Σ [𝒜(M)_t]₊. So an M ⪰ 0 with f(M) < 0 proves
+    the problem unbounded below (its dual infeasible: no α ∈ [0, μ] makes C0 + 𝒜*(α) ⪰ 0). C0 ⪰ 0
+    never allows it; C0 with fixed triplets folded in can. Each iterate M ≻ 0 is tested, with a
+    margin for rounding, and the method stops there (``unbounded``).
     """
     T = system.n_triplets
     c, d = system.n_blocks, system.dim
@@ -163,12 +177,14 @@ def hinge_ipm(
     unit = loss_unit(mu)
     n_cone = c * d + 2 * T
     history: dict[str, list] = {key: [] for key in ("primal", "dual", "pres", "dres", "gap", "nu")}
-    converged = stalled = False
+    converged = stalled = unbounded = False
     it = 0
     for it in range(1, max_iter + 1):
+        AM = system.apply(M)
         R1 = C0 + system.adjoint(alpha) - X                      # dual residual (want 0; α + β = μ is kept)
-        R3 = ones + system.apply(M) + s - xi                    # primal residual (want 0)
-        pobj = float(np.sum(C0 * M) + mu * xi.sum())
+        R3 = ones + AM + s - xi                                  # primal residual (want 0)
+        linear = float(np.sum(C0 * M))
+        pobj = linear + mu * float(xi.sum())
         dobj = float(alpha.sum())
         pres = float(np.linalg.norm(R3)) / (1.0 + np.sqrt(T))
         dres = float(np.linalg.norm(R1)) / norm_c0
@@ -177,11 +193,14 @@ def hinge_ipm(
         for key, value in (("primal", pobj), ("dual", dobj), ("pres", pres), ("dres", dres), ("gap", gap),
                            ("nu", nu)):
             history[key].append(value)
-        if verbose and int(verbose) >= 2:
-            print(f"    ipm {it:3d}  primal {pobj:.10g}  dual {dobj:.10g}  pres {pres:.1e}  dres {dres:.1e}  "
-                  f"gap {gap:.1e}")
-        if max(pres, dres, gap) <= tol:
-            converged = True
+        # f(M) < 0 proves the problem unbounded below (Notes); the margin covers the rounding of f
+        recession = linear + mu * float(np.maximum(AM, 0.0).sum())
+        unbounded = recession < -1e-10 * (abs(linear) + mu * float(np.abs(AM).sum()))
+        converged = max(pres, dres, gap) <= tol
+        if verbose:
+            say(f"    ipm {it:3d}  primal {pobj:.10g}  dual {dobj:.10g}  pres {pres:.1e}  dres {dres:.1e}  "
+                f"gap {gap:.1e}  nu {nu:.1e}{'  unbounded below' if unbounded else ''}")
+        if converged or unbounded:
             break
         if it > 5 and max(pres, dres, gap) < 1e-6 and max(pres, dres, gap) >= 0.5 * min(
                 max(a, b, c_) for a, b, c_ in zip(history["pres"][-6:-1], history["dres"][-6:-1],
@@ -197,7 +216,9 @@ def hinge_ipm(
     return IPMOutcome(
         M=M, alpha=np.clip(alpha, 0.0, mu), xi=xi, primal_value=history["primal"][-1],
         dual_value=history["dual"][-1], converged=converged, iterations=it, history=history, stalled=stalled,
+        unbounded=unbounded,
     )
+
 
 
 def warm_start(system: PairSystem, C0: np.ndarray, mu: float, M: np.ndarray, alpha: np.ndarray, *,

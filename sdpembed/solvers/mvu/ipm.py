@@ -58,6 +58,7 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import shortest_path
 from threadpoolctl import threadpool_limits
 
+from ..._progress import say
 from ..._validate import check_positive_int
 from ...problems.mvu import DUAL_DENSE_LIMIT, algebraic_connectivity, dual_bound
 from ...results import SolveResult, build_result, relative_gap
@@ -184,6 +185,8 @@ def _solve(instance, gap_tol, feas_tol, max_iter, step_fraction, verbose, time_l
                       f"{instance.omega * lam2:.4g} < 1 - omega, so stretching every edge increases the objective "
                       "without bound (use omega closer to 1)", float("inf"), np.zeros(E), 0, {})
 
+    if report_every:
+        say(f"mvu ipm: n = {n}, {E} edges ({variant}); each iteration factorises an {E} x {E} Schur complement")
     V = centered_basis(n)
     Bt = V[edges[:, 0]] - V[edges[:, 1]]               # B̃ = BV, rows b̃_e
     m = n - 1
@@ -240,8 +243,10 @@ def _solve(instance, gap_tol, feas_tol, max_iter, step_fraction, verbose, time_l
         for key, value in zip(hist, (objective, best_bound, rgap, violation, mu), strict=False):
             hist[key].append(value)
         if report_every and (iteration - 1) % report_every == 0:
-            print(f"mvu ipm it {iteration:3d}  obj {objective:.10g}  bound {best_bound:.10g}  gap {rgap:.2e}  "
-                  f"viol {violation:.2e}  mu {mu:.2e}")
+            steps = (f"  steps {hist['step_primal'][-1]:.2f}/{hist['step_dual'][-1]:.2f}"
+                     if hist["step_primal"] else "")
+            say(f"mvu ipm it {iteration:3d}  obj {objective:.10g}  bound {best_bound:.10g}  gap {rgap:.2e}  "
+                f"viol {violation:.2e}  mu {mu:.2e}{steps}  {time.perf_counter() - t0:7.1f}s")
         score = max(violation / feas_tol, abs(rgap) / gap_tol)
         if score < best_score:
             best_score, best_X = score, X.copy()

@@ -41,6 +41,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from ..._progress import say
 from ..._validate import check_positive_int
 from ...problems.mvu_oos import MVUOOSInstance, dual_bound, primal_objective
 from ...results import SolveResult, build_result
@@ -115,6 +116,7 @@ def place_points(
     max_iter: int = 50,
     polish: bool = True,
     full_output: bool = False,
+    verbose: bool | int = False,
 ) -> Placement | tuple[Placement, dict[str, Any]]:
     """Place m new points into an r-D embedding by the out-of-sample SDP of Sec. 3.1.10.
 
@@ -140,6 +142,9 @@ def place_points(
     full_output : bool
         Also return a dict with the multipliers ``lam`` (m, k), ``iterations`` (m,),
         ``converged`` (m,: certified gap ≤ tol), ``gap`` (m,) and ``scale`` (m,: L²).
+    verbose : bool or int
+        Progress of the interior-point run: True every iteration, K every K-th (points still
+        active, their worst and median certified gap).
 
     Returns
     -------
@@ -162,7 +167,7 @@ def place_points(
     L2 = _scales(Y, D)
     L = np.sqrt(L2)
     Ys, Ds = Y / L[:, None, None], D / L2[:, None]
-    out = soc_ipm(Ys, Ds, tol, max_iter, polish)
+    out = soc_ipm(Ys, Ds, tol, max_iter, polish, verbose=verbose)
     lam = out["lam"]
     # the certificate is evaluated on the original data
     y = out["y"] * L[:, None]
@@ -284,7 +289,7 @@ def solve_mvu_oos(
     max_iter: int = 50,
     gap_tol: float = 1e-8,
     polish: bool = True,
-    verbose: bool = False,
+    verbose: bool | int = False,
 ) -> SolveResult:
     """Solve one :class:`~sdpembed.problems.MVUOOSInstance` by the interior-point method with
     active-set polish (:mod:`sdpembed.solvers.mvu.soc_ipm`) and certify the answer.
@@ -299,8 +304,9 @@ def solve_mvu_oos(
         The status is ``optimal`` only when the certified gap objective − dual_bound is at most
         ``gap_tol · max(L², |objective|)``, L² = max_i max(‖y_i‖², D_i) the scale of the data;
         otherwise ``max_iterations`` (iteration limit reached) or ``inaccurate``.
-    verbose : bool
-        Print the result.
+    verbose : bool or int
+        Print every iteration's certified gap (True, or every K-th for an integer K), then the
+        result.
 
     Returns
     -------
@@ -312,8 +318,8 @@ def solve_mvu_oos(
     if not (isinstance(gap_tol, (int, float)) and np.isfinite(gap_tol) and gap_tol > 0):
         raise ValueError(f"gap_tol must be a positive number, got {gap_tol!r}")
     placement, info = place_points(
-        instance.Y[None], instance.sqdist[None], tol=tol, max_iter=max_iter, polish=polish, full_output=True
-    )
+        instance.Y[None], instance.sqdist[None], tol=tol, max_iter=max_iter, polish=polish, full_output=True,
+        verbose=verbose)
     y, s = placement.y[0], float(placement.s[0])
     r = y.shape[0]
     S = np.eye(r + 1)
@@ -336,5 +342,5 @@ def solve_mvu_oos(
         extra={"y": y, "s": s, "lam": info["lam"][0]},
     )
     if verbose:
-        print(result)
+        say(str(result))
     return result

@@ -50,6 +50,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ..._progress import say
 from ...problems.mvu_oos import dual_bound, primal_objective
 
 __all__ = ["soc_ipm"]
@@ -285,13 +286,17 @@ def _start(a: np.ndarray, r: int) -> _Iterate:
     )
 
 
-def soc_ipm(Y: np.ndarray, D: np.ndarray, tol: float, max_iter: int, polish: bool = True) -> dict[str, np.ndarray]:
+def soc_ipm(Y: np.ndarray, D: np.ndarray, tol: float, max_iter: int, polish: bool = True,
+            verbose: bool | int = False) -> dict[str, np.ndarray]:
     """Primal–dual interior-point method (Nesterov–Todd scaling, Mehrotra predictor–corrector)
     for the cone program above, on data scaled to unit size, vectorised over the points.
 
     Each point retires when its certified gap (relative to max(1, |f|)) reaches ``tol`` or
     its complementarity gap has fallen far below it (stalled in rounding). Returns, per
     point, the best certified iterate: y, λ, the objective, the bound and the iterations used.
+    ``verbose`` (True, or K: every K-th iteration and the last) prints the points still
+    active, the worst and median relative certified gap among them, and the largest
+    complementarity gap.
     """
     m, k, r = Y.shape
     a = np.einsum("mkr,mkr->mk", Y, Y) - D
@@ -337,7 +342,13 @@ def soc_ipm(Y: np.ndarray, D: np.ndarray, tol: float, max_iter: int, polish: boo
         )
         stalled = ~interior | ~np.isfinite(complementarity) | (complementarity <= 1e-3 * tol * scale)
         finished = done | stalled
-        if iteration == max_iter or np.all(finished):
+        last = iteration == max_iter or bool(np.all(finished))
+        if verbose and (last or iteration % (1 if verbose is True else int(verbose)) == 0):
+            rel = (objective[active] - bound[active]) / scale
+            say(f"oos ipm it {iteration:3d}  active {active.size:7d} of {m}  relative gap max {rel.max():.1e}  "
+                f"median {np.median(rel):.1e}  complementarity max {complementarity.max():.1e}  "
+                f"retiring {int(finished.sum())}")
+        if last:
             break
         keep = ~finished
         active = active[keep]

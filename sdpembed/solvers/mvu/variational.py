@@ -42,6 +42,7 @@ import numpy as np
 import scipy.sparse.linalg as spla
 from threadpoolctl import threadpool_limits
 
+from ..._progress import say
 from ..._validate import check_positive_int
 from ...graphs import check_connected, check_edges, graph_laplacian
 from ...problems.mvu import incidence_matrix
@@ -126,7 +127,7 @@ def refine_outputs(
     omega: float = 1.0,
     max_iter: int = 500,
     tol: float = 1e-5,
-    verbose: bool = False,
+    verbose: bool | int = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Gradient refinement of Sec. 3.1.8 by L-BFGS: minimise
     ω Σ_e (‖y_i − y_j‖² − D_e)² − (1 − ω) Σ_i ‖y_i‖² over centred Y (ω = 1: the energy (3.26)).
@@ -145,8 +146,9 @@ def refine_outputs(
         L-BFGS stops when the objective falls by less than this (relative) over 10 iterations.
         1e-5 gives nearly the accuracy of scipy's per-iteration 1e-9 in a fraction of the
         iterations (BENCHMARKS.md, "MVU", at scale).
-    verbose : bool
-        Print the objective every 50 iterations.
+    verbose : bool or int
+        Print the objective and its relative fall since the last line every K iterations
+        (``True``: 50), and the last iteration's.
 
     Returns
     -------
@@ -172,13 +174,20 @@ def refine_outputs(
         grad = 4.0 * omega * (BT @ (e[:, None] * BY)) - 2.0 * (1.0 - omega) * Y
         return value, (grad - grad.mean(axis=0)).ravel()
 
+    every = 50 if verbose is True else int(verbose)
+    shown = [np.inf]                                    # the objective at the last line
+
     def callback(iteration, value):
-        if verbose and iteration % 50 == 0:
-            print(f"  refine it {iteration:5d}  objective {value:.6e}")
+        if every and iteration % every == 0:
+            fall = (shown[0] - value) / max(abs(value), 1e-300) if np.isfinite(shown[0]) else float("nan")
+            say(f"  refine it {iteration:5d}  objective {value:.6e}  relative fall {fall:.1e}")
+            shown[0] = value
 
     opt = minimize_lbfgs(fun, (Y0 - Y0.mean(axis=0)).ravel(), max_iter=max_iter, ftol=tol, window=10, memory=20,
                          callback=callback)
     trace = opt.trace
+    if every:
+        say(f"  refine done after {len(trace)} iterations  objective {trace[-1] if len(trace) else float('nan'):.6e}")
     Y = opt.x.reshape(n, r)
     return Y - Y.mean(axis=0), trace
 
@@ -203,7 +212,7 @@ def variational_mvu(
     refine_full: bool = True,
     max_iter: int = 500,
     solver: str = "CLARABEL",
-    verbose: bool = False,
+    verbose: bool | int = False,
     blas_threads: int | None = 1,
 ) -> VariationalResult:
     """Variational MVU followed by gradient refinement (Sec. 3.1.8; module docstring).
@@ -237,8 +246,10 @@ def variational_mvu(
         L-BFGS iterations per refinement.
     solver : str
         Back-end for the m × m SDP, passed to ``solve_sdp`` (a CVXPY solver name).
-    verbose : bool
-        Print stage times and energies.
+    verbose : bool or int
+        Print each stage as it starts and ends (Laplacian basis, the m × m SDP, the
+        refinements) with times and energies; the refinements' objective every K L-BFGS
+        iterations (``True``: 50).
     blas_threads : int or None
         BLAS threads during the run (restored afterwards, ``threadpoolctl``): the dense work is
         on thin n × m matrices, where threads only add overhead (and, on a loaded machine, a lot
@@ -273,10 +284,12 @@ def _variational(edges, sqdist, n, solve_sdp, n_components, n_basis, omega, refi
     Ds = D / tau
     times: dict[str, float] = {}
 
+    if verbose:
+        say(f"variational MVU: n = {n}, E = {edges.shape[0]}, m = {m}; the Laplacian's {m} lowest eigenvectors")
     Q = laplacian_basis(n, edges, m)
     times["basis"] = time.perf_counter() - t0
     if verbose:
-        print(f"variational MVU: n = {n}, E = {edges.shape[0]}, m = {m}; Laplacian basis in {times['basis']:.2f}s")
+        say(f"Laplacian basis in {times['basis']:.2f}s; solving the {m} x {m} variational SDP ({solver})")
     t1 = time.perf_counter()
     Z, status = solve_sdp(Q, edges, Ds, omega, solver=solver)
     w, U = np.linalg.eigh(Z)
@@ -285,27 +298,31 @@ def _variational(edges, sqdist, n, solve_sdp, n_components, n_basis, omega, refi
     times["sdp"] = time.perf_counter() - t1
     energy_sdp = local_energy(_principal(Y_sdp, d), edges, Ds)
     if verbose:
-        print(f"variational SDP ({status}) in {times['sdp']:.2f}s; energy (3.26) of its {d}-D projection "
-              f"{energy_sdp * tau**2:.6e}")
+        say(f"variational SDP ({status}) in {times['sdp']:.2f}s; energy (3.26) of its {d}-D projection "
+            f"{energy_sdp * tau**2:.6e}")
     Y = Y_sdp
     history: dict[str, np.ndarray] = {}
     if refine_full:
         t2 = time.perf_counter()
+        if verbose:
+            say(f"refinement in R^{m} (relaxed objective, omega = {omega:g})")
         Y, history["refine_full"] = refine_outputs(Y, edges, Ds, omega=omega, max_iter=max_iter, verbose=verbose)
         times["refine_full"] = time.perf_counter() - t2
         if verbose:
-            print(f"refinement in R^{m} in {times['refine_full']:.2f}s")
+            say(f"refinement in R^{m} in {times['refine_full']:.2f}s")
     Y = _principal(Y, d)
     if refine:
         t3 = time.perf_counter()
+        if verbose:
+            say(f"refinement of the energy (3.26) in R^{d}")
         Y, history["refine"] = refine_outputs(Y, edges, Ds, omega=1.0, max_iter=max_iter, verbose=verbose)
         Y = _principal(Y, d)
         times["refine"] = time.perf_counter() - t3
     energy = local_energy(Y, edges, Ds)
     times["total"] = time.perf_counter() - t0
     if verbose:
-        print(f"refined energy (3.26) {energy * tau**2:.6e} (from {energy_sdp * tau**2:.6e}); total "
-              f"{times['total']:.2f}s")
+        say(f"refined energy (3.26) {energy * tau**2:.6e} (from {energy_sdp * tau**2:.6e}); total "
+            f"{times['total']:.2f}s")
     scale = np.sqrt(tau)
     return VariationalResult(
         embedding=Y * scale, sdp_embedding=Y_sdp * scale, Z=Z * tau, basis=Q, energy_sdp=energy_sdp * tau**2,

@@ -322,6 +322,10 @@ def run_column_generation(
 
     if working_set is None:
         working = initial_working_set(X, initial_pairs, initial_neighbors, rng)
+        if working.size > 2 * initial_pairs:
+            # one neighbour each gives about n pairs: on many points a random share of them, so the first
+            # restricted solve (its dense S₀ × S₀ factorisation) costs the same at any n; the scans add the rest
+            working = np.sort(rng.choice(working, size=2 * initial_pairs, replace=False))
     else:
         working = np.asarray(working_set, dtype=np.int64)
         if working.ndim != 1 or working.size == 0 or working.min() < 0 or working.max() >= total:
@@ -372,7 +376,8 @@ def run_column_generation(
             near = (values - lo <= active_tol) | (hi - values <= active_tol)
 
         scan_tol = feas_tol if tight else loose_tol
-        with progress_bar(total, f"cg round {round_} scan", enabled=bool(verbose), unit="pairs") as bar:
+        # a bar only on a terminal: in a notebook or a log it would be stored, not watched
+        with progress_bar(total, f"cg round {round_} scan", enabled=None if verbose else False, unit="pairs") as bar:
             scan = scan_pair_violations(X, P, bounds, tol=scan_tol, factor=result.factor,
                                         exact_values=exact_violations, distances=distances, progress=bar.update)
         worst = scan.max_violation
@@ -476,16 +481,22 @@ def column_generation(
     problem : str
         Registry name recorded in the result.
     initial_pairs : int
-        Size of the initial working set S₀ (at least; see ``initial_neighbors``). When there are
-        at most twice as many pairs in all, S₀ holds them all: the restricted problems of a
-        small instance are poorly constrained, and the ADMM needs thousands of iterations on
-        each, where one solve on all pairs is cheaper.
+        Size of the initial working set S₀: at least ``initial_pairs`` and at most twice as
+        many (see ``initial_neighbors``), whatever n. When there are at most twice as many
+        pairs in all, S₀ holds them all: the restricted problems of a small instance are
+        poorly constrained, and the ADMM needs thousands of iterations on each, where one
+        solve on all pairs is cheaper.
     initial_neighbors : int
         S₀ holds every point's ``initial_neighbors`` nearest neighbours (at most
         max(1, 2·``initial_pairs``/n) of them, so that on many points the neighbours leave room
         for random pairs), then random pairs up to ``initial_pairs``. Short secants
         are the ones a low-rank P distorts most, so they make up much of the final active set
-        and save rounds; 0 gives a random S₀.
+        and save rounds; 0 gives a random S₀. Above n = 2·``initial_pairs`` points even one
+        neighbour each gives more than 2·``initial_pairs`` pairs: S₀ is then a random sample
+        of 2·``initial_pairs`` of them, so that the first restricted solve — a dense
+        factorisation of I + 𝒜𝒜* of size S₀ — costs the same at any n (a working set of n
+        pairs made it the longest silent step of the solve), and the all-pairs scans add the
+        neighbour pairs the solution violates.
     max_add : int
         Most violators added per round (the worst first).
     keep_tol, keep_multiplier : float
@@ -524,7 +535,8 @@ def column_generation(
         Print the setup's steps and two lines per round — the restricted solve's start, then
         its outcome: working pairs, active ones (within ``keep_tol`` of a bound), violators
         found by the scan and added, worst violation over all pairs, objective, certified gap,
-        rank, ADMM iterations and time — with a progress bar of each all-pairs scan on stderr.
+        rank, ADMM iterations and time — with a progress bar of each all-pairs scan on stderr
+        when it is a terminal.
         An integer K (not ``True``) also prints the restricted ADMM's progress every K
         iterations.
     implicit : bool

@@ -282,6 +282,27 @@ def test_ipm_restricted_problem_matches_cvxpy_on_the_same_triplets(instances):
     assert out.dual_value == pytest.approx(out.primal_value, rel=1e-7)
 
 
+
+@pytest.mark.filterwarnings("error")
+def test_ipm_stops_at_an_iterate_that_proves_the_problem_unbounded(instances):
+    """A linear term no α ∈ [0, μ] can make PSD (here −cI with c above ‖μ Σ_t A_t‖ for every α: fixed
+    triplets folded into C0 can do the same) leaves the restricted problem unbounded below. The method
+    stops at the first iterate M ≻ 0 with ⟨C0, M⟩ + μ Σ [𝒜(M)]₊ < 0, which proves it, instead of
+    following M to overflow (with overflow warnings); a bounded problem never trips the test."""
+    inst = instances["gauss"]
+    triplets = all_triplets(inst.y, inst.targets)[::3]
+    system = single_system(inst, triplets)
+    X = inst.X
+    spread = np.sum((X[triplets[:, 0]] - X[triplets[:, 1]]) ** 2) + np.sum((X[triplets[:, 0]] - X[triplets[:, 2]]) ** 2)
+    C0 = -(1.0 + inst.mu * spread) * np.eye(inst.dim)[None]
+    out = hinge_ipm(system, C0, inst.mu, verbose=False)
+    assert out.unbounded and not out.converged and out.iterations < 10
+    assert np.all(np.isfinite(out.M)) and np.linalg.eigvalsh(out.M).min() > 0
+    assert float(np.sum(C0 * out.M)) + inst.mu * np.maximum(system.apply(out.M), 0.0).sum() < 0
+    bounded = hinge_ipm(system, (1 - inst.mu) * np.asarray(inst.pull_matrix)[None], inst.mu)
+    assert bounded.converged and not bounded.unbounded
+
+
 # ------------------------------------------------------------------------- Algorithm 3
 @pytest.fixture(scope="module")
 def gradient_results(instances):
@@ -635,13 +656,17 @@ def test_first_order_warm_start_is_near_the_optimum(instances, optima):
         warm_start_metric(inst.X, inst.y, inst.targets, inst.mu, np.asarray(inst.pull_matrix), etas=(0.0,))
 
 
+@pytest.mark.filterwarnings("error")
 def test_fixed_triplets_that_turn_inactive_are_released(instances, optima):
     """Fixing triplets far inside the margin (α = μ on a hinge that is negative at the optimum) makes
-    the first restricted problem a wrong relaxation; they must be released, and the result must
-    still be the certified optimum, its bound reproducible from the reported multipliers."""
+    the first restricted problem a wrong relaxation — here an unbounded one, which the interior point
+    recognises at once (no Newton steps run to overflow, no warning); the fixed triplets must be
+    released, and the result must still be the certified optimum, its bound reproducible from the
+    reported multipliers."""
     inst = instances["gauss"]
     result = solve_lmnn_fast(inst, first_order_keep=1.0, first_order_fix=-0.9)
     assert result.history["released"].sum() > 0
+    assert result.history["ipm_iterations"][0] < 10
     assert result.status == "optimal" and abs(result.objective - optima["gauss"]) <= 1e-4 * optima["gauss"]
     assert lmnn_dual_bound(inst, result.extra["triplets"], result.extra["alpha"], upper_bound=result.objective) \
         == pytest.approx(result.dual_bound)
@@ -653,3 +678,23 @@ def test_fixed_triplets_that_turn_inactive_are_released(instances, optima):
     assert fixed.history["fixed"][0] > 0 and fixed.objective == pytest.approx(result.objective, rel=1e-6)
     empty_band = solve_lmnn_fast(inst, first_order_keep=0.0, first_order_fix=0.0)  # no working triplet at first
     assert empty_band.status == "optimal" and empty_band.objective == pytest.approx(result.objective, rel=1e-6)
+
+
+def test_progress_lines_only_when_asked(instances, capsys):
+    """``verbose`` 1: the first-order stages and one line per working-set round (working set, violated,
+    active, Newton steps, objective, bound, gap); 2: also every Newton step (objectives, residuals,
+    gap, ν); unasked: nothing. Algorithm 3 prints every K iterations."""
+    inst = instances["iris"]
+    quiet = solve_lmnn_fast(inst)
+    assert capsys.readouterr().out == ""
+    solve_lmnn_fast(inst, verbose=1)
+    rounds = capsys.readouterr().out.splitlines()
+    assert any(line.startswith("round   1") and "gap" in line and "active" in line for line in rounds)
+    assert not any(line.lstrip().startswith("ipm") for line in rounds)
+    loud = solve_lmnn_fast(inst, verbose=2)
+    lines = capsys.readouterr().out.splitlines()
+    steps = [line for line in lines if line.lstrip().startswith("ipm")]
+    assert len(steps) == loud.extra["newton_steps"] and all("pres" in s and "nu" in s for s in steps)
+    assert loud.objective == quiet.objective
+    solve_lmnn_gradient(inst, max_iter=40, verbose=20)
+    assert capsys.readouterr().out.count("\n") >= 2

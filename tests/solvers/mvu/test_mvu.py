@@ -324,3 +324,28 @@ def test_estimator_bad_input() -> None:
         warnings.simplefilter("ignore")
         linked = MVU(n_neighbors=3, link=True, variant="inequality").fit(far)
     assert linked.embedding_.shape == (40, 2)
+
+
+# ----------------------------------------------------------------------------- progress
+def test_progress_lines_only_when_asked(capsys) -> None:
+    """The interior point prints its setup and a line every K iterations (objective, bound, gap,
+    violation, μ, steps) when asked, flushed; variational MVU its stages and the refinements every K
+    L-BFGS iterations; without ``verbose`` neither prints anything."""
+    inst = _tiny(0, "equality", None)
+    quiet = solve_mvu_ipm(inst)
+    assert capsys.readouterr().out == ""
+    loud = solve_mvu_ipm(inst, verbose=2)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("mvu ipm: n = 16") and "Schur complement" in lines[0]
+    steps = [line for line in lines if line.startswith("mvu ipm it")]
+    assert len(steps) == (loud.iterations + 1) // 2 and all("gap" in line and "mu" in line for line in steps)
+    assert "steps" in steps[-1] and loud.objective == quiet.objective
+    X, _ = swiss_roll(200, noise=0.05, random_state=0)
+    edges, D = neighborhood_graph(X, 6, angles=False)
+    variational_mvu(edges, D, len(X), solve_sdp=solve_variational_sdp, max_iter=30)
+    assert capsys.readouterr().out == ""
+    variational_mvu(edges, D, len(X), solve_sdp=solve_variational_sdp, max_iter=30, verbose=10)
+    out = capsys.readouterr().out
+    for stage in ("Laplacian", "variational SDP", "refinement in R^10", "refinement of the energy", "refined energy"):
+        assert stage in out
+    assert "refine it    10" in out and "refine done" in out

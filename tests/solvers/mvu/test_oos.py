@@ -419,3 +419,21 @@ def test_command_line_solve_and_verify(tmp_path, capsys):
     assert "PASS" in capsys.readouterr().out
     assert main(["make-instance", "mvu_oos", "--out", str(tmp_path / "x.npz")]) == 2
     assert "from_points" in capsys.readouterr().err
+
+
+def test_progress_lines_only_when_asked(capsys):
+    """The batched interior point prints, when asked, the points still active and their certified gaps
+    every K iterations and at its last; unasked, nothing."""
+    rng = np.random.default_rng(3)
+    Y, D = rng.standard_normal((40, 6, 2)), rng.uniform(0.5, 2.0, (40, 6))
+    quiet = place_points(Y, D)
+    assert capsys.readouterr().out == ""
+    loud = place_points(Y, D, verbose=2)
+    lines = capsys.readouterr().out.splitlines()
+    assert lines and all(line.startswith("oos ipm it") and "active" in line and "relative gap" in line
+                         for line in lines)
+    assert "of 40" in lines[0] and len(lines) >= 2
+    np.testing.assert_array_equal(loud.y, quiet.y)
+    solve_mvu_oos(random_instance(11), verbose=True)
+    out = capsys.readouterr().out
+    assert "oos ipm it   0" in out and "optimal" in out

@@ -1,5 +1,8 @@
 """NuMax-CG (Algorithm 2): the block scanner, exact termination, and agreement with the full SDP."""
 
+import io
+import sys
+
 import numpy as np
 import pytest
 
@@ -101,6 +104,20 @@ def test_cg_with_small_start_needs_rounds_and_keeps_few_pairs():
     assert len(cg.extra["pairs"]) < instance.n_constraints
     full = solve(NuMaxInstance.from_points(X, 0.3), "admm")
     assert abs(cg.objective - full.objective) <= 1e-4 * full.objective
+
+
+def test_initial_working_set_is_capped_whatever_n():
+    """Above n = 2·initial_pairs points even one nearest neighbour each gives more than 2·initial_pairs
+    pairs; S₀ is then a random sample of 2·initial_pairs of them (its dense S₀ × S₀ factorisation costs
+    the same at any n), and the scans add the violated ones: the same certified optimum."""
+    X = gaussian_points(120, 6, random_state=5)
+    instance = NuMaxInstance(delta=0.3, X=X)
+    capped = solve_numax_cg(instance, initial_pairs=25, random_state=0)
+    assert capped.history["working"][0] <= 50
+    assert capped.status == "optimal" and capped.max_violation <= 1e-6
+    wide = solve_numax_cg(instance, initial_pairs=2000, random_state=0)   # all 7,140 pairs: no sampling
+    assert wide.status == "optimal"
+    assert abs(capped.objective - wide.objective) <= 2e-5 * wide.objective
 
 
 def test_cg_one_sided_bounds_match_cvxpy():
@@ -219,9 +236,11 @@ def test_cg_result_does_not_depend_on_the_clock(monkeypatch):
         np.testing.assert_array_equal(other.solution, first.solution)
 
 
-def test_cg_verbose_prints_progress_without_changing_the_iterates(capsys):
+def test_cg_verbose_prints_progress_without_changing_the_iterates(capsys, monkeypatch):
     """``verbose=K`` prints the setup, each round and the restricted ADMM every K iterations,
-    and the same iterates as a quiet run (a bound computed only to be printed changes nothing)."""
+    and the same iterates as a quiet run (a bound computed only to be printed changes nothing);
+    the scans' bars go to stderr only when it is a terminal (a notebook or a log would store
+    them)."""
     quiet = _monitored_cg()
     assert capsys.readouterr().out == ""
     loud = _monitored_cg(verbose=5)
@@ -232,4 +251,9 @@ def test_cg_verbose_prints_progress_without_changing_the_iterates(capsys):
     assert lines[0].startswith("numax-cg: 120 points") and lines[1].startswith("cg: 120 points")
     assert any(line.startswith("admm it ") for line in lines)
     assert sum("solving on" in line for line in lines) == loud.extra["rounds"]
-    assert "cg round 1 scan" in out.err                      # the scan's progress bar, on stderr
+    assert out.err == ""                                     # stderr is not a terminal: no bar
+    terminal = io.StringIO()
+    terminal.isatty = lambda: True
+    monkeypatch.setattr(sys, "stderr", terminal)
+    _monitored_cg(verbose=5)
+    assert "cg round 1 scan" in terminal.getvalue()         # the scan's progress bar, on stderr
