@@ -82,7 +82,8 @@ from ..._validate import as_matrix, check_delta, check_positive_int, check_rando
 from ...problems.numax_operator import PairSecantOperator, SecantOperator
 from ...secants import pair_count, pairs_from_linear_index
 from ..numax.column_generation import RestrictedResult, run_column_generation
-from ..numax.pair_scan import factor_values, initial_working_set, scan_pair_violations
+from ..numax.pair_scan import factor_values, initial_working_set
+from ..numax.scan_backend import ScanBackend, resolve_scan_backend
 from .fromax import fromax
 from .nilepro import nilepro
 from .nonconvex import (
@@ -334,19 +335,21 @@ def pair_gram(X: np.ndarray, block_rows: int = 1024) -> np.ndarray:
     return 0.5 * (G + G.T)
 
 
-def pair_isometry(X: np.ndarray, Psi: np.ndarray, *, block_rows: int | None = None) -> tuple[float, int]:
+def pair_isometry(X: np.ndarray, Psi: np.ndarray, *, block_rows: int | None = None,
+                  scan_backend: ScanBackend | str | None = None) -> tuple[float, int]:
     """max over all pairs of distinct rows of |‖Ψ(x_i − x_j)‖² / ‖x_i − x_j‖² − 1|, and the number of pairs.
 
     One scan of :func:`~sdpembed.solvers.numax.pair_scan.scan_pair_violations` through Gram
-    matrices: an upper bound that exceeds the exact value by at most the scan's rounding
-    bound (about 1e-12 on image data).
+    matrices (on ``scan_backend``, :mod:`~sdpembed.solvers.numax.scan_backend`): an upper bound
+    that exceeds the exact value by at most the scan's rounding bound (about 1e-12 on image data).
     """
     Psi = as_matrix(Psi, "Psi", n_cols=np.shape(X)[1])
 
     def unit(i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return np.ones(i.shape), np.ones(i.shape)
 
-    scan = scan_pair_violations(X, Psi.T @ Psi, unit, tol=np.inf, block_rows=block_rows, factor=Psi)
+    scan = resolve_scan_backend(scan_backend).scan(X, Psi.T @ Psi, unit, tol=np.inf, block_rows=block_rows,
+                                                   factor=Psi)
     return float(scan.max_violation), scan.n_pairs
 
 
@@ -426,6 +429,7 @@ def near_isometric_cg(
     block_rows: int | None = None,
     random_state=None,
     verbose: bool | int = False,
+    scan_backend: ScanBackend | str | None = None,
     **options: Any,
 ) -> NearIsometricResult:
     """FroMax-CG / NILE-Pro-CG (Luo et al., Algorithm 4) over all pairs of the rows of ``X``.
@@ -455,6 +459,9 @@ def near_isometric_cg(
         Seed of the working set and of ``initial_map="random"``.
     verbose : bool or int
         One line per round (and the method's progress when an int > 1).
+    scan_backend : ScanBackend, "local" or None
+        Where the scans of all pairs run (:mod:`~sdpembed.solvers.numax.scan_backend`; the
+        result is the same).
     **options
         Options of the method (``beta``, ``beta1``, ``patience``, ...). ``max_iter``
         (default 5000) is the budget of method iterations over *all* rounds: a rank the
@@ -499,7 +506,7 @@ def near_isometric_cg(
         max_add=max_add, keep_tol=keep_tol, keep_multiplier=keep_multiplier, loose_tol=None, feas_tol=feas_tol,
         max_rounds=max_rounds, block_rows=block_rows, exact_violations=False, random_state=rng,
         max_working=options.get("exact_max", 6000) if method == "fromax" else None, active_tol=0.1 * delta,
-        verbose=bool(verbose))
+        verbose=bool(verbose), scan_backend=scan_backend)
     last = run.result
     Psi = last.factor
     status = run.status if run.status in NONCONVEX_STATUSES else "stalled"
@@ -529,6 +536,7 @@ def rank_adjust_cg(
     restart: str = "pca",
     random_state=None,
     verbose: bool | int = False,
+    scan_backend: ScanBackend | str | None = None,
     **options: Any,
 ) -> NearIsometricResult:
     """Algorithm 3 over Algorithm 4: rank adjustment where every run is a column generation
@@ -544,6 +552,8 @@ def rank_adjust_cg(
         secants meet δ on all pairs (found by bisection with exact scans).
     initial_map, min_rank, max_steps, rank_step, restart, random_state, verbose
         As for :func:`rank_adjust`.
+    scan_backend : ScanBackend, "local" or None
+        Where every scan of all pairs runs, as for :func:`near_isometric_cg`.
     **options
         Options of :func:`near_isometric_cg` and of the method. Each rank starts from the
         first working set (``initial_pairs``, ``initial_neighbors``) and the pairs within
@@ -560,9 +570,10 @@ def rank_adjust_cg(
     rng = check_random_state(random_state)
     min_rank, max_steps, rank_step = _check_ra(min_rank, max_steps, rank_step, restart, X.shape[1])
     block_rows = options.get("block_rows")
+    backend = resolve_scan_backend(scan_backend)
 
     def measure(Psi: np.ndarray) -> float:
-        return pair_isometry(X, Psi, block_rows=block_rows)[0]
+        return pair_isometry(X, Psi, block_rows=block_rows, scan_backend=backend)[0]
 
     cache: dict[str, Any] = {"working_set": None, "U": None}
 
@@ -582,8 +593,8 @@ def rank_adjust_cg(
 
         def pca_ok(M: int) -> bool:
             top = U[:, :M].T
-            scan = scan_pair_violations(X, top.T @ top, lower, tol=0.0, block_rows=block_rows, factor=top,
-                                        exact_values=False)
+            scan = backend.scan(X, top.T @ top, lower, tol=0.0, block_rows=block_rows, factor=top,
+                                exact_values=False)
             return scan.max_violation <= 0.0
 
         lo, hi = 1, X.shape[1]
@@ -606,7 +617,7 @@ def rank_adjust_cg(
             Psi0 = top * _centre_on_pairs(X, top, first_set)
         working = first_set if cache["working_set"] is None else np.union1d(first_set, cache["working_set"])
         res = near_isometric_cg(X, delta, rank, method=method, initial_map=Psi0, working_set=working,
-                                random_state=rng, verbose=verbose, **options)
+                                random_state=rng, verbose=verbose, scan_backend=backend, **options)
         if res.success:
             # the next rank starts from the first working set and the (nearly) active pairs of this map
             pairs = res.extra["pairs"]
