@@ -24,6 +24,15 @@ from Ψ₀; stop at the first rank where the method fails and return the last ma
   grow with r for every v, so the ranks at which the truncated map still meets δ form an
   interval, found by bisection, and we jump to its least element. With truncation restarts and
   steps of one, Algorithm 3 would walk through each with zero-iteration runs to the same map.
+* **Failing fast.** Two rules keep a rank that cannot reach δ from costing the whole iteration
+  budget (``max_iter``, 5,000 by default) of its run. (1) Every run forecasts: at each
+  ``patience`` checkpoint (200 iterations) it stops as ``stalled`` when, at the pace of the last
+  checkpoint's window, the excess of its least distortion over δ would need more iterations than
+  are left (:class:`~sdpembed.solvers.near_isometric.nonconvex.BestMap`; ``forecast=False``
+  restores the plain budget). (2) No rank at or below a rank that failed is tried: feasibility is
+  monotone in the rank (a map of rank r that meets δ is one of rank r + 1 with a zero row), so a
+  failure at rank f is evidence against every rank below it, and the search continues only
+  between the highest failed rank below the last success and that success.
 * **R₀** defaults to the smallest M at which the scaled leading principal directions of the
   secants already meet δ (:func:`~sdpembed.solvers.near_isometric.nonconvex.pca_feasible_rank`; found by
   bisection, the test is monotone in M), so the first run succeeds at once; [1] only asks for
@@ -176,14 +185,12 @@ def _adjust(
             if last_ok is None or step_size == 1 or not halving:
                 break
             step_size = max(1, step_size // 2)
-        R = max(min_rank, last_ok.rank - step_size)
+        # never at or below a rank that failed (see the module docstring, "Failing fast")
+        floor = max((f for f in failed if f < last_ok.rank), default=min_rank - 1)
+        R = max(min_rank, floor + 1, last_ok.rank - step_size)
+        if R >= last_ok.rank:
+            break
         if restart == "pca":
-            # a PCA restart at a rank that failed would fail again (the run is deterministic)
-            while R in failed and step_size > 1:
-                step_size = max(1, step_size // 2)
-                R = max(min_rank, last_ok.rank - step_size)
-            if R in failed:
-                break
             Psi0 = "pca"
         else:
             Psi0 = truncate_map(last_ok.Psi, R)                              # Ψ₀ = Γ_R^½ U_Rᵀ of the last success
@@ -248,6 +255,7 @@ def rank_adjust(
     max_steps: int | None = None,
     rank_step: int | str = "halving",
     restart: str = "pca",
+    forecast: bool = True,
     random_state=None,
     verbose: bool | int = False,
     **options: Any,
@@ -279,6 +287,9 @@ def rank_adjust(
         Start of the run at each new rank R: ``"truncate"`` is Algorithm 3's Γ_R^½U_Rᵀ of the
         last map that met δ; ``"pca"`` (default) the scaled leading principal directions of
         the secants, as for a first run (see the module docstring for why).
+    forecast : bool
+        Give up a run whose pace cannot reach δ within ``max_iter`` (the ``forecast`` of the
+        method; see the module docstring, "Failing fast").
     random_state : None, int or Generator
         Seed of ``initial_map="random"``.
     verbose : bool or int
@@ -303,7 +314,8 @@ def rank_adjust(
     initial_rank, initial_map = _start(initial_rank, initial_map, ops.N, lambda: pca_feasible_rank(ops, delta))
 
     def run_at_rank(rank: int, Psi0: np.ndarray | str) -> NearIsometricResult:
-        return solver(ops, delta, rank, initial_map=Psi0, random_state=rng, verbose=inner_verbose, **options)
+        return solver(ops, delta, rank, initial_map=Psi0, random_state=rng, verbose=inner_verbose, forecast=forecast,
+                      **options)
 
     return _adjust(run_at_rank, ops.isometry, initial_rank, initial_map, min_rank, max_steps, rank_step, restart,
                    delta, method, verbose)
@@ -534,6 +546,7 @@ def rank_adjust_cg(
     max_steps: int | None = None,
     rank_step: int | str = "halving",
     restart: str = "pca",
+    forecast: bool = True,
     random_state=None,
     verbose: bool | int = False,
     scan_backend: ScanBackend | str | None = None,
@@ -550,8 +563,9 @@ def rank_adjust_cg(
     initial_rank : int, optional
         R₀; by default the smallest rank at which the scaled principal directions of all
         secants meet δ on all pairs (found by bisection with exact scans).
-    initial_map, min_rank, max_steps, rank_step, restart, random_state, verbose
-        As for :func:`rank_adjust`.
+    initial_map, min_rank, max_steps, rank_step, restart, forecast, random_state, verbose
+        As for :func:`rank_adjust` (the forecast of every round: its budget is what the rounds
+        before it left).
     scan_backend : ScanBackend, "local" or None
         Where every scan of all pairs runs, as for :func:`near_isometric_cg`.
     **options
@@ -617,7 +631,8 @@ def rank_adjust_cg(
             Psi0 = top * _centre_on_pairs(X, top, first_set)
         working = first_set if cache["working_set"] is None else np.union1d(first_set, cache["working_set"])
         res = near_isometric_cg(X, delta, rank, method=method, initial_map=Psi0, working_set=working,
-                                random_state=rng, verbose=verbose, scan_backend=backend, **options)
+                                random_state=rng, verbose=verbose, scan_backend=backend, forecast=forecast,
+                                **options)
         if res.success:
             # the next rank starts from the first working set and the (nearly) active pairs of this map
             pairs = res.extra["pairs"]
