@@ -16,7 +16,7 @@ workers (the same blocks): wall time, number of scans, time in scans, and whethe
 objective, working pairs) are identical.
 
 Projection (a simulation from the measured throughput, not a run): the 60,000 training images have
-1.8·10⁹ pairs in 909 tasks (the default blocks of 66 rows). A worker computes for its block what
+1.8·10⁹ pairs in 910 tasks (the default blocks of 66 rows). A worker computes for its block what
 this process computes, so its throughput is the local scan's pairs per second; what a one-worker
 cluster takes beyond the local scan is Dask's cost, counted per task. A scan on W workers is
 predicted to take (pairs / throughput + tasks · cost per task) / W, with the distances recomputed
