@@ -13,6 +13,7 @@ checked before any work. Problems are found through the registry.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -22,6 +23,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -94,6 +96,22 @@ def _seed(text: str) -> int:
     return value
 
 
+def _scan_backend(args: argparse.Namespace) -> Any:
+    """The Dask scan backend of ``--dask-workers``/``--scheduler`` (a context manager that stops the
+    cluster it started), or a null context when neither is given."""
+    if args.dask_workers is None and args.scheduler is None:
+        return contextlib.nullcontext(None)
+    if args.dask_workers is not None and args.dask_workers < 1:
+        raise BadInput(f"--dask-workers must be at least 1, got {args.dask_workers}")
+    try:
+        import distributed  # noqa: F401  at first use (DESIGN.md, "Start-up")
+    except ImportError:
+        raise BadInput("--dask-workers and --scheduler need Dask: pip install 'sdpembed[distributed]'") from None
+    from .solvers.numax.scan_backend import DaskScan
+
+    return DaskScan(n_workers=args.dask_workers, scheduler=args.scheduler)
+
+
 # ------------------------------------------------------------------------------- solve
 def _cmd_solve(args: argparse.Namespace) -> int:
     out = check_output(args.out, "--out", ".npz") if args.out else None      # before the solve, not after
@@ -110,10 +128,17 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         if "random_state" in (method_options(instance, args.method) or ()):
             options["random_state"] = args.random_state
         ignored = ["--solver"] if args.solver is not None else []
+    distributed = args.dask_workers is not None or args.scheduler is not None
+    if distributed and "scan_backend" not in (method_options(instance, args.method) or ()):
+        raise BadInput(f"--dask-workers and --scheduler need a method that scans all pairs (column generation "
+                       f"of a point-form instance), not method {args.method or 'default'} of this instance")
     if ignored:
         print(f"sdpembed solve: warning: {', '.join(ignored)} ignored with method "
               f"{args.method or 'default'}", file=sys.stderr)
-    result = solve(instance, args.method, **options)
+    with _scan_backend(args) as backend:
+        if backend is not None:
+            options["scan_backend"] = backend
+        result = solve(instance, args.method, **options)
     if out is not None:
         write_solution(out, instance, result)
     summary = result.summary()
@@ -141,9 +166,10 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     tolerances = Tolerances(objective=args.objective_tol, feasibility=args.feasibility_tol, psd=args.psd_tol)
     dual = solution.dual_multipliers
     # numpy only when the optimum is stored (sdpembed.validation.verify); CVXPY computes it otherwise
-    cert = verify_solution(instance, solution, tolerances=tolerances, ground_truth=args.solver,
-                           note=lambda text: print(f"sdpembed verify: note: {text}", file=sys.stderr, flush=True),
-                           progress=None)
+    with _scan_backend(args) as backend:
+        cert = verify_solution(instance, solution, tolerances=tolerances, ground_truth=args.solver,
+                               note=lambda text: print(f"sdpembed verify: note: {text}", file=sys.stderr, flush=True),
+                               progress=None, scan_backend=backend)
     verdict = "PASS" if cert.passed else "FAIL"
     spec = get_problem(instance.problem)
     variable = spec.variable
@@ -511,6 +537,16 @@ RUN_EPILOG = (
 
 
 # ------------------------------------------------------------------------------ parser
+def _add_dask(p: argparse.ArgumentParser) -> None:
+    where = p.add_mutually_exclusive_group()
+    where.add_argument("--dask-workers", type=int, default=None, metavar="N",
+                       help="scan all pairs of a point-form instance on a local Dask cluster of N worker processes "
+                            "(needs sdpembed[distributed]; the result is the same)")
+    where.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                       help="scan all pairs of a point-form instance on the Dask cluster of this scheduler "
+                            "(tcp://host:8786)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``sdpembed`` command."""
     parser = argparse.ArgumentParser(prog="sdpembed", description=__doc__.splitlines()[0])
@@ -532,6 +568,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--random-state", type=_seed, default=DEFAULT_SEED,
                    help=f"seed of a method that draws random numbers (column generation's first pairs; "
                         f"default {DEFAULT_SEED})")
+    _add_dask(p)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_solve)
 
@@ -544,6 +581,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--objective-tol", type=_tolerance, default=defaults.objective)
     p.add_argument("--feasibility-tol", type=_tolerance, default=defaults.feasibility)
     p.add_argument("--psd-tol", type=_tolerance, default=defaults.psd)
+    _add_dask(p)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_verify)
 

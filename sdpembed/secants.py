@@ -159,12 +159,14 @@ def sample_secants(
 
 
 def iter_secant_blocks(
-    X: np.ndarray, block_size: int = 65536
+    X: np.ndarray, block_size: int = 65536, *, pairs: tuple[int, int] | None = None
 ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """Generate all normalised secants of ``X`` in blocks of at most ``block_size`` rows.
 
     The blocks follow the order of :func:`all_secants`; only one block is in memory at a
-    time. Zero secants are dropped (with one warning per block that has any).
+    time. Zero secants are dropped (with one warning per block that has any). With ``pairs``
+    (start, stop), only the pairs of linear index start ≤ k < stop (:func:`pairs_from_linear_index`)
+    are generated, each normalised as in the full sequence.
 
     Yields
     ------
@@ -175,12 +177,19 @@ def iter_secant_blocks(
     """
     X = as_matrix(X, "X", min_rows=2)
     block_size = check_positive_int(block_size, "block_size")
-    total = pair_count(X.shape[0])
+    first, last = (0, pair_count(X.shape[0])) if pairs is None else _pair_range(pairs, pair_count(X.shape[0]))
     scale = _data_scale(X)
-    for start in range(0, total, block_size):
-        i, j = pairs_from_linear_index(np.arange(start, min(start + block_size, total)), X.shape[0])
+    for start in range(first, last, block_size):
+        i, j = pairs_from_linear_index(np.arange(start, min(start + block_size, last)), X.shape[0])
         secants, keep = normalize_rows(X[i] - X[j], scale)
         yield np.column_stack([i[keep], j[keep]]), secants
+
+
+def _pair_range(pairs: tuple[int, int], total: int) -> tuple[int, int]:
+    start, stop = (int(k) for k in pairs)
+    if not 0 <= start <= stop <= total:
+        raise ValueError(f"pairs must be a range (start, stop) with 0 <= start <= stop <= {total}, got {pairs!r}")
+    return start, stop
 
 
 def class_pair_mask(y: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
@@ -189,9 +198,10 @@ def class_pair_mask(y: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
 
 
 def iter_labelled_secant_blocks(
-    X: np.ndarray, y: np.ndarray, block_size: int = 65536
+    X: np.ndarray, y: np.ndarray, block_size: int = 65536, *, pairs: tuple[int, int] | None = None
 ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
-    """All secants of X in blocks, each with its intra-class mask (streamed by class).
+    """All secants of X in blocks, each with its intra-class mask (streamed by class; ``pairs`` as
+    for :func:`iter_secant_blocks`).
 
     Yields
     ------
@@ -201,8 +211,8 @@ def iter_labelled_secant_blocks(
         True where both points have the same label.
     """
     y = np.asarray(y)
-    for pairs, secants in iter_secant_blocks(X, block_size):
-        yield pairs, secants, class_pair_mask(y, pairs[:, 0], pairs[:, 1])
+    for ij, secants in iter_secant_blocks(X, block_size, pairs=pairs):
+        yield ij, secants, class_pair_mask(y, ij[:, 0], ij[:, 1])
 
 
 def sample_class_secants(

@@ -1,7 +1,8 @@
 """Every distribution the code imports is declared in pyproject.toml (issue 18): the package's imports
-in the core dependencies, the tests' in the core or the test, notebooks and docs extras (the README's
-test command installs them), the notebooks' (their cells and notebooks/refresh.py) in the core or the notebooks extra,
-the documentation's (docs/conf.py and its extension) in the core or the docs extra, the worked examples'
+in the core dependencies (or the optional extra ``distributed``, imported at first use), the tests'
+in the core or the test, notebooks and docs extras (the README's test command installs them), the
+notebooks' (their cells and notebooks/refresh.py) in the core or the notebooks extra, the
+documentation's (docs/conf.py and its extension) in the core or the docs extra, the worked examples'
 (examples/) in the core."""
 
 from __future__ import annotations
@@ -67,7 +68,7 @@ def undeclared_imports(sources: dict[str, str], declared: set[str], own: str = "
 
 
 @pytest.mark.parametrize("kind, groups", [
-    ("sdpembed", ["core"]),
+    ("sdpembed", ["core", "distributed"]),     # the extra imported at first use only (tests/contract/test_startup.py)
     ("tests", ["core", "test", "notebooks", "docs"]),
     ("docs", ["core", "docs"]),
     ("notebooks", ["core", "notebooks"]),

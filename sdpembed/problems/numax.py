@@ -302,17 +302,19 @@ class NuMaxInstance(_TraceInstance):
 
     # ----------------------------------------------------------------- evaluation
     def max_violation(self, P: np.ndarray, block_size: int = 65536,
-                      progress: Callable[[int], object] | None = None) -> float:
+                      progress: Callable[[int], object] | None = None, pairs: tuple[int, int] | None = None) -> float:
         """Worst violation max_i (|v_iᵀ P v_i − 1| − δ)₊ over all secants.
 
         In point form the secants are streamed in blocks and never materialised;
-        ``progress(k)`` is then told the number of pairs of each block as it is done.
+        ``progress(k)`` is then told the number of pairs of each block as it is done, and
+        ``pairs`` (start, stop) restricts the check to the pairs of those linear indices
+        (:func:`~sdpembed.secants.iter_secant_blocks`; a distributed check splits them so).
         """
         P = np.asarray(P, dtype=np.float64)
         if self.secants is not None:
             blocks = [self.secants]
         else:
-            blocks = (secants for _, secants in iter_secant_blocks(self.X, block_size))
+            blocks = (secants for _, secants in iter_secant_blocks(self.X, block_size, pairs=pairs))
         worst = 0.0
         for V in blocks:
             values = np.einsum("ij,ij->i", V @ P, V)
@@ -498,14 +500,16 @@ class NuMaxClassInstance(_TraceInstance):
         return self.pair_bounds(self._materialised[1])
 
     def max_violation(self, P: np.ndarray, block_size: int = 65536,
-                      progress: Callable[[int], object] | None = None) -> float:
+                      progress: Callable[[int], object] | None = None, pairs: tuple[int, int] | None = None) -> float:
         """Worst one-sided violation over all secants (point form: streamed by class; ``progress(k)``
-        told the number of pairs of each block as it is done)."""
+        told the number of pairs of each block as it is done; ``pairs`` as for
+        :meth:`NuMaxInstance.max_violation`)."""
         P = np.asarray(P, dtype=np.float64)
         if self.inter is not None:
             blocks = [(self.inter, np.zeros(len(self.inter), bool)), (self.intra, np.ones(len(self.intra), bool))]
         else:
-            blocks = ((V, intra) for _, V, intra in iter_labelled_secant_blocks(self.X, self.y, block_size))
+            blocks = ((V, intra) for _, V, intra in iter_labelled_secant_blocks(self.X, self.y, block_size,
+                                                                                pairs=pairs))
         worst = 0.0
         for V, intra in blocks:
             values = np.einsum("ij,ij->i", V @ P, V)

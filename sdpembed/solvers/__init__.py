@@ -20,6 +20,7 @@ __getattr__, __dir__ = lazy_exports(__name__, {
                                  "run_column_generation", "solve_numax_cg"),
     ".numax.numax_class": ("solve_numax_class_admm", "solve_numax_class_cg"),
     ".numax.pair_scan": ("PairDistances", "ScanResult", "scan_pair_violations"),
+    ".numax.scan_backend": ("DaskScan", "LocalScan", "ScanBackend"),
 })
 
 __all__ = [
@@ -30,6 +31,9 @@ __all__ = [
     "OutsideMonitor",
     "PairNumerics",
     "ColumnGenerationRun",
+    "DaskScan",
+    "LocalScan",
+    "ScanBackend",
     "FroMaxState",
     "NILEProState",
     "NearIsometricResult",

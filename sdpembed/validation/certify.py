@@ -141,6 +141,7 @@ def certify(
     dual_multipliers: dict[str, np.ndarray] | None = None,
     note: Callable[[str], object] | None = None,
     progress: bool | None = False,
+    scan_backend: Any = None,
 ) -> Certificate:
     """Check a solution of a registered problem and say what is proven about it.
 
@@ -181,6 +182,9 @@ def certify(
     progress : bool or None
         A progress bar of the scan of all pairs of a point-form instance, on stderr: True
         always, None when stderr is a terminal, False never.
+    scan_backend : ScanBackend, optional
+        Where the scan of all pairs of a point-form instance runs (its ``max_violation``; e.g. a
+        :class:`~sdpembed.solvers.numax.scan_backend.DaskScan`); by default in this process.
 
     Raises
     ------
@@ -216,7 +220,8 @@ def certify(
     objective = instance.objective(X)
     if getattr(instance, "point_form", False):
         with progress_bar(instance.n_constraints, "scanning all pairs", enabled=progress, unit="pairs") as bar:
-            violation = instance.max_violation(X, progress=bar.update)
+            violation = (instance.max_violation(X, progress=bar.update) if scan_backend is None
+                         else scan_backend.max_violation(instance, X, progress=bar.update))
     else:
         violation = instance.max_violation(X)
     # a (C, n, n) stack of matrices is judged as their block-diagonal matrix: the same asymmetry,

@@ -38,6 +38,7 @@ def verify_solution(
     ground_truth: str | None = None,
     note: Callable[[str], object] | None = None,
     progress: bool | None = False,
+    scan_backend: Any = None,
 ) -> Certificate:
     """Check a solution of a registered problem against its optimum, with numpy alone when f* is known.
 
@@ -61,6 +62,9 @@ def verify_solution(
     progress : bool or None
         The progress bar of a point-form instance's scan
         (:func:`~sdpembed.validation.certify.certify`).
+    scan_backend : ScanBackend, optional
+        Where that scan runs, e.g. on a Dask cluster
+        (:class:`~sdpembed.solvers.numax.scan_backend.DaskScan`); the verdict is the same.
 
     Returns
     -------
@@ -92,6 +96,7 @@ def verify_solution(
         dual_multipliers=solution.dual_multipliers,
         note=note,
         progress=progress,
+        scan_backend=scan_backend,
     )
     if unchecked:
         cert.reasons.append(UNCHECKED)

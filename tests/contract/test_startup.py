@@ -23,8 +23,9 @@ from sdpembed.io import load_instance, write_solution
 from sdpembed.registry import solve
 from sdpembed.validation.suite import default_suite_dir
 
-#: Modules a start-up must not load (SciPy too: checking a file needs numpy alone).
-HEAVY = ("sklearn", "cvxpy", "scipy")
+#: Modules a start-up must not load (SciPy too: checking a file needs numpy alone; Dask only when a
+#: distributed scan is asked for).
+HEAVY = ("sklearn", "cvxpy", "scipy", "dask", "distributed")
 
 #: One small suite instance per problem, graded by ``sdpembed verify`` with its stored optimum.
 INSTANCES = ("numax-squares5", "numax_class-shapes6", "lmnn-iris8", "lmnn_multi-clusters3x6", "mvu_oos-swiss-k3",

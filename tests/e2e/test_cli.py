@@ -561,3 +561,42 @@ def test_solve_verbose_reaches_the_solver(problem, tmp_path, capsys):
     assert main(["solve", str(path), "--verbose", "2"]) in (0, 1)
     out = capsys.readouterr().out
     assert all(line in out for line in expected)
+
+
+def test_dask_workers_give_the_local_solution_and_verdict(tmp_path, capsys):
+    """--dask-workers N scans all pairs on a local Dask cluster: the same solution as in one process
+    (both with one BLAS thread, as Dask's workers run), and the same verdict."""
+    pytest.importorskip("distributed")
+    import os
+
+    path = tmp_path / "points.npz"
+    assert main(["make-instance", "numax", "--dataset", "gaussian", "--n-points", "60", "--dim", "6",
+                 "--delta", "0.2", "--points", "--out", str(path)]) == 0
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+    solved = {}
+    for name, extra in (("local", []), ("dask", ["--dask-workers", "2"])):
+        out = tmp_path / f"{name}.npz"
+        done = subprocess.run([sys.executable, "-m", "sdpembed", "solve", str(path), "--out", str(out), "--json",
+                               *extra], capture_output=True, text=True, timeout=600, env=env)
+        assert done.returncode == 0, done.stderr
+        with np.load(out, allow_pickle=False) as data:
+            solved[name] = (json.loads(done.stdout), data["P"].copy())
+    assert solved["dask"][0]["status"] == "optimal"
+    assert repr(solved["dask"][0]["objective"]) == repr(solved["local"][0]["objective"])
+    np.testing.assert_array_equal(solved["dask"][1], solved["local"][1])
+    verified = subprocess.run([sys.executable, "-m", "sdpembed", "verify", str(path), str(tmp_path / "dask.npz"),
+                               "--dask-workers", "2", "--json"], capture_output=True, text=True, timeout=600, env=env)
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    assert json.loads(verified.stdout)["passed"] is True
+    # flags refused before any work: a method that scans no pairs, no workers, both places at once
+    secants = tmp_path / "secants.npz"
+    assert main(["make-instance", "numax", "--dataset", "gaussian", "--n-points", "12", "--dim", "5",
+                 "--out", str(secants)]) == 0
+    capsys.readouterr()
+    assert main(["solve", str(secants), "--dask-workers", "2"]) == 2
+    assert "need a method that scans all pairs" in capsys.readouterr().err
+    assert main(["solve", str(path), "--dask-workers", "0"]) == 2
+    assert "--dask-workers must be at least 1" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["verify", str(path), str(tmp_path / "dask.npz"), "--dask-workers", "2", "--scheduler", "tcp://x:1"])
+    assert "not allowed with argument" in capsys.readouterr().err

@@ -230,6 +230,7 @@ def fromax(
     random_state=None,
     verbose: bool | int = False,
     time_limit: float | None = None,
+    forecast: bool = False,
 ) -> NearIsometricResult:
     """FroMax (Luo et al., Algorithm 1): a rank-``rank`` map Ψ with ‖𝒜(ΨᵀΨ) − 1‖_∞ ≤ δ, if it finds one.
 
@@ -268,6 +269,11 @@ def fromax(
         Print progress every ``verbose`` iterations (``True``: 100).
     time_limit : float, optional
         Seconds; reaching it gives status ``max_iterations``.
+    forecast : bool
+        Also stop as ``stalled`` when, at a ``patience`` checkpoint, the excess of the least
+        distortion over δ would need more than the iterations left of ``max_iter`` to vanish at
+        the pace of the last ``patience`` iterations (:class:`~sdpembed.solvers.near_isometric.nonconvex.BestMap`;
+        the rank adjustments switch it on).
 
     Returns
     -------
@@ -321,7 +327,7 @@ def fromax(
 
     BX, BY = ops.matrix_images(X), ops.images(Y)           # VX and VYᵀ, (S, M)
     Psi, d0 = candidates(X, Y, BX, BY)
-    tracker = BestMap(Psi, d0, delta, patience, time_limit, start)
+    tracker = BestMap(Psi, d0, delta, patience, time_limit, start, max_iter if forecast else None)
     hist: dict[str, list[float]] = {"isometry": [d0], "objective": [np.nan], "e_box": [np.nan], "e_sym": [np.nan]}
     status, message, iteration = "max_iterations", f"reached max_iter={max_iter} with distortion above delta", 0
     if d0 <= tracker.accept:

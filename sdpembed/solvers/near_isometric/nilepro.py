@@ -113,6 +113,7 @@ def nilepro(
     random_state=None,
     verbose: bool | int = False,
     time_limit: float | None = None,
+    forecast: bool = False,
 ) -> NearIsometricResult:
     """NILE-Pro (Luo et al., Algorithm 2): a rank-``rank`` map Ψ with ‖𝒜(ΨᵀΨ) − 1‖_∞ ≤ δ, if it finds one.
 
@@ -146,6 +147,11 @@ def nilepro(
         Print progress every ``verbose`` iterations (``True``: 100).
     time_limit : float, optional
         Seconds; reaching it gives status ``max_iterations``.
+    forecast : bool
+        Also stop as ``stalled`` when, at a ``patience`` checkpoint, the excess of the least
+        distortion over δ would need more than the iterations left of ``max_iter`` to vanish at
+        the pace of the last ``patience`` iterations (:class:`~sdpembed.solvers.near_isometric.nonconvex.BestMap`;
+        the rank adjustments switch it on).
 
     Returns
     -------
@@ -185,7 +191,7 @@ def nilepro(
     B = ops.images(Psi)
     a = ops.values(B)
     d0 = float(np.max(np.abs(a - 1.0)))
-    tracker = BestMap(Psi, d0, delta, patience, time_limit, start)
+    tracker = BestMap(Psi, d0, delta, patience, time_limit, start, max_iter if forecast else None)
     hist: dict[str, list[float]] = {"isometry": [d0], "linf": [np.nan], "residual": [np.nan], "step": [np.nan]}
     status, message, iteration = "max_iterations", f"reached max_iter={max_iter} with distortion above delta", 0
     if d0 <= tracker.accept:

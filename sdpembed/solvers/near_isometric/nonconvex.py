@@ -363,16 +363,25 @@ class BestMap:
 
     ``record`` keeps the best map seen; ``converged`` says when a distortion meets δ (up to
     :data:`ACCEPT_RTOL`); ``gave_up`` applies the ``patience`` rule (``stalled`` when the excess
-    of the least distortion over δ shrank by less than 1% in ``patience`` iterations) and the
-    time limit; ``result`` builds the :class:`NearIsometricResult` (the last map if it met δ,
-    otherwise the best one).
+    of the least distortion over δ shrank by less than 1% in ``patience`` iterations), the
+    forecast and the time limit; ``result`` builds the :class:`NearIsometricResult` (the last map
+    if it met δ, otherwise the best one).
+
+    The forecast (with ``max_iter``, the iterations the run may take): at every ``patience``
+    checkpoint, the excess e of the least distortion over δ and what it shrank by in the last
+    ``patience`` iterations, s, give the iterations it would need at that pace, e/s·``patience``;
+    when they exceed the iterations left, the run stops as ``stalled``. It is a forecast, not a
+    proof: the excess of these methods usually shrinks ever more slowly, so a run whose pace does
+    not reach δ within its budget is taken for one that will not, and a rank that cannot reach δ
+    is given up after a few checkpoints instead of at the end of the budget.
     """
 
     def __init__(self, Psi: np.ndarray, d0: float, delta: float, patience: int, time_limit: float | None,
-                 start: float) -> None:
+                 start: float, max_iter: int | None = None) -> None:
         self.best, self.best_d, self.checkpoint = Psi, d0, d0
         self.delta, self.accept = delta, delta * (1.0 - ACCEPT_RTOL)
         self.patience, self.time_limit, self.start = patience, time_limit, start
+        self.max_iter = max_iter
 
     def record(self, Psi: np.ndarray, d0: float) -> None:
         if d0 < self.best_d:
@@ -387,9 +396,17 @@ class BestMap:
     def gave_up(self, iteration: int) -> tuple[str, str] | None:
         """(status, message) when the patience rule or the time limit ends the run, else None."""
         if self.patience and iteration % self.patience == 0:
-            if self.checkpoint - self.best_d < 0.01 * (self.checkpoint - self.delta):
+            shrink = self.checkpoint - self.best_d
+            if shrink < 0.01 * (self.checkpoint - self.delta):
                 return "stalled", (f"the least distortion {self.best_d:.6g} > delta {self.delta:g}: its excess over "
                                    f"delta shrank by less than 1% in the last {self.patience} iterations")
+            if self.max_iter is not None:
+                needed = (self.best_d - self.accept) / shrink * self.patience
+                left = self.max_iter - iteration
+                if needed > left:
+                    return "stalled", (f"the least distortion {self.best_d:.6g} > delta {self.delta:g}: at the pace of "
+                                       f"the last {self.patience} iterations its excess would need about "
+                                       f"{needed:.0f} more iterations, {left} are left of max_iter")
             self.checkpoint = self.best_d
         if self.time_limit is not None and time.perf_counter() - self.start > self.time_limit:
             return "max_iterations", (f"time limit of {self.time_limit:g}s reached with distortion "

@@ -24,6 +24,15 @@ from Ψ₀; stop at the first rank where the method fails and return the last ma
   grow with r for every v, so the ranks at which the truncated map still meets δ form an
   interval, found by bisection, and we jump to its least element. With truncation restarts and
   steps of one, Algorithm 3 would walk through each with zero-iteration runs to the same map.
+* **Failing fast.** Two rules keep a rank that cannot reach δ from costing the whole iteration
+  budget (``max_iter``, 5,000 by default) of its run. (1) Every run forecasts: at each
+  ``patience`` checkpoint (200 iterations) it stops as ``stalled`` when, at the pace of the last
+  checkpoint's window, the excess of its least distortion over δ would need more iterations than
+  are left (:class:`~sdpembed.solvers.near_isometric.nonconvex.BestMap`; ``forecast=False``
+  restores the plain budget). (2) No rank at or below a rank that failed is tried: feasibility is
+  monotone in the rank (a map of rank r that meets δ is one of rank r + 1 with a zero row), so a
+  failure at rank f is evidence against every rank below it, and the search continues only
+  between the highest failed rank below the last success and that success.
 * **R₀** defaults to the smallest M at which the scaled leading principal directions of the
   secants already meet δ (:func:`~sdpembed.solvers.near_isometric.nonconvex.pca_feasible_rank`; found by
   bisection, the test is monotone in M), so the first run succeeds at once; [1] only asks for
@@ -82,7 +91,8 @@ from ..._validate import as_matrix, check_delta, check_positive_int, check_rando
 from ...problems.numax_operator import PairSecantOperator, SecantOperator
 from ...secants import pair_count, pairs_from_linear_index
 from ..numax.column_generation import RestrictedResult, run_column_generation
-from ..numax.pair_scan import factor_values, initial_working_set, scan_pair_violations
+from ..numax.pair_scan import factor_values, initial_working_set
+from ..numax.scan_backend import ScanBackend, resolve_scan_backend
 from .fromax import fromax
 from .nilepro import nilepro
 from .nonconvex import (
@@ -175,14 +185,12 @@ def _adjust(
             if last_ok is None or step_size == 1 or not halving:
                 break
             step_size = max(1, step_size // 2)
-        R = max(min_rank, last_ok.rank - step_size)
+        # never at or below a rank that failed (see the module docstring, "Failing fast")
+        floor = max((f for f in failed if f < last_ok.rank), default=min_rank - 1)
+        R = max(min_rank, floor + 1, last_ok.rank - step_size)
+        if R >= last_ok.rank:
+            break
         if restart == "pca":
-            # a PCA restart at a rank that failed would fail again (the run is deterministic)
-            while R in failed and step_size > 1:
-                step_size = max(1, step_size // 2)
-                R = max(min_rank, last_ok.rank - step_size)
-            if R in failed:
-                break
             Psi0 = "pca"
         else:
             Psi0 = truncate_map(last_ok.Psi, R)                              # Ψ₀ = Γ_R^½ U_Rᵀ of the last success
@@ -247,6 +255,7 @@ def rank_adjust(
     max_steps: int | None = None,
     rank_step: int | str = "halving",
     restart: str = "pca",
+    forecast: bool = True,
     random_state=None,
     verbose: bool | int = False,
     **options: Any,
@@ -278,6 +287,9 @@ def rank_adjust(
         Start of the run at each new rank R: ``"truncate"`` is Algorithm 3's Γ_R^½U_Rᵀ of the
         last map that met δ; ``"pca"`` (default) the scaled leading principal directions of
         the secants, as for a first run (see the module docstring for why).
+    forecast : bool
+        Give up a run whose pace cannot reach δ within ``max_iter`` (the ``forecast`` of the
+        method; see the module docstring, "Failing fast").
     random_state : None, int or Generator
         Seed of ``initial_map="random"``.
     verbose : bool or int
@@ -302,7 +314,8 @@ def rank_adjust(
     initial_rank, initial_map = _start(initial_rank, initial_map, ops.N, lambda: pca_feasible_rank(ops, delta))
 
     def run_at_rank(rank: int, Psi0: np.ndarray | str) -> NearIsometricResult:
-        return solver(ops, delta, rank, initial_map=Psi0, random_state=rng, verbose=inner_verbose, **options)
+        return solver(ops, delta, rank, initial_map=Psi0, random_state=rng, verbose=inner_verbose, forecast=forecast,
+                      **options)
 
     return _adjust(run_at_rank, ops.isometry, initial_rank, initial_map, min_rank, max_steps, rank_step, restart,
                    delta, method, verbose)
@@ -334,19 +347,21 @@ def pair_gram(X: np.ndarray, block_rows: int = 1024) -> np.ndarray:
     return 0.5 * (G + G.T)
 
 
-def pair_isometry(X: np.ndarray, Psi: np.ndarray, *, block_rows: int | None = None) -> tuple[float, int]:
+def pair_isometry(X: np.ndarray, Psi: np.ndarray, *, block_rows: int | None = None,
+                  scan_backend: ScanBackend | str | None = None) -> tuple[float, int]:
     """max over all pairs of distinct rows of |‖Ψ(x_i − x_j)‖² / ‖x_i − x_j‖² − 1|, and the number of pairs.
 
     One scan of :func:`~sdpembed.solvers.numax.pair_scan.scan_pair_violations` through Gram
-    matrices: an upper bound that exceeds the exact value by at most the scan's rounding
-    bound (about 1e-12 on image data).
+    matrices (on ``scan_backend``, :mod:`~sdpembed.solvers.numax.scan_backend`): an upper bound
+    that exceeds the exact value by at most the scan's rounding bound (about 1e-12 on image data).
     """
     Psi = as_matrix(Psi, "Psi", n_cols=np.shape(X)[1])
 
     def unit(i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return np.ones(i.shape), np.ones(i.shape)
 
-    scan = scan_pair_violations(X, Psi.T @ Psi, unit, tol=np.inf, block_rows=block_rows, factor=Psi)
+    scan = resolve_scan_backend(scan_backend).scan(X, Psi.T @ Psi, unit, tol=np.inf, block_rows=block_rows,
+                                                   factor=Psi)
     return float(scan.max_violation), scan.n_pairs
 
 
@@ -426,6 +441,7 @@ def near_isometric_cg(
     block_rows: int | None = None,
     random_state=None,
     verbose: bool | int = False,
+    scan_backend: ScanBackend | str | None = None,
     **options: Any,
 ) -> NearIsometricResult:
     """FroMax-CG / NILE-Pro-CG (Luo et al., Algorithm 4) over all pairs of the rows of ``X``.
@@ -455,6 +471,9 @@ def near_isometric_cg(
         Seed of the working set and of ``initial_map="random"``.
     verbose : bool or int
         One line per round (and the method's progress when an int > 1).
+    scan_backend : ScanBackend, "local" or None
+        Where the scans of all pairs run (:mod:`~sdpembed.solvers.numax.scan_backend`; the
+        result is the same).
     **options
         Options of the method (``beta``, ``beta1``, ``patience``, ...). ``max_iter``
         (default 5000) is the budget of method iterations over *all* rounds: a rank the
@@ -499,7 +518,7 @@ def near_isometric_cg(
         max_add=max_add, keep_tol=keep_tol, keep_multiplier=keep_multiplier, loose_tol=None, feas_tol=feas_tol,
         max_rounds=max_rounds, block_rows=block_rows, exact_violations=False, random_state=rng,
         max_working=options.get("exact_max", 6000) if method == "fromax" else None, active_tol=0.1 * delta,
-        verbose=bool(verbose))
+        verbose=bool(verbose), scan_backend=scan_backend)
     last = run.result
     Psi = last.factor
     status = run.status if run.status in NONCONVEX_STATUSES else "stalled"
@@ -527,8 +546,10 @@ def rank_adjust_cg(
     max_steps: int | None = None,
     rank_step: int | str = "halving",
     restart: str = "pca",
+    forecast: bool = True,
     random_state=None,
     verbose: bool | int = False,
+    scan_backend: ScanBackend | str | None = None,
     **options: Any,
 ) -> NearIsometricResult:
     """Algorithm 3 over Algorithm 4: rank adjustment where every run is a column generation
@@ -542,8 +563,11 @@ def rank_adjust_cg(
     initial_rank : int, optional
         R₀; by default the smallest rank at which the scaled principal directions of all
         secants meet δ on all pairs (found by bisection with exact scans).
-    initial_map, min_rank, max_steps, rank_step, restart, random_state, verbose
-        As for :func:`rank_adjust`.
+    initial_map, min_rank, max_steps, rank_step, restart, forecast, random_state, verbose
+        As for :func:`rank_adjust` (the forecast of every round: its budget is what the rounds
+        before it left).
+    scan_backend : ScanBackend, "local" or None
+        Where every scan of all pairs runs, as for :func:`near_isometric_cg`.
     **options
         Options of :func:`near_isometric_cg` and of the method. Each rank starts from the
         first working set (``initial_pairs``, ``initial_neighbors``) and the pairs within
@@ -560,9 +584,10 @@ def rank_adjust_cg(
     rng = check_random_state(random_state)
     min_rank, max_steps, rank_step = _check_ra(min_rank, max_steps, rank_step, restart, X.shape[1])
     block_rows = options.get("block_rows")
+    backend = resolve_scan_backend(scan_backend)
 
     def measure(Psi: np.ndarray) -> float:
-        return pair_isometry(X, Psi, block_rows=block_rows)[0]
+        return pair_isometry(X, Psi, block_rows=block_rows, scan_backend=backend)[0]
 
     cache: dict[str, Any] = {"working_set": None, "U": None}
 
@@ -582,8 +607,8 @@ def rank_adjust_cg(
 
         def pca_ok(M: int) -> bool:
             top = U[:, :M].T
-            scan = scan_pair_violations(X, top.T @ top, lower, tol=0.0, block_rows=block_rows, factor=top,
-                                        exact_values=False)
+            scan = backend.scan(X, top.T @ top, lower, tol=0.0, block_rows=block_rows, factor=top,
+                                exact_values=False)
             return scan.max_violation <= 0.0
 
         lo, hi = 1, X.shape[1]
@@ -606,7 +631,8 @@ def rank_adjust_cg(
             Psi0 = top * _centre_on_pairs(X, top, first_set)
         working = first_set if cache["working_set"] is None else np.union1d(first_set, cache["working_set"])
         res = near_isometric_cg(X, delta, rank, method=method, initial_map=Psi0, working_set=working,
-                                random_state=rng, verbose=verbose, **options)
+                                random_state=rng, verbose=verbose, scan_backend=backend, forecast=forecast,
+                                **options)
         if res.success:
             # the next rank starts from the first working set and the (nearly) active pairs of this map
             pairs = res.extra["pairs"]

@@ -57,7 +57,8 @@ from ...secants import linear_index_of_pairs, pair_count, pairs_from_linear_inde
 from .admm import ADMMState, box_trace_admm, restrict_inverse, update_is_cheaper
 from .admm_control import ADMMStopping, check_bundle
 from .admm_pairs import OutsideMonitor, PairNumerics, pair_trace_admm
-from .pair_scan import PairBounds, PairDistances, initial_working_set, scan_pair_violations
+from .pair_scan import PairBounds, PairDistances, initial_working_set
+from .scan_backend import ScanBackend, resolve_scan_backend
 
 __all__ = [
     "RestrictedResult",
@@ -92,15 +93,15 @@ def _select_violators(
 
 
 def _outside_violation(distances: PairDistances, bounds: PairBounds, working: np.ndarray,
-                       tol: float) -> Callable[[np.ndarray], float]:
+                       tol: float, backend: ScanBackend) -> Callable[[np.ndarray], float]:
     """``monitor(factor)``: the worst violation above ``tol`` among the pairs outside ``working``
-    (sorted linear indices) for P = ΨᵀΨ, by a scan of all pairs of ``distances.X``; 0 if there is none."""
+    (sorted linear indices) for P = ΨᵀΨ, by a scan of all pairs of ``distances.X`` on ``backend``; 0 if
+    there is none."""
     X = distances.X
     n = X.shape[0]
 
     def monitor(factor: np.ndarray) -> float:
-        scan = scan_pair_violations(X, None, bounds, tol=tol, factor=factor, exact_values=False,
-                                    distances=distances)
+        scan = backend.scan(X, None, bounds, tol=tol, factor=factor, exact_values=False, distances=distances)
         outside = ~np.isin(linear_index_of_pairs(scan.i, scan.j, n), working)
         return float(np.max(scan.violation[outside], initial=0.0))
 
@@ -263,6 +264,7 @@ def run_column_generation(
     active_tol: float | None = None,
     random_state=None,
     verbose: bool | int = False,
+    scan_backend: ScanBackend | str | None = None,
 ) -> ColumnGenerationRun:
     """The column-generation driver over all pairs of ``X`` with a pluggable restricted solve.
 
@@ -301,12 +303,15 @@ def run_column_generation(
     active_tol : float, optional
         Distance to a bound at which the history and progress lines count a pair as active
         (default ``keep_tol``).
+    scan_backend : ScanBackend, "local" or None
+        As for :func:`column_generation`.
 
     Returns
     -------
     ColumnGenerationRun
     """
     start = time.perf_counter()
+    backend = resolve_scan_backend(scan_backend)
     distances = PairDistances(X, block_rows)          # what every scan of these points shares
     X = distances.X
     n, N = X.shape
@@ -358,7 +363,7 @@ def run_column_generation(
             say(f"cg round {round_:3d} {'tight' if tight else 'loose'}: solving on {working.size} pairs")
         if tight and getattr(inner, "monitors", False):
             result = inner.solve(operator, lo, hi, state, tight,
-                                 monitor=_outside_violation(distances, bounds, working, feas_tol),
+                                 monitor=_outside_violation(distances, bounds, working, feas_tol, backend),
                                  monitor_work=_scan_work(n, N))
         else:
             result = inner.solve(operator, lo, hi, state, tight)
@@ -378,8 +383,8 @@ def run_column_generation(
         scan_tol = feas_tol if tight else loose_tol
         # a bar only on a terminal: in a notebook or a log it would be stored, not watched
         with progress_bar(total, f"cg round {round_} scan", enabled=None if verbose else False, unit="pairs") as bar:
-            scan = scan_pair_violations(X, P, bounds, tol=scan_tol, factor=result.factor,
-                                        exact_values=exact_violations, distances=distances, progress=bar.update)
+            scan = backend.scan(X, P, bounds, tol=scan_tol, factor=result.factor, exact_values=exact_violations,
+                                distances=distances, progress=bar.update)
         worst = scan.max_violation
         violation_all = max(worst, 0.0)
         violators = linear_index_of_pairs(scan.i, scan.j, n)
@@ -467,6 +472,7 @@ def column_generation(
     implicit: bool = True,
     exact_violations: bool = False,
     admm_options: dict | None = None,
+    scan_backend: ScanBackend | str | None = None,
 ) -> SolveResult:
     """NuMax-CG (Algorithm 2) with an exact all-pairs termination check and a certified gap.
 
@@ -558,6 +564,10 @@ def column_generation(
         loose ones without the polish); without it, the tight rounds use the ``"mixed"`` least
         squares, and the loose ones the ``"cholesky-single"`` least squares and single-precision
         Rayleigh–Ritz steps.
+    scan_backend : ScanBackend, "local" or None
+        Where the scans of all pairs run (:mod:`~sdpembed.solvers.numax.scan_backend`): in this
+        process (None, ``"local"``) or, e.g., on a Dask cluster
+        (:class:`~sdpembed.solvers.numax.scan_backend.DaskScan`); the result is the same.
 
     Returns
     -------
@@ -609,7 +619,7 @@ def column_generation(
         initial_neighbors=initial_neighbors, max_add=max_add, keep_tol=keep_tol, keep_multiplier=keep_multiplier,
         loose_tol=loose_tol, loose_keep_multiplier=loose_keep_multiplier, feas_tol=feas_tol,
         max_rounds=max_rounds, block_rows=block_rows,
-        exact_violations=exact_violations, random_state=random_state, verbose=verbose)
+        exact_violations=exact_violations, random_state=random_state, verbose=verbose, scan_backend=scan_backend)
     result = run.result.raw
     P = result.solution
     return build_result(

@@ -35,7 +35,13 @@ __all__ = [
     "PairBounds",
     "PairDistances",
     "ScanResult",
+    "ScanRound",
+    "BlockScan",
     "scan_pair_violations",
+    "scan_round",
+    "scan_block",
+    "merge_block_scans",
+    "distance_block",
     "psd_factor",
     "pair_values",
     "factor_values",
@@ -97,22 +103,33 @@ class PairDistances:
     def block(self, start: int) -> tuple[np.ndarray, ...]:
         """(rows, cols, i, j, ri, ci, dX, errX) of the block starting at row ``start``: its pairs
         (i[k], j[k]) = (rows[ri[k]], cols[ci[k]]), cols the rows after ``start``."""
-        n = self.X.shape[0]
-        rows = np.arange(start, min(start + self.block_rows, n - 1))
-        cols = np.arange(rows[0] + 1, n)
+        stop = min(start + self.block_rows, self.X.shape[0] - 1)
         if start in self._blocks:
+            rows = np.arange(start, stop)
+            cols = np.arange(start + 1, self.X.shape[0])
             ri, ci, dX, errX = self._blocks[start]
             return rows, cols, rows[ri], cols[ci], ri, ci, dX, errX
-        X, nx = self.X, self.norms2
-        ri, ci = np.nonzero(cols[None, :] > rows[:, None])
-        ri, ci = ri.astype(np.int32), ci.astype(np.int32)
-        i, j = rows[ri], cols[ci]
-        dX = (nx[rows, None] + nx[None, cols] - 2.0 * (X[rows] @ X[cols].T))[ri, ci]
-        # rounding of the Gram-based values: absolute errors of about ε·(‖·‖² + ‖·‖²)·√dim
-        errX = 8.0 * np.finfo(float).eps * (nx[i] + nx[j]) * X.shape[1] ** 0.5
+        block = distance_block(self.X, self.norms2, start, stop)
         if self._cache:
-            self._blocks[start] = (ri, ci, dX, errX)
-        return rows, cols, i, j, ri, ci, dX, errX
+            self._blocks[start] = block[4:]
+        return block
+
+
+def distance_block(X: np.ndarray, norms2: np.ndarray, start: int, stop: int) -> tuple[np.ndarray, ...]:
+    """(rows, cols, i, j, ri, ci, dX, errX) of the pairs of rows ``start`` ≤ i < ``stop`` with all
+    later rows j > i: (i[k], j[k]) = (rows[ri[k]], cols[ci[k]]) in row-major order, their squared
+    distances dX from the Gram matrix (``norms2`` the squared norms of the rows of X) and bounds
+    errX on the rounding of those."""
+    n = X.shape[0]
+    rows = np.arange(start, stop)
+    cols = np.arange(start + 1, n)
+    ri, ci = np.nonzero(cols[None, :] > rows[:, None])
+    ri, ci = ri.astype(np.int32), ci.astype(np.int32)
+    i, j = rows[ri], cols[ci]
+    dX = (norms2[rows, None] + norms2[None, cols] - 2.0 * (X[rows] @ X[cols].T))[ri, ci]
+    # rounding of the Gram-based values: absolute errors of about ε·(‖·‖² + ‖·‖²)·√dim
+    errX = 8.0 * np.finfo(float).eps * (norms2[i] + norms2[j]) * X.shape[1] ** 0.5
+    return rows, cols, i, j, ri, ci, dX, errX
 
 
 @dataclass
@@ -184,49 +201,100 @@ def scan_pair_violations(
     if distances is None or distances.X is not X:
         distances = PairDistances(X, block_rows)
     X = distances.X
+    scan = scan_round(X, P, factor, tol, exact_values)
+    parts = []
+    for start in distances.starts():
+        block = distances.block(start)
+        if progress is not None:
+            progress(int(block[2].size))
+        parts.append([scan_block(X, scan, bounds, block)])
+    return merge_block_scans(parts)
+
+
+@dataclass
+class ScanRound:
+    """What every block of one scan shares: P (None when its factor is given), the factor Ψ,
+    Y = XΨᵀ with its squared row norms, and the scan's ``tol`` and ``exact_values``."""
+
+    P: np.ndarray | None
+    Psi: np.ndarray
+    Y: np.ndarray
+    ny: np.ndarray
+    tol: float
+    exact_values: bool
+
+
+def scan_round(X: np.ndarray, P: np.ndarray | None, factor: np.ndarray | None, tol: float,
+               exact_values: bool) -> ScanRound:
+    """The :class:`ScanRound` of a scan of the points X for P (or its factor Ψ, ΨᵀΨ = P)."""
     Psi = psd_factor(P) if factor is None else as_matrix(factor, "factor", n_cols=X.shape[1], min_rows=0)
     Y = X @ Psi.T
-    ny = np.einsum("ij,ij->i", Y, Y)
+    return ScanRound(P if factor is None else None, Psi, Y, np.einsum("ij,ij->i", Y, Y), tol, exact_values)
+
+
+@dataclass
+class BlockScan:
+    """The violators of one block of pairs: ``clear`` (i, j, violation) kept at their Gram-based
+    values (``exact_values=False``), ``exact`` those recomputed from explicit differences, the
+    worst violation of the block and the number of pairs it counted (nonzero secants)."""
+
+    clear: tuple[np.ndarray, np.ndarray, np.ndarray] | None
+    exact: tuple[np.ndarray, np.ndarray, np.ndarray] | None
+    worst: float
+    counted: int
+
+
+def scan_block(X: np.ndarray, scan: ScanRound, bounds: PairBounds, block: tuple[np.ndarray, ...]) -> BlockScan:
+    """Scan the pairs of one :func:`distance_block` of X (see :func:`scan_pair_violations`)."""
+    rows, cols, i, j, ri, ci, dX, errX = block
+    Y, ny, tol = scan.Y, scan.ny, scan.tol
     eps = np.finfo(float).eps
-    found: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    clear_part = exact_part = None
     worst, counted = -np.inf, 0
-    for start in distances.starts():
-        rows, cols, i, j, ri, ci, dX, errX = distances.block(start)
-        if progress is not None:
-            progress(int(i.size))
-        dY = (ny[rows, None] + ny[None, cols] - 2.0 * (Y[rows] @ Y[cols].T))[ri, ci]
-        errY = 8.0 * eps * (ny[i] + ny[j]) * max(Y.shape[1], 1) ** 0.5
-        lo, hi = bounds(i, j)
-        with np.errstate(divide="ignore", invalid="ignore"):  # zero or tiny dX: suspect anyway
-            ratio = dY / dX
-            estimate = np.maximum(lo - ratio, ratio - hi)
-            uncertainty = (errY + np.abs(ratio) * errX) / (dX - errX)
-            suspect = (dX <= errX) | (estimate + uncertainty > tol)
-        sure = ~suspect
-        if np.any(sure):
-            worst = max(worst, float(np.max(estimate[sure] + uncertainty[sure])))
-            counted += int(sure.sum())
-        if not exact_values:
-            with np.errstate(invalid="ignore"):
-                clear = suspect & (dX > errX) & (estimate - uncertainty > tol)
-            if np.any(clear):
-                found.append((i[clear], j[clear], estimate[clear]))
-                worst = max(worst, float(np.max(estimate[clear] + uncertainty[clear])))
-                counted += int(clear.sum())
-                suspect &= ~clear
-        if not np.any(suspect):
-            continue
-        i, j, lo, hi = i[suspect], j[suspect], lo[suspect], hi[suspect]
-        nonzero = np.any(X[i] != X[j], axis=1)
-        i, j, lo, hi = i[nonzero], j[nonzero], lo[nonzero], hi[nonzero]
-        if i.size == 0:
-            continue
-        values = pair_values(X, P, i, j) if factor is None else factor_values(X, Psi, i, j)
-        violation = np.maximum(lo - values, values - hi)
-        worst, counted = max(worst, float(violation.max())), counted + i.size
-        bad = violation > tol
-        if np.any(bad):
-            found.append((i[bad], j[bad], violation[bad]))
+    dY = (ny[rows, None] + ny[None, cols] - 2.0 * (Y[rows] @ Y[cols].T))[ri, ci]
+    errY = 8.0 * eps * (ny[i] + ny[j]) * max(Y.shape[1], 1) ** 0.5
+    lo, hi = bounds(i, j)
+    with np.errstate(divide="ignore", invalid="ignore"):  # zero or tiny dX: suspect anyway
+        ratio = dY / dX
+        estimate = np.maximum(lo - ratio, ratio - hi)
+        uncertainty = (errY + np.abs(ratio) * errX) / (dX - errX)
+        suspect = (dX <= errX) | (estimate + uncertainty > tol)
+    sure = ~suspect
+    if np.any(sure):
+        worst = max(worst, float(np.max(estimate[sure] + uncertainty[sure])))
+        counted += int(sure.sum())
+    if not scan.exact_values:
+        with np.errstate(invalid="ignore"):
+            clear = suspect & (dX > errX) & (estimate - uncertainty > tol)
+        if np.any(clear):
+            clear_part = (i[clear], j[clear], estimate[clear])
+            worst = max(worst, float(np.max(estimate[clear] + uncertainty[clear])))
+            counted += int(clear.sum())
+            suspect &= ~clear
+    if not np.any(suspect):
+        return BlockScan(clear_part, None, worst, counted)
+    i, j, lo, hi = i[suspect], j[suspect], lo[suspect], hi[suspect]
+    nonzero = np.any(X[i] != X[j], axis=1)
+    i, j, lo, hi = i[nonzero], j[nonzero], lo[nonzero], hi[nonzero]
+    if i.size == 0:
+        return BlockScan(clear_part, None, worst, counted)
+    values = pair_values(X, scan.P, i, j) if scan.P is not None else factor_values(X, scan.Psi, i, j)
+    violation = np.maximum(lo - values, values - hi)
+    worst, counted = max(worst, float(violation.max())), counted + i.size
+    bad = violation > tol
+    if np.any(bad):
+        exact_part = (i[bad], j[bad], violation[bad])
+    return BlockScan(clear_part, exact_part, worst, counted)
+
+
+def merge_block_scans(groups: list[list[BlockScan]]) -> ScanResult:
+    """The :class:`ScanResult` of blocks scanned in groups: the violators in the order of the
+    groups, within a group its Gram-valued violators first, then its recomputed ones (the order of
+    a scan whose blocks are the groups), the worst violation and the count over all."""
+    found = [part for group in groups for kind in ("clear", "exact") for scan in group
+             if (part := getattr(scan, kind)) is not None]
+    worst = max((scan.worst for group in groups for scan in group), default=-np.inf)
+    counted = sum(scan.counted for group in groups for scan in group)
     if found:
         vi, vj, vv = (np.concatenate(parts) for parts in zip(*found, strict=True))
     else:

@@ -106,3 +106,53 @@ def test_rank_adjustment_with_cg(squares, numax_bounds):
     res = rank_adjust_cg(X, 0.4, method="nilepro", initial_pairs=60, random_state=0)
     assert res.success and res.rank - 1 in res.history["start_rank"][res.history["status"] != "converged"]
     check_provable(res.Psi, 0.4, numax_bounds[0.4], X=X)
+
+
+# ---------------------------------------------------------------------------- failing fast
+
+
+@pytest.mark.parametrize("method", [nilepro, fromax])
+def test_a_too_small_rank_gives_up_long_before_the_budget(method):
+    """The forecast (BestMap): a rank that cannot reach δ stops as soon as its pace shows it would need more
+    than the iterations left, well before max_iter and before the plain 1%-per-window rule."""
+    from sdpembed.datasets import load_mnist
+    from sdpembed.secants import all_secants
+
+    X, _ = load_mnist(size=28, digits=5, n_samples=60, random_state=0)
+    V = all_secants(X.reshape(60, 7, 4, 7, 4).mean(axis=(2, 4)).reshape(60, 49))
+    plain = method(V, 0.25, 6, max_iter=5000)
+    fast = method(V, 0.25, 6, max_iter=5000, forecast=True)
+    assert plain.status == fast.status == "stalled"
+    assert fast.iterations <= 1000 < 5000 and fast.iterations < plain.iterations
+    assert "would need about" in fast.message and "left of max_iter" in fast.message
+    assert fast.isometry > 0.25                                # given up, not hidden: the map misses δ
+    # a rank that reaches δ is not cut short: the same map with and without the forecast
+    ok, ok_fast = (method(V, 0.4, 12, max_iter=5000, forecast=flag) for flag in (False, True))
+    assert ok.status == ok_fast.status == "converged" and ok.iterations == ok_fast.iterations
+    np.testing.assert_array_equal(ok.Psi, ok_fast.Psi)
+
+
+def test_rank_adjustment_never_tries_below_a_failed_rank(squares):
+    """After a failure at rank f, no rank ≤ f is tried again (feasibility is monotone in the rank):
+    with halving steps 40 → 30 (fails) → 35, the next tries are 31 (not 30 again, then 29)."""
+    from sdpembed.solvers.near_isometric.nonconvex import NearIsometricResult
+    from sdpembed.solvers.near_isometric.rank_adjust import _adjust
+
+    tried = []
+
+    def run_at_rank(rank, start):
+        tried.append(rank)
+        ok = rank >= 31
+        return NearIsometricResult(Psi=np.eye(rank, 64), delta=0.1, isometry=0.05 if ok else 0.2,
+                                   status="converged" if ok else "stalled", n_secants=1)
+
+    res = _adjust(run_at_rank, lambda Psi: 1.0, 40, "pca", 1, None, "halving", "pca", 0.1, "fake", False)
+    assert tried == [40, 30, 35, 31] and res.rank == 31 and "rank 30 failed" in res.message
+    # on real runs: every rank tried lies above every rank that failed before it
+    V = squares[1]
+    for method in ("nilepro", "fromax"):
+        res = rank_adjust(V, 0.25, method=method, initial_rank=16)
+        starts, status = res.history["start_rank"], res.history["status"]
+        for k in range(len(starts)):
+            assert not np.any(starts[k] <= starts[:k][status[:k] != "converged"]), (method, list(starts))
+        assert res.success and res.rank - 1 in starts[status != "converged"]

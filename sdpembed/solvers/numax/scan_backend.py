@@ -1,0 +1,290 @@
+"""Where the scan of all pairs runs: in this process (the default) or on a Dask cluster.
+
+The scan of all n(n−1)/2 pairs for violated constraints lo ≤ v_ijᵀPv_ij ≤ hi
+(:func:`~sdpembed.solvers.numax.pair_scan.scan_pair_violations`) is the one step of column
+generation (NuMax Algorithm 2, NuMax-Class, FroMax/NILE-Pro Algorithm 4) whose cost grows with n²,
+and so is ``verify``'s check of a point-form instance's constraints. A :class:`ScanBackend` runs
+both:
+
+* :class:`LocalScan` — in this process, block by block (what every solver does by default);
+* :class:`DaskScan` — on a ``dask.distributed`` cluster: a local one of ``n_workers`` processes, or
+  the scheduler at an address. The points are scattered to every worker once, the current factor
+  Ψ (with Y = XΨᵀ) once per scan; each task scans one block of rows against all later rows (the
+  blocks of the local scan, ``block_rows`` rows each), and the driver gathers each task's violators
+  (the pairs above the scan's threshold, with the worst violation and the count of its block). The
+  P-independent part of a block — its pairs' squared distances and their rounding bounds — is
+  computed once, by a task whose result stays on its worker, and every later scan of the same
+  points runs where it is.
+
+Identical output. A task computes exactly what the local scan computes for its block: the same
+functions of :mod:`~sdpembed.solvers.numax.pair_scan` on arrays of the same shapes (a BLAS
+product's rounding depends on its shape, and on its thread count: Dask's workers run one BLAS
+thread, so the driver's scans must too for bit-identical output). The driver concatenates the
+blocks' violators in the local order, so the scan's result — violators, their order and values,
+the worst violation — is the local scan's, and so is every solve that uses it (tested on a
+two-worker ``LocalCluster``). The blocks are the unit of parallel work: ``block_rows`` of the
+solver sets how many there are (by default about four million pairs a block, so a problem of a
+few thousand points is a single task). ``verify``'s check runs in tasks of whole blocks of 65,536
+pairs, as in this process, and its maximum does not depend on their order.
+
+Dask is imported only when a :class:`DaskScan` first needs its cluster (DESIGN.md, "Start-up"):
+install the extra ``sdpembed[distributed]``. How to run on a cluster: ``docs/distributed.md``;
+throughput per worker and a projection to 60,000 points: BENCHMARKS.md, "The all-pairs scan on
+Dask".
+
+References
+----------
+.. [1] C. Hegde, A. C. Sankaranarayanan, W. Yin and R. G. Baraniuk, "NuMax: A convex approach for
+   learning near-isometric linear embeddings", IEEE Transactions on Signal Processing 63(22),
+   6109–6121, 2015. Implemented here: the scan of the secants (1) of all pairs in Algorithm 2,
+   distributed.
+.. [2] Dask Development Team, "Dask: Library for dynamic task scheduling", https://dask.org, 2016.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from ...secants import pair_count
+from .pair_scan import (
+    BlockScan,
+    PairBounds,
+    PairDistances,
+    ScanResult,
+    ScanRound,
+    distance_block,
+    merge_block_scans,
+    scan_block,
+    scan_pair_violations,
+    scan_round,
+)
+
+__all__ = ["ScanBackend", "LocalScan", "DaskScan", "resolve_scan_backend"]
+
+#: Pairs of a ``verify`` block (the default ``block_size`` of the instances' ``max_violation``).
+VERIFY_BLOCK = 65536
+
+
+@runtime_checkable
+class ScanBackend(Protocol):
+    """Runs the scans of all pairs: the solvers' violator scan and ``verify``'s constraint check."""
+
+    def scan(self, X: np.ndarray, P: np.ndarray | None, bounds: PairBounds, *, tol: float = 0.0,
+             block_rows: int | None = None, factor: np.ndarray | None = None, exact_values: bool = True,
+             distances: PairDistances | None = None,
+             progress: Callable[[int], object] | None = None) -> ScanResult:
+        """The result of :func:`~sdpembed.solvers.numax.pair_scan.scan_pair_violations` with these arguments."""
+        ...
+
+    def max_violation(self, instance: Any, P: np.ndarray, *,
+                      progress: Callable[[int], object] | None = None) -> float:
+        """``instance.max_violation(P)`` of a point-form instance: the worst violation over all pairs."""
+        ...
+
+
+class LocalScan:
+    """The scan in this process, block by block (the default backend; a context manager, like
+    :class:`DaskScan`, that holds nothing)."""
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+    def __enter__(self) -> LocalScan:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def scan(self, X: np.ndarray, P: np.ndarray | None, bounds: PairBounds, *, tol: float = 0.0,
+             block_rows: int | None = None, factor: np.ndarray | None = None, exact_values: bool = True,
+             distances: PairDistances | None = None,
+             progress: Callable[[int], object] | None = None) -> ScanResult:
+        """:func:`~sdpembed.solvers.numax.pair_scan.scan_pair_violations` (see there)."""
+        return scan_pair_violations(X, P, bounds, tol=tol, block_rows=block_rows, factor=factor,
+                                    exact_values=exact_values, distances=distances, progress=progress)
+
+    def max_violation(self, instance: Any, P: np.ndarray, *,
+                      progress: Callable[[int], object] | None = None) -> float:
+        """``instance.max_violation(P, progress=progress)``."""
+        return instance.max_violation(P, progress=progress)
+
+
+def resolve_scan_backend(backend: object) -> ScanBackend:
+    """The backend of a solver's ``scan_backend`` argument: None or ``"local"`` is :class:`LocalScan`;
+    a :class:`ScanBackend` (e.g. a :class:`DaskScan`) is itself."""
+    if backend is None or (isinstance(backend, str) and backend == "local"):
+        return LocalScan()
+    if isinstance(backend, ScanBackend):
+        return backend
+    raise ValueError(f"scan_backend must be None, 'local' or a ScanBackend (e.g. a DaskScan), got {backend!r}")
+
+
+# ------------------------------------------------------------------ the tasks (run on the workers)
+def _distances_task(points: tuple[np.ndarray, np.ndarray], start: int, stop: int) -> tuple[np.ndarray, ...]:
+    X, norms2 = points
+    return distance_block(X, norms2, start, stop)
+
+
+def _scan_task(points: tuple[np.ndarray, np.ndarray], scan: ScanRound, bounds: PairBounds,
+               block: tuple[np.ndarray, ...] | tuple[int, int]) -> BlockScan:
+    X, norms2 = points
+    if len(block) == 2:                              # a block whose distances are not kept
+        block = distance_block(X, norms2, *block)
+    return scan_block(X, scan, bounds, block)
+
+
+def _violation_task(instance: Any, P: np.ndarray, start: int, stop: int) -> float:
+    return float(instance.max_violation(P, pairs=(start, stop)))
+
+
+class DaskScan:
+    """The scan of all pairs on a ``dask.distributed`` cluster (see the module docstring).
+
+    Parameters
+    ----------
+    client : distributed.Client, optional
+        A client of a running cluster (not closed by :meth:`close`).
+    n_workers : int, optional
+        Without ``client`` or ``scheduler``: start a ``LocalCluster`` of this many worker
+        processes, one thread each (default: the machine's cores), at the first scan.
+    scheduler : str, optional
+        Address of a running scheduler (``tcp://host:8786``), connected to at the first scan.
+    cache_pairs : int, optional
+        Keep the P-independent part of the scan on the workers while the points have at most this
+        many pairs (24 bytes a pair; default 10 million a worker); beyond, every scan recomputes it.
+
+    Use it as a context manager, or call :meth:`close`, to stop a cluster it started.
+    """
+
+    def __init__(self, client: Any = None, *, n_workers: int | None = None, scheduler: str | None = None,
+                 cache_pairs: int | None = None) -> None:
+        if sum(value is not None for value in (client, n_workers, scheduler)) > 1:
+            raise ValueError("give at most one of client, n_workers and scheduler")
+        if n_workers is not None and (isinstance(n_workers, bool) or not isinstance(n_workers, int)
+                                      or n_workers < 1):
+            raise ValueError(f"n_workers must be an integer >= 1, got {n_workers!r}")
+        if scheduler is not None and (not isinstance(scheduler, str) or not scheduler):
+            raise ValueError(f"scheduler must be an address such as 'tcp://host:8786', got {scheduler!r}")
+        if cache_pairs is not None and (isinstance(cache_pairs, bool) or not isinstance(cache_pairs, int)
+                                        or cache_pairs < 0):
+            raise ValueError(f"cache_pairs must be an integer >= 0, got {cache_pairs!r}")
+        self._client, self._owns = client, client is None
+        self._cluster = None
+        self.n_workers, self.scheduler = n_workers, scheduler
+        self.cache_pairs = cache_pairs
+        # what was sent to the workers, kept with the object it was sent for (compared by identity)
+        self._points: tuple[Any, Any] | None = None      # (distances, future of (X, norms2))
+        self._blocks: dict[int, Any] = {}                # first row of a block -> future of its distances
+        self._bounds: tuple[Any, Any] | None = None      # (bounds, future)
+        self._instance: tuple[Any, Any] | None = None    # (instance, future)
+
+    # ------------------------------------------------------------------ the cluster
+    @property
+    def client(self) -> Any:
+        """The ``distributed.Client`` (the cluster is started or connected to at first use)."""
+        if self._client is None:
+            from distributed import Client, LocalCluster  # at first use (DESIGN.md, "Start-up")
+
+            if self.scheduler is not None:
+                self._client = Client(self.scheduler)
+            else:
+                self._cluster = LocalCluster(n_workers=self.n_workers, threads_per_worker=1, processes=True,
+                                             dashboard_address=None)
+                self._client = Client(self._cluster)
+        return self._client
+
+    def workers(self) -> int:
+        """The number of workers of the cluster now."""
+        return max(1, len(self.client.scheduler_info()["workers"]))
+
+    def close(self) -> None:
+        """Drop the data held on the workers; close the client and the cluster this object started."""
+        self._points, self._blocks, self._bounds, self._instance = None, {}, None, None
+        if self._owns and self._client is not None:
+            self._client.close()
+            if self._cluster is not None:
+                self._cluster.close()
+            self._client = self._cluster = None
+
+    def __enter__(self) -> DaskScan:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        where = (f"scheduler={self.scheduler!r}" if self.scheduler is not None
+                 else "client" if not self._owns else f"n_workers={self.n_workers}")
+        return f"DaskScan({where})"
+
+    def _scatter(self, value: Any) -> Any:
+        """A future of ``value`` held by every worker."""
+        return self.client.scatter([value], broadcast=True, hash=False)[0]
+
+
+    def _wait(self, futures: list[Any], sizes: list[int], progress: Callable[[int], object] | None) -> list[Any]:
+        """The results of ``futures`` in their order, ``progress(size)`` told as each one ends."""
+        if progress is not None:
+            from distributed import as_completed  # at first use (DESIGN.md, "Start-up")
+
+            size_of = {future.key: size for future, size in zip(futures, sizes, strict=True)}
+            for future in as_completed(futures):
+                progress(size_of[future.key])
+        return self.client.gather(futures)
+
+    # ------------------------------------------------------------------ the scans
+    def scan(self, X: np.ndarray, P: np.ndarray | None, bounds: PairBounds, *, tol: float = 0.0,
+             block_rows: int | None = None, factor: np.ndarray | None = None, exact_values: bool = True,
+             distances: PairDistances | None = None,
+             progress: Callable[[int], object] | None = None) -> ScanResult:
+        """:func:`~sdpembed.solvers.numax.pair_scan.scan_pair_violations` on the cluster (the same result)."""
+        if distances is None and self._points is not None and self._points[0].X is X and (
+                block_rows is None or block_rows == self._points[0].block_rows):
+            distances = self._points[0]                  # the same points again: nothing to send
+        if distances is None or distances.X is not X:
+            distances = PairDistances(X, block_rows)
+        X = distances.X
+        n = X.shape[0]
+        client = self.client
+        if self._points is None or self._points[0] is not distances:
+            self._points, self._blocks = (distances, self._scatter((X, distances.norms2))), {}
+        points = self._points[1]
+        if self._bounds is None or self._bounds[0] is not bounds:
+            self._bounds = (bounds, self._scatter(bounds))
+        scan = self._scatter(scan_round(X, P, factor, tol, exact_values))
+        limit = 10_000_000 * self.workers() if self.cache_pairs is None else self.cache_pairs
+        keep = pair_count(n) <= limit
+        futures, sizes = [], []
+        for start in distances.starts():
+            stop = min(start + distances.block_rows, n - 1)
+            block: Any = (start, stop)
+            if keep:
+                if start not in self._blocks:
+                    self._blocks[start] = client.submit(_distances_task, points, start, stop, pure=False)
+                block = self._blocks[start]
+            futures.append(client.submit(_scan_task, points, scan, self._bounds[1], block, pure=False))
+            sizes.append(int((n - 1 - np.arange(start, stop)).sum()))
+        return merge_block_scans([[result] for result in self._wait(futures, sizes, progress)])
+
+    def max_violation(self, instance: Any, P: np.ndarray, *,
+                      progress: Callable[[int], object] | None = None) -> float:
+        """``instance.max_violation(P)`` of a point-form instance, its ranges of pairs scanned on the
+        cluster (blocks of 65,536 pairs, as in this process); other instances are checked here."""
+        if not getattr(instance, "point_form", False):
+            return instance.max_violation(P, progress=progress)
+        total = instance.n_constraints
+        client = self.client
+        if self._instance is None or self._instance[0] is not instance:
+            self._instance = (instance, self._scatter(instance))
+        matrix = self._scatter(np.asarray(P, dtype=np.float64))
+        # about four tasks a worker, each a whole number of the blocks this process would check
+        step = VERIFY_BLOCK * max(1, math.ceil(total / (4 * self.workers() * VERIFY_BLOCK)))
+        starts = range(0, total, step)
+        futures = [client.submit(_violation_task, self._instance[1], matrix, a, min(a + step, total), pure=False)
+                   for a in starts]
+        sizes = [min(a + step, total) - a for a in starts]
+        return max(self._wait(futures, sizes, progress), default=0.0)

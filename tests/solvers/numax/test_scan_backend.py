@@ -1,0 +1,189 @@
+"""The all-pairs scan behind a backend: the Dask backend on a two-process LocalCluster gives the local
+scan's output exactly — the violators in the same order with the same values, the same worst
+violation — and so the same NuMax-CG, NuMax-Class CG, FroMax/NILE-Pro CG and verify results.
+
+The workers run one BLAS thread (Dask's default), and a BLAS product's rounding depends on its thread
+count: the local runs compared with them run one thread too."""
+
+import numpy as np
+import pytest
+from threadpoolctl import threadpool_limits
+
+from sdpembed import NuMaxClassInstance, NuMaxInstance
+from sdpembed.datasets import gaussian_points, translating_squares
+from sdpembed.secants import pair_count
+from sdpembed.solvers.near_isometric.rank_adjust import near_isometric_cg, rank_adjust_cg
+from sdpembed.solvers.numax.column_generation import column_generation
+from sdpembed.solvers.numax.pair_scan import PairDistances, scan_pair_violations
+from sdpembed.solvers.numax.scan_backend import DaskScan, LocalScan, resolve_scan_backend
+from sdpembed.validation.verify import verify_solution
+
+from ...conftest import digits_points
+
+distributed = pytest.importorskip("distributed")
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as c:
+            yield c
+
+
+@pytest.fixture
+def dask_scan(client):
+    with DaskScan(client) as backend, threadpool_limits(1):
+        yield backend
+
+
+def _same_scan(a, b):
+    for key in ("i", "j", "violation"):
+        np.testing.assert_array_equal(getattr(a, key), getattr(b, key))
+    assert a.max_violation == b.max_violation and a.n_pairs == b.n_pairs
+
+
+def _points_and_bounds(one_sided):
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((45, 6))
+    X[5] = X[3]                                     # a duplicate point: its zero secant is skipped
+    labels = rng.integers(0, 3, 45)
+
+    def bounds(i, j):
+        if not one_sided:
+            return np.full(i.shape, 0.7), np.full(i.shape, 1.3)
+        same = labels[i] == labels[j]
+        return np.where(same, -np.inf, 0.7), np.where(same, 1.3, np.inf)
+
+    B = rng.standard_normal((6, 3))
+    return X, bounds, B @ B.T / 3, B.T
+
+
+@pytest.mark.parametrize("block_rows", [4, None])
+@pytest.mark.parametrize("one_sided", [False, True])
+@pytest.mark.parametrize("exact_values", [True, False])
+def test_dask_scan_returns_the_local_scan(dask_scan, block_rows, one_sided, exact_values):
+    X, bounds, P, factor = _points_and_bounds(one_sided)
+    for tol, given in ((1e-9, None), (1e-3, factor), (np.inf, factor)):
+        local = scan_pair_violations(X, P, bounds, tol=tol, block_rows=block_rows, factor=given,
+                                     exact_values=exact_values)
+        distances = PairDistances(X, block_rows)
+        counted = []
+        for _ in range(2):                          # the second scan reuses the distances kept on the workers
+            remote = dask_scan.scan(X, P, bounds, tol=tol, block_rows=block_rows, factor=given,
+                                    exact_values=exact_values, distances=distances, progress=counted.append)
+            _same_scan(remote, local)
+        assert sum(counted) == 2 * pair_count(X.shape[0])
+        assert len(counted) == 2 * len(distances.starts()) and (block_rows is None or len(counted) > 10)
+    assert tol == np.inf and local.i.size == 0 and np.isfinite(local.max_violation)
+
+
+def test_dask_scan_recomputes_distances_beyond_its_cache(client):
+    X, bounds, P, _ = _points_and_bounds(False)
+    with DaskScan(client, cache_pairs=0) as backend, threadpool_limits(1):
+        for _ in range(2):
+            _same_scan(backend.scan(X, P, bounds, tol=1e-9, block_rows=5),
+                       scan_pair_violations(X, P, bounds, tol=1e-9, block_rows=5))
+        assert backend._blocks == {}
+
+
+def test_numax_cg_on_dask_gives_the_local_result(dask_scan):
+    X = translating_squares(7, 3)
+    options = {"initial_pairs": 60, "max_add": 40, "random_state": 0, "block_rows": 6}
+    local = column_generation(X, NuMaxInstance(delta=0.1, X=X).bounds_of_pairs, **options)
+    remote = column_generation(X, NuMaxInstance(delta=0.1, X=X).bounds_of_pairs, scan_backend=dask_scan, **options)
+    assert local.status == "optimal" and local.extra["rounds"] >= 2
+    assert remote.status == local.status and remote.objective == local.objective
+    np.testing.assert_array_equal(remote.solution, local.solution)
+    np.testing.assert_array_equal(remote.extra["pairs"], local.extra["pairs"])
+    assert remote.dual_bound == local.dual_bound and remote.max_violation == local.max_violation
+
+
+def test_numax_class_cg_on_dask_gives_the_local_result(dask_scan):
+    from sklearn.datasets import load_digits
+
+    X, y = load_digits(return_X_y=True)
+    keep = np.flatnonzero(y < 3)[:36]
+    instance = NuMaxClassInstance(delta=0.2, X=X[keep] / 16.0, y=y[keep])
+    options = {"initial_pairs": 80, "max_add": 50, "random_state": 1, "block_rows": 5}
+    local = column_generation(instance.X, instance.bounds_of_pairs, problem="numax_class", **options)
+    remote = column_generation(instance.X, instance.bounds_of_pairs, problem="numax_class",
+                               scan_backend=dask_scan, **options)
+    assert local.status == "optimal" and local.extra["rounds"] >= 2
+    assert remote.objective == local.objective
+    np.testing.assert_array_equal(remote.solution, local.solution)
+    np.testing.assert_array_equal(remote.extra["pairs"], local.extra["pairs"])
+
+
+@pytest.mark.parametrize("method", ["nilepro", "fromax"])
+def test_near_isometric_cg_on_dask_gives_the_local_result(dask_scan, method):
+    X = gaussian_points(30, 8, random_state=4)
+    options = {"method": method, "initial_pairs": 20, "initial_neighbors": 0, "max_add": 20, "random_state": 0,
+               "max_iter": 2000, "block_rows": 4}
+    local = near_isometric_cg(X, 0.3, 7, **options)
+    remote = near_isometric_cg(X, 0.3, 7, scan_backend=dask_scan, **options)
+    assert local.status == "converged" and local.extra["rounds"] >= 2
+    assert remote.status == local.status and remote.isometry == local.isometry
+    np.testing.assert_array_equal(remote.Psi, local.Psi)
+    np.testing.assert_array_equal(remote.extra["pairs"], local.extra["pairs"])
+
+
+def test_rank_adjust_cg_on_dask_gives_the_local_result(dask_scan):
+    X = gaussian_points(24, 6, random_state=5)
+    options = {"method": "nilepro", "initial_pairs": 60, "random_state": 0, "max_iter": 300, "block_rows": 4}
+    local = rank_adjust_cg(X, 0.3, **options)
+    remote = rank_adjust_cg(X, 0.3, scan_backend=dask_scan, **options)
+    assert remote.rank == local.rank and remote.isometry == local.isometry
+    np.testing.assert_array_equal(remote.Psi, local.Psi)
+
+
+def test_verify_on_dask_gives_the_local_verdict(client):
+    X = digits_points(40)
+    y = np.arange(40) % 3
+    rng = np.random.default_rng(2)
+    B = rng.standard_normal((X.shape[1], 10))
+    P = B @ B.T / 30
+    # blocks of 65,536 pairs on the workers, as in this process: the instance needs more pairs than one
+    big = gaussian_points(420, 5, random_state=1)
+    Q = np.diag([1.15, 1.0, 1.0, 0.95, 1.0])
+    with DaskScan(client) as backend, threadpool_limits(1):
+        for instance, matrix in ((NuMaxInstance(delta=0.2, X=X), P), (NuMaxClassInstance(delta=0.2, X=X, y=y), P),
+                                 (NuMaxInstance(delta=0.1, X=big), Q)):
+            local = verify_solution(instance, matrix, optimum=1.0)
+            counted = []
+            remote = verify_solution(instance, matrix, optimum=1.0, scan_backend=backend, progress=True)
+            assert repr(remote.to_dict()) == repr(local.to_dict())          # NaN gaps (no bound) alike
+            assert remote.max_violation == instance.max_violation(matrix) > 0
+            assert backend.max_violation(instance, matrix, progress=counted.append) == local.max_violation
+            assert sum(counted) == instance.n_constraints
+        assert pair_count(420) > 65536
+        # a secant-form instance is checked in this process
+        secants = NuMaxInstance.from_points(X, 0.2)
+        assert backend.max_violation(secants, P) == secants.max_violation(P)
+
+
+def test_max_violation_of_a_range_of_pairs():
+    X = gaussian_points(30, 4, random_state=0)
+    instance = NuMaxInstance(delta=0.1, X=X)
+    P = np.diag([1.3, 1.0, 0.9, 1.0])
+    parts = [instance.max_violation(P, block_size=17, pairs=(a, min(a + 50, 435))) for a in range(0, 435, 50)]
+    assert max(parts) == instance.max_violation(P) > 0
+    with pytest.raises(ValueError, match="pairs must be a range"):
+        instance.max_violation(P, pairs=(10, 436))
+
+
+def test_backend_arguments():
+    assert isinstance(resolve_scan_backend(None), LocalScan)
+    assert isinstance(resolve_scan_backend("local"), LocalScan)
+    backend = DaskScan(n_workers=2)
+    assert resolve_scan_backend(backend) is backend and "n_workers=2" in repr(backend)
+    backend.close()                                     # never started: nothing to stop
+    with pytest.raises(ValueError, match="scan_backend must be"):
+        resolve_scan_backend("dask")
+    with pytest.raises(ValueError, match="at most one"):
+        DaskScan(n_workers=2, scheduler="tcp://127.0.0.1:8786")
+    with pytest.raises(ValueError, match="n_workers"):
+        DaskScan(n_workers=0)
+    with pytest.raises(ValueError, match="cache_pairs"):
+        DaskScan(cache_pairs=-1)
+    with pytest.raises(ValueError, match="scan_backend must be"):
+        column_generation(translating_squares(5, 2), lambda i, j: (i * 0.0 + 0.9, i * 0.0 + 1.1), scan_backend=3)
