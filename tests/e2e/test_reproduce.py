@@ -37,3 +37,22 @@ def test_an_unknown_experiment_is_a_usage_error(tmp_path):
         script.main(["--paper", "numax", "--only", "fig99", "--results", str(tmp_path), "--report",
                      str(tmp_path / "R.md")])
     assert info.value.code == 2
+
+
+def test_the_blob_experiments_run_quick_with_the_refinement_study_and_mip(tmp_path):
+    script = load_script("reproduce")
+    argv = ["--paper", "numax", "--only", "fig10,fig11", "--quick", "--results", str(tmp_path / "results"),
+            "--report", str(tmp_path / "REPRODUCTION.md"), "--set", "image_size=10", "--set", "sigma=2.0",
+            "--set", "deltas=[0.4]"]
+    assert script.main(argv) == 0
+    fig10 = json.loads((tmp_path / "results" / "numax" / "fig10.json").read_text())
+    assert [r["stride"] for r in fig10["rows"]["refinement"]] == [4, 2, 1]
+    assert all(r["status"] == "optimal" for r in fig10["rows"]["refinement"])
+    assert "Grid refinement at δ_learn" in fig10["agreement"]
+    fig11 = json.loads((tmp_path / "results" / "numax" / "fig11.json").read_text())
+    (row,) = fig11["rows"]
+    assert {f"{m}_{s}" for m in ("numax", "gaussian") for s in fig11["config"]["snrs_db"]} <= set(row)
+    assert all(row[k] >= 0.0 for k in row if k.startswith(("numax_", "gaussian_")))
+    for key in ("fig10", "fig11"):
+        assert (tmp_path / "results" / "numax" / f"{key}.png").read_bytes()[:4] == b"\x89PNG"
+    assert "Manifold Iterative Pursuit" in (tmp_path / "REPRODUCTION.md").read_text()
