@@ -39,20 +39,34 @@ def test_an_unknown_experiment_is_a_usage_error(tmp_path):
     assert info.value.code == 2
 
 
+
+def _run_quick(tmp_path, keys: str, **settings) -> dict:
+    """Run ``--only keys --quick`` with the settings overridden; the JSON record of each experiment."""
+    argv = ["--paper", "numax", "--only", keys, "--quick", "--results", str(tmp_path / "results"),
+            "--report", str(tmp_path / "REPRODUCTION.md")]
+    for key, value in settings.items():
+        argv += ["--set", f"{key}={json.dumps(value)}"]
+    assert load_script("reproduce").main(argv) == 0
+    out = tmp_path / "results" / "numax"
+    for key in keys.split(","):
+        assert (out / f"{key}.png").read_bytes()[:4] == b"\x89PNG"
+    return {key: json.loads((out / f"{key}.json").read_text()) for key in keys.split(",")}
+
+
 def test_the_blob_experiments_run_quick_with_the_refinement_study_and_mip(tmp_path):
-    script = load_script("reproduce")
-    argv = ["--paper", "numax", "--only", "fig10,fig11", "--quick", "--results", str(tmp_path / "results"),
-            "--report", str(tmp_path / "REPRODUCTION.md"), "--set", "image_size=10", "--set", "sigma=2.0",
-            "--set", "deltas=[0.4]"]
-    assert script.main(argv) == 0
-    fig10 = json.loads((tmp_path / "results" / "numax" / "fig10.json").read_text())
-    assert [r["stride"] for r in fig10["rows"]["refinement"]] == [4, 2, 1]
-    assert all(r["status"] == "optimal" for r in fig10["rows"]["refinement"])
-    assert "Grid refinement at δ_learn" in fig10["agreement"]
-    fig11 = json.loads((tmp_path / "results" / "numax" / "fig11.json").read_text())
-    (row,) = fig11["rows"]
-    assert {f"{m}_{s}" for m in ("numax", "gaussian") for s in fig11["config"]["snrs_db"]} <= set(row)
+    records = _run_quick(tmp_path, "fig10,fig11", image_size=10, sigma=2.0, deltas=[0.4])
+    refinement = records["fig10"]["rows"]["refinement"]
+    assert [r["stride"] for r in refinement] == [4, 2, 1] and all(r["status"] == "optimal" for r in refinement)
+    assert "Grid refinement at δ_learn" in records["fig10"]["agreement"]
+    (row,) = records["fig11"]["rows"]
+    assert {f"{m}_{s}" for m in ("numax", "gaussian") for s in records["fig11"]["config"]["snrs_db"]} <= set(row)
     assert all(row[k] >= 0.0 for k in row if k.startswith(("numax_", "gaussian_")))
-    for key in ("fig10", "fig11"):
-        assert (tmp_path / "results" / "numax" / f"{key}.png").read_bytes()[:4] == b"\x89PNG"
     assert "Manifold Iterative Pursuit" in (tmp_path / "REPRODUCTION.md").read_text()
+
+
+def test_the_squares_figures_4_and_5_run_quick(tmp_path):
+    records = _run_quick(tmp_path, "fig4,fig5", image_size=10, square_size=5, n_secants=120)
+    stats = records["fig4"]["rows"]["stats"]
+    assert set(stats) == {"numax", "pca", "gaussian"}
+    assert stats["pca"]["max"] <= 1e-9                                  # PCA on the secants is contractive
+    assert [r["delta"] for r in records["fig5"]["rows"]] == records["fig5"]["config"]["deltas"]
