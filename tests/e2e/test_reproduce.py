@@ -70,3 +70,14 @@ def test_the_squares_figures_4_and_5_run_quick(tmp_path):
     assert set(stats) == {"numax", "pca", "gaussian"}
     assert stats["pca"]["max"] <= 1e-9                                  # PCA on the secants is contractive
     assert [r["delta"] for r in records["fig5"]["rows"]] == records["fig5"]["config"]["deltas"]
+
+
+def test_figures_7_and_13_run_quick(tmp_path):
+    records = _run_quick(tmp_path, "fig7,fig13", seed=1)
+    rows = records["fig7"]["rows"]
+    assert [r["n_points"] for r in rows] == records["fig7"]["config"]["sizes"]
+    assert all(0.0 < r["active_fraction"] <= 1.0 and r["cg_status"] == "optimal" for r in rows)
+    learned = records["fig13"]["rows"]["learned"]
+    assert {r["method"] for r in learned} == {"numax", "numax_class"} and all(r["status"] == "optimal" for r in learned)
+    assert {r["M"] for r in records["fig13"]["rows"]["fixed"]} == {r["M"] for r in learned}
+    assert "Isolet" in records["fig13"]["departures"]
