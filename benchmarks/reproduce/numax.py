@@ -452,6 +452,21 @@ def _knn_kept(Y_db: np.ndarray, Y_q: np.ndarray, truth: np.ndarray, ks: list[int
     return out
 
 
+def _fig9_verdict(raw: list[dict], ks: list[int]) -> tuple[str, str]:
+    """Fig. 9's verdict from its rows: does NuMax-CG keep the most true neighbours, for every k, at every M?"""
+    wins = [(r["M"], all(r["numax"][k] >= max(r["pca"][k], r["gaussian"][k]) for k in ks)) for r in raw]
+    above45 = [w for M, w in wins if M > 45]
+    all_win = all(w for _, w in wins)
+    agreement = (("NuMax-CG keeps the most true neighbours for every k at every M run" if all_win else
+                  "NuMax-CG does not keep the most true neighbours for every k at every M: it wins at M = "
+                  + (", ".join(str(M) for M, w in wins if w) or "none") + " and loses at M = "
+                  + ", ".join(str(M) for M, w in wins if not w))
+                 + (f"; it wins in {sum(above45)} of the {len(above45)} runs with M > 45" if above45
+                    else "; no run has M > 45")
+                 + " (published: NuMax-CG best for M > 45, every k).")
+    return ("reproduced in trend" if all_win else "differs"), agreement
+
+
 def fig9(config: dict, png: Path) -> Outcome:
     """Fig. 9 — approximate nearest neighbours: the fraction of the true k-NN kept after embedding.
 
@@ -487,16 +502,7 @@ def fig9(config: dict, png: Path) -> Outcome:
         print(f"  δ {delta}: M {M} {result.status}  NuMax {row['numax']}  PCA {row['pca']}", flush=True)
     rows = [[r["delta"], r["M"], r["status"],
              *(f"{r[m][k]:.3f}" for m in ("numax", "pca", "gaussian") for k in (ks[0], ks[-1]))] for r in raw]
-    wins = [(r["M"], all(r["numax"][k] >= max(r["pca"][k], r["gaussian"][k]) for k in ks)) for r in raw]
-    above45 = [w for M, w in wins if M > 45]
-    all_win = all(w for _, w in wins)
-    verdict = "reproduced in trend" if all_win else "differs"
-    agreement = (("NuMax-CG keeps the most true neighbours for every k at every M run" if all_win else
-                  "NuMax-CG does not keep the most true neighbours for every k at every M: it wins at M = "
-                  + (", ".join(str(M) for M, w in wins if w) or "none") + " and loses at M = "
-                  + ", ".join(str(M) for M, w in wins if not w))
-                 + (f"; {sum(above45)} of {len(above45)} runs have M > 45" if above45 else "; no run has M > 45")
-                 + " (published: NuMax-CG best for M > 45, every k).")
+    verdict, agreement = _fig9_verdict(raw, ks)
     fig, axes = plt.subplots(1, len(raw), figsize=(4 * len(raw), 3.5), squeeze=False)
     for ax, r in zip(axes[0], raw, strict=True):
         for name, style in (("numax", "ko-"), ("pca", "bs-"), ("gaussian", "r^-")):
