@@ -81,3 +81,10 @@ def test_figures_7_and_13_run_quick(tmp_path):
     assert {r["method"] for r in learned} == {"numax", "numax_class"} and all(r["status"] == "optimal" for r in learned)
     assert {r["M"] for r in records["fig13"]["rows"]["fixed"]} == {r["M"] for r in learned}
     assert "Isolet" in records["fig13"]["departures"]
+
+
+def test_the_fig9_reason_test_runs_quick(tmp_path):
+    records = _run_quick(tmp_path, "fig9_spread", n_database=150, n_queries=40, ks=[1, 5])
+    (row,) = records["fig9_spread"]["rows"]
+    assert all(0.0 <= row[f"{m}_measure"] and 0.0 <= row[m]["5"] <= 1.0 for m in ("numax", "pca", "gaussian"))
+    assert "spread" in records["fig9_spread"]["agreement"]
