@@ -498,7 +498,8 @@ def _fig9_verdict(raw: list[dict], ks: list[int]) -> tuple[str, str]:
                   + ", ".join(str(M) for M, w in wins if not w))
                  + (f"; it wins in {sum(above45)} of the {len(above45)} runs with M > 45" if above45
                     else "; no run has M > 45")
-                 + " (published: NuMax-CG best for M > 45, every k).")
+                 + " (published: NuMax-CG best for M > 45, every k)"
+                 + ("." if all_win else "; the reason proposed is tested in the next section, the reason test."))
     return ("reproduced in trend" if all_win else "differs"), agreement
 
 
