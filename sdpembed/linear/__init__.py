@@ -4,7 +4,8 @@ PCA (exact and randomized), random projections (Gaussian, Rademacher), LDA, ADAG
 Tsourakakis), the sparse-linear-model projection (Gkioulekas & Zickler), the factor Ψ = Λ^½Uᵀ of
 a learned PSD matrix (NuMax (5)), NuMax and NuMax-Class (the SDPs (4) and (7), :mod:`.numax`),
 FroMax and NILE-Pro (Luo et al.), and the dispatch table :data:`LINEAR_METHODS` / :func:`embed`
-over all of them.
+over all of them; and what a map's measurements are used for: recovering a manifold-modelled
+signal by Manifold Iterative Pursuit (:mod:`.recovery`).
 
 References
 ----------
@@ -20,6 +21,9 @@ References
 .. [4] J. Luo, K. Shapiro, H.-J. M. Shi, Q. Yang and K. Zhu, "Practical algorithms for learning
    near-isometric linear embeddings", SIAM Undergraduate Research Online 9, 2016
    (arXiv:1601.00062). Implemented here: Algorithms 1–4.
+.. [5] P. Shah and V. Chandrasekaran, "Iterative projections for signal identification on
+   manifolds: algorithms and recovery guarantees", Proceedings of the 49th Allerton Conference
+   on Communication, Control, and Computing, 2011. Implemented here: Manifold Iterative Pursuit.
 """
 
 from .._lazy import lazy_exports
@@ -35,6 +39,7 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     ".near_isometric": ("FroMax", "NILEPro"),
     ".numax": ("NuMax", "NuMaxClass"),
     ".pca": ("PCA", "RandomizedPCA", "pca_projection", "principal_directions", "randomized_pca_projection"),
+    ".recovery": ("SampledManifold", "manifold_iterative_pursuit"),
     ".random_projection": ("GaussianProjection", "RademacherProjection", "gaussian_projection", "jl_dimension",
                            "rademacher_projection"),
     ".sparse_linear_model": ("KernelSparseLinearProjection", "SparseLinearProjection",
@@ -56,6 +61,7 @@ __all__ = [
     "PCA",
     "RademacherProjection",
     "RandomizedPCA",
+    "SampledManifold",
     "Selection",
     "SparseLinearProjection",
     "adagio_projection",
@@ -66,6 +72,7 @@ __all__ = [
     "kernel_sparse_linear_coefficients",
     "lda_projection",
     "learn_dictionary",
+    "manifold_iterative_pursuit",
     "numerical_rank",
     "pca_projection",
     "principal_directions",

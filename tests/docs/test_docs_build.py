@@ -1,9 +1,10 @@
 """The documentation site builds with warnings as errors and every cross-reference resolved
 (``-W --keep-going -n``, the command of docs/development.md), and has the pages it promises: the
 landing page with the feature table, a user-guide page per method, the grading page, the
-command-line reference with every subcommand, the API page of ``sdpembed.solve``, and each
-notebook's page with the figures stored in the notebook, and the grading page with every file of examples/
-as it is (the worked examples it prints are the files tests/e2e/test_examples.py grades)."""
+command-line reference with every subcommand, the API page of ``sdpembed.solve``, each
+notebook's page with the figures stored in the notebook, REPRODUCTION.md's page with its figures,
+and the grading page with every file of examples/ as it is (the worked examples it prints are the
+files tests/e2e/test_examples.py grades)."""
 
 from __future__ import annotations
 
@@ -25,8 +26,8 @@ pytestmark = pytest.mark.docs
 ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
 PAGES = ["index", "usage", "guide/index", "guide/numax", "guide/lmnn", "guide/mvu", "guide/linear", "grading",
-         "notebooks", "cli", "api", "generated/sdpembed.solve", "equations", "benchmarks", "design", "modules",
-         "development", "changelog", "citing"]
+         "notebooks", "cli", "api", "generated/sdpembed.solve", "equations", "benchmarks", "reproduction",
+         "design", "modules", "development", "changelog", "citing"]
 
 
 @pytest.fixture(scope="module")
@@ -99,3 +100,13 @@ def test_notebook_page_shows_its_figures(site, notebook):
     assert outputs > 0, f"{notebook.name} is stored without outputs (python notebooks/refresh.py)"
     assert stored > 0, f"{notebook.name} has outputs but no stored figure"
     assert html.count("<img") >= stored, f"{notebook.name}: {stored} figures stored, fewer <img> on its page"
+
+
+def test_reproduction_page_shows_every_figure_of_reproduction_md(site):
+    figures = re.findall(r"!\[[^\]]*\]\(([^)]+\.png)\)", (ROOT / "REPRODUCTION.md").read_text(encoding="utf-8"))
+    assert figures, "REPRODUCTION.md links no figure"
+    html = (site / "reproduction.html").read_text(encoding="utf-8")
+    assert "Reproducing the papers" in html
+    missing = [figure for figure in figures if not (ROOT / figure).is_file()]
+    assert not missing, f"REPRODUCTION.md links figures that do not exist: {missing}"
+    assert html.count("<img") >= len(figures)          # Sphinx copies each into _images (renaming same names)

@@ -53,3 +53,53 @@ def test_every_quick_experiment_of_a_paper_writes_its_outputs(tmp_path, paper):
         assert record["mode"] == "quick" and record["verdict"] in load_reproduce("common").VERDICTS
         assert (tmp_path / "results" / paper / f"{experiment.key}.png").read_bytes()[:4] == b"\x89PNG"
         assert f"### {experiment.title} — *{record['verdict']}*" in text
+
+
+def _run_quick(tmp_path, keys: str, **settings) -> dict:
+    """Run ``--only keys --quick`` with the settings overridden; the JSON record of each experiment."""
+    argv = ["--paper", "numax", "--only", keys, "--quick", "--results", str(tmp_path / "results"),
+            "--report", str(tmp_path / "REPRODUCTION.md")]
+    for key, value in settings.items():
+        argv += ["--set", f"{key}={json.dumps(value)}"]
+    assert load_script("reproduce").main(argv) == 0
+    out = tmp_path / "results" / "numax"
+    for key in keys.split(","):
+        assert (out / f"{key}.png").read_bytes()[:4] == b"\x89PNG"
+    return {key: json.loads((out / f"{key}.json").read_text()) for key in keys.split(",")}
+
+
+def test_the_blob_experiments_run_quick_with_the_refinement_study_and_mip(tmp_path):
+    records = _run_quick(tmp_path, "fig10,fig11", image_size=10, sigma=2.0, deltas=[0.4])
+    refinement = records["fig10"]["rows"]["refinement"]
+    assert [r["stride"] for r in refinement] == [4, 2, 1] and all(r["status"] == "optimal" for r in refinement)
+    assert "Grid refinement at δ_learn" in records["fig10"]["agreement"]
+    (row,) = records["fig11"]["rows"]
+    assert {f"{m}_{s}" for m in ("numax", "gaussian") for s in records["fig11"]["config"]["snrs_db"]} <= set(row)
+    assert all(row[k] >= 0.0 for k in row if k.startswith(("numax_", "gaussian_")))
+    assert "Manifold Iterative Pursuit" in (tmp_path / "REPRODUCTION.md").read_text()
+
+
+def test_the_squares_figures_4_and_5_run_quick(tmp_path):
+    records = _run_quick(tmp_path, "fig4,fig5", image_size=10, square_size=5, n_secants=120)
+    stats = records["fig4"]["rows"]["stats"]
+    assert set(stats) == {"numax", "pca", "gaussian"}
+    assert stats["pca"]["max"] <= 1e-9                                  # PCA on the secants is contractive
+    assert [r["delta"] for r in records["fig5"]["rows"]] == records["fig5"]["config"]["deltas"]
+
+
+def test_figures_7_and_13_run_quick(tmp_path):
+    records = _run_quick(tmp_path, "fig7,fig13", seed=1)
+    rows = records["fig7"]["rows"]
+    assert [r["n_points"] for r in rows] == records["fig7"]["config"]["sizes"]
+    assert all(0.0 < r["active_fraction"] <= 1.0 and r["cg_status"] == "optimal" for r in rows)
+    learned = records["fig13"]["rows"]["learned"]
+    assert {r["method"] for r in learned} == {"numax", "numax_class"} and all(r["status"] == "optimal" for r in learned)
+    assert {r["M"] for r in records["fig13"]["rows"]["fixed"]} == {r["M"] for r in learned}
+    assert "Isolet" in records["fig13"]["departures"]
+
+
+def test_the_fig9_reason_test_runs_quick(tmp_path):
+    records = _run_quick(tmp_path, "fig9_spread", n_database=150, n_queries=40, ks=[1, 5])
+    (row,) = records["fig9_spread"]["rows"]
+    assert all(0.0 <= row[f"{m}_measure"] and 0.0 <= row[m]["5"] <= 1.0 for m in ("numax", "pca", "gaussian"))
+    assert "spread" in records["fig9_spread"]["agreement"]
