@@ -113,8 +113,7 @@ def test_an_iteration_limit_is_a_reason(grade_peers):
 def test_a_solver_missing_here_runs_in_the_peers_venv(grade_peers, tmp_path):
     """CVXOPT is no dependency: its row runs with the peers' virtualenv's Python when CVXPY and it are
     there, and is *not run* when that virtualenv lacks them."""
-    from peers import venv_missing
-
+    venv_missing = importlib.import_module("peers").venv_missing   # benchmarks/peers, on the path with grade_peers
     python, missing = venv_missing(str(tmp_path / "nowhere"), "cvxpy", "cvxopt")
     assert missing is not None and "does not exist" in missing
     venv = tmp_path / "venv"
