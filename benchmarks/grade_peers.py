@@ -21,8 +21,11 @@ docstring says more):
 * the five-line CVXPY models: SCS and Clarabel (core dependencies), CVXOPT if installed.
 
     python benchmarks/grade_peers.py [--numax-code DIR] [--mvu-code DIR] [--peers-venv DIR]
-                                     [--only ADAPTER,...] [--instances GLOB] [--timeout S]
-                                     [--json PATH] [--markdown PATH | --no-markdown]
+                                     [--only ADAPTER,...] [--peer TEXT] [--merge] [--instances GLOB]
+                                     [--timeout S] [--json PATH]
+
+``--peer CVXOPT --merge`` grades one peer again and keeps the other rows of the stored results, each
+row stamped by the run that made it.
 """
 
 from __future__ import annotations
@@ -88,6 +91,9 @@ def reason_in_words(records: list[dict], tolerances: dict) -> str:
                 sides.setdefault(side.group(1).split(":")[-1].split(",")[0].strip(), []).append(
                     abs(r["objective_error"]))
     words += [f"{side} by {_span(errors)} on {len(errors)}" for side, errors in sides.items()]
+    limited = [r for r in failed if "iteration limit" in r.get("stderr_tail", "")]
+    if limited:                            # the adapter says so (cvxpy_models: SCS's max_iters)
+        words.append(f"the solver stopped at its iteration limit on {len(limited)}")
     asym = [r for r in failed if any(reason.startswith("asymmetric") for reason in r["reasons"])]
     if asym:
         words.append(f"asymmetric on {len(asym)}")
@@ -158,6 +164,27 @@ def grade(peers: list[Peer], instances: list[str], timeout: float | None,
     return rows, runs
 
 
+def merged(path: Path, out: dict, stamp: dict, graded: set[str]) -> dict:
+    """``out`` (the peers of ``graded``) with the other peers' rows and runs of the results at
+    ``path``, in their order there; ``stamps`` says which run made each peer's rows."""
+    old = json.loads(path.read_text())
+    stamps = {row["peer"]: (old.get("stamps") or {}).get(row["peer"]) or old.get("run") or
+              {key: old[key] for key in ("command", "date") if key in old} for row in old["rows"]}
+    for key in ("rows", "runs"):
+        new, placed, items = out[key], set(), []
+        for item in old[key]:
+            peer = item["peer"]
+            if peer not in graded:
+                items.append(item)
+            elif peer not in placed:               # the new results where the old ones were
+                placed.add(peer)
+                items += [i for i in new if i["peer"] == peer]
+        out[key] = items + [i for i in new if i["peer"] not in placed]
+    out["stamps"] = {**{peer: s for peer, s in stamps.items() if peer not in graded},
+                     **{peer: stamp for peer in graded}}
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--numax-code", default=None, help="checkout of github.com/image-science-lab/NuMax")
@@ -167,11 +194,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", default=None, help=f"comma-separated adapters of {', '.join(ADAPTERS)}")
     parser.add_argument("--instances", action="append", default=[], metavar="GLOB")
     parser.add_argument("--timeout", type=float, default=None, help="seconds per instance (default: the peer's)")
+    parser.add_argument("--peer", action="append", default=[], metavar="TEXT",
+                        help="only the peers whose name contains TEXT (e.g. CVXOPT)")
+    parser.add_argument("--merge", action="store_true",
+                        help="keep the other peers' rows and runs of the existing --json, each stamped by its run")
     parser.add_argument("--json", default=str(ROOT / "benchmarks" / "results" / "grade_peers.json"))
     args = parser.parse_args(argv)
     options = Options(python=sys.executable, peers_venv=args.peers_venv, numax_code=args.numax_code,
                       mvu_code=args.mvu_code, octave=args.octave)
     peers = load_peers(options, args.only.split(",") if args.only else None)
+    if args.peer:
+        peers = [peer for peer in peers if any(text in peer.name for text in args.peer)]
     rows, runs = grade(peers, args.instances, args.timeout)
     print(format_table(rows))
     meta = {"date": datetime.date.today().isoformat(), "machine": platform.machine(), "cpus": os.cpu_count(),
@@ -179,7 +212,11 @@ def main(argv: list[str] | None = None) -> int:
             "threads": ", ".join(f"{key}={os.environ.get(key, 'unset')}" for key in
                                  ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")),
             "command": " ".join(["python", "benchmarks/grade_peers.py", *(argv if argv is not None else sys.argv[1:])])}
-    report.write_results(args.json, {"benchmark": "grade_peers", **meta, "rows": rows, "runs": runs})
+    out = {"benchmark": "grade_peers", **meta, "rows": rows, "runs": runs}
+    stamp = report.run_stamp(["benchmarks/grade_peers.py", *(argv if argv is not None else sys.argv[1:])])
+    if args.merge and Path(args.json).exists():
+        out = merged(Path(args.json), out, stamp, {peer.name for peer in peers})
+    report.write_results(args.json, out, stamp)
     print("regenerate BENCHMARKS.md with: python benchmarks/report.py")
     return 0
 

@@ -17,8 +17,6 @@ import sys
 from collections.abc import Iterable, Iterator
 from typing import Any, TypeVar
 
-from tqdm import tqdm
-
 __all__ = ["progress_bar", "say", "tell", "track"]
 
 T = TypeVar("T")
@@ -41,6 +39,8 @@ def progress_bar(total: int | None, desc: str, *, enabled: bool | None = None, u
         The unit's name (``pairs``, ``instances``, ...); counts of a million or more are shown
         scaled (``200M``).
     """
+    from tqdm import tqdm  # at first use (DESIGN.md, "Start-up")
+
     show = sys.stderr.isatty() if enabled is None else bool(enabled)
     return tqdm(total=total, desc=desc, unit=unit, disable=not show, file=sys.stderr, leave=False,
                 dynamic_ncols=True, unit_scale=bool(total and total >= 10**6), mininterval=0.5)
@@ -59,7 +59,11 @@ def track(items: Iterable[T], desc: str, *, enabled: bool | None = None, unit: s
 
 def tell(text: str) -> None:
     """Write a line to stderr without breaking a progress bar that is showing there."""
-    tqdm.write(text, file=sys.stderr)
+    tqdm = sys.modules.get("tqdm")
+    if tqdm is None:                    # no bar can be showing: tqdm was never imported
+        sys.stderr.write(text + "\n")
+    else:
+        tqdm.tqdm.write(text, file=sys.stderr)
     sys.stderr.flush()
 
 

@@ -64,6 +64,18 @@ def script_command(python: str, adapter: str, *args: str) -> str:
     return " ".join(shlex.quote(part) for part in parts) + " {instance} {solution}"
 
 
+def venv_missing(venv: str, *modules: str) -> tuple[str, str | None]:
+    """(the venv's python, why it cannot run ``modules`` or None), without importing them here."""
+    import subprocess
+
+    python = str(Path(venv) / "bin" / "python")
+    if not Path(python).exists():
+        return python, f"{python} does not exist (recipe: benchmarks/peers_requirements.txt)"
+    probe = subprocess.run([python, "-c", f"import importlib.util as u; assert all(map(u.find_spec, {modules!r}))"],
+                           capture_output=True, text=True)
+    return python, None if probe.returncode == 0 else f"{' or '.join(modules)} is not installed in {venv}"
+
+
 def load_peers(options: Options, names: list[str] | None = None) -> list[Peer]:
     """Every adapter's :class:`Peer` (or only those named), in the order of :data:`ADAPTERS`."""
     chosen = ADAPTERS if names is None else [name for name in ADAPTERS if name in names]

@@ -22,27 +22,14 @@ References
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 try:
-    from . import Options, Peer, Setting, script_command
+    from . import Options, Peer, Setting, script_command, venv_missing
 except ImportError:                      # run as the graded program, in the peers' virtualenv
     pass
 
 TIGHT = {"convergence_tol": 1e-9, "max_iter": 10000}
 VERSION = "0.7.0"
-
-
-def venv_missing(venv: str, module: str) -> tuple[str, str | None]:
-    """(the venv's python, why it cannot run ``module`` or None), without importing it here."""
-    import subprocess
-
-    python = str(Path(venv) / "bin" / "python")
-    if not Path(python).exists():
-        return python, f"{python} does not exist (recipe: benchmarks/peers_requirements.txt)"
-    probe = subprocess.run([python, "-c", f"import importlib.util as u; assert u.find_spec({module!r})"],
-                           capture_output=True, text=True)
-    return python, None if probe.returncode == 0 else f"{module} is not installed in {venv}"
 
 
 def peer(options: Options) -> Peer:

@@ -33,7 +33,17 @@ def render(data: dict[str, dict]) -> str:
              cell(r["max_violation"]), cell(r["max_psd_violation"]), cell(r["seconds"], ".1f"), r["why"])
             for r in doc["rows"]]
     header = ("peer", "setting", "problem", "passed", "\\|obj. error\\|", "violation", "PSD viol.", "time [s]", "why")
-    return f"""{run_line(stamp_of(doc), _fallback(doc))}
+    lines = [run_line(stamp_of(doc), _fallback(doc))]
+    # rows kept from earlier runs (grade_peers.py --merge): the peers of each earlier run
+    earlier: list[tuple[dict, list[str]]] = []
+    for peer, stamp in (doc.get("stamps") or {}).items():
+        if stamp != stamp_of(doc):
+            group = next((names for known, names in earlier if known == stamp), None)
+            if group is None:
+                earlier.append((stamp, group := []))
+            group.append(peer)
+    lines += [f"Rows of {', '.join(names)}: {run_line(stamp).removeprefix('Run: ')}" for stamp, names in earlier]
+    return f"""{chr(10).join(lines)}
 
 Each peer runs through its documented interface (adapters in `benchmarks/peers/`) and is graded by
 `sdpembed suite run` at the suite's tolerances (objective 1e-4, violation 1e-5, PSD 1e-6). Columns:

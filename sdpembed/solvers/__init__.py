@@ -2,8 +2,8 @@
 
 from .._lazy import lazy_exports
 
-# Loaded at first use (sdpembed._lazy): a solve imports its own family only (NuMax's pair scan
-# imports scikit-learn, which LMNN and MVU do not need).
+# Loaded at first use (sdpembed._lazy): a solve imports its own family only (a graded solve is a
+# fresh interpreter per instance; DESIGN.md, "Start-up").
 __getattr__, __dir__ = lazy_exports(__name__, {
     "..problems.numax_certificate": ("secant_span",),
     ".lmnn.fast": ("solve_lmnn_fast", "solve_multi_metric_fast"),

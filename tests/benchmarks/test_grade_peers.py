@@ -74,3 +74,58 @@ def test_clarabel_row_passes_small_instances(grade_peers):
     rows, _ = grade_peers.grade(clarabel, list(SMALL), None, progress=lambda _: None)
     assert {row["problem"]: (row["passed"], row["graded"]) for row in rows} == {
         "lmnn": (1, 1), "mvu_oos": (1, 1), "mvu/equality": (1, 1)}
+
+
+def test_merge_keeps_the_other_peers_rows_in_their_place(grade_peers, tmp_path):
+    """``--merge``: the graded peer's rows replace its old ones where they were, the others stay,
+    each stamped by the run that made it."""
+    import json
+
+    def row(peer, problem, passed):
+        return {"peer": peer, "problem": problem, "passed": passed}
+
+    old = {"command": "python benchmarks/grade_peers.py", "date": "2026-11-25",
+           "rows": [row("A", "lmnn", 1), row("B", "mvu", 0), row("B", "lmnn", 0), row("C", "numax", 2)],
+           "runs": [{"peer": "A", "setting": "defaults"}, {"peer": "B", "setting": "defaults"}]}
+    path = tmp_path / "grade_peers.json"
+    path.write_text(json.dumps(old))
+    new = {"rows": [row("B", "mvu", 5), row("D", "mvu", 1)], "runs": [{"peer": "B", "setting": "new"}]}
+    stamp = {"command": "python benchmarks/grade_peers.py --peer B --merge", "date": "2026-11-26"}
+    out = grade_peers.merged(path, new, stamp, {"B", "D"})
+    assert [(r["peer"], r["problem"], r["passed"]) for r in out["rows"]] == [
+        ("A", "lmnn", 1), ("B", "mvu", 5), ("C", "numax", 2), ("D", "mvu", 1)]
+    assert out["runs"] == [{"peer": "A", "setting": "defaults"}, {"peer": "B", "setting": "new"}]
+    assert out["stamps"] == {"A": {"command": old["command"], "date": old["date"]},
+                             "C": {"command": old["command"], "date": old["date"]}, "B": stamp, "D": stamp}
+
+
+def test_an_iteration_limit_is_a_reason(grade_peers):
+    """A failure whose program said it stopped at its iteration limit (cvxpy_models, SCS's max_iters)
+    says so in the table."""
+    failed = {"result": "fail", "max_violation": 0.0, "psd_violation": 1e-5, "objective_error": 0.0, "reasons": [],
+              "stderr_tail": "SCS stopped at its iteration limit after 100000 iterations\n"}
+    why = grade_peers.reason_in_words([failed, {**failed, "stderr_tail": ""}],
+                                      {"objective": 1e-4, "feasibility": 1e-5, "psd": 1e-6})
+    assert "the solver stopped at its iteration limit on 1" in why
+    assert "not PSD" in why
+
+
+def test_a_solver_missing_here_runs_in_the_peers_venv(grade_peers, tmp_path):
+    """CVXOPT is no dependency: its row runs with the peers' virtualenv's Python when CVXPY and it are
+    there, and is *not run* when that virtualenv lacks them."""
+    venv_missing = importlib.import_module("peers").venv_missing   # benchmarks/peers, on the path with grade_peers
+    python, missing = venv_missing(str(tmp_path / "nowhere"), "cvxpy", "cvxopt")
+    assert missing is not None and "does not exist" in missing
+    venv = tmp_path / "venv"
+    (venv / "bin").mkdir(parents=True)
+    (venv / "bin" / "python").symlink_to(sys.executable)
+    assert venv_missing(str(venv), "numpy", "json") == (str(venv / "bin" / "python"), None)
+    assert venv_missing(str(venv), "numpy", "no_such_module_here")[1] == \
+        f"numpy or no_such_module_here is not installed in {venv}"
+    peers = grade_peers.load_peers(grade_peers.Options(python=sys.executable, peers_venv=str(venv)), ["cvxpy_models"])
+    by_solver = {peer.name.rsplit(" ", 1)[-1]: peer for peer in peers}
+    if importlib.util.find_spec("cvxopt") is None:
+        assert by_solver["CVXOPT"].missing is not None       # the fake venv has this Python's packages: no cvxopt
+        assert "cvxopt is not installed here" in by_solver["CVXOPT"].missing
+    assert by_solver["CLARABEL"].missing is None
+    assert by_solver["CLARABEL"].settings[0].command.startswith(shlex.quote(sys.executable))

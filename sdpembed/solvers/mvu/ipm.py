@@ -53,15 +53,13 @@ from __future__ import annotations
 import time
 
 import numpy as np
-import scipy.linalg
-import scipy.sparse as sp
-from scipy.sparse.csgraph import shortest_path
 from threadpoolctl import threadpool_limits
 
 from ..._progress import say
 from ..._validate import check_positive_int
 from ...problems.mvu import DUAL_DENSE_LIMIT, algebraic_connectivity, dual_bound
 from ...results import SolveResult, build_result, relative_gap
+from ..lapack import cho_factor, cho_solve, solve_triangular
 
 __all__ = [
     "centered_basis",
@@ -88,10 +86,49 @@ def edge_gram(K: np.ndarray, edges: np.ndarray) -> np.ndarray:
 
 def _max_step(L_factor: np.ndarray, dM: np.ndarray) -> float:
     """Largest α with M + α dM ⪰ 0, given the Cholesky factor M = LLᵀ (∞ when dM ⪰ 0)."""
-    W = scipy.linalg.solve_triangular(L_factor, dM, lower=True)
-    W = scipy.linalg.solve_triangular(L_factor, W.T, lower=True)
+    W = solve_triangular(L_factor, dM, lower=True)
+    W = solve_triangular(L_factor, W.T, lower=True)
     lam = float(np.linalg.eigvalsh(0.5 * (W + W.T))[0])
     return -1.0 / lam if lam < 0 else np.inf
+
+
+def distances_from_first(n: int, edges: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Shortest-path distances from node 0 in the undirected graph of ``edges`` with nonnegative
+    ``weights`` (∞ where unreachable), by Dijkstra's method with a dense selection, O(n² + E):
+    the values of ``scipy.sparse.csgraph.shortest_path(W, directed=False, indices=[0])``."""
+    heads = np.concatenate([edges[:, 0], edges[:, 1]])
+    order = np.argsort(heads, kind="stable")
+    tails = np.concatenate([edges[:, 1], edges[:, 0]])[order]
+    lengths = np.concatenate([weights, weights])[order]
+    first = np.searchsorted(heads[order], np.arange(n + 1))
+    dist = np.full(n, np.inf)
+    dist[0] = 0.0
+    settled = np.zeros(n, dtype=bool)
+    for _ in range(n):
+        u = int(np.argmin(np.where(settled, np.inf, dist)))
+        if settled[u] or not np.isfinite(dist[u]):
+            break
+        settled[u] = True
+        near = tails[first[u]:first[u + 1]]
+        dist[near] = np.minimum(dist[near], dist[u] + lengths[first[u]:first[u + 1]])
+    return dist
+
+
+class _Slacks:
+    """G of the linear block: I (inequality slacks x) or [−I, I] (split slacks ξ = ξ⁺ − ξ⁻), applied
+    without forming it (``G(x)`` = Gx, ``G.T(y)`` = Gᵀy, ``weighted_gram(w)`` = the diagonal of G diag(w) Gᵀ)."""
+
+    def __init__(self, E: int, split: bool) -> None:
+        self.E, self.split = E, split
+
+    def __call__(self, x: np.ndarray) -> np.ndarray:
+        return x[self.E:] - x[:self.E] if self.split else x
+
+    def T(self, y: np.ndarray) -> np.ndarray:
+        return np.concatenate([-y, y]) if self.split else y
+
+    def weighted_gram(self, w: np.ndarray) -> np.ndarray:
+        return w[:self.E] + w[self.E:] if self.split else w
 
 
 def _max_step_linear(x: np.ndarray, dx: np.ndarray) -> float:
@@ -199,10 +236,10 @@ def _solve(instance, gap_tol, feas_tol, max_iter, step_fraction, verbose, time_l
 
     # linear block: G (E × p), cost c_x
     if variant == "inequality":
-        G = sp.identity(E, format="csr")
+        G = _Slacks(E, split=False)
         cost = np.zeros(E)
     elif variant == "slack":
-        G = sp.hstack([-sp.identity(E), sp.identity(E)], format="csr")
+        G = _Slacks(E, split=True)
         cost = np.full(2 * E, -instance.omega)
     else:
         G, cost = None, np.zeros(0)
@@ -216,12 +253,11 @@ def _solve(instance, gap_tol, feas_tol, max_iter, step_fraction, verbose, time_l
     else:
         y = np.full(E, 2.0 * c / lam2)
     Z = At(y) - c * np.eye(m)
-    z = (G.T @ y - cost) if G is not None else np.zeros(0)
-    W = sp.coo_matrix((np.sqrt(D), (edges[:, 0], edges[:, 1])), shape=(n, n)).tocsr()
-    ecc = float(np.max(shortest_path(W, directed=False, indices=[0])))
+    z = (G.T(y) - cost) if G is not None else np.zeros(0)
+    ecc = float(np.max(distances_from_first(n, edges, np.sqrt(D))))
     # a perfectly centred start, XZ = μ₀I and x∘z = μ₀, scaled so that tr X = m·ecc² (ecc: the
     # eccentricity of node 0 in the graph metric, a guess of the unfolded size)
-    Zinv = scipy.linalg.cho_solve((np.linalg.cholesky(Z), True), np.eye(m))
+    Zinv = cho_solve((np.linalg.cholesky(Z), True), np.eye(m))
     mu0 = m * max(1.0, ecc**2) / float(np.trace(Zinv))
     X = mu0 * 0.5 * (Zinv + Zinv.T)
     x = mu0 / z if p else np.zeros(0)
@@ -258,9 +294,9 @@ def _solve(instance, gap_tol, feas_tol, max_iter, step_fraction, verbose, time_l
             message = f"time limit of {time_limit:g}s reached"
             break
         # residuals
-        r_p = D - A(X) - (G @ x if G is not None else 0.0)
+        r_p = D - A(X) - (G(x) if G is not None else 0.0)
         R_d = At(y) - c * np.eye(m) - Z
-        r_d = (G.T @ y - cost - z) if G is not None else np.zeros(0)
+        r_d = (G.T(y) - cost - z) if G is not None else np.zeros(0)
         try:
             LZ = np.linalg.cholesky(Z)
             LX = np.linalg.cholesky(X)
@@ -268,19 +304,18 @@ def _solve(instance, gap_tol, feas_tol, max_iter, step_fraction, verbose, time_l
             message = "the iterates left the interior of the cone (numerical breakdown)"
             status = "inaccurate"
             break
-        Zi = scipy.linalg.cho_solve((LZ, True), np.eye(m))
+        Zi = cho_solve((LZ, True), np.eye(m))
         M = edge_gram(V @ X @ V.T, edges) * edge_gram(V @ Zi @ V.T, edges)   # HKM: (B̃XB̃ᵀ)∘(B̃Z⁻¹B̃ᵀ)
         ratio = x / z if p else np.zeros(0)
         if G is not None:
-            GWG = (G @ sp.diags(ratio) @ G.T).toarray()
-            M = M + GWG
+            M = M + np.diag(G.weighted_gram(ratio))
         M = 0.5 * (M + M.T)
         try:
-            factor = scipy.linalg.cho_factor(M, lower=True, check_finite=False)
+            factor = cho_factor(M, lower=True, check_finite=False)
         except np.linalg.LinAlgError:
             M[np.diag_indices_from(M)] += 1e-14 * np.abs(np.diag(M)).max()
             try:
-                factor = scipy.linalg.cho_factor(M, lower=True, check_finite=False)
+                factor = cho_factor(M, lower=True, check_finite=False)
             except np.linalg.LinAlgError:
                 status, message = "inaccurate", "the Schur complement lost positive definiteness (stalled)"
                 break
@@ -292,14 +327,14 @@ def _solve(instance, gap_tol, feas_tol, max_iter, step_fraction, verbose, time_l
             rhs = A(0.5 * (T + T.T)) - r_p
             if G is not None:
                 t = (sigma_mu - corr_x) / z - x - ratio * r_d
-                rhs = rhs + G @ t
-            dy = scipy.linalg.cho_solve(factor, rhs, check_finite=False)
+                rhs = rhs + G(t)
+            dy = cho_solve(factor, rhs, check_finite=False)
             Ady = At(dy)
             dZ = Ady + R_d
             dX = T - X @ Ady @ Zi                       # T already carries −X R_d Z⁻¹
             dX = 0.5 * (dX + dX.T)
             if G is not None:
-                Gdy = G.T @ dy
+                Gdy = G.T(dy)
                 dz = Gdy + r_d
                 dx = t - ratio * Gdy                    # t already carries −(x/z) r_d
             else:

@@ -303,20 +303,41 @@ def merge_block_scans(groups: list[list[BlockScan]]) -> ScanResult:
 
 
 def initial_working_set(X: np.ndarray, size: int, n_neighbors: int, rng: np.random.Generator) -> np.ndarray:
-    """Sorted linear pair indices: each point's nearest neighbours, then random pairs up to ``size``."""
-    n = X.shape[0]
+    """Sorted linear pair indices: each point's nearest neighbours, then random pairs up to ``size``.
+
+    The neighbours of a point are its ``n_neighbors`` nearest other points by squared Euclidean
+    distance, ties going to the lower index. Gram-based distances screen the candidates, block by
+    block of rows, and every candidate that could be among the nearest within their rounding bound
+    is recomputed from its explicit difference, so the choice is exact to rounding (as the scan).
+    """
+    n, N = X.shape
     total = pair_count(n)
     chosen = np.empty(0, np.int64)
     k = min(n_neighbors, n - 1)
     if k > 0:
-        from sklearn.neighbors import NearestNeighbors  # at first use (DESIGN.md, "Start-up")
-
-        _, neighbors = NearestNeighbors(n_neighbors=k + 1).fit(X).kneighbors(X)
-        rows = np.repeat(np.arange(n), k + 1)
-        cols = neighbors.ravel()
-        distinct = rows != cols
-        lo, hi = np.minimum(rows, cols)[distinct], np.maximum(rows, cols)[distinct]
-        chosen = np.unique(linear_index_of_pairs(lo, hi, n))
+        norms2 = np.einsum("ij,ij->i", X, X)
+        scale = 8.0 * np.finfo(float).eps * max(N, 1) ** 0.5     # rounding of a Gram distance, as PairDistances
+        block = max(1, min(n, 4_000_000 // n))
+        lo_parts, hi_parts = [], []
+        for start in range(0, n, block):
+            rows = np.arange(start, min(start + block, n))
+            gram = norms2[rows, None] + norms2[None, :] - 2.0 * (X[rows] @ X.T)
+            err = scale * (norms2[rows, None] + norms2[None, :])
+            gram[np.arange(rows.size), rows] = np.inf                    # a point is not its own neighbour
+            # the k-th smallest upper bound bounds the k-th distance: only points whose lower bound
+            # lies below it can be among the k nearest
+            reach = np.partition(gram + err, k - 1, axis=1)[:, k - 1]
+            ri, ci = np.nonzero(gram - err <= reach[:, None])
+            diff = X[rows[ri]] - X[ci]
+            exact = np.einsum("ij,ij->i", diff, diff)
+            order = np.lexsort((ci, exact, ri))                          # by row, distance, then index
+            ri, ci = ri[order], ci[order]
+            first = np.searchsorted(ri, ri, side="left")                 # each candidate's rank in its row
+            keep = np.arange(ri.size) - first < k
+            rows_kept, cols_kept = rows[ri[keep]], ci[keep]
+            lo_parts.append(np.minimum(rows_kept, cols_kept))
+            hi_parts.append(np.maximum(rows_kept, cols_kept))
+        chosen = np.unique(linear_index_of_pairs(np.concatenate(lo_parts), np.concatenate(hi_parts), n))
     extra = min(size, total) - chosen.size
     if extra > 0:
         rest = np.setdiff1d(rng.choice(total, size=min(total, size + chosen.size), replace=False), chosen)
