@@ -124,6 +124,7 @@ solve_lmnn_fast = _lazy(".solvers.lmnn.fast", "solve_lmnn_fast")
 solve_lmnn_gradient = _lazy(".solvers.lmnn.gradient", "solve_lmnn_gradient")
 solve_multi_metric_fast = _lazy(".solvers.lmnn", "solve_multi_metric_fast")
 solve_mvu_ipm = _lazy(".solvers.mvu.ipm", "solve_mvu_ipm")
+solve_mvu_lowrank = _lazy(".solvers.mvu.lowrank", "solve_mvu_lowrank")
 solve_mvu_oos = _lazy(".solvers.mvu.oos", "solve_mvu_oos")
 solve_numax_admm = _admm_iterations(_lazy(".solvers.numax.admm", "solve_numax_admm", "box_trace_admm"),
                                     restricted=False)
@@ -145,6 +146,20 @@ def _mvu_ipm_memory(instance: Any) -> tuple[int, str]:
     return (dense_bytes(10 * n, n) + dense_bytes(3 * E, E),
             f"the interior-point method's n×n iterates and E×E Schur complement (about 10n² + 3E² float64; "
             f"n = {n}, E = {E})")
+
+def _mvu_lowrank_memory(instance: Any) -> tuple[int, str]:
+    """The low-rank solver's dense n×n dual slack and certificate (its factor and sparse systems are O(n + E))."""
+    n = instance.n
+    return (dense_bytes(6 * n, n),
+            f"the low-rank solver's dense n×n dual slack and certificate (about 6n² float64; n = {n})")
+
+
+#: From this many points on, the default method of the *inequality* variant is the low-rank solver
+#: (below it the interior point is as fast; BENCHMARKS.md, "Exact MVU at scale"). The other variants
+#: keep the interior point: the low-rank solver's Newton phase can stall at a rank-deficient saddle
+#: on equality and slack instances, where the interior point certifies.
+MVU_LOWRANK_FROM_N = 400
+
 
 __all__ = ["ProblemSpec", "PROBLEMS", "get_problem", "method_options", "solve"]
 
@@ -343,13 +358,15 @@ PROBLEMS: dict[str, ProblemSpec] = {
         # every variant is a maximisation (min_trace as max −tr K): the dual bound is an upper bound
         sense="max",
         cvxpy=solve_mvu_cvxpy,
-        # the primal–dual interior-point method with a certified dual bound
-        methods={"ipm": solve_mvu_ipm},
-        default_method=lambda instance: "ipm",
+        # the primal–dual interior-point method and the low-rank augmented Lagrangian, both with a
+        # certified dual bound; the interior point's E×E Schur complement decides by size
+        methods={"ipm": solve_mvu_ipm, "lowrank": solve_mvu_lowrank},
+        default_method=lambda instance: ("lowrank" if instance.variant == "inequality"
+                                          and instance.n >= MVU_LOWRANK_FROM_N else "ipm"),
         from_dataset=lambda X, y, options: MVUInstance.from_points(
             X, options.k, getattr(options, "variant", "equality"), omega=getattr(options, "omega", None)
         ),
-        memory={"ipm": _mvu_ipm_memory},
+        memory={"ipm": _mvu_ipm_memory, "lowrank": _mvu_lowrank_memory},
         sdpa_form=mvu_form,
         suite_cases=mvu_cases,
         estimators=("sdpembed.MVU",),

@@ -62,10 +62,17 @@ from ...results import SolveResult, build_result, relative_gap
 from ..lapack import cho_factor, cho_solve, solve_triangular
 
 __all__ = [
+    "LOCK_UP_HINT",
     "centered_basis",
     "edge_gram",
     "solve_mvu_ipm",
 ]
+
+
+#: What an unconverged equality or min_trace run adds to its message (Sec. 3.1.12).
+LOCK_UP_HINT = ("; an equality MVU whose neighbourhood graph is rigid 'locks up' (Sec. 3.1.12): the SDP has no "
+                "interior point and the dual optimum is not attained — try fewer neighbours or the "
+                "inequality/slack variant")
 
 
 def centered_basis(n: int) -> np.ndarray:
@@ -376,9 +383,7 @@ def _solve(instance, gap_tol, feas_tol, max_iter, step_fraction, verbose, time_l
     else:
         iteration = max_iter
     if status != "optimal" and variant in ("equality", "min_trace"):
-        message += ("; an equality MVU whose neighbourhood graph is rigid 'locks up' (Sec. 3.1.12): the SDP has no "
-                    "interior point and the dual optimum is not attained — try fewer neighbours or the "
-                    "inequality/slack variant")
+        message += LOCK_UP_HINT
     if status != "optimal":
         X = best_X                                     # the iterate closest to the tolerances
         message += " (returning the iterate closest to the tolerances)"

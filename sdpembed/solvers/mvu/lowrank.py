@@ -1,0 +1,431 @@
+"""MVU by a low-rank augmented Lagrangian (Burer–Monteiro) with a certified dual bound — the
+hand-written solver of every :class:`~sdpembed.problems.mvu.MVUInstance` variant at sizes
+where the interior point's E × E Schur complement is too expensive.
+
+The SDP, its Lagrange dual min yᵀD s.t. L(y) + t·11ᵀ ⪰ c·I, y ∈ 𝒴, and the certificate
+(:func:`sdpembed.problems.mvu.dual_bound`) that turns any multipliers y into an upper bound are
+in :mod:`sdpembed.problems.mvu`; the notation (𝒜, L(y), c, 𝒴) is that of its docstring.
+
+Why a low-rank method
+---------------------
+MVU's optimal K has low rank (the unfolded manifold's dimension, a few more for an inequality
+graph), while the interior point (:mod:`sdpembed.solvers.mvu.ipm`) pays O(E²n + E³) an
+iteration for its Schur complement on all E edges. Writing K = YYᵀ with Y ∈ Rⁿˣʳ (Burer and
+Monteiro [2]) removes the cone: 𝒜(YYᵀ)_e = ‖y_i − y_j‖², K1 = 0 is Yᵀ1 = 0 (Y is kept
+centred), and one evaluation of the augmented Lagrangian and its gradient costs O(E·r).
+
+The algorithm
+-------------
+Every variant is the same augmented Lagrangian: with g(Y) = 𝒜(YYᵀ) − D, multipliers y ∈ 𝒴 and
+a penalty σ > 0, the proximal form [3] ::
+
+    f(Y) = −c‖Y‖²_F + max_{z ∈ 𝒴} [ zᵀg(Y) − ‖z − y‖²/(2σ) ],      z(Y) = Π_𝒴(y + σ g(Y)),
+
+with 𝒴 = Rᴱ (equality, min_trace: the quadratic penalty), R₊ᴱ (inequality: its one-sided
+version) or [−ω, ω]ᴱ (slack: the Moreau envelope of ω‖g‖₁, so the slacks need no variables of
+their own); its gradient is 2(L(z(Y)) − cI)Y, one sparse product each way with the incidence
+matrix. Each outer iteration minimises f over Y, sets y ← z(Y) — the multipliers stay in 𝒴 by
+construction — and raises σ tenfold when the residual (y⁺ − y)/σ fell by less than a quarter
+(up to a cap: a penalty the inner solve cannot meet only ruins its conditioning). The inner
+solves are first L-BFGS (scipy), which finds the basin of the unfolded solution and, unlike
+Newton's method, is not drawn to saddle points; once the residual is below 1e-2 the factor is
+cut to its numerical rank plus two spare columns and the solves become damped semismooth Newton
+steps on f, whose generalised Hessian 2(L(z) − cI) ⊗ I_r + σJ_FᵀJ_F (J_F the Jacobian of
+the edges where Π_𝒴 is the identity) is sparse — factorised by SuperLU with a symmetric
+ordering, the translation term by Woodbury's identity — so the large σ that accurate
+multipliers need does not slow the inner solves as it slows L-BFGS.
+
+The certificate and the rank: at a minimiser of f whose Y has rank below r, the dual slack
+S = L(z) − cI is PSD on 1⊥ (a direction v in a null column of Y lowers f unless vᵀSv ≥ 0 [2]),
+so once the violation is small, S's least eigenpairs (dense, on 1⊥) decide: a negative
+eigenvalue means r is too small or Y a saddle, and its eigenvectors are appended to Y as new
+columns (the rank increase) and σ is lowered, so that they can grow out of the saddle; the same
+test runs when the residual stalls at the penalty's cap; otherwise y is handed to
+:func:`~sdpembed.problems.mvu.dual_bound`, which repairs its small infeasibility and *proves*
+the bound. The status is ``optimal`` only when that proved bound is within ``gap_tol`` of K's
+objective and K's violation within ``feas_tol``.
+
+The start is classical scaling of the graph's shortest-path distances (an unfolded guess, as in
+Isomap) for the maximisation variants and a small random Y for min_trace, whose optimum folds
+the graph up. Locked-up instances (Sec. 3.1.12): when an equality graph is rigid the dual
+optimum is not attained, the multipliers grow without bound and the proved gap stalls; the run
+then ends ``max_iterations`` or ``inaccurate`` with a message saying so — never ``optimal``.
+
+References
+----------
+.. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+   Pennsylvania, 2007. Implemented here: the MVU SDP (3.11)–(3.15) of Sec. 3.1.4, the relaxations
+   of Sec. 3.1.6, the minimum-trace variant of Sec. 3.1.11, locked-up graphs (Sec. 3.1.12).
+.. [2] S. Burer and R. D. C. Monteiro, "A nonlinear programming algorithm for solving semidefinite
+   programs via low-rank factorization", Mathematical Programming 95(2), 329–357, 2003.
+   Implemented here: the factorisation K = YYᵀ, the augmented Lagrangian on the factor, the
+   second-order test of the dual slack for the rank.
+.. [3] R. T. Rockafellar, "Augmented Lagrangians and applications of the proximal point algorithm
+   in convex programming", Mathematics of Operations Research 1(2), 97–116, 1976. Implemented
+   here: the proximal form of the augmented Lagrangian for inequality and box-constrained
+   multipliers.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import scipy.linalg
+import scipy.optimize
+from scipy.sparse.csgraph import shortest_path
+from scipy.sparse.linalg import eigsh
+from threadpoolctl import threadpool_limits
+
+from ..._validate import check_positive_int
+from ...problems.mvu import DUAL_DENSE_LIMIT, algebraic_connectivity, dual_bound, incidence_matrix
+from ...results import SolveResult, build_result, relative_gap
+from .ipm import LOCK_UP_HINT
+
+__all__ = ["solve_mvu_lowrank"]
+
+
+def _project_box(variant: str, omega: float | None, y: np.ndarray) -> np.ndarray:
+    """Π_𝒴 of the module docstring."""
+    if variant == "inequality":
+        return np.maximum(y, 0.0)
+    if variant == "slack":
+        return np.clip(y, -omega, omega)
+    return y
+
+
+def _classical_scaling(n: int, edges: np.ndarray, D: np.ndarray, r: int) -> np.ndarray:
+    """The top r coordinates of classical scaling of the shortest-path distances (Isomap's start)."""
+    import scipy.sparse as sp
+
+    W = sp.coo_matrix((np.sqrt(D), (edges[:, 0], edges[:, 1])), shape=(n, n)).tocsr()
+    G = shortest_path(W, directed=False) ** 2
+    G -= G.mean(axis=0)
+    G -= G.mean(axis=1)[:, None]
+    G *= -0.5
+    w, U = eigsh(G, k=r, which="LA", v0=np.ones(n) / np.sqrt(n) + 1e-3 * np.arange(n) / n)
+    return U * np.sqrt(np.maximum(w, 0.0))
+
+
+def solve_mvu_lowrank(
+    instance,
+    *,
+    rank: int | None = None,
+    gap_tol: float = 1e-6,
+    feas_tol: float = 1e-6,
+    max_iter: int = 60,
+    max_inner: int = 50,
+    verbose: bool | int = False,
+    time_limit: float | None = None,
+    blas_threads: int | None = -1,
+    random_state: int | None = 0,
+) -> SolveResult:
+    """Solve an :class:`~sdpembed.problems.MVUInstance` by the low-rank augmented Lagrangian of
+    the module docstring and certify the answer.
+
+    Parameters
+    ----------
+    instance : MVUInstance
+    rank : int, optional
+        Starting number of columns r of the factor Y (K = YYᵀ); raised when the dual slack has
+        negative eigenvalues. Default: 8 (at most n − 1).
+    gap_tol : float
+        Largest certified relative gap (bound − objective)/max(|objective|, |bound|) for status
+        ``optimal``.
+    feas_tol : float
+        Largest constraint violation of K, relative to τ (:meth:`~sdpembed.problems.mvu.MVUInstance.max_violation`).
+    max_iter : int
+        Outer (multiplier) iterations; reaching it gives ``max_iterations``.
+    max_inner : int
+        Newton steps per outer iteration.
+    verbose : bool or int
+        Print one line per outer iteration (an int: every that many).
+    time_limit : float, optional
+        Seconds; reaching it gives ``max_iterations``.
+    blas_threads : int or None
+        BLAS threads during the solve (restored afterwards, ``threadpoolctl``); ``-1`` (default)
+        means one thread below n = 300 and the library's default above; ``None`` leaves the
+        setting alone.
+    random_state : int, optional
+        Seed of the min_trace start and of the rank increase's fallback directions.
+
+    Returns
+    -------
+    SolveResult
+        ``solution`` is K = YYᵀ (n × n, PSD and centred by construction); ``dual_bound`` an
+        upper bound on the optimum; ``extra`` holds the proved dual-feasible multipliers ``y``
+        of the edge constraints, the factor ``Y`` and the final ``rank``.
+    """
+    limit = (1 if instance.n < 300 else None) if blas_threads == -1 else blas_threads
+    with threadpool_limits(limits=limit, user_api="blas"):
+        return _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time_limit, random_state)
+
+
+class _Lagrangian:
+    """The augmented Lagrangian f(Y) of the module docstring for fixed (y, σ), plus the term
+    (κ/2)‖1ᵀY‖², κ = 2(c + 1)/n, which gives translations positive curvature (f itself is
+    invariant to them only through the centring); at a centred Y it changes neither f nor ∇f."""
+
+    def __init__(self, B, Bt, D, c, variant, omega, n):
+        self.B, self.Bt, self.D, self.c, self.variant, self.omega, self.n = B, Bt, D, c, variant, omega, n
+        self.kappa = 2.0 * (c + 1.0) / n
+
+    def residual(self, Y):
+        BY = self.B @ Y
+        return BY, np.einsum("ij,ij->i", BY, BY) - self.D
+
+    def value(self, Y, y, sigma):
+        BY, g = self.residual(Y)
+        z = _project_box(self.variant, self.omega, y + sigma * g)
+        s = Y.sum(axis=0)
+        return (-self.c * float(np.sum(Y * Y)) + 0.5 * self.kappa * float(s @ s) + float(z @ g)
+                - float((z - y) @ (z - y)) / (2.0 * sigma))
+
+    def gradient(self, Y, y, sigma):
+        BY, g = self.residual(Y)
+        z = _project_box(self.variant, self.omega, y + sigma * g)
+        grad = 2.0 * (self.Bt @ (z[:, None] * BY)) - 2.0 * self.c * Y + self.kappa * Y.sum(axis=0)
+        return grad, BY, g, z
+
+    def newton_direction(self, Y, grad, BY, g, z, y, sigma, lam):
+        """Solve (H + λI) d = −∇f for the generalised Hessian H = 2(L(z) − cI) ⊗ I_r + σ J_Fᵀ J_F
+        + κ (11ᵀ) ⊗ I_r (F: the edges whose y + σg lies inside 𝒴, J_e(Δ) = 2(BY)_e·(BΔ)_e), the
+        sparse part by LU and the rank-r translation term by Woodbury's identity."""
+        import scipy.sparse as sp
+        from scipy.sparse.linalg import splu
+
+        n, r = Y.shape
+        inside = _inside_box(self.variant, self.omega, y + sigma * g)
+        edges_i = self.B.indices[0::2][inside]
+        edges_j = self.B.indices[1::2][inside]
+        F = int(inside.sum())
+        BYf = BY[inside]
+        k = np.arange(r)
+        rows = np.repeat(np.arange(F), 2 * r)
+        cols = np.concatenate([edges_i[:, None] * r + k, edges_j[:, None] * r + k], axis=1).ravel()
+        vals = np.concatenate([2.0 * BYf, -2.0 * BYf], axis=1).ravel()
+        J = sp.csr_matrix((vals, (rows, cols)), shape=(F, n * r))
+        L = (self.Bt @ sp.diags(z) @ self.B).tocsr()
+        A = 2.0 * sp.kron(L, sp.identity(r, format="csr"), format="csc") + sigma * (J.T @ J)
+        A = A + sp.identity(n * r, format="csc") * (lam - 2.0 * self.c)
+        # a symmetric ordering and diagonal pivots keep the fill of this symmetric system low; an
+        # unstable factorisation shows as a direction that does not descend, and λ is raised
+        lu = splu(A.tocsc(), permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0, options={"SymmetricMode": True})
+        b = -grad.ravel()
+        x = lu.solve(b)
+        if self.kappa > 0.0:
+            U = np.zeros((n * r, r))
+            U[(np.arange(n)[:, None] * r + k).ravel(), np.tile(k, n)] = np.sqrt(self.kappa)
+            AU = lu.solve(U)
+            x -= AU @ np.linalg.solve(np.eye(r) + U.T @ AU, U.T @ x)
+        return x.reshape(n, r)
+
+
+def _inside_box(variant: str, omega: float | None, u: np.ndarray) -> np.ndarray:
+    """Where Π_𝒴 is the identity near u (its derivative is 1 there, 0 elsewhere)."""
+    if variant == "inequality":
+        return u > 0.0
+    if variant == "slack":
+        return np.abs(u) < omega
+    return np.ones(u.shape, dtype=bool)
+
+
+def _minimise(lag: _Lagrangian, Y, y, sigma, tol, max_steps):
+    """Minimise f over Y by damped semismooth Newton with an Armijo backtracking line search;
+    returns Y, the number of Newton steps and the final gradient's largest entry."""
+    lam = 1e-10
+    steps = 0
+    value = lag.value(Y, y, sigma)
+    gmax = np.inf
+    for steps in range(1, max_steps + 1):
+        grad, BY, g, z = lag.gradient(Y, y, sigma)
+        gmax = float(np.max(np.abs(grad)))
+        if gmax <= tol:
+            return Y, steps - 1, gmax
+        scale = float(np.max(np.abs(z))) * 8.0 + 2.0 * abs(lag.c) + 1.0
+        for _ in range(12):
+            d = lag.newton_direction(Y, grad, BY, g, z, y, sigma, lam * scale)
+            slope = float(np.sum(grad * d))
+            if slope < -1e-12 * np.linalg.norm(grad) * np.linalg.norm(d):
+                break
+            lam = max(lam * 100.0, 1e-8)
+        else:
+            d, slope = -grad, -float(np.sum(grad * grad))
+        t = 1.0
+        for _ in range(40):
+            trial = Y + t * d
+            new = lag.value(trial, y, sigma)
+            if new <= value + 1e-4 * t * slope:
+                break
+            t *= 0.5
+        else:
+            return Y, steps, gmax
+        Y, value = trial, new
+        lam = max(lam * 0.1, 1e-12) if t == 1.0 else lam * 10.0
+    return Y, steps, gmax
+
+
+def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time_limit, random_state) -> SolveResult:
+    """The body of :func:`solve_mvu_lowrank`."""
+    import scipy.sparse as sp
+
+    switch = 1e-2
+
+    t0 = time.perf_counter()
+    n, edges = instance.n, instance.edges
+    E = edges.shape[0]
+    max_iter = check_positive_int(max_iter, "max_iter")
+    max_inner = check_positive_int(max_inner, "max_inner")
+    r = min(check_positive_int(8 if rank is None else rank, "rank"), n - 1)
+    report_every = 1 if verbose is True else int(verbose or 0)
+    if n > DUAL_DENSE_LIMIT:
+        raise ValueError(f"the certificate is dense in n; n = {n} exceeds {DUAL_DENSE_LIMIT}: use "
+                         "variational MVU (sdpembed.solvers.mvu.variational) at this size")
+    tau = instance.tau
+    D = instance.sqdist / tau                          # work at the scale τ = 1 (K scales by τ, y does not)
+    c = instance.trace_weight
+    variant, omega = instance.variant, instance.omega
+    rng = np.random.default_rng(random_state)
+    hist: dict[str, list[float]] = {k: [] for k in ("objective", "dual_bound", "relative_gap", "violation",
+                                                     "sigma", "rank", "inner_iterations")}
+
+    def result(Y, status, message, bound, y_feas, iteration):
+        K = tau * (Y @ Y.T)
+        objective = instance.objective(K)
+        rgap = relative_gap(bound, objective) if np.isfinite(bound) else float("nan")
+        return build_result(
+            instance.problem, instance.variable, K, objective, bound, sense="max", rgap=rgap, status=status,
+            message=message, method="lowrank", solver="mvu_lowrank", max_violation=float(instance.max_violation(K)),
+            iterations=iteration, start=t0, history={k: np.asarray(v) for k, v in hist.items()},
+            extra={"y": y_feas, "Y": np.sqrt(tau) * Y, "rank": Y.shape[1]},
+        )
+
+    if variant == "slack" and omega * algebraic_connectivity(n, edges) < c:
+        return result(np.zeros((n, 1)), "unbounded",
+                      f"omega = {omega:g} is too small for this graph: omega * lambda_2(L) < 1 - omega, so "
+                      "stretching every edge increases the objective without bound (use omega closer to 1)",
+                      float("inf"), np.zeros(E), 0)
+
+    B = incidence_matrix(n, edges)
+    Bt = B.T.tocsr()
+    lag = _Lagrangian(B, Bt, D, c, variant, omega, n)
+
+    def violation_of(g):
+        if variant == "inequality":
+            return float(np.max(np.maximum(g, 0.0)))
+        if variant == "slack":
+            return 0.0
+        return float(np.max(np.abs(g)))
+
+    # the start (module docstring), scaled so that no edge is stretched
+    if c > 0:
+        Y = _classical_scaling(n, edges, D, min(r, n - 1))
+        if Y.shape[1] < r:
+            Y = np.hstack([Y, np.zeros((n, r - Y.shape[1]))])
+        Y += 1e-3 * np.sqrt(np.mean(Y**2)) * rng.standard_normal(Y.shape)
+    else:
+        Y = rng.standard_normal((n, r)) * np.sqrt(np.mean(D))
+    Y -= Y.mean(axis=0)
+    _, a = lag.residual(Y)
+    a += D
+    Y *= np.sqrt(np.min(D[a > 0] / a[a > 0]))
+
+    y = np.zeros(E)
+    trace0 = float(np.sum(Y * Y))
+    sigma = max(1.0, trace0 / max(float(D.sum()), 1e-300))
+    sigma_start, sigma_cap = 1e3 * sigma, 1e9 * sigma
+
+    status, message = "max_iterations", f"reached max_iter={max_iter} without meeting the tolerances"
+    best_bound, best_y, best_score, best_Y = float("inf"), y, float("inf"), Y
+    previous_violation = float("inf")
+    iteration = 0
+    newton = False
+    inner_tol = 1e-3
+
+    def fun(flat, y, sigma, r):
+        Yv = flat.reshape(n, r)
+        grad = lag.gradient(Yv, y, sigma)[0]
+        return lag.value(Yv, y, sigma), grad.ravel()
+
+    for iteration in range(1, max_iter + 1):
+        if newton:
+            tol = 1e-9 * max(1.0, float(np.max(np.abs(y))))
+            Y, inner, gmax = _minimise(lag, Y, y, sigma, tol, max_inner)
+        else:
+            scale = max(1.0, float(np.max(np.abs(Y))))
+            opt = scipy.optimize.minimize(fun, Y.ravel(), args=(y, sigma, Y.shape[1]), jac=True, method="L-BFGS-B",
+                                          options={"maxiter": 20 * max_inner, "gtol": inner_tol * scale,
+                                                   "ftol": 1e-15, "maxcor": 20})
+            Y, inner, gmax = opt.x.reshape(n, -1), opt.nit, float(np.max(np.abs(opt.jac)))
+        Y -= Y.mean(axis=0)
+        _, g = lag.residual(Y)
+        y_new = _project_box(variant, omega, y + sigma * g)
+        # the augmented Lagrangian's own residual (y⁺ − y)/σ: g for equalities, max(g, −y/σ) for
+        # inequalities (complementarity included), g − ξ for the slack variant's split
+        violation = max(violation_of(g), float(np.max(np.abs(y_new - y))) / sigma)
+        y = y_new
+        objective = c * float(np.sum(Y * Y)) - (omega * float(np.abs(g).sum()) if variant == "slack" else 0.0)
+        bound, rgap = float("nan"), float("nan")
+        added = 0
+        # stalled: the penalty is at its cap and the residual does not fall — a local minimiser of the
+        # violation at this rank, which the dual slack's negative eigenvectors lead out of
+        stalled = sigma >= sigma_cap and violation > 0.25 * previous_violation
+        if violation <= 10 * feas_tol or stalled:
+            # the dual slack on 1⊥ (1 moved to the eigenvalue 1): negative eigenvectors raise the rank
+            S = (Bt @ sp.diags(y) @ B).toarray()
+            S[np.diag_indices(n)] -= c
+            S += (1.0 + abs(c)) / n
+            w, U = scipy.linalg.eigh(S, subset_by_index=[0, min(3, n) - 1])
+            negative = w < -0.1 * gap_tol * max(1.0, abs(c))
+            if np.any(negative):
+                added = int(negative.sum())
+                step = np.sqrt(np.abs(w[negative]) * trace0 / n)
+                Y = np.hstack([Y, U[:, negative] * step])
+                sigma = min(sigma, sigma_start)    # a soft penalty lets the new columns grow out of the saddle
+            elif stalled:
+                status, message = "inaccurate", (f"the augmented Lagrangian stalled at violation {violation:.2e} "
+                                                 f"with a dual slack that is PSD (penalty {sigma:.1e})")
+                break
+            else:
+                bound_t, y_feas = dual_bound(instance, y)
+                bound = bound_t
+                rgap = relative_gap(bound_t, tau * objective)
+                if bound_t < best_bound:
+                    best_bound, best_y = bound_t, y_feas
+                if violation <= feas_tol and abs(relative_gap(best_bound, tau * objective)) <= gap_tol:
+                    status = "optimal"
+                    rgap = relative_gap(best_bound, tau * objective)
+                    message = (f"violation {violation:.2e} <= {feas_tol:g}, certified relative gap {rgap:.2e} "
+                               f"<= {gap_tol:g}")
+                    best_Y = Y
+                    break
+        score = violation / feas_tol
+        if score < best_score:
+            best_score, best_Y = score, Y.copy()
+        for key, value in zip(hist, (tau * objective, bound, rgap, violation, sigma, Y.shape[1], inner),
+                              strict=True):
+            hist[key].append(value)
+        if report_every and (iteration - 1) % report_every == 0:
+            print(f"mvu lowrank it {iteration:3d}  obj {tau * objective:.10g}  bound {bound:.10g}  gap {rgap:.2e}  "
+                  f"viol {violation:.2e}  sigma {sigma:.1e}  rank {Y.shape[1]}{f' (+{added})' if added else ''}  "
+                  f"newton {inner} |grad| {gmax:.1e}  {time.perf_counter() - t0:.2f}s")
+        if time_limit is not None and time.perf_counter() - t0 > time_limit:
+            message = f"time limit of {time_limit:g}s reached"
+            break
+        converged = gmax <= (1e-6 if newton else 10.0 * inner_tol) * max(1.0, float(np.max(np.abs(y))))
+        if violation > 0.25 * previous_violation and converged and sigma < sigma_cap:
+            sigma *= 10.0                      # a penalty the inner solve cannot meet only ruins its conditioning
+        previous_violation = violation
+        inner_tol = max(1e-10, min(inner_tol, 0.1 * violation))
+        if not newton and violation <= switch:
+            # the first-order phase has found the basin: keep the columns that carry K and polish by Newton
+            U, s_values, _ = np.linalg.svd(Y, full_matrices=False)
+            keep = min(Y.shape[1], int(np.sum(s_values > 1e-3 * s_values[0])) + 2)
+            Y = U[:, :keep] * s_values[:keep]
+            newton = True
+    if status != "optimal" and variant in ("equality", "min_trace"):
+        message += LOCK_UP_HINT
+    if status != "optimal":
+        Y = best_Y
+        message += " (returning the iterate closest to the tolerances)"
+    return result(Y, status, message, best_bound, best_y, iteration)
