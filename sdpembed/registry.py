@@ -186,7 +186,7 @@ class ProblemSpec:
     from_dataset : callable
         ``from_dataset(X, y, options) -> instance`` for ``sdpembed make-instance``: points X,
         labels y (or None) and the command's options (``delta``, ``n_secants``, ``points``,
-        ``random_state``, ``k``, ``mu`` ...), read by attribute.
+        ``random_state``, ``k``, ``mu``, ``variant``, ``omega`` ...), read by attribute.
     memory : dict of str to callable
         ``memory[method](instance) -> (bytes, what)``: the largest allocation of a method whose
         memory grows faster than the instance's data and matrix variable, checked before it runs.
