@@ -562,6 +562,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the MVU SDP: distances kept (equality), bounded (inequality), penalised (slack, with "
                         "--omega) or the trace minimised (min_trace); default equality (mvu)")
     p.add_argument("--omega", type=float, default=None, help="slack penalty weight in (0, 1) (mvu --variant slack)")
+    p.add_argument("--angles", action=argparse.BooleanOptionalAction, default=True,
+                   help="add the angle edges between each point's neighbours (mvu; default on)")
+    p.add_argument("--link", action="store_true",
+                   help="connect a disconnected neighbourhood graph by the linking procedure of Sec. 3.1.12 (mvu)")
     p.add_argument("--mu", type=float, default=0.5, help="push-term weight mu in [0, 1] (lmnn, lmnn_multi)")
     p.add_argument("--out", required=True)
     p.add_argument("--n-secants", type=int, default=None, help="sample this many pairs (default: all)")

@@ -167,6 +167,21 @@ def test_make_instance_mvu_on_a_swiss_roll(tmp_path, variant, capsys):
     np.testing.assert_array_equal(made.sqdist, expected.sqdist)
 
 
+def test_make_instance_mvu_graph_options(tmp_path, capsys):
+    """``--no-angles`` and ``--link`` build the graph of the suite's equality instances."""
+    from sdpembed import MVUInstance, load_instance
+    from sdpembed.datasets import swiss_roll
+
+    path = tmp_path / "eq.npz"
+    assert main(["make-instance", "mvu", "--dataset", "swiss_roll", "--n-points", "40", "--noise", "0.1", "--k", "3",
+                 "--no-angles", "--link", "--out", str(path)]) == 0
+    expected = MVUInstance.from_points(swiss_roll(40, noise=0.1, random_state=0)[0], 3, angles=False, link=True,
+                                       random_state=0)
+    np.testing.assert_array_equal(load_instance(path).edges, expected.edges)
+    with_angles = MVUInstance.from_points(swiss_roll(40, noise=0.1, random_state=0)[0], 3)
+    assert with_angles.n_constraints > expected.n_constraints
+
+
 def test_make_instance_mvu_slack_needs_omega(tmp_path, capsys):
     path = tmp_path / "slack.npz"
     assert main(["make-instance", "mvu", "--dataset", "swiss_roll", "--variant", "slack", "--out", str(path)]) == 2
