@@ -10,6 +10,8 @@ FILE = "proofs.json"
 def _outcome(row: dict) -> str:
     """The row's verdict in a few words: PASS, or what failed, never hidden."""
     text = row["outcome"]
+    if text == "PASS" and row.get("status") != "optimal":
+        text = f"PASS (verify); the solve ended {row.get('status')}: {row.get('message', '')}"
     return text if len(text) <= 160 else text[:157] + "…"
 
 
@@ -41,9 +43,9 @@ bound `verify` proves from the solution's multipliers. "size" is the quantity th
 (secants, triplets, points, neighbours); "proof" is the CPU time of the problem's `verified_bound` inside
 `verify`. Each process had {doc['memory_gib']:g} GiB of address space and {doc['timeout_s']:g} s. Times are
 on a shared 2-core machine (CPU time is the comparable number; the date of each row is its run).
-{passed} of {len(doc['rows'])} pass.
+{passed} of {len(doc['rows'])} pass verify.
 
 {table(("case", "problem", "form", "CVXPY ground truth refuses", "size", "constraints", "solve status",
         "solve gap", "solve CPU s", "solve wall s", "verify CPU s (proof)", "verify wall s", "proven gap",
-        "outcome", "date"), rows, "lllllrrlrrrrrrll")}
+        "outcome", "date"), rows, "llllrrlrrrrrrll")}
 """
