@@ -34,6 +34,7 @@ from ._progress import tell
 from ._validate import as_matrix
 from ._version import __version__
 from .io import load_instance, read_solution, write_solution
+from .problems import MVUInstance
 from .registry import PROBLEMS, get_problem, method_options, solve
 from .sdpa import MAX_ENTRIES, export_sdpa, sdpa_optimum
 from .validation.certify import Tolerances, format_against, objective_side
@@ -213,6 +214,8 @@ def _dataset(args: argparse.Namespace) -> tuple[np.ndarray, np.ndarray | None]:
         return datasets.translating_gaussian_blob(args.image_size, args.sigma), None
     if args.dataset == "gaussian":
         return datasets.gaussian_points(args.n_points, args.dim, random_state=args.random_state), None
+    if args.dataset == "swiss_roll":
+        return datasets.swiss_roll(args.n_points, noise=args.noise, random_state=args.random_state)[0], None
     if args.dataset == "mnist":
         return datasets.load_mnist(size=args.image_size, n_samples=args.n_points, random_state=args.random_state)
     from sklearn.datasets import load_digits
@@ -243,6 +246,8 @@ def _dataset_shape(args: argparse.Namespace) -> tuple[int, int]:
     side = max(args.image_size, 0)
     if args.dataset == "gaussian":
         return max(args.n_points, 0), max(args.dim, 0)
+    if args.dataset == "swiss_roll":
+        return max(args.n_points, 0), 3
     rows = {"squares": max(side - args.shape_size + 1, 0) ** 2, "disks": side**2, "shapes": 2 * side**2,
             "blob": side**2}
     return (rows[args.dataset], side**2) if args.dataset in rows else (0, 0)
@@ -590,7 +595,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--dataset", default=None, choices=datasets.DATASETS,
                    help="default: the problem's (labelled digits for lmnn and numax_class, squares otherwise)")
     p.add_argument("--delta", type=float, default=0.1, help="isometry constant (numax, numax_class)")
-    p.add_argument("--k", type=int, default=3, help="target neighbours per point (lmnn, lmnn_multi)")
+    p.add_argument("--k", type=int, default=3,
+                   help="target neighbours per point (lmnn, lmnn_multi); nearest neighbours of the graph (mvu)")
+    p.add_argument("--variant", default="equality", choices=MVUInstance.VARIANTS,
+                   help="the MVU SDP: distances kept (equality), bounded (inequality), penalised (slack, with "
+                        "--omega) or the trace minimised (min_trace); default equality (mvu)")
+    p.add_argument("--omega", type=float, default=None, help="slack penalty weight in (0, 1) (mvu --variant slack)")
+    p.add_argument("--angles", action=argparse.BooleanOptionalAction, default=True,
+                   help="add the angle edges between each point's neighbours (mvu; default on)")
+    p.add_argument("--link", action="store_true",
+                   help="connect a disconnected neighbourhood graph by the linking procedure of Sec. 3.1.12 (mvu)")
     p.add_argument("--mu", type=float, default=0.5, help="push-term weight mu in [0, 1] (lmnn, lmnn_multi)")
     p.add_argument("--out", required=True)
     p.add_argument("--n-secants", type=int, default=None, help="sample this many pairs (default: all)")
@@ -599,7 +613,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help=f"image side (default 16; mnist: {' or '.join(map(str, MNIST_SIZES))}, default 28)")
     p.add_argument("--shape-size", type=int, default=8, help="square side / disk diameter")
     p.add_argument("--sigma", type=float, default=6.0, help="blob standard deviation")
-    p.add_argument("--n-points", type=int, default=50, help="gaussian/mnist/digits: number of points")
+    p.add_argument("--n-points", type=int, default=50, help="gaussian/mnist/digits/swiss_roll: number of points")
+    p.add_argument("--noise", type=float, default=0.0, help="swiss_roll: standard deviation of the added noise")
     p.add_argument("--dim", type=int, default=20, help="gaussian: dimension")
     p.add_argument("--random-state", type=_seed, default=DEFAULT_SEED, help=f"default {DEFAULT_SEED}")
     p.set_defaults(func=_cmd_make_instance)

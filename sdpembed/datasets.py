@@ -209,7 +209,7 @@ def load_mnist(
 
 
 #: Named generators for the CLI's ``make-instance --dataset``.
-DATASETS = ("squares", "disks", "blob", "gaussian", "mnist", "digits", "shapes")
+DATASETS = ("squares", "disks", "blob", "gaussian", "mnist", "digits", "shapes", "swiss_roll")
 
 
 # ------------------------------------------------------------------ manifolds for MVU

@@ -201,7 +201,7 @@ class ProblemSpec:
     from_dataset : callable
         ``from_dataset(X, y, options) -> instance`` for ``sdpembed make-instance``: points X,
         labels y (or None) and the command's options (``delta``, ``n_secants``, ``points``,
-        ``random_state``, ``k``, ``mu`` ...), read by attribute.
+        ``random_state``, ``k``, ``mu``, ``variant``, ``omega``, ``angles``, ``link`` ...), read by attribute.
     memory : dict of str to callable
         ``memory[method](instance) -> (bytes, what)``: the largest allocation of a method whose
         memory grows faster than the instance's data and matrix variable, checked before it runs.
@@ -364,7 +364,9 @@ PROBLEMS: dict[str, ProblemSpec] = {
         default_method=lambda instance: ("lowrank" if instance.variant == "inequality"
                                           and instance.n >= MVU_LOWRANK_FROM_N else "ipm"),
         from_dataset=lambda X, y, options: MVUInstance.from_points(
-            X, options.k, getattr(options, "variant", "equality"), omega=getattr(options, "omega", None)
+            X, options.k, getattr(options, "variant", "equality"), omega=getattr(options, "omega", None),
+            angles=getattr(options, "angles", True), link=getattr(options, "link", False),
+            random_state=getattr(options, "random_state", None),
         ),
         memory={"ipm": _mvu_ipm_memory, "lowrank": _mvu_lowrank_memory},
         sdpa_form=mvu_form,

@@ -73,6 +73,7 @@ __all__ = [
     "project_psd",
     "triplet_keys",
     "triplet_outer_sum",
+    "varying_coordinates",
 ]
 
 
@@ -401,6 +402,20 @@ def certified_min_eig(S: np.ndarray, entry_error: float) -> float:
 
 
 # --------------------------------------------------------------------------- dual bound
+def varying_coordinates(X: np.ndarray) -> np.ndarray:
+    """The coordinates in which the points of X differ — those the dual bounds test for C(α) ⪰ 0.
+
+    In a constant coordinate (a blank pixel) every difference x_i − x_j is exactly 0, so P, every
+    C_ij and C(α) have rows and columns of exact zeros there (floating-point products and sums of
+    exact zeros are exact zeros), and tr(M C(α)) = tr(M_KK C(α)_KK) over the varying coordinates K,
+    where M_KK ⪰ 0 for every M ⪰ 0. So C(α) ⪰ 0 exactly when C(α)_KK ⪰ 0, and the trace bound
+    holds for tr M*_KK with λ_min(P_KK). Without this reduction λ_min(P) = 0 and any rounding margin
+    makes every certified eigenvalue negative: the bound would collapse to 0.
+    """
+    X = np.asarray(X, dtype=np.float64)
+    return np.flatnonzero(np.ptp(X, axis=0) > 0.0)
+
+
 def generalized_eigenvalues(D: np.ndarray, A: np.ndarray) -> np.ndarray:
     """The eigenvalues θ of D v = θ A v for symmetric D and A ≻ 0, ascending (numpy alone).
 
@@ -439,7 +454,9 @@ def lmnn_dual_bound(
       ε(0) = μ·T), so tr M* ≤ τ = U / ((1 − μ) λ_min(P)) and
       ε(M*) ≥ Σα + τ·min(0, λ_min(C(α))).
 
-    The result is the largest of these (and of 0: ε ≥ 0). Eigenvalues are lowered by bounds
+    P ≻ 0 and C(α) ⪰ 0 are tested on the coordinates in which the points differ
+    (:func:`varying_coordinates`: the others are exact zeros of every matrix here, as blank pixels
+    are). The result is the largest of these (and of 0: ε ≥ 0). Eigenvalues are lowered by bounds
     on the rounding errors of forming P and C(α) and of the eigen-solver, so the bound
     survives floating point. α is first projected onto the box [0, μ].
 
@@ -476,6 +493,10 @@ def lmnn_dual_bound(
     D, d_error = triplet_outer_sum(instance.X, triplets, alpha)
     A = (1.0 - mu) * instance.pull_matrix
     a_error = (1.0 - mu) * _pull_error(instance)
+    keep = np.ix_(*2 * (varying_coordinates(instance.X),))
+    A, D = A[keep], D[keep]                                     # exact: the rest are exact zeros
+    if A.shape[0] == 0:                                         # all points equal: C(α) = 0 ⪰ 0
+        return total
 
     # trace bound τ on a minimiser (needs μ < 1 and P ≻ 0, certified with rounding margins)
     tau = np.inf
@@ -674,6 +695,10 @@ def multi_metric_dual_bound(
         Dn, en = triplet_outer_sum(X, np.column_stack([neg[:, 0], neg[:, 0], neg[:, 2]]) if neg.size else zeros, wn)
         D[c] = Dp + Dn
         d_error[c] = ep + en
+    varying = varying_coordinates(X)                            # exact: the rest are exact zeros
+    A, D, d = A[:, varying][:, :, varying], D[:, varying][:, :, varying], varying.size
+    if d == 0:                                                  # all points equal: every C_c(α) = 0 ⪰ 0
+        return total
     lam_A = np.array([certified_min_eig(A[c], a_error[c]) for c in range(C)]) if mu < 1.0 else np.full(C, -np.inf)
     tau = np.full(C, np.inf)
     if np.all(lam_A > 0.0):

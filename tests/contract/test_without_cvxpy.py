@@ -15,6 +15,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from sdpembed.registry import PROBLEMS
@@ -106,6 +107,20 @@ def test_the_blocker_blocks():
 def test_imports_without_cvxpy(module):
     run = _run(BLOCKER + f"import {module}\nassert 'cvxpy' not in sys.modules\n")
     assert run.returncode == 0, run.stderr
+
+
+def test_verify_without_cvxpy_and_without_an_optimum_fails_cleanly(tmp_path):
+    """A bare matrix of an instance with no stored optimum would need the CVXPY ground truth: where CVXPY
+    cannot be imported, ``sdpembed verify`` says the objective is unchecked (FAIL, exit 1), no traceback."""
+    instance = tmp_path / "mvu.npz"
+    np.savez(instance, problem=np.array("mvu"), edges=np.array([[0, 1], [1, 2]]), sqdist=np.ones(2),
+             n=np.array(3), variant=np.array("inequality"))
+    solution = tmp_path / "solution.npz"
+    np.savez(solution, K=np.zeros((3, 3)))
+    run = _run(BLOCKER + "from sdpembed.cli import main\nsys.exit(main(sys.argv[1:]))\n",
+               "verify", str(instance), str(solution))
+    assert run.returncode == 1, run.stderr
+    assert "Traceback" not in run.stderr and "cannot be imported" in run.stdout and "FAIL" in run.stdout
 
 
 @pytest.fixture(scope="module")

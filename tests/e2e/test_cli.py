@@ -147,6 +147,47 @@ def test_make_instance_datasets(tmp_path, dataset, capsys):
     assert "30 constraints (secants)" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("variant", ["equality", "inequality", "slack", "min_trace"])
+def test_make_instance_mvu_on_a_swiss_roll(tmp_path, variant, capsys):
+    """Every MVU variant from the command line, on the swiss roll (the instances of issue 27): the
+    same graph as ``MVUInstance.from_points(swiss_roll(n, random_state=seed)[0], k, variant)``."""
+    from sdpembed import MVUInstance, load_instance
+    from sdpembed.datasets import swiss_roll
+
+    path = tmp_path / f"{variant}.npz"
+    omega = ["--omega", "0.9"] if variant == "slack" else []
+    assert main(["make-instance", "mvu", "--dataset", "swiss_roll", "--n-points", "40", "--k", "5",
+                 "--variant", variant, *omega, "--random-state", "3", "--out", str(path)]) == 0
+    assert "40 points in dimension 3" in capsys.readouterr().out
+    made = load_instance(path)
+    expected = MVUInstance.from_points(swiss_roll(40, random_state=3)[0], 5, variant,
+                                       omega=0.9 if variant == "slack" else None)
+    assert made.variant == variant and made.omega == expected.omega
+    np.testing.assert_array_equal(made.edges, expected.edges)
+    np.testing.assert_array_equal(made.sqdist, expected.sqdist)
+
+
+def test_make_instance_mvu_graph_options(tmp_path, capsys):
+    """``--no-angles`` and ``--link`` build the graph of the suite's equality instances."""
+    from sdpembed import MVUInstance, load_instance
+    from sdpembed.datasets import swiss_roll
+
+    path = tmp_path / "eq.npz"
+    assert main(["make-instance", "mvu", "--dataset", "swiss_roll", "--n-points", "40", "--noise", "0.1", "--k", "3",
+                 "--no-angles", "--link", "--out", str(path)]) == 0
+    expected = MVUInstance.from_points(swiss_roll(40, noise=0.1, random_state=0)[0], 3, angles=False, link=True,
+                                       random_state=0)
+    np.testing.assert_array_equal(load_instance(path).edges, expected.edges)
+    with_angles = MVUInstance.from_points(swiss_roll(40, noise=0.1, random_state=0)[0], 3)
+    assert with_angles.n_constraints > expected.n_constraints
+
+
+def test_make_instance_mvu_slack_needs_omega(tmp_path, capsys):
+    path = tmp_path / "slack.npz"
+    assert main(["make-instance", "mvu", "--dataset", "swiss_roll", "--variant", "slack", "--out", str(path)]) == 2
+    assert "omega" in capsys.readouterr().err and not path.exists()
+
+
 def test_bad_input_exit_code_2(tmp_path, instance_file):
     missing = run("solve", str(tmp_path / "nope.npz"))
     assert missing.returncode == 2 and "does not exist" in missing.stderr
