@@ -326,7 +326,8 @@ def run_column_generation(
     tight = loose_tol is None or loose_tol <= feas_tol
 
     if working_set is None:
-        working = initial_working_set(X, initial_pairs, initial_neighbors, rng)
+        with progress_bar(n, "nearest neighbours", enabled=None if verbose else False, unit="points") as bar:
+            working = initial_working_set(X, initial_pairs, initial_neighbors, rng, progress=bar.update)
         if working.size > 2 * initial_pairs:
             # one neighbour each gives about n pairs: on many points a random share of them, so the first
             # restricted solve (its dense S₀ × S₀ factorisation) costs the same at any n; the scans add the rest

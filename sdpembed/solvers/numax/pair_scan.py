@@ -302,13 +302,16 @@ def merge_block_scans(groups: list[list[BlockScan]]) -> ScanResult:
     return ScanResult(vi, vj, vv, worst, counted)
 
 
-def initial_working_set(X: np.ndarray, size: int, n_neighbors: int, rng: np.random.Generator) -> np.ndarray:
+def initial_working_set(X: np.ndarray, size: int, n_neighbors: int, rng: np.random.Generator,
+                        progress: Callable[[int], object] | None = None) -> np.ndarray:
     """Sorted linear pair indices: each point's nearest neighbours, then random pairs up to ``size``.
 
     The neighbours of a point are its ``n_neighbors`` nearest other points by squared Euclidean
     distance, ties going to the lower index. Gram-based distances screen the candidates, block by
     block of rows, and every candidate that could be among the nearest within their rounding bound
     is recomputed from its explicit difference, so the choice is exact to rounding (as the scan).
+    ``progress``, when given, is called with the number of points whose neighbours each block found
+    (a bar over the n points: on many points this search is the longest step before the first round).
     """
     n, N = X.shape
     total = pair_count(n)
@@ -337,6 +340,8 @@ def initial_working_set(X: np.ndarray, size: int, n_neighbors: int, rng: np.rand
             rows_kept, cols_kept = rows[ri[keep]], ci[keep]
             lo_parts.append(np.minimum(rows_kept, cols_kept))
             hi_parts.append(np.maximum(rows_kept, cols_kept))
+            if progress is not None:
+                progress(rows.size)
         chosen = np.unique(linear_index_of_pairs(np.concatenate(lo_parts), np.concatenate(hi_parts), n))
     extra = min(size, total) - chosen.size
     if extra > 0:

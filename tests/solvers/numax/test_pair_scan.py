@@ -100,6 +100,16 @@ def test_random_pairs_fill_the_set_up_to_size():
     np.testing.assert_array_equal(everything, np.arange(pair_count(30)))
 
 
+def test_the_neighbour_search_reports_every_point_once_and_the_same_pairs():
+    """On many points the search is the longest step before the first round: it advances a bar by
+    the points of each block, n in all, without changing what it finds."""
+    X = np.random.default_rng(7).standard_normal((2_500, 3))            # several blocks of rows
+    counts: list[int] = []
+    with_bar = initial_working_set(X, 0, 2, np.random.default_rng(0), progress=counts.append)
+    assert sum(counts) == 2_500 and len(counts) > 1
+    np.testing.assert_array_equal(with_bar, initial_working_set(X, 0, 2, np.random.default_rng(0)))
+
+
 def test_no_neighbours_asked_gives_random_pairs_only():
     X = np.random.default_rng(6).standard_normal((20, 3))
     assert initial_working_set(X, 0, 0, np.random.default_rng(0)).size == 0
