@@ -155,3 +155,34 @@ def test_every_experiment_of_every_paper_documents_paper_and_departures(paper):
     for experiment in module.EXPERIMENTS:
         assert set(common.docstring_sections(experiment.run)) >= {"Paper", "Departures"}
         assert set(experiment.quick) == set(experiment.full)
+
+
+def test_slm_split_draws_per_class_training_images_and_keeps_the_rest_for_testing():
+    slm = load_reproduce("slm")
+    y = np.repeat(np.arange(4), [7, 9, 8, 10])
+    train, test = slm._split(y, 5, np.random.default_rng(0))
+    assert np.bincount(y[train]).tolist() == [5, 5, 5, 5]
+    assert sorted(np.concatenate([train, test]).tolist()) == list(range(len(y)))
+
+
+def test_slm_4nn_accuracy_is_a_majority_vote_of_the_four_nearest_training_images():
+    slm = load_reproduce("slm")
+    rng = np.random.default_rng(6)
+    X, y = rng.standard_normal((60, 5)), rng.integers(0, 3, 60)
+    train, test = np.arange(40), np.arange(40, 60)
+    Psi = rng.standard_normal((2, 5))
+    Y = X @ Psi.T
+    distances = np.linalg.norm(Y[test][:, None, :] - Y[train][None, :, :], axis=2)
+    votes = y[train][np.argsort(distances, axis=1)[:, :4]]
+    counts = np.stack([np.sum(votes == c, axis=1) for c in range(3)], axis=1)
+    decided = np.sort(counts, axis=1)[:, -1] > np.sort(counts, axis=1)[:, -2]       # ties are sklearn's to break
+    predicted = np.argmax(counts, axis=1)
+    ours = slm._accuracy(Psi, X, y, train, test)
+    correct = np.sum((predicted == y[test])[decided])
+    assert correct <= ours / 100.0 * len(test) <= correct + np.sum(~decided)
+
+
+def test_nilepro_cell_text_never_prints_a_number_for_a_stopped_cell():
+    nilepro = load_reproduce("nilepro")
+    assert nilepro._cell_text({"dim": None, "status": "time limit", "search_s": 61.2}) == "t/l (61 s)"
+    assert nilepro._cell_text({"dim": 7, "fit_s": 3.14}) == "7 (3.1 s)"
