@@ -1,6 +1,7 @@
 """`python benchmarks/reproduce.py` end to end: one quick experiment at tiny size writes its outputs and its section."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -103,3 +104,18 @@ def test_the_fig9_reason_test_runs_quick(tmp_path):
     (row,) = records["fig9_spread"]["rows"]
     assert all(0.0 <= row[f"{m}_measure"] and 0.0 <= row[m]["5"] <= 1.0 for m in ("numax", "pca", "gaussian"))
     assert "spread" in records["fig9_spread"]["agreement"]
+
+
+def test_report_only_rebuilds_the_stored_report_and_runs_nothing():
+    script = load_script("reproduce")
+    # the stored results regenerate the committed report exactly (links are relative to the report)
+    committed = Path(__file__).resolve().parents[2] / "REPRODUCTION.md"
+    assert script.main(["--report-only", "--report", str(committed.with_name("REPRODUCTION.check.md"))]) == 0
+    try:
+        assert committed.with_name("REPRODUCTION.check.md").read_text() == committed.read_text()
+    finally:
+        committed.with_name("REPRODUCTION.check.md").unlink()
+    with pytest.raises(SystemExit):
+        script.main(["--report-only", "--paper", "numax"])
+    with pytest.raises(SystemExit):
+        script.main([])
