@@ -376,7 +376,7 @@ def test_a_closed_stdout_exits_quietly():
 
 
 def test_writing_into_a_file_as_a_directory_exits_2(tmp_path, capsys, monkeypatch):
-    import sdpembed.cli as cli
+    import sdpembed.validation.suite.build as build  # the command imports it at its start
 
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
@@ -386,7 +386,7 @@ def test_writing_into_a_file_as_a_directory_exits_2(tmp_path, capsys, monkeypatc
     def no_build(**kwargs):
         raise AssertionError("the build started before --out was checked")
 
-    monkeypatch.setattr(cli, "build_suite", no_build)
+    monkeypatch.setattr(build, "build_suite", no_build)
     assert main(["suite", "build", "--out", str(blocker / "sub")]) == 2
     assert "cannot be created" in one_error_line(capsys, "suite build")
 
