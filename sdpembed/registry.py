@@ -387,7 +387,7 @@ def _mvu() -> ProblemSpec:
 
 
 class _Problems(MutableMapping):
-    """The registered problems by name, each :class:`ProblemSpec` built at its first look-up.
+    """The registered problems by name, each spec built at its first look-up.
 
     A spec names its instance type, which imports its problem module; building only the spec asked
     for keeps ``sdpembed verify`` of an MVU file from importing the LMNN and NuMax modules
@@ -424,8 +424,9 @@ class _Problems(MutableMapping):
         return f"PROBLEMS({', '.join(self._builders)})"
 
 
-#: Every registered problem: name -> :class:`ProblemSpec` (a mapping whose specs load at first look-up).
-PROBLEMS: MutableMapping[str, ProblemSpec] = _Problems({
+#: Every registered problem: name -> :class:`~sdpembed.registry.ProblemSpec` (a mapping whose specs load at
+#: first look-up).
+PROBLEMS = _Problems({
     "numax": _numax,
     "numax_class": _numax_class,
     "lmnn": _lmnn,
