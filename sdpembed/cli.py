@@ -33,25 +33,18 @@ from ._memory import check_memory, dense_bytes
 from ._progress import tell
 from ._validate import as_matrix
 from ._version import __version__
-from .io import load_instance, read_solution, write_solution
-from .problems import MVUInstance
+from .io import SKIP_EXIT_CODE, load_instance, read_solution, write_solution
 from .registry import PROBLEMS, get_problem, method_options, solve
-from .sdpa import MAX_ENTRIES, export_sdpa, sdpa_optimum
 from .validation.certify import Tolerances, format_against, objective_side
-from .validation.suite import (
-    MANIFEST,
-    SKIP_EXIT_CODE,
-    SuiteInterrupted,
-    build_suite,
-    format_build_table,
-    format_run_table,
-    load_suite,
-    run_suite,
-    summarize_run,
-)
-from .validation.verify import verify_solution
+
+# Each command imports what only it needs at its start (the suite's build and runner, the SDPA
+# writer, the verifier): ``--help`` and ``verify`` load no more than they use (DESIGN.md, "Start-up").
 
 __all__ = ["main", "build_parser"]
+
+#: MVUInstance.VARIANTS, spelled out so that ``--help`` imports no problem module (tests/e2e/test_cli.py
+#: checks that the two agree)
+MVU_VARIANTS = ("equality", "inequality", "slack", "min_trace")
 
 
 class BadInput(ValueError):
@@ -162,6 +155,8 @@ def _cmd_solve(args: argparse.Namespace) -> int:
 
 # ------------------------------------------------------------------------------ verify
 def _cmd_verify(args: argparse.Namespace) -> int:
+    from .validation.verify import verify_solution
+
     instance = load_instance(args.instance)
     solution = read_solution(args.solution, instance)
     tolerances = Tolerances(objective=args.objective_tol, feasibility=args.feasibility_tol, psd=args.psd_tol)
@@ -337,6 +332,8 @@ def _problems(args: argparse.Namespace) -> list[str] | None:
 
 def _selection(args: argparse.Namespace):
     """The suite of ``--suite`` and its entries chosen by ``--problems`` and ``--instances``."""
+    from .validation.suite.manifest import load_suite
+
     suite = load_suite(args.suite)
     entries = suite.select(_problems(args), args.instances)
     if not entries:
@@ -365,6 +362,9 @@ def _cmd_suite_list(args: argparse.Namespace) -> int:
 
 
 def _cmd_suite_build(args: argparse.Namespace) -> int:
+    from .validation.suite.build import build_suite
+    from .validation.suite.tables import format_build_table
+
     problems = _problems(args)
     if args.out:
         prepare_directory(args.out, "--out")                   # created before the build, not after it
@@ -390,6 +390,10 @@ def _cmd_suite_build(args: argparse.Namespace) -> int:
 
 
 def _cmd_suite_run(args: argparse.Namespace) -> int:
+    from .validation.suite.process import SuiteInterrupted
+    from .validation.suite.runner import run_suite, summarize_run
+    from .validation.suite.tables import format_run_table
+
     suite, entries = _selection(args)
     tolerances = Tolerances(
         objective=suite.tolerances.objective if args.objective_tol is None else args.objective_tol,
@@ -426,6 +430,9 @@ def _cmd_suite_run(args: argparse.Namespace) -> int:
 
 
 def _cmd_suite_export(args: argparse.Namespace) -> int:
+    from .sdpa import export_sdpa
+    from .validation.suite.manifest import MANIFEST
+
     suite, entries = _selection(args)
     out = prepare_directory(args.directory, "DIR")
     names = {e.name for e in entries}
@@ -454,9 +461,11 @@ def _copy(source: Path, target: Path) -> None:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
+    from .sdpa import MAX_ENTRIES, export_sdpa, sdpa_optimum
+
     out = check_output(args.out or Path(args.instance).with_suffix(".dat-s"), "--out")
     instance = load_instance(args.instance)
-    problem = export_sdpa(instance, out, max_entries=args.max_entries)
+    problem = export_sdpa(instance, out, max_entries=MAX_ENTRIES if args.max_entries is None else args.max_entries)
     sizes = " ".join(str(size) for size in problem.block_sizes)
     lines = [f"wrote {out}: SDPA sparse format, m = {problem.m} constraints, blocks {sizes}, "
              f"{problem.n_entries} entries",
@@ -597,7 +606,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--delta", type=float, default=0.1, help="isometry constant (numax, numax_class)")
     p.add_argument("--k", type=int, default=3,
                    help="target neighbours per point (lmnn, lmnn_multi); nearest neighbours of the graph (mvu)")
-    p.add_argument("--variant", default="equality", choices=MVUInstance.VARIANTS,
+    p.add_argument("--variant", default="equality", choices=MVU_VARIANTS,
                    help="the MVU SDP: distances kept (equality), bounded (inequality), penalised (slack, with "
                         "--omega) or the trace minimised (min_trace); default equality (mvu)")
     p.add_argument("--omega", type=float, default=None, help="slack penalty weight in (0, 1) (mvu --variant slack)")
@@ -656,7 +665,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("instance")
     p.add_argument("--format", default="sdpa", choices=["sdpa"])
     p.add_argument("--out", default=None, help="output file (default: the instance's name with .dat-s)")
-    p.add_argument("--max-entries", type=int, default=MAX_ENTRIES, help="refuse larger files")
+    p.add_argument("--max-entries", type=int, default=None,
+                   help="refuse larger files (default: sdpembed.sdpa.MAX_ENTRIES)")
     p.set_defaults(func=_cmd_export)
 
     p = sub.add_parser("embed", help="write the linear map Psi (M, N) of a linear method for data given as rows")

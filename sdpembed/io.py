@@ -9,7 +9,8 @@ solution file holds the problem's variable (``P``, ``M``, ``K`` or ``S``), optio
 registry: ``dual_pairs``/``dual_y`` or ``dual_y`` for the NuMax family, ``dual_triplets``/``dual_alpha``
 for LMNN, ``dual_y``/``dual_t`` for MVU, ``dual_lambda`` for MVU out-of-sample; ``docs/grading.md``
 states each dual); ``sdpembed solve`` also writes ``status``, ``objective`` and ``method``
-(:func:`solution_arrays`).
+(:func:`solution_arrays`). A graded program that does not handle an instance exits with
+:data:`SKIP_EXIT_CODE`.
 
 Files are parsed by :func:`sdpembed._files.read_npz` (never unpickling; one ValueError line naming
 the file) and written atomically. This module imports no CVXPY: the registry loads formulations and
@@ -33,6 +34,7 @@ from .registry import get_problem
 from .results import SolveResult
 
 __all__ = [
+    "SKIP_EXIT_CODE",
     "Solution",
     "check_dual_bound",
     "checked_matrix",
@@ -45,6 +47,10 @@ __all__ = [
     "solution_from_arrays",
     "write_solution",
 ]
+
+#: Exit code by which a graded program says it does not handle an instance (``docs/grading.md``):
+#: ``sdpembed suite run`` grades it ``skip``, not ``crash``.
+SKIP_EXIT_CODE = 3
 
 
 # ------------------------------------------------------------------------------ instances

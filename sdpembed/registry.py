@@ -11,42 +11,19 @@ A problem is added by writing its instance type (with its standard form and suit
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, MutableMapping
 from dataclasses import dataclass, field, replace
 from importlib import import_module
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ._memory import check_memory, dense_bytes
-from .problems import (
-    LMNNInstance,
-    MultiMetricLMNNInstance,
-    MVUInstance,
-    MVUOOSInstance,
-    NuMaxClassInstance,
-    NuMaxInstance,
-)
-from .problems import mvu as _mvu
-from .problems import mvu_oos as _mvu_oos
-from .problems.standard_form import (
-    StandardForm,
-    box_trace_form,
-    lmnn_form,
-    lmnn_multi_form,
-    mvu_form,
-    mvu_oos_form,
-)
-from .problems.suite_cases import (
-    SuiteCase,
-    lmnn_cases,
-    lmnn_multi_cases,
-    mvu_cases,
-    mvu_oos_cases,
-    numax_cases,
-    numax_class_cases,
-)
+from .problems.standard_form import StandardForm
 from .results import SolveResult
+
+if TYPE_CHECKING:
+    from .problems.suite_cases import SuiteCase
 
 
 def _keywords(func: Callable[..., Any], exclude: tuple[str, ...] = ()) -> frozenset[str] | None:
@@ -57,6 +34,16 @@ def _keywords(func: Callable[..., Any], exclude: tuple[str, ...] = ()) -> frozen
         return None
     return frozenset(p.name for p in parameters if p.default is not inspect.Parameter.empty
                      and p.kind is not inspect.Parameter.POSITIONAL_ONLY) - set(exclude)
+
+
+def _at_first_call(module: str, name: str) -> Callable[..., Any]:
+    """``name`` of ``module`` (relative to this package), imported when it is first called."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return getattr(import_module(module, __package__), name)(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = name
+    return call
 
 
 def _lazy(module: str, name: str, forwards_to: str | None = None) -> Callable[..., SolveResult]:
@@ -71,8 +58,7 @@ def _lazy(module: str, name: str, forwards_to: str | None = None) -> Callable[..
     def target(attribute: str) -> Callable[..., Any]:
         return getattr(import_module(module, __package__), attribute)
 
-    def call(*args: Any, **kwargs: Any) -> SolveResult:
-        return target(name)(*args, **kwargs)
+    call = _at_first_call(module, name)
 
     def options() -> frozenset[str] | None:
         # the wrapper sets the forwarded function's ``problem`` itself
@@ -169,7 +155,7 @@ def _mvu_proof_arrays(instance: Any, result: SolveResult) -> dict[str, np.ndarra
     if "y" not in result.extra or not result.certified:
         return {}
     return {"dual_y": np.asarray(result.extra["y"], dtype=np.float64),
-            "dual_t": np.array(_mvu.centering_multiplier(instance))}
+            "dual_t": np.array(import_module(".problems.mvu", __package__).centering_multiplier(instance))}
 
 
 def _mvu_oos_proof_arrays(instance: Any, result: SolveResult) -> dict[str, np.ndarray]:
@@ -267,42 +253,52 @@ def _dual_hooks(instance_type: type) -> dict[str, Any]:
     }
 
 
-PROBLEMS: dict[str, ProblemSpec] = {
-    "numax": ProblemSpec(
+# One builder per problem: its spec, importing its own problem module only (:class:`_Problems`).
+def _numax() -> ProblemSpec:
+    instance_type = import_module(".problems.numax", __package__).NuMaxInstance
+    return ProblemSpec(
         name="numax",
-        instance_type=NuMaxInstance,
+        instance_type=instance_type,
         variable="P",
         sense="min",
         cvxpy=solve_numax_cvxpy,
         methods={"admm": solve_numax_admm, "cg": solve_numax_cg},
         # column generation for point-form instances (all pairs), the ADMM for secant lists
         default_method=lambda instance: "cg" if instance.point_form else "admm",
-        from_dataset=_secant_instance(NuMaxInstance),
+        from_dataset=_secant_instance(instance_type),
         memory={"admm": _admm_memory},
-        sdpa_form=box_trace_form,
-        suite_cases=numax_cases,
+        sdpa_form=_at_first_call(".problems.standard_form", "box_trace_form"),
+        suite_cases=_at_first_call(".problems.suite_cases", "numax_cases"),
         estimators=("sdpembed.NuMax",),
-        **_dual_hooks(NuMaxInstance),
-    ),
-    "numax_class": ProblemSpec(
+        **_dual_hooks(instance_type),
+    )
+
+
+def _numax_class() -> ProblemSpec:
+    instance_type = import_module(".problems.numax", __package__).NuMaxClassInstance
+    return ProblemSpec(
         name="numax_class",
-        instance_type=NuMaxClassInstance,
+        instance_type=instance_type,
         variable="P",
         sense="min",
         cvxpy=solve_numax_class_cvxpy,
         methods={"admm": solve_numax_class_admm, "cg": solve_numax_class_cg},
         default_method=lambda instance: "cg" if instance.point_form else "admm",
-        from_dataset=_secant_instance(NuMaxClassInstance),
+        from_dataset=_secant_instance(instance_type),
         memory={"admm": _admm_memory},
-        sdpa_form=box_trace_form,
-        suite_cases=numax_class_cases,
+        sdpa_form=_at_first_call(".problems.standard_form", "box_trace_form"),
+        suite_cases=_at_first_call(".problems.suite_cases", "numax_class_cases"),
         dataset="digits",
         estimators=("sdpembed.NuMaxClass",),
-        **_dual_hooks(NuMaxClassInstance),
-    ),
-    "lmnn": ProblemSpec(
+        **_dual_hooks(instance_type),
+    )
+
+
+def _lmnn() -> ProblemSpec:
+    instance_type = import_module(".problems.lmnn", __package__).LMNNInstance
+    return ProblemSpec(
         name="lmnn",
-        instance_type=LMNNInstance,
+        instance_type=instance_type,
         variable="M",
         sense="min",
         cvxpy=solve_lmnn_cvxpy,
@@ -310,16 +306,20 @@ PROBLEMS: dict[str, ProblemSpec] = {
         # Algorithm 3 of the thesis; "working_set": the exact working-set CVXPY solve
         methods={"fast": solve_lmnn_fast, "gradient": solve_lmnn_gradient, "working_set": solve_lmnn_working_set},
         default_method=lambda instance: "fast",
-        from_dataset=lambda X, y, options: LMNNInstance.from_data(X, y, k=options.k, mu=options.mu),
-        sdpa_form=lmnn_form,
-        suite_cases=lmnn_cases,
+        from_dataset=lambda X, y, options: instance_type.from_data(X, y, k=options.k, mu=options.mu),
+        sdpa_form=_at_first_call(".problems.standard_form", "lmnn_form"),
+        suite_cases=_at_first_call(".problems.suite_cases", "lmnn_cases"),
         dataset="digits",
         estimators=("sdpembed.LMNN",),
-        **_dual_hooks(LMNNInstance),
-    ),
-    "lmnn_multi": ProblemSpec(
+        **_dual_hooks(instance_type),
+    )
+
+
+def _lmnn_multi() -> ProblemSpec:
+    instance_type = import_module(".problems.lmnn", __package__).MultiMetricLMNNInstance
+    return ProblemSpec(
         name="lmnn_multi",
-        instance_type=MultiMetricLMNNInstance,
+        instance_type=instance_type,
         # the (C, d, d) stack of the metrics M^1 … M^C (2.17), one per class
         variable="M",
         sense="min",
@@ -327,33 +327,43 @@ PROBLEMS: dict[str, ProblemSpec] = {
         # the interior-point method on an exact working set, as for "lmnn"
         methods={"fast": solve_multi_metric_fast},
         default_method=lambda instance: "fast",
-        from_dataset=lambda X, y, options: MultiMetricLMNNInstance.from_data(X, y, k=options.k, mu=options.mu),
-        sdpa_form=lmnn_multi_form,
-        suite_cases=lmnn_multi_cases,
+        from_dataset=lambda X, y, options: instance_type.from_data(X, y, k=options.k, mu=options.mu),
+        sdpa_form=_at_first_call(".problems.standard_form", "lmnn_multi_form"),
+        suite_cases=_at_first_call(".problems.suite_cases", "lmnn_multi_cases"),
         estimators=("sdpembed.MultiMetricLMNN",),
         dataset="digits",
-        **_dual_hooks(MultiMetricLMNNInstance),
-    ),
-    "mvu_oos": ProblemSpec(
+        **_dual_hooks(instance_type),
+    )
+
+
+def _mvu_oos() -> ProblemSpec:
+    problem = import_module(".problems.mvu_oos", __package__)
+    instance_type = problem.MVUOOSInstance
+    return ProblemSpec(
         name="mvu_oos",
-        instance_type=MVUOOSInstance,
+        instance_type=instance_type,
         variable="S",
         sense="min",
         cvxpy=solve_mvu_oos_cvxpy,
         # the interior-point method with active-set polish of Sec. 3.1.10's small SDP
         methods={"ipm": solve_mvu_oos},
         default_method=lambda instance: "ipm",
-        from_dataset=lambda X, y, options: MVUOOSInstance.from_data(X, y, options.delta),
-        sdpa_form=mvu_oos_form,
-        suite_cases=mvu_oos_cases,
+        from_dataset=lambda X, y, options: instance_type.from_data(X, y, options.delta),
+        sdpa_form=_at_first_call(".problems.standard_form", "mvu_oos_form"),
+        suite_cases=_at_first_call(".problems.suite_cases", "mvu_oos_cases"),
         estimators=("sdpembed.MVU",),
         dual_arrays=("dual_lambda",),
         dual_from_result=_mvu_oos_proof_arrays,
-        verified_bound=lambda instance, multipliers, matrix: _mvu_oos.verified_dual_bound(instance, multipliers),
-    ),
-    "mvu": ProblemSpec(
+        verified_bound=lambda instance, multipliers, matrix: problem.verified_dual_bound(instance, multipliers),
+    )
+
+
+def _mvu() -> ProblemSpec:
+    problem = import_module(".problems.mvu", __package__)
+    instance_type = problem.MVUInstance
+    return ProblemSpec(
         name="mvu",
-        instance_type=MVUInstance,
+        instance_type=instance_type,
         variable="K",
         # every variant is a maximisation (min_trace as max −tr K): the dual bound is an upper bound
         sense="max",
@@ -363,20 +373,69 @@ PROBLEMS: dict[str, ProblemSpec] = {
         methods={"ipm": solve_mvu_ipm, "lowrank": solve_mvu_lowrank},
         default_method=lambda instance: ("lowrank" if instance.variant == "inequality"
                                           and instance.n >= MVU_LOWRANK_FROM_N else "ipm"),
-        from_dataset=lambda X, y, options: MVUInstance.from_points(
+        from_dataset=lambda X, y, options: instance_type.from_points(
             X, options.k, getattr(options, "variant", "equality"), omega=getattr(options, "omega", None),
             angles=getattr(options, "angles", True), link=getattr(options, "link", False),
             random_state=getattr(options, "random_state", None),
         ),
         memory={"ipm": _mvu_ipm_memory, "lowrank": _mvu_lowrank_memory},
-        sdpa_form=mvu_form,
-        suite_cases=mvu_cases,
+        sdpa_form=_at_first_call(".problems.standard_form", "mvu_form"),
+        suite_cases=_at_first_call(".problems.suite_cases", "mvu_cases"),
         estimators=("sdpembed.MVU",),
         dual_arrays=("dual_y", "dual_t"),
         dual_from_result=_mvu_proof_arrays,
-        verified_bound=lambda instance, multipliers, matrix: _mvu.verified_dual_bound(instance, multipliers),
-    ),
-}
+        verified_bound=lambda instance, multipliers, matrix: problem.verified_dual_bound(instance, multipliers),
+    )
+
+
+class _Problems(MutableMapping):
+    """The registered problems by name, each spec built at its first look-up.
+
+    A spec names its instance type, which imports its problem module; building only the spec asked
+    for keeps ``sdpembed verify`` of an MVU file from importing the LMNN and NuMax modules
+    (DESIGN.md, "Start-up"). The names are known without building any spec.
+    """
+
+    def __init__(self, builders: dict[str, Callable[[], ProblemSpec]]) -> None:
+        self._builders = builders
+        self._specs: dict[str, ProblemSpec] = {}
+
+    def __getitem__(self, name: str) -> ProblemSpec:
+        if name not in self._specs:
+            self._specs[name] = self._builders[name]()
+        return self._specs[name]
+
+    def __setitem__(self, name: str, spec: ProblemSpec) -> None:
+        self._builders.setdefault(name, lambda: spec)
+        self._specs[name] = spec
+
+    def __delitem__(self, name: str) -> None:
+        del self._builders[name]
+        self._specs.pop(name, None)
+
+    def __contains__(self, name: object) -> bool:      # a name alone builds no spec
+        return name in self._builders
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._builders)
+
+    def __len__(self) -> int:
+        return len(self._builders)
+
+    def __repr__(self) -> str:
+        return f"PROBLEMS({', '.join(self._builders)})"
+
+
+#: Every registered problem: name -> :class:`~sdpembed.registry.ProblemSpec` (a mapping whose specs load at
+#: first look-up).
+PROBLEMS = _Problems({
+    "numax": _numax,
+    "numax_class": _numax_class,
+    "lmnn": _lmnn,
+    "lmnn_multi": _lmnn_multi,
+    "mvu_oos": _mvu_oos,
+    "mvu": _mvu,
+})
 
 
 def get_problem(name: str) -> ProblemSpec:

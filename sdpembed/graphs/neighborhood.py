@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .._validate import as_matrix, check_positive_int, check_random_state
+from .._validate import as_matrix, check_positive_int, check_random_state, count_distinct
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
@@ -163,7 +163,7 @@ def check_edges(edges: object, n: int, name: str = "edges") -> np.ndarray:
     if np.any(arr[:, 0] == arr[:, 1]):
         raise ValueError(f"{name} contains a self-loop (i, i), row {int(np.argmax(arr[:, 0] == arr[:, 1]))}")
     lo, hi = np.minimum(arr[:, 0], arr[:, 1]), np.maximum(arr[:, 0], arr[:, 1])
-    if np.unique(lo * n + hi).size != arr.shape[0]:
+    if count_distinct(lo * n + hi) != arr.shape[0]:
         raise ValueError(f"{name} lists an undirected edge twice")
     return arr
 

@@ -28,7 +28,7 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from .._validate import as_matrix, check_positive_int
+from .._validate import as_matrix, check_positive_int, count_distinct
 
 __all__ = [
     "check_labels",
@@ -69,7 +69,7 @@ def check_labels(y: object, n: int) -> np.ndarray:
         raise ValueError(f"y must hold integer or string labels, got dtype {labels.dtype}")
     if labels.dtype.kind == "f" and not np.all(np.isfinite(labels)):
         raise ValueError("y contains NaN or infinite labels")
-    n_classes = np.unique(labels).size
+    n_classes = count_distinct(labels)
     if n_classes < 2:
         raise ValueError(
             f"y must contain at least two classes for LMNN (a single class has no impostors), got {n_classes}"

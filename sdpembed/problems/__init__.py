@@ -22,11 +22,17 @@ References
    (6).
 """
 
-from .base import Instance
-from .lmnn import LMNNInstance, MultiMetricLMNNInstance, MultiMetricLMNNProblem
-from .mvu import MVUInstance
-from .mvu_oos import MVUOOSInstance
-from .numax import NuMaxClassInstance, NuMaxInstance
+from .._lazy import lazy_exports
+
+# Each name loads its module at first use (sdpembed._lazy): ``sdpembed verify`` of an MVU file
+# imports the MVU module and not the LMNN or NuMax ones (DESIGN.md, "Start-up").
+__getattr__, __dir__ = lazy_exports(__name__, {
+    ".base": ("Instance",),
+    ".lmnn": ("LMNNInstance", "MultiMetricLMNNInstance", "MultiMetricLMNNProblem"),
+    ".mvu": ("MVUInstance",),
+    ".mvu_oos": ("MVUOOSInstance",),
+    ".numax": ("NuMaxClassInstance", "NuMaxInstance"),
+})
 
 __all__ = [
     "Instance",

@@ -45,7 +45,7 @@ from typing import Any, ClassVar, Self
 
 import numpy as np
 
-from .._validate import as_matrix, as_vector, check_positive_int
+from .._validate import as_matrix, as_vector, check_positive_int, count_distinct
 from ..graphs import (
     ACCUMULATION_BLOCK,
     BLOCK_ELEMENTS,
@@ -343,7 +343,7 @@ def check_triplets(instance, triplets: object) -> np.ndarray:
         raise ValueError("every triplet (i, j, l) needs j to be a target neighbour of i (j in targets[i])")
     if np.any(instance.y[i] == instance.y[l]):
         raise ValueError("every triplet (i, j, l) needs y_l != y_i (l is a potential impostor)")
-    if np.unique(triplet_keys(arr, n)).size != arr.shape[0]:
+    if count_distinct(triplet_keys(arr, n)) != arr.shape[0]:
         raise ValueError("triplets must not repeat")
     return arr
 
@@ -571,7 +571,7 @@ class MultiMetricLMNNInstance(_TripletData):
     @property
     def n_blocks(self) -> int:
         """Number of metrics C (the number of classes)."""
-        return self.classes.size
+        return count_distinct(self.y)
 
     @property
     def variable_shape(self) -> tuple[int, ...]:

@@ -12,18 +12,16 @@ References
    Implemented here: the distortion (2)–(3).
 """
 
-from ..isometry import (
-    MEASURES,
-    IsometryConstants,
-    SecantSet,
-    dimension_for_delta,
-    distortion_histogram,
-    distortion_quantile,
-    isometry_constants,
-    secant_distortions,
-)
+from .._lazy import lazy_exports
 from .certify import Certificate, Tolerances, certify
 from .isometry_curve import IsometryCurve, IsometryCurvePoint, isometry_curve
+
+# ``certify`` and ``isometry_curve`` are also submodules' names, so they are imported eagerly
+# (sdpembed._lazy); the isometry measures load at first use (DESIGN.md, "Start-up").
+__getattr__, __dir__ = lazy_exports(__name__, {
+    "..isometry": ("MEASURES", "IsometryConstants", "SecantSet", "dimension_for_delta", "distortion_histogram",
+                   "distortion_quantile", "isometry_constants", "secant_distortions"),
+})
 
 __all__ = [
     "Certificate",

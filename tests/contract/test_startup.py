@@ -32,12 +32,25 @@ INSTANCES = ("numax-squares5", "numax_class-shapes6", "lmnn-iris8", "lmnn_multi-
              "mvu-equality-swiss10")
 
 #: Packages whose ``__init__`` exports lazily.
-LAZY_PACKAGES = ("sdpembed", "sdpembed.linear")
+LAZY_PACKAGES = ("sdpembed", "sdpembed.linear", "sdpembed.problems", "sdpembed.validation", "sdpembed.validation.suite")
+
+#: sdpembed's own modules that only some commands need: the problem modules (one per instance's
+#: problem), the suite's build, runner, process and certifiers, the SDPA writer; and ``numpy.ma``,
+#: which a plain ``np.unique`` imports (about a sixth of ``import numpy``).
+OWN = ("sdpembed.problems.numax", "sdpembed.problems.lmnn", "sdpembed.problems.mvu", "sdpembed.problems.mvu_oos",
+       "sdpembed.problems.suite_cases", "sdpembed.validation.suite.build", "sdpembed.validation.suite.runner",
+       "sdpembed.validation.suite.process", "sdpembed.validation.suite.optimum", "sdpembed.sdpa", "numpy.ma")
+
+#: The problem module each verify instance needs (the one of its problem).
+NEEDS = {"numax": "sdpembed.problems.numax", "numax_class": "sdpembed.problems.numax",
+         "lmnn": "sdpembed.problems.lmnn", "lmnn_multi": "sdpembed.problems.lmnn",
+         "mvu_oos": "sdpembed.problems.mvu_oos", "mvu": "sdpembed.problems.mvu"}
 
 PROBE = """
 import json, sys
 {body}
 print(json.dumps(sorted(m for m in {heavy!r} if m in sys.modules)), file=sys.__stderr__)
+print(json.dumps(sorted(m for m in {own!r} if m in sys.modules)), file=sys.__stderr__)
 """
 
 CLI = """
@@ -50,17 +63,18 @@ print(json.dumps({{"code": code}}))
 """
 
 
-def _probe(body: str) -> tuple[str, list[str]]:
-    """Run ``body`` in a fresh interpreter; its stdout and the heavy modules loaded at its end."""
+def _probe(body: str, own: bool = False) -> tuple[str, list[str]]:
+    """Run ``body`` in a fresh interpreter; its stdout and the heavy modules (with ``own``: those of
+    :data:`OWN`) loaded at its end."""
     env = {**os.environ, "PYTHONPATH": str(Path(sdpembed.__file__).parents[1])}
-    done = subprocess.run([sys.executable, "-c", PROBE.format(body=body, heavy=HEAVY)], capture_output=True,
+    done = subprocess.run([sys.executable, "-c", PROBE.format(body=body, heavy=HEAVY, own=OWN)], capture_output=True,
                           text=True, env=env, timeout=300)
     assert done.returncode == 0, done.stderr
-    return done.stdout, json.loads(done.stderr.strip().splitlines()[-1])
+    return done.stdout, json.loads(done.stderr.strip().splitlines()[-1 if own else -2])
 
 
-def _cli(argv: list[str]) -> tuple[int, list[str]]:
-    out, loaded = _probe(CLI.format(argv=argv))
+def _cli(argv: list[str], own: bool = False) -> tuple[int, list[str]]:
+    out, loaded = _probe(CLI.format(argv=argv), own)
     return json.loads(out.strip().splitlines()[-1])["code"], loaded
 
 
@@ -97,6 +111,26 @@ def test_verify_with_a_stored_optimum_loads_neither(solutions, name):
     code, loaded = _cli(["verify", str(instance), str(solution)])
     assert code == 0
     assert loaded == []
+
+
+@pytest.mark.parametrize(("argv", "allowed"), [
+    (["--help"], set()),
+    # the manifest compares stored optima with the suite's tolerances (numpy and the registry only)
+    (["suite", "list"], {"sdpembed.validation.suite.optimum"}),
+])
+def test_help_and_suite_list_load_no_problem_module(argv, allowed):
+    code, loaded = _cli(argv, own=True)
+    assert code == 0
+    assert set(loaded) <= allowed
+
+
+@pytest.mark.parametrize("name", INSTANCES)
+def test_verify_loads_only_its_problem_module(solutions, name):
+    """``verify`` of an MVU file imports neither the LMNN nor the NuMax module, nor the suite's build."""
+    instance, solution = solutions[name]
+    code, loaded = _cli(["verify", str(instance), str(solution)], own=True)
+    assert code == 0
+    assert loaded == [NEEDS[name.split("-")[0]]]
 
 
 def test_verify_with_cvxpy_ground_truth_still_loads_it(tmp_path, solutions):

@@ -417,7 +417,7 @@ def test_a_closed_stdout_exits_quietly():
 
 
 def test_writing_into_a_file_as_a_directory_exits_2(tmp_path, capsys, monkeypatch):
-    import sdpembed.cli as cli
+    import sdpembed.validation.suite.build as build  # the command imports it at its start
 
     blocker = tmp_path / "file"
     blocker.write_text("not a directory")
@@ -427,7 +427,7 @@ def test_writing_into_a_file_as_a_directory_exits_2(tmp_path, capsys, monkeypatc
     def no_build(**kwargs):
         raise AssertionError("the build started before --out was checked")
 
-    monkeypatch.setattr(cli, "build_suite", no_build)
+    monkeypatch.setattr(build, "build_suite", no_build)
     assert main(["suite", "build", "--out", str(blocker / "sub")]) == 2
     assert "cannot be created" in one_error_line(capsys, "suite build")
 
@@ -641,3 +641,10 @@ def test_dask_workers_give_the_local_solution_and_verdict(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["verify", str(path), str(tmp_path / "dask.npz"), "--dask-workers", "2", "--scheduler", "tcp://x:1"])
     assert "not allowed with argument" in capsys.readouterr().err
+
+
+def test_make_instance_offers_exactly_the_mvu_variants():
+    from sdpembed.cli import MVU_VARIANTS
+    from sdpembed.problems import MVUInstance
+
+    assert tuple(MVU_VARIANTS) == tuple(MVUInstance.VARIANTS)

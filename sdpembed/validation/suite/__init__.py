@@ -22,21 +22,21 @@ compressed instance file per case of :func:`suite_cases`, with its certified opt
 * :mod:`~sdpembed.validation.suite.tables` — the tables ``sdpembed suite build`` and ``suite run`` print.
 """
 
-from .build import DATA_RTOL, BuildRecord, build_suite, suite_cases
-from .manifest import MANIFEST, SUITE_VERSION, Suite, SuiteEntry, content_hash, default_suite_dir, load_suite
-from .optimum import (
-    AGREEMENT_TOL,
-    CERTIFIERS,
-    CLARABEL_SETTINGS,
-    GAP_TOL,
-    SCS_SETTINGS,
-    CertifiedOptimum,
-    Certifier,
-    certify_optimum,
-)
-from .process import SuiteInterrupted, command_argv
-from .runner import RESULTS, SKIP_EXIT_CODE, RunRecord, RunSummary, grade_solution, run_suite, summarize_run
-from .tables import format_build_table, format_run_table
+from ..._lazy import lazy_exports
+
+# Each name loads its module at first use (sdpembed._lazy): ``sdpembed suite list`` reads the
+# manifest without the build, the runner or the certifiers (DESIGN.md, "Start-up").
+__getattr__, __dir__ = lazy_exports(__name__, {
+    ".build": ("DATA_RTOL", "BuildRecord", "build_suite", "suite_cases"),
+    ".manifest": ("MANIFEST", "SUITE_VERSION", "Suite", "SuiteEntry", "content_hash", "default_suite_dir",
+                  "load_suite"),
+    ".optimum": ("AGREEMENT_TOL", "CERTIFIERS", "CLARABEL_SETTINGS", "GAP_TOL", "SCS_SETTINGS", "CertifiedOptimum",
+                 "Certifier", "certify_optimum"),
+    ".process": ("SuiteInterrupted", "command_argv"),
+    ".runner": ("RESULTS", "SKIP_EXIT_CODE", "RunRecord", "RunSummary", "grade_solution", "run_suite",
+                "summarize_run"),
+    ".tables": ("format_build_table", "format_run_table"),
+})
 
 __all__ = [
     "AGREEMENT_TOL",

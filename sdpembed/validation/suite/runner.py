@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ..._progress import progress_bar
-from ...io import read_npz, solution_from_arrays
+from ...io import SKIP_EXIT_CODE, read_npz, solution_from_arrays
 from ..certify import Tolerances
 from ..verify import verify_solution
 from .manifest import Suite, SuiteEntry, load_suite
@@ -30,8 +30,6 @@ __all__ = ["RESULTS", "SKIP_EXIT_CODE", "RunRecord", "RunSummary", "grade_soluti
 #: Outcomes of grading one instance in :func:`run_suite`.
 RESULTS = ("pass", "fail", "crash", "timeout", "no solution", "bad solution", "skip")
 
-#: Exit code by which a graded program says it does not handle an instance: graded ``skip``, not ``crash``.
-SKIP_EXIT_CODE = 3
 
 
 @dataclass
