@@ -39,11 +39,30 @@ def progress_bar(total: int | None, desc: str, *, enabled: bool | None = None, u
         The unit's name (``pairs``, ``instances``, ...); counts of a million or more are shown
         scaled (``200M``).
     """
+    show = sys.stderr.isatty() if enabled is None else bool(enabled)
+    if not show:
+        return _NoBar()
     from tqdm import tqdm  # at first use (DESIGN.md, "Start-up")
 
-    show = sys.stderr.isatty() if enabled is None else bool(enabled)
     return tqdm(total=total, desc=desc, unit=unit, disable=not show, file=sys.stderr, leave=False,
                 dynamic_ncols=True, unit_scale=bool(total and total >= 10**6), mininterval=0.5)
+
+
+class _NoBar:
+    """The bar that is not shown: what callers use of a tqdm bar, doing nothing, so that a run
+    without bars (a graded solve, a pipe, a notebook) never imports tqdm."""
+
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self) -> _NoBar:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        pass
 
 
 def track(items: Iterable[T], desc: str, *, enabled: bool | None = None, unit: str = "it") -> Iterator[T]:

@@ -46,3 +46,16 @@ def test_track_yields_every_item_and_shows_a_bar_only_on_a_terminal(monkeypatch)
     forced = io.StringIO()
     monkeypatch.setattr(sys, "stderr", forced)
     assert list(track([1], "grid", enabled=True)) == [1] and "grid" in forced.getvalue()
+
+
+def test_a_solve_that_shows_no_bar_loads_no_tqdm(tmp_path):
+    """Column generation opens a bar per round (shown only on a terminal when verbose): a graded
+    point-form solve, whose stderr is a pipe, must not pay tqdm's import for bars it never shows."""
+    instance = Path(sdpembed.__file__).parent / "data" / "suite" / "numax-squares6-points.npz"
+    body = ("import json, sys\nfrom sdpembed.cli import main\n"
+            f"code = main(['solve', {str(instance)!r}, '--out', {str(tmp_path / 'sol.npz')!r}])\n"
+            "print(json.dumps([code, 'tqdm' in sys.modules]))")
+    env = {**os.environ, "PYTHONPATH": str(Path(sdpembed.__file__).parents[1])}
+    done = subprocess.run([sys.executable, "-c", body], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout.strip().splitlines()[-1]) == [0, False]
