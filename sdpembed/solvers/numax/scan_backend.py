@@ -28,9 +28,9 @@ few thousand points is a single task). ``verify``'s check runs in tasks of whole
 pairs, as in this process, and its maximum does not depend on their order.
 
 Dask is imported only when a :class:`DaskScan` first needs its cluster (DESIGN.md, "Start-up"):
-install the extra ``sdpembed[distributed]``. How to run on a cluster: ``docs/distributed.md``;
-throughput per worker and a projection to 60,000 points: BENCHMARKS.md, "The all-pairs scan on
-Dask".
+install the extra ``sdpembed[distributed]``. How to run on a cluster: ``docs/guide/numax.md``,
+"Scanning all pairs on a cluster (Dask)"; throughput per worker and a projection to 60,000
+points: BENCHMARKS.md, "The all-pairs scan on Dask".
 
 References
 ----------
