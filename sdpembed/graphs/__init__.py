@@ -2,6 +2,8 @@
 
 * :mod:`sdpembed.graphs.targets` — target neighbours, triplets, hinges and impostors of LMNN
   (thesis Sec. 2.1.2, (2.4)–(2.11)).
+* :mod:`sdpembed.graphs.balltree` — the same target neighbours and active hinges found with ball
+  trees (Sec. 2.1.8, (2.19)–(2.20)).
 * :mod:`sdpembed.graphs.neighborhood` — the kNN graph with angle edges of MVU (Table 3.1),
   connectivity and its linking procedure, bad-edge detection (Sec. 3.1.12), graph Laplacians, and
   the k nearest training inputs of new inputs for the out-of-sample extension (Sec. 3.1.10).
@@ -11,9 +13,11 @@ Every name is re-exported here: ``from sdpembed.graphs import neighborhood_graph
 References
 ----------
 .. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
-   Pennsylvania, 2007. Implemented here: (2.4)–(2.11) of Sec. 2.1.2, Table 3.1 and Sec. 3.1.12.
+   Pennsylvania, 2007. Implemented here: (2.4)–(2.11) of Sec. 2.1.2, (2.19)–(2.20) of Sec. 2.1.8,
+   Table 3.1 and Sec. 3.1.12.
 """
 
+from .balltree import balltree_hinges, balltree_target_neighbors
 from .neighborhood import (
     bad_edges,
     canonical_edges,
@@ -48,6 +52,8 @@ __all__ = [
     "BLOCK_ELEMENTS",
     "all_triplets",
     "bad_edges",
+    "balltree_hinges",
+    "balltree_target_neighbors",
     "canonical_edges",
     "check_connected",
     "check_edges",

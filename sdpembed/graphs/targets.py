@@ -145,19 +145,9 @@ def target_neighbors(X: np.ndarray, y: np.ndarray, k: int, *, block_size: int = 
     ndarray of int64, shape (n, k)
         Row i lists the target neighbours j ⇝ i, nearest first.
     """
-    X = as_matrix(X, "X")
+    X, k, classes, inverse = _target_inputs(X, y, k)
     n, d = X.shape
-    labels = check_labels(y, n)
-    k = check_positive_int(k, "k")
     block_size = check_positive_int(block_size, "block_size")
-    classes, inverse, counts = np.unique(labels, return_inverse=True, return_counts=True)
-    small = np.flatnonzero(counts < k + 1)
-    if small.size:
-        listed = ", ".join(f"class {classes[c].item()!r} has {counts[c]}" for c in small[:5])
-        raise ValueError(
-            f"every class needs at least k + 1 = {k + 1} members to have k = {k} target neighbours; {listed} "
-            "member(s)"
-        )
     out = np.empty((n, k), dtype=np.int64)
     for c in range(classes.size):  # a loop over classes; every point of a class is vectorised
         members = np.flatnonzero(inverse == c)
@@ -174,15 +164,40 @@ def target_neighbors(X: np.ndarray, y: np.ndarray, k: int, *, block_size: int = 
             # is among the k smallest has fl(D) ≤ kth + 2·slack.
             slack = 8.0 * (d + 2) * _EPS * (sq[rows] + sq.max())
             r, col = np.nonzero(D <= (kth + 2.0 * slack)[:, None])
-            diff = X[members[rows[r]]] - X[members[col]]
-            exact = np.einsum("ij,ij->i", diff, diff)
-            order = np.lexsort((col, exact, r))  # by row, then distance, then index
-            r, col = r[order], col[order]
-            first = np.searchsorted(r, np.arange(rows.size))
-            rank = np.arange(r.size) - first[r]
-            keep = rank < k
-            out[members[rows]] = members[col[keep]].reshape(rows.size, k)
+            out[members[rows]] = members[nearest_candidates(X[members[rows]], X[members], r, col, k)]
     return out
+
+
+def _target_inputs(X: object, y: object, k: object) -> tuple[np.ndarray, int, np.ndarray, np.ndarray]:
+    """The checked inputs of a target-neighbour search: X, k, the classes and each point's class
+    index; every class must have k + 1 members."""
+    X = as_matrix(X, "X")
+    labels = check_labels(y, X.shape[0])
+    k = check_positive_int(k, "k")
+    classes, inverse, counts = np.unique(labels, return_inverse=True, return_counts=True)
+    small = np.flatnonzero(counts < k + 1)
+    if small.size:
+        listed = ", ".join(f"class {classes[c].item()!r} has {counts[c]}" for c in small[:5])
+        raise ValueError(
+            f"every class needs at least k + 1 = {k + 1} members to have k = {k} target neighbours; {listed} "
+            "member(s)"
+        )
+    return X, k, classes, inverse.ravel()
+
+
+def nearest_candidates(A: np.ndarray, B: np.ndarray, r: np.ndarray, col: np.ndarray, k: int) -> np.ndarray:
+    """The k nearest of each query's candidates, ranked by (direct ‖a − b‖², index), shape (len(A), k).
+
+    Row r[t] of ``A`` has candidate col[t] (a row of ``B``); every query must have at least k
+    candidates, and they must include its k nearest rows of ``B``.
+    """
+    diff = A[r] - B[col]
+    exact = np.einsum("ij,ij->i", diff, diff)
+    order = np.lexsort((col, exact, r))  # by row, then distance, then index
+    r, col = r[order], col[order]
+    first = np.searchsorted(r, np.arange(A.shape[0]))
+    rank = np.arange(r.size) - first[r]
+    return col[rank < k].reshape(A.shape[0], k)
 
 
 def pull_matrix(X: np.ndarray, targets: np.ndarray, *, block_size: int = BLOCK_ELEMENTS) -> np.ndarray:
@@ -421,16 +436,34 @@ def radius_hinges(
     b = np.concatenate(second) if second else np.empty(0, dtype=np.int64)
     if a.size > _RADIUS_PAIRS * n * n:
         return streamed()        # most pairs inside the radii (a small metric): d² flops per pair cost more
-    D = np.empty(a.size)                                                      # D_M(x_a, x_b), direct
+    D = pair_distances(X, M, a, b)
+    # each candidate pair for both of its points as anchor
+    return pair_triplets(targets, d_ij, np.concatenate([a, b]), np.concatenate([b, a]), np.concatenate([D, D]),
+                         margin, threshold)
+
+
+def pair_distances(X: np.ndarray, M: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """D_M(x_a, x_b) (2.10) of the pairs (a, b) by the direct formula on explicit differences."""
+    D = np.empty(a.size)
     for start in range(0, a.size, 4096):
         t = slice(start, start + 4096)
         W = X[a[t]] - X[b[t]]
         D[t] = np.einsum("ij,ij->i", W @ M, W)
-    # each candidate pair for both of its points as anchor; hinges of all k targets by the direct formula
-    anchor = np.concatenate([a, b])
-    other = np.concatenate([b, a])
-    D2 = np.concatenate([D, D])
-    H = margin + d_ij[anchor] - D2[:, None]                                    # (2·pairs, k)
+    return D
+
+
+def pair_triplets(
+    targets: np.ndarray, d_ij: np.ndarray, anchor: np.ndarray, other: np.ndarray, D: np.ndarray,
+    margin: float, threshold: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The triplets (i, j, l) with hinge > ``threshold`` among candidate pairs (i, l) = (anchor, other).
+
+    ``D`` holds D_M(x_i, x_l) of the pairs and ``d_ij`` (n, k) D_M(x_i, x_j), j ⇝ i, both by the
+    direct formula (2.10) (:func:`pair_distances`, :func:`_target_distances`), so a radius filter
+    that keeps every pair with a hinge above ``threshold`` gives exactly the triplets of
+    :func:`iter_hinges`, in its order (i, rank of j, l).
+    """
+    H = margin + d_ij[anchor] - D[:, None]                                    # (pairs, k)
     p, m = np.nonzero(H > threshold)
     i, l = anchor[p], other[p]
     order_out = np.lexsort((l, m, i))

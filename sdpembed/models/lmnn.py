@@ -39,7 +39,7 @@ from ..problems import LMNNInstance, MultiMetricLMNNInstance
 from ..registry import solve
 from ..results import SolveResult
 
-__all__ = ["LMNN", "MultiMetricLMNN", "factor_metric", "energy_scores"]
+__all__ = ["LMNN", "MultiMetricLMNN", "factor_metric", "energy_scores", "multi_metric_energy_scores"]
 
 #: The classification rules of :class:`LMNN`: kNN under D_M (2.10), or the energy rule (2.12).
 LMNN_RULES = ("knn", "energy")
@@ -101,6 +101,34 @@ def _warn_if_unconverged(estimator: BaseEstimator, result: SolveResult) -> None:
         )
 
 
+def _sq_distances(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """‖a − b‖² for every row a of A and b of B, (m, n), through the Gram matrix (clipped at 0)."""
+    return np.maximum(np.einsum("ij,ij->i", A, A)[:, None] + np.einsum("ij,ij->i", B, B)[None, :] - 2.0 * A @ B.T,
+                      0.0)
+
+
+def _energies(D_hat: np.ndarray, D_as_label, d_target: np.ndarray, y_train: np.ndarray, k: int,
+              mu: float) -> np.ndarray:
+    """The energy (2.12) of a block of test points under every label c, (b, C).
+
+    ``D_hat`` (b, n) is D̂(x_t, x_a), the distance under the metric of the training point's class;
+    ``D_as_label(c)`` (b, n) is D̂(x_a, x_t) when x_t is labelled c (the metric of class c);
+    ``d_target`` (n, k) the training points' distances to their target neighbours.
+    """
+    C = int(y_train.max()) + 1
+    out = np.empty((D_hat.shape[0], C))
+    for c in range(C):   # a loop over hypothetical labels; test points are vectorised
+        same, other = y_train == c, y_train != c
+        kc = min(k, int(same.sum()))
+        d_tj = np.sort(D_hat[:, same], axis=1)[:, :kc]                          # targets of t under label c
+        pull = d_tj.sum(axis=1)
+        push_i = np.maximum(1.0 + d_tj[:, :, None] - D_hat[:, None, other], 0.0).sum(axis=(1, 2))
+        push_l = np.maximum(1.0 + d_target[other][None, :, :] - D_as_label(c)[:, other][:, :, None],
+                            0.0).sum(axis=(1, 2))
+        out[:, c] = (1.0 - mu) * pull + mu * (push_i + push_l)
+    return out
+
+
 def energy_scores(
     Z_test: np.ndarray, Z_train: np.ndarray, y_train: np.ndarray, targets: np.ndarray, k: int, mu: float
 ) -> np.ndarray:
@@ -124,22 +152,53 @@ def energy_scores(
     mu : float
     """
     n = Z_train.shape[0]
-    C = int(y_train.max()) + 1
     d_target = np.sum((Z_train[:, None, :] - Z_train[targets]) ** 2, axis=2)       # D(i, j), j ⇝ i
-    sq_train = np.einsum("ij,ij->i", Z_train, Z_train)
-    out = np.empty((Z_test.shape[0], C))
+    out = np.empty((Z_test.shape[0], int(y_train.max()) + 1))
     rows = max(1, _ENERGY_BLOCK // (n * max(k, 1)))
     for start in range(0, Z_test.shape[0], rows):
-        Zb = Z_test[start:start + rows]
-        D = np.maximum(np.einsum("ij,ij->i", Zb, Zb)[:, None] + sq_train[None, :] - 2.0 * Zb @ Z_train.T, 0.0)
-        for c in range(C):   # a loop over hypothetical labels; test points are vectorised
-            same, other = y_train == c, y_train != c
-            kc = min(k, int(same.sum()))
-            d_tj = np.sort(D[:, same], axis=1)[:, :kc]                             # targets of t under label c
-            pull = d_tj.sum(axis=1)
-            push_i = np.maximum(1.0 + d_tj[:, :, None] - D[:, None, other], 0.0).sum(axis=(1, 2))
-            push_l = np.maximum(1.0 + d_target[other][None, :, :] - D[:, other][:, :, None], 0.0).sum(axis=(1, 2))
-            out[start:start + Zb.shape[0], c] = (1.0 - mu) * pull + mu * (push_i + push_l)
+        D = _sq_distances(Z_test[start:start + rows], Z_train)
+        out[start:start + D.shape[0]] = _energies(D, lambda c, D=D: D, d_target, y_train, k, mu)
+    return out
+
+
+def multi_metric_energy_scores(
+    X_test: np.ndarray, X_train: np.ndarray, y_train: np.ndarray, targets: np.ndarray, components: np.ndarray,
+    k: int, mu: float,
+) -> np.ndarray:
+    """The energy rule (2.12) with one metric per class (2.17), shape (m, C).
+
+    The energy of (2.12) with every distance replaced by the class-dependent D̂(x_a, x_b) =
+    ‖L^{y_b}(x_a − x_b)‖² of (2.17) (M^c = (L^c)ᵀL^c), the loss of the SDP (2.17) that labelling
+    x_t by c would add: (1 − μ) × D̂(x_t, x_j) over its k nearest training points j of class c (in
+    D̂, under M^c), plus μ × the hinges [1 + D̂(x_t, x_j) − D̂(x_t, x_l)]₊ with x_t as i (training l of
+    another class, under M^{y_l}) and [1 + D̂(x_i, x_j) − D̂(x_i, x_t)]₊ with x_t as l (training i of
+    another class with their targets j ⇝ i; D̂(x_i, x_t) under M^c, the metric of t's hypothetical
+    class). With all metrics equal it is :func:`energy_scores`.
+
+    Parameters
+    ----------
+    X_test : ndarray of shape (m, d)
+    X_train : ndarray of shape (n, d)
+    y_train : ndarray of int, shape (n,)
+        Class indices 0 … C − 1.
+    targets : ndarray of int, shape (n, k)
+        The training points' target neighbours (same class).
+    components : ndarray of shape (C, r, d)
+        L^c with (L^c)ᵀL^c = M^c, one per class.
+    k : int
+    mu : float
+    """
+    n, C = X_train.shape[0], components.shape[0]
+    own = components[y_train]                                                         # L^{y_a} per training point
+    d_target = np.sum(np.einsum("nrd,nkd->nkr", own, X_train[:, None, :] - X_train[targets]) ** 2, axis=2)
+    mapped = [X_train @ components[c].T for c in range(C)]
+    out = np.empty((X_test.shape[0], C))
+    rows = max(1, _ENERGY_BLOCK // (n * max(k, 1) * C))
+    for start in range(0, X_test.shape[0], rows):
+        Xb = X_test[start:start + rows]
+        by_label = np.stack([_sq_distances(Xb @ components[c].T, mapped[c]) for c in range(C)])   # (C, b, n)
+        D_hat = by_label[y_train, :, np.arange(n)].T                                 # under M^{y_a}
+        out[start:start + Xb.shape[0]] = _energies(D_hat, lambda c, B=by_label: B[c], d_target, y_train, k, mu)
     return out
 
 
@@ -165,6 +224,11 @@ def _mahalanobis_callable(L: np.ndarray):
         return value if squared else float(np.sqrt(value))
 
     return metric
+
+
+def _energy_decision(E: np.ndarray) -> np.ndarray:
+    """``decision_function`` of the energy rule: −E, or for two classes E[:, 0] − E[:, 1] (scikit-learn's shape)."""
+    return E[:, 0] - E[:, 1] if E.shape[1] == 2 else -E
 
 
 def _uses_rule(rule: str):
@@ -336,8 +400,7 @@ class LMNN(ClassNamePrefixFeaturesOutMixin, ClassifierMixin, TransformerMixin, B
     def decision_function(self, X) -> np.ndarray:
         """Negated energies (2.12) per class, shape (n, n_classes); for two classes, shape (n,), the
         energy of ``classes_[0]`` minus that of ``classes_[1]`` (positive: ``classes_[1]``)."""
-        E = self._energies(X)
-        return E[:, 0] - E[:, 1] if E.shape[1] == 2 else -E
+        return _energy_decision(self._energies(X))
 
     def get_mahalanobis_matrix(self) -> np.ndarray:
         """LᵀL, the Mahalanobis matrix of D_M (2.10) that ``transform`` and ``predict`` use
@@ -369,7 +432,7 @@ class LMNN(ClassNamePrefixFeaturesOutMixin, ClassifierMixin, TransformerMixin, B
 
 
 class MultiMetricLMNN(ClassifierMixin, BaseEstimator):
-    """LMNN with one metric per class: the SDP (2.17), classified by kNN under D̂ (2.17).
+    """LMNN with one metric per class: the SDP (2.17), classified by kNN under D̂ (2.17) or by the energy rule.
 
     Parameters
     ----------
@@ -380,6 +443,10 @@ class MultiMetricLMNN(ClassifierMixin, BaseEstimator):
     max_iter, tol : optional
         Newton steps per round and interior-point tolerance of "fast".
     verbose : bool or int, default=False
+    rule : {"knn", "energy"}, default="knn"
+        The rule of ``predict``: kNN under D̂ (2.17), with ``predict_proba`` the neighbours' vote
+        fractions; or the energy rule (2.12) with the class-specific metrics
+        (:func:`multi_metric_energy_scores`), with ``decision_function`` the negated energies.
 
     Attributes
     ----------
@@ -387,6 +454,8 @@ class MultiMetricLMNN(ClassifierMixin, BaseEstimator):
         M^c for ``classes_[c]``.
     components_ : ndarray of shape (n_classes, n_features_in_, n_features_in_)
         L^c with (L^c)ᵀ L^c = M^c.
+    targets_ : ndarray of int, shape (n_samples, k)
+        The training points' target neighbours.
     classes_, result_, n_iter_, n_features_in_
 
     Notes
@@ -409,6 +478,7 @@ class MultiMetricLMNN(ClassifierMixin, BaseEstimator):
         max_iter: int | None = None,
         tol: float | None = None,
         verbose: bool | int = False,
+        rule: str = "knn",
     ) -> None:
         self.k = k
         self.mu = mu
@@ -416,6 +486,7 @@ class MultiMetricLMNN(ClassifierMixin, BaseEstimator):
         self.max_iter = max_iter
         self.tol = tol
         self.verbose = verbose
+        self.rule = rule
 
     def fit(self, X, y) -> MultiMetricLMNN:
         """Learn one metric per class from the labelled rows of ``X``."""
@@ -425,6 +496,8 @@ class MultiMetricLMNN(ClassifierMixin, BaseEstimator):
         method = "fast" if self.method is None else self.method
         if method not in MULTI_METRIC_METHODS:
             raise ValueError(f"method must be 'fast', 'cvxpy' or None, got {method!r}")
+        if self.rule not in LMNN_RULES:
+            raise ValueError(f"rule must be one of {LMNN_RULES}, got {self.rule!r}")
         self.classes_, y_index = np.unique(y, return_inverse=True)
         y_index = y_index.ravel()
         instance = MultiMetricLMNNInstance.from_data(X, y_index, k=k, mu=mu)
@@ -434,6 +507,7 @@ class MultiMetricLMNN(ClassifierMixin, BaseEstimator):
         self.n_iter_ = max(int(result.iterations), 1)
         self.metrics_ = result.solution
         self.components_ = np.stack([factor_metric(M) for M in self.metrics_])
+        self.targets_ = np.asarray(instance.targets)
         self._X_fit = X
         self._y_index = y_index
         return self
@@ -450,8 +524,12 @@ class MultiMetricLMNN(ClassifierMixin, BaseEstimator):
                                     - 2.0 * A @ B.T, 0.0)
         return D
 
+    @available_if(_uses_rule("knn"))
     def predict_proba(self, X) -> np.ndarray:
         """Fraction of the k training points nearest under D̂ in each class, shape (n, n_classes)."""
+        return self._votes(X)
+
+    def _votes(self, X) -> np.ndarray:
         D = self.distances(X)
         kk = min(int(self.k), D.shape[1])
         nearest = np.argpartition(D, kk - 1, axis=1)[:, :kk]
@@ -460,9 +538,30 @@ class MultiMetricLMNN(ClassifierMixin, BaseEstimator):
         return votes / kk
 
     def predict(self, X) -> np.ndarray:
-        """Majority vote of the k training points nearest under D̂ (ties: the smaller class index)."""
-        proba = self.predict_proba(X)
-        return self.classes_[np.argmax(proba, axis=1)]
+        """The labels by ``rule``: majority vote of the k training points nearest under D̂ (ties: the
+        smaller class index), or the energy rule (2.12) with the class-specific metrics."""
+        check_is_fitted(self)
+        if getattr(self, "rule", "knn") == "energy":
+            return self.predict_energy(X)
+        return self.classes_[np.argmax(self._votes(X), axis=1)]
+
+    def _energies(self, X) -> np.ndarray:
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        return multi_metric_energy_scores(X, self._X_fit, self._y_index, self.targets_, self.components_,
+                                          int(self.k), float(self.mu))
+
+    def predict_energy(self, X) -> np.ndarray:
+        """The energy rule (2.12) with one metric per class (2.17): the label whose energy
+        (:func:`multi_metric_energy_scores`) is least."""
+        E = self._energies(X)
+        return self.classes_[np.argmin(E, axis=1)]
+
+    @available_if(_uses_rule("energy"))
+    def decision_function(self, X) -> np.ndarray:
+        """Negated energies per class, shape (n, n_classes); for two classes, shape (n,), the energy
+        of ``classes_[0]`` minus that of ``classes_[1]`` (positive: ``classes_[1]``)."""
+        return _energy_decision(self._energies(X))
 
     def _class_index(self, label) -> int:
         check_is_fitted(self)
