@@ -6,7 +6,7 @@ Three parts meet in one place: ``formulations`` (CVXPY ground truth), ``solvers`
 (hand-written algorithms) and ``validation`` (certificates and metrics); both the formulations
 and the solvers build on ``problems`` (one module per problem, numpy only), and ``io`` reads and
 writes the files of the file contract. The estimators over them are ``linear`` (the linear maps
-Ψ, NuMax and NuMax-Class among them) and ``models`` (LMNN, MultiMetricLMNN, MVU).
+Ψ, NuMax and NuMax-Class among them) and ``models`` (LMNN, MultiMetricLMNN, KernelLMNN, MVU).
 
 References
 ----------
@@ -34,7 +34,7 @@ from ._version import __version__
 __getattr__, __dir__ = lazy_exports(__name__, {
     ".io": ("load_instance", "save_instance"),
     ".linear": ("LINEAR_METHODS", "NuMax", "NuMaxClass", "embed"),
-    ".models": ("LMNN", "MVU", "MultiMetricLMNN"),
+    ".models": ("KernelLMNN", "LMNN", "MVU", "MultiMetricLMNN"),
     ".problems": ("LMNNInstance", "MVUInstance", "MVUOOSInstance", "MultiMetricLMNNInstance",
                   "NuMaxClassInstance", "NuMaxInstance"),
     ".registry": ("PROBLEMS", "get_problem", "solve"),
@@ -44,6 +44,7 @@ __getattr__, __dir__ = lazy_exports(__name__, {
 }, submodules=("datasets", "formulations", "linear", "models", "solvers", "validation"))
 
 __all__ = [
+    "KernelLMNN",
     "LINEAR_METHODS",
     "LMNN",
     "LMNNInstance",

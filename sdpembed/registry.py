@@ -310,7 +310,7 @@ def _lmnn() -> ProblemSpec:
         sdpa_form=_at_first_call(".problems.standard_form", "lmnn_form"),
         suite_cases=_at_first_call(".problems.suite_cases", "lmnn_cases"),
         dataset="digits",
-        estimators=("sdpembed.LMNN",),
+        estimators=("sdpembed.LMNN", "sdpembed.KernelLMNN"),
         **_dual_hooks(instance_type),
     )
 

@@ -17,8 +17,8 @@ References
 ----------
 .. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
    Pennsylvania, 2007. Implemented here: the SDP (2.11), the factor (2.9), the distance (2.10),
-   energy classification (2.12), multiple metrics (2.17) and LMNN for dimensionality reduction,
-   Sec. 2.1.8.
+   energy classification (2.12), multiple metrics (2.17) with their energy rule, and LMNN for
+   dimensionality reduction, Sec. 2.1.8 (both ways: M's leading eigenvectors, and a rectangular L).
 """
 
 from __future__ import annotations
@@ -38,14 +38,16 @@ from ..graphs import target_neighbors
 from ..problems import LMNNInstance, MultiMetricLMNNInstance
 from ..registry import solve
 from ..results import SolveResult
+from ..solvers.lmnn.rectangular import RectangularLMNNResult, solve_lmnn_rectangular
 
 __all__ = ["LMNN", "MultiMetricLMNN", "factor_metric", "energy_scores", "multi_metric_energy_scores"]
 
 #: The classification rules of :class:`LMNN`: kNN under D_M (2.10), or the energy rule (2.12).
 LMNN_RULES = ("knn", "energy")
 
-#: Methods accepted by :class:`LMNN` (keys of the "lmnn" registry entry, and "cvxpy").
-LMNN_METHODS = ("fast", "gradient", "working_set", "cvxpy")
+#: Methods accepted by :class:`LMNN` (keys of the "lmnn" registry entry, and "cvxpy"; "rectangular", the
+#: non-convex LMNN over a rectangular L of Sec. 2.1.8, is not a solver of the SDP and not registered).
+LMNN_METHODS = ("fast", "gradient", "working_set", "cvxpy", "rectangular")
 
 #: Methods accepted by :class:`MultiMetricLMNN` (keys of the "lmnn_multi" registry entry, and "cvxpy").
 MULTI_METRIC_METHODS = ("fast", "cvxpy")
@@ -84,7 +86,7 @@ def _solver_options(method: str, max_iter: int | None, tol: float | None, verbos
     options: dict = {}
     if verbose:
         options["verbose"] = verbose
-    if method in ("fast", "gradient", "working_set"):
+    if method in ("fast", "gradient", "working_set", "rectangular"):
         if max_iter is not None:
             options["max_iter"] = max_iter
         if tol is not None:
@@ -92,8 +94,9 @@ def _solver_options(method: str, max_iter: int | None, tol: float | None, verbos
     return options
 
 
-def _warn_if_unconverged(estimator: BaseEstimator, result: SolveResult) -> None:
-    if result.status != "optimal":
+def _warn_if_unconverged(estimator: BaseEstimator, result: SolveResult | RectangularLMNNResult) -> None:
+    # a rectangular run is non-convex: "converged" (a local minimum) is its success, never "optimal"
+    if result.status != ("converged" if isinstance(result, RectangularLMNNResult) else "optimal"):
         warnings.warn(
             f"{type(estimator).__name__} did not converge ({result.status}: {result.message})",
             ConvergenceWarning,
@@ -245,11 +248,16 @@ class LMNN(ClassNamePrefixFeaturesOutMixin, ClassifierMixin, TransformerMixin, B
         Target neighbours per point (Sec. 2.1.2) and neighbours of the kNN rule.
     mu : float, default=0.5
         Pull/push trade-off μ ∈ [0, 1] of (2.8).
-    method : {"fast", "gradient", "working_set", "cvxpy"}, optional
+    method : {"fast", "gradient", "working_set", "cvxpy", "rectangular"}, optional
         Solver: the interior-point method on an exact working set (default), Algorithm 3, the
-        exact working-set CVXPY solve, or CVXPY on all triplets.
+        exact working-set CVXPY solve, or CVXPY on all triplets — all of the convex SDP (2.11) in M;
+        or "rectangular": LMNN for dimensionality reduction with a rectangular L (Sec. 2.1.8), a
+        local minimum of (2.11) over L of shape (n_components, d) by L-BFGS
+        (:func:`~sdpembed.solvers.lmnn.rectangular.solve_lmnn_rectangular`; non-convex for
+        r < d, so its ``result_`` reports ``converged``, never ``optimal``).
     n_components : int, optional
-        Keep only the r leading eigen-directions of M (dimensionality reduction); all d by default.
+        r: keep only the r leading eigen-directions of M (dimensionality reduction); with
+        ``method="rectangular"`` the rows of the learned L. All d by default.
     n_repeats : int, default=1
         Repeated application (Sec. 2.1.8): after each run the target neighbours are re-chosen
         by Euclidean distance after x ↦ L_r ⋯ L_1 x and LMNN is solved again on the mapped data;
@@ -257,7 +265,8 @@ class LMNN(ClassNamePrefixFeaturesOutMixin, ClassifierMixin, TransformerMixin, B
         ``REPEAT_RTOL`` times its largest eigenvalue, so that the next SDP is not degenerate).
     max_iter, tol : optional
         Passed to the solver (Newton steps and interior-point tolerance for "fast", iterations
-        and stall tolerance for "gradient", rounds and hinge tolerance for "working_set").
+        and stall tolerance for "gradient", rounds and hinge tolerance for "working_set", L-BFGS
+        iterations and relative-decrease tolerance for "rectangular").
     verbose : bool or int, default=False
         Solver progress.
     random_state : None or int
@@ -278,7 +287,9 @@ class LMNN(ClassNamePrefixFeaturesOutMixin, ClassifierMixin, TransformerMixin, B
     targets_ : ndarray of int, shape (n_samples, k)
         The target neighbours of the last run.
     result_ : SolveResult
-        Status, objective, certified gap of the last run; ``results_`` lists every run.
+        Status, objective, certified gap of the last run; ``results_`` lists every run. With
+        ``method="rectangular"`` a :class:`~sdpembed.solvers.lmnn.rectangular.RectangularLMNNResult`
+        (the loss, a local status, no bound).
     n_iter_ : int
         Solver iterations, all runs together (Newton steps for "fast").
     n_features_in_ : int
@@ -335,6 +346,10 @@ class LMNN(ClassNamePrefixFeaturesOutMixin, ClassifierMixin, TransformerMixin, B
         self.classes_, y_index = np.unique(y, return_inverse=True)
         y_index = y_index.ravel()
         options = _solver_options(method, self.max_iter, self.tol, self.verbose)
+        if method == "rectangular":
+            if n_repeats != 1:
+                raise ValueError(f"method='rectangular' learns one map: n_repeats must be 1, got {n_repeats}")
+            return self._fit_rectangular(X, y_index, k, mu, options)
         L_total = np.eye(d)
         self.results_ = []
         for run in range(n_repeats):                     # Sec. 2.1.8, multiple applications
@@ -355,10 +370,26 @@ class LMNN(ClassNamePrefixFeaturesOutMixin, ClassifierMixin, TransformerMixin, B
         self.n_iter_ = int(sum(max(r.iterations, 1) for r in self.results_))
         self.targets_ = np.asarray(instance.targets)
         self.metric_ = L_total.T @ L_total
-        self.components_ = factor_metric(self.metric_, self.n_components)
-        self.n_components_ = self.components_.shape[0]
+        return self._set_map(X, y_index, k, factor_metric(self.metric_, self.n_components))
+
+    def _fit_rectangular(self, X: np.ndarray, y_index: np.ndarray, k: int, mu: float, options: dict) -> LMNN:
+        """LMNN for dimensionality reduction with a rectangular L (Sec. 2.1.8)."""
+        instance = LMNNInstance(X=X, y=y_index, targets=target_neighbors(X, y_index, k), mu=mu)
+        result = solve_lmnn_rectangular(instance, self.n_components, **options)
+        _warn_if_unconverged(self, result)
+        self.results_ = [result]
+        self.result_ = result
+        self.n_iter_ = max(result.iterations, 1)
+        self.targets_ = np.asarray(instance.targets)
+        self.metric_ = result.metric
+        # L's rows rotated onto the principal directions of LᵀL: the same distances, rows by decreasing norm
+        return self._set_map(X, y_index, k, factor_metric(self.metric_, result.L.shape[0]))
+
+    def _set_map(self, X: np.ndarray, y_index: np.ndarray, k: int, components: np.ndarray) -> LMNN:
+        self.components_ = components
+        self.n_components_ = components.shape[0]
         self._y_index = y_index
-        self._Z_fit = X @ self.components_.T
+        self._Z_fit = X @ components.T
         self._knn = KNeighborsClassifier(n_neighbors=min(k, X.shape[0])).fit(self._Z_fit, y_index)
         return self
 
