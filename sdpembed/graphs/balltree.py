@@ -17,8 +17,8 @@ The tree only *filters*: its distances carry rounding errors and, for a metric M
 matrix, the error of the factor L, so the radii are widened by a bound on both, and every
 decision is then taken by the direct formula (2.10) on explicit differences, as the brute-force
 scans of :mod:`sdpembed.graphs.targets` take it. :func:`balltree_target_neighbors` therefore
-returns exactly :func:`~sdpembed.graphs.target_neighbors` (ties broken by index) and
-:func:`balltree_hinges` exactly the triplets of :func:`~sdpembed.graphs.iter_hinges`, in the
+returns exactly :func:`~sdpembed.graphs.targets.target_neighbors` (ties broken by index) and
+:func:`balltree_hinges` exactly the triplets of :func:`~sdpembed.graphs.targets.iter_hinges`, in the
 same order, with hinges equal to rounding.
 
 Speed: the trees pay off in few dimensions and lose in many (the balls overlap, the
@@ -74,7 +74,7 @@ def _concat_ragged(parts: np.ndarray, queries: np.ndarray) -> tuple[np.ndarray, 
 def balltree_target_neighbors(X: np.ndarray, y: np.ndarray, k: int, *, leaf_size: int = LEAF_SIZE) -> np.ndarray:
     """The k nearest same-class points of every point (Sec. 2.1.2), found with one ball tree per class.
 
-    The same answer as :func:`sdpembed.graphs.target_neighbors`, ties included: the tree's
+    The same answer as :func:`sdpembed.graphs.targets.target_neighbors`, ties included: the tree's
     (k + 1)-th nearest distance (the point itself among them) bounds the k-th target distance,
     every point within that radius (widened by the rounding bound of the tree's distances) is a
     candidate, and the candidates are ranked by (direct ‖x_i − x_j‖², index).
@@ -130,7 +130,7 @@ def balltree_hinges(
     (i, l) can carry a hinge above ``threshold``. The radii are widened by a bound on the
     rounding of the mapped points and the tree's distances and on the factor error ‖LᵀL − M‖,
     and the hinges of the candidate pairs are decided by the direct formula (2.10): the result
-    is the triplet set of :func:`sdpembed.graphs.iter_hinges`, in its order (i, rank of j, l).
+    is the triplet set of :func:`sdpembed.graphs.targets.iter_hinges`, in its order (i, rank of j, l).
 
     Parameters
     ----------

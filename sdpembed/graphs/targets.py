@@ -459,7 +459,7 @@ def pair_triplets(
     """The triplets (i, j, l) with hinge > ``threshold`` among candidate pairs (i, l) = (anchor, other).
 
     ``D`` holds D_M(x_i, x_l) of the pairs and ``d_ij`` (n, k) D_M(x_i, x_j), j ⇝ i, both by the
-    direct formula (2.10) (:func:`pair_distances`, :func:`_target_distances`), so a radius filter
+    direct formula (2.10) (``pair_distances``, ``_target_distances``), so a radius filter
     that keeps every pair with a hinge above ``threshold`` gives exactly the triplets of
     :func:`iter_hinges`, in its order (i, rank of j, l).
     """

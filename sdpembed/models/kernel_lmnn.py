@@ -12,7 +12,7 @@ coordinates of that span. The kernel matrix is centred (:class:`~sklearn.preproc
 distances do not change under a shift of the features, and centring removes the mean, which
 no difference sees), K_c = V Λ Vᵀ is truncated to its eigenvalues above ``eigen_rtol``·λ_max,
 and F = V Λ^½ (n × r) are isometric coordinates of the centred features (F Fᵀ = K_c): kernel
-LMNN is the convex LMNN (2.11) on the rows of F, solved and certified by :class:`~sdpembed.models.LMNN`,
+LMNN is the convex LMNN (2.11) on the rows of F, solved and certified by :class:`~sdpembed.models.lmnn.LMNN`,
 with an r × r metric B instead of the n × n matrix A. A new point's coordinates are
 f_x = Λ^{-½} Vᵀ k_x (its centred kernel row), exact for a feature inside the span and its
 projection otherwise, and A = V Λ^{-½} B Λ^{-½} Vᵀ (``kernel_metric_``) gives D_M by the formula above.
@@ -70,8 +70,14 @@ class KernelLMNN(ClassNamePrefixFeaturesOutMixin, ClassifierMixin, TransformerMi
     eigen_rtol : float, default=1e-10
         Eigenvalues of the centred kernel matrix below this fraction of the largest are dropped
         (the span of the training features).
+    n_basis : int, optional
+        Keep at most this many leading eigen-directions (kernel principal components). The SDP
+        has r × r unknowns for r kept directions — up to n × n, the O(n²) of the thesis, beyond
+        what the interior point handles for a few hundred points of a full-rank kernel — so a
+        cap trades exactness (the metric then lives in the span of the kept components) for size.
+        All directions above ``eigen_rtol`` by default: exact kernel LMNN.
     method, n_components, max_iter, tol, verbose, rule
-        As for :class:`~sdpembed.models.LMNN`, which solves (2.11) in the span's coordinates
+        As for :class:`~sdpembed.models.lmnn.LMNN`, which solves (2.11) in the span's coordinates
         (``n_components`` counts output dimensions; ``method="rectangular"`` learns a
         rectangular map there).
 
@@ -99,6 +105,7 @@ class KernelLMNN(ClassNamePrefixFeaturesOutMixin, ClassifierMixin, TransformerMi
         coef0: float = 1.0,
         kernel_params: dict | None = None,
         eigen_rtol: float = 1e-10,
+        n_basis: int | None = None,
         method: str | None = None,
         n_components: int | None = None,
         max_iter: int | None = None,
@@ -114,6 +121,7 @@ class KernelLMNN(ClassNamePrefixFeaturesOutMixin, ClassifierMixin, TransformerMi
         self.coef0 = coef0
         self.kernel_params = kernel_params
         self.eigen_rtol = eigen_rtol
+        self.n_basis = n_basis
         self.method = method
         self.n_components = n_components
         self.max_iter = max_iter
@@ -135,6 +143,10 @@ class KernelLMNN(ClassNamePrefixFeaturesOutMixin, ClassifierMixin, TransformerMi
         if (isinstance(self.eigen_rtol, bool) or not isinstance(self.eigen_rtol, numbers.Real)
                 or not 0.0 <= self.eigen_rtol < 1.0):
             raise ValueError(f"eigen_rtol must be a real number in [0, 1), got {self.eigen_rtol!r}")
+        n_basis = self.n_basis
+        if n_basis is not None and (isinstance(n_basis, bool) or not isinstance(n_basis, numbers.Integral)
+                                    or n_basis < 1):
+            raise ValueError(f"n_basis must be a positive integer or None, got {self.n_basis!r}")
         if self.kernel == "precomputed" and X.shape[0] != X.shape[1]:
             raise ValueError(f"with kernel='precomputed' X must be the square kernel matrix, got shape {X.shape}")
         K = self._kernel(X)
@@ -146,7 +158,7 @@ class KernelLMNN(ClassNamePrefixFeaturesOutMixin, ClassifierMixin, TransformerMi
         keep = w > self.eigen_rtol * max(float(w[-1]), 0.0)
         if not np.any(keep):
             raise ValueError("the centred kernel matrix has no positive eigenvalue: every feature is the same")
-        w, V = w[keep][::-1], V[:, keep][:, ::-1]
+        w, V = w[keep][::-1][:self.n_basis], V[:, keep][:, ::-1][:, :self.n_basis]
         F = V * np.sqrt(w)                                    # coordinates of the centred features, F Fᵀ = K_c
         self._to_coordinates = V / np.sqrt(w)                 # f_x = Λ^{-½} Vᵀ k_x
         self.lmnn_ = LMNN(k=self.k, mu=self.mu, method=self.method, n_components=self.n_components,
@@ -192,7 +204,7 @@ class KernelLMNN(ClassNamePrefixFeaturesOutMixin, ClassifierMixin, TransformerMi
 
     @available_if(_rule_is("energy"))
     def decision_function(self, X) -> np.ndarray:
-        """Negated energies (2.12) per class (see :meth:`sdpembed.models.LMNN.decision_function`)."""
+        """Negated energies (2.12) per class (see :meth:`sdpembed.models.lmnn.LMNN.decision_function`)."""
         F = self._coordinates(X)
         return self.lmnn_.decision_function(F)
 

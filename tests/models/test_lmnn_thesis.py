@@ -20,7 +20,7 @@ EXPECTED_FAILED = {
 }
 
 
-@parametrize_with_checks([MultiMetricLMNN(rule="energy"), LMNN(method="rectangular"), KernelLMNN(),
+@parametrize_with_checks([MultiMetricLMNN(rule="energy"), LMNN(method="rectangular"), KernelLMNN(n_basis=6),
                           KernelLMNN(kernel="linear", rule="energy")],
                          expected_failed_checks=lambda est: EXPECTED_FAILED)
 def test_sklearn_compatible(estimator, check):
@@ -157,7 +157,11 @@ def test_kernel_lmnn_precomputed_and_bad_input():
     assert pre.__sklearn_tags__().input_tags.pairwise and not rbf.__sklearn_tags__().input_tags.pairwise
     with pytest.raises(ValueError, match="square"):
         KernelLMNN(kernel="precomputed").fit(X, y)
-    with pytest.raises(ValueError, match="one column per training point"):
+    with pytest.raises(ValueError, match="45 features"):
         pre.transform(rbf_kernel(X_new, X[:10]))
     with pytest.raises(ValueError, match="eigen_rtol"):
         KernelLMNN(eigen_rtol=1.5).fit(X, y)
+    with pytest.raises(ValueError, match="n_basis"):
+        KernelLMNN(n_basis=0).fit(X, y)
+    capped = KernelLMNN(k=3, kernel="rbf", gamma=0.5, n_basis=4).fit(X, y)
+    assert capped.components_.shape == (4, X.shape[0]) and np.linalg.matrix_rank(capped.kernel_metric_) <= 4

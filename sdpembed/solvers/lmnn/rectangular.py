@@ -19,9 +19,9 @@ the tests check that the run reaches the certified optimum's loss there.
 
 The active triplets of each evaluation are found in the r-dimensional space of the mapped points
 Lx, by one of three searches that return the same set: the brute-force scan over all triplets
-(:func:`sdpembed.graphs.iter_hinges`), the ball-tree range search (2.20)
-(:func:`sdpembed.graphs.balltree_hinges`) or the float32 Gram radius filter
-(:func:`sdpembed.graphs.radius_hinges`). ``benchmarks/balltree.py`` measures them (BENCHMARKS.md,
+(:func:`sdpembed.graphs.targets.iter_hinges`), the ball-tree range search (2.20)
+(:func:`sdpembed.graphs.balltree.balltree_hinges`) or the float32 Gram radius filter
+(:func:`sdpembed.graphs.targets.radius_hinges`). ``benchmarks/balltree.py`` measures them (BENCHMARKS.md,
 "Ball trees"): the ball trees beat the brute-force scan in few dimensions, as the thesis reports,
 but the radius filter was faster than both at every measured size and dimension, so ``"auto"``
 is the radius filter.
@@ -179,7 +179,8 @@ def solve_lmnn_rectangular(
     n_components : int, optional
         r, the rows of L (the output dimension), 1 ≤ r ≤ d; d by default.
     init : {"pca", "identity"} or ndarray of shape (r, d)
-        The starting map (see :func:`_initial_map`).
+        The starting map: the r leading principal directions of X, the first r rows of the
+        identity, or a given array.
     search : {"auto", "radius", "balltree", "brute"}
         The active-triplet search (module docstring).
     max_iter : int
