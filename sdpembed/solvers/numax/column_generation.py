@@ -1,7 +1,10 @@
 """Column generation over streamed secants — NuMax Algorithm 2 (NuMax-CG), certified.
 
 The SDP (*) of :mod:`sdpembed.problems.numax_certificate` over *all* pairs of n points has n(n−1)/2
-constraints, far too many to hold. Column generation solves it on a working set of pairs:
+constraints, far too many to hold, and a listed secant set may be too long for the ADMM's S × S
+least-squares step. Column generation solves either on a working set (of pairs, or of listed
+secants: :func:`secant_column_generation`; what the loop chooses from is a
+:class:`~sdpembed.solvers.numax.candidates.Candidates`). For pairs:
 
 1. solve the restricted problem on the working set with the ADMM (warm-started; loosely
    while violators abound, to full accuracy from the first round that finds none);
@@ -717,7 +720,7 @@ def solve_numax_cg(instance, **options) -> SolveResult:
 
     ``options`` are those of :func:`column_generation`; with listed secants ``initial_pairs`` is
     the first working set's size (``initial_secants``) and the options of the pairs of a point set
-    (:data:`POINT_FORM_OPTIONS`) are refused.
+    (``POINT_FORM_OPTIONS``) are refused.
     """
     if instance.point_form:
         return column_generation(instance.X, instance.bounds_of_pairs, problem=instance.problem, **options)
