@@ -198,8 +198,8 @@ def factor_with_margin(P: np.ndarray) -> tuple[np.ndarray, float]:
 
     Ψ keeps the eigenpairs of P above 16·N·ε·‖P‖₂ (the eigen-solver's resolution); the margin is the
     largest dropped eigenvalue in magnitude (negative ones included), plus the eigen-solver's
-    backward error 16·N·ε·‖P‖₂ and the rounding of ‖Ψv‖² ((N + 2)·ε·tr Ψ ᵀΨ, for a unit v, four
-    times over).
+    backward error 16·N·ε·‖P‖₂ and a bound on the rounding of ‖Ψv‖² for a unit v,
+    4·(N + 2)·ε·tr ΨᵀΨ.
     """
     P = np.asarray(P, dtype=np.float64)
     N = P.shape[0]
