@@ -116,8 +116,6 @@ solve_numax_admm = _admm_iterations(_lazy(".solvers.numax.admm", "solve_numax_ad
                                     restricted=False)
 solve_numax_class_admm = _admm_iterations(
     _lazy(".solvers.numax.numax_class", "solve_numax_class_admm", "box_trace_admm"), restricted=False)
-solve_numax_class_cg = _admm_iterations(
-    _lazy(".solvers.numax.numax_class", "solve_numax_class_cg", "column_generation"), restricted=True)
 
 
 def _admm_memory(instance: Any) -> tuple[int, str]:
@@ -243,6 +241,16 @@ def _secant_instance(instance_type: type) -> Callable[[Any, Any, Any], Any]:
     return build
 
 
+def _numax_default(instance: Any) -> str:
+    """The default method of the NuMax family: column generation for a point-form instance (all pairs)
+    and for a secant list above the ADMM's limit (its S × S least-squares inverse,
+    ``solvers.numax.admm_control.MAX_CONSTRAINTS`` secants), the ADMM for a shorter list."""
+    if instance.point_form:
+        return "cg"
+    limit = import_module(".solvers.numax.admm_control", __package__).MAX_CONSTRAINTS
+    return "cg" if instance.n_constraints > limit else "admm"
+
+
 def _dual_hooks(instance_type: type) -> dict[str, Any]:
     """The proof a solution file may carry (``dual_arrays``, ``dual_from_result``, ``verified_bound``),
     as the instance type defines it (``DUAL_ARRAYS``, ``multiplier_arrays``, ``proven_bound``)."""
@@ -263,8 +271,7 @@ def _numax() -> ProblemSpec:
         sense="min",
         cvxpy=solve_numax_cvxpy,
         methods={"admm": solve_numax_admm, "cg": solve_numax_cg},
-        # column generation for point-form instances (all pairs), the ADMM for secant lists
-        default_method=lambda instance: "cg" if instance.point_form else "admm",
+        default_method=_numax_default,
         from_dataset=_secant_instance(instance_type),
         memory={"admm": _admm_memory},
         sdpa_form=_at_first_call(".problems.standard_form", "box_trace_form"),
@@ -282,8 +289,9 @@ def _numax_class() -> ProblemSpec:
         variable="P",
         sense="min",
         cvxpy=solve_numax_class_cvxpy,
-        methods={"admm": solve_numax_class_admm, "cg": solve_numax_class_cg},
-        default_method=lambda instance: "cg" if instance.point_form else "admm",
+        # column generation dispatches on the instance's form, for either problem of the family
+        methods={"admm": solve_numax_class_admm, "cg": solve_numax_cg},
+        default_method=_numax_default,
         from_dataset=_secant_instance(instance_type),
         memory={"admm": _admm_memory},
         sdpa_form=_at_first_call(".problems.standard_form", "box_trace_form"),
@@ -456,7 +464,7 @@ def solve(instance: Any, method: str | None = None, **options: Any) -> SolveResu
     method : str, optional
         ``"cvxpy"`` for the ground truth, or a hand-written method of the problem; the
         problem's default hand-written method when omitted (NuMax: ``"cg"`` for point-form
-        instances, ``"admm"`` otherwise).
+        instances and for more secants than the ADMM takes, ``"admm"`` otherwise).
     **options
         Passed to the solver (``solver="SCS"`` for CVXPY, ``verbose=True``, tolerances...);
         ``max_iter`` of column generation limits each restricted ADMM solve.

@@ -19,7 +19,7 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, ClassVar
@@ -156,8 +156,9 @@ class _TraceInstance(Instance):
         1/λ_max(𝒜*(y)), is feasible there, and weak duality makes its value a lower bound
         (:func:`certified_lower_bound`). λ_max comes from a dense ``eigvalsh`` of the N × N matrix
         𝒜*(y), inflated by the eigen-solver's backward error (16·N·ε·‖𝒜*(y)‖₂) and the rounding
-        of forming it. Dense is right here: N is the ambient dimension, the solution P is itself a
-        dense N × N matrix, and O(N³ + mN²) is small next to any solve. Multipliers of absent
+        of forming it from the m secants with y ≠ 0 (the others add nothing). Dense is right here: N
+        is the ambient dimension, the solution P is itself a dense N × N matrix, and O(N³ + mN²) is
+        small next to any solve. Multipliers of absent
         bounds are zeroed and any positive scaling of y gives the same bound; NaN or a wrong
         shape is refused: a bad y weakens the bound, it never makes a wrong one.
 
@@ -184,8 +185,16 @@ class _TraceInstance(Instance):
         V = self.secant_matrix
         y = as_vector(multipliers["dual_y"], "dual_y", length=V.shape[0])
         lo, hi = self.bounds()
-        return certified_lower_bound(SecantOperator(V), lo, hi, y)[0]
+        # only the secants with y ≠ 0 enter 𝒜*(y) and g(y): the same bound, with the rounding margin of
+        # a sum of that many terms, at the cost of the working set a column generation leaves, not of S
+        used = np.flatnonzero(y)
+        return certified_lower_bound(SecantOperator(V[used]), lo[used], hi[used], y[used])[0]
 
+
+
+def _row_blocks(rows: np.ndarray, block_size: int) -> Iterator[np.ndarray]:
+    """The rows in blocks of ``block_size`` (views): a long secant list is checked without an S × N product."""
+    return (rows[start:start + block_size] for start in range(0, rows.shape[0], block_size))
 
 
 def _point_form(value: object) -> np.ndarray:
@@ -305,14 +314,14 @@ class NuMaxInstance(_TraceInstance):
                       progress: Callable[[int], object] | None = None, pairs: tuple[int, int] | None = None) -> float:
         """Worst violation max_i (|v_iᵀ P v_i − 1| − δ)₊ over all secants.
 
-        In point form the secants are streamed in blocks and never materialised;
-        ``progress(k)`` is then told the number of pairs of each block as it is done, and
-        ``pairs`` (start, stop) restricts the check to the pairs of those linear indices
-        (:func:`~sdpembed.secants.iter_secant_blocks`; a distributed check splits them so).
+        The secants are taken in blocks of ``block_size`` (in point form streamed, never
+        materialised); ``progress(k)`` is told the number of secants of each block as it is done.
+        In point form ``pairs`` (start, stop) restricts the check to the pairs of those linear
+        indices (:func:`~sdpembed.secants.iter_secant_blocks`; a distributed check splits them so).
         """
         P = np.asarray(P, dtype=np.float64)
         if self.secants is not None:
-            blocks = [self.secants]
+            blocks = _row_blocks(self.secants, block_size)
         else:
             blocks = (secants for _, secants in iter_secant_blocks(self.X, block_size, pairs=pairs))
         worst = 0.0
@@ -501,12 +510,13 @@ class NuMaxClassInstance(_TraceInstance):
 
     def max_violation(self, P: np.ndarray, block_size: int = 65536,
                       progress: Callable[[int], object] | None = None, pairs: tuple[int, int] | None = None) -> float:
-        """Worst one-sided violation over all secants (point form: streamed by class; ``progress(k)``
-        told the number of pairs of each block as it is done; ``pairs`` as for
+        """Worst one-sided violation over all secants, in blocks (point form: streamed by class;
+        ``progress(k)`` told the number of secants of each block as it is done; ``pairs`` as for
         :meth:`NuMaxInstance.max_violation`)."""
         P = np.asarray(P, dtype=np.float64)
         if self.inter is not None:
-            blocks = [(self.inter, np.zeros(len(self.inter), bool)), (self.intra, np.ones(len(self.intra), bool))]
+            blocks = ((V, np.full(len(V), intra)) for rows, intra in ((self.inter, False), (self.intra, True))
+                      for V in _row_blocks(rows, block_size))
         else:
             blocks = ((V, intra) for _, V, intra in iter_labelled_secant_blocks(self.X, self.y, block_size,
                                                                                 pairs=pairs))

@@ -123,6 +123,49 @@ def test_verify_without_cvxpy_and_without_an_optimum_fails_cleanly(tmp_path):
     assert "Traceback" not in run.stderr and "cannot be imported" in run.stdout and "FAIL" in run.stdout
 
 
+def test_secant_list_above_the_admm_limit_is_solved_and_proved_without_cvxpy(tmp_path):
+    """A NuMax instance listing more secants than the ADMM (and the CVXPY ground truth) takes: ``solve``
+    (column generation, the default there) writes one multiplier per secant, and ``verify`` proves the
+    bound from them — no CVXPY, no stored optimum — within the gap the solve reported."""
+    from sdpembed import NuMaxInstance
+    from sdpembed.datasets import gaussian_points
+    from sdpembed.formulations.numax import MAX_SECANTS
+
+    instance, solution = tmp_path / "numax.npz", tmp_path / "solution.npz"
+    X = gaussian_points(400, 12, random_state=0)
+    NuMaxInstance.from_points(X, 0.2, n_secants=MAX_SECANTS + 5000, random_state=0).save(instance)
+    code = BLOCKER + """
+import json
+from sdpembed.cli import main
+assert main(["solve", sys.argv[1], "--out", sys.argv[2], "--json"]) == 0
+code = main(["verify", sys.argv[1], sys.argv[2], "--json"])
+assert "cvxpy" not in sys.modules
+sys.exit(code)
+"""
+    run = _run(code, str(instance), str(solution))
+    assert run.returncode == 0, run.stderr
+    solved, verified = _json_objects(run.stdout)
+    assert solved["method"] == "cg" and solved["status"] == "optimal"
+    with np.load(solution) as arrays:
+        assert arrays["dual_y"].shape == (MAX_SECANTS + 5000,)
+    assert verified["passed"] and verified["optimum_source"].startswith("bracketed by the verified dual bound")
+    # the bound proved from the file is the solve's own, so the proven gap is the one it reported
+    assert verified["dual_bound"] == pytest.approx(solved["dual_bound"], rel=1e-9)
+    assert abs(verified["objective_error"]) <= 1e-5
+
+
+def _json_objects(text: str) -> list[dict]:
+    """The JSON objects printed one after the other in ``text``."""
+    decoder, out, at = json.JSONDecoder(), [], 0
+    while at < len(text):
+        if text[at].isspace():
+            at += 1
+            continue
+        value, at = decoder.raw_decode(text, at)
+        out.append(value)
+    return out
+
+
 @pytest.fixture(scope="module")
 def report() -> dict:
     run = _run(SOLVE_ALL, json.dumps(TINY))

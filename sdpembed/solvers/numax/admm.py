@@ -66,7 +66,7 @@ from ..._validate import as_matrix
 from ...problems.numax_certificate import box_violation, certified_lower_bound, check_bounds, secant_span
 from ...problems.numax_operator import SecantOperator
 from ...results import SolveResult, build_result, relative_gap
-from .admm_control import ADMMControl, ADMMPenalty, ADMMStopping, announce_setup, check_bundle
+from .admm_control import MAX_CONSTRAINTS, ADMMControl, ADMMPenalty, ADMMStopping, announce_setup, check_bundle
 from .least_squares import cholesky_factor, gram_rows, idle_core_threads, inverse_from_cholesky
 
 __all__ = [
@@ -271,7 +271,7 @@ def box_trace_admm(
     penalty: ADMMPenalty | None = None,
     warm_start: ADMMState | None = None,
     reduce: bool = True,
-    max_constraints: int = 20000,
+    max_constraints: int = MAX_CONSTRAINTS,
     verbose: bool | int = False,
 ) -> SolveResult:
     """ADMM (NuMax Algorithm 1) for min tr P s.t. lo ≤ 𝒜(P) ≤ hi, P ⪰ 0.

@@ -48,7 +48,13 @@ import numpy as np
 from ..._progress import say
 from ..._validate import check_positive_int
 
-__all__ = ["ADMMControl", "ADMMPenalty", "ADMMStopping", "announce_setup", "check_bundle"]
+__all__ = ["ADMMControl", "ADMMPenalty", "ADMMStopping", "MAX_CONSTRAINTS", "announce_setup", "check_bundle"]
+
+#: The most secants an ADMM takes by default (``max_constraints``): its least-squares step holds the
+#: S × S inverse (I + 𝒜𝒜*)⁻¹, 3 GiB at this size. Above it, listed secants are solved by column
+#: generation (:func:`~sdpembed.solvers.numax.column_generation.secant_column_generation`), the
+#: registry's default there.
+MAX_CONSTRAINTS = 20000
 
 #: iterations between two penalty balancings
 BALANCE_EVERY = 10

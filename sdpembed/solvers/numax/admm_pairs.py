@@ -57,7 +57,7 @@ from ...problems.numax_certificate import (
 from ...problems.numax_operator import PairSecantOperator
 from ...results import SolveResult, build_result, relative_gap
 from .admm import ADMMState, check_constraint_count, warm_start_iterates
-from .admm_control import ADMMControl, ADMMPenalty, ADMMStopping, announce_setup, check_bundle
+from .admm_control import MAX_CONSTRAINTS, ADMMControl, ADMMPenalty, ADMMStopping, announce_setup, check_bundle
 from .factor_polish import polish_factor
 from .pair_linalg import (
     ImplicitMatrix,
@@ -193,7 +193,7 @@ def pair_trace_admm(
     basis: np.ndarray | None = None,
     monitor: OutsideMonitor | None = None,
     certify: bool = True,
-    max_constraints: int = 20000,
+    max_constraints: int = MAX_CONSTRAINTS,
     verbose: bool | int = False,
 ) -> SolveResult:
     """ADMM (NuMax Algorithm 1) for min tr P s.t. lo ≤ 𝒜(P) ≤ hi, P ⪰ 0, on pair secants.

@@ -1,7 +1,10 @@
 """Column generation over streamed secants — NuMax Algorithm 2 (NuMax-CG), certified.
 
 The SDP (*) of :mod:`sdpembed.problems.numax_certificate` over *all* pairs of n points has n(n−1)/2
-constraints, far too many to hold. Column generation solves it on a working set of pairs:
+constraints, far too many to hold, and a listed secant set may be too long for the ADMM's S × S
+least-squares step. Column generation solves either on a working set (of pairs, or of listed
+secants: :func:`secant_column_generation`; what the loop chooses from is a
+:class:`~sdpembed.solvers.numax.candidates.Candidates`). For pairs:
 
 1. solve the restricted problem on the working set with the ADMM (warm-started; loosely
    while violators abound, to full accuracy from the first round that finds none);
@@ -53,11 +56,12 @@ from ..._progress import progress_bar, say
 from ..._validate import as_matrix, check_positive_int, check_random_state
 from ...problems.numax_operator import PairSecantOperator
 from ...results import SolveResult, build_result
-from ...secants import linear_index_of_pairs, pair_count, pairs_from_linear_index
+from ...secants import pair_count, pairs_from_linear_index
 from .admm import ADMMState, box_trace_admm, restrict_inverse, update_is_cheaper
 from .admm_control import ADMMStopping, check_bundle
 from .admm_pairs import OutsideMonitor, PairNumerics, pair_trace_admm
-from .pair_scan import PairBounds, PairDistances, initial_working_set
+from .candidates import SECANT_BLOCK, Candidates, PairCandidates, SecantCandidates
+from .pair_scan import PairBounds
 from .scan_backend import ScanBackend, resolve_scan_backend
 
 __all__ = [
@@ -66,57 +70,21 @@ __all__ = [
     "ColumnGenerationRun",
     "run_column_generation",
     "column_generation",
+    "secant_column_generation",
     "solve_numax_cg",
 ]
 
 
-def _select_violators(
-    i: np.ndarray, j: np.ndarray, violation: np.ndarray, index: np.ndarray, max_add: int
-) -> np.ndarray:
-    """At most ``max_add`` violators: first the worst pair of every point, then the worst overall.
-
-    The worst pairs overall tend to share a few points (one image distorted against all its
-    near neighbours); taking each point's worst pair first spreads the new constraints over
-    the data, which cuts the number of rounds.
-    """
-    if index.size <= max_add:
-        return index
-    order = np.argsort(-violation, kind="stable")
-    ends = np.column_stack([i[order], j[order]]).ravel()     # pair k of ``order`` at 2k, 2k+1
-    _, first = np.unique(ends, return_index=True)            # each point's worst pair
-    spread = np.unique(first // 2)
-    chosen = order[spread[np.argsort(-violation[order[spread]], kind="stable")]][:max_add]
-    if chosen.size < max_add:
-        rest = order[~np.isin(order, chosen)]
-        chosen = np.concatenate([chosen, rest[: max_add - chosen.size]])
-    return index[chosen]
-
-
-def _outside_violation(distances: PairDistances, bounds: PairBounds, working: np.ndarray,
-                       tol: float, backend: ScanBackend) -> Callable[[np.ndarray], float]:
-    """``monitor(factor)``: the worst violation above ``tol`` among the pairs outside ``working``
-    (sorted linear indices) for P = ΨᵀΨ, by a scan of all pairs of ``distances.X`` on ``backend``; 0 if
-    there is none."""
-    X = distances.X
-    n = X.shape[0]
+def _outside_violation(candidates: Candidates, working: np.ndarray, tol: float) -> Callable[[np.ndarray], float]:
+    """``monitor(factor)``: the worst violation above ``tol`` among the candidates outside ``working``
+    for P = ΨᵀΨ, by a scan of all candidates; 0 if there is none."""
 
     def monitor(factor: np.ndarray) -> float:
-        scan = backend.scan(X, None, bounds, tol=tol, factor=factor, exact_values=False, distances=distances)
-        outside = ~np.isin(linear_index_of_pairs(scan.i, scan.j, n), working)
+        scan = candidates.scan(None, factor, tol, False)
+        outside = ~np.isin(scan.index, working)
         return float(np.max(scan.violation[outside], initial=0.0))
 
     return monitor
-
-
-def _scan_work(n: int, N: int) -> Callable[[int], float]:
-    """``work(k)``: the floating-point operations of a scan of all pairs of n points in dimension N
-    for a factor of k rows — Y = XΨᵀ (2nNk), the Gram matrix of Y (n²k over its half) and a few
-    operations per pair."""
-
-    def work(k: int) -> float:
-        return 2.0 * n * N * k + n * n * (k + 5.0)
-
-    return work
 
 
 @dataclass
@@ -179,10 +147,12 @@ class ColumnGenerationRun:
     optimal), ``converged`` (non-certified inner solver, all pairs feasible), the inner
     solver's status when it ended otherwise, ``inaccurate`` (violations left on working pairs
     the inner solver did not resolve) or ``max_iterations`` (``max_rounds`` reached).
-    ``max_violation`` is the worst violation over all pairs from the last scan (0 if none) and
+    ``max_violation`` is the worst violation over all candidates from the last scan (0 if none) and
     ``worst_violation`` the same before clipping at 0 (negative when every constraint holds
-    strictly; an upper bound, exact to the scan's rounding bound), ``working`` the final
-    working set (linear pair indices), ``result`` the last restricted solve.
+    strictly; an upper bound, exact to the scan's rounding bound), ``result`` the last restricted
+    solve and ``working`` its working set (candidate indices: linear pair indices of a point set,
+    row indices of a secant list; ``result.y`` holds their multipliers in this order, also when
+    ``max_rounds`` ended the run); ``n_points`` is None for a secant list.
     """
 
     result: RestrictedResult
@@ -192,13 +162,15 @@ class ColumnGenerationRun:
     max_violation: float
     worst_violation: float
     rounds: int
-    n_points: int
+    n_points: int | None
     history: dict[str, np.ndarray]
     wall_time: float
 
     @property
     def pairs(self) -> np.ndarray:
-        """(S, 2) point indices of the final working set."""
+        """(S, 2) point indices of the final working set (a run over the pairs of a point set)."""
+        if self.n_points is None:
+            raise ValueError("a run over a secant list has no pairs; its working set is secant indices")
         return np.column_stack(pairs_from_linear_index(self.working, self.n_points))
 
 
@@ -243,8 +215,8 @@ class _NuMaxADMM:
 
 
 def run_column_generation(
-    X: np.ndarray,
-    bounds: PairBounds,
+    X: np.ndarray | Candidates,
+    bounds: PairBounds | None,
     inner: RestrictedSolver,
     *,
     initial_pairs: int = 2000,
@@ -266,30 +238,35 @@ def run_column_generation(
     verbose: bool | int = False,
     scan_backend: ScanBackend | str | None = None,
 ) -> ColumnGenerationRun:
-    """The column-generation driver over all pairs of ``X`` with a pluggable restricted solve.
+    """The column-generation driver over all pairs of ``X`` (or over other candidates) with a
+    pluggable restricted solve.
 
-    NuMax Algorithm 2 (through :func:`column_generation`) and Algorithm 4 of Luo et al. (FroMax-CG,
-    NILE-Pro-CG) are this loop with different ``inner`` solvers: solve on the working pairs,
-    keep the active ones, scan all pairs exactly, add the worst violators, repeat until a scan
-    finds none (see the module docstring).
+    NuMax Algorithm 2 (through :func:`column_generation` and :func:`secant_column_generation`) and
+    Algorithm 4 of Luo et al. (FroMax-CG, NILE-Pro-CG) are this loop with different ``inner`` solvers
+    and candidates: solve on the working set, keep its active constraints, scan all candidates
+    exactly, add the worst violators, repeat until a scan finds none (see the module docstring).
 
     Parameters
     ----------
     X, bounds
-        As for :func:`column_generation`.
+        The points and their pairs' bounds, as for :func:`column_generation`; or ``X`` a
+        :class:`~sdpembed.solvers.numax.candidates.Candidates` (e.g. the
+        :class:`~sdpembed.solvers.numax.candidates.SecantCandidates` of an explicit secant list),
+        which bounds and scans its constraints itself (``bounds``, ``block_rows`` and
+        ``scan_backend`` are then None).
     inner : RestrictedSolver
         The restricted solve and its warm-start carry-over.
     working_set : ndarray of int, optional
-        Linear pair indices of the initial working set (e.g. the final one of an earlier run);
-        by default built from ``initial_pairs`` and ``initial_neighbors``.
+        Candidate indices of the initial working set (linear pair indices, or secant rows; e.g. the
+        final one of an earlier run); by default built from ``initial_pairs`` and ``initial_neighbors``.
     warm_start : optional
         Warm start of the first restricted solve (matching ``working_set``).
     loose_tol : float or None
         Loose early rounds (``inner.solve(..., tight=False)``, scan threshold ``loose_tol``)
-        while many pairs outside the working set are violated; ``None``: every round tight.
+        while many candidates outside the working set are violated; ``None``: every round tight.
     loose_keep_multiplier : float, optional
         ``keep_multiplier`` in the loose rounds, whose multipliers have not converged (a larger
-        value keeps the working set from swelling with pairs that are not active).
+        value keeps the working set from swelling with constraints that are not active).
     initial_pairs, initial_neighbors, max_add, keep_tol, keep_multiplier : optional
         As for :func:`column_generation`.
     feas_tol, max_rounds, block_rows, random_state, verbose : optional
@@ -298,10 +275,10 @@ def run_column_generation(
         ``exact_values`` of the scans (False: clear violators keep their Gram-based values;
         the termination test is unchanged).
     max_working : int, optional
-        Cap on the working set: when the kept and new pairs exceed it, only the pairs nearest
+        Cap on the working set: when the kept and new candidates exceed it, only those nearest
         to a bound are kept (an inner solver whose cost grows like S³ needs it).
     active_tol : float, optional
-        Distance to a bound at which the history and progress lines count a pair as active
+        Distance to a bound at which the history and progress lines count a constraint as active
         (default ``keep_tol``).
     scan_backend : ScanBackend, "local" or None
         As for :func:`column_generation`.
@@ -311,13 +288,17 @@ def run_column_generation(
     ColumnGenerationRun
     """
     start = time.perf_counter()
-    backend = resolve_scan_backend(scan_backend)
-    distances = PairDistances(X, block_rows)          # what every scan of these points shares
-    X = distances.X
-    n, N = X.shape
-    total = pair_count(n)
+    if bounds is not None:
+        candidates: Candidates = PairCandidates(X, bounds, resolve_scan_backend(scan_backend), block_rows)
+    elif isinstance(X, np.ndarray):
+        raise ValueError("bounds(i, j) is needed for the pairs of the points X")
+    elif block_rows is not None or scan_backend is not None:
+        raise ValueError("block_rows and scan_backend apply to the pairs of points X, not to other candidates")
+    else:
+        candidates = X
+    total = candidates.total
     if verbose:
-        say(f"cg: {n} points in dimension {N}, {total} pairs; choosing the initial working set")
+        say(f"cg: {candidates.describe()}; choosing the initial working set")
     initial_pairs = check_positive_int(initial_pairs, "initial_pairs")
     initial_neighbors = check_positive_int(initial_neighbors, "initial_neighbors", minimum=0)
     max_add = check_positive_int(max_add, "max_add")
@@ -326,46 +307,27 @@ def run_column_generation(
     tight = loose_tol is None or loose_tol <= feas_tol
 
     if working_set is None:
-        with progress_bar(n, "nearest neighbours", enabled=None if verbose else False, unit="points") as bar:
-            working = initial_working_set(X, initial_pairs, initial_neighbors, rng, progress=bar.update)
-        if working.size > 2 * initial_pairs:
-            # one neighbour each gives about n pairs: on many points a random share of them, so the first
-            # restricted solve (its dense S₀ × S₀ factorisation) costs the same at any n; the scans add the rest
-            working = np.sort(rng.choice(working, size=2 * initial_pairs, replace=False))
+        working = candidates.initial(initial_pairs, initial_neighbors, rng, bool(verbose))
     else:
-        working = np.asarray(working_set, dtype=np.int64)
-        if working.ndim != 1 or working.size == 0 or working.min() < 0 or working.max() >= total:
-            raise ValueError(f"working_set must be a non-empty 1-D array of pair indices in [0, {total})")
-    i, j = pairs_from_linear_index(working, n)
-    nonzero = np.any(X[i] != X[j], axis=1)
-    if warm_start is not None and not nonzero.all():
-        raise ValueError("working_set must not contain pairs of identical points when warm_start is given")
-    working = working[nonzero]
-    if working.size == 0:
-        distinct = np.flatnonzero(np.any(X != X[0], axis=1))
-        if distinct.size == 0:
-            raise ValueError("X must contain at least two distinct points (all its secants are zero)")
-        # the sample held only pairs of coincident points: start from one pair of distinct ones
-        working = linear_index_of_pairs(np.array([0]), distinct[:1], n)
+        working = candidates.checked(working_set, warm=warm_start is not None)
     if verbose:
-        say(f"cg: initial working set of {working.size} pairs  {time.perf_counter() - start:7.1f}s")
+        say(f"cg: initial working set of {working.size} {candidates.unit}  {time.perf_counter() - start:7.1f}s")
     state = warm_start
-    dropped = readded = np.empty(0, np.int64)        # linear indices of pairs dropped / dropped and re-added
+    dropped = readded = np.empty(0, np.int64)        # indices of candidates dropped / dropped and re-added
     history: dict[str, list[float]] = {k: [] for k in ("working", "active", "violators", "added", "objective",
                                                       "dual_bound", "rank", "admm_iterations", "time")}
     result: RestrictedResult | None = None
-    status, message = "max_iterations", f"reached max_rounds={max_rounds} with violated pairs left"
+    status, message = "max_iterations", f"reached max_rounds={max_rounds} with violated {candidates.unit} left"
     violation_all = worst = float("inf")
     for round_ in range(1, max_rounds + 1):
-        i, j = pairs_from_linear_index(working, n)
-        operator = PairSecantOperator(X, i, j)
-        lo, hi = bounds(i, j)
+        solved = working                             # the working set of this round's restricted solve
+        operator, lo, hi = candidates.restricted(working)
         if verbose:
-            say(f"cg round {round_:3d} {'tight' if tight else 'loose'}: solving on {working.size} pairs")
+            say(f"cg round {round_:3d} {'tight' if tight else 'loose'}: solving on {working.size} {candidates.unit}")
         if tight and getattr(inner, "monitors", False):
             result = inner.solve(operator, lo, hi, state, tight,
-                                 monitor=_outside_violation(distances, bounds, working, feas_tol, backend),
-                                 monitor_work=_scan_work(n, N))
+                                 monitor=_outside_violation(candidates, working, feas_tol),
+                                 monitor_work=candidates.work)
         else:
             result = inner.solve(operator, lo, hi, state, tight)
         P = result.P
@@ -375,7 +337,7 @@ def run_column_generation(
         multiplier_share = keep_multiplier if tight or loose_keep_multiplier is None else loose_keep_multiplier
         keep = near | (np.abs(y) > multiplier_share * max(float(np.abs(y).max(initial=0.0)), 1e-300))
         if multiplier_share != keep_multiplier:
-            # a pair dropped by the coarser loose rule and found violated again is never dropped
+            # a candidate dropped by the coarser loose rule and found violated again is never dropped
             # again, so the loose rounds cannot cycle
             keep |= np.isin(working, readded, assume_unique=True)
         if active_tol is not None:
@@ -383,28 +345,27 @@ def run_column_generation(
 
         scan_tol = feas_tol if tight else loose_tol
         # a bar only on a terminal: in a notebook or a log it would be stored, not watched
-        with progress_bar(total, f"cg round {round_} scan", enabled=None if verbose else False, unit="pairs") as bar:
-            scan = backend.scan(X, P, bounds, tol=scan_tol, factor=result.factor, exact_values=exact_violations,
-                                distances=distances, progress=bar.update)
-        worst = scan.max_violation
+        with progress_bar(total, f"cg round {round_} scan", enabled=None if verbose else False,
+                          unit=candidates.unit) as bar:
+            scan = candidates.scan(P, result.factor, scan_tol, exact_violations, progress=bar.update)
+        worst = scan.worst
         violation_all = max(worst, 0.0)
-        violators = linear_index_of_pairs(scan.i, scan.j, n)
-        fresh = ~np.isin(violators, working)
-        added = _select_violators(scan.i[fresh], scan.j[fresh], scan.violation[fresh], violators[fresh], max_add)
+        fresh = ~np.isin(scan.index, working)
+        added = candidates.select(scan.index[fresh], scan.violation[fresh], max_add)
 
         for key, value in zip(
-            history, (working.size, int(near.sum()), scan.i.size, added.size, result.objective, result.dual_bound,
-                      result.rank, result.iterations, time.perf_counter() - start), strict=True):
+            history, (working.size, int(near.sum()), scan.index.size, added.size, result.objective,
+                      result.dual_bound, result.rank, result.iterations, time.perf_counter() - start), strict=True):
             history[key].append(value)
         if verbose:
             say(f"cg round {round_:3d} {'tight' if tight else 'loose'}  working {working.size:7d}  "
-                f"active {int(near.sum()):7d}  violators {scan.i.size:8d}  added {added.size:6d}  "
+                f"active {int(near.sum()):7d}  violators {scan.index.size:8d}  added {added.size:6d}  "
                 f"max violation {violation_all:.2e}  tr P {result.objective:.8f}  "
                 f"gap {result.relative_gap:.2e}  rank {result.rank:4d}  "
                 f"admm its {result.iterations:5d}  {time.perf_counter() - start:7.1f}s")
 
         if not tight and added.size <= max(10, working.size // 100):
-            # the loose solution violates (almost) no pair outside the working set by more
+            # the loose solution violates (almost) no candidate outside the working set by more
             # than loose_tol: from now on solve to the final accuracy (warm-started), adding
             # the few violators found, and rescan
             tight = True
@@ -414,26 +375,29 @@ def run_column_generation(
         if added.size == 0 and violation_all <= feas_tol:
             if not inner.certified:
                 status = "converged"
-                message = (f"no pair of all {total} violates its bounds by more than {feas_tol:g} after {round_} "
-                           "round(s); no certificate (non-convex restricted solver)")
+                message = (f"no {candidates.unit[:-1]} of all {total} violates its bounds by more than {feas_tol:g} "
+                           f"after {round_} round(s); no certificate (non-convex restricted solver)")
             elif result.status == "optimal":
                 status = "optimal"
-                message = (f"no pair of all {total} violates by more than {feas_tol:g}; certified relative "
-                           f"gap {result.relative_gap:.2e} after {round_} round(s)")
+                message = (f"no {candidates.unit[:-1]} of all {total} violates by more than {feas_tol:g}; certified "
+                           f"relative gap {result.relative_gap:.2e} after {round_} round(s)")
             else:
                 status = result.status
-                message = f"all pairs feasible, but the last restricted solve ended {result.status}: {result.message}"
+                message = (f"all {candidates.unit} feasible, but the last restricted solve ended {result.status}: "
+                           f"{result.message}")
             break
         if result.failed:
-            status, message = result.status, f"the restricted solve on {working.size} pairs failed: {result.message}"
+            status = result.status
+            message = f"the restricted solve on {working.size} {candidates.unit} failed: {result.message}"
             break
         if added.size == 0:
-            status, message = "inaccurate", "violations remain on working pairs the ADMM did not resolve"
+            status = "inaccurate"
+            message = f"violations remain on working {candidates.unit} the ADMM did not resolve"
             break
 
-        # next working set: kept pairs, then the violators
+        # next working set: kept candidates, then the violators
         if max_working is not None and keep.sum() + added.size > max_working:
-            # over the cap: keep only the pairs nearest to a bound, as many as leave room for the new ones
+            # over the cap: keep only those nearest to a bound, as many as leave room for the new ones
             added = added[:max_working]
             room = max(max_working - added.size, 0)
             slack = np.minimum(values - lo, hi - values)
@@ -444,9 +408,9 @@ def run_column_generation(
         readded = np.union1d(readded, added[np.isin(added, dropped)])
         working = np.concatenate([working[keep], added])
 
-    return ColumnGenerationRun(result=result, working=working, status=status, message=message,
+    return ColumnGenerationRun(result=result, working=solved, status=status, message=message,
                                max_violation=violation_all, worst_violation=worst,
-                               rounds=len(history["working"]), n_points=n,
+                               rounds=len(history["working"]), n_points=candidates.n_points,
                                history={k: np.asarray(v) for k, v in history.items()},
                                wall_time=time.perf_counter() - start)
 
@@ -582,24 +546,43 @@ def column_generation(
     X = as_matrix(X, "X", min_rows=2)
     if verbose:
         say(f"numax-cg: {X.shape[0]} points in dimension {X.shape[1]}; the basis of their span")
-    tight_options = dict(admm_options or {})
-    if verbose and not isinstance(verbose, bool) and "verbose" not in tight_options:
-        tight_options["verbose"] = int(verbose)             # --verbose K: the restricted ADMMs too
-    stopping = check_bundle(tight_options.get("stopping"), ADMMStopping, "admm_options['stopping']")
-    tight_options["stopping"] = replace(stopping, feas_tol=feas_tol, gap_tol=gap_tol)
-    loose_max_iter = check_positive_int(loose_max_iter, "loose_max_iter")
     if pair_count(X.shape[0]) <= 2 * check_positive_int(initial_pairs, "initial_pairs"):
         initial_pairs = pair_count(X.shape[0])
     # at most about 2·initial_pairs neighbour pairs: with many points, k neighbours each would make
     # S₀ (and its S×S inverse) large while a first loose round cannot yet use it
     initial_neighbors = min(check_positive_int(initial_neighbors, "initial_neighbors", minimum=0),
                             max(1, 2 * initial_pairs // X.shape[0]))
-    if implicit and "basis" not in tight_options:
+    basis = None
+    if implicit and "basis" not in (admm_options or {}):
         # one basis for every round: the span of the centred points holds every secant
         _, sigma, rows = np.linalg.svd(X - X.mean(axis=0), full_matrices=False)
         keep = sigma > 1e-6 * sigma[0] if sigma.size and sigma[0] > 0 else np.zeros(0, bool)
         if 0 < keep.sum() < X.shape[1]:
-            tight_options["basis"] = np.ascontiguousarray(rows[keep].T)
+            basis = np.ascontiguousarray(rows[keep].T)
+    inner = _restricted_admm(problem, admm_options, feas_tol=feas_tol, gap_tol=gap_tol, loose_tol=loose_tol,
+                             loose_max_iter=loose_max_iter, verbose=verbose, implicit=implicit, basis=basis)
+    run = run_column_generation(
+        X, bounds, inner, initial_pairs=initial_pairs,
+        initial_neighbors=initial_neighbors, max_add=max_add, keep_tol=keep_tol, keep_multiplier=keep_multiplier,
+        loose_tol=loose_tol, loose_keep_multiplier=loose_keep_multiplier, feas_tol=feas_tol,
+        max_rounds=max_rounds, block_rows=block_rows,
+        exact_violations=exact_violations, random_state=random_state, verbose=verbose, scan_backend=scan_backend)
+    return _cg_result(problem, run, start, {"pairs": run.pairs, "y": run.result.y})
+
+
+def _restricted_admm(problem: str, admm_options: dict | None, *, feas_tol: float, gap_tol: float,
+                     loose_tol: float | None, loose_max_iter: int, verbose: bool | int, implicit: bool,
+                     basis: np.ndarray | None = None) -> _NuMaxADMM:
+    """The restricted ADMM of NuMax-CG with its tight and loose options (``admm_options`` with the
+    tolerances of :func:`column_generation`; ``basis`` the span every round shares, for ``implicit``)."""
+    tight_options = dict(admm_options or {})
+    if verbose and not isinstance(verbose, bool) and "verbose" not in tight_options:
+        tight_options["verbose"] = int(verbose)             # --verbose K: the restricted ADMMs too
+    stopping = check_bundle(tight_options.get("stopping"), ADMMStopping, "admm_options['stopping']")
+    tight_options["stopping"] = replace(stopping, feas_tol=feas_tol, gap_tol=gap_tol)
+    loose_max_iter = check_positive_int(loose_max_iter, "loose_max_iter")
+    if basis is not None:
+        tight_options["basis"] = basis
     loose_options = dict(tight_options)
     if loose_tol is not None:
         loose_options["stopping"] = replace(stopping, tol=loose_tol, feas_tol=loose_tol, gap_tol=loose_tol,
@@ -615,28 +598,137 @@ def column_generation(
             PairNumerics(least_squares="cholesky-single", eig_precision="single", polish=False) if numerics is None
             else replace(check_bundle(numerics, PairNumerics, "admm_options['numerics']"), polish=False))
         loose_options["certify"] = False
-    run = run_column_generation(
-        X, bounds, _NuMaxADMM(problem, tight_options, loose_options, implicit), initial_pairs=initial_pairs,
-        initial_neighbors=initial_neighbors, max_add=max_add, keep_tol=keep_tol, keep_multiplier=keep_multiplier,
-        loose_tol=loose_tol, loose_keep_multiplier=loose_keep_multiplier, feas_tol=feas_tol,
-        max_rounds=max_rounds, block_rows=block_rows,
-        exact_violations=exact_violations, random_state=random_state, verbose=verbose, scan_backend=scan_backend)
+    return _NuMaxADMM(problem, tight_options, loose_options, implicit)
+
+
+def _cg_result(problem: str, run: ColumnGenerationRun, start: float, proof: dict[str, np.ndarray]) -> SolveResult:
+    """The :class:`~sdpembed.results.SolveResult` of a NuMax-CG run: its last restricted solve's P and
+    bound, the run's status and all-candidates violation, and ``proof`` (the working set and its
+    multipliers, as the file contract names them) in ``extra``."""
     result = run.result.raw
     P = result.solution
     return build_result(
         problem, "P", P, float(np.trace(P)), result.dual_bound, status=run.status, message=run.message,
         method="cg", solver="numax_cg", max_violation=run.max_violation, min_eigenvalue=result.min_eigenvalue,
         iterations=int(sum(run.history["admm_iterations"])), start=start, history=run.history,
-        extra={"pairs": run.pairs, "rounds": run.rounds,
-               "rank": result.extra["rank"], "y": result.extra["y"], "state": result.extra["state"]},
+        extra={**proof, "rounds": run.rounds, "rank": result.extra["rank"], "state": result.extra["state"]},
     )
 
 
-def solve_numax_cg(instance, **options) -> SolveResult:
-    """NuMax-CG on a point-form :class:`~sdpembed.problems.NuMaxInstance` (all pairs of X).
+def secant_column_generation(
+    secants: np.ndarray,
+    lo: np.ndarray,
+    hi: np.ndarray,
+    *,
+    problem: str = "numax",
+    initial_secants: int = 2000,
+    max_add: int = 2000,
+    keep_tol: float = 1e-4,
+    keep_multiplier: float = 1e-4,
+    loose_tol: float | None = 1e-3,
+    loose_max_iter: int = 15,
+    loose_keep_multiplier: float | None = 1e-2,
+    feas_tol: float = 1e-6,
+    gap_tol: float = 1e-5,
+    max_rounds: int = 100,
+    block_size: int = SECANT_BLOCK,
+    random_state=None,
+    verbose: bool | int = False,
+    admm_options: dict | None = None,
+) -> SolveResult:
+    """NuMax-CG (Algorithm 2) over an explicit secant list: the SDP (4) or (7) at any number of secants.
 
-    ``options`` are those of :func:`column_generation`.
+    The ADMM (:func:`~sdpembed.solvers.numax.admm.box_trace_admm`) holds (I + 𝒜𝒜*)⁻¹, an S × S
+    matrix, and stops at :data:`~sdpembed.solvers.numax.admm_control.MAX_CONSTRAINTS` secants. Two
+    ways past that limit were open: this column generation, and the ADMM with its least-squares
+    step solved in the space of symmetric N × N matrices (Woodbury: an N(N+1)/2-square system
+    instead of S × S). The second still costs O(S·N²) per iteration for 𝒜(W) and 𝒜*(c) over all S
+    secants, over the thousands of iterations an ADMM takes; column generation touches all S
+    secants only once per round, in a scan of O(S·N·k) for P of rank k, and runs the ADMM on a
+    working set of the order of the active constraints (at most about N(N+1)/2 at a vertex of (*)),
+    so its cost grows with S only through the scans. Hence column generation:
+
+    1. solve the restricted problem on a working set of secants (a random sample of
+       ``initial_secants`` to start) with the ADMM, warm-started, loosely while violators abound;
+    2. keep the working secants that are active or carry a multiplier;
+    3. scan all S secants through a factor Ψ of P, vᵀPv = ‖Ψv‖², with a rigorous margin
+       (:class:`~sdpembed.solvers.numax.candidates.SecantCandidates`);
+    4. add the worst violators (at most ``max_add``) and repeat — until a scan finds no violation
+       above ``feas_tol``.
+
+    The certificate is that of the point form: the restricted problem's dual-feasible multipliers,
+    zero on the secants outside the working set, are dual feasible for all S secants (𝒜*(y) involves
+    only the secants with y ≠ 0), so the restricted bound bounds the full optimum, and the final scan
+    proves P feasible for all of them. The result's ``extra["y"]`` holds one multiplier per secant
+    (the file contract's ``dual_y``), from which ``verify`` proves the bound itself.
+
+    Parameters
+    ----------
+    secants : ndarray of shape (S, N)
+        Unit secants (NuMax eq. (1)).
+    lo, hi : ndarray of shape (S,)
+        Bounds on vᵀPv; ``±inf`` marks an absent bound (NuMax-Class).
+    problem : str
+        Registry name recorded in the result.
+    initial_secants : int
+        Size of the first working set, a uniform sample of the secants (all of them when there are
+        at most twice as many).
+    block_size : int
+        Secant rows per block of a scan.
+    max_add, keep_tol, keep_multiplier, loose_tol, loose_max_iter, loose_keep_multiplier : optional
+        As for :func:`column_generation`.
+    feas_tol, gap_tol, max_rounds, random_state, verbose : optional
+        As for :func:`column_generation`.
+    admm_options : dict, optional
+        Further keyword arguments of the restricted
+        :func:`~sdpembed.solvers.numax.admm.box_trace_admm`; its ``stopping`` as for
+        :func:`column_generation`.
+
+    Returns
+    -------
+    SolveResult
+        ``solution`` is P; ``max_violation`` bounds the worst violation over all S secants (0 if
+        every constraint holds); ``dual_bound`` is valid for the full problem; ``extra`` holds ``y``
+        (S,), the dual-feasible multipliers of every secant (zero outside the final working set),
+        ``secants`` (the final working set's row indices), ``rounds`` and the per-round ``history``.
     """
-    if not instance.point_form:
-        raise ValueError("column generation needs a point-form instance (X, meaning all pairs)")
-    return column_generation(instance.X, instance.bounds_of_pairs, problem=instance.problem, **options)
+    start = time.perf_counter()
+    candidates = SecantCandidates(secants, lo, hi, block_size)
+    if verbose:
+        say(f"numax-cg: {candidates.describe()}")
+    initial_secants = check_positive_int(initial_secants, "initial_secants")
+    inner = _restricted_admm(problem, admm_options, feas_tol=feas_tol, gap_tol=gap_tol, loose_tol=loose_tol,
+                             loose_max_iter=loose_max_iter, verbose=verbose, implicit=False)
+    run = run_column_generation(
+        candidates, None, inner, initial_pairs=initial_secants, initial_neighbors=0, max_add=max_add,
+        keep_tol=keep_tol, keep_multiplier=keep_multiplier, loose_tol=loose_tol,
+        loose_keep_multiplier=loose_keep_multiplier, feas_tol=feas_tol, max_rounds=max_rounds,
+        random_state=random_state, verbose=verbose)
+    y = np.zeros(candidates.total)
+    y[run.working] = run.result.y
+    return _cg_result(problem, run, start, {"secants": run.working, "y": y})
+
+
+#: Options of :func:`column_generation` that only the pairs of a point set have.
+POINT_FORM_OPTIONS = ("initial_neighbors", "block_rows", "implicit", "exact_violations", "scan_backend")
+
+
+def solve_numax_cg(instance, **options) -> SolveResult:
+    """NuMax-CG on a :class:`~sdpembed.problems.NuMaxInstance` or
+    :class:`~sdpembed.problems.NuMaxClassInstance`: over all pairs of X in point form
+    (:func:`column_generation`), over the listed secants otherwise (:func:`secant_column_generation`).
+
+    ``options`` are those of :func:`column_generation`; with listed secants ``initial_pairs`` is
+    the first working set's size (``initial_secants``) and the options of the pairs of a point set
+    (``POINT_FORM_OPTIONS``) are refused.
+    """
+    if instance.point_form:
+        return column_generation(instance.X, instance.bounds_of_pairs, problem=instance.problem, **options)
+    point_only = sorted(set(options) & set(POINT_FORM_OPTIONS))
+    if point_only:
+        raise ValueError(f"option(s) {', '.join(point_only)} of column generation apply to the pairs of a point-form "
+                         "instance; this instance lists its secants")
+    if "initial_pairs" in options:
+        options["initial_secants"] = options.pop("initial_pairs")
+    lo, hi = instance.bounds()
+    return secant_column_generation(instance.secant_matrix, lo, hi, problem=instance.problem, **options)

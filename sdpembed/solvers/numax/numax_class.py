@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from ...results import SolveResult
 from .admm import box_trace_admm
-from .column_generation import column_generation
+from .column_generation import solve_numax_cg
 
 __all__ = ["solve_numax_class_admm", "solve_numax_class_cg"]
 
@@ -35,10 +35,10 @@ def solve_numax_class_admm(instance, **options) -> SolveResult:
 
 
 def solve_numax_class_cg(instance, **options) -> SolveResult:
-    """NuMax-Class by column generation over all pairs of a labelled point-form instance.
+    """NuMax-Class by column generation: over all pairs of a labelled point-form instance, or over
+    its listed inter- and intra-class secants
+    (:func:`~sdpembed.solvers.numax.column_generation.solve_numax_cg`).
 
     ``options`` are those of :func:`~sdpembed.solvers.numax.column_generation.column_generation`.
     """
-    if not instance.point_form:
-        raise ValueError("column generation needs a point-form instance (X and y, meaning all pairs)")
-    return column_generation(instance.X, instance.bounds_of_pairs, problem=instance.problem, **options)
+    return solve_numax_cg(instance, **options)

@@ -141,14 +141,20 @@ def test_cg_one_sided_bounds_match_cvxpy():
 
 def test_round_limit_is_not_optimal(capsys):
     X = gaussian_points(50, 8, random_state=3)
-    cg = solve_numax_cg(NuMaxInstance(delta=0.3, X=X), initial_pairs=20, max_rounds=1, verbose=True)
+    instance = NuMaxInstance(delta=0.3, X=X)
+    cg = solve_numax_cg(instance, initial_pairs=20, max_rounds=1, verbose=True)
     assert cg.status == "max_iterations" and cg.max_violation > 1e-6
     assert "cg round" in capsys.readouterr().out
+    # the pairs written with the multipliers are those of the last restricted solve (not the next
+    # round's working set), so an unfinished run still carries a proof that verify accepts
+    assert len(cg.extra["pairs"]) == len(cg.extra["y"])
+    optimum = solve_numax_cg(instance).objective
+    assert 0.0 < instance.verified_dual_bound(cg.extra["pairs"], cg.extra["y"]) <= optimum * (1 + 1e-6)
 
 
 def test_cg_bad_input():
-    with pytest.raises(ValueError, match="point-form"):
-        solve_numax_cg(NuMaxInstance(delta=0.1, secants=np.eye(3)))
+    with pytest.raises(ValueError, match="initial_neighbors of column generation apply to the pairs of a point-form"):
+        solve_numax_cg(NuMaxInstance(delta=0.1, secants=np.eye(3)), initial_neighbors=3)
     with pytest.raises(ValueError, match="initial_pairs"):
         solve_numax_cg(NuMaxInstance(delta=0.1, X=np.eye(3)), initial_pairs=0)
     with pytest.raises(ValueError, match="NaN"):
