@@ -390,9 +390,9 @@ def fig2_kernel(config: dict, png: Path) -> Outcome:
     - The dictionary is learned without pre-image constraints for both panels, D = Φ(X)F, by the
       kernel extension of Lee et al.'s alternation (the Caltech panel's method; Gao et al.'s
       pre-image method of the texture panel is not implemented), K = ``n_atoms`` atoms,
-      ``dict_iter`` passes, lasso weight α = σ²/τ = ``kernel_alpha`` (chosen, as the paper does,
-      for about 10% non-zero codes; the measured fraction is reported); σ̂ = √(α τ̂) and
-      τ̂ = mean |a| of the training codes.
+      ``dict_iter`` passes, lasso weight α = σ²/τ = ``kernel_alpha`` (chosen on digits, as the
+      paper does, for about 10% non-zero codes; one α serves both data sets, and the measured
+      fraction of each is reported); σ̂ = √(α τ̂) and τ̂ = mean |a| of the training codes.
     - The SVM's C (not stated in the paper) is chosen by 3-fold cross-validation from
       {0.1, 1, 10, 100} on each method's coordinates scaled to unit RMS norm.
     - KLPP is LPP on the kernel-PCA coordinates of the centred kernel matrix, ``neighbours``
