@@ -1,7 +1,8 @@
 """The linear-embedding family: every method is a :class:`~sdpembed.linear.base.LinearEmbedding` learning Ψ (M, N).
 
 PCA (exact and randomized), random projections (Gaussian, Rademacher), LDA, ADAGIO (Błasiok &
-Tsourakakis), the sparse-linear-model projection (Gkioulekas & Zickler), the factor Ψ = Λ^½Uᵀ of
+Tsourakakis), the sparse-linear-model projection (Gkioulekas & Zickler) with its kernel
+dictionary learning ("ker.dict", :mod:`.kernel_dictionary`), the factor Ψ = Λ^½Uᵀ of
 a learned PSD matrix (NuMax (5)), NuMax and NuMax-Class (the SDPs (4) and (7), :mod:`.numax`),
 FroMax and NILE-Pro (Luo et al.), and the dispatch table :data:`LINEAR_METHODS` / :func:`embed`
 over all of them; and what a map's measurements are used for: recovering a manifold-modelled
@@ -17,7 +18,7 @@ References
    Implemented here: Algorithm 1.
 .. [3] I. Gkioulekas and T. Zickler, "Dimensionality reduction using the sparse linear model",
    Advances in Neural Information Processing Systems 24 (NIPS), 2011. Implemented here: (7)–(9),
-   (10)–(11), (14)–(18).
+   (10)–(11), (13)–(18), the kernel dictionary of Sec. 3.3–4.
 .. [4] J. Luo, K. Shapiro, H.-J. M. Shi, Q. Yang and K. Zhu, "Practical algorithms for learning
    near-isometric linear embeddings", SIAM Undergraduate Research Online 9, 2016
    (arXiv:1601.00062). Implemented here: Algorithms 1–4.
@@ -34,6 +35,7 @@ __getattr__, __dir__ = lazy_exports(__name__, {
     ".adagio": ("ADAGIO", "adagio_projection", "theorem2_jl_rows"),
     ".base": ("LinearEmbedding",),
     ".factor": ("embedding_from_psd", "numerical_rank"),
+    ".kernel_dictionary": ("kernel_dictionary_update", "kernel_sparse_encode", "learn_kernel_dictionary"),
     ".lda": ("LDA", "lda_projection"),
     ".methods": ("LINEAR_METHODS", "Selection", "embed", "select_delta", "select_dimension"),
     ".near_isometric": ("FroMax", "NILEPro"),
@@ -69,9 +71,12 @@ __all__ = [
     "embedding_from_psd",
     "gaussian_projection",
     "jl_dimension",
+    "kernel_dictionary_update",
+    "kernel_sparse_encode",
     "kernel_sparse_linear_coefficients",
     "lda_projection",
     "learn_dictionary",
+    "learn_kernel_dictionary",
     "manifold_iterative_pursuit",
     "numerical_rank",
     "pca_projection",

@@ -36,7 +36,9 @@ Gram matrix K_DD = U Λ Uᵀ (K × K), the optimum is S = (DB) ⊗ (DB) (15) wit
     B = U_M diag(g(λ_M)),    g(λ) = f(λ)/√λ = 1/(λ + ρ)                        (17)–(18)
 
 and x ↦ y = Bᵀ K_D(x), K_D(x) = (k(d_i, x))_{i=1..K} (the PDF writes the index bound as M; it
-runs over all K atoms). With the linear kernel this is (7) again, up to a rotation.
+runs over all K atoms). With the linear kernel this is (7) again, up to a rotation. The
+dictionary is given by pre-images of its atoms or learned in the feature space (the paper's
+"ker.dict", :mod:`sdpembed.linear.kernel_dictionary`).
 
 References
 ----------
@@ -62,6 +64,7 @@ from ..problems.sparse_linear import (
     weighted_sparse_linear_objective,
 )
 from .base import LinearEmbedding
+from .kernel_dictionary import learn_kernel_dictionary
 
 __all__ = [
     "noise_ratio",
@@ -362,20 +365,27 @@ class SparseLinearProjection(LinearEmbedding):
 class KernelSparseLinearProjection(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     """The kernel extension (Gkioulekas & Zickler, Sec. 3.2, (17)–(18)): x ↦ Bᵀ K_D(x), a nonlinear map.
 
-    The dictionary is given by pre-images d_i ∈ R^N of its atoms (Sec. 3.3, D = {Φ(d_i)}), so
-    K_DD[i, j] = k(d_i, d_j) and K_D(x) = (k(d_i, x))_i. Kernel dictionary learning (the
-    paper's ref. [36]) is not implemented: without ``atoms``, ``n_atoms`` training rows are
-    drawn at random (seeded) as the atoms, the representer form D = XF of Sec. 3.3 with F a
-    column selection.
+    Two kinds of dictionary (Sec. 3.3):
+
+    * atoms with pre-images d_i ∈ R^N (``atoms``, or with ``dictionary="sample"`` ``n_atoms``
+      training rows drawn at random, seeded): K_DD[i, j] = k(d_i, d_j), K_D(x) = (k(d_i, x))_i;
+    * ``dictionary="learn"``, the paper's "ker.dict": a dictionary learned in the feature space
+      without pre-image constraints, D = Φ(X)F, by the kernel extension of Lee et al.'s algorithm
+      (:func:`~sdpembed.linear.kernel_dictionary.learn_kernel_dictionary`); then
+      K_DD = Fᵀ K_XX F and K_D(x) = Fᵀ k_X(x), so the map is x ↦ (FB)ᵀ k_X(x) over the training
+      rows that carry an atom.
 
     Parameters
     ----------
     n_components : int, default=2
         M ≤ K.
-    sigma : float
-        σ ≥ 0 of the model (12) (σ = 0: B = U_M diag(λ_M)⁻¹).
-    tau : float
-        τ > 0.
+    sigma : float, optional
+        σ ≥ 0 of the model (12) (σ = 0: B = U_M diag(λ_M)⁻¹). Required unless
+        ``dictionary="learn"``, where by default σ̂ = √(α τ̂), the σ the lasso weight α = σ²/τ of
+        (13) implies.
+    tau : float, optional
+        τ > 0. Required unless ``dictionary="learn"``, where by default τ̂ = mean |a| over the
+        training codes (the maximum-likelihood scale of the Laplace prior (2)).
     kernel : str or callable, default="rbf"
         Any metric of :func:`sklearn.metrics.pairwise.pairwise_kernels`.
     kernel_params : dict, optional
@@ -383,14 +393,32 @@ class KernelSparseLinearProjection(ClassNamePrefixFeaturesOutMixin, TransformerM
     atoms : ndarray of shape (K, N), optional
         Pre-images of the atoms, as rows.
     n_atoms : int, optional
-        K when atoms are drawn from the training rows; default min(n, 200).
+        K when the atoms are not given; default min(n, 200).
+    dictionary : {"sample", "learn"}, default="sample"
+        Without ``atoms``: draw the atoms from the training rows, or learn them ("ker.dict").
+    alpha : float, default=0.1
+        α = σ²/τ of the kernel lasso (13) when the dictionary is learned.
+    max_iter : int, default=10
+        Passes of the kernel dictionary learning.
     random_state : None, int or numpy Generator
 
     Attributes
     ----------
-    atoms_ : ndarray of shape (K, N)
-    coefficients_ : ndarray of shape (K, n_components)
-        B of (17).
+    atoms_ : ndarray of shape (n_atoms_used, N)
+        The rows x whose kernel values k(x, ·) the map reads: the atoms' pre-images, or the
+        training rows the learned atoms are made of.
+    coefficients_ : ndarray of shape (n_atoms_used, n_components)
+        The map x ↦ coefficients_ᵀ k(atoms_, x): B of (17), or F B for a learned dictionary.
+    dictionary_ : ndarray of shape (n_atoms_used, K) or None
+        F restricted to ``atoms_`` for a learned dictionary.
+    codes_ : ndarray of shape (n, K) or None
+        The training codes of a learned dictionary.
+    objective_ : ndarray or None
+        The learning's objective J after each pass (non-increasing), for a learned dictionary.
+    n_iter_ : int
+        Passes of the kernel dictionary learning (0 when the atoms have pre-images).
+    sigma_, tau_ : float
+        The σ, τ used.
     n_features_in_ : int
     """
 
@@ -398,12 +426,15 @@ class KernelSparseLinearProjection(ClassNamePrefixFeaturesOutMixin, TransformerM
         self,
         n_components: int = 2,
         *,
-        sigma: float,
-        tau: float,
+        sigma: float | None = None,
+        tau: float | None = None,
         kernel="rbf",
         kernel_params: dict | None = None,
         atoms: np.ndarray | None = None,
         n_atoms: int | None = None,
+        dictionary: str = "sample",
+        alpha: float = 0.1,
+        max_iter: int = 10,
         random_state=0,
     ) -> None:
         self.n_components = n_components
@@ -413,6 +444,9 @@ class KernelSparseLinearProjection(ClassNamePrefixFeaturesOutMixin, TransformerM
         self.kernel_params = kernel_params
         self.atoms = atoms
         self.n_atoms = n_atoms
+        self.dictionary = dictionary
+        self.alpha = alpha
+        self.max_iter = max_iter
         self.random_state = random_state
 
     @property
@@ -424,19 +458,44 @@ class KernelSparseLinearProjection(ClassNamePrefixFeaturesOutMixin, TransformerM
         return pairwise_kernels(A, B, metric=self.kernel, **(self.kernel_params or {}))
 
     def fit(self, X, y=None) -> KernelSparseLinearProjection:
-        """Choose the atoms (given or drawn from ``X``) and compute B from K_DD (17)–(18)."""
+        """Choose or learn the atoms and compute B from K_DD (17)–(18)."""
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=2)
-        if self.atoms is None:
-            K = min(X.shape[0], 200) if self.n_atoms is None else check_positive_int(self.n_atoms, "n_atoms")
-            if K > X.shape[0]:
-                raise ValueError(f"n_atoms must be <= the number of training rows ({X.shape[0]}), got {K}")
+        if self.dictionary not in ("sample", "learn"):
+            raise ValueError(f"dictionary must be 'sample' or 'learn', got {self.dictionary!r}")
+        learn = self.atoms is None and self.dictionary == "learn"
+        if not learn and (self.sigma is None or self.tau is None):
+            raise ValueError("sigma and tau are required unless the dictionary is learned (dictionary='learn')")
+        K = min(X.shape[0], 200) if self.n_atoms is None else check_positive_int(self.n_atoms, "n_atoms")
+        if self.atoms is None and K > X.shape[0]:
+            raise ValueError(f"n_atoms must be <= the number of training rows ({X.shape[0]}), got {K}")
+        self.dictionary_ = self.codes_ = self.objective_ = None
+        self.n_iter_ = 0
+        if learn:
+            F, codes, objective = learn_kernel_dictionary(self._kernel(X, X), K, alpha=self.alpha,
+                                                          max_iter=self.max_iter, random_state=self.random_state,
+                                                          return_objective=True)
+            support = np.flatnonzero(np.any(F != 0.0, axis=1))
+            atoms, F = X[support], F[support]
+            tau = float(np.mean(np.abs(codes))) if self.tau is None else self.tau
+            if tau <= 0.0:
+                raise ValueError("all kernel sparse codes are zero (alpha too large for the data): tau cannot be "
+                                 "estimated; lower alpha or give tau")
+            sigma = float(np.sqrt(self.alpha * tau)) if self.sigma is None else self.sigma
+            gram = F.T @ self._kernel(atoms, atoms) @ F
+            self.dictionary_, self.codes_, self.objective_, self.n_iter_ = F, codes, objective, len(objective) - 1
+        elif self.atoms is None:
             rng = check_random_state(self.random_state)
             atoms = X[np.sort(rng.choice(X.shape[0], size=K, replace=False))]
+            sigma, tau = self.sigma, self.tau
+            gram = self._kernel(atoms, atoms)
         else:
             atoms = as_matrix(self.atoms, "atoms", n_cols=X.shape[1])
+            sigma, tau = self.sigma, self.tau
+            gram = self._kernel(atoms, atoms)
+        self.sigma_, self.tau_ = check_sigma_tau(sigma, tau)
+        B = kernel_sparse_linear_coefficients(gram, self.n_components, sigma=self.sigma_, tau=self.tau_)
         self.atoms_ = atoms
-        self.coefficients_ = kernel_sparse_linear_coefficients(
-            self._kernel(atoms, atoms), self.n_components, sigma=self.sigma, tau=self.tau)
+        self.coefficients_ = B if self.dictionary_ is None else self.dictionary_ @ B
         return self
 
     def transform(self, X) -> np.ndarray:
