@@ -80,7 +80,7 @@ with a positive hinge at the returned metric.
 """
 
 
-@section("lmnn_peers", "LMNN against metric-learn and pylmnn", files=(FILE, ALTERNATED), order=40,
+@section("lmnn_peers", "LMNN against metric-learn and pylmnn", files=(FILE, ALTERNATED, THESIS), order=40,
          plot=plot)
 def render(data: dict[str, dict]) -> str:
     text = ""
