@@ -204,11 +204,11 @@ def _working_set_rounds(*, n, mu, C0, working, build_system, hinge_stream, pull,
         offset = mu * fixed.shape[0]          # the fixed hinges' constant: gaps relative to the loss (2.11)
         steps = bool(verbose) and int(verbose) >= 2             # verbose 2 or more: every Newton step too
         out = hinge_ipm(system, C_round, mu, tol=round_tol, max_iter=max_iter, start=start, offset=offset,
-                        verbose=steps)
-        if start is not None and not ipm_reached(out, round_tol) and not out.unbounded:
+                        deadline=deadline, verbose=steps)
+        if start is not None and not ipm_reached(out, round_tol) and not (out.unbounded or out.timed_out):
             newton += out.iterations
             out = hinge_ipm(system, C_round, mu, tol=round_tol, max_iter=max_iter, offset=offset,
-                            verbose=steps)   # cold fallback (an unbounded problem stays unbounded)
+                            deadline=deadline, verbose=steps)   # cold fallback (unbounded stays unbounded)
         newton += out.iterations
         Ms = np.stack([project_psd(M) for M in out.M])
         keys = np.sort(np.concatenate([triplet_keys(working, n), triplet_keys(fixed, n)]))
@@ -253,13 +253,13 @@ def _working_set_rounds(*, n, mu, C0, working, build_system, hinge_stream, pull,
                   f"{int(released.sum()):6d}  active {active:8d}  newton {out.iterations:3d}  objective "
                   f"{objective:.10g}  bound {lower:.10g}  gap {rgap:.2e}{'' if round_tol == tol else '  (loose)'}",
                   flush=True)
-        if new.shape[0] == 0 and not released.any() and round_tol == tol:
+        if new.shape[0] == 0 and not released.any() and round_tol == tol and not out.timed_out:
             converged = True
             break
         if gap_tol is not None and round_tol == tol and ipm_reached(out, tol) and rgap <= gap_tol:
             certified = True       # small enough already; the certificate needs no settled working set
             break
-        if deadline is not None and time.perf_counter() > deadline:
+        if out.timed_out or (deadline is not None and time.perf_counter() > deadline):
             timed_out = True
             break
         alpha_next = np.concatenate([out.alpha[keep], np.full(int(released.sum()), mu),
@@ -345,8 +345,9 @@ def solve_lmnn_fast(
         μ·φ'_η of the smoothed loss (:func:`first_order_ipm_start`; fewer Newton steps than a
         cold start or :func:`warm_start`'s shifted dual start).
     time_limit : float, optional
-        Seconds: no new round starts after this (the round under way finishes). A run stopped
-        this way reports ``max_iterations`` with its certified gap, which stays a true bound.
+        Seconds: no new round and no new Newton step starts after this (the first-order start
+        stops its stages at half of it). A run stopped this way reports ``max_iterations`` with
+        the certified gap of the multipliers reached, which stays a true bound.
     verbose : bool or int
         One line per round (working set, added, active triplets, objective, bound, gap);
         ``2`` also prints every Newton step.

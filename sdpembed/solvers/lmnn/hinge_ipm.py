@@ -45,6 +45,7 @@ References
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -76,6 +77,7 @@ class IPMOutcome:
     history: dict[str, list] = field(default_factory=dict)
     stalled: bool = False    # stopped at the rounding floor before reaching tol
     unbounded: bool = False  # stopped at an iterate M that proves the restricted problem unbounded below
+    timed_out: bool = False  # stopped at the deadline before reaching tol
 
 
 def hinge_ipm(
@@ -87,6 +89,7 @@ def hinge_ipm(
     max_iter: int = 100,
     start: tuple | None = None,
     offset: float = 0.0,
+    deadline: float | None = None,
     verbose: bool | int = False,
 ) -> IPMOutcome:
     """Primal–dual interior-point method (HKM direction, Mehrotra predictor–corrector) for
@@ -127,6 +130,9 @@ def hinge_ipm(
         per triplet), e.g. :func:`warm_start` from the solution of a neighbouring working set;
         it need not be feasible (the method is an infeasible-start one). By default a cold
         start: M a multiple of I, ξ and s ≥ 1, α = μ/2, X a multiple of I above C0 + 𝒜*(α).
+    deadline : float, optional
+        A ``time.perf_counter()`` value: no Newton step starts after it (the iterate reached is
+        returned, ``timed_out``; its multipliers α ∈ [0, μ] still give a certified bound).
     verbose : bool or int
         Print one line per Newton step: step, primal and dual objectives, relative primal and
         dual residuals, relative gap and the barrier parameter ν (each step is a dense
@@ -177,7 +183,7 @@ def hinge_ipm(
     unit = loss_unit(mu)
     n_cone = c * d + 2 * T
     history: dict[str, list] = {key: [] for key in ("primal", "dual", "pres", "dres", "gap", "nu")}
-    converged = stalled = unbounded = False
+    converged = stalled = unbounded = timed_out = False
     it = 0
     for it in range(1, max_iter + 1):
         AM = system.apply(M)
@@ -202,6 +208,9 @@ def hinge_ipm(
                 f"gap {gap:.1e}  nu {nu:.1e}{'  unbounded below' if unbounded else ''}")
         if converged or unbounded:
             break
+        if deadline is not None and time.perf_counter() > deadline:
+            timed_out = True
+            break
         if it > 5 and max(pres, dres, gap) < 1e-6 and max(pres, dres, gap) >= 0.5 * min(
                 max(a, b, c_) for a, b, c_ in zip(history["pres"][-6:-1], history["dres"][-6:-1],
                                                   history["gap"][-6:-1], strict=True)):
@@ -216,7 +225,7 @@ def hinge_ipm(
     return IPMOutcome(
         M=M, alpha=np.clip(alpha, 0.0, mu), xi=xi, primal_value=history["primal"][-1],
         dual_value=history["dual"][-1], converged=converged, iterations=it, history=history, stalled=stalled,
-        unbounded=unbounded,
+        unbounded=unbounded, timed_out=timed_out,
     )
 
 

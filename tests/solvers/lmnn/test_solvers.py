@@ -573,6 +573,23 @@ def test_time_limit_stops_honestly(instances, optima):
     assert stopped.dual_bound <= optima["wine"] * (1 + 1e-9)
 
 
+def test_time_limit_stops_the_interior_point_too(instances, optima):
+    """The deadline also ends the interior point of the round under way (one Newton step, not a solve to
+    tol): a round at d = 164 costs minutes per step. The bound of the multipliers reached stays true."""
+    from sdpembed.solvers.lmnn.hinge_ipm import hinge_ipm
+    from sdpembed.solvers.lmnn.pair_system import single_system
+    inst = instances["wine"]
+    system = single_system(inst, all_triplets(inst.y, inst.targets))
+    C0 = (1.0 - inst.mu) * np.asarray(inst.pull_matrix)[None]
+    out = hinge_ipm(system, C0, inst.mu, deadline=0.0)
+    assert out.timed_out and out.iterations == 1 and not out.converged
+    for first_order in (True, False):
+        stopped = solve_lmnn_fast(inst, first_order=first_order, time_limit=0.0)
+        assert stopped.status == "max_iterations" and "time limit" in stopped.message
+        assert stopped.extra["newton_steps"] == 1 and stopped.extra["rounds"] == 1
+        assert stopped.dual_bound <= optima["wine"] * (1 + 1e-9) and stopped.objective >= optima["wine"] * (1 - 1e-9)
+
+
 # ------------------------------------------------------------------------- first-order warm start
 def test_smoothed_hinge_brackets_the_hinge_and_has_its_slope():
     from sdpembed.solvers.lmnn.warm import smoothed_hinge
