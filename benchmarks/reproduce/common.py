@@ -98,7 +98,40 @@ def quick_departures(experiment: Experiment) -> list[str]:
 
 
 def machine() -> str:
+    """The machine's architecture, cores and Python version."""
     return f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
+def blas_threads() -> int | None:
+    """The threads the loaded BLAS uses now (threadpoolctl), None when no BLAS is loaded."""
+    from threadpoolctl import threadpool_info
+
+    counts = [pool["num_threads"] for pool in threadpool_info() if pool.get("user_api") == "blas"]
+    return max(counts) if counts else None
+
+
+def load_average() -> list[float] | None:
+    """The 1-, 5- and 15-minute load averages (``os.getloadavg``), None where the OS has none."""
+    try:
+        return [round(value, 2) for value in os.getloadavg()]
+    except OSError:
+        return None
+
+
+def cpu_time() -> float:
+    """CPU seconds of this process and of its finished child processes (the time-limited cells run in children)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def conditions(record: dict) -> str:
+    """The run conditions of a record: load at start and end and the BLAS threads, or that they were not recorded."""
+    start, end = record.get("load_start"), record.get("load_end")
+    if start is None or end is None:
+        return f"BLAS threads {record.get('blas_threads', 'not recorded')}, load not recorded"
+    return (f"BLAS threads {record['blas_threads']} (threadpoolctl: {record.get('blas_threads_used', '—')}), "
+            f"load average (1/5/15 min) {'/'.join(f'{v:.2f}' for v in start)} at the start and "
+            f"{'/'.join(f'{v:.2f}' for v in end)} at the end")
 
 
 def run_experiment(paper: str, experiment: Experiment, quick: bool, overrides: dict | None = None,
@@ -114,9 +147,11 @@ def run_experiment(paper: str, experiment: Experiment, quick: bool, overrides: d
     out_dir.mkdir(parents=True, exist_ok=True)
     sections = docstring_sections(experiment.run)
     print(f"[{paper} {experiment.key}] {experiment.title} ({'quick' if quick else 'full'})", flush=True)
-    start = time.perf_counter()
+    load_start = load_average()
+    start, cpu_start = time.perf_counter(), cpu_time()
     outcome = experiment.run(config, out_dir / f"{experiment.key}.png")
-    wall = time.perf_counter() - start
+    wall, cpu = time.perf_counter() - start, cpu_time() - cpu_start
+    load_end = load_average()
     departures = sections["Departures"]
     listed = quick_departures(experiment) if quick else []
     listed += [f"setting changed for this run: `{k} = {v!r}`" for k, v in (overrides or {}).items()
@@ -128,8 +163,10 @@ def run_experiment(paper: str, experiment: Experiment, quick: bool, overrides: d
         "config": config, "paper_setup": sections["Paper"], "departures": departures,
         "published": outcome.published, "ours": outcome.ours, "rows": outcome.rows, "verdict": outcome.verdict,
         "agreement": outcome.agreement, "figure": f"{experiment.key}.png" if outcome.figure else None,
-        "extra": outcome.extra, "wall_time_s": wall, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "extra": outcome.extra, "wall_time_s": wall, "cpu_time_s": cpu,
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "machine": machine(), "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS", "default"),
+        "blas_threads_used": blas_threads(), "load_start": load_start, "load_end": load_end,
         "command": (f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', '<default>')} python "
                     f"benchmarks/reproduce.py --paper {paper} --only {experiment.key}" + (" --quick" if quick else "")),
     }
@@ -145,7 +182,8 @@ def section(record: dict, results: Path, report: Path = REPORT) -> str:
     return "\n".join([
         f"### {record['title']} — *{record['verdict']}*", "",
         f"Run: {record['mode']}, `{record['command']}`, {record['date']}, {record['machine']}, "
-        f"BLAS threads {record['blas_threads']}, wall time {record['wall_time_s']:.0f} s.", "",
+        f"{conditions(record)}; wall time {record['wall_time_s']:.0f} s"
+        + (f", CPU time {record['cpu_time_s']:.0f} s (with child processes)." if "cpu_time_s" in record else "."), "",
         "**The paper's set-up.** " + record["paper_setup"], "",
         "**Departures.**", "", record["departures"], "",
         "**Published.**", "", record["published"], "",
