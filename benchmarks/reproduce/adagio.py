@@ -47,6 +47,9 @@ DATA_NOTE = ("Data: the paper's MNIST subset is 800 images of the 60,000 trainin
              "is the paper's (3) on norms; NuMax is solved at the RIP (2) constant δ' = 2δ − δ², which "
              "guarantees distortion (3) ≤ δ.")
 NOT_IMPLEMENTED = ["Fig. 8–9 (ZuBuD image retrieval by SIFT descriptors; ZuBuD is not available)"]
+#: The paper's numbered pictures and tables that report no experiment.
+NOT_EXPERIMENTS = ["Fig. 1 (example MNIST images)", "Table 1 (the data sets used)",
+                   "Table 2 (a synopsis of the properties of JL, PCA, NuMax and ADAGIO)"]
 
 
 # ------------------------------------------------------------------------------------------ helpers

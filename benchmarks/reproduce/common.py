@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from report import run_stamp  # the benchmarks' run stamp (benchmarks/ is on sys.path, see __init__)
+
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "benchmarks" / "results" / "reproduce"
 REPORT = ROOT / "REPRODUCTION.md"
@@ -102,22 +104,6 @@ def machine() -> str:
     return f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
 
 
-def blas_threads() -> int | None:
-    """The threads the loaded BLAS uses now (threadpoolctl), None when no BLAS is loaded."""
-    from threadpoolctl import threadpool_info
-
-    counts = [pool["num_threads"] for pool in threadpool_info() if pool.get("user_api") == "blas"]
-    return max(counts) if counts else None
-
-
-def load_average() -> list[float] | None:
-    """The 1-, 5- and 15-minute load averages (``os.getloadavg``), None where the OS has none."""
-    try:
-        return [round(value, 2) for value in os.getloadavg()]
-    except OSError:
-        return None
-
-
 def cpu_time() -> float:
     """CPU seconds of this process and of its finished child processes (the time-limited cells run in children)."""
     t = os.times()
@@ -130,8 +116,8 @@ def conditions(record: dict) -> str:
     if start is None or end is None:
         return f"BLAS threads {record.get('blas_threads', 'not recorded')}, load not recorded"
     return (f"BLAS threads {record['blas_threads']} (threadpoolctl: {record.get('blas_threads_used', '—')}), "
-            f"load average (1/5/15 min) {'/'.join(f'{v:.2f}' for v in start)} at the start and "
-            f"{'/'.join(f'{v:.2f}' for v in end)} at the end")
+            f"commit {record.get('commit')}, load average (1/5/15 min) {'/'.join(f'{v:.2f}' for v in start)} at "
+            f"the start and {'/'.join(f'{v:.2f}' for v in end)} at the end")
 
 
 def run_experiment(paper: str, experiment: Experiment, quick: bool, overrides: dict | None = None,
@@ -147,11 +133,11 @@ def run_experiment(paper: str, experiment: Experiment, quick: bool, overrides: d
     out_dir.mkdir(parents=True, exist_ok=True)
     sections = docstring_sections(experiment.run)
     print(f"[{paper} {experiment.key}] {experiment.title} ({'quick' if quick else 'full'})", flush=True)
-    load_start = load_average()
+    stamp = run_stamp([str(ROOT / "benchmarks" / "reproduce.py")])     # BLAS threads, load, commit, versions
     start, cpu_start = time.perf_counter(), cpu_time()
     outcome = experiment.run(config, out_dir / f"{experiment.key}.png")
     wall, cpu = time.perf_counter() - start, cpu_time() - cpu_start
-    load_end = load_average()
+    load_end = run_stamp([str(ROOT / "benchmarks" / "reproduce.py")])["load_average"]
     departures = sections["Departures"]
     listed = quick_departures(experiment) if quick else []
     listed += [f"setting changed for this run: `{k} = {v!r}`" for k, v in (overrides or {}).items()
@@ -166,7 +152,8 @@ def run_experiment(paper: str, experiment: Experiment, quick: bool, overrides: d
         "extra": outcome.extra, "wall_time_s": wall, "cpu_time_s": cpu,
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "machine": machine(), "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS", "default"),
-        "blas_threads_used": blas_threads(), "load_start": load_start, "load_end": load_end,
+        "blas_threads_used": stamp["blas_threads"], "load_start": stamp["load_average"], "load_end": load_end,
+        "commit": stamp["commit"], "versions": stamp["versions"],
         "command": (f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', '<default>')} python "
                     f"benchmarks/reproduce.py --paper {paper} --only {experiment.key}" + (" --quick" if quick else "")),
     }
@@ -219,5 +206,8 @@ def write_report(papers: dict[str, Any], results: Path = RESULTS, report: Path =
         if module.NOT_IMPLEMENTED:
             parts += ["Experiments of this paper without a function yet: " + "; ".join(module.NOT_IMPLEMENTED)
                       + ".", ""]
+        if getattr(module, "NOT_EXPERIMENTS", None):
+            parts += ["Numbered figures and tables of this paper that report no experiment: "
+                      + "; ".join(module.NOT_EXPERIMENTS) + ".", ""]
     report.write_text("\n".join(parts).rstrip() + "\n")
     return report

@@ -292,3 +292,24 @@ def test_no_information_accuracies_from_class_sizes():
     assert adagio._trivial((500, 268)) == pytest.approx((100 * 500 / 768, 100 * 500 / 768))
     assert adagio._trivial((50, 50, 50)) == pytest.approx((100 / 3, 200 / 3))
     assert adagio._trivial((70, 76, 17, 13, 9, 29))[1] == pytest.approx(100 * (1 - 1 / 6))
+
+
+def test_the_report_lists_pictures_without_experiments_and_experiments_without_functions(tmp_path):
+    from types import SimpleNamespace
+
+    common = load_reproduce("common")
+    paper = SimpleNamespace(TITLE="A paper", DATA_NOTE="Data.", EXPERIMENTS=(), NOT_IMPLEMENTED=["Fig. 8 (no data)"],
+                            NOT_EXPERIMENTS=["Fig. 1 (example images)"])
+    text = common.write_report({"p": paper}, tmp_path, tmp_path / "R.md").read_text()
+    assert "without a function yet: Fig. 8 (no data)." in text
+    assert "report no experiment: Fig. 1 (example images)." in text
+    for name in _papers():                                   # every paper module's listing is well formed
+        module = load_reproduce(name)
+        assert all(isinstance(item, str) and item for item in getattr(module, "NOT_EXPERIMENTS", []))
+
+
+def test_nilepro_cell_text_flags_a_run_that_did_not_reach_delta():
+    nilepro = load_reproduce("nilepro")
+    assert nilepro._cell_text({"dim": 9, "fit_s": 2.0, "status": "optimal", "met_delta": False}) == "9 (2.0 s)"
+    assert nilepro._cell_text({"dim": 9, "fit_s": 2.0, "status": "stalled"}) == "9 (2.0 s), stalled: δ not reached"
+    assert nilepro._limits("fromax", 70) == {"max_iter": 70} and nilepro._limits("numax", 70) == {}
