@@ -313,3 +313,17 @@ def test_nilepro_cell_text_flags_a_run_that_did_not_reach_delta():
     assert nilepro._cell_text({"dim": 9, "fit_s": 2.0, "status": "optimal", "met_delta": False}) == "9 (2.0 s)"
     assert nilepro._cell_text({"dim": 9, "fit_s": 2.0, "status": "stalled"}) == "9 (2.0 s), stalled: δ not reached"
     assert nilepro._limits("fromax", 70) == {"max_iter": 70} and nilepro._limits("numax", 70) == {}
+
+
+def test_nested_dimension_is_the_first_prefix_that_reaches_delta():
+    from sdpembed.validation import SecantSet
+
+    numax = load_reproduce("numax")
+    rng = np.random.default_rng(10)
+    V = rng.standard_normal((60, 12)) * np.linspace(3.0, 0.1, 12)
+    V /= np.linalg.norm(V, axis=1, keepdims=True)
+    U = np.linalg.svd(V, full_matrices=False)[2]
+    direct = [SecantSet(secants=V).isometry_constant(U[:m]) for m in range(1, 13)]
+    for delta in (0.9, 0.5, 0.2, 0.05):
+        expected = next(m for m, d in enumerate(direct, start=1) if d <= delta)
+        assert numax._nested_dim(U, V, delta) == expected
