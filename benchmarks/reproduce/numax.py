@@ -392,6 +392,21 @@ def _nested_dim(U: np.ndarray, V: np.ndarray, delta: float) -> int | None:
     return _first_dim(np.max(np.abs(ratios - 1.0), axis=0), delta)
 
 
+def _stored_fig6(path: Path, delta: float) -> str:
+    """The ratio our stored Fig. 6 run found at δ (all pairs of its images), as a parenthesis; "" without one."""
+    import json
+
+    if not path.exists():
+        return ""
+    record = json.loads(path.read_text())
+    row = next((r for r in record["rows"]["dims_table"] if abs(r["delta"] - delta) < 1e-12), None)
+    if row is None or row.get("pca_dim") is None:
+        return ""
+    n = record["config"]["n_images"]
+    return (f" (our Fig. 6 above takes all pairs of {n} images, whose secants span at most {n - 1} dimensions, and "
+            f"finds {row['pca_dim'] / row['rank']:.1f}×)")
+
+
 def fig6_reasons(config: dict, png: Path) -> Outcome:
     """Fig. 6(b) — the reason test: why PCA needs fewer times NuMax's M at δ = 0.2 than the paper's 8×.
 
@@ -437,22 +452,35 @@ def fig6_reasons(config: dict, png: Path) -> Outcome:
         print(f"  {size}×{size}, {n_images} images: NuMax M {row['numax_m']} ({row['status']}), PCA M "
               f"{_fmt(row['pca_m'], 'd')}, span {row['secant_span']}", flush=True)
     base = next(r for r in raw if [r["size"], r["n_images"]] == list(config["variants_case"]))
-    fewest = min(raw, key=lambda r: r["n_images"] if r["size"] == base["size"] else np.inf)
-    near = [r for r in raw if r["ratio"] is not None and abs(r["ratio"] - 8.0) <= config["tolerance"]]
+    fewest = min((r for r in raw if r["size"] == base["size"]), key=lambda r: r["n_images"])
+    other_size = [r for r in raw if r["size"] != base["size"] and r["n_images"] == base["n_images"]]
+    variants = {"PCA of the unnormalised differences": base["pca_m_differences"],
+                "PCA of the centred images": base["pca_m_images"],
+                "PCA's δ on held-out secants": base["pca_m_heldout"]}
+    ratios = {name: None if m is None else m / base["numax_m"] for name, m in variants.items()}
+
+    def near(ratio) -> bool:
+        return ratio is not None and abs(ratio - 8.0) <= config["tolerance"]
+
+    close = [name for name, ratio in ratios.items() if near(ratio)]
     agreement = (
-        "At δ = " + f"{delta}, PCA needs " + ", ".join(
+        f"At δ = {delta}, PCA needs " + ", ".join(
             f"{_fmt(r['ratio'], '.1f')}× NuMax's M ({_fmt(r['pca_m'], 'd')} vs {r['numax_m']}) with "
             f"{r['n_images']} images at {r['size']}×{r['size']} (secant span {r['secant_span']})" for r in raw)
-        + " (published: 8×). Tested reason: "
-        + (f"the number of distinct images — with {fewest['n_images']} images the secants span only "
-           f"{fewest['secant_span']} dimensions and PCA is capped there; 3,000 pairs of {base['n_images']} images "
-           f"give {_fmt(base['ratio'], '.1f')}×, within {config['tolerance']:g} of the paper's 8×"
-           if base in near and fewest not in near else
-           "none of the cases comes within " + f"{config['tolerance']:g} of 8×")
-        + f". PCA variants on {base['n_images']} images: M {_fmt(base.get('pca_m_differences'), 'd')} "
-        f"(unnormalised differences), {_fmt(base.get('pca_m_images'), 'd')} (centred images), "
-        f"{_fmt(base.get('pca_m_heldout'), 'd')} (δ on held-out secants; NuMax's held-out δ "
-        f"{_fmt(base.get('numax_heldout_delta'), '.3f')}).")
+        + " (published: 8×). Tested reasons: (1) distinct images — from "
+        f"{fewest['n_images']} to {base['n_images']} images the ratio goes {_fmt(fewest['ratio'], '.1f')}× → "
+        f"{_fmt(base['ratio'], '.1f')}×{_stored_fig6(png.parent / 'fig6.json', delta)}: the few images explain "
+        "part of the gap"
+        + ("" if near(base["ratio"]) else f", not all (still more than {config['tolerance']:g} below 8×)")
+        + (f"; (2) image size — {other_size[0]['size']}×{other_size[0]['size']} gives "
+           f"{_fmt(other_size[0]['ratio'], '.1f')}×" if other_size else "")
+        + f"; (3) PCA on {base['n_images']} images learned or measured otherwise: "
+        + ", ".join(f"{name} {_fmt(ratio, '.1f')}×" for name, ratio in ratios.items())
+        + (f" — within {config['tolerance']:g} of 8×: {', '.join(close)}, readings the paper's 'PCA basis "
+           "functions learned on the secant set' (Sec. 5.1) does not state" if close else
+           f" — none within {config['tolerance']:g} of 8×")
+        + ". One sample of images per case: PCA's M is set by its single worst secant and varies between samples.")
+    verdict = "reproduced in trend" if near(base["ratio"]) else "differs"
     fig, ax = plt.subplots(figsize=(6, 3.5))
     for size, style in ((28, "ko-"), (20, "bs--")):
         points = [r for r in raw if r["size"] == size and r["ratio"] is not None]
@@ -475,7 +503,7 @@ def fig6_reasons(config: dict, png: Path) -> Outcome:
               f"{_fmt(base.get('pca_m_images'), 'd')} (of the centred images); δ on 3,000 held-out secants: PCA "
               f"M = {_fmt(base.get('pca_m_heldout'), 'd')}, NuMax's map "
               f"{_fmt(base.get('numax_heldout_delta'), '.3f')}."),
-        rows=raw, verdict="reproduced in trend" if base in near else "differs", agreement=agreement)
+        rows=raw, verdict=verdict, agreement=agreement)
 
 
 # ------------------------------------------------------------------------------------------ Fig. 7

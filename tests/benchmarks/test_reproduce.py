@@ -327,3 +327,15 @@ def test_nested_dimension_is_the_first_prefix_that_reaches_delta():
     for delta in (0.9, 0.5, 0.2, 0.05):
         expected = next(m for m, d in enumerate(direct, start=1) if d <= delta)
         assert numax._nested_dim(U, V, delta) == expected
+
+
+def test_the_fig6_reason_test_quotes_the_stored_fig6_ratio_only_when_one_is_stored(tmp_path):
+    import json
+
+    numax = load_reproduce("numax")
+    assert numax._stored_fig6(tmp_path / "fig6.json", 0.2) == ""
+    rows = {"dims_table": [{"delta": 0.2, "rank": 20, "pca_dim": 76}, {"delta": 0.1, "rank": 27, "pca_dim": None}]}
+    (tmp_path / "fig6.json").write_text(json.dumps({"rows": rows, "config": {"n_images": 78}}))
+    assert "all pairs of 78 images" in numax._stored_fig6(tmp_path / "fig6.json", 0.2)
+    assert "3.8×" in numax._stored_fig6(tmp_path / "fig6.json", 0.2)
+    assert numax._stored_fig6(tmp_path / "fig6.json", 0.1) == ""
