@@ -116,7 +116,8 @@ def conditions(record: dict) -> str:
     if start is None or end is None:
         return f"BLAS threads {record.get('blas_threads', 'not recorded')}, load not recorded"
     return (f"BLAS threads {record['blas_threads']} (threadpoolctl: {record.get('blas_threads_used', '—')}), "
-            f"commit {record.get('commit')}, load average (1/5/15 min) {'/'.join(f'{v:.2f}' for v in start)} at "
+            + (f"commit {record['commit']}, " if record.get("commit") else "")
+            + f"load average (1/5/15 min) {'/'.join(f'{v:.2f}' for v in start)} at "
             f"the start and {'/'.join(f'{v:.2f}' for v in end)} at the end")
 
 
