@@ -267,14 +267,15 @@ def random_translating_squares(image_size: int, square_size: int, n_images: int,
 
 
 def _native_cell(label: str, method: str, X: np.ndarray, delta: float, rank: int | None,
-                 secant_set: SecantSet) -> dict:
-    """One native-δ fit: NuMax at δ, FroMax/NILE-Pro at a fixed ``rank``, or their RA (``rank=None``)."""
+                 secant_set: SecantSet, options: dict | None = None) -> dict:
+    """One native-δ fit: NuMax at δ, FroMax/NILE-Pro at a fixed ``rank``, or their RA (``rank=None``);
+    ``options`` are constructor parameters of the method (e.g. its ``max_iter``)."""
     row: dict = {"method": label, "name": method, "delta": delta, "fixed_rank": rank}
     start = time.perf_counter()
     if rank is None:
-        model = embed(method, X, delta=delta, random_state=0)
+        model = embed(method, X, delta=delta, random_state=0, **(options or {}))
     else:
-        model = LINEAR_METHODS[method](delta=delta, n_components=rank, random_state=0)
+        model = LINEAR_METHODS[method](delta=delta, n_components=rank, random_state=0, **(options or {}))
         with warnings.catch_warnings():                          # a failure is recorded, not warned about
             warnings.simplefilter("ignore")
             model.fit(X)

@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from report import run_stamp  # the benchmarks' run stamp (benchmarks/ is on sys.path, see __init__)
+
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "benchmarks" / "results" / "reproduce"
 REPORT = ROOT / "REPRODUCTION.md"
@@ -98,7 +100,25 @@ def quick_departures(experiment: Experiment) -> list[str]:
 
 
 def machine() -> str:
+    """The machine's architecture, cores and Python version."""
     return f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
+def cpu_time() -> float:
+    """CPU seconds of this process and of its finished child processes (the time-limited cells run in children)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def conditions(record: dict) -> str:
+    """The run conditions of a record: load at start and end and the BLAS threads, or that they were not recorded."""
+    start, end = record.get("load_start"), record.get("load_end")
+    if start is None or end is None:
+        return f"BLAS threads {record.get('blas_threads', 'not recorded')}, load not recorded"
+    return (f"BLAS threads {record['blas_threads']} (threadpoolctl: {record.get('blas_threads_used', '—')}), "
+            + (f"commit {record['commit']}, " if record.get("commit") else "")
+            + f"load average (1/5/15 min) {'/'.join(f'{v:.2f}' for v in start)} at "
+            f"the start and {'/'.join(f'{v:.2f}' for v in end)} at the end")
 
 
 def run_experiment(paper: str, experiment: Experiment, quick: bool, overrides: dict | None = None,
@@ -114,9 +134,11 @@ def run_experiment(paper: str, experiment: Experiment, quick: bool, overrides: d
     out_dir.mkdir(parents=True, exist_ok=True)
     sections = docstring_sections(experiment.run)
     print(f"[{paper} {experiment.key}] {experiment.title} ({'quick' if quick else 'full'})", flush=True)
-    start = time.perf_counter()
+    stamp = run_stamp([str(ROOT / "benchmarks" / "reproduce.py")])     # BLAS threads, load, commit, versions
+    start, cpu_start = time.perf_counter(), cpu_time()
     outcome = experiment.run(config, out_dir / f"{experiment.key}.png")
-    wall = time.perf_counter() - start
+    wall, cpu = time.perf_counter() - start, cpu_time() - cpu_start
+    load_end = run_stamp([str(ROOT / "benchmarks" / "reproduce.py")])["load_average"]
     departures = sections["Departures"]
     listed = quick_departures(experiment) if quick else []
     listed += [f"setting changed for this run: `{k} = {v!r}`" for k, v in (overrides or {}).items()
@@ -128,8 +150,11 @@ def run_experiment(paper: str, experiment: Experiment, quick: bool, overrides: d
         "config": config, "paper_setup": sections["Paper"], "departures": departures,
         "published": outcome.published, "ours": outcome.ours, "rows": outcome.rows, "verdict": outcome.verdict,
         "agreement": outcome.agreement, "figure": f"{experiment.key}.png" if outcome.figure else None,
-        "extra": outcome.extra, "wall_time_s": wall, "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "extra": outcome.extra, "wall_time_s": wall, "cpu_time_s": cpu,
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "machine": machine(), "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS", "default"),
+        "blas_threads_used": stamp["blas_threads"], "load_start": stamp["load_average"], "load_end": load_end,
+        "commit": stamp["commit"], "versions": stamp["versions"],
         "command": (f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', '<default>')} python "
                     f"benchmarks/reproduce.py --paper {paper} --only {experiment.key}" + (" --quick" if quick else "")),
     }
@@ -145,7 +170,8 @@ def section(record: dict, results: Path, report: Path = REPORT) -> str:
     return "\n".join([
         f"### {record['title']} — *{record['verdict']}*", "",
         f"Run: {record['mode']}, `{record['command']}`, {record['date']}, {record['machine']}, "
-        f"BLAS threads {record['blas_threads']}, wall time {record['wall_time_s']:.0f} s.", "",
+        f"{conditions(record)}; wall time {record['wall_time_s']:.0f} s"
+        + (f", CPU time {record['cpu_time_s']:.0f} s (with child processes)." if "cpu_time_s" in record else "."), "",
         "**The paper's set-up.** " + record["paper_setup"], "",
         "**Departures.**", "", record["departures"], "",
         "**Published.**", "", record["published"], "",
@@ -181,5 +207,8 @@ def write_report(papers: dict[str, Any], results: Path = RESULTS, report: Path =
         if module.NOT_IMPLEMENTED:
             parts += ["Experiments of this paper without a function yet: " + "; ".join(module.NOT_IMPLEMENTED)
                       + ".", ""]
+        if getattr(module, "NOT_EXPERIMENTS", None):
+            parts += ["Numbered figures and tables of this paper that report no experiment: "
+                      + "; ".join(module.NOT_EXPERIMENTS) + ".", ""]
     report.write_text("\n".join(parts).rstrip() + "\n")
     return report

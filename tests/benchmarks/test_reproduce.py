@@ -186,3 +186,156 @@ def test_nilepro_cell_text_never_prints_a_number_for_a_stopped_cell():
     nilepro = load_reproduce("nilepro")
     assert nilepro._cell_text({"dim": None, "status": "time limit", "search_s": 61.2}) == "t/l (61 s)"
     assert nilepro._cell_text({"dim": 7, "fit_s": 3.14}) == "7 (3.1 s)"
+
+
+def test_a_record_carries_its_run_conditions_and_the_report_shows_them(tmp_path):
+    common = load_reproduce("common")
+
+    def tiny(config, png):
+        """Tiny.
+
+        Paper
+        -----
+        Nothing.
+
+        Departures
+        ----------
+        - none
+        """
+        return common.Outcome(published="p", ours="o", rows=[], verdict="reproduced", agreement="a", figure=False)
+
+    experiment = common.Experiment("tiny", "Tiny", tiny, full={"n": 1}, quick={"n": 1})
+    record = common.run_experiment("paper", experiment, False, results=tmp_path)
+    for key in ("load_start", "load_end"):
+        assert len(record[key]) == 3 and all(value >= 0.0 for value in record[key])
+    assert record["blas_threads_used"] is None or record["blas_threads_used"] >= 1
+    assert record["cpu_time_s"] >= 0.0
+    text = common.section(record, tmp_path, tmp_path / "R.md")
+    assert "load average (1/5/15 min) " + "/".join(f"{v:.2f}" for v in record["load_start"]) in text
+    old = {k: v for k, v in record.items() if k not in ("load_start", "load_end", "cpu_time_s")}
+    assert "load not recorded" in common.section(old, tmp_path, tmp_path / "R.md")
+
+
+def test_knn_graph_weights_and_symmetrisations_against_a_direct_construction():
+    baselines = load_reproduce("baselines")
+    X = np.random.default_rng(7).standard_normal((30, 3))
+    D = np.linalg.norm(X[:, None] - X[None], axis=2)
+    np.fill_diagonal(D, np.inf)
+    near = np.argsort(D, axis=1)[:, :4]
+    directed = np.zeros((30, 30), dtype=bool)
+    directed[np.repeat(np.arange(30), 4), near.ravel()] = True
+    graphs = {s: baselines.knn_graph(X, 4, symmetrise=s).toarray() for s in ("none", "either", "mutual")}
+    np.testing.assert_array_equal(graphs["none"] > 0, directed)
+    np.testing.assert_array_equal(graphs["either"] > 0, directed | directed.T)
+    np.testing.assert_array_equal(graphs["mutual"] > 0, directed & directed.T)
+    heat = baselines.knn_graph(X, 4, weights="heat", sigma=0.7, symmetrise="none").toarray()
+    np.testing.assert_allclose(heat[directed], np.exp(-(D[directed] / 0.7) ** 2))
+    far = baselines.knn_graph(X, 4, weights="heat", sigma=1e-4, symmetrise="none")
+    assert far.nnz < directed.sum() and np.all(far.data >= np.finfo(float).tiny)      # underflowed edges dropped
+
+
+def test_unreached_vertices_get_no_score_and_the_others_their_harmonic_function():
+    import scipy.sparse as sp
+
+    baselines = load_reproduce("baselines")
+    W, labelled, y = _graph_and_labels()
+    blocks = sp.block_diag([W, sp.csr_matrix(np.ones((3, 3)) - np.eye(3))]).tocsr()       # + an unlabelled triangle
+    unreached = baselines.reaching(blocks, labelled)
+    assert unreached[:70].all() and not unreached[70:].any()
+    scores = baselines.harmonic_scores(blocks, labelled, y[labelled], 3, unreached="zero")
+    np.testing.assert_allclose(scores[:-3], baselines.harmonic_scores(W, labelled, y[labelled], 3), atol=1e-12)
+    assert np.all(scores[-3:] == 0.0)
+
+
+def test_directed_harmonic_scores_are_absorption_probabilities_of_the_random_walk():
+    baselines = load_reproduce("baselines")
+    rng = np.random.default_rng(8)
+    X, y = rng.standard_normal((40, 2)), rng.integers(0, 2, 40)
+    W = baselines.knn_graph(X, 5, symmetrise="none")
+    labelled = np.sort(rng.choice(40, 15, replace=False))
+    P = W.toarray() / W.toarray().sum(axis=1, keepdims=True)
+    F = np.zeros((40, 2))
+    F[labelled] = np.eye(2)[y[labelled]]
+    for _ in range(5000):
+        F = P @ F
+        F[labelled] = np.eye(2)[y[labelled]]
+    reached = baselines.reaching(W, labelled)
+    unlabelled = np.setdiff1d(np.arange(40), labelled)
+    scores = baselines.harmonic_scores(W, labelled, y[labelled], 2, unreached="zero")
+    np.testing.assert_allclose(scores[reached[unlabelled]], F[unlabelled][reached[unlabelled]], atol=1e-8)
+
+
+def test_harmonic_accuracy_readings_against_direct_counts():
+    baselines = load_reproduce("baselines")
+    rng = np.random.default_rng(9)
+    X = np.vstack([rng.normal(0.0, 1.0, (30, 2)), rng.normal(2.0, 1.0, (30, 2)), rng.normal(-2.0, 1.0, (30, 2))])
+    y = np.repeat([0, 1, 2], 30)
+    assert baselines.harmonic_accuracy(X, y, k=8)["accuracy"] == pytest.approx(
+        100.0 - baselines.harmonic_error(X, y, k=8))
+    # the paper's ERR per class, fold by fold, from the harmonic scores
+    from sklearn.model_selection import KFold
+
+    W = baselines.knn_graph(X, 8)
+    expected = []
+    for train, test in KFold(10).split(X):
+        known, unknown = np.sort(test), np.sort(train)          # one fold labelled, file order
+        s = baselines.harmonic_scores(W, known, y[known], 3, unreached="zero")
+        expected.append(np.mean([np.mean((s[:, c] >= 0.5) == (y[unknown] == c)) for c in range(3)]))
+    found = baselines.harmonic_accuracy(X, y, k=8, labelled="fold", folds="file order", count="one_vs_rest")
+    assert found["accuracy"] == pytest.approx(100.0 * np.mean(expected))
+    with pytest.raises(ValueError, match="labelled"):
+        baselines.harmonic_accuracy(X, y, labelled="half")
+
+
+def test_no_information_accuracies_from_class_sizes():
+    adagio = load_reproduce("adagio")
+    assert adagio._trivial((500, 268)) == pytest.approx((100 * 500 / 768, 100 * 500 / 768))
+    assert adagio._trivial((50, 50, 50)) == pytest.approx((100 / 3, 200 / 3))
+    assert adagio._trivial((70, 76, 17, 13, 9, 29))[1] == pytest.approx(100 * (1 - 1 / 6))
+
+
+def test_the_report_lists_pictures_without_experiments_and_experiments_without_functions(tmp_path):
+    from types import SimpleNamespace
+
+    common = load_reproduce("common")
+    paper = SimpleNamespace(TITLE="A paper", DATA_NOTE="Data.", EXPERIMENTS=(), NOT_IMPLEMENTED=["Fig. 8 (no data)"],
+                            NOT_EXPERIMENTS=["Fig. 1 (example images)"])
+    text = common.write_report({"p": paper}, tmp_path, tmp_path / "R.md").read_text()
+    assert "without a function yet: Fig. 8 (no data)." in text
+    assert "report no experiment: Fig. 1 (example images)." in text
+    for name in _papers():                                   # every paper module's listing is well formed
+        module = load_reproduce(name)
+        assert all(isinstance(item, str) and item for item in getattr(module, "NOT_EXPERIMENTS", []))
+
+
+def test_nilepro_cell_text_flags_a_run_that_did_not_reach_delta():
+    nilepro = load_reproduce("nilepro")
+    assert nilepro._cell_text({"dim": 9, "fit_s": 2.0, "status": "optimal", "met_delta": False}) == "9 (2.0 s)"
+    assert nilepro._cell_text({"dim": 9, "fit_s": 2.0, "status": "stalled"}) == "9 (2.0 s), stalled: δ not reached"
+    assert nilepro._limits("fromax", 70) == {"max_iter": 70} and nilepro._limits("numax", 70) == {}
+
+
+def test_nested_dimension_is_the_first_prefix_that_reaches_delta():
+    from sdpembed.validation import SecantSet
+
+    numax = load_reproduce("numax")
+    rng = np.random.default_rng(10)
+    V = rng.standard_normal((60, 12)) * np.linspace(3.0, 0.1, 12)
+    V /= np.linalg.norm(V, axis=1, keepdims=True)
+    U = np.linalg.svd(V, full_matrices=False)[2]
+    direct = [SecantSet(secants=V).isometry_constant(U[:m]) for m in range(1, 13)]
+    for delta in (0.9, 0.5, 0.2, 0.05):
+        expected = next(m for m, d in enumerate(direct, start=1) if d <= delta)
+        assert numax._nested_dim(U, V, delta) == expected
+
+
+def test_the_fig6_reason_test_quotes_the_stored_fig6_ratio_only_when_one_is_stored(tmp_path):
+    import json
+
+    numax = load_reproduce("numax")
+    assert numax._stored_fig6(tmp_path / "fig6.json", 0.2) == ""
+    rows = {"dims_table": [{"delta": 0.2, "rank": 20, "pca_dim": 76}, {"delta": 0.1, "rank": 27, "pca_dim": None}]}
+    (tmp_path / "fig6.json").write_text(json.dumps({"rows": rows, "config": {"n_images": 78}}))
+    assert "all pairs of 78 images" in numax._stored_fig6(tmp_path / "fig6.json", 0.2)
+    assert "3.8×" in numax._stored_fig6(tmp_path / "fig6.json", 0.2)
+    assert numax._stored_fig6(tmp_path / "fig6.json", 0.1) == ""

@@ -106,6 +106,17 @@ def test_the_fig9_reason_test_runs_quick(tmp_path):
     assert "spread" in records["fig9_spread"]["agreement"]
 
 
+def test_the_fig6_reason_test_runs_quick_with_its_pca_variants(tmp_path):
+    records = _run_quick(tmp_path, "fig6_reasons", cases=[[28, 20], [20, 60]], variants_case=[20, 60], n_secants=80)
+    rows = records["fig6_reasons"]["rows"]
+    assert [(r["size"], r["n_images"]) for r in rows] == [(28, 20), (20, 60)]
+    assert all(r["status"] == "optimal" and r["secant_span"] <= r["n_images"] - 1 for r in rows)
+    assert rows[0]["pca_m"] <= rows[0]["secant_span"]                   # PCA is exact on the secants' span
+    assert {"pca_m_differences", "pca_m_images", "pca_m_heldout", "numax_heldout_delta"} <= set(rows[1])
+    record = records["fig6_reasons"]
+    assert record["load_start"] is not None and record["load_end"] is not None
+
+
 def test_report_only_rebuilds_the_stored_report_and_runs_nothing():
     script = load_script("reproduce")
     # the stored results regenerate the committed report exactly (links are relative to the report)
