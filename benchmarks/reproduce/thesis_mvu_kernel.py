@@ -27,7 +27,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-from mvu import _harmonic, _variational_embedding  # noqa: E402
+from mvu import _harmonic, _variational_embedding, roll_arc_length  # noqa: E402
 from scipy.ndimage import rotate  # noqa: E402
 from scipy.sparse.csgraph import shortest_path  # noqa: E402
 from sklearn.datasets import load_digits  # noqa: E402
@@ -210,7 +210,10 @@ def _exact_mvu_embedding(X: np.ndarray, d: int, k: int, seed: int) -> tuple[np.n
     instance = MVUInstance.from_points(X, k, "inequality", link=True, random_state=seed)
     result = solve(instance)
     Y = spectral_embedding(result.solution, d)[0]
-    return Y, {"status": result.status, "gap": float(result.relative_gap), "cpu_s": time.process_time() - start}
+    share = spectrum(result.solution)
+    # how much of the unfolding the r-dimensional outputs keep: the reason tested for a low score
+    return Y, {"status": result.status, "gap": float(result.relative_gap), "cpu_s": time.process_time() - start,
+               "share_in_r": float(np.sum(share[:d])), "dims95": dims_for(share, 0.95)}
 
 
 def table3_2(config: dict, png: Path) -> Outcome:
@@ -234,6 +237,7 @@ def table3_2(config: dict, png: Path) -> Outcome:
     - MVU is the inequality SDP (Sec. 3.1.6, with the angle edges), certified; the thesis' MVU row
       does not say which variant it solved. The LLE-basis variational rows are not run (the LLE
       basis is its own item of issue 23).
+    - scikit-learn's hLLE needs k > r(r + 3)/2, so it has no cell at the teapot column's k = 5.
     - Our harmonic mean of the three measures is an extra column, not the thesis'; the thesis
       averages each measure over its four data sets.
     - The *digits disagreement* — our variational MVU scores below Isomap on digits while the
@@ -282,9 +286,10 @@ def table3_2(config: dict, png: Path) -> Outcome:
 
     ours = _md_table(["method", *sets], [[m, *(cell(s, m) for s in sets)] for m in methods])
     ours += (f"\n\ncontinuity / trust / intersection at l = {l} [harmonic mean]; MVU and variational MVU at "
-             f"k = {k_mvu}. Exact MVU status: " + ", ".join(f"{s} `{by[(s, 'MVU')].get('status')}` (gap "
-                                                          f"{by[(s, 'MVU')].get('gap', float('nan')):.1e})"
-                                                          for s in sets) + ".")
+             f"k = {k_mvu}. Exact MVU: " + "; ".join(
+                 f"{s} `{by[(s, 'MVU')]['status']}` (gap {by[(s, 'MVU')]['gap']:.1e}), its r leading eigenvalues "
+                 f"hold {by[(s, 'MVU')]['share_in_r']:.1%} of the trace, 95% needs {by[(s, 'MVU')]['dims95']}"
+                 for s in sets) + ".")
     pub_rows = [[m, *(" / ".join(f"{v:.3f}" for v in PUBLISHED_TABLE3_2[m][c]) for c in ("swiss roll", "teapot",
                                                                                          "average"))]
                 for m in PUBLISHED_TABLE3_2]
@@ -302,9 +307,11 @@ def table3_2(config: dict, png: Path) -> Outcome:
     agreement = (f"Swiss roll (the thesis' data): the best intersection is ours {best_ours} "
                  f"({ours_sw[best_ours]:.3f}), the thesis' {best_pub} ({pub_sw[best_pub]:.3f}); exact MVU scores "
                  f"{by[('swiss roll', 'MVU')]['continuity']:.3f} / {by[('swiss roll', 'MVU')]['trust']:.3f} / "
-                 f"{by[('swiss roll', 'MVU')]['intersection']:.3f} against the published 1.000 / 0.990 / 0.990. "
+                 f"{by[('swiss roll', 'MVU')]['intersection']:.3f} against the published 1.000 / 0.990 / 0.990, "
+                 f"with {by[('swiss roll', 'MVU')]['share_in_r']:.1%} of its variance in the 2 dimensions kept. "
                  f"Digits disagreement, tested: the exact SDP scores {exact['harmonic']:.3f} (harmonic mean) against "
-                 f"variational MVU (CG)'s {var['harmonic']:.3f} and Isomap's {iso['harmonic']:.3f} — "
+                 f"variational MVU (CG)'s {var['harmonic']:.3f} and Isomap's {iso['harmonic']:.3f}, keeping "
+                 f"{exact['share_in_r']:.1%} of its variance in r = 3 dimensions (95% needs {exact['dims95']}) — "
                  + ("so the low digits score is the variational approximation's, not MVU's."
                     if decided else "so the exact SDP does not close the gap either: on 8×8 digits at r = 3 "
                     "Isomap stays ahead, unlike the thesis' average."))
@@ -340,24 +347,43 @@ def fig3_32(config: dict, png: Path) -> Outcome:
     ----------
     - σ is computed by our reading of the footnote (the RMS distance to the 4 nearest
       neighbours) on our roll (noise 0.05); the polynomial kernel is (1 + xᵀy)^p.
-    - "Dominant" is counted as eigenvalues above 1% of the trace, and the spread as the number
-      of eigenvalues holding 95% of the trace: the thesis gives pictures, not counts.
+    - "Dominant" is counted as eigenvalues above 1% of the trace (MVU, linear), and the spread of
+      the polynomial and Gaussian spectra as the number of eigenvalues holding 95% of the trace:
+      the thesis gives pictures, not counts. *Reproduced* asks, beyond the counts, for MVU's
+      second eigenvalue to be within 0.01 of that of an isometric unrolling (the covariance of
+      the roll's arc length and height).
     """
-    X = _swiss(config["n"], config["seed"])
+    X, params = swiss_roll(config["n"], noise=0.05, random_state=config["seed"])
+    # the spectrum of an isometric unrolling: the covariance of (arc length, height)
+    flat = np.column_stack([roll_arc_length(params[:, 0]), params[:, 1]])
+    isometric = np.sort(np.linalg.eigvalsh(np.cov(flat.T)))[::-1]
+    isometric = isometric / isometric.sum()
     mvu = _mvu("swiss", config["n"], config["k"], config["seed"])
     sigma = gaussian_width(X, config["k"])
     study = _kernel_study(X, mvu, config["degree"], sigma, 2)
     _plot_kernel_study(study, np.arctan2(X[:, 2], X[:, 0]), f"swiss roll n = {config['n']}, σ = {sigma:.2f}", png)
     dom = {name: e["dominant"] for name, e in study.items()}
-    ok = dom["MVU"] == 2 and dom["linear"] == 3 and min(dom["polynomial"], dom["Gaussian"]) > 3
+    spread = {name: study[name]["dims95"] for name in ("polynomial", "Gaussian")}
+    ok = dom["MVU"] == 2 and dom["linear"] == 3 and min(spread.values()) > 3
+    mvu_share = study["MVU"]["spectrum"][:2]
+    exact = ok and abs(mvu_share[1] - isometric[1]) <= 0.01
     return Outcome(
         published="MVU: 2 dominant eigenvalues; linear: 3; polynomial (p = 4) and Gaussian (σ = 1.45): spread "
                   "over many more (figure, no numbers).",
         ours=_md_table(_STUDY_HEADER, _study_rows(study)) + f"\n\nσ = {sigma:.3f}. " + _mvu_note(mvu),
-        rows={"sigma": sigma, "kernels": _json_study(study), "mvu_status": mvu["status"], "mvu_gap": mvu["gap"]},
-        verdict="reproduced" if ok else "differs",
-        agreement=("Eigenvalues above 1% of the trace: " + ", ".join(f"{k} {v}" for k, v in dom.items())
-                   + (" — as the thesis describes." if ok else " — not the thesis' 2 / 3 / many.")))
+        rows={"sigma": sigma, "kernels": _json_study(study), "mvu_status": mvu["status"], "mvu_gap": mvu["gap"],
+              "isometric_spectrum": isometric.tolist()},
+        verdict="reproduced" if exact else "reproduced in trend" if ok else "differs",
+        agreement=(f"Dominant eigenvalues (above 1% of the trace): MVU {dom['MVU']}, linear {dom['linear']}; the "
+                   "polynomial and Gaussian spectra spread over " + " and ".join(f"{v}" for v in spread.values())
+                   + " eigenvalues for 95% of the trace (" + " and ".join(f"{dom[k]}" for k in spread)
+                   + " above 1% of it), against the 3 of the inputs"
+                   + (" — as the thesis describes" if ok else " — not the thesis' 2 / 3 / many")
+                   + f". MVU's two eigenvalues hold {mvu_share[0]:.3f} and {mvu_share[1]:.3f} of the trace, an "
+                   f"isometric unrolling of this roll {isometric[0]:.3f} and {isometric[1]:.3f}"
+                   + (": the unrolling is isometric." if exact else ": the MVU kernel unrolls the sheet longer and "
+                      "thinner than an isometry (its outputs are not the thesis' clean rectangle), so only the trend "
+                      "is reproduced.")))
 
 
 def fig3_33(config: dict, png: Path) -> Outcome:
@@ -499,6 +525,9 @@ def table3_3(config: dict, png: Path) -> Outcome:
     - USPS is not available: 900 vendored MNIST test images at 20×20 per pair (half of each
       digit), scaled to [0, 1]; σ = 1 is in USPS's units, so σ is footnote 4's rule on our data.
     - The thesis gives no SVM cost: C = ``C`` for every kernel; the splits are stratified.
+    - The thesis reports MVU worst in every pair; our verdict asks for MVU worst on average over
+      the pairs, with any pair where it is not worst within two standard errors of the paired
+      difference over the splits (with 90 test images one error is 1.1 points).
     """
     raw = []
     for a, b in config["pairs"]:
@@ -511,10 +540,21 @@ def table3_3(config: dict, png: Path) -> Outcome:
             for name, K in kernels.items():
                 model = SVC(kernel="precomputed", C=config["C"]).fit(K[np.ix_(train, train)], y[train])
                 errors[name].append(100.0 * np.mean(model.predict(K[np.ix_(test, train)]) != y[test]))
-        raw.append({"pair": f"{a} vs {b}", "mvu_status": mvu["status"], "mvu_gap": mvu["gap"],
+        raw.append({"pair": f"{a} vs {b}", "mvu_status": mvu["status"], "mvu_gap": mvu["gap"], "per_split": errors,
                     **{name: float(np.mean(v)) for name, v in errors.items()}})
     worst = sum(r["MVU"] >= max(r[k] for k in KERNELS[:3]) for r in raw)
     above_linear = sum(r["MVU"] > r["linear"] for r in raw)
+    mean = {name: float(np.mean([r[name] for r in raw])) for name in KERNELS}
+    # where MVU is not the worst: is the gap to the worst kernel within the splits' noise?
+    # (standard error of the mean paired difference over the splits)
+    exceptions = []
+    for r in raw:
+        top = max(KERNELS[:3], key=lambda k: r[k])
+        if r["MVU"] < r[top]:
+            diff = np.subtract(r["per_split"][top], r["per_split"]["MVU"])
+            se = float(np.std(diff, ddof=1) / np.sqrt(len(diff))) if len(diff) > 1 else float("inf")
+            exceptions.append({"pair": r["pair"], "worst": top, "difference": float(np.mean(diff)), "se": se})
+    within_noise = all(e["difference"] <= 2 * e["se"] for e in exceptions)
     fig, ax = plt.subplots(figsize=(7, 3.5))
     for off, name in zip((-0.3, -0.1, 0.1, 0.3), KERNELS, strict=True):
         ax.bar(np.arange(len(raw)) + off, [r[name] for r in raw], 0.2, label=name)
@@ -522,7 +562,7 @@ def table3_3(config: dict, png: Path) -> Outcome:
     ax.set(ylabel="test error %", title="SVM, precomputed kernels")
     ax.legend(fontsize=7)
     _save(fig, png)
-    ok = worst == len(raw)
+    ok = mean["MVU"] == max(mean.values()) and within_noise
     return Outcome(
         published=_md_table(["digits", *KERNELS], [[f"{a} vs {b}", *(f"{v:.2f}" for v in vals)]
                                                   for (a, b), vals in PUBLISHED_TABLE3_3.items()]),
@@ -531,8 +571,13 @@ def table3_3(config: dict, png: Path) -> Outcome:
         + f"\n\nPercent test error, mean of {config['splits']} stratified 90/10 splits; C = {config['C']}.",
         rows=raw, verdict="reproduced in trend" if ok else "differs",
         agreement=(f"The MVU kernel has the highest error in {worst} of {len(raw)} pairs and is worse than the linear "
-                   f"kernel in {above_linear} (published: highest in 4 of 4, worse than linear in 4 of 4)."
-                   + ("" if ok else " The ordering differs where MVU is not the worst.")))
+                   f"kernel in {above_linear} (published: highest in 4 of 4, worse than linear in 4 of 4); mean over "
+                   "the pairs " + ", ".join(f"{k} {v:.2f}%" for k, v in mean.items()) + ". "
+                   + "".join(f"In {e['pair']} {e['worst']} is worse than MVU by {e['difference']:.2f} points, "
+                             f"{e['difference'] / e['se']:.1f} standard errors of the paired split-to-split "
+                             "difference. " for e in exceptions)
+                   + ("MVU is worst on average and every exception is within two standard errors: in trend."
+                      if ok else "The ordering differs beyond the splits' noise.")))
 
 
 def fig3_36(config: dict, png: Path) -> Outcome:
