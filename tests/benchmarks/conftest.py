@@ -21,3 +21,9 @@ def load_reproduce(submodule: str):
     if str(BENCHMARKS) not in sys.path:
         sys.path.insert(0, str(BENCHMARKS))
     return importlib.import_module(f"reproduce.{submodule}")
+
+
+def load_paper(paper: str):
+    """The module of one paper, by its name on the command line (``numax``, ``thesis-mvu``)."""
+    load_reproduce("common")                                   # puts benchmarks/ on sys.path
+    return importlib.import_module("reproduce").load(paper)

@@ -5,7 +5,7 @@ import importlib
 import numpy as np
 import pytest
 
-from .conftest import load_reproduce
+from .conftest import load_paper, load_reproduce
 
 
 def test_best_scaled_delta_is_the_best_uniform_rescaling():
@@ -150,7 +150,7 @@ def _papers() -> list[str]:
 @pytest.mark.parametrize("paper", _papers())
 def test_every_experiment_of_every_paper_documents_paper_and_departures(paper):
     common = load_reproduce("common")
-    module = load_reproduce(paper)
+    module = load_paper(paper)
     assert module.TITLE and module.DATA_NOTE
     for experiment in module.EXPERIMENTS:
         assert set(common.docstring_sections(experiment.run)) >= {"Paper", "Departures"}
@@ -339,3 +339,30 @@ def test_the_fig6_reason_test_quotes_the_stored_fig6_ratio_only_when_one_is_stor
     assert "all pairs of 78 images" in numax._stored_fig6(tmp_path / "fig6.json", 0.2)
     assert "3.8×" in numax._stored_fig6(tmp_path / "fig6.json", 0.2)
     assert numax._stored_fig6(tmp_path / "fig6.json", 0.1) == ""
+
+
+def test_thesis_kernel_helpers_against_direct_computations():
+    kernel = load_reproduce("thesis_mvu_kernel")
+    rng = np.random.default_rng(0)
+    # points on a line: geodesic = Euclidean distance, so Isomap's matrix is the centred Gram matrix
+    t = np.arange(40) + rng.uniform(-0.2, 0.2, 40)
+    X = np.column_stack([t, 2 * t]) / np.sqrt(5)
+    Xc = X - X.mean(axis=0)
+    assert np.allclose(kernel.isomap_matrix(X, 3), Xc @ Xc.T, atol=1e-9)
+    # equally spaced points on a circle: every point's two nearest neighbours lie at the chord length
+    angle = np.arange(30) * 2 * np.pi / 30
+    ring = np.column_stack([np.cos(angle), np.sin(angle)])
+    assert kernel.gaussian_width(ring, 2) == pytest.approx(2 * np.sin(np.pi / 30), rel=1e-12)
+    # the spectrum is the centred kernel's, normalised; the linear kernel's PCA is PCA
+    Z = rng.normal(size=(50, 4)) * [5.0, 2.0, 1.0, 0.1]
+    s = kernel.spectrum(Z @ Z.T)
+    Zc = Z - Z.mean(axis=0)
+    direct = np.linalg.svd(Zc, compute_uv=False) ** 2
+    assert np.allclose(s[:4], direct / direct.sum()) and np.all(np.diff(s) <= 1e-12)
+    assert kernel.dims_for(s, 0.95) == int(np.searchsorted(np.cumsum(direct / direct.sum()), 0.95) + 1)
+    scores = kernel.kernel_pca(Z @ Z.T, 2)
+    U, S, _ = np.linalg.svd(Zc, full_matrices=False)
+    assert np.allclose(np.abs(scores), np.abs(U[:, :2] * S[:2]), atol=1e-8)
+    # two far clusters are linked by one edge, as MVU's graph is: every geodesic is finite
+    G = kernel.geodesic_distances(np.vstack([X, X + 100.0]), 2)
+    assert np.all(np.isfinite(G)) and G[0, 40] > 100.0
