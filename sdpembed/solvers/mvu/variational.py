@@ -101,10 +101,13 @@ class VariationalResult:
     history: dict[str, np.ndarray] = field(default_factory=dict)
 
 
-def bottom_eigenvectors(M, n_basis: int) -> np.ndarray:
+def bottom_eigenvectors(M, n_basis: int, *, shift: float = 1e-3) -> np.ndarray:
     """The ``n_basis`` bottom eigenvectors of a sparse PSD matrix whose bottom eigenvector is the
     constant one (the graph Laplacian (3.24), LLE's matrix), that one excluded, as orthonormal
-    columns orthogonal to 1 (shift-invert Lanczos; dense for small n)."""
+    columns orthogonal to 1 (shift-invert Lanczos about −``shift``·mean(diag M); dense for small
+    n). The shift must be small against the spread of the wanted eigenvalues, or they map to a
+    cluster the Lanczos iteration separates slowly: LLE's matrix needs a far smaller one than
+    the Laplacian."""
     n = M.shape[0]
     m = check_positive_int(n_basis, "n_basis")
     if m > n - 2:
@@ -113,8 +116,8 @@ def bottom_eigenvectors(M, n_basis: int) -> np.ndarray:
         _, U = np.linalg.eigh(M.toarray())
         Q = U[:, 1:m + 1]
     else:
-        shift = -1e-3 * float(M.diagonal().mean())
-        w, U = spla.eigsh(M.tocsc(), k=m + 1, sigma=shift, which="LM", v0=np.ones(n) + np.arange(n) / n)
+        sigma = -shift * float(M.diagonal().mean())
+        w, U = spla.eigsh(M.tocsc(), k=m + 1, sigma=sigma, which="LM", v0=np.ones(n) + np.arange(n) / n)
         Q = U[:, np.argsort(w)][:, 1:m + 1]
     Q = Q - Q.mean(axis=0)                                    # exactly orthogonal to 1, then re-orthonormalised
     Q, _ = np.linalg.qr(Q)
@@ -133,7 +136,9 @@ def lle_basis(X: np.ndarray, n_neighbors: int, n_basis: int, *, reg: float = 1e-
     from its ``n_neighbors`` nearest inputs: the LLE basis of variational MVU (Sec. 3.1.8,
     Fig. 3.17). Orthonormal columns orthogonal to 1, like :func:`laplacian_basis`."""
     _, M = lle_matrix(X, n_neighbors, reg=reg)
-    return bottom_eigenvectors(M, n_basis)
+    # M's bottom eigenvalues lie within ~1e-9 of 0 (the inputs' own coordinates are nearly in its
+    # null space when k exceeds their dimension), so the shift must be tinier still
+    return bottom_eigenvectors(M, n_basis, shift=1e-12)
 
 
 def local_energy(Y: np.ndarray, edges: np.ndarray, sqdist: np.ndarray) -> float:

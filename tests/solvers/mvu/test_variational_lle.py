@@ -3,6 +3,8 @@ least-squares solve, the basis against scikit-learn's LocallyLinearEmbedding, th
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -90,3 +92,22 @@ def test_the_estimator_passes_the_basis() -> None:
     assert np.max(subspace_angles(lle.result_.basis, lap.result_.basis)) > 0.1
     with pytest.raises(ValueError, match="basis must be one of"):
         MVU(method="variational", basis="isomap").fit(X)
+
+
+def test_the_lle_basis_converges_quickly_on_a_large_roll(monkeypatch) -> None:
+    """LLE's matrix has a cluster of eigenvalues within ~1e-9 of 0; shift-invert about a shift as
+    large as the Laplacian's maps them to a cluster Lanczos separates only after thousands of
+    iterations (minutes at n = 4,000). The basis must come within a small iteration budget, and
+    span the same space as the dense computation."""
+    import scipy.sparse.linalg as spla
+
+    import sdpembed.solvers.mvu.variational as variational
+
+    budget = functools.partial(spla.eigsh, maxiter=300)
+    monkeypatch.setattr(variational.spla, "eigsh", budget)
+    X, _ = swiss_roll(1500, noise=0.05, random_state=0)
+    Q = lle_basis(X, 6, 10)                                      # n > 600: the Lanczos path
+    _, M = lle_matrix(X, 6)
+    w, U = np.linalg.eigh(M.toarray())
+    reference = U[:, :11] - U[:, :11].mean(axis=0)              # the bottom 11, constant removed
+    assert np.max(subspace_angles(Q, reference)) < 1e-4
