@@ -90,14 +90,13 @@ def _dims_for(spectrum: np.ndarray, share: float) -> int:
 
 
 def _exact(X: np.ndarray, k: int, variant: str, *, omega: float | None = None, angles: bool = True,
-           r: int = 2, method: str | None = None) -> dict:
-    """Exact MVU (Table 3.1) by the registry's default method (or ``method``); outputs (3.21),
-    spectrum, certificate."""
+           r: int = 2) -> dict:
+    """Exact MVU (Table 3.1) by the registry's default method; outputs (3.21), spectrum, certificate."""
     instance = MVUInstance.from_points(X, k, variant, omega=omega, angles=angles, link=True, random_state=0)
     start = time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        result = solve(instance) if method is None else solve(instance, method)
+        result = solve(instance)
     cpu = time.process_time() - start
     Y, w = spectral_embedding(result.solution, r)
     edge = instance.edges
