@@ -22,7 +22,7 @@ if _BENCHMARKS not in sys.path:
     sys.path.insert(0, _BENCHMARKS)
 
 #: Paper name on the command line → module of this package.
-PAPERS = {"numax": "numax", "adagio": "adagio", "slm": "slm", "nilepro": "nilepro", "thesis-mvu": "thesis_mvu_kernel"}
+PAPERS = {"numax": "numax", "adagio": "adagio", "slm": "slm", "nilepro": "nilepro", "thesis-mvu": "thesis_mvu"}
 
 
 def load(paper: str):

@@ -46,16 +46,14 @@ from sdpembed.validation.embedding_quality import local_continuity, local_trust,
 from .common import Experiment, Outcome  # noqa: E402
 from .numax import _md_table, _save  # noqa: E402
 
-TITLE = "Weinberger's thesis, chapter 3: MVU quality (Table 3.2) and MVU as a kernel (Sec. 3.3)"
-DATA_NOTE = ("Data: the thesis' Olivetti faces, Frey faces, teapot images and USPS digits are not available "
-             "here. The swiss roll is the thesis' own generator (scikit-learn's parametrisation); a rotating "
-             "image — one vendored MNIST test digit rotated through 360°, a closed one-dimensional image "
-             "manifold like the teapot's — stands in for the teapot; the vendored MNIST test images at 20×20 "
-             "stand in for USPS's 16×16 digits, and scikit-learn's 8×8 digits for the faces. Orderings are "
-             "compared where the data differ. The MVU kernels are certified optima of the inequality SDP "
-             "(Sec. 3.1.6) with the thesis' angle edges; the thesis' kernel experiments do not say which "
-             "variant they solved.")
-NOT_IMPLEMENTED: list[str] = []
+#: What the paper module (:mod:`reproduce.thesis_mvu`, which runs these experiments) says of their data.
+DATA_NOTE = ("the thesis' Olivetti faces, Frey faces, teapot images and USPS digits are not available. The "
+             "swiss roll is the thesis' own generator; a rotating image — one vendored MNIST test digit rotated "
+             "through 360°, a closed one-dimensional image manifold like the teapot's — stands in for the "
+             "teapot; MNIST test images at 20×20 stand in for USPS's 16×16 digits, and scikit-learn's 8×8 "
+             "digits for the faces; orderings are compared where the data differ. The MVU kernels are "
+             "certified optima of the inequality SDP (Sec. 3.1.6) with the thesis' angle edges; the thesis' "
+             "kernel experiments do not say which variant they solved.")
 
 #: Table 3.2, the thesis' values (continuity, trust, intersection at l = 15) for the two data sets
 #: we can put beside ours, and the row average over its four data sets.

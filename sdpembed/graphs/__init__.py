@@ -7,6 +7,8 @@
 * :mod:`sdpembed.graphs.neighborhood` — the kNN graph with angle edges of MVU (Table 3.1),
   connectivity and its linking procedure, bad-edge detection (Sec. 3.1.12), graph Laplacians, and
   the k nearest training inputs of new inputs for the out-of-sample extension (Sec. 3.1.10).
+* :mod:`sdpembed.graphs.lle` — LLE's reconstruction weights and its matrix (I − W)ᵀ(I − W), the
+  alternative basis of variational MVU (Sec. 3.1.8) and the out-of-sample baseline of Sec. 3.1.10.
 
 Every name is re-exported here: ``from sdpembed.graphs import neighborhood_graph``.
 
@@ -18,6 +20,7 @@ References
 """
 
 from .balltree import balltree_hinges, balltree_target_neighbors
+from .lle import lle_matrix, lle_weights
 from .neighborhood import (
     bad_edges,
     canonical_edges,
@@ -67,6 +70,8 @@ __all__ = [
     "iter_hinges",
     "knn_indices",
     "link_components",
+    "lle_matrix",
+    "lle_weights",
     "nearest_impostors",
     "neighborhood_graph",
     "neighbour_arrays",

@@ -31,7 +31,7 @@ from ..problems import MVUInstance
 from ..registry import solve
 from ..solvers.mvu.oos import place_points
 from ..solvers.mvu.spectral import spectral_embedding
-from ..solvers.mvu.variational import variational_mvu
+from ..solvers.mvu.variational import BASES, variational_mvu
 
 __all__ = ["MVU", "MVU_METHODS"]
 
@@ -63,7 +63,11 @@ class MVU(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     link : bool
         Connect a disconnected graph by the procedure of Sec. 3.1.12 instead of raising.
     n_basis : int
-        m, Laplacian eigenvectors for ``method="variational"``.
+        m, basis eigenvectors for ``method="variational"``.
+    basis : {"laplacian", "lle"}
+        The basis of ``method="variational"``: the graph Laplacian's bottom eigenvectors (3.24)
+        or LLE's (its reconstruction from the ``n_neighbors`` nearest inputs; Sec. 3.1.8,
+        Fig. 3.17).
     oos_neighbors : int, optional
         Neighbours of a new input for ``transform`` (default max(n_neighbors, n_components)).
     verbose : bool or int
@@ -100,6 +104,7 @@ class MVU(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         angles: bool = True,
         link: bool = False,
         n_basis: int = 10,
+        basis: str = "laplacian",
         oos_neighbors: int | None = None,
         verbose: bool | int = False,
         random_state=0,
@@ -112,6 +117,7 @@ class MVU(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         self.angles = angles
         self.link = link
         self.n_basis = n_basis
+        self.basis = basis
         self.oos_neighbors = oos_neighbors
         self.verbose = verbose
         self.random_state = random_state
@@ -132,6 +138,8 @@ class MVU(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             raise ValueError(f"method must be one of {MVU_METHODS}, got {self.method!r}")
         if self.variant not in MVUInstance.VARIANTS:
             raise ValueError(f"variant must be one of {MVUInstance.VARIANTS}, got {self.variant!r}")
+        if self.basis not in BASES:
+            raise ValueError(f"basis must be one of {BASES}, got {self.basis!r}")
 
     def fit(self, X: np.ndarray, y: None = None) -> MVU:
         """Unfold the inputs ``X`` (n, D): graph, SDP, spectral step (Table 3.1)."""
@@ -146,7 +154,8 @@ class MVU(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
 
             omega = 0.999 if self.omega is None else self.omega
             result = variational_mvu(edges, D, n, solve_sdp=solve_variational_sdp, n_components=self.n_components,
-                                     n_basis=self.n_basis, omega=omega, verbose=self.verbose)
+                                     n_basis=self.n_basis, omega=omega, verbose=self.verbose, basis=self.basis,
+                                     X=X, lle_neighbors=self.n_neighbors)
             self.embedding_ = result.embedding
             w = np.linalg.eigvalsh(self.embedding_.T @ self.embedding_)[::-1]
             self.eigenvalues_ = np.maximum(w, 0.0)

@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validate import as_matrix, check_positive_int, check_random_state
-from ..graphs import neighbour_arrays
+from ..graphs import lle_weights, neighbour_arrays
 from ..solvers.mvu.oos import place_points, refine_points
 
 __all__ = [
@@ -48,48 +48,6 @@ __all__ = [
 
 #: The out-of-sample methods compared in Fig. 3.23 of the thesis.
 OOS_METHODS = ("sdp", "sdp_cg", "lle")
-
-
-def lle_weights(x_new: np.ndarray, X_neighbours: np.ndarray, *, reg: float = 1e-3) -> np.ndarray:
-    """Saul–Roweis reconstruction weights of new inputs from their neighbours, vectorised.
-
-    For each new input x_t and its neighbours x_1..x_k, minimise ‖x_t − Σ_j w_j x_j‖² subject
-    to Σ_j w_j = 1: with C_jl = (x_t − x_j)ᵀ(x_t − x_l), w ∝ (C + reg·tr(C)·I)⁻¹ 1, normalised
-    to sum to 1 (the regulariser makes C invertible when k > d or x_t lies in the affine hull
-    of its neighbours; ``tr(C) = 0`` falls back to ``reg``).
-
-    Parameters
-    ----------
-    x_new : ndarray of shape (m, d)
-    X_neighbours : ndarray of shape (m, k, d)
-    reg : float
-        Relative regularisation (scikit-learn's default 1e-3).
-
-    Returns
-    -------
-    ndarray of shape (m, k)
-        Weights, each row summing to 1.
-    """
-    x_new = as_matrix(x_new, "x_new", min_rows=0)
-    Xn = np.asarray(X_neighbours, dtype=np.float64)
-    if Xn.ndim != 3 or Xn.shape[0] != x_new.shape[0] or Xn.shape[2] != x_new.shape[1]:
-        raise ValueError(
-            f"X_neighbours must have shape (m, k, d) = ({x_new.shape[0]}, k, {x_new.shape[1]}) to match x_new, "
-            f"got {Xn.shape}"
-        )
-    if Xn.shape[1] < 1:
-        raise ValueError("X_neighbours must hold at least one neighbour per point")
-    if not np.all(np.isfinite(Xn)):
-        raise ValueError("X_neighbours contains NaN or infinite entries")
-    if not (np.isfinite(reg) and reg > 0):
-        raise ValueError(f"reg must be a positive number, got {reg!r}")
-    k = Xn.shape[1]
-    Z = x_new[:, None, :] - Xn                                          # x_t − x_j
-    C = np.einsum("mjd,mld->mjl", Z, Z)
-    trace = np.trace(C, axis1=1, axis2=2)
-    C[:, range(k), range(k)] += np.where(trace > 0, reg * trace, reg)[:, None]
-    w = np.linalg.solve(C, np.ones((x_new.shape[0], k, 1)))[:, :, 0]
-    return w / w.sum(axis=1, keepdims=True)
 
 
 def lle_place(

@@ -17,7 +17,8 @@ def load_script(name: str):
 
 
 def load_reproduce(submodule: str):
-    """A module of the ``benchmarks/reproduce`` package (``common``, ``baselines``, ``numax``)."""
+    """A module of the ``benchmarks/reproduce`` package (``common``, ``baselines``, ``numax``), or a
+    paper's by its name on the command line (``thesis-mvu``)."""
     if str(BENCHMARKS) not in sys.path:
         sys.path.insert(0, str(BENCHMARKS))
     return importlib.import_module(f"reproduce.{submodule}")

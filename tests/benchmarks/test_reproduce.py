@@ -366,3 +366,38 @@ def test_thesis_kernel_helpers_against_direct_computations():
     # two far clusters are linked by one edge, as MVU's graph is: every geodesic is finite
     G = kernel.geodesic_distances(np.vstack([X, X + 100.0]), 2)
     assert np.all(np.isfinite(G)) and G[0, 40] > 100.0
+
+
+def test_thesis_mvu_measures_against_direct_computations():
+    thesis = load_reproduce("thesis_mvu")
+    rng = np.random.default_rng(8)
+    T = rng.standard_normal((50, 2))
+    angle = 0.7
+    R = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]])
+    assert thesis._procrustes_error(3.0 * T @ R + 5.0, T) < 1e-12          # a similarity transform is no error
+    assert thesis._procrustes_error(T[:, ::-1] * [1.0, 4.0], T) > 0.3       # a stretch is
+    assert thesis._dims_for(np.array([0.5, 0.3, 0.15, 0.05]), 0.9) == 3
+    assert thesis._thickness(np.column_stack([rng.standard_normal(400) * 10, rng.standard_normal(400)])) \
+        == pytest.approx(0.1, rel=0.2)
+    y = np.repeat([0, 1], 30)
+    Y = np.column_stack([y * 10.0 + rng.standard_normal(60), rng.standard_normal(60)])
+    assert thesis._knn_accuracy(Y, y) == 1.0
+    assert thesis._knn_accuracy(rng.standard_normal((60, 2)), y) < 0.8
+    # the arc length of the spiral r = t: its derivative is √(1 + t²)
+    t = np.linspace(2.0, 14.0, 7)
+    np.testing.assert_allclose((thesis._arc_length(t + 1e-6) - thesis._arc_length(t - 1e-6)) / 2e-6,
+                               np.sqrt(1 + t * t), rtol=1e-6)
+
+
+def test_thesis_mvu_comb_is_a_spine_with_unit_teeth():
+    thesis = load_reproduce("thesis_mvu")
+    X, label = thesis.comb(300, teeth=8)
+    assert X.shape == (300, 2) and set(label.tolist()) == set(range(9))
+    spine = X[label == 0]
+    assert np.allclose(spine[:, 1], 0.0, atol=1e-3) and spine[:, 0].max() < 0.25 * 7
+    for tooth in range(1, 9):
+        points = X[label == tooth]
+        assert np.allclose(points[:, 0], 0.25 * (tooth - 1), atol=1e-3)
+        assert 0.0 < points[:, 1].min() and points[:, 1].max() <= 1.05         # a tooth is one unit long
+    spacing = np.diff(np.sort(spine[:, 0]))                      # evenly spaced along the lines
+    np.testing.assert_allclose(spacing, spacing.mean(), atol=1e-3)

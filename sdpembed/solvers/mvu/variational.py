@@ -1,9 +1,12 @@
-"""Large-scale MVU (thesis Sec. 3.1.8): variational MVU over a Laplacian basis, then gradient
-refinement — "variational MVU (CG)".
+"""Large-scale MVU (thesis Sec. 3.1.8): variational MVU over a Laplacian (or LLE) basis, then
+gradient refinement — "variational MVU (CG)".
 
 1. **Basis.** Q ∈ Rⁿˣᵐ holds the m bottom eigenvectors of the unit-weight graph Laplacian
    (3.24), the constant one excluded (so QZQᵀ is centred and tr QZQᵀ = tr Z); they are found
-   by shift-invert Lanczos (``scipy.sparse.linalg.eigsh``) on the sparse Laplacian.
+   by shift-invert Lanczos (``scipy.sparse.linalg.eigsh``) on the sparse Laplacian. The
+   thesis' alternative, ``basis="lle"``, takes them from LLE's matrix (I − W)ᵀ(I − W)
+   (Sec. 3.2.1), whose bottom eigenvector is also the constant one: it needs the inputs, not
+   only the graph, and represents long "skinny" manifolds better along their edges (Fig. 3.17).
 2. **Variational SDP.** K ≈ QZQᵀ (3.25) with the slack constraints collapsed into the single
    second-order-cone constraint (3.23):  maximise (1 − ω) tr Z − ω ξ  s.t.  Z ⪰ 0,
    ‖𝒜(QZQᵀ) − D‖₂² ≤ ξ (squared, as listed after (3.23); see the formulation's docstring for
@@ -29,7 +32,8 @@ References
 ----------
 .. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
    Pennsylvania, 2007. Implemented here: variational MVU (3.22)–(3.25) with the Laplacian basis
-   (3.24) and the gradient refinement by the energy (3.26) of Sec. 3.1.8, the scaling (3.11).
+   (3.24) or the LLE basis (Sec. 3.1.8, Fig. 3.17) and the gradient refinement by the energy
+   (3.26) of Sec. 3.1.8, the scaling (3.11).
 """
 
 from __future__ import annotations
@@ -44,13 +48,17 @@ from threadpoolctl import threadpool_limits
 
 from ..._progress import say
 from ..._validate import check_positive_int
-from ...graphs import check_connected, check_edges, graph_laplacian
+from ...graphs import check_connected, check_edges, graph_laplacian, lle_matrix
 from ...problems.mvu import incidence_matrix
 from ..lbfgs import minimize_lbfgs
 
 __all__ = [
-    "VariationalResult", "VariationalSDP", "laplacian_basis", "local_energy", "refine_outputs", "variational_mvu",
+    "BASES", "VariationalResult", "VariationalSDP", "bottom_eigenvectors", "laplacian_basis", "lle_basis",
+    "local_energy", "refine_outputs", "variational_mvu",
 ]
+
+#: ``basis`` values of :func:`variational_mvu`: the graph Laplacian's eigenvectors (3.24) or LLE's.
+BASES = ("laplacian", "lle")
 
 #: ``solve_sdp(Q, edges, sqdist, omega, *, solver) -> (Z, status)``: the m × m variational SDP (3.23)/(3.25)
 #: on the basis Q (n × m) and the scaled squared edge lengths, Z PSD, and the solver's status
@@ -70,7 +78,7 @@ class VariationalResult:
         Y = Q Z^½ of the variational SDP, before refinement.
     Z : ndarray of shape (m, m)
     basis : ndarray of shape (n, m)
-        Q, the Laplacian eigenvectors.
+        Q, the Laplacian's (or LLE's) eigenvectors.
     energy_sdp, energy : float
         The energy (3.26) of the SDP outputs projected to n_components dimensions, and after
         refinement.
@@ -93,23 +101,44 @@ class VariationalResult:
     history: dict[str, np.ndarray] = field(default_factory=dict)
 
 
-def laplacian_basis(n: int, edges: np.ndarray, n_basis: int) -> np.ndarray:
-    """The ``n_basis`` bottom non-constant eigenvectors of the unit-weight Laplacian (3.24), as
-    orthonormal columns orthogonal to 1 (shift-invert Lanczos; dense for small n)."""
-    L = graph_laplacian(n, edges)
+def bottom_eigenvectors(M, n_basis: int, *, shift: float = 1e-3) -> np.ndarray:
+    """The ``n_basis`` bottom eigenvectors of a sparse PSD matrix whose bottom eigenvector is the
+    constant one (the graph Laplacian (3.24), LLE's matrix), that one excluded, as orthonormal
+    columns orthogonal to 1 (shift-invert Lanczos about −``shift``·mean(diag M); dense for small
+    n). The shift must be small against the spread of the wanted eigenvalues, or they map to a
+    cluster the Lanczos iteration separates slowly: LLE's matrix needs a far smaller one than
+    the Laplacian."""
+    n = M.shape[0]
     m = check_positive_int(n_basis, "n_basis")
     if m > n - 2:
         raise ValueError(f"n_basis must be at most n - 2 = {n - 2}, got {m}")
     if n <= 600:
-        _, U = np.linalg.eigh(L.toarray())
+        _, U = np.linalg.eigh(M.toarray())
         Q = U[:, 1:m + 1]
     else:
-        shift = -1e-3 * float(L.diagonal().mean())
-        _, U = spla.eigsh(L.tocsc(), k=m + 1, sigma=shift, which="LM", v0=np.ones(n) + np.arange(n) / n)
-        Q = U[:, np.argsort(_)][:, 1:m + 1]
+        sigma = -shift * float(M.diagonal().mean())
+        w, U = spla.eigsh(M.tocsc(), k=m + 1, sigma=sigma, which="LM", v0=np.ones(n) + np.arange(n) / n)
+        Q = U[:, np.argsort(w)][:, 1:m + 1]
     Q = Q - Q.mean(axis=0)                                    # exactly orthogonal to 1, then re-orthonormalised
     Q, _ = np.linalg.qr(Q)
     return Q
+
+
+def laplacian_basis(n: int, edges: np.ndarray, n_basis: int) -> np.ndarray:
+    """The ``n_basis`` bottom non-constant eigenvectors of the unit-weight Laplacian (3.24), as
+    orthonormal columns orthogonal to 1 (shift-invert Lanczos; dense for small n)."""
+    return bottom_eigenvectors(graph_laplacian(n, edges), n_basis)
+
+
+def lle_basis(X: np.ndarray, n_neighbors: int, n_basis: int, *, reg: float = 1e-3) -> np.ndarray:
+    """The ``n_basis`` bottom non-constant eigenvectors of LLE's matrix M = (I − W)ᵀ(I − W)
+    (Sec. 3.2.1; :func:`sdpembed.graphs.lle_matrix`), W the reconstruction weights of each input
+    from its ``n_neighbors`` nearest inputs: the LLE basis of variational MVU (Sec. 3.1.8,
+    Fig. 3.17). Orthonormal columns orthogonal to 1, like :func:`laplacian_basis`."""
+    _, M = lle_matrix(X, n_neighbors, reg=reg)
+    # M's bottom eigenvalues lie within ~1e-9 of 0 (the inputs' own coordinates are nearly in its
+    # null space when k exceeds their dimension), so the shift must be tinier still
+    return bottom_eigenvectors(M, n_basis, shift=1e-12)
 
 
 def local_energy(Y: np.ndarray, edges: np.ndarray, sqdist: np.ndarray) -> float:
@@ -214,6 +243,9 @@ def variational_mvu(
     solver: str = "CLARABEL",
     verbose: bool | int = False,
     blas_threads: int | None = 1,
+    basis: str = "laplacian",
+    X: np.ndarray | None = None,
+    lle_neighbors: int = 10,
 ) -> VariationalResult:
     """Variational MVU followed by gradient refinement (Sec. 3.1.8; module docstring).
 
@@ -232,7 +264,7 @@ def variational_mvu(
     n_components : int
         Output dimension d after refinement.
     n_basis : int
-        m, the number of Laplacian eigenvectors (the thesis' sweet spot: m ≈ 10).
+        m, the number of basis eigenvectors (the thesis' sweet spot: m ≈ 10).
     omega : float
         ω ∈ (0, 1) of the variational SDP (and of the full-dimensional refinement); the trace
         and the squared violations have different units, so ω must be close to 1 (Sec. 3.1.6).
@@ -254,18 +286,34 @@ def variational_mvu(
         BLAS threads during the run (restored afterwards, ``threadpoolctl``): the dense work is
         on thin n × m matrices, where threads only add overhead (and, on a loaded machine, a lot
         of it); ``None`` leaves the setting alone.
+    basis : {"laplacian", "lle"}
+        Q: the bottom eigenvectors of the graph Laplacian (3.24), which needs only the graph, or
+        of LLE's matrix (I − W)ᵀ(I − W) (:func:`lle_basis`), which needs the inputs ``X`` and
+        represents long, thin manifolds better near their boundaries (Sec. 3.1.8, Fig. 3.17).
+    X : ndarray of shape (n, p), optional
+        The inputs, required by ``basis="lle"``.
+    lle_neighbors : int
+        k of LLE's reconstruction for ``basis="lle"``.
 
     Returns
     -------
     VariationalResult
     """
+    if basis not in BASES:
+        raise ValueError(f"basis must be one of {BASES}, got {basis!r}")
+    if basis == "lle":
+        if X is None:
+            raise ValueError('basis="lle" needs the inputs X (LLE reconstructs each input from its neighbours)')
+        X = np.asarray(X, dtype=np.float64)
+        if X.ndim != 2 or X.shape[0] != n:
+            raise ValueError(f"X must have one row per point (n = {n}), got shape {X.shape}")
     with threadpool_limits(limits=blas_threads, user_api="blas"):
         return _variational(edges, sqdist, n, solve_sdp, n_components, n_basis, omega, refine, refine_full,
-                            max_iter, solver, verbose)
+                            max_iter, solver, verbose, basis, X, lle_neighbors)
 
 
 def _variational(edges, sqdist, n, solve_sdp, n_components, n_basis, omega, refine, refine_full, max_iter, solver,
-                 verbose) -> VariationalResult:
+                 verbose, basis, X, lle_neighbors) -> VariationalResult:
     """The body of :func:`variational_mvu`."""
     t0 = time.perf_counter()
     n = check_positive_int(n, "n", minimum=3)
@@ -284,12 +332,13 @@ def _variational(edges, sqdist, n, solve_sdp, n_components, n_basis, omega, refi
     Ds = D / tau
     times: dict[str, float] = {}
 
+    name = "Laplacian" if basis == "laplacian" else "LLE"
     if verbose:
-        say(f"variational MVU: n = {n}, E = {edges.shape[0]}, m = {m}; the Laplacian's {m} lowest eigenvectors")
-    Q = laplacian_basis(n, edges, m)
+        say(f"variational MVU: n = {n}, E = {edges.shape[0]}, m = {m}; the {name} matrix's {m} lowest eigenvectors")
+    Q = laplacian_basis(n, edges, m) if basis == "laplacian" else lle_basis(X, lle_neighbors, m)
     times["basis"] = time.perf_counter() - t0
     if verbose:
-        say(f"Laplacian basis in {times['basis']:.2f}s; solving the {m} x {m} variational SDP ({solver})")
+        say(f"{name} basis in {times['basis']:.2f}s; solving the {m} x {m} variational SDP ({solver})")
     t1 = time.perf_counter()
     Z, status = solve_sdp(Q, edges, Ds, omega, solver=solver)
     w, U = np.linalg.eigh(Z)
