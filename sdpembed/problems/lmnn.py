@@ -478,13 +478,14 @@ def spanning_coordinates(X: np.ndarray) -> np.ndarray:
     X is scaled by a power of two (which changes no linear dependence between columns) to exact
     integers, and Δ becomes an integer matrix with exact entries. Its rank modulo the prime
     2³¹ − 1 is a lower bound on its rank over the rationals (a non-zero minor modulo p is a non-zero
-    integer); when it equals the number of columns, no column depends on the others and K is every
-    varying coordinate. Otherwise fraction-free Gaussian elimination (Bareiss) in Python integers
-    gives the exact rank and the pivot columns, the first columns that are independent of the
-    columns before them: K. No rounding enters any decision. Above ``EXACT_ELIMINATION_BUDGET`` (the
-    work grows with the bits of the integers: data that are not short dyadic numbers, such as digits'
-    multiples of 1/16) the elimination is not attempted and K is every varying coordinate — still
-    sound, but the bound can then be 0.
+    integer; of a subset of the rows, too, which is tried first); when it equals the number of
+    columns, no column depends on the others and K is every varying coordinate. Otherwise
+    fraction-free Gaussian elimination (Bareiss) in Python integers gives the exact rank and the
+    pivot columns, the first columns that are independent of the columns before them: K. No
+    rounding enters any decision. Above ``EXACT_ELIMINATION_BUDGET`` (the work grows with the bits of
+    the integers: few for short dyadic data such as digits' multiples of 1/16, many for general
+    floats) the elimination is not attempted and K is every varying coordinate — still sound, but
+    the bound can then be 0.
 
     Parameters
     ----------
@@ -503,9 +504,13 @@ def spanning_coordinates(X: np.ndarray) -> np.ndarray:
     scaled = _integer_columns(X[:, varying])
     if scaled is None:                                  # a power-of-two scaling overflows: keep every coordinate
         return varying
-    delta = scaled[1:] - scaled[0]                      # exact (Python integers)
+    c = varying.size
+    # a few rows of full rank already prove the whole matrix of full rank (a row subset's rank is a lower bound)
+    if _rank_modulo_prime(_differences(scaled, 4 * c)) == c:
+        return varying
+    delta = _differences(scaled, X.shape[0])
     rank_p = _rank_modulo_prime(delta)
-    m, c = delta.shape
+    m = delta.shape[0]
     if rank_p == c:
         return varying
     bits = max(int(abs(v)).bit_length() for v in delta.ravel())
@@ -515,8 +520,8 @@ def spanning_coordinates(X: np.ndarray) -> np.ndarray:
 
 
 def _integer_columns(X: np.ndarray) -> np.ndarray | None:
-    """X with each column scaled by the power of two that makes it integral, as an object array of
-    Python integers (exact); None if a scaled entry would overflow float64."""
+    """X with each column scaled by the power of two that makes it integral (float64 holding exact
+    integers); None if a scaled entry would overflow float64."""
     mantissa, exponent = np.frexp(X)
     digits = (mantissa * 2.0**53).astype(np.int64)                # exact: |mantissa| < 1
     lowest = np.frexp((digits & -digits).astype(np.float64))[1] - 1   # trailing zero bits of the digits
@@ -526,7 +531,15 @@ def _integer_columns(X: np.ndarray) -> np.ndarray | None:
     Y = np.ldexp(X, -shift)                                       # exact: a power of two
     if not np.all(np.isfinite(Y)) or not np.all(Y == np.floor(Y)):
         return None
-    return np.array([int(v) for v in Y.ravel()], dtype=object).reshape(Y.shape)
+    return Y
+
+
+def _differences(Y: np.ndarray, rows: int) -> np.ndarray:
+    """y_i − y_0 for 1 ≤ i < ``rows`` of the integral float matrix Y, in Python integers (exact: a
+    difference of floats need not be a float)."""
+    first = [int(v) for v in Y[0]]
+    return np.array([[int(v) - f for v, f in zip(row, first, strict=True)] for row in Y[1:rows]],
+                    dtype=object).reshape(-1, Y.shape[1])
 
 
 def _rank_modulo_prime(A: np.ndarray) -> int:

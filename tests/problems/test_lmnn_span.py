@@ -68,6 +68,15 @@ def test_spanning_coordinates_are_the_exact_pivot_columns(seed):
         assert spanning_coordinates(X).tolist() == exact_pivots(X)
 
 
+def test_many_rows_and_the_elimination_budget(monkeypatch):
+    X = np.random.default_rng(2).integers(0, 17, size=(100, 5)) / 16.0
+    assert spanning_coordinates(X).tolist() == [0, 1, 2, 3, 4]          # proved on the first rows alone
+    dependent = np.column_stack([X, X[:, 0] + X[:, 1]])
+    assert spanning_coordinates(dependent).tolist() == exact_pivots(dependent) == [0, 1, 2, 3, 4]
+    monkeypatch.setattr(lmnn_module, "EXACT_ELIMINATION_BUDGET", 0.0)  # no elimination: every varying one
+    assert spanning_coordinates(dependent).tolist() == [0, 1, 2, 3, 4, 5]
+
+
 def test_rounded_dependence_is_no_dependence():
     """x₂ = fl(0.1·x₀) is not an exact multiple of x₀ in every row: only an exact rank may drop a
     coordinate (a floating-point rank test would, and the proof would then be unsound)."""
