@@ -190,7 +190,7 @@ CASES = [
     Case("numax_class-digits210-points", "numax_class", "point form",
          ["numax_class", "--dataset", "digits", "--n-points", "210", "--points"], _secant_limit),
     # raw digits (64 pixels, several constant or one-image ones): the differences of the points do not span
-    # the pixel space, which the LMNN proof cannot certify beyond its exact reduction to varying pixels
+    # the pixel space; the LMNN proof and solver work on the 56 coordinates that span them (spanning_coordinates)
     Case("lmnn-digits200", "lmnn", "raw pixels", ["lmnn", "--dataset", "digits", "--n-points", "200"],
          _triplet_limit),
     Case("lmnn-digits-pca30", "lmnn", "PCA-30, standardised", _lmnn_peers_instance("lmnn", "digits-pca30"),

@@ -8,7 +8,10 @@ file arrays, and what the CVXPY formulations and the hand-written solvers share 
 **Certificate.** Any multipliers α_ijl ∈ [0, μ] of the impostor constraints (1) of the slack SDP
 of Sec. 2.1.3 give a lower bound on the full optimum (:func:`lmnn_dual_bound`, derived there);
 the CVXPY dual values of (1) and the hand-written solvers' multipliers are such multipliers, so
-every solve is certified by the same function.
+every solve is certified by the same function. Its eigenvalue tests run on coordinates that
+determine every point difference, chosen and proved in exact integer arithmetic
+(:func:`spanning_coordinates`): raw pixels leave directions in which no two points differ, exact
+null vectors that no test with rounding margins could prove PSD.
 
 **Multi-metric.** With the cluster-dependent distance (2.17), D̂(x_i, x_j) = (x_i − x_j)ᵀ M^{y_j}
 (x_i − x_j) (the metric of the class of the *second* point), the pull term of class c is
@@ -73,6 +76,7 @@ __all__ = [
     "project_psd",
     "triplet_keys",
     "triplet_outer_sum",
+    "spanning_coordinates",
     "varying_coordinates",
 ]
 
@@ -153,6 +157,20 @@ class _TripletData(Instance):
     def triplets(self) -> np.ndarray:
         """All (T, 3) triplets (i, j, l), materialised (memory grows as n²k)."""
         return all_triplets(self.y, self.targets)
+
+    @cached_property
+    def spanning_coordinates(self) -> np.ndarray:
+        """The coordinates K that determine every difference x_i − x_j, proved exactly
+        (:func:`spanning_coordinates`): the problem on X[:, K] has the same optimum."""
+        keep = spanning_coordinates(self.X)
+        keep.setflags(write=False)
+        return keep
+
+    def on_coordinates(self, keep: np.ndarray) -> Self:
+        """The same instance on the coordinates ``keep`` of X (same labels, targets and μ; no optimum).
+        With ``keep`` = :attr:`spanning_coordinates` its optimum is this instance's, and a metric N of
+        it is one of this instance padded with zeros (:func:`spanning_coordinates`)."""
+        return type(self)(X=self.X[:, keep], y=self.y, targets=self.targets, mu=self.mu)
 
     # ----------------------------------------------------------------- the proof in a solution file
     #: The multiplier arrays a solution file may carry (the file contract, ``docs/grading.md``):
@@ -358,16 +376,20 @@ def triplet_outer_sum(
     X: np.ndarray, triplets: np.ndarray, weights: np.ndarray
 ) -> tuple[np.ndarray, float]:
     """Σ_t w_t (C_ij − C_il) over triplets t = (i, j, l) — the push part of (2.14) — and a
-    bound on its entrywise rounding error.
+    bound on the spectral norm of its rounding error.
 
     Formed as Uᵀ diag(w) U − Wᵀ diag(w) W with U = x_i − x_j and W = x_i − x_l, at most
-    ``ACCUMULATION_BLOCK`` triplets per matrix product.
+    ``ACCUMULATION_BLOCK`` triplets per matrix product. Each entry is a sum of at most m (the
+    longest block) products, so its error E_ab satisfies |E_ab| ≤ γ F_ab with
+    γ = (m + blocks + d + 4)·ε and F = Σ_t |w_t| (|U_t||U_t|ᵀ + |W_t||W_t|ᵀ), an entrywise non-negative
+    PSD matrix; hence ‖E‖₂ ≤ ‖|E|‖₂ ≤ γ‖F‖₂ ≤ γ tr F = γ Σ_t |w_t| (‖U_t‖² + ‖W_t‖²), and the same
+    holds for every principal submatrix of E.
 
     Returns
     -------
     D : ndarray of shape (d, d)
     error : float
-        Every entry of D is within ``error`` of the exact sum (of the rounded differences).
+        γ tr F: a bound on ‖D − the exact sum (of the rounded differences)‖₂, and so on every entry.
     """
     X = np.asarray(X, dtype=np.float64)
     w = np.asarray(weights, dtype=np.float64)
@@ -375,6 +397,7 @@ def triplet_outer_sum(
     D = np.zeros((d, d))
     mass = 0.0
     n_blocks = 0
+    longest = min(ACCUMULATION_BLOCK, triplets.shape[0])
     for start in range(0, triplets.shape[0], ACCUMULATION_BLOCK):
         t = triplets[start:start + ACCUMULATION_BLOCK]
         wt = w[start:start + ACCUMULATION_BLOCK]
@@ -383,37 +406,182 @@ def triplet_outer_sum(
         D += (U * wt[:, None]).T @ U - (W * wt[:, None]).T @ W
         mass += float(np.abs(wt) @ (np.einsum("ij,ij->i", U, U) + np.einsum("ij,ij->i", W, W)))
         n_blocks += 1
-    error = (ACCUMULATION_BLOCK + n_blocks + d + 4) * _EPS * mass
+    error = _sum_error(longest, n_blocks, d, mass)
     return 0.5 * (D + D.T), error
 
 
 def _pull_error(instance) -> float:
-    """Entrywise rounding bound of ``instance.pull_matrix`` (see :func:`sdpembed.graphs.pull_matrix`)."""
-    n_blocks = -(-instance.n_points * instance.k // ACCUMULATION_BLOCK)
-    return (ACCUMULATION_BLOCK + n_blocks + instance.dim + 4) * _EPS * float(np.trace(instance.pull_matrix))
+    """A bound on the spectral norm of the rounding error of ``instance.pull_matrix``
+    (:func:`sdpembed.graphs.pull_matrix`: at most ``ACCUMULATION_BLOCK`` of the n·k target pairs per
+    matrix product), by the argument of :func:`triplet_outer_sum` with F = Σ |u||u|ᵀ, tr F = tr P."""
+    pairs = instance.n_points * instance.k
+    return _sum_error(min(ACCUMULATION_BLOCK, pairs), -(-pairs // ACCUMULATION_BLOCK), instance.dim,
+                      float(np.trace(instance.pull_matrix)))
 
 
-def certified_min_eig(S: np.ndarray, entry_error: float) -> float:
-    """A lower bound on λ_min of the exact matrix whose rounded version is S: the computed
-    λ_min minus the eigen-solver's error (16·d·ε·‖S‖₂) and d·entry_error (‖E‖₂ ≤ d·max|E_ab|)."""
+def _sum_error(longest: int, blocks: int, d: int, mass: float) -> float:
+    """γ tr F (:func:`triplet_outer_sum`): the rounding bound of a sum of weighted outer products formed
+    ``longest`` products at a time in ``blocks`` matrix products, of total trace ``mass`` = tr F."""
+    return (longest + blocks + d + 4) * _EPS * mass
+
+
+def certified_min_eig(S: np.ndarray, error: float) -> float:
+    """A lower bound on λ_min of the exact matrix whose rounded version is S, given ``error`` ≥ the
+    spectral norm of the difference (:func:`triplet_outer_sum`): the computed λ_min minus the
+    eigen-solver's error (16·d·ε·‖S‖₂) and ``error`` (Weyl's inequality)."""
     w = np.linalg.eigvalsh(S)
     d = S.shape[0]
-    return float(w[0]) - 16.0 * d * _EPS * float(np.max(np.abs(w))) - d * entry_error
+    return float(w[0]) - 16.0 * d * _EPS * float(np.max(np.abs(w))) - error
 
 
 # --------------------------------------------------------------------------- dual bound
 def varying_coordinates(X: np.ndarray) -> np.ndarray:
-    """The coordinates in which the points of X differ — those the dual bounds test for C(α) ⪰ 0.
+    """The coordinates in which the points of X differ (the first, cheap stage of
+    :func:`spanning_coordinates`).
 
     In a constant coordinate (a blank pixel) every difference x_i − x_j is exactly 0, so P, every
     C_ij and C(α) have rows and columns of exact zeros there (floating-point products and sums of
-    exact zeros are exact zeros), and tr(M C(α)) = tr(M_KK C(α)_KK) over the varying coordinates K,
-    where M_KK ⪰ 0 for every M ⪰ 0. So C(α) ⪰ 0 exactly when C(α)_KK ⪰ 0, and the trace bound
-    holds for tr M*_KK with λ_min(P_KK). Without this reduction λ_min(P) = 0 and any rounding margin
-    makes every certified eigenvalue negative: the bound would collapse to 0.
+    exact zeros are exact zeros).
     """
     X = np.asarray(X, dtype=np.float64)
     return np.flatnonzero(np.ptp(X, axis=0) > 0.0)
+
+
+#: A prime below 2³¹: products of two residues fit in int64.
+_PRIME = 2**31 - 1
+#: The largest exact elimination :func:`spanning_coordinates` attempts, in units of rows × columns × rank
+#: × (1 + rank · bits / 64) (about 0.1 s per 10⁶ at one BLAS thread); above it the varying coordinates are kept.
+EXACT_ELIMINATION_BUDGET = 3e7
+
+
+def spanning_coordinates(X: np.ndarray) -> np.ndarray:
+    """Coordinates K such that every point difference x_i − x_j is determined by its entries in K,
+    found and proved in exact arithmetic — where the LMNN dual bounds test P ≻ 0 and C(α) ⪰ 0.
+
+    **Why the reduction is exact.** Let Δ be the matrix of rows x_i − x_1 and S its row space, which
+    holds every x_i − x_j. If rank Δ_K = rank Δ (the columns of Δ outside K are linear combinations
+    of those in K), there is a fixed d × |K| matrix B with u = B u_K for every u ∈ S (B_K = I). The
+    loss (2.11), the multi-metric loss (2.17) and every C(α) see a metric only through
+    uᵀ M u = u_Kᵀ (Bᵀ M B) u_K with u ∈ S, and M ⪰ 0 gives Bᵀ M B ⪰ 0, while any N ⪰ 0 on K is
+    Bᵀ M B for M = N padded with zeros. So the problem on the data X[:, K] has the same optimum;
+    C(α) = B C(α)_KK Bᵀ, tr(M C(α)) = tr(Bᵀ M B · C(α)_KK), P likewise: C(α)_KK ⪰ 0 proves the
+    bound Σα, and the trace bound holds for tr(Bᵀ M* B) with λ_min(P_KK). The principal submatrices
+    on K are exactly what the problem on X[:, K] forms, so the rounding bounds of the full matrices
+    hold for them entry by entry. B is never formed.
+
+    **Why it is needed.** An exact null vector of P and of every C(α) — a direction v ⊥ S, e.g. two
+    pixels that are non-zero in one image only (raw digits) — gives λ_min = 0, which no eigenvalue
+    test with rounding margins can prove ≥ 0: the bound would collapse to 0. Constant coordinates are
+    the simplest case (v a coordinate vector) and are dropped first (:func:`varying_coordinates`).
+
+    **Why the rank is exact.** Every float is an integer times a power of two, so each column of
+    X is scaled by a power of two (which changes no linear dependence between columns) to exact
+    integers, and Δ becomes an integer matrix with exact entries. Its rank modulo the prime
+    2³¹ − 1 is a lower bound on its rank over the rationals (a non-zero minor modulo p is a non-zero
+    integer; of a subset of the rows, too, which is tried first); when it equals the number of
+    columns, no column depends on the others and K is every varying coordinate. Otherwise
+    fraction-free Gaussian elimination (Bareiss) in Python integers gives the exact rank and the
+    pivot columns, the first columns that are independent of the columns before them: K. No
+    rounding enters any decision. Above ``EXACT_ELIMINATION_BUDGET`` (the work grows with the bits of
+    the integers: few for short dyadic data such as digits' multiples of 1/16, many for general
+    floats) the elimination is not attempted and K is every varying coordinate — still sound, but
+    the bound can then be 0.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, d)
+        The points (finite).
+
+    Returns
+    -------
+    ndarray of int64
+        K, ascending (empty when all points are equal).
+    """
+    X = np.asarray(X, dtype=np.float64)
+    varying = varying_coordinates(X)
+    if varying.size == 0 or X.shape[0] < 2:
+        return varying
+    scaled = _integer_columns(X[:, varying])
+    if scaled is None:                                  # a power-of-two scaling overflows: keep every coordinate
+        return varying
+    c = varying.size
+    # a few rows of full rank already prove the whole matrix of full rank (a row subset's rank is a lower bound)
+    if _rank_modulo_prime(_differences(scaled, 4 * c)) == c:
+        return varying
+    delta = _differences(scaled, X.shape[0])
+    rank_p = _rank_modulo_prime(delta)
+    m = delta.shape[0]
+    if rank_p == c:
+        return varying
+    bits = max(int(abs(v)).bit_length() for v in delta.ravel())
+    if m * c * rank_p * (1.0 + rank_p * bits / 64.0) > EXACT_ELIMINATION_BUDGET:
+        return varying
+    return varying[_pivot_columns(delta)]
+
+
+def _integer_columns(X: np.ndarray) -> np.ndarray | None:
+    """X with each column scaled by the power of two that makes it integral (float64 holding exact
+    integers); None if a scaled entry would overflow float64."""
+    mantissa, exponent = np.frexp(X)
+    digits = (mantissa * 2.0**53).astype(np.int64)                # exact: |mantissa| < 1
+    lowest = np.frexp((digits & -digits).astype(np.float64))[1] - 1   # trailing zero bits of the digits
+    unit = np.where(digits != 0, exponent - 53 + lowest, np.iinfo(np.int64).max)
+    shift = unit.min(axis=0)
+    shift = np.where(shift == np.iinfo(np.int64).max, 0, shift)   # all-zero column
+    Y = np.ldexp(X, -shift)                                       # exact: a power of two
+    if not np.all(np.isfinite(Y)) or not np.all(Y == np.floor(Y)):
+        return None
+    return Y
+
+
+def _differences(Y: np.ndarray, rows: int) -> np.ndarray:
+    """y_i − y_0 for 1 ≤ i < ``rows`` of the integral float matrix Y, in Python integers (exact: a
+    difference of floats need not be a float)."""
+    first = [int(v) for v in Y[0]]
+    return np.array([[int(v) - f for v, f in zip(row, first, strict=True)] for row in Y[1:rows]],
+                    dtype=object).reshape(-1, Y.shape[1])
+
+
+def _rank_modulo_prime(A: np.ndarray) -> int:
+    """The rank of the integer matrix A modulo ``_PRIME`` (a lower bound on its rank over Q)."""
+    R = np.array([int(v) % _PRIME for v in A.ravel()], dtype=np.int64).reshape(A.shape)
+    rank = 0
+    for col in range(R.shape[1]):
+        if rank == R.shape[0]:
+            break
+        nonzero = np.flatnonzero(R[rank:, col])
+        if nonzero.size == 0:
+            continue
+        pivot = rank + int(nonzero[0])
+        R[[rank, pivot]] = R[[pivot, rank]]
+        R[rank] = R[rank] * pow(int(R[rank, col]), _PRIME - 2, _PRIME) % _PRIME    # residues < 2³¹
+        below = R[rank + 1:, col].copy()
+        R[rank + 1:] = (R[rank + 1:] - below[:, None] * R[rank][None, :] % _PRIME) % _PRIME
+        rank += 1
+    return rank
+
+
+def _pivot_columns(A: np.ndarray) -> np.ndarray:
+    """The pivot columns of the integer matrix A (object array) by Bareiss's fraction-free elimination
+    with row pivoting: exact, every division is exact (each entry is a minor of A)."""
+    A = A.copy()
+    previous, rank, pivots = 1, 0, []
+    for col in range(A.shape[1]):
+        if rank == A.shape[0]:
+            break
+        nonzero = np.flatnonzero(A[rank:, col] != 0)
+        if nonzero.size == 0:
+            continue
+        row = rank + int(nonzero[0])
+        A[[rank, row]] = A[[row, rank]]
+        pivot = A[rank, col]
+        A[rank + 1:, col + 1:] = (A[rank + 1:, col + 1:] * pivot
+                                  - np.outer(A[rank + 1:, col], A[rank, col + 1:])) // previous
+        A[rank + 1:, col] = 0
+        previous = pivot
+        pivots.append(col)
+        rank += 1
+    return np.asarray(pivots, dtype=np.int64)
 
 
 def generalized_eigenvalues(D: np.ndarray, A: np.ndarray) -> np.ndarray:
@@ -454,11 +622,13 @@ def lmnn_dual_bound(
       ε(0) = μ·T), so tr M* ≤ τ = U / ((1 − μ) λ_min(P)) and
       ε(M*) ≥ Σα + τ·min(0, λ_min(C(α))).
 
-    P ≻ 0 and C(α) ⪰ 0 are tested on the coordinates in which the points differ
-    (:func:`varying_coordinates`: the others are exact zeros of every matrix here, as blank pixels
-    are). The result is the largest of these (and of 0: ε ≥ 0). Eigenvalues are lowered by bounds
-    on the rounding errors of forming P and C(α) and of the eigen-solver, so the bound
-    survives floating point. α is first projected onto the box [0, μ].
+    P ≻ 0 and C(α) ⪰ 0 are tested on the coordinates K that determine every point difference
+    (:func:`spanning_coordinates`, which proves the reduction exact: P and C(α) are B P_KK Bᵀ and
+    B C(α)_KK Bᵀ, and the problem on X[:, K] has the same optimum), so that a direction in which no
+    two points differ — a constant pixel, or two pixels non-zero in one image only — is no null
+    vector the test would have to prove. The result is the largest of these (and of 0: ε ≥ 0).
+    Eigenvalues are lowered by bounds on the rounding errors of forming P and C(α) and of the
+    eigen-solver, so the bound survives floating point. α is first projected onto the box [0, μ].
 
     Parameters
     ----------
@@ -493,8 +663,8 @@ def lmnn_dual_bound(
     D, d_error = triplet_outer_sum(instance.X, triplets, alpha)
     A = (1.0 - mu) * instance.pull_matrix
     a_error = (1.0 - mu) * _pull_error(instance)
-    keep = np.ix_(*2 * (varying_coordinates(instance.X),))
-    A, D = A[keep], D[keep]                                     # exact: the rest are exact zeros
+    keep = np.ix_(*2 * (instance.spanning_coordinates,))
+    A, D = A[keep], D[keep]                                     # exact: spanning_coordinates
     if A.shape[0] == 0:                                         # all points equal: C(α) = 0 ⪰ 0
         return total
 
@@ -519,8 +689,7 @@ def lmnn_dual_bound(
         t_star = 1.0 if theta[0] >= 0.0 else min(1.0, -1.0 / float(theta[0]))
         # A + tD = (1 − s)(A + t*D) + s·A ⪰ s·λ_min(A)·I for t = (1 − s)t*: leave room for
         # the rounding margins of the eigenvalue test.
-        margin = 16.0 * A.shape[0] * _EPS * (np.linalg.norm(A, 2) + np.linalg.norm(D, 2)) \
-            + A.shape[0] * (a_error + d_error)
+        margin = 16.0 * A.shape[0] * _EPS * (np.linalg.norm(A, 2) + np.linalg.norm(D, 2)) + a_error + d_error
         s = min(1.0, 4.0 * margin / lam_A)
         candidates.append(bound_at((1.0 - s) * t_star))
     return float(max(candidates))
@@ -663,6 +832,13 @@ def multi_metric_dual_bound(
     See the module docstring for the derivation (the block-wise version of
     :func:`lmnn_dual_bound`). Every triplet must be one of the instance's, listed once
     (:func:`check_triplets`): the bound prices each listed hinge of the loss once.
+
+    The blocks are tested on the spanning coordinates of all points, as in :func:`lmnn_dual_bound`.
+    A direction inside that span which no target pair of class c sees but some impostor pair
+    (i, l), y_l = c, does — a class with fewer points than coordinates, or a pixel non-zero in one
+    image of another class — is an exact null vector of P_c: M^c can grow along it at no pull cost,
+    a dual-feasible α has α_t = 0 on those impostor triplets, and C_c(α) keeps the null vector, so
+    the bound then collapses to 0 (raw digits, 20 points per class: rank P_c = 19 on 56 coordinates).
     """
     triplets = check_triplets(problem, triplets)
     alpha = np.asarray(alpha, dtype=np.float64).ravel()
@@ -680,8 +856,9 @@ def multi_metric_dual_bound(
     C, d = problem.n_blocks, problem.dim
     P = problem.pull_matrices()
     A = (1.0 - mu) * P
-    n_blocks_acc = -(-problem.n_points * problem.k // ACCUMULATION_BLOCK)
-    a_error = (1.0 - mu) * (ACCUMULATION_BLOCK + n_blocks_acc + d + 4) * _EPS * np.trace(P, axis1=1, axis2=2)
+    # P_c is one matrix product over the k·n_c target pairs of class c (pull_matrices)
+    pairs = problem.k * np.bincount(blk, minlength=C)
+    a_error = (1.0 - mu) * np.array([_sum_error(int(pairs[c]), 1, d, float(np.trace(P[c]))) for c in range(C)])
     D = np.zeros((C, d, d))
     d_error = np.zeros(C)
     zeros = np.zeros((0, 3), dtype=np.int64)
@@ -695,8 +872,8 @@ def multi_metric_dual_bound(
         Dn, en = triplet_outer_sum(X, np.column_stack([neg[:, 0], neg[:, 0], neg[:, 2]]) if neg.size else zeros, wn)
         D[c] = Dp + Dn
         d_error[c] = ep + en
-    varying = varying_coordinates(X)                            # exact: the rest are exact zeros
-    A, D, d = A[:, varying][:, :, varying], D[:, varying][:, :, varying], varying.size
+    keep = problem.spanning_coordinates                         # exact: spanning_coordinates
+    A, D, d = A[:, keep][:, :, keep], D[:, keep][:, :, keep], keep.size
     if d == 0:                                                  # all points equal: every C_c(α) = 0 ⪰ 0
         return total
     lam_A = np.array([certified_min_eig(A[c], a_error[c]) for c in range(C)]) if mu < 1.0 else np.full(C, -np.inf)
@@ -721,7 +898,7 @@ def multi_metric_dual_bound(
             if theta < 0.0:
                 t_star = min(t_star, -1.0 / float(theta))
             margin = 16.0 * d * _EPS * (np.linalg.norm(A[c], 2) + np.linalg.norm(D[c], 2)) \
-                + d * (a_error[c] + d_error[c])
+                + a_error[c] + d_error[c]
             s_max = max(s_max, min(1.0, 4.0 * margin / lam_A[c]))
         candidates.append(bound_at((1.0 - s_max) * t_star))
     return float(max(candidates))

@@ -374,6 +374,10 @@ def solve_lmnn_fast(
             message="mu = 0: M = 0 is optimal (the loss is tr(MP) with P ⪰ 0)", method="fast",
             solver="lmnn_ipm", max_violation=0.0, min_eigenvalue=0.0, start=start,
         )
+    # solved on the coordinates that determine every point difference: the same optimum, and no direction
+    # in which the IPM's M could grow without changing the loss (spanning_coordinates)
+    full, instance, keep = instance, *_on_span(instance)
+    X = instance.X
     P = np.asarray(instance.pull_matrix)
     warm = fixed = ipm_start = None
     if initial_triplets is not None:
@@ -412,12 +416,15 @@ def solve_lmnn_fast(
         options=options, deadline=None if time_limit is None else start + float(time_limit),
         tight=warm is not None, start=ipm_start, fixed=fixed, fold=fold, fixed_hinges=fixed_hinges,
     )
+    if keep is not None:
+        _lift(rounds, full, keep, objective=lambda Ms: full.objective(Ms[0]),
+              bound=lambda triplets, alpha, objective: lmnn_dual_bound(full, triplets, alpha, upper_bound=objective))
     M = rounds.Ms[0]
     objective, bound, rgap, working, out = rounds.objective, rounds.bound, rounds.rgap, rounds.working, rounds.out
     status, message = _status(rounds, options)
     return build_result(
-        instance.problem, "M", M, objective, bound, rgap=rgap, status=status, message=message, method="fast",
-        solver="lmnn_ipm", max_violation=instance.max_violation(M), iterations=rounds.newton, start=start,
+        full.problem, "M", M, objective, bound, rgap=rgap, status=status, message=message, method="fast",
+        solver="lmnn_ipm", max_violation=full.max_violation(M), iterations=rounds.newton, start=start,
         history=rounds.history,
         extra={"triplets": working, "alpha": rounds.alpha, "active": rounds.active, "rounds": rounds.round,
                "newton_steps": rounds.newton, "restricted_value": out.primal_value,
@@ -425,6 +432,25 @@ def solve_lmnn_fast(
                    "first_order_loss": warm.loss, "first_order_seconds": warm.seconds,
                    "first_order_iterations": warm.iterations, "first_order_triplets": warm.triplets.shape[0]})},
     )
+
+
+def _on_span(instance):
+    """The instance on its :attr:`spanning_coordinates` and those coordinates, or (instance, None) when it
+    needs them all (or none: all points equal). The problem on them has the same optimum, and a metric of
+    it padded with zeros is a metric of the full problem with the same loss
+    (:func:`sdpembed.problems.lmnn.spanning_coordinates`)."""
+    keep = instance.spanning_coordinates
+    return (instance, None) if keep.size in (0, instance.dim) else (instance.on_coordinates(keep), keep)
+
+
+def _lift(rounds: _Rounds, full, keep: np.ndarray, *, objective, bound) -> None:
+    """Pad the metrics solved on the coordinates ``keep`` with zeros, and recompute their loss and
+    certificate on the full instance (the triplets and multipliers are the same)."""
+    Ms = np.zeros((rounds.Ms.shape[0], full.dim, full.dim))
+    Ms[:, keep[:, None], keep[None, :]] = rounds.Ms
+    rounds.Ms, rounds.objective = Ms, objective(Ms)
+    rounds.bound = bound(rounds.working, rounds.alpha, rounds.objective)
+    rounds.rgap = relative_gap(rounds.objective, rounds.bound, loss_unit(full.mu))
 
 
 def _status(rounds: _Rounds, options: RoundOptions) -> tuple[str, str]:
@@ -474,11 +500,13 @@ def solve_multi_metric_fast(problem: MultiMetricLMNNInstance, **options: Any) ->
     X, y, targets, mu = problem.X, problem.y, problem.targets, problem.mu
     n, k = targets.shape
     C, d, blk = problem.n_blocks, problem.dim, problem.block
-    P = problem.pull_matrices()
     if mu == 0.0:
         zero = np.zeros((C, d, d))
         return build_result("lmnn_multi", "M", zero, 0.0, 0.0, status="optimal", message="mu = 0: M = 0 is optimal",
                             method="fast", solver="lmnn_ipm", max_violation=0.0, min_eigenvalue=0.0, start=start)
+
+    full, problem, keep = problem, *_on_span(problem)        # as in solve_lmnn_fast
+    X, d, P = problem.X, problem.dim, problem.pull_matrices()
 
     def build(triplets: np.ndarray) -> PairSystem:
         i, j, l = triplets.T
@@ -496,6 +524,10 @@ def solve_multi_metric_fast(problem: MultiMetricLMNNInstance, **options: Any) ->
                                                                          upper_bound=objective),
         options=options,
     )
+    if keep is not None:
+        _lift(rounds, full, keep, objective=full.objective,
+              bound=lambda triplets, alpha, objective: multi_metric_dual_bound(full, triplets, alpha,
+                                                                               upper_bound=objective))
     status, message = _status(rounds, options)
     return build_result(
         "lmnn_multi", "M", rounds.Ms, rounds.objective, rounds.bound, rgap=rounds.rgap, status=status,
