@@ -304,7 +304,7 @@ def test_the_report_lists_pictures_without_experiments_and_experiments_without_f
     assert "without a function yet: Fig. 8 (no data)." in text
     assert "report no experiment: Fig. 1 (example images)." in text
     for name in _papers():                                   # every paper module's listing is well formed
-        module = load_reproduce(name)
+        module = load_paper(name)
         assert all(isinstance(item, str) and item for item in getattr(module, "NOT_EXPERIMENTS", []))
 
 
