@@ -150,7 +150,7 @@ def _papers() -> list[str]:
 @pytest.mark.parametrize("paper", _papers())
 def test_every_experiment_of_every_paper_documents_paper_and_departures(paper):
     common = load_reproduce("common")
-    module = load_reproduce(paper)
+    module = load_reproduce(importlib.import_module("reproduce").PAPERS[paper])
     assert module.TITLE and module.DATA_NOTE
     for experiment in module.EXPERIMENTS:
         assert set(common.docstring_sections(experiment.run)) >= {"Paper", "Departures"}
@@ -186,3 +186,49 @@ def test_nilepro_cell_text_never_prints_a_number_for_a_stopped_cell():
     nilepro = load_reproduce("nilepro")
     assert nilepro._cell_text({"dim": None, "status": "time limit", "search_s": 61.2}) == "t/l (61 s)"
     assert nilepro._cell_text({"dim": 7, "fit_s": 3.14}) == "7 (3.1 s)"
+
+
+def test_thesis_knn_vote_shrinks_the_neighbourhood_on_a_tie_as_brute_force_does():
+    thesis = load_reproduce("thesis_lmnn")
+    rng = np.random.default_rng(3)
+    D, y = rng.random((300, 40)), rng.integers(0, 4, 40)
+    expected = []
+    for row in D:
+        order = np.argsort(row, kind="stable")
+        for size in (3, 2, 1):
+            votes = np.bincount(y[order[:size]], minlength=4)
+            if np.sum(votes == votes.max()) == 1:
+                expected.append(int(np.argmax(votes)))
+                break
+    assert thesis.knn_vote(D, y, 3).tolist() == expected
+    # three nearest of three classes: the single nearest decides (not the smallest label)
+    assert thesis.knn_vote(np.array([[0.3, 0.1, 0.2, 5.0]]), np.array([0, 2, 1, 1]), 3).tolist() == [2]
+
+
+def test_thesis_leave_one_out_error_leaves_each_point_out():
+    thesis = load_reproduce("thesis_lmnn")
+    rng = np.random.default_rng(4)
+    X, y = rng.standard_normal((30, 3)), rng.integers(0, 3, 30)
+    D = ((X[:, None, :] - X[None, :, :]) ** 2).sum(axis=2)
+    wrong = 0
+    for i in range(30):
+        others = np.delete(np.arange(30), i)
+        wrong += int(thesis.knn_vote(D[i:i + 1, others], y[others], 3)[0] != y[i])
+    got = thesis.knn_errors(lambda r: D[r].copy(), y, y, 30, 3, leave_one_out=True, block=7)
+    assert got == pytest.approx(100.0 * wrong / 30)
+    assert got != pytest.approx(thesis.knn_errors(lambda r: D[r].copy(), y, y, 30, 3))  # self-match: 0 % error
+
+
+def test_thesis_deskew_removes_the_slant_of_a_sheared_bar():
+    thesis = load_reproduce("thesis_lmnn")
+    rows, cols = np.mgrid[:28, :28].astype(float)
+    image = np.exp(-((cols - 13.5 - 0.6 * (rows - 13.5)) ** 2) / 2.0) * ((rows > 4) & (rows < 23))
+
+    def slant(img):
+        img = img.reshape(28, 28)
+        r0, c0 = (rows * img).sum() / img.sum(), (cols * img).sum() / img.sum()
+        return ((rows - r0) * (cols - c0) * img).sum() / ((rows - r0) ** 2 * img).sum()
+
+    straight = thesis.deskew(image.ravel()[None, :])[0]
+    assert slant(image) == pytest.approx(0.6, abs=0.05)
+    assert abs(slant(straight)) < 0.05 and straight.sum() == pytest.approx(image.sum(), rel=0.05)

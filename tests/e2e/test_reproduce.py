@@ -40,13 +40,13 @@ def test_an_unknown_experiment_is_a_usage_error(tmp_path):
     assert info.value.code == 2
 
 
-@pytest.mark.parametrize("paper", ["adagio", "slm", "nilepro"])
+@pytest.mark.parametrize("paper", ["adagio", "slm", "nilepro", "thesis-lmnn"])
 def test_every_quick_experiment_of_a_paper_writes_its_outputs(tmp_path, paper):
     script = load_script("reproduce")
     report = tmp_path / "REPRODUCTION.md"
     assert script.main(["--paper", paper, "--quick", "--results", str(tmp_path / "results"),
                         "--report", str(report)]) == 0
-    module = load_reproduce(paper)
+    module = load_reproduce(script.PAPERS[paper])
     text = report.read_text()
     assert f"## {module.TITLE}" in text
     for experiment in module.EXPERIMENTS:
