@@ -187,12 +187,6 @@ def deskew(images: np.ndarray, size: int = 28) -> np.ndarray:
     return out
 
 
-@functools.cache
-def _mnist_deskewed() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    X, y = load_mnist(size=28)
-    return X, deskew(X), y
-
-
 def _split(name: str, split: int, config: dict) -> dict:
     """One training/test split of a data set, reduced by PCA fitted on the training part."""
     seed = config["seed"] + split
@@ -202,10 +196,10 @@ def _split(name: str, split: int, config: dict) -> dict:
         Xtr, Xte, ytr, yte = train_test_split(X.astype(np.float64), y, test_size=0.3, random_state=seed)
         dims = config["digits_dims"] if name == "digits" else X.shape[1]
     elif name == "mnist":
-        images, X, y = _mnist_deskewed()
-        order = np.random.default_rng(seed).permutation(len(X))
+        images, y = load_mnist(size=28)
+        order = np.random.default_rng(seed).permutation(len(images))
         tr, te = order[:config["mnist_train"]], order[config["mnist_train"]:][:config["mnist_test"]]
-        Xtr, Xte, ytr, yte = X[tr], X[te], y[tr], y[te]
+        Xtr, Xte, ytr, yte = deskew(images[tr]), deskew(images[te]), y[tr], y[te]
         raw = (images[tr], images[te])
         dims = config["mnist_dims"]
     else:
@@ -377,6 +371,19 @@ def _ordering_claims(found: dict) -> list[tuple[str, bool]]:
     return claims
 
 
+def _reasons(failed: list[str]) -> str:
+    """Where an ordering fails, the experiment that tests why (or the thesis' own caveat)."""
+    notes = []
+    if any(c.startswith("wine") for c in failed):
+        notes.append("On wine our PCA-LMNN (the certified optimum) is far below the thesis' 8.39 %, so LDA-LMNN no "
+                     "longer beats it: the experiment 'Table 2.1, wine' tests whether a first-order run that ends "
+                     "short of the optimum on the unscaled features explains the thesis' value.")
+    if any(c.startswith("iris") for c in failed):
+        notes.append("On iris the thesis itself notes over-training on the smallest data set (Sec. 2.1.6); its "
+                     "PCA-LMNN gain is 0.8 points on 38 test points, within our standard errors.")
+    return (" " + " ".join(notes)) if notes else ""
+
+
 def table2_1(config: dict, png: Path) -> Outcome:
     """Table 2.1 — kNN and energy errors after PCA, LDA, PCA-LMNN, LDA-LMNN, MUL-LMNN, MM-LMNN, and SVM.
 
@@ -458,7 +465,8 @@ def table2_1(config: dict, png: Path) -> Outcome:
     agreement = (f"{len(held)} of {len(claims)} published orderings hold on our numbers"
                  + (f" ({'; '.join(held)})" if held else "")
                  + (f"; not: {'; '.join(failed)}" if failed else "") + "." + mnist_text
-                 + " Values are not expected to match where the training set is smaller (MNIST) or k differs.")
+                 + " Values are not expected to match where the training set is smaller (MNIST) or k differs."
+                 + _reasons(failed))
     _plot_table(found, png)
     return Outcome(
         published="Table 2.1 (percent), the columns of the data sets we have; the other six data sets are "
@@ -843,12 +851,97 @@ def fig2_11(config: dict, png: Path) -> Outcome:
                    f"({loo_multi:.2f} % vs {loo_single:.2f} %)."))
 
 
+# ------------------------------------------------------------------------------------------ Table 2.1, wine: why
+
+
+def table2_1_wine(config: dict, png: Path) -> Outcome:
+    """Table 2.1, wine — does the thesis' solver, stopped early, explain its higher PCA-LMNN error?
+
+    Paper
+    -----
+    Table 2.1, wine (unscaled features; 100 random 70/30 splits): PCA-LMNN 8.39 % kNN test
+    error, 7.67 % energy, against 2.11 % for LDA-LMNN. The thesis' solver is Algorithm 3
+    (projected sub-gradient from M = I with an adaptive step and active sets, Sec. 2.1.7).
+    Our certified optimum of (2.11) on the same kind of splits has a far lower error, so this
+    experiment tests the explanation that the thesis' run ended far from the optimum: wine's
+    features differ in scale by three orders of magnitude (proline ~10³, hue ~1), which makes
+    a first-order method from the identity slow.
+
+    Departures
+    ----------
+    - Algorithm 3 is sdpembed's implementation (``LMNN(method="gradient")``: the thesis'
+      step rule ×1.01/×0.5, a full hinge check every 10 iterations), run with its own
+      stopping rule and stopped after ``budgets`` iterations; the thesis does not state its
+      iteration count or stopping point, so its value cannot be predicted, only bracketed.
+    - ``splits`` random 70/30 splits of scikit-learn's wine (178 points), k = 3, μ = 0.5.
+    """
+    k, mu = config["k"], config["mu"]
+    X, y = load_wine(return_X_y=True)
+    runs = {"certified optimum": {"method": "fast"}, "Algorithm 3, own stopping rule": {"method": "gradient"}}
+    runs.update({f"Algorithm 3, {b} iterations": {"method": "gradient", "max_iter": b, "tol": 0.0}
+                 for b in config["budgets"]})
+    results = {key: {"test_knn": [], "gap": [], "iterations": []} for key in runs}
+    for split in track(range(config["splits"]), "wine splits", unit="split"):
+        Xtr, ytr, Xte, yte = _wine_split(X, y, config["seed"] + split)
+        optimum = None
+        for key, options in runs.items():
+            model, _ = _fit(LMNN(k, mu, **options), Xtr, ytr)
+            optimum = float(model.result_.objective) if optimum is None else optimum
+            Ztr, Zte = model.transform(Xtr), model.transform(Xte)
+            results[key]["test_knn"].append(_euclidean_errors(Ztr, ytr, Zte, yte, k)[1])
+            results[key]["gap"].append((float(model.result_.objective) - optimum) / max(abs(optimum), 1.0))
+            results[key]["iterations"].append(int(model.result_.iterations))
+    summary = {key: {"test_knn": float(np.mean(v["test_knn"])),
+                     "test_knn_se": float(np.std(v["test_knn"]) / np.sqrt(len(v["test_knn"]))),
+                     "relative_excess": float(np.mean(v["gap"])), "iterations": float(np.mean(v["iterations"]))}
+               for key, v in results.items()}
+    euclidean = float(np.mean([_euclidean_errors(*_wine_split(X, y, config["seed"] + s), k)[1]
+                               for s in range(config["splits"])]))
+    fig, ax = plt.subplots(figsize=(6.5, 3.6))
+    keys = list(summary)
+    ax.barh(np.arange(len(keys)), [summary[key]["test_knn"] for key in keys],
+            xerr=[summary[key]["test_knn_se"] for key in keys], color="0.5")
+    ax.axvline(PUBLISHED["wine"]["test_knn"]["PCA-LMNN"], color="k", ls="--", label="thesis PCA-LMNN")
+    ax.axvline(euclidean, color="b", ls=":", label="Euclidean")
+    ax.set_yticks(np.arange(len(keys)), keys, fontsize=7)
+    ax.set(xlabel="wine test kNN error %")
+    ax.legend(fontsize=7)
+    _save(fig, png)
+    stopped = summary["Algorithm 3, own stopping rule"]
+    thesis = PUBLISHED["wine"]["test_knn"]["PCA-LMNN"]
+    bracketed = summary["certified optimum"]["test_knn"] < thesis <= stopped["test_knn"]
+    rows = [[key, f"{v['test_knn']:.2f} ± {v['test_knn_se']:.2f}", f"{v['relative_excess']:.3g}",
+             f"{v['iterations']:.0f}"] for key, v in summary.items()]
+    return Outcome(
+        published="PCA-LMNN on wine: 8.39 % kNN test error (Table 2.1); Euclidean kNN 25.00 %.",
+        ours=(f"{config['splits']} splits; Euclidean kNN {euclidean:.2f} %. Test kNN error, the relative excess "
+              "loss (2.11) over the certified optimum (divided by max(optimum, 1)) and the iterations (Newton "
+              "steps for the optimum):\n\n"
+              + _md_table(["solver", "test kNN %", "relative excess loss", "iterations"], rows)),
+        rows={"summary": summary, "euclidean": euclidean}, verdict="reproduced in trend" if bracketed else "differs",
+        agreement=(f"Algorithm 3 from M = I stops after {stopped['iterations']:.0f} iterations on average at "
+                   f"{stopped['test_knn']:.2f} % (excess loss {stopped['relative_excess']:.2g}), the certified optimum "
+                   f"has {summary['certified optimum']['test_knn']:.2f} %: "
+                   + ("the thesis' 8.39 % lies between an unconverged first-order run and the optimum, consistent "
+                      "with its run ending short of the optimum on unscaled wine (its stopping point is not stated, "
+                      "so the value is not predicted)." if bracketed else
+                      "the thesis' 8.39 % is not bracketed by them; the early stop does not explain it.")))
+
+
+def _wine_split(X, y, seed: int):
+    Xtr, Xte, ytr, yte = train_test_split(X.astype(np.float64), y, test_size=0.3, random_state=seed)
+    return Xtr, ytr, Xte, yte
+
+
 # ------------------------------------------------------------------------------------------ registry
 
 
 EXPERIMENTS = (
     Experiment("table2_1", "Table 2.1 — kNN and energy errors of PCA, LDA, LMNN variants and SVM", table2_1,
                full=_SHARED, quick=_SHARED_QUICK),
+    Experiment("table2_1_wine", "Table 2.1, wine — the thesis' solver stopped early against the certified optimum",
+               table2_1_wine, full={"splits": 10, "budgets": [10, 30], "k": 3, "mu": 0.5, "seed": 0},
+               quick={"splits": 1, "budgets": [10], "k": 3, "mu": 0.5, "seed": 0}),
     Experiment("fig2_3_4", "Fig. 2.3–2.4 — LMNN on the upper/lower half of a square: 1-NN error against n", fig2_3_4,
                full={"sizes": [10, 20, 50, 100, 200, 500, 1000], "runs": 10, "grid": 200, "k": 3, "mu": 0.5,
                      "seed": 0},
