@@ -933,6 +933,75 @@ def _wine_split(X, y, seed: int):
     return Xtr, ytr, Xte, yte
 
 
+# ------------------------------------------------------------------------------------------ Table 2.1, MNIST MM-LMNN
+
+
+def table2_1_mnist_mm(config: dict, png: Path) -> Outcome:
+    """Table 2.1, MNIST — MM-LMNN (one metric per class) beside a single metric, in fewer dimensions.
+
+    Paper
+    -----
+    Table 2.1, MNIST (60,000 training images, deskewed, 164 principal components): PCA-LMNN
+    kNN test error 1.72 %, MM-LMNN 1.18 % (training leave-one-out 1.19 % and 0.04 %); one
+    metric per class (2.17) learned jointly, started from the single metric, 8 h 43 min of CPU.
+
+    Departures
+    ----------
+    - The Table 2.1 split of the vendored test images (7,000 training, 3,000 test, deskewed),
+      but only ``dims`` principal components: ten 50×50 metrics in one SDP (12,750 unknowns in
+      the Newton system) do not fit the time box; the single metric is re-solved at the same
+      ``dims`` so that the two rows compare like with like.
+    - Solved from scratch to the certified optimum (no start from the single metric); k = 3.
+    - No energy error (no multi-metric energy rule in sdpembed yet).
+    """
+    settings = {**_SHARED, "mnist_train": config["mnist_train"], "mnist_test": config["mnist_test"],
+                "mnist_dims": config["dims"], "seed": config["seed"]}
+    data = _split("mnist", 0, settings)
+    Xtr, Xte, ytr, yte = data["Xtr"], data["Xte"], data["ytr"], data["yte"]
+    k, mu = config["k"], config["mu"]
+    single, cpu_single = _fit(LMNN(k, mu), Xtr, ytr)
+    multi, cpu_multi = _fit(MultiMetricLMNN(k, mu), Xtr, ytr)
+    Ztr, Zte = single.transform(Xtr), single.transform(Xte)
+    e_train, e_test = _euclidean_errors(Xtr, ytr, Xte, yte, k)
+    s_train, s_test = _euclidean_errors(Ztr, ytr, Zte, yte, k)
+    m_train = knn_errors(lambda r: multi.distances(Xtr[r]), ytr, ytr, len(ytr), k, leave_one_out=True)
+    m_test = knn_errors(lambda r: multi.distances(Xte[r]), ytr, yte, len(yte), k)
+    rows = {"PCA": {"train": e_train, "test_knn": e_test},
+            "PCA-LMNN": {"train": s_train, "test_knn": s_test, "cpu_s": cpu_single,
+                         "status": single.result_.status, "relative_gap": float(single.result_.relative_gap),
+                         "active": int(single.result_.extra.get("active", -1))},
+            "MM-LMNN": {"train": m_train, "test_knn": m_test, "cpu_s": cpu_multi, "status": multi.result_.status,
+                        "relative_gap": float(multi.result_.relative_gap),
+                        "active": int(multi.result_.extra.get("active", -1))}}
+    fig, ax = plt.subplots(figsize=(5, 3.4))
+    x = np.arange(3)
+    ax.bar(x - 0.2, [rows[m]["train"] for m in rows], 0.4, label="train (LOO)")
+    ax.bar(x + 0.2, [rows[m]["test_knn"] for m in rows], 0.4, label="test")
+    ax.plot(x + 0.2, [PUBLISHED["mnist"]["test_knn"][m] for m in rows], "k_", ms=14, label="thesis, test")
+    ax.set_xticks(x, list(rows))
+    ax.set(ylabel="kNN error %", title=f"MNIST, {len(ytr)} training images, {Xtr.shape[1]} dims")
+    ax.legend(fontsize=7)
+    _save(fig, png)
+    better = m_test < s_test
+    table = [[m, _pct(r["train"]), _pct(r["test_knn"]), _pct(PUBLISHED["mnist"]["train"][m]),
+              _pct(PUBLISHED["mnist"]["test_knn"][m]),
+              f"{r['cpu_s']:.1f} / {r['status']} ({r['relative_gap']:.1e})" if "cpu_s" in r else "—",
+              r.get("active", "—")] for m, r in rows.items()]
+    return Outcome(
+        published="MNIST (60,000/10,000, 164 dims): kNN train (LOO) / test — PCA 1.93 / 2.12 %, PCA-LMNN "
+                  "1.19 / 1.72 %, MM-LMNN 0.04 / 1.18 %; CPU 3 h 25 min (one metric), 8 h 43 min (MM).",
+        ours=(f"{len(ytr)} training and {len(yte)} test images, {Xtr.shape[1]} principal components "
+              f"({100 * data['explained']:.0f} % of the variance):\n\n"
+              + _md_table(["method", "train LOO % (ours)", "test % (ours)", "train LOO % (thesis)", "test % (thesis)",
+                           "CPU s / status (gap)", "active constraints"], table)),
+        rows=rows, verdict="reproduced in trend" if better else "differs",
+        agreement=(f"One metric per class gives {m_test:.2f} % test kNN error against the single metric's "
+                   f"{s_test:.2f} % (thesis: 1.18 % against 1.72 %, a ratio of 0.69; ours "
+                   f"{m_test / max(s_test, 1e-12):.2f})"
+                   + ("." if better else "; the multi-metric gain of the thesis does not appear at this size and "
+                      "dimension (its 60,000 training images give ten metrics far more data each).")))
+
+
 # ------------------------------------------------------------------------------------------ registry
 
 
@@ -942,6 +1011,10 @@ EXPERIMENTS = (
     Experiment("table2_1_wine", "Table 2.1, wine — the thesis' solver stopped early against the certified optimum",
                table2_1_wine, full={"splits": 10, "budgets": [10, 30], "k": 3, "mu": 0.5, "seed": 0},
                quick={"splits": 1, "budgets": [10], "k": 3, "mu": 0.5, "seed": 0}),
+    Experiment("table2_1_mnist_mm", "Table 2.1, MNIST — one metric per class beside a single metric",
+               table2_1_mnist_mm, full={"mnist_train": 7000, "mnist_test": 3000, "dims": 20, "k": 3, "mu": 0.5,
+                                        "seed": 0},
+               quick={"mnist_train": 400, "mnist_test": 200, "dims": 8, "k": 3, "mu": 0.5, "seed": 0}),
     Experiment("fig2_3_4", "Fig. 2.3–2.4 — LMNN on the upper/lower half of a square: 1-NN error against n", fig2_3_4,
                full={"sizes": [10, 20, 50, 100, 200, 500, 1000], "runs": 10, "grid": 200, "k": 3, "mu": 0.5,
                      "seed": 0},
