@@ -401,3 +401,49 @@ def test_thesis_mvu_comb_is_a_spine_with_unit_teeth():
         assert 0.0 < points[:, 1].min() and points[:, 1].max() <= 1.05         # a tooth is one unit long
     spacing = np.diff(np.sort(spine[:, 0]))                      # evenly spaced along the lines
     np.testing.assert_allclose(spacing, spacing.mean(), atol=1e-3)
+
+
+def test_thesis_knn_vote_shrinks_the_neighbourhood_on_a_tie_as_brute_force_does():
+    thesis = load_reproduce("thesis_lmnn")
+    rng = np.random.default_rng(3)
+    D, y = rng.random((300, 40)), rng.integers(0, 4, 40)
+    expected = []
+    for row in D:
+        order = np.argsort(row, kind="stable")
+        for size in (3, 2, 1):
+            votes = np.bincount(y[order[:size]], minlength=4)
+            if np.sum(votes == votes.max()) == 1:
+                expected.append(int(np.argmax(votes)))
+                break
+    assert thesis.knn_vote(D, y, 3).tolist() == expected
+    # three nearest of three classes: the single nearest decides (not the smallest label)
+    assert thesis.knn_vote(np.array([[0.3, 0.1, 0.2, 5.0]]), np.array([0, 2, 1, 1]), 3).tolist() == [2]
+
+
+def test_thesis_leave_one_out_error_leaves_each_point_out():
+    thesis = load_reproduce("thesis_lmnn")
+    rng = np.random.default_rng(4)
+    X, y = rng.standard_normal((30, 3)), rng.integers(0, 3, 30)
+    D = ((X[:, None, :] - X[None, :, :]) ** 2).sum(axis=2)
+    wrong = 0
+    for i in range(30):
+        others = np.delete(np.arange(30), i)
+        wrong += int(thesis.knn_vote(D[i:i + 1, others], y[others], 3)[0] != y[i])
+    got = thesis.knn_errors(lambda r: D[r].copy(), y, y, 30, 3, leave_one_out=True, block=7)
+    assert got == pytest.approx(100.0 * wrong / 30)
+    assert got != pytest.approx(thesis.knn_errors(lambda r: D[r].copy(), y, y, 30, 3))  # self-match: 0 % error
+
+
+def test_thesis_deskew_removes_the_slant_of_a_sheared_bar():
+    thesis = load_reproduce("thesis_lmnn")
+    rows, cols = np.mgrid[:28, :28].astype(float)
+    image = np.exp(-((cols - 13.5 - 0.6 * (rows - 13.5)) ** 2) / 2.0) * ((rows > 4) & (rows < 23))
+
+    def slant(img):
+        img = img.reshape(28, 28)
+        r0, c0 = (rows * img).sum() / img.sum(), (cols * img).sum() / img.sum()
+        return ((rows - r0) * (cols - c0) * img).sum() / ((rows - r0) ** 2 * img).sum()
+
+    straight = thesis.deskew(image.ravel()[None, :])[0]
+    assert slant(image) == pytest.approx(0.6, abs=0.05)
+    assert abs(slant(straight)) < 0.05 and straight.sum() == pytest.approx(image.sum(), rel=0.05)

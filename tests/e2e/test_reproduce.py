@@ -40,7 +40,7 @@ def test_an_unknown_experiment_is_a_usage_error(tmp_path):
     assert info.value.code == 2
 
 
-@pytest.mark.parametrize("paper", ["adagio", "slm", "nilepro", "thesis-mvu"])
+@pytest.mark.parametrize("paper", ["adagio", "slm", "nilepro", "thesis-lmnn", "thesis-mvu"])
 def test_every_quick_experiment_of_a_paper_writes_its_outputs(tmp_path, paper):
     script = load_script("reproduce")
     report = tmp_path / "REPRODUCTION.md"

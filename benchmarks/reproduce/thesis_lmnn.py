@@ -1,0 +1,1054 @@
+"""The LMNN experiments of Weinberger's thesis, chapter 2: Table 2.1 and Fig. 2.3–2.5, 2.8, 2.9, 2.11, 2.12.
+
+Each function's docstring states the thesis' set-up (``Paper``) and every departure from it
+(``Departures``); :mod:`reproduce.common` copies both into REPRODUCTION.md beside the published
+numbers and ours. LMNN is :class:`sdpembed.LMNN` (the certified optimum of the SDP (2.11) by the
+interior-point working-set solver), multiple passes its ``n_repeats`` (Sec. 2.1.8), one metric
+per class :class:`sdpembed.MultiMetricLMNN` (2.17); the energy rule is (2.12). kNN errors use
+the thesis' tie rule (Sec. 2.1.6): on a tie among classes the neighbourhood is shrunk until one
+class wins, down to k = 1. Training errors are leave-one-out, as in Table 2.1.
+
+Fig. 2.5, 2.9 and 2.12 are drawn from the rows of Table 2.1 (the thesis draws them from the
+same runs); a run of several of them in one process computes each data set once.
+
+References
+----------
+.. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+   Pennsylvania, 2007. Sec. 2.1.3–2.1.8: the SDP (2.11), the energy rule (2.12), multiple
+   passes and multiple metrics (2.17); Table 2.1; Fig. 2.3–2.5, 2.8–2.12.
+.. [2] Y. LeCun, L. Bottou, Y. Bengio and P. Haffner, "Gradient-based learning applied to
+   document recognition", Proceedings of the IEEE 86(11), 2278–2324, 1998 (MNIST, deskewing).
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import time
+import warnings
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+from scipy import ndimage  # noqa: E402
+from sklearn.datasets import load_digits, load_iris, load_wine  # noqa: E402
+from sklearn.decomposition import PCA  # noqa: E402
+from sklearn.model_selection import GridSearchCV, train_test_split  # noqa: E402
+from sklearn.svm import SVC  # noqa: E402
+
+from sdpembed import LMNN, MultiMetricLMNN  # noqa: E402
+from sdpembed._progress import track  # noqa: E402
+from sdpembed.datasets import load_mnist  # noqa: E402
+from sdpembed.graphs import target_neighbors  # noqa: E402
+from sdpembed.linear.lda import lda_projection  # noqa: E402
+from sdpembed.models.lmnn import energy_scores  # noqa: E402
+
+from .common import Experiment, Outcome  # noqa: E402
+from .numax import _md_table, _save  # noqa: E402
+
+TITLE = "LMNN — Weinberger's thesis, chapter 2 (Table 2.1, Fig. 2.3–2.12)"
+DATA_NOTE = ("Data: of Table 2.1's nine data sets we have iris and wine (scikit-learn's copies of the UCI sets: "
+             "150 and 178 points, where the thesis' table lists 128 and 152) and MNIST as the vendored 10,000 "
+             "*test* images only (the thesis trains on the 60,000 training images and tests on the 10,000). bal, "
+             "letters, Isolet, 20news, yalefaces and olivettifaces are not available offline: their columns of "
+             "Table 2.1, and Fig. 2.6–2.7 (the two face sets), are not run. scikit-learn's digits (1,797 8×8 images) "
+             "is added as a fourth data set, without a published column. Every LMNN solve reports its certified "
+             "status; a row whose solve is not `optimal` says so.")
+NOT_IMPLEMENTED = [
+    "Fig. 2.6–2.7 (yalefaces and Olivetti eigenfaces and neighbourhoods: data not available)",
+    "Fig. 2.10 (two concentric circles, 1–3 metrics on k-means clusters: sdpembed's multi-metric SDP indexes "
+    "the metric by the class, and its pull term uses the class of x_i for the pair (x_i, x_j), which equals the "
+    "cluster of x_j only when clusters are classes; a cluster-indexed variant is not implemented)",
+    "Fig. 2.13–2.17 (dimensionality reduction with a rectangular L and ball trees: the algorithms are in "
+    "sdpembed — `LMNN(method=\"rectangular\")`, `graphs.balltree` — but these experiments are not written yet)",
+    "the energy rule of MM-LMNN in Table 2.1 and Fig. 2.12 (`MultiMetricLMNN(rule=\"energy\")` exists; these "
+    "experiments do not use it yet)",
+]
+
+#: Table 2.1 for the data sets we have (percent; ``None`` where the table has no entry for us to compare).
+PUBLISHED = {
+    "iris": {"n_train": 90, "n_test": 38, "runs": 100, "cpu_1m": "2s", "cpu_mm": "5s", "active_1m": 574,
+             "active_mm": 1548,
+             "train": {"PCA": 4.20, "LDA": 2.46, "PCA-LMNN": 3.28, "LDA-LMNN": 2.98, "MUL-LMNN": 3.47,
+                       "MM-LMNN": 3.13, "SVM": 3.36},
+             "test_knn": {"PCA": 4.87, "LDA": 2.58, "PCA-LMNN": 4.08, "LDA-LMNN": 3.79, "MUL-LMNN": 3.76,
+                          "MM-LMNN": 4.37, "SVM": 3.45},
+             "test_energy": {"PCA": 3.82, "LDA": 2.63, "PCA-LMNN": 4.00, "LDA-LMNN": 2.82, "MUL-LMNN": 3.34,
+                             "MM-LMNN": 3.84}},
+    "wine": {"n_train": 106, "n_test": 46, "runs": 100, "cpu_1m": "14s", "cpu_mm": "16s", "active_1m": 10194,
+             "active_mm": 748,
+             "train": {"PCA": 24.36, "LDA": 0.26, "PCA-LMNN": 6.12, "LDA-LMNN": 0.23, "MUL-LMNN": 4.77,
+                       "MM-LMNN": 6.12, "SVM": 0.00},
+             "test_knn": {"PCA": 25.00, "LDA": 1.98, "PCA-LMNN": 8.39, "LDA-LMNN": 2.11, "MUL-LMNN": 7.30,
+                          "MM-LMNN": 8.39, "SVM": 22.24},
+             "test_energy": {"PCA": 50.41, "LDA": 2.11, "PCA-LMNN": 7.67, "LDA-LMNN": 2.04, "MUL-LMNN": 7.85,
+                             "MM-LMNN": 8.04}},
+    "mnist": {"n_train": 60000, "n_test": 10000, "runs": 1, "cpu_1m": "3h 25m", "cpu_mm": "8h 43m",
+              "active_1m": 540037, "active_mm": 305114,
+              "train": {"PCA": 1.93, "LDA": 6.57, "PCA-LMNN": 1.19, "LDA-LMNN": 6.62, "MUL-LMNN": 1.15,
+                        "MM-LMNN": 0.04, "SVM": 0.00},
+              "test_knn": {"PCA": 2.12, "LDA": 6.16, "PCA-LMNN": 1.72, "LDA-LMNN": 6.17, "MUL-LMNN": 1.69,
+                           "MM-LMNN": 1.18, "SVM": 1.20},
+              "test_energy": {"PCA": 2.39, "LDA": 10.23, "PCA-LMNN": 1.37, "LDA-LMNN": 5.56, "MUL-LMNN": 1.27,
+                              "MM-LMNN": 1.23}},
+}
+METHODS = ("PCA", "LDA", "PCA-LMNN", "LDA-LMNN", "MUL-LMNN", "MM-LMNN", "SVM")
+_MEASURES = ("train", "test_knn", "test_energy")
+
+
+# ------------------------------------------------------------------------------------------ kNN and data
+
+
+def _sq_distances(A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    return np.maximum(np.einsum("ij,ij->i", A, A)[:, None] + np.einsum("ij,ij->i", B, B)[None, :] - 2.0 * A @ B.T,
+                      0.0)
+
+
+def knn_vote(D: np.ndarray, y_train: np.ndarray, k: int) -> np.ndarray:
+    """kNN labels from a block of distances (m, n), ties broken as the thesis does (Sec. 2.1.6).
+
+    Among the k nearest, the class with most votes wins; on a tie the neighbourhood shrinks
+    to k − 1, …, down to the single nearest point. ``D`` may hold ``inf`` (a left-out point).
+    """
+    kk = min(k, D.shape[1])
+    nearest = np.argpartition(D, kk - 1, axis=1)[:, :kk]
+    order = np.argsort(np.take_along_axis(D, nearest, axis=1), axis=1, kind="stable")
+    labels = y_train[np.take_along_axis(nearest, order, axis=1)]
+    n_classes = int(y_train.max()) + 1
+    pred = np.full(D.shape[0], -1)
+    open_rows = np.arange(D.shape[0])
+    for size in range(kk, 0, -1):           # a loop over neighbourhood sizes; rows are vectorised
+        votes = np.zeros((open_rows.size, n_classes))
+        np.add.at(votes, (np.repeat(np.arange(open_rows.size), size), labels[open_rows, :size].ravel()), 1.0)
+        top = votes.max(axis=1)
+        decided = np.sum(votes == top[:, None], axis=1) == 1
+        pred[open_rows[decided]] = np.argmax(votes[decided], axis=1)
+        open_rows = open_rows[~decided]
+        if open_rows.size == 0:
+            break
+    return pred
+
+
+def knn_errors(distances, y_train: np.ndarray, y_test: np.ndarray, n_test: int, k: int,
+               leave_one_out: bool = False, block: int = 1000) -> float:
+    """kNN error (percent) with ``distances(rows)`` → the (len(rows), n_train) block of distances.
+
+    With ``leave_one_out`` the test set is the training set and each point's own distance is
+    ignored (the leave-one-out estimate of Table 2.1's training errors).
+    """
+    wrong = 0
+    for start in range(0, n_test, block):
+        rows = np.arange(start, min(start + block, n_test))
+        D = distances(rows)
+        if leave_one_out:
+            D[np.arange(rows.size), rows] = np.inf
+        wrong += int(np.sum(knn_vote(D, y_train, k) != y_test[rows]))
+    return 100.0 * wrong / n_test
+
+
+def _euclidean_errors(Ztr, ytr, Zte, yte, k: int) -> tuple[float, float]:
+    """Leave-one-out training and test kNN errors (percent) under the Euclidean distance of Z."""
+    train = knn_errors(lambda r: _sq_distances(Ztr[r], Ztr), ytr, ytr, len(ytr), k, leave_one_out=True)
+    test = knn_errors(lambda r: _sq_distances(Zte[r], Ztr), ytr, yte, len(yte), k)
+    return train, test
+
+
+def _energy_error(Ztr, ytr, Zte, yte, targets, k: int, mu: float) -> float:
+    """Test error (percent) of the energy rule (2.12) in the mapped space Z."""
+    pred = np.argmin(energy_scores(Zte, Ztr, ytr, targets, k, mu), axis=1)
+    return 100.0 * float(np.mean(pred != yte))
+
+
+def deskew(images: np.ndarray, size: int = 28) -> np.ndarray:
+    """Deskewed images (rows): the shear that makes each image's second moments upright.
+
+    The image is resampled (bilinear) under the map (r, c) ↦ (r, c + α (r − r̄)) about its
+    centre of mass, α = cov(r, c) / var(r), and recentred — the deskewing of LeCun et al. that the
+    thesis applies to MNIST (Sec. 2.1.6).
+    """
+    rows, cols = np.mgrid[:size, :size].astype(np.float64)
+    out = np.empty_like(images, dtype=np.float64)
+    centre = (size - 1) / 2.0
+    for index, image in enumerate(images):     # a loop over images: one resampling each
+        img = image.reshape(size, size)
+        total = img.sum()
+        if total <= 0:
+            out[index] = image
+            continue
+        r0, c0 = (rows * img).sum() / total, (cols * img).sum() / total
+        alpha = ((rows - r0) * (cols - c0) * img).sum() / max(((rows - r0) ** 2 * img).sum(), 1e-12)
+        A = np.array([[1.0, 0.0], [alpha, 1.0]])
+        offset = np.array([r0, c0]) - A @ np.array([centre, centre])
+        out[index] = ndimage.affine_transform(img, A, offset=offset, order=1).ravel()
+    return out
+
+
+def _split(name: str, split: int, config: dict) -> dict:
+    """One training/test split of a data set, reduced by PCA fitted on the training part."""
+    seed = config["seed"] + split
+    raw = None
+    if name in ("iris", "wine", "digits"):
+        X, y = {"iris": load_iris, "wine": load_wine, "digits": load_digits}[name](return_X_y=True)
+        Xtr, Xte, ytr, yte = train_test_split(X.astype(np.float64), y, test_size=0.3, random_state=seed)
+        dims = config["digits_dims"] if name == "digits" else X.shape[1]
+    elif name == "mnist":
+        images, y = load_mnist(size=28)
+        order = np.random.default_rng(seed).permutation(len(images))
+        tr, te = order[:config["mnist_train"]], order[config["mnist_train"]:][:config["mnist_test"]]
+        Xtr, Xte, ytr, yte = deskew(images[tr]), deskew(images[te]), y[tr], y[te]
+        raw = (images[tr], images[te])
+        dims = config["mnist_dims"]
+    else:
+        raise ValueError(f"unknown data set {name!r}")
+    pca = PCA(dims, random_state=seed).fit(Xtr)       # all dimensions: a rotation (iris, wine)
+    return {"Xtr": pca.transform(Xtr), "Xte": pca.transform(Xte), "ytr": np.asarray(ytr), "yte": np.asarray(yte),
+            "explained": float(np.sum(pca.explained_variance_ratio_)), "raw": raw}
+
+
+def _svm(Xtr, ytr, Xte, yte, name: str, seed: int) -> dict:
+    """Multiclass SVM: the kernel (linear, polynomial, RBF) and C by 3-fold cross-validation; on MNIST the
+    thesis' non-homogeneous polynomial kernel of degree 4."""
+    cpu = time.process_time()
+    if name == "mnist":
+        model = SVC(kernel="poly", degree=4, coef0=1.0, gamma="scale").fit(Xtr, ytr)
+        chosen = "poly4"
+    else:
+        grid = [{"kernel": ["linear"], "C": [0.1, 1, 10]},
+                {"kernel": ["poly"], "degree": [2, 3], "coef0": [1.0], "C": [0.1, 1, 10]},
+                {"kernel": ["rbf"], "C": [1, 10, 100]}]
+        search = GridSearchCV(SVC(gamma="scale"), grid, cv=3).fit(Xtr, ytr)
+        model, chosen = search.best_estimator_, str(search.best_params_)
+    return {"test_knn": 100.0 * float(np.mean(model.predict(Xte) != yte)), "cpu_s": time.process_time() - cpu,
+            "kernel": chosen}
+
+
+def _lmnn_row(model, Ztr, ytr, Zte, yte, k: int, mu: float, cpu: float) -> dict:
+    Ltr, Lte = model.transform(Ztr), model.transform(Zte)
+    train, test = _euclidean_errors(Ltr, ytr, Lte, yte, k)
+    results = model.results_
+    return {"train": train, "test_knn": test, "test_energy": _energy_error(Ltr, ytr, Lte, yte, model.targets_, k, mu),
+            "cpu_s": cpu, "active": int(results[-1].extra.get("active", -1)),
+            "status": ",".join(r.status for r in results),
+            "relative_gap": max(float(r.relative_gap) for r in results)}
+
+
+def _fit(estimator, X, y):
+    """Fit under warnings capture (a non-optimal solve is reported by status, not by a warning); CPU seconds."""
+    cpu = time.process_time()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        estimator.fit(X, y)
+    return estimator, time.process_time() - cpu
+
+
+def _split_rows(data: dict, name: str, config: dict) -> dict:
+    """Every column of Table 2.1 on one split."""
+    k, mu = config["k"], config["mu"]
+    Xtr, Xte, ytr, yte = data["Xtr"], data["Xte"], data["ytr"], data["yte"]
+    rows: dict = {}
+    train, test = _euclidean_errors(Xtr, ytr, Xte, yte, k)
+    rows["PCA"] = {"train": train, "test_knn": test,
+                   "test_energy": _energy_error(Xtr, ytr, Xte, yte, target_neighbors(Xtr, ytr, k), k, mu)}
+    W = lda_projection(Xtr, ytr, shrinkage=config["lda_shrinkage"])
+    Ltr, Lte = Xtr @ W.T, Xte @ W.T
+    train, test = _euclidean_errors(Ltr, ytr, Lte, yte, k)
+    rows["LDA"] = {"train": train, "test_knn": test,
+                   "test_energy": _energy_error(Ltr, ytr, Lte, yte, target_neighbors(Ltr, ytr, k), k, mu)}
+    pca_lmnn, cpu = _fit(LMNN(k, mu), Xtr, ytr)
+    rows["PCA-LMNN"] = _lmnn_row(pca_lmnn, Xtr, ytr, Xte, yte, k, mu, cpu)
+    model, cpu = _fit(LMNN(k, mu), Ltr, ytr)
+    rows["LDA-LMNN"] = _lmnn_row(model, Ltr, ytr, Lte, yte, k, mu, cpu)
+    model, cpu = _fit(LMNN(k, mu, n_repeats=config["mul_runs"]), Xtr, ytr)
+    rows["MUL-LMNN"] = _lmnn_row(model, Xtr, ytr, Xte, yte, k, mu, cpu)
+    if config["multi_metric"]:
+        mm, cpu = _fit(MultiMetricLMNN(k, mu), Xtr, ytr)
+        rows["MM-LMNN"] = {
+            "train": knn_errors(lambda r: mm.distances(Xtr[r]), ytr, ytr, len(ytr), k, leave_one_out=True),
+            "test_knn": knn_errors(lambda r: mm.distances(Xte[r]), ytr, yte, len(yte), k), "test_energy": None,
+            "cpu_s": cpu, "active": int(mm.result_.extra.get("active", -1)), "status": mm.result_.status,
+            "relative_gap": float(mm.result_.relative_gap)}
+    if config["svm"]:
+        rows["SVM"] = {"train": None, "test_energy": None, **_svm(Xtr, ytr, Xte, yte, name, config["seed"])}
+    return rows
+
+
+def _settings(name: str, config: dict) -> dict:
+    """The settings of one data set (the splits it runs and what it computes)."""
+    splits = {"iris": config["small_splits"], "wine": config["small_splits"], "digits": config["digits_splits"],
+              "mnist": 1}[name]
+    keys = ("k", "mu", "seed", "mul_runs", "lda_shrinkage", "svm", "digits_dims", "mnist_train", "mnist_test",
+            "mnist_dims")
+    return {"splits": splits, "multi_metric": name in config["multi_metric_on"],
+            **{key: config[key] for key in keys}}
+
+
+@functools.cache
+def _dataset(name: str, settings_json: str) -> dict:
+    """Table 2.1's columns on every split of one data set (computed once per process and settings)."""
+    config = json.loads(settings_json)
+    splits, first = [], None
+    for split in track(range(config["splits"]), f"Table 2.1 {name}", unit="split"):
+        data = _split(name, split, config)
+        first = data if first is None else first
+        splits.append(_split_rows(data, name, config))
+    summary = {}
+    for method in METHODS:
+        present = [s[method] for s in splits if method in s]
+        if not present:
+            continue
+        entry = {}
+        for measure in (*_MEASURES, "cpu_s", "active", "relative_gap"):
+            values = [r[measure] for r in present if r.get(measure) is not None]
+            if values:
+                entry[measure] = float(np.mean(values))
+                if measure in _MEASURES:
+                    entry[measure + "_se"] = float(np.std(values) / np.sqrt(len(values)))
+        statuses = [s for r in present for s in str(r.get("status", "")).split(",") if s]
+        entry["optimal"] = f"{sum(s == 'optimal' for s in statuses)}/{len(statuses)}" if statuses else "—"
+        if "kernel" in present[0]:
+            entry["kernel"] = sorted({r["kernel"] for r in present})
+        summary[method] = entry
+    return {"summary": summary, "n_train": int(len(first["ytr"])), "n_test": int(len(first["yte"])),
+            "dim": int(first["Xtr"].shape[1]), "explained": first["explained"], "splits": config["splits"]}
+
+
+def _datasets(config: dict, png: Path | None = None) -> dict:
+    """Table 2.1's data sets under ``config``: from the stored ``table2_1.json`` beside ``png`` when it was run
+    with the same configuration (the figures drawn from Table 2.1 then reuse its rows), computed otherwise."""
+    stored = None if png is None else png.with_name("table2_1.json")
+    if stored is not None and stored.exists():
+        record = json.loads(stored.read_text())
+        if all(record["config"].get(key) == value for key, value in config.items() if key in _SHARED):
+            return {name: record["rows"][name] for name in config["datasets"] if name in record["rows"]}
+    return {name: _dataset(name, json.dumps(_settings(name, config), sort_keys=True)) for name in config["datasets"]}
+
+
+def _pct(value, se=None) -> str:
+    if value is None:
+        return "—"
+    return f"{value:.2f}" + (f" ± {se:.2f}" if se is not None and se > 0 else "")
+
+
+def _published_cell(name: str, measure: str, method: str) -> str:
+    value = PUBLISHED.get(name, {}).get(measure, {}).get(method)
+    return "—" if value is None else f"{value:.2f}"
+
+
+# ------------------------------------------------------------------------------------------ Table 2.1
+
+_SHARED = {
+    "datasets": ["iris", "wine", "digits", "mnist"], "small_splits": 20, "digits_splits": 1, "digits_dims": 30,
+    "mnist_train": 7000, "mnist_test": 3000, "mnist_dims": 50, "k": 3, "mu": 0.5, "mul_runs": 3,
+    "lda_shrinkage": 1e-3, "svm": True, "multi_metric_on": ["iris", "wine", "digits"], "seed": 0,
+}
+_SHARED_QUICK = {
+    **_SHARED, "small_splits": 2, "digits_dims": 10, "mnist_train": 400, "mnist_test": 200, "mnist_dims": 20,
+    "multi_metric_on": ["iris", "wine"],
+}
+
+
+def _ordering_claims(found: dict) -> list[tuple[str, bool]]:
+    """The published orderings of Table 2.1 on our data sets, each checked on our numbers."""
+    claims = []
+    for name, res in found.items():
+        s = res["summary"]
+        if name in PUBLISHED:
+            claims.append((f"{name}: PCA-LMNN kNN test error < PCA's",
+                           s["PCA-LMNN"]["test_knn"] < s["PCA"]["test_knn"]))
+    if "wine" in found:
+        s = found["wine"]["summary"]
+        claims.append(("wine: LDA-LMNN kNN test error < PCA-LMNN's (LDA helps on wine)",
+                       s["LDA-LMNN"]["test_knn"] < s["PCA-LMNN"]["test_knn"]))
+    if "mnist" in found:
+        s = found["mnist"]["summary"]
+        claims.append(("mnist: PCA-LMNN energy test error < its kNN test error",
+                       s["PCA-LMNN"]["test_energy"] < s["PCA-LMNN"]["test_knn"]))
+        claims.append(("mnist: LDA kNN test error > PCA's (LDA drastically worse)",
+                       s["LDA"]["test_knn"] > s["PCA"]["test_knn"]))
+    return claims
+
+
+def _reasons(failed: list[str]) -> str:
+    """Where an ordering fails, the experiment that tests why (or the thesis' own caveat)."""
+    notes = []
+    if any(c.startswith("wine") for c in failed):
+        notes.append("On wine our PCA-LMNN (the certified optimum) is far below the thesis' 8.39 %, so LDA-LMNN no "
+                     "longer beats it: the experiment 'Table 2.1, wine' tests whether a first-order run that ends "
+                     "short of the optimum on the unscaled features explains the thesis' value.")
+    if any(c.startswith("iris") for c in failed):
+        notes.append("On iris the thesis itself notes over-training on the smallest data set (Sec. 2.1.6), and its "
+                     "own PCA-LMNN gain there is 0.8 points (4.87 → 4.08 %) on 38 test points.")
+    return (" " + " ".join(notes)) if notes else ""
+
+
+def table2_1(config: dict, png: Path) -> Outcome:
+    """Table 2.1 — kNN and energy errors after PCA, LDA, PCA-LMNN, LDA-LMNN, MUL-LMNN, MM-LMNN, and SVM.
+
+    Paper
+    -----
+    Nine data sets; iris, wine (and bal) averaged over 100 random 70/30 splits; MNIST on its
+    60,000/10,000 split, deskewed and reduced to 164 principal components (95 % of the
+    variance). Columns: kNN after PCA and after LDA; LMNN (2.11) after PCA (PCA-LMNN) and after
+    LDA (LDA-LMNN); LMNN applied several times (MUL-LMNN, the number of runs and k chosen on a
+    validation set); one metric per class (MM-LMNN, (2.17), started from the single metric);
+    multiclass SVM (kernel by cross-validation; on MNIST a polynomial kernel of degree 4).
+    Training errors are leave-one-out kNN; test errors kNN and energy (2.12); μ = 0.5; k by
+    cross-validation; CPU time and active constraints of LMNN with one and with several metrics.
+    The thesis' solver is sub-gradient descent with an active set (Sec. 2.1.7).
+
+    Departures
+    ----------
+    - iris and wine: 20 random 70/30 splits (the thesis: 100), to fit the time box of the
+      full run; the standard errors are given.
+    - MNIST: 50 principal components, not 164. At d = 164 the interior-point method's Newton
+      system has order d(d + 1)/2 = 13,530 (1.5 GB, about 10¹² flops per factorisation): on
+      2,000 images its first round had not finished after 6 minutes (wall, load 4–10 on 2
+      cores); at d = 50 (90 % of the variance of the deskewed training images) a solve on
+      7,000 images took 10.5 s of CPU (certified gap 2.7·10⁻⁶).
+    - k = 3 target neighbours on every data set (the thesis chose k by cross-validation and
+      does not report it), and MUL-LMNN is 3 passes (the thesis chose the number on a validation
+      set); no validation set is held out for MM-LMNN.
+    - LMNN is the certified optimum of (2.11) (interior point on an exact working set), not
+      the thesis' sub-gradient solver; CPU time is ours on this machine, single-threaded BLAS.
+      MM-LMNN is solved from scratch (the thesis starts it from the single metric and adds that
+      time). "Active constraints" counts the triplets whose hinge is positive at our optimum.
+    - iris and wine: scikit-learn's copies (150 and 178 points; the table lists 128 and 152),
+      features unscaled, PCA a rotation (all 4 and 13 dimensions kept, as the table's
+      "dimens." row). LDA uses a 10⁻³ shrinkage of the within-class scatter.
+    - MNIST: the vendored 10,000 *test* images only — a seeded random 7,000 for training and
+      the other 3,000 for testing (the thesis: 60,000 and 10,000), deskewed here (second-moment
+      shear, bilinear), PCA fitted on the 7,000 (see above for the dimension). No MM-LMNN
+      on MNIST (10 metrics of 50² in one SDP do not fit the time box).
+    - digits (scikit-learn, 8×8, PCA to 30 dimensions, one 70/30 split) has no published column.
+    - SVM: no leave-one-out training error; its kernel and C by 3-fold cross-validation over a
+      small grid (linear, polynomial of degree 2–3, RBF) on the same features.
+    - Energy error of MM-LMNN: not computed (no multi-metric energy rule yet).
+    """
+    found = _datasets(config)
+    header = ["data set", "n train/test, dim", "measure", *METHODS]
+    rows, raw = [], {}
+    for name, res in found.items():
+        s = res["summary"]
+        size = f"{res['n_train']}/{res['n_test']}, {res['dim']}" + (f" ({res['splits']} splits)"
+                                                                     if res["splits"] > 1 else "")
+        for measure, label in (("train", "train kNN (LOO) %"), ("test_knn", "test kNN %"),
+                               ("test_energy", "test energy %")):
+            rows.append([name, size, label + " — ours",
+                         *(_pct(s.get(m, {}).get(measure), s.get(m, {}).get(measure + "_se")) for m in METHODS)])
+            if name in PUBLISHED:
+                pub = PUBLISHED[name]
+                rows.append([name, f"{pub['n_train']}/{pub['n_test']}", label + " — thesis",
+                             *(_published_cell(name, measure, m) for m in METHODS)])
+        rows.append([name, size, "CPU s (ours) / optimal",
+                     *(f"{s[m]['cpu_s']:.2f} / {s[m]['optimal']}" if m in s and "cpu_s" in s[m] else "—"
+                       for m in METHODS)])
+        rows.append([name, size, "active constraints (ours)",
+                     *(f"{s[m]['active']:.0f}" if m in s and "active" in s[m] else "—" for m in METHODS)])
+        if name in PUBLISHED:
+            pub = PUBLISHED[name]
+            rows.append([name, "thesis", "CPU time / active constr. (1 metric; MM)",
+                         "", "", f"{pub['cpu_1m']} / {pub['active_1m']}", "", "",
+                         f"{pub['cpu_mm']} / {pub['active_mm']}", ""])
+        raw[name] = {key: res[key] for key in ("summary", "n_train", "n_test", "dim", "explained", "splits")}
+    claims = _ordering_claims(found)
+    held = [c for c, ok in claims if ok]
+    failed = [c for c, ok in claims if not ok]
+    verdict = "reproduced in trend" if not failed else "differs"
+    mnist = found.get("mnist", {}).get("summary", {})
+    mnist_text = (f" MNIST ({found['mnist']['n_train']} training images, {found['mnist']['dim']} dimensions): "
+                  f"PCA-LMNN kNN {_pct(mnist['PCA-LMNN']['test_knn'])} % and energy "
+                  f"{_pct(mnist['PCA-LMNN']['test_energy'])} % (thesis, 60,000 training images: 1.72 % / 1.37 %)."
+                  if mnist else "")
+    agreement = (f"{len(held)} of {len(claims)} published orderings hold on our numbers"
+                 + (f" ({'; '.join(held)})" if held else "")
+                 + (f"; not: {'; '.join(failed)}" if failed else "") + "." + mnist_text
+                 + " Values are not expected to match where the training set is smaller (MNIST) or k differs."
+                 + _reasons(failed))
+    _plot_table(found, png)
+    return Outcome(
+        published="Table 2.1 (percent), the columns of the data sets we have; the other six data sets are "
+                  "unavailable (see the data note). The thesis rows are printed beside ours in the table below.",
+        ours="Mean over splits ± standard error of the mean (one split: no ±).\n\n" + _md_table(header, rows),
+        rows=raw, verdict=verdict, agreement=agreement, extra={"claims": [{"claim": c, "holds": ok}
+                                                                          for c, ok in claims]})
+
+
+def _plot_table(found: dict, png: Path) -> None:
+    fig, axes = plt.subplots(1, len(found), figsize=(3.6 * len(found), 3.6), squeeze=False)
+    for ax, (name, res) in zip(axes[0], found.items(), strict=True):
+        s = res["summary"]
+        methods = [m for m in METHODS if m in s]
+        x = np.arange(len(methods))
+        ax.bar(x - 0.2, [s[m].get("test_knn", 0) for m in methods], 0.4, label="ours, kNN")
+        ax.bar(x + 0.2, [s[m].get("test_energy", 0) or 0 for m in methods], 0.4, label="ours, energy")
+        if name in PUBLISHED:
+            ax.plot(x - 0.2, [PUBLISHED[name]["test_knn"].get(m, np.nan) for m in methods], "k_", ms=12,
+                    label="thesis, kNN")
+            ax.plot(x + 0.2, [PUBLISHED[name]["test_energy"].get(m, np.nan) for m in methods], "r_", ms=12,
+                    label="thesis, energy")
+        ax.set_xticks(x, methods, rotation=60, fontsize=7)
+        ax.set(title=name, ylabel="test error %")
+    axes[0, 0].legend(fontsize=6)
+    _save(fig, png)
+
+
+# ------------------------------------------------------------------------------------------ Fig. 2.5
+
+
+def fig2_5(config: dict, png: Path) -> Outcome:
+    """Fig. 2.5 — training (leave-one-out) and test kNN errors under PCA, LDA and LMNN, and the energy rule.
+
+    Paper
+    -----
+    The larger data sets of Table 2.1 (the same runs): kNN training and test errors after PCA,
+    LDA and with the learned metric, and the energy classifier's test error. Published (text,
+    Sec. 2.1.6): except on the smallest data set the learned metric improves kNN, in training
+    and testing; the energy classifier beats kNN under both metrics on all the large data sets.
+
+    Departures
+    ----------
+    - The runs of Table 2.1 (see its departures); the "large" data sets here are digits and
+      MNIST (the thesis' five are unavailable), the small ones iris and wine.
+    """
+    found = _datasets(config, png)
+    large = [n for n in found if n in ("digits", "mnist")]
+    rows, claims = [], []
+    for name, res in found.items():
+        s = res["summary"]
+        rows.append([name, *(_pct(s[m]["train"]) for m in ("PCA", "LDA", "PCA-LMNN")),
+                     *(_pct(s[m]["test_knn"]) for m in ("PCA", "LDA", "PCA-LMNN")), _pct(s["PCA-LMNN"]["test_energy"])])
+        if name in large:
+            lmnn, pca = s["PCA-LMNN"], s["PCA"]
+            claims.append((f"{name}: LMNN improves kNN (train and test)",
+                           lmnn["train"] < pca["train"] and lmnn["test_knn"] < pca["test_knn"]))
+            claims.append((f"{name}: energy < kNN under PCA and LMNN",
+                           lmnn["test_energy"] < min(pca["test_knn"], lmnn["test_knn"])))
+    failed = [c for c, ok in claims if not ok]
+    verdict = "reproduced in trend" if claims and not failed else "differs"
+    fig, axes = plt.subplots(1, len(found), figsize=(3.4 * len(found), 3.2), squeeze=False)
+    for ax, (name, res) in zip(axes[0], found.items(), strict=True):
+        s = res["summary"]
+        labels = ["PCA", "LDA", "LMNN", "energy"]
+        train = [s["PCA"]["train"], s["LDA"]["train"], s["PCA-LMNN"]["train"], np.nan]
+        test = [s["PCA"]["test_knn"], s["LDA"]["test_knn"], s["PCA-LMNN"]["test_knn"], s["PCA-LMNN"]["test_energy"]]
+        x = np.arange(4)
+        ax.bar(x - 0.2, train, 0.4, label="train (LOO)")
+        ax.bar(x + 0.2, test, 0.4, label="test")
+        ax.set_xticks(x, labels, fontsize=8)
+        ax.set(title=name, ylabel="error %")
+    axes[0, 0].legend(fontsize=7)
+    _save(fig, png)
+    return Outcome(
+        published="Bar charts (five data sets we do not have); the text: LMNN improves kNN except on the smallest "
+                  "data set; energy beats kNN under both metrics on all large data sets.",
+        ours=_md_table(["data set", "train PCA", "train LDA", "train LMNN", "test PCA", "test LDA", "test LMNN",
+                        "test energy"], rows),
+        rows=[{"claim": c, "holds": ok} for c, ok in claims], verdict=verdict,
+        agreement=(f"{len(claims) - len(failed)} of {len(claims)} claims hold on the large data sets"
+                   + (f"; not: {'; '.join(failed)}" if failed else "") + "."))
+
+
+# ------------------------------------------------------------------------------------------ Fig. 2.9 and 2.12
+
+
+def _ratio_figure(config: dict, png: Path, method: str, published_claim: str) -> tuple[list, list, dict]:
+    found = _datasets(config, png)
+    rows, ratios = [], {}
+    for name, res in found.items():
+        s = res["summary"]
+        if method not in s:
+            continue
+        ours = {m: (s[method][m] / s["PCA-LMNN"][m] if s[method].get(m) is not None and s["PCA-LMNN"][m] > 0
+                    else None) for m in ("train", "test_knn", "test_energy")}
+        pub = PUBLISHED.get(name)
+        theirs = ({m: pub[m][method] / pub[m]["PCA-LMNN"] if pub[m]["PCA-LMNN"] > 0 else None
+                   for m in ("train", "test_knn", "test_energy")} if pub else {})
+        ratios[name] = {"ours": ours, "thesis": theirs}
+        rows.append([name, *(_pct(ours[m]) for m in ("train", "test_knn", "test_energy")),
+                     *(_pct(theirs.get(m)) for m in ("train", "test_knn", "test_energy"))])
+    fig, ax = plt.subplots(figsize=(6, 3.4))
+    names = list(ratios)
+    x = np.arange(len(names))
+    for offset, measure in zip((-0.25, 0.0, 0.25), ("train", "test_knn", "test_energy"), strict=True):
+        ax.bar(x + offset, [ratios[n]["ours"][measure] or np.nan for n in names], 0.25, label=f"ours, {measure}")
+        ax.plot(x + offset, [ratios[n]["thesis"].get(measure, np.nan) or np.nan for n in names], "k_", ms=10)
+    ax.axhline(1.0, color="0.5", lw=0.8)
+    ax.set_xticks(x, names)
+    ax.set(ylabel=f"{method} / PCA-LMNN error", title=published_claim)
+    ax.legend(fontsize=7)
+    _save(fig, png)
+    return rows, names, ratios
+
+
+def fig2_9(config: dict, png: Path) -> Outcome:
+    """Fig. 2.9 — kNN and energy errors after multiple applications of LMNN, relative to one application.
+
+    Paper
+    -----
+    LMNN applied repeatedly, each run on the output of the last with re-chosen target
+    neighbours (Sec. 2.1.8); the number of runs and k chosen on a 30 % validation part of the
+    training set. Published: ratios of MUL-LMNN to LMNN errors (training kNN, test kNN, test
+    energy); "the results significantly improve or stay almost identical" on every data set.
+    The thesis' absolute numbers are Table 2.1's MUL-LMNN and PCA-LMNN rows.
+
+    Departures
+    ----------
+    - The runs of Table 2.1: 3 passes and k = 3 fixed, no validation set.
+    - "Almost identical" is read as a ratio ≤ 1.05 of the test kNN error.
+    """
+    rows, names, ratios = _ratio_figure(config, png, "MUL-LMNN", "multiple passes over one pass")
+    worse = [n for n in names if (ratios[n]["ours"]["test_knn"] or 0) > 1.05]
+    verdict = "reproduced in trend" if not worse else "differs"
+    return Outcome(
+        published="Ratios from Table 2.1 (MUL-LMNN / PCA-LMNN) for our data sets in the right-hand columns; text: "
+                  "improve or stay almost identical everywhere.",
+        ours=_md_table(["data set", "train (ours)", "test kNN (ours)", "test energy (ours)", "train (thesis)",
+                        "test kNN (thesis)", "test energy (thesis)"], rows),
+        rows=ratios, verdict=verdict,
+        agreement=("Test kNN error ratio ≤ 1.05 on every data set" if not worse else
+                   f"Test kNN error grows by more than 5 % with 3 passes on {', '.join(worse)} (the thesis chose the "
+                   "number of passes on a validation set, which would fall back to one pass there)") + ".")
+
+
+def fig2_12(config: dict, png: Path) -> Outcome:
+    """Fig. 2.12 — kNN and energy errors with one metric per class, relative to a single metric.
+
+    Paper
+    -----
+    MM-LMNN (2.17), one metric per class, learned jointly, initialised with the single metric,
+    with a 30 % validation set against overfitting. Published: ratios of MM-LMNN to LMNN
+    errors; multiple metrics improve kNN on several of the large data sets (MNIST 1.18 % against
+    1.72 %); on the high-dimensional sets with many classes they overfit. The absolute numbers
+    are Table 2.1's MM-LMNN rows.
+
+    Departures
+    ----------
+    - The runs of Table 2.1: no validation set, solved from scratch to the certified optimum.
+    - No MM-LMNN on MNIST (time box: 10 metrics of 50² in one SDP); no energy rule for several
+      metrics (not in sdpembed yet).
+    """
+    rows, names, ratios = _ratio_figure(config, png, "MM-LMNN", "one metric per class over one metric")
+    better = [n for n in names if (ratios[n]["ours"]["test_knn"] or 1) < 1.0]
+    stored = png.with_name("table2_1_mnist_mm.json")        # MNIST's MM-LMNN row, run at fewer dimensions
+    if stored.exists():
+        mm = json.loads(stored.read_text())["rows"]
+        ratio = mm["MM-LMNN"]["test_knn"] / max(mm["PCA-LMNN"]["test_knn"], 1e-12)
+        ratios["mnist (Table 2.1, MNIST MM-LMNN)"] = {"ours": {"test_knn": ratio}, "thesis": {"test_knn": 1.18 / 1.72}}
+        rows.append(["mnist (experiment 'Table 2.1, MNIST')", "—", _pct(ratio), "—", "—", _pct(1.18 / 1.72), "—"])
+        if ratio < 1.0:
+            better.append("mnist")
+    verdict = "reproduced in trend" if "digits" in better or "mnist" in better else "differs"
+    return Outcome(
+        published="Ratios from Table 2.1 (MM-LMNN / PCA-LMNN) in the right-hand columns: iris 1.07 (test kNN), wine "
+                  "1.00, MNIST 0.69.",
+        ours=_md_table(["data set", "train (ours)", "test kNN (ours)", "test energy (ours)", "train (thesis)",
+                        "test kNN (thesis)", "test energy (thesis)"], rows),
+        rows=ratios, verdict=verdict,
+        agreement=(f"Multiple metrics lower the test kNN error on {', '.join(better) or 'no data set'}; the thesis: on "
+                   "several large data sets (MNIST), not on iris (1.07) and wine (1.00)."))
+
+
+# ------------------------------------------------------------------------------------------ Fig. 2.8
+
+
+def fig2_8(config: dict, png: Path) -> Outcome:
+    """Fig. 2.8 — handwritten digits whose nearest neighbour changes from a mismatch to a match after LMNN.
+
+    Paper
+    -----
+    MNIST as in Table 2.1; test digits whose nearest training neighbour under the Euclidean
+    distance (after PCA) has another label and under the learned metric the same label,
+    shown with both neighbours. A picture; the numbers behind it are Table 2.1's errors.
+
+    Departures
+    ----------
+    - Table 2.1's MNIST split and PCA-LMNN (7,000 training images of the vendored test set; see
+      its departures), solved again here (the solver is deterministic). We also count the test
+      digits whose 1-NN label LMNN fixes and those it breaks.
+    """
+    data = _split("mnist", 0, _settings("mnist", config))
+    Xtr, Xte, ytr, yte = data["Xtr"], data["Xte"], data["ytr"], data["yte"]
+    L = _fit(LMNN(config["k"], config["mu"]), Xtr, ytr)[0].components_        # Table 2.1's PCA-LMNN on MNIST
+    nn_before = np.concatenate([np.argmin(_sq_distances(Xte[r], Xtr), axis=1)
+                                for r in np.array_split(np.arange(len(yte)), 4)])
+    Ztr, Zte = Xtr @ L.T, Xte @ L.T
+    nn_after = np.concatenate([np.argmin(_sq_distances(Zte[r], Ztr), axis=1)
+                               for r in np.array_split(np.arange(len(yte)), 4)])
+    ok_before, ok_after = ytr[nn_before] == yte, ytr[nn_after] == yte
+    fixed = np.flatnonzero(~ok_before & ok_after)
+    broken = np.flatnonzero(ok_before & ~ok_after)
+    show = fixed[:config["n_show"]]
+    images_tr, images_te = data["raw"]
+    fig, axes = plt.subplots(3, max(len(show), 1), figsize=(1.2 * max(len(show), 1), 3.8), squeeze=False)
+    for col, t in enumerate(show):
+        for row, (img, title) in enumerate(((images_te[t], f"test {yte[t]}"),
+                                            (images_tr[nn_before[t]], f"before {ytr[nn_before[t]]}"),
+                                            (images_tr[nn_after[t]], f"after {ytr[nn_after[t]]}"))):
+            axes[row, col].imshow(img.reshape(28, 28), cmap="gray_r")
+            axes[row, col].set_title(title, fontsize=7)
+            axes[row, col].axis("off")
+    _save(fig, png)
+    verdict = "reproduced in trend" if len(fixed) > len(broken) else "differs"
+    n = len(yte)
+    return Outcome(
+        published="Pictures only: digits (zero–four, five–nine) whose nearest neighbour is of another class before "
+                  "LMNN and of the same class after.",
+        ours=(f"On {n} test digits, 1-NN error {100 * np.mean(~ok_before):.2f} % before and "
+              f"{100 * np.mean(~ok_after):.2f} % after LMNN; {len(fixed)} digits fixed, {len(broken)} broken; the "
+              f"figure shows the first {len(show)} fixed ones (top: test digit; middle: Euclidean neighbour; bottom: "
+              "LMNN neighbour)."),
+        rows={"n_test": int(n), "fixed": int(len(fixed)), "broken": int(len(broken)),
+              "error_before": float(np.mean(~ok_before)), "error_after": float(np.mean(~ok_after)),
+              "shown": show.tolist()},
+        verdict=verdict,
+        agreement=f"LMNN fixes {len(fixed)} nearest neighbours and breaks {len(broken)}: the picture's examples exist, "
+                  + ("and fixes outnumber breaks." if len(fixed) > len(broken) else "but breaks are as many."))
+
+
+# ------------------------------------------------------------------------------------------ Fig. 2.3–2.4
+
+
+def _square(n: int, rng: np.random.Generator, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """n uniform points of [0, 10]², labelled by the half they lie in; drawn again until each half has k + 1."""
+    while True:
+        X = rng.uniform(0.0, 10.0, size=(n, 2))
+        y = (X[:, 1] > 5.0).astype(np.int64)
+        if min(np.sum(y), n - np.sum(y)) > k:
+            return X, y
+
+
+def fig2_3_4(config: dict, png: Path) -> Outcome:
+    """Fig. 2.3–2.4 — the upper/lower half of [0, 10]²: LMNN's map and the 1-NN error against training size.
+
+    Paper
+    -----
+    Points uniform on [0, 10]², labelled 1 in the upper half and 0 in the lower; LMNN (2.8)
+    learned on n of them. Fig. 2.3 (n = 1,000): LMNN mainly rescales the horizontal direction
+    by 1.4 and the vertical by 2.2 (plus slight skew). Fig. 2.4: the probability p that a
+    uniform test point is misclassified by 1-NN, Euclidean against LMNN, averaged over 100
+    runs per training size: both fall towards 0, LMNN's significantly below the Euclidean one.
+
+    Departures
+    ----------
+    - p is measured on a regular grid of test points (``grid`` × ``grid``), not as an area.
+    - The training sizes of the figure's axis are not stated in the text; ours are ``sizes``,
+      with ``runs`` runs each (the thesis: 100; ours 10 in the full run), k = 3 target
+      neighbours (not stated), μ = 0.5; a sample with fewer than k + 1 points in a half is
+      drawn again (LMNN needs k target neighbours).
+    """
+    g = (np.arange(config["grid"]) + 0.5) * 10.0 / config["grid"]
+    G = np.stack(np.meshgrid(g, g), axis=-1).reshape(-1, 2)
+    truth = (G[:, 1] > 5.0).astype(np.int64)
+    rng = np.random.default_rng(config["seed"])
+    curves = {"euclidean": [], "lmnn": [], "euclidean_se": [], "lmnn_se": []}
+    statuses, scale = [], None
+    for n in track(config["sizes"], "Fig. 2.4 sizes", unit="size"):
+        errs = {"euclidean": [], "lmnn": []}
+        for _ in range(config["runs"]):
+            X, y = _square(n, rng, config["k"])
+            model, _ = _fit(LMNN(config["k"], config["mu"]), X, y)
+            statuses.append(model.result_.status)
+            L = model.components_
+            for key, (A, B) in (("euclidean", (X, G)), ("lmnn", (X @ L.T, G @ L.T))):
+                nearest = np.concatenate([np.argmin(_sq_distances(B[r], A), axis=1)
+                                          for r in np.array_split(np.arange(len(B)), 8)])
+                errs[key].append(float(np.mean(y[nearest] != truth)))
+        for key in ("euclidean", "lmnn"):
+            curves[key].append(float(np.mean(errs[key])))
+            curves[key + "_se"].append(float(np.std(errs[key]) / np.sqrt(len(errs[key]))))
+        if n == max(config["sizes"]):
+            M = model.metric_
+            scale = {"horizontal": float(np.sqrt(M[0, 0])), "vertical": float(np.sqrt(M[1, 1])),
+                     "skew_cos": float(M[0, 1] / np.sqrt(M[0, 0] * M[1, 1])), "n": int(n)}
+            shown = (X, y, L)
+    fig, axes = plt.subplots(1, 3, figsize=(12, 3.6))
+    X, y, L = shown
+    for ax, (Z, title) in zip(axes[:2], ((X, "input space"), (X @ L.T, "after LMNN")), strict=True):
+        ax.scatter(Z[:, 0], Z[:, 1], c=y, cmap="coolwarm", s=4)
+        ax.set(title=f"{title}, n = {len(X)}", aspect="equal")
+    axes[2].errorbar(config["sizes"], curves["euclidean"], curves["euclidean_se"], fmt="b.-", label="Euclidean")
+    axes[2].errorbar(config["sizes"], curves["lmnn"], curves["lmnn_se"], fmt="r.-", label="LMNN")
+    axes[2].set(xscale="log", xlabel="training points n", ylabel="P(1-NN error)", title="Fig. 2.4")
+    axes[2].legend()
+    _save(fig, png)
+    below = all(a < b for a, b in zip(curves["lmnn"], curves["euclidean"], strict=True))
+    falling = curves["lmnn"][-1] < curves["lmnn"][0] and curves["euclidean"][-1] < curves["euclidean"][0]
+    vertical_more = scale["vertical"] > scale["horizontal"]
+    verdict = "reproduced in trend" if below and falling and vertical_more else "differs"
+    rows = [[n, f"{100 * e:.2f} ± {100 * es:.2f}", f"{100 * m:.2f} ± {100 * ms:.2f}"]
+            for n, e, es, m, ms in zip(config["sizes"], curves["euclidean"], curves["euclidean_se"], curves["lmnn"],
+                                       curves["lmnn_se"], strict=True)]
+    optimal = sum(s == "optimal" for s in statuses)
+    return Outcome(
+        published="Fig. 2.3 (n = 1,000): horizontal stretch 1.4, vertical 2.2 (ratio 1.57). Fig. 2.4: both curves "
+                  "fall towards 0 with n, LMNN's significantly below the Euclidean one (curves only).",
+        ours=(f"{config['runs']} runs per size; {optimal}/{len(statuses)} solves optimal. At n = {scale['n']}: "
+              f"horizontal stretch √M₁₁ = {scale['horizontal']:.2f}, vertical √M₂₂ = {scale['vertical']:.2f} "
+              f"(ratio {scale['vertical'] / scale['horizontal']:.2f}), cosine of the skew "
+              f"{scale['skew_cos']:+.2f}.\n\n" + _md_table(["n", "Euclidean 1-NN error %", "LMNN 1-NN error %"], rows)),
+        rows={"sizes": config["sizes"], "curves": curves, "scale": scale, "optimal": optimal,
+              "solves": len(statuses)},
+        verdict=verdict,
+        agreement=(f"LMNN's error is {'below' if below else 'not below'} the Euclidean one at every size, both "
+                   f"{'fall' if falling else 'do not both fall'} with n; the vertical direction is stretched "
+                   f"{'more' if vertical_more else 'less'} than the horizontal (ours "
+                   f"{scale['vertical']:.2f} vs {scale['horizontal']:.2f}; thesis 2.2 vs 1.4)."))
+
+
+# ------------------------------------------------------------------------------------------ Fig. 2.11
+
+
+def fig2_11(config: dict, png: Path) -> Outcome:
+    """Fig. 2.11 — one metric per class on the digits four, six, one and zero (first two principal components).
+
+    Paper
+    -----
+    Handwritten fours, sixes, ones and zeros projected onto their first two principal
+    components; MM-LMNN (2.17) learns one 2×2 metric per class; each metric is drawn as the
+    image of a unit circle (an ellipse) at its class mean, with its first principal direction.
+    A picture; no numbers.
+
+    Departures
+    ----------
+    - scikit-learn's 8×8 digits (``n_per_class`` of each class), not the thesis' images.
+    - As numbers we give each metric's axis ratio and leading direction (the verdict: do the
+      four differ, by a ratio of axis ratios above 1.2 or directions more than 15° apart), and
+      the leave-one-out 3-NN training error with one metric (LMNN) and with one per class.
+    """
+    X, y = load_digits(return_X_y=True)
+    rng = np.random.default_rng(config["seed"])
+    keep = np.concatenate([rng.permutation(np.flatnonzero(y == d))[:config["n_per_class"]] for d in (4, 6, 1, 0)])
+    X2 = PCA(2, random_state=config["seed"]).fit_transform(X[keep].astype(np.float64))
+    X2 /= np.std(X2)
+    labels = np.unique(y[keep], return_inverse=True)[1].ravel()
+    names = np.unique(y[keep])
+    k = config["k"]
+    single, _ = _fit(LMNN(k, config["mu"]), X2, labels)
+    multi, _ = _fit(MultiMetricLMNN(k, config["mu"]), X2, labels)
+    Z = single.transform(X2)
+    loo_single = knn_errors(lambda r: _sq_distances(Z[r], Z), labels, labels, len(labels), k, leave_one_out=True)
+    loo_multi = knn_errors(lambda r: multi.distances(X2[r]), labels, labels, len(labels), k, leave_one_out=True)
+    loo_euclid = knn_errors(lambda r: _sq_distances(X2[r], X2), labels, labels, len(labels), k, leave_one_out=True)
+    fig, ax = plt.subplots(figsize=(5.5, 5))
+    t = np.linspace(0, 2 * np.pi, 100)
+    circle = np.stack([np.cos(t), np.sin(t)])
+    ratios, angles = {}, {}
+    for c, name in enumerate(names):
+        pts = X2[labels == c]
+        ax.scatter(pts[:, 0], pts[:, 1], s=5, label=str(name))
+        w, V = np.linalg.eigh(multi.metrics_[c])
+        w = np.maximum(w, 1e-12)
+        ellipse = V @ (circle / np.sqrt(w)[:, None])       # {x : xᵀ M x = 1}, scaled to be seen
+        ellipse *= 0.5 / np.max(np.abs(ellipse))
+        mean = pts.mean(axis=0)
+        ax.plot(mean[0] + ellipse[0], mean[1] + ellipse[1], "k-", lw=1)
+        ax.plot(mean[0] + [0, 0.5 * V[0, -1]], mean[1] + [0, 0.5 * V[1, -1]], "k-", lw=1.5)
+        ratios[str(name)] = float(np.sqrt(w[-1] / w[0]))
+        angles[str(name)] = float(np.degrees(np.arctan2(V[1, -1], V[0, -1])) % 180.0)
+    ax.legend(fontsize=7)
+    ax.set(title="one metric per class (unit balls, scaled)", aspect="equal")
+    _save(fig, png)
+    spread = max(angles.values()) - min(angles.values())
+    distinct = max(ratios.values()) / min(ratios.values()) > 1.2 or min(spread, 180.0 - spread) > 15.0
+    verdict = "reproduced in trend" if distinct else "differs"
+    return Outcome(
+        published="A picture only: four differently shaped and oriented ellipses, one per digit class (no error "
+                  "rates are given for this data set).",
+        ours=(f"{len(labels)} digits, 2 principal components (scaled to unit spread); leave-one-out 3-NN error: "
+              f"Euclidean {loo_euclid:.2f} %, one metric {loo_single:.2f} % ({single.result_.status}), one metric per "
+              f"class {loo_multi:.2f} % ({multi.result_.status}); axis ratio √(λ_max/λ_min) of each class metric: "
+              + ", ".join(f"{k_}: {v:.2f}" for k_, v in ratios.items()) + "; direction of the leading axis: "
+              + ", ".join(f"{k_}: {v:.0f}°" for k_, v in angles.items()) + "."),
+        rows={"loo_euclidean": loo_euclid, "loo_single": loo_single, "loo_multi": loo_multi, "axis_ratios": ratios,
+              "angles_deg": angles,
+              "status": [single.result_.status, multi.result_.status]},
+        verdict=verdict,
+        agreement=(f"The class metrics {'differ' if distinct else 'do not differ'} in shape and orientation (axis "
+                   f"ratios {min(ratios.values()):.2f}–{max(ratios.values()):.2f}, leading axes spread over "
+                   f"{spread:.0f}°), as the picture shows. Not a claim of the thesis for this set: the multi-metric "
+                   f"rule's leave-one-out error is {loo_multi:.2f} % against the single metric's {loo_single:.2f} %."))
+
+
+# ------------------------------------------------------------------------------------------ Table 2.1, wine: why
+
+
+def table2_1_wine(config: dict, png: Path) -> Outcome:
+    """Table 2.1, wine — does the thesis' solver, stopped early, explain its higher PCA-LMNN error?
+
+    Paper
+    -----
+    Table 2.1, wine (unscaled features; 100 random 70/30 splits): PCA-LMNN 8.39 % kNN test
+    error, 7.67 % energy, against 2.11 % for LDA-LMNN. The thesis' solver is Algorithm 3
+    (projected sub-gradient from M = I with an adaptive step and active sets, Sec. 2.1.7).
+    Our certified optimum of (2.11) on the same kind of splits has a far lower error, so this
+    experiment tests the explanation that the thesis' run ended far from the optimum: wine's
+    features differ in scale by three orders of magnitude (proline ~10³, hue ~1), which makes
+    a first-order method from the identity slow.
+
+    Departures
+    ----------
+    - Algorithm 3 is sdpembed's implementation (``LMNN(method="gradient")``: the thesis'
+      step rule ×1.01/×0.5, a full hinge check every 10 iterations), run with its own
+      stopping rule and stopped after ``budgets`` iterations; the thesis does not state its
+      iteration count or stopping point, so its value cannot be predicted, only bracketed.
+    - ``splits`` random 70/30 splits of scikit-learn's wine (178 points), k = 3, μ = 0.5.
+    """
+    k, mu = config["k"], config["mu"]
+    X, y = load_wine(return_X_y=True)
+    runs = {"certified optimum": {"method": "fast"}, "Algorithm 3, own stopping rule": {"method": "gradient"}}
+    runs.update({f"Algorithm 3, {b} iterations": {"method": "gradient", "max_iter": b, "tol": 0.0}
+                 for b in config["budgets"]})
+    results = {key: {"test_knn": [], "gap": [], "iterations": []} for key in runs}
+    for split in track(range(config["splits"]), "wine splits", unit="split"):
+        Xtr, ytr, Xte, yte = _wine_split(X, y, config["seed"] + split)
+        optimum = None
+        for key, options in runs.items():
+            model, _ = _fit(LMNN(k, mu, **options), Xtr, ytr)
+            optimum = float(model.result_.objective) if optimum is None else optimum
+            Ztr, Zte = model.transform(Xtr), model.transform(Xte)
+            results[key]["test_knn"].append(_euclidean_errors(Ztr, ytr, Zte, yte, k)[1])
+            results[key]["gap"].append((float(model.result_.objective) - optimum) / max(abs(optimum), 1.0))
+            results[key]["iterations"].append(int(model.result_.iterations))
+    summary = {key: {"test_knn": float(np.mean(v["test_knn"])),
+                     "test_knn_se": float(np.std(v["test_knn"]) / np.sqrt(len(v["test_knn"]))),
+                     "relative_excess": float(np.mean(v["gap"])), "iterations": float(np.mean(v["iterations"]))}
+               for key, v in results.items()}
+    euclidean = float(np.mean([_euclidean_errors(*_wine_split(X, y, config["seed"] + s), k)[1]
+                               for s in range(config["splits"])]))
+    fig, ax = plt.subplots(figsize=(6.5, 3.6))
+    keys = list(summary)
+    ax.barh(np.arange(len(keys)), [summary[key]["test_knn"] for key in keys],
+            xerr=[summary[key]["test_knn_se"] for key in keys], color="0.5")
+    ax.axvline(PUBLISHED["wine"]["test_knn"]["PCA-LMNN"], color="k", ls="--", label="thesis PCA-LMNN")
+    ax.axvline(euclidean, color="b", ls=":", label="Euclidean")
+    ax.set_yticks(np.arange(len(keys)), keys, fontsize=7)
+    ax.set(xlabel="wine test kNN error %")
+    ax.legend(fontsize=7)
+    _save(fig, png)
+    stopped = summary["Algorithm 3, own stopping rule"]
+    thesis = PUBLISHED["wine"]["test_knn"]["PCA-LMNN"]
+    bracketed = summary["certified optimum"]["test_knn"] < thesis <= stopped["test_knn"]
+    rows = [[key, f"{v['test_knn']:.2f} ± {v['test_knn_se']:.2f}", f"{v['relative_excess']:.3g}",
+             f"{v['iterations']:.0f}"] for key, v in summary.items()]
+    return Outcome(
+        published="PCA-LMNN on wine: 8.39 % kNN test error (Table 2.1); Euclidean kNN 25.00 %.",
+        ours=(f"{config['splits']} splits; Euclidean kNN {euclidean:.2f} %. Test kNN error, the relative excess "
+              "loss (2.11) over the certified optimum (divided by max(optimum, 1)) and the iterations (Newton "
+              "steps for the optimum):\n\n"
+              + _md_table(["solver", "test kNN %", "relative excess loss", "iterations"], rows)),
+        rows={"summary": summary, "euclidean": euclidean}, verdict="reproduced in trend" if bracketed else "differs",
+        agreement=(f"Algorithm 3 from M = I stops after {stopped['iterations']:.0f} iterations on average at "
+                   f"{stopped['test_knn']:.2f} % (excess loss {stopped['relative_excess']:.2g}), the certified optimum "
+                   f"has {summary['certified optimum']['test_knn']:.2f} %: "
+                   + ("the thesis' 8.39 % lies between an unconverged first-order run and the optimum, consistent "
+                      "with its run ending short of the optimum on unscaled wine (its stopping point is not stated, "
+                      "so the value is not predicted)." if bracketed else
+                      "the thesis' 8.39 % is not bracketed by them; the early stop does not explain it.")))
+
+
+def _wine_split(X, y, seed: int):
+    Xtr, Xte, ytr, yte = train_test_split(X.astype(np.float64), y, test_size=0.3, random_state=seed)
+    return Xtr, ytr, Xte, yte
+
+
+# ------------------------------------------------------------------------------------------ Table 2.1, MNIST MM-LMNN
+
+
+def table2_1_mnist_mm(config: dict, png: Path) -> Outcome:
+    """Table 2.1, MNIST — MM-LMNN (one metric per class) beside a single metric, in fewer dimensions.
+
+    Paper
+    -----
+    Table 2.1, MNIST (60,000 training images, deskewed, 164 principal components): PCA-LMNN
+    kNN test error 1.72 %, MM-LMNN 1.18 % (training leave-one-out 1.19 % and 0.04 %); one
+    metric per class (2.17) learned jointly, started from the single metric, 8 h 43 min of CPU.
+
+    Departures
+    ----------
+    - The Table 2.1 split of the vendored test images (7,000 training, 3,000 test, deskewed),
+      but only ``dims`` principal components: ten 50×50 metrics in one SDP (12,750 unknowns in
+      the Newton system) do not fit the time box; the single metric is re-solved at the same
+      ``dims`` so that the two rows compare like with like.
+    - Solved from scratch to the certified optimum (no start from the single metric); k = 3.
+    - No energy error (no multi-metric energy rule in sdpembed yet).
+    """
+    settings = {**_SHARED, "mnist_train": config["mnist_train"], "mnist_test": config["mnist_test"],
+                "mnist_dims": config["dims"], "seed": config["seed"]}
+    data = _split("mnist", 0, settings)
+    Xtr, Xte, ytr, yte = data["Xtr"], data["Xte"], data["ytr"], data["yte"]
+    k, mu = config["k"], config["mu"]
+    single, cpu_single = _fit(LMNN(k, mu), Xtr, ytr)
+    multi, cpu_multi = _fit(MultiMetricLMNN(k, mu), Xtr, ytr)
+    Ztr, Zte = single.transform(Xtr), single.transform(Xte)
+    e_train, e_test = _euclidean_errors(Xtr, ytr, Xte, yte, k)
+    s_train, s_test = _euclidean_errors(Ztr, ytr, Zte, yte, k)
+    m_train = knn_errors(lambda r: multi.distances(Xtr[r]), ytr, ytr, len(ytr), k, leave_one_out=True)
+    m_test = knn_errors(lambda r: multi.distances(Xte[r]), ytr, yte, len(yte), k)
+    rows = {"PCA": {"train": e_train, "test_knn": e_test},
+            "PCA-LMNN": {"train": s_train, "test_knn": s_test, "cpu_s": cpu_single,
+                         "status": single.result_.status, "relative_gap": float(single.result_.relative_gap),
+                         "active": int(single.result_.extra.get("active", -1))},
+            "MM-LMNN": {"train": m_train, "test_knn": m_test, "cpu_s": cpu_multi, "status": multi.result_.status,
+                        "relative_gap": float(multi.result_.relative_gap),
+                        "active": int(multi.result_.extra.get("active", -1))}}
+    fig, ax = plt.subplots(figsize=(5, 3.4))
+    x = np.arange(3)
+    ax.bar(x - 0.2, [rows[m]["train"] for m in rows], 0.4, label="train (LOO)")
+    ax.bar(x + 0.2, [rows[m]["test_knn"] for m in rows], 0.4, label="test")
+    ax.plot(x + 0.2, [PUBLISHED["mnist"]["test_knn"][m] for m in rows], "k_", ms=14, label="thesis, test")
+    ax.set_xticks(x, list(rows))
+    ax.set(ylabel="kNN error %", title=f"MNIST, {len(ytr)} training images, {Xtr.shape[1]} dims")
+    ax.legend(fontsize=7)
+    _save(fig, png)
+    better = m_test < s_test
+    table = [[m, _pct(r["train"]), _pct(r["test_knn"]), _pct(PUBLISHED["mnist"]["train"][m]),
+              _pct(PUBLISHED["mnist"]["test_knn"][m]),
+              f"{r['cpu_s']:.1f} / {r['status']} ({r['relative_gap']:.1e})" if "cpu_s" in r else "—",
+              r.get("active", "—")] for m, r in rows.items()]
+    return Outcome(
+        published="MNIST (60,000/10,000, 164 dims): kNN train (LOO) / test — PCA 1.93 / 2.12 %, PCA-LMNN "
+                  "1.19 / 1.72 %, MM-LMNN 0.04 / 1.18 %; CPU 3 h 25 min (one metric), 8 h 43 min (MM).",
+        ours=(f"{len(ytr)} training and {len(yte)} test images, {Xtr.shape[1]} principal components "
+              f"({100 * data['explained']:.0f} % of the variance):\n\n"
+              + _md_table(["method", "train LOO % (ours)", "test % (ours)", "train LOO % (thesis)", "test % (thesis)",
+                           "CPU s / status (gap)", "active constraints"], table)),
+        rows=rows, verdict="reproduced in trend" if better else "differs",
+        agreement=(f"One metric per class gives {m_test:.2f} % test kNN error against the single metric's "
+                   f"{s_test:.2f} % (thesis: 1.18 % against 1.72 %, a ratio of 0.69; ours "
+                   f"{m_test / max(s_test, 1e-12):.2f})"
+                   + ("." if better else "; the multi-metric gain of the thesis does not appear at this size and "
+                      "dimension (its 60,000 training images give ten metrics far more data each).")))
+
+
+# ------------------------------------------------------------------------------------------ registry
+
+
+EXPERIMENTS = (
+    Experiment("table2_1", "Table 2.1 — kNN and energy errors of PCA, LDA, LMNN variants and SVM", table2_1,
+               full=_SHARED, quick=_SHARED_QUICK),
+    Experiment("table2_1_wine", "Table 2.1, wine — the thesis' solver stopped early against the certified optimum",
+               table2_1_wine, full={"splits": 10, "budgets": [10, 30], "k": 3, "mu": 0.5, "seed": 0},
+               quick={"splits": 1, "budgets": [10], "k": 3, "mu": 0.5, "seed": 0}),
+    Experiment("table2_1_mnist_mm", "Table 2.1, MNIST — one metric per class beside a single metric",
+               table2_1_mnist_mm, full={"mnist_train": 7000, "mnist_test": 3000, "dims": 20, "k": 3, "mu": 0.5,
+                                        "seed": 0},
+               quick={"mnist_train": 400, "mnist_test": 200, "dims": 8, "k": 3, "mu": 0.5, "seed": 0}),
+    Experiment("fig2_3_4", "Fig. 2.3–2.4 — LMNN on the upper/lower half of a square: 1-NN error against n", fig2_3_4,
+               full={"sizes": [10, 20, 50, 100, 200, 500, 1000], "runs": 10, "grid": 200, "k": 3, "mu": 0.5,
+                     "seed": 0},
+               quick={"sizes": [20, 100], "runs": 2, "grid": 60, "k": 3, "mu": 0.5, "seed": 0}),
+    Experiment("fig2_5", "Fig. 2.5 — training and test errors under PCA, LDA, LMNN and the energy rule", fig2_5,
+               full=_SHARED, quick=_SHARED_QUICK),
+    Experiment("fig2_8", "Fig. 2.8 — MNIST digits whose nearest neighbour LMNN corrects", fig2_8,
+               full={**_SHARED, "n_show": 10}, quick={**_SHARED_QUICK, "n_show": 6}),
+    Experiment("fig2_9", "Fig. 2.9 — multiple passes of LMNN over one pass", fig2_9, full=_SHARED,
+               quick=_SHARED_QUICK),
+    Experiment("fig2_11", "Fig. 2.11 — one metric per class on the digits 4, 6, 1, 0", fig2_11,
+               full={"n_per_class": 100, "k": 3, "mu": 0.5, "seed": 0},
+               quick={"n_per_class": 30, "k": 3, "mu": 0.5, "seed": 0}),
+    Experiment("fig2_12", "Fig. 2.12 — one metric per class over a single metric", fig2_12, full=_SHARED,
+               quick=_SHARED_QUICK),
+)
