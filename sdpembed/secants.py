@@ -5,7 +5,9 @@ Points are the *rows* of ``X`` (scikit-learn convention). Three ways to get seca
 * :func:`all_secants` — every pair i < j, materialised (n(n−1)/2 rows);
 * :func:`sample_secants` — a seeded uniform sample of distinct pairs;
 * :func:`iter_secant_blocks` — all pairs, generated block by block so that a large set is
-  never held in memory.
+  never held in memory;
+* :func:`iter_secant_quadratic_forms` — vᵀPv over all unit secants v, block by block, from
+  Gram rows rather than from the secants themselves.
 
 Duplicate points give zero secants; such pairs are dropped with a ``UserWarning``.
 
@@ -29,6 +31,7 @@ __all__ = [
     "all_secants",
     "sample_secants",
     "iter_secant_blocks",
+    "iter_secant_quadratic_forms",
     "normalize_rows",
     "pair_count",
     "pairs_from_linear_index",
@@ -183,6 +186,70 @@ def iter_secant_blocks(
         i, j = pairs_from_linear_index(np.arange(start, min(start + block_size, last)), X.shape[0])
         secants, keep = normalize_rows(X[i] - X[j], scale)
         yield np.column_stack([i[keep], j[keep]]), secants
+
+
+def iter_secant_quadratic_forms(
+    X: np.ndarray, P: np.ndarray, block_size: int = 65536, *, pairs: tuple[int, int] | None = None,
+    cancellation_rtol: float = 1e-4,
+) -> Iterator[np.ndarray]:
+    """Generate vᵀ P v for the unit secants v of all pairs of ``X``, block by block.
+
+    The blocks and the pairs kept are those of :func:`iter_secant_blocks` (same order, same
+    zero secants dropped, same warning), but no secant is formed: with G = X P Xᵀ and H = X Xᵀ
+    computed a block of rows at a time,
+
+        vᵀ P v = (G_ii + G_jj − 2 G_ij) / (H_ii + H_jj − 2 H_ij),
+
+    which costs O(n·N) per row instead of O(N²) per pair. The subtraction loses about
+    ε·(H_ii + H_jj)/‖x_i − x_j‖² in relative accuracy, so a pair whose squared distance is
+    below ``cancellation_rtol``·(‖x_i‖² + ‖x_j‖²) is computed from its difference instead; the
+    others are accurate to about 1e4·ε relative (rounding of the Gram entries, all O(‖x‖²‖P‖)).
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, N)
+        Points as rows.
+    P : ndarray of shape (N, N)
+        A symmetric matrix.
+    block_size : int
+        Pairs per block.
+    pairs : (int, int), optional
+        Restrict to the pairs of linear index start ≤ k < stop (:func:`pairs_from_linear_index`).
+    cancellation_rtol : float
+        The relative squared distance below which a pair is computed from its difference.
+
+    Yields
+    ------
+    values : ndarray of shape (B,)
+        vᵀ P v of the block's non-zero secants, in the order of :func:`iter_secant_blocks`.
+    """
+    X = as_matrix(X, "X", min_rows=2)
+    P = np.asarray(P, dtype=np.float64)
+    if P.shape != (X.shape[1], X.shape[1]):
+        raise ValueError(f"P must be of shape {(X.shape[1],) * 2}, got {P.shape}")
+    block_size = check_positive_int(block_size, "block_size")
+    n = X.shape[0]
+    first, last = (0, pair_count(n)) if pairs is None else _pair_range(pairs, pair_count(n))
+    scale = _data_scale(X)
+    Z = X @ P
+    g_diag, h_diag = np.einsum("ij,ij->i", Z, X), np.einsum("ij,ij->i", X, X)
+    for start in range(first, last, block_size):
+        i, j = pairs_from_linear_index(np.arange(start, min(start + block_size, last)), n)
+        rows = slice(int(i[0]), int(i[-1]) + 1)          # the block's pairs are row-major: few rows
+        r = i - rows.start
+        q = g_diag[i] + g_diag[j] - 2.0 * (Z[rows] @ X.T)[r, j]
+        d = h_diag[i] + h_diag[j] - 2.0 * (X[rows] @ X.T)[r, j]
+        close = d < cancellation_rtol * (h_diag[i] + h_diag[j])
+        if np.any(close):
+            V = X[i[close]] - X[j[close]]
+            q[close] = np.einsum("ij,ij->i", V @ P, V)
+            d[close] = np.einsum("ij,ij->i", V, V)
+        keep = np.sqrt(np.maximum(d, 0.0)) > ZERO_SECANT_RTOL * max(scale, 1e-300)
+        dropped = int((~keep).sum())
+        if dropped:
+            warnings.warn(f"{dropped} zero secant(s) from duplicate points in X were dropped", UserWarning,
+                          stacklevel=2)
+        yield q[keep] / d[keep]
 
 
 def _pair_range(pairs: tuple[int, int], total: int) -> tuple[int, int]:

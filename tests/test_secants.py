@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from sdpembed.secants import (
     all_secants,
     iter_secant_blocks,
+    iter_secant_quadratic_forms,
     pair_count,
     pairs_from_linear_index,
     sample_secants,
@@ -116,3 +117,29 @@ def test_linear_index_of_pairs_inverts_pairs_from_linear_index():
     index = np.arange(pair_count(9))
     i, j = pairs_from_linear_index(index, 9)
     np.testing.assert_array_equal(linear_index_of_pairs(i, j, 9), index)
+
+
+@pytest.mark.parametrize("pairs", [None, (100, 20000), (44000, 44850)])
+def test_secant_quadratic_forms_equal_those_of_the_secants(pairs):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 20)) * 3.0 + 5.0          # offset: the Gram entries dwarf the distances
+    X[10] = X[11]                                       # a duplicate: its zero secant is dropped
+    X[20] = X[21] + 1e-7 * rng.normal(size=20)          # a near duplicate: computed from its difference
+    A = rng.normal(size=(20, 20))
+    P = A @ A.T
+    with warnings.catch_warnings(record=True) as warned_direct:
+        warnings.simplefilter("always")
+        direct = [np.einsum("ij,ij->i", V @ P, V) for _, V in iter_secant_blocks(X, 997, pairs=pairs)]
+    with warnings.catch_warnings(record=True) as warned_forms:
+        warnings.simplefilter("always")
+        forms = list(iter_secant_quadratic_forms(X, P, 997, pairs=pairs))
+    assert [str(w.message) for w in warned_forms] == [str(w.message) for w in warned_direct]
+    assert bool(warned_forms) == (pairs != (44000, 44850))      # the duplicate's pair is in the first two ranges
+    assert [len(b) for b in forms] == [len(b) for b in direct]
+    direct, forms = np.concatenate(direct), np.concatenate(forms)
+    np.testing.assert_allclose(forms, direct, rtol=1e-12)
+
+
+def test_secant_quadratic_forms_refuse_a_matrix_of_the_wrong_shape():
+    with pytest.raises(ValueError, match="shape"):
+        next(iter_secant_quadratic_forms(np.eye(4), np.eye(3)))

@@ -32,7 +32,7 @@ from ..secants import (
     all_secants,
     class_pair_mask,
     iter_labelled_secant_blocks,
-    iter_secant_blocks,
+    iter_secant_quadratic_forms,
     pair_count,
     sample_class_secants,
     sample_secants,
@@ -321,15 +321,14 @@ class NuMaxInstance(_TraceInstance):
         """
         P = np.asarray(P, dtype=np.float64)
         if self.secants is not None:
-            blocks = _row_blocks(self.secants, block_size)
-        else:
-            blocks = (secants for _, secants in iter_secant_blocks(self.X, block_size, pairs=pairs))
+            forms = (np.einsum("ij,ij->i", V @ P, V) for V in _row_blocks(self.secants, block_size))
+        else:                       # from Gram rows: O(n·N) a point, not O(N²) a pair
+            forms = iter_secant_quadratic_forms(self.X, P, block_size, pairs=pairs)
         worst = 0.0
-        for V in blocks:
-            values = np.einsum("ij,ij->i", V @ P, V)
+        for values in forms:
             worst = max(worst, box_violation(values, 1.0 - self.delta, 1.0 + self.delta))
             if progress is not None:
-                progress(len(V))
+                progress(len(values))
         return worst
 
     # ----------------------------------------------------------------- files
