@@ -41,13 +41,9 @@ from sklearn.preprocessing import KernelCenterer
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .lmnn import LMNN
+from .lmnn import LMNN, _uses_rule
 
 __all__ = ["KernelLMNN"]
-
-
-def _rule_is(rule: str):
-    return lambda est: getattr(est, "rule", "knn") == rule
 
 
 class KernelLMNN(ClassNamePrefixFeaturesOutMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
@@ -196,13 +192,13 @@ class KernelLMNN(ClassNamePrefixFeaturesOutMixin, ClassifierMixin, TransformerMi
         F = self._coordinates(X)
         return self.lmnn_.predict(F)
 
-    @available_if(_rule_is("knn"))
+    @available_if(_uses_rule("knn"))
     def predict_proba(self, X) -> np.ndarray:
         """Fraction of the k nearest training points (under D_M) in each class."""
         F = self._coordinates(X)
         return self.lmnn_.predict_proba(F)
 
-    @available_if(_rule_is("energy"))
+    @available_if(_uses_rule("energy"))
     def decision_function(self, X) -> np.ndarray:
         """Negated energies (2.12) per class (see :meth:`sdpembed.models.lmnn.LMNN.decision_function`)."""
         F = self._coordinates(X)
