@@ -83,7 +83,9 @@ def run_stamp(argv: Sequence[str] | None = None) -> dict:
         "commit": commit,
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, {memory:.0f} GiB, "
                    f"Python {platform.python_version()}",
-        "blas_threads": blas[0] if len(blas) == 1 else blas,
+        # None when threadpoolctl finds no BLAS; a list when several BLAS libraries
+        # are loaded with different thread counts (e.g. numpy's and scipy's own).
+        "blas_threads": blas[0] if len(blas) == 1 else (blas or None),
         "load_average": [round(v, 2) for v in os.getloadavg()],
         "versions": {name: getattr(sys.modules[name], "__version__", None)
                      for name in VERSIONED if name in sys.modules},

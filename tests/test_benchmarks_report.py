@@ -83,3 +83,14 @@ def test_the_run_stamp_says_how_the_run_was_made(report, monkeypatch):
     assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", stamp["date"])
     assert {"commit", "machine", "blas_threads", "load_average", "versions"} <= set(stamp)
     assert "Run: `OPENBLAS_NUM_THREADS=1 " in report.run_line(stamp)
+
+
+@pytest.mark.parametrize(("found", "expected"), [([], None), ([4], 4), ([1, 4], [1, 4]), ([2, 2], 2)])
+def test_the_run_stamp_records_blas_threads_however_many_libraries_are_loaded(report, monkeypatch, found, expected):
+    import threadpoolctl
+
+    infos = [{"user_api": "blas", "num_threads": n} for n in found] + [{"user_api": "openmp", "num_threads": 8}]
+    monkeypatch.setattr(threadpoolctl, "threadpool_info", lambda: infos)
+    stamp = report.run_stamp([str(BENCHMARKS / "mvu.py")])
+    assert stamp["blas_threads"] == expected
+    assert "Run: " in report.run_line(stamp)
