@@ -202,6 +202,10 @@ class VariationalModel(NamedTuple):
     """ξ ≥ ‖𝒜(QZQᵀ) − D‖₂², the collapsed slack of (3.23)."""
 
 
+#: Edges per block of the variational SDP's QR compression (its rows stay in cache).
+_QR_BLOCK = 4096
+
+
 def _svec_edge_matrix(B: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """M (E × m(m+1)/2) with M @ svec_u(Z) = (b_eᵀ Z b_e)_e, svec_u(Z) the upper triangle of Z
     (off-diagonal entries counted twice through the coefficient 2 b_a b_b)."""
@@ -228,11 +232,16 @@ def variational_problem(Q: np.ndarray, edges: np.ndarray, sqdist: np.ndarray, om
     if not 0.0 < omega < 1.0:
         raise ValueError(f"omega must lie in (0, 1), got {omega!r}")
     m = Q.shape[1]
-    Bq = Q[edges[:, 0]] - Q[edges[:, 1]]                          # b_e = q_i − q_j
-    M, a, b = _svec_edge_matrix(Bq)
-    # ‖Mz − D‖² = ‖R₁z − c‖² + ρ² from a thin QR of [M, D] (E rows compressed to p + 1)
-    R = np.linalg.qr(np.column_stack([M, D]), mode="r")
-    p = M.shape[1]
+    a, b = np.triu_indices(m)
+    p = a.size
+    # ‖Mz − D‖² = ‖R₁z − c‖² + ρ² from a thin QR of [M, D] (E rows compressed to p + 1), taken
+    # block by block (the R of the rows so far stacked on the next block's rows): the same R,
+    # without the E × p matrix M
+    R = np.zeros((0, p + 1))
+    for start in range(0, edges.shape[0], _QR_BLOCK):
+        block = edges[start:start + _QR_BLOCK]
+        M, _, _ = _svec_edge_matrix(Q[block[:, 0]] - Q[block[:, 1]])       # rows b_e = q_i − q_j
+        R = np.linalg.qr(np.vstack([R, np.column_stack([M, D[start:start + _QR_BLOCK]])]), mode="r")
     R1, c, rho = R[:p, :p], R[:p, p], R[p, p] if R.shape[0] > p else 0.0
     Z = cp.Variable((m, m), PSD=True, name="Z")
     xi = cp.Variable(name="xi")

@@ -3,7 +3,8 @@ gradient refinement — "variational MVU (CG)".
 
 1. **Basis.** Q ∈ Rⁿˣᵐ holds the m bottom eigenvectors of the unit-weight graph Laplacian
    (3.24), the constant one excluded (so QZQᵀ is centred and tr QZQᵀ = tr Z); they are found
-   by shift-invert Lanczos (``scipy.sparse.linalg.eigsh``) on the sparse Laplacian. The
+   by shift-invert Lanczos (``scipy.sparse.linalg.eigsh``) on the sparse Laplacian, its shifted
+   matrix factored once by a sparse LU in a symmetric fill-reducing order. The
    thesis' alternative, ``basis="lle"``, takes them from LLE's matrix (I − W)ᵀ(I − W)
    (Sec. 3.2.1), whose bottom eigenvector is also the constant one: it needs the inputs, not
    only the graph, and represents long "skinny" manifolds better along their edges (Fig. 3.17).
@@ -23,8 +24,9 @@ gradient refinement — "variational MVU (CG)".
    ``n_components`` principal axes and minimise the local-distance energy (3.26)
    E(Y) = Σ_e (‖y_i − y_j‖² − D_e)² — the slack objective at ω = 1, as the thesis notes.
    Both use L-BFGS (:mod:`sdpembed.solvers.lbfgs`; the thesis used Rasmussen's conjugate
-   gradients); gradients are
-   4Bᵀ(e ∘ BY) with B the sparse incidence matrix, O(E·r) per evaluation.
+   gradients); the gradient is 4ω L(e) Y − 2(1 − ω) Y with L(e) = Bᵀ diag(e) B the graph
+   Laplacian weighted by the edge residuals e (B the incidence matrix), one sparse product,
+   O(E·r) per evaluation.
 
 All computations run on the data scaled so that τ = max D = 1 (3.11) and are scaled back.
 
@@ -43,13 +45,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.sparse as sp
 import scipy.sparse.linalg as spla
+from scipy.sparse.csgraph import reverse_cuthill_mckee
 from threadpoolctl import threadpool_limits
 
 from ..._progress import say
 from ..._validate import check_positive_int
 from ...graphs import check_connected, check_edges, graph_laplacian, lle_matrix
-from ...problems.mvu import incidence_matrix
 from ..lbfgs import minimize_lbfgs
 
 __all__ = [
@@ -117,7 +120,13 @@ def bottom_eigenvectors(M, n_basis: int, *, shift: float = 1e-3) -> np.ndarray:
         Q = U[:, 1:m + 1]
     else:
         sigma = -shift * float(M.diagonal().mean())
-        w, U = spla.eigsh(M.tocsc(), k=m + 1, sigma=sigma, which="LM", v0=np.ones(n) + np.arange(n) / n)
+        # M − σI is positive definite: a symmetric ordering (minimum degree on M + Mᵀ) and no
+        # pivoting keep the factor about half as full as eigsh's own general-purpose LU
+        lu = spla.splu((M - sigma * sp.identity(n, format="csc")).tocsc(), permc_spec="MMD_AT_PLUS_A",
+                       diag_pivot_thresh=0.0, options={"SymmetricMode": True})
+        inverse = spla.LinearOperator((n, n), matvec=lu.solve, dtype=np.float64)
+        w, U = spla.eigsh(M.tocsc(), k=m + 1, sigma=sigma, which="LM", OPinv=inverse,
+                          v0=np.ones(n) + np.arange(n) / n)
         Q = U[:, np.argsort(w)][:, 1:m + 1]
     Q = Q - Q.mean(axis=0)                                    # exactly orthogonal to 1, then re-orthonormalised
     Q, _ = np.linalg.qr(Q)
@@ -146,6 +155,76 @@ def local_energy(Y: np.ndarray, edges: np.ndarray, sqdist: np.ndarray) -> float:
     diff = Y[edges[:, 0]] - Y[edges[:, 1]]
     e = np.einsum("ij,ij->i", diff, diff) - sqdist
     return float(e @ e)
+
+
+class _EdgeEnergy:
+    """f(Y) = ω Σ_e (‖y_i − y_j‖² − D_e)² − (1 − ω) Σ_i ‖y_i‖² over centred Y, and its gradient
+    4ω L(e) Y − 2(1 − ω) Y, L(e) = Bᵀ diag(e) B the graph Laplacian weighted by the residuals e.
+
+    The unknowns are held coordinate by coordinate (r rows of n), so that an edge's differences
+    are r gathers from contiguous vectors, and the nodes are renumbered by reverse Cuthill–McKee,
+    so that those gathers and the product L(e) Y read memory close together. L(e) has a fixed
+    sparsity pattern (the edges both ways and the diagonal): each evaluation only refills its
+    values, −e_ij off the diagonal and Σ_{e∋i} e_e on it.
+    """
+
+    def __init__(self, n: int, r: int, edges: np.ndarray, sqdist: np.ndarray, omega: float):
+        edges = np.asarray(edges, dtype=np.int64)
+        E = edges.shape[0]
+        adjacency = sp.csr_matrix((np.ones(2 * E), (edges.ravel(), edges[:, ::-1].ravel())), shape=(n, n))
+        self.order = np.asarray(reverse_cuthill_mckee(adjacency, symmetric_mode=True), dtype=np.int64)
+        label = np.empty(n, dtype=np.int64)
+        label[self.order] = np.arange(n)
+        ends = np.sort(label[edges], axis=1)
+        by_first = np.lexsort((ends[:, 1], ends[:, 0]))
+        self.first, self.second = ends[by_first, 0].copy(), ends[by_first, 1].copy()
+        self.D = np.asarray(sqdist, dtype=np.float64)[by_first]
+        self.n, self.r, self.omega = n, r, float(omega)
+        # the pattern of L(e): (i, j) and (j, i) per edge, (i, i) per node; `source` picks each
+        # stored value from [−e, degree]
+        rows = np.concatenate([self.first, self.second, np.arange(n)])
+        cols = np.concatenate([self.second, self.first, np.arange(n)])
+        source = np.concatenate([np.arange(E), np.arange(E), E + np.arange(n)])
+        stored = np.lexsort((cols, rows))
+        self.source = source[stored]
+        self.L = sp.csr_matrix((np.zeros(stored.size), cols[stored], np.searchsorted(rows[stored], np.arange(n + 1))),
+                               shape=(n, n))
+        self.values = np.empty(E + n)
+        self.diff = np.empty((r, E))
+        self.other = np.empty(E)
+
+    def pack(self, Y: np.ndarray) -> np.ndarray:
+        """Outputs (n × r, the caller's node order) as the flat vector of unknowns."""
+        return np.ascontiguousarray(Y[self.order].T).ravel()
+
+    def unpack(self, z: np.ndarray) -> np.ndarray:
+        """The flat vector of unknowns as outputs (n × r, the caller's node order)."""
+        Y = np.empty((self.n, self.r))
+        Y[self.order] = z.reshape(self.r, self.n).T
+        return Y
+
+    def __call__(self, z: np.ndarray) -> tuple[float, np.ndarray]:
+        Yt = z.reshape(self.r, self.n)
+        Yt = Yt - Yt.mean(axis=1, keepdims=True)
+        diff, other = self.diff, self.other
+        for k in range(self.r):
+            np.take(Yt[k], self.first, out=diff[k])
+            np.take(Yt[k], self.second, out=other)
+            diff[k] -= other
+        e = np.einsum("ij,ij->j", diff, diff)
+        e -= self.D
+        omega = self.omega
+        value = omega * float(e @ e) - (1.0 - omega) * float(np.einsum("ij,ij->", Yt, Yt))
+        E = e.size
+        np.negative(e, out=self.values[:E])
+        self.values[E:] = np.bincount(self.first, e, self.n) + np.bincount(self.second, e, self.n)
+        np.take(self.values, self.source, out=self.L.data)
+        grad = (self.L @ Yt.T).T
+        grad *= 4.0 * omega
+        if omega < 1.0:
+            grad -= 2.0 * (1.0 - omega) * Yt
+        grad -= grad.mean(axis=1, keepdims=True)
+        return value, grad.ravel()
 
 
 def refine_outputs(
@@ -190,18 +269,7 @@ def refine_outputs(
     n, r = Y0.shape
     if not 0.0 < omega <= 1.0:
         raise ValueError(f"omega must lie in (0, 1], got {omega!r}")
-    BT = incidence_matrix(n, edges).T.tocsr()
-    first, second = edges[:, 0], edges[:, 1]
-    D = np.asarray(sqdist, dtype=np.float64)
-
-    def fun(z):
-        Y = z.reshape(n, r)
-        Y = Y - Y.mean(axis=0)
-        BY = Y[first] - Y[second]                       # rows y_i − y_j, gathered
-        e = np.einsum("ij,ij->i", BY, BY) - D
-        value = omega * float(e @ e) - (1.0 - omega) * float(np.sum(Y * Y))
-        grad = 4.0 * omega * (BT @ (e[:, None] * BY)) - 2.0 * (1.0 - omega) * Y
-        return value, (grad - grad.mean(axis=0)).ravel()
+    fun = _EdgeEnergy(n, r, edges, sqdist, omega)
 
     every = 50 if verbose is True else int(verbose)
     shown = [np.inf]                                    # the objective at the last line
@@ -212,12 +280,12 @@ def refine_outputs(
             say(f"  refine it {iteration:5d}  objective {value:.6e}  relative fall {fall:.1e}")
             shown[0] = value
 
-    opt = minimize_lbfgs(fun, (Y0 - Y0.mean(axis=0)).ravel(), max_iter=max_iter, ftol=tol, window=10, memory=20,
+    opt = minimize_lbfgs(fun, fun.pack(Y0 - Y0.mean(axis=0)), max_iter=max_iter, ftol=tol, window=10, memory=20,
                          callback=callback)
     trace = opt.trace
     if every:
         say(f"  refine done after {len(trace)} iterations  objective {trace[-1] if len(trace) else float('nan'):.6e}")
-    Y = opt.x.reshape(n, r)
+    Y = fun.unpack(opt.x)
     return Y - Y.mean(axis=0), trace
 
 
