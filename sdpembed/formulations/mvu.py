@@ -54,7 +54,7 @@ import cvxpy as cp
 import numpy as np
 
 from .._validate import as_matrix, as_vector
-from ..problems.mvu import dual_bound
+from ..problems.mvu import dual_bound, variational_compression
 from ..results import GroundTruthTooLarge, SolveResult, build_result, relative_gap
 from ._cvxpy import SOLVERS, check_solver, judge_optimal, no_solution, solve_model
 
@@ -202,15 +202,6 @@ class VariationalModel(NamedTuple):
     """ξ ≥ ‖𝒜(QZQᵀ) − D‖₂², the collapsed slack of (3.23)."""
 
 
-def _svec_edge_matrix(B: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """M (E × m(m+1)/2) with M @ svec_u(Z) = (b_eᵀ Z b_e)_e, svec_u(Z) the upper triangle of Z
-    (off-diagonal entries counted twice through the coefficient 2 b_a b_b)."""
-    m = B.shape[1]
-    a, b = np.triu_indices(m)
-    M = B[:, a] * B[:, b] * np.where(a == b, 1.0, 2.0)
-    return M, a, b
-
-
 def variational_problem(Q: np.ndarray, edges: np.ndarray, sqdist: np.ndarray, omega: float) -> VariationalModel:
     """The variational SDP over Z (module docstring, (3.23)–(3.25)).
 
@@ -228,12 +219,10 @@ def variational_problem(Q: np.ndarray, edges: np.ndarray, sqdist: np.ndarray, om
     if not 0.0 < omega < 1.0:
         raise ValueError(f"omega must lie in (0, 1), got {omega!r}")
     m = Q.shape[1]
-    Bq = Q[edges[:, 0]] - Q[edges[:, 1]]                          # b_e = q_i − q_j
-    M, a, b = _svec_edge_matrix(Bq)
-    # ‖Mz − D‖² = ‖R₁z − c‖² + ρ² from a thin QR of [M, D] (E rows compressed to p + 1)
-    R = np.linalg.qr(np.column_stack([M, D]), mode="r")
-    p = M.shape[1]
-    R1, c, rho = R[:p, :p], R[:p, p], R[p, p] if R.shape[0] > p else 0.0
+    a, b = np.triu_indices(m)
+    p = a.size
+    R = variational_compression(Q, edges, D)       # ‖Mz − D‖² = ‖R₁z − c‖² + ρ², E rows → p + 1
+    R1, c, rho = R[:p, :p], R[:p, p], R[p, p]
     Z = cp.Variable((m, m), PSD=True, name="Z")
     xi = cp.Variable(name="xi")
     z = cp.vec(Z, order="F")[a + b * m]                               # the m(m+1)/2 upper entries

@@ -39,11 +39,18 @@ The slack variant is bounded iff ω·λ₂(L₁) ≥ 1 − ω (λ₂(L₁) the a
 unit-weight graph; L(y) ⪯ L(ω1) for y ≤ ω1): otherwise stretching every edge pays, and the
 solver reports ``unbounded``.
 
+The variational SDP of Sec. 3.1.8 (K ≈ QZQᵀ, (3.25); :mod:`sdpembed.formulations.mvu`) is, with
+ξ at its optimum, maximise (1 − ω) tr Z − ω‖Mz − D‖² over Z ⪰ 0, z the upper triangle of Z and
+M (E × p, p = m(m+1)/2) the edge operator on it. :func:`variational_compression` reduces the E
+rows of [M, D] to the (p + 1) × (p + 1) triangle R of their QR factorisation, so that
+‖Mz − D‖² = ‖R₁z − c‖² + ρ², whatever E.
+
 References
 ----------
 .. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
    Pennsylvania, 2007. Implemented here: the MVU SDP (3.11)–(3.15) of Sec. 3.1.4, the relaxations
-   of Sec. 3.1.6, the minimum-trace variant of Sec. 3.1.11, the Laplacian (3.24).
+   of Sec. 3.1.6, the minimum-trace variant of Sec. 3.1.11, the Laplacian (3.24), the variational
+   SDP (3.25).
 .. [2] J. W. Demmel, "On floating point errors in Cholesky", LAPACK Working Note 14, 1989.
    Used here: the backward error |ΔA| ≤ γ_{n+1}|R̃ᵀ||R̃| of a Cholesky factorisation that runs
    to completion.
@@ -74,6 +81,7 @@ __all__ = [
     "dual_bound",
     "incidence_matrix",
     "slack_is_bounded",
+    "variational_compression",
     "verified_dual_bound",
 ]
 
@@ -279,6 +287,38 @@ def incidence_matrix(n: int, edges: np.ndarray) -> sp.csr_matrix:
     cols = edges.ravel()
     vals = np.tile([1.0, -1.0], E)
     return sp.csr_matrix((vals, (rows, cols)), shape=(E, n))
+
+
+#: Edges per block of :func:`variational_compression` (its rows stay in cache).
+VARIATIONAL_QR_BLOCK = 4096
+
+
+def _svec_edge_matrix(B: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """M (E × m(m+1)/2) with M @ svec_u(Z) = (b_eᵀ Z b_e)_e, svec_u(Z) the upper triangle of Z
+    (off-diagonal entries counted twice through the coefficient 2 b_a b_b)."""
+    m = B.shape[1]
+    a, b = np.triu_indices(m)
+    M = B[:, a] * B[:, b] * np.where(a == b, 1.0, 2.0)
+    return M, a, b
+
+
+def variational_compression(Q: np.ndarray, edges: np.ndarray, sqdist: np.ndarray) -> np.ndarray:
+    """The upper triangle R ((p + 1) × (p + 1), p = m(m+1)/2) of a thin QR of [M, D], M the
+    variational SDP's edge operator on the upper triangle z of Z (rows b_eᵀZb_e, b_e = q_i − q_j):
+    ‖Mz − D‖² = ‖R[:p, :p] z − R[:p, p]‖² + R[p, p]² (module docstring). Taken block by block —
+    the R of the rows so far stacked on the next block's rows — so the E × p matrix M is never
+    formed."""
+    Q = as_matrix(Q, "Q")
+    D = as_vector(sqdist, "sqdist", length=edges.shape[0])
+    p = Q.shape[1] * (Q.shape[1] + 1) // 2
+    R = np.zeros((0, p + 1))
+    for start in range(0, edges.shape[0], VARIATIONAL_QR_BLOCK):
+        block = edges[start:start + VARIATIONAL_QR_BLOCK]
+        M, _, _ = _svec_edge_matrix(Q[block[:, 0]] - Q[block[:, 1]])
+        R = np.linalg.qr(np.vstack([R, np.column_stack([M, D[start:start + VARIATIONAL_QR_BLOCK]])]), mode="r")
+    if R.shape[0] < p + 1:                          # fewer edges than unknowns: ρ = 0 rows added
+        R = np.vstack([R, np.zeros((p + 1 - R.shape[0], p + 1))])
+    return R
 
 
 def _dense_laplacian(n: int, edges: np.ndarray, y: np.ndarray) -> np.ndarray:

@@ -59,3 +59,21 @@ def test_window_stops_on_a_slow_tail_only():
 def test_bad_options(option):
     with pytest.raises(ValueError, match=next(iter(option))):
         minimize_lbfgs(_rosenbrock, np.zeros(3), **option)
+
+
+def test_preconditioning_by_the_inverse_hessian_solves_a_quadratic_in_one_step() -> None:
+    rng = np.random.default_rng(3)
+    U, _ = np.linalg.qr(rng.normal(size=(30, 30)))
+    H = (U * np.logspace(0, 6, 30)) @ U.T                      # condition number 1e6
+    b = rng.normal(size=30)
+    inverse = np.linalg.inv(H)
+
+    def fun(x):
+        return 0.5 * x @ H @ x - b @ x, H @ x - b
+
+    exact = np.linalg.solve(H, b)
+    pre = minimize_lbfgs(fun, np.zeros(30), ftol=0.0, gtol=1e-8, max_iter=50, precondition=lambda v: inverse @ v)
+    plain = minimize_lbfgs(fun, np.zeros(30), ftol=0.0, gtol=1e-8, max_iter=50)
+    assert pre.status == "converged" and pre.nit <= 3
+    np.testing.assert_allclose(pre.x, exact, rtol=1e-6)
+    assert plain.nit > 10 * pre.nit
