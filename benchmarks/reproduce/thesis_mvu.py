@@ -50,6 +50,7 @@ from .common import Experiment, Outcome  # noqa: E402
 from .numax import _md_table, _save  # noqa: E402
 from .thesis_mvu_kernel import DATA_NOTE as _KERNEL_DATA_NOTE  # noqa: E402
 from .thesis_mvu_kernel import EXPERIMENTS as _KERNEL_EXPERIMENTS  # noqa: E402
+from .thesis_mvu_reasons import EXPERIMENTS as _REASON_EXPERIMENTS  # noqa: E402
 
 TITLE = "Weinberger's thesis, chapter 3: maximum variance unfolding"
 DATA_NOTE = ("Data: swiss rolls and the trefoil knot come from `sdpembed.datasets`; USPS digits are not "
@@ -90,23 +91,35 @@ def _dims_for(spectrum: np.ndarray, share: float) -> int:
     return int(np.searchsorted(np.cumsum(spectrum), share) + 1)
 
 
+def edge_length_ratios(edges: np.ndarray, sqdist: np.ndarray, K: np.ndarray) -> np.ndarray:
+    """‖y_i − y_j‖ / ‖x_i − x_j‖ for every edge (i, j), the output distances read from K (3.21)."""
+    i, j = edges[:, 0], edges[:, 1]
+    lengths = K[i, i] + K[j, j] - 2.0 * K[i, j]
+    return np.sqrt(np.maximum(lengths, 0.0) / sqdist)
+
+
 def _exact(X: np.ndarray, k: int, variant: str, *, omega: float | None = None, angles: bool = True,
-           r: int = 2) -> dict:
-    """Exact MVU (Table 3.1) by the registry's default method; outputs (3.21), spectrum, certificate."""
+           r: int = 2, method: str | None = None, time_limit: float | None = None) -> dict:
+    """Exact MVU (Table 3.1) by the registry's default method (or ``method``); outputs (3.21),
+    spectrum, certificate, and how the edges' output lengths compare with their input lengths."""
     instance = MVUInstance.from_points(X, k, variant, omega=omega, angles=angles, link=True, random_state=0)
     start = time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        result = solve(instance)
+        result = solve(instance, method, **({} if time_limit is None else {"time_limit": time_limit}))
     cpu = time.process_time() - start
     Y, w = spectral_embedding(result.solution, r)
     edge = instance.edges
     K = result.solution
     lengths = K[edge[:, 0], edge[:, 0]] + K[edge[:, 1], edge[:, 1]] - 2 * K[edge[:, 0], edge[:, 1]]
     slack = (instance.sqdist - lengths) / max(float(instance.sqdist.max()), 1e-300)
+    ratio = edge_length_ratios(edge, instance.sqdist, K)
     return {"Y": Y, "spectrum": _spectrum(w), "status": result.status, "relative_gap": result.relative_gap,
             "method": result.solver, "cpu_s": cpu, "wall_s": result.wall_time, "edges": int(len(edge)),
-            "tight": float(np.mean(np.abs(slack) < 1e-3)), "trace": float(np.trace(K))}
+            "tight": float(np.mean(np.abs(slack) < 1e-3)), "trace": float(np.trace(K)),
+            # edges more than 1 % shorter / longer than their input length, and the median ratio
+            "shortened": float(np.mean(ratio < 0.99)), "lengthened": float(np.mean(ratio > 1.01)),
+            "median_ratio": float(np.median(ratio))}
 
 
 def _quality(X: np.ndarray, Y: np.ndarray, l: int) -> dict:
@@ -947,3 +960,6 @@ EXPERIMENTS = (
                quick={"n": 300, "k": 7, "noise": 0.8, "height": 21.0, "bad_arc": 10.0, "threshold": 3.5,
                       "seed": 0}),
 ) + _KERNEL_EXPERIMENTS
+# each reason test (key ``<figure>_reasons``) right after the figure or table it explains
+EXPERIMENTS = tuple(e for figure in EXPERIMENTS for e in (figure, *(r for r in _REASON_EXPERIMENTS
+                                                                     if r.key == f"{figure.key}_reasons")))
