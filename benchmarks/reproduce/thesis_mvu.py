@@ -119,7 +119,7 @@ def _exact(X: np.ndarray, k: int, variant: str, *, omega: float | None = None, a
             "tight": float(np.mean(np.abs(slack) < 1e-3)), "trace": float(np.trace(K)),
             # edges more than 1 % shorter / longer than their input length, and the median ratio
             "shortened": float(np.mean(ratio < 0.99)), "lengthened": float(np.mean(ratio > 1.01)),
-            "median_ratio": float(np.median(ratio))}
+            "median_ratio": float(np.median(ratio)), "max_sq_violation": float(np.max(np.abs(ratio ** 2 - 1.0)))}
 
 
 def _quality(X: np.ndarray, Y: np.ndarray, l: int) -> dict:
