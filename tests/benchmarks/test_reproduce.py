@@ -466,3 +466,13 @@ def test_thesis_mvu_edge_length_ratios_and_isometric_spectrum_against_direct_com
     flat = np.column_stack([thesis._arc_length(params[:, 0]), params[:, 1]])
     w = np.linalg.svd(flat - flat.mean(axis=0), compute_uv=False) ** 2
     np.testing.assert_allclose(reasons.isometric_spectrum(params), w / w.sum(), rtol=1e-10)
+
+
+def test_thesis_mvu_reason_tests_follow_the_experiment_they_explain():
+    experiments = load_paper("thesis-mvu").EXPERIMENTS
+    keys = [e.key for e in experiments]
+    reasons = [k for k in keys if k.endswith("_reasons")]
+    assert len(reasons) == len(load_reproduce("thesis_mvu_reasons").EXPERIMENTS) >= 4
+    for key in reasons:
+        assert keys[keys.index(key) - 1] == key.removesuffix("_reasons")
+    assert len(keys) == len(set(keys))
