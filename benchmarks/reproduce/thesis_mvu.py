@@ -60,7 +60,8 @@ DATA_NOTE = ("Data: swiss rolls and the trefoil knot come from `sdpembed.dataset
              "are not available, scikit-learn's bundled digits and MNIST fives stand in. Table 3.2, Table 3.3 and "
              "Fig. 3.32–3.37 (`reproduce/thesis_mvu_kernel.py`): " + _KERNEL_DATA_NOTE + " Every exact solve "
              "reports its status and certified relative gap; an embedding is only called MVU's when the solve "
-             "is `optimal`.")
+             "is `optimal`. The reason test of a *differs* (`reproduce/thesis_mvu_reasons.py`, its hypothesis "
+             "fixed in its departures before the run) follows the experiment it explains.")
 NOT_IMPLEMENTED = [
     "Fig. 3.9, 3.10, 3.26 and 3.31 (the teapot images are not available)",
     "Fig. 3.12 (the rotating-globe images are not available)",
