@@ -312,7 +312,9 @@ def table3_2(config: dict, png: Path) -> Outcome:
                  f"{exact['share_in_r']:.1%} of its variance in r = 3 dimensions (95% needs {exact['dims95']}) — "
                  + ("so the low digits score is the variational approximation's, not MVU's."
                     if decided else "so the exact SDP does not close the gap either: on 8×8 digits at r = 3 "
-                    "Isomap stays ahead, unlike the thesis' average."))
+                    "Isomap stays ahead, unlike the thesis' average.")
+                 + " The reasons — the inequality relaxation on the roll, the output dimension and the table's k on "
+                 "the digits — are tested by `table3_2_reasons`, the next section.")
     verdict = "reproduced in trend" if best_ours == best_pub and decided else "differs"
     fig, axes = plt.subplots(1, len(sets), figsize=(4.2 * len(sets), 3.6), sharey=True)
     names = list(methods)

@@ -448,3 +448,31 @@ def test_thesis_deskew_removes_the_slant_of_a_sheared_bar():
     straight = thesis.deskew(image.ravel()[None, :])[0]
     assert slant(image) == pytest.approx(0.6, abs=0.05)
     assert abs(slant(straight)) < 0.05 and straight.sum() == pytest.approx(image.sum(), rel=0.05)
+
+
+def test_thesis_mvu_edge_length_ratios_and_isometric_spectrum_against_direct_computations():
+    thesis = load_reproduce("thesis_mvu")
+    reasons = load_reproduce("thesis_mvu_reasons")
+    rng = np.random.default_rng(9)
+    X = rng.standard_normal((12, 3))
+    Y = X[:, :2] * [1.0, 0.5]                        # the second coordinate squeezed: some edges shorten
+    edges = np.array([(i, j) for i in range(12) for j in range(i + 1, 12) if (i + j) % 3 == 0])
+    sqdist = np.sum((X[edges[:, 0]] - X[edges[:, 1]]) ** 2, axis=1)
+    direct = [np.linalg.norm(Y[i] - Y[j]) / np.linalg.norm(X[i] - X[j]) for i, j in edges]
+    np.testing.assert_allclose(thesis.edge_length_ratios(edges, sqdist, Y @ Y.T), direct, rtol=1e-10)
+    assert np.all(thesis.edge_length_ratios(edges, sqdist, X @ X.T) == pytest.approx(1.0))
+    # an isometric unrolling of a roll: the spectrum of (arc length, height) points, normalised
+    params = np.column_stack([rng.uniform(1.5 * np.pi, 4.5 * np.pi, 400), rng.uniform(0, 21.0, 400)])
+    flat = np.column_stack([thesis._arc_length(params[:, 0]), params[:, 1]])
+    w = np.linalg.svd(flat - flat.mean(axis=0), compute_uv=False) ** 2
+    np.testing.assert_allclose(reasons.isometric_spectrum(params), w / w.sum(), rtol=1e-10)
+
+
+def test_thesis_mvu_reason_tests_follow_the_experiment_they_explain():
+    experiments = load_paper("thesis-mvu").EXPERIMENTS
+    keys = [e.key for e in experiments]
+    reasons = [k for k in keys if k.endswith("_reasons")]
+    assert len(reasons) == len(load_reproduce("thesis_mvu_reasons").EXPERIMENTS) >= 4
+    for key in reasons:
+        assert keys[keys.index(key) - 1] == key.removesuffix("_reasons")
+    assert len(keys) == len(set(keys))

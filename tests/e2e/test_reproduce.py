@@ -130,3 +130,26 @@ def test_report_only_rebuilds_the_stored_report_and_runs_nothing():
         script.main(["--report-only", "--paper", "numax"])
     with pytest.raises(SystemExit):
         script.main([])
+
+
+def test_the_thesis_mvu_reason_tests_decide_from_their_own_numbers(tmp_path):
+    argv = ["--paper", "thesis-mvu", "--only", "table3_2_reasons,fig3_24_25_reasons", "--quick",
+            "--results", str(tmp_path / "results"), "--report", str(tmp_path / "REPRODUCTION.md")]
+    assert load_script("reproduce").main(argv) == 0
+    out = tmp_path / "results" / "thesis-mvu"
+    rows = json.loads((out / "table3_2_reasons.json").read_text())["rows"]
+    swiss, measures = rows["swiss"], ("continuity", "trust", "intersection")
+    lam2 = {v: swiss[v]["spectrum"][1] for v in swiss}
+    expected = (swiss["inequality"]["shortened"] > 0.10
+                and all(swiss["equality"][m] > swiss["inequality"][m] for m in measures)
+                and abs(lam2["equality"] - rows["isometric"][1]) < abs(lam2["inequality"] - rows["isometric"][1]))
+    assert rows["supported"]["relaxation"] == expected
+    assert swiss["inequality"]["status"] == "optimal"
+    if swiss["equality"]["status"] == "optimal":                 # a certified equality optimum keeps every edge
+        assert swiss["equality"]["shortened"] == 0.0 and swiss["equality"]["lengthened"] == 0.0
+    digits = {(r["method"], r["k"], r["r"]): r["harmonic"] for r in rows["digits"]}
+    assert rows["supported"]["neighbourhood"] == (digits[("Isomap", 5, 3)] < digits[("MVU (exact)", 5, 3)])
+    record = json.loads((out / "fig3_24_25_reasons.json").read_text())
+    ratios = [run["ratio"]["continuity"] for run in record["rows"]["runs"]]
+    assert record["rows"]["stats"]["continuity"]["mean"] == pytest.approx(sum(ratios) / len(ratios))
+    assert "noise hypothesis is" in record["agreement"]

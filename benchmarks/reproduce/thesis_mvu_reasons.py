@@ -1,0 +1,440 @@
+"""Reason tests for the thesis' MVU experiments that differ (Weinberger, ch. 3), one function each.
+
+Each *differs* of :mod:`reproduce.thesis_mvu` and :mod:`reproduce.thesis_mvu_kernel` names a
+candidate reason; the function here states the hypothesis and the outcome that would support it
+in its docstring (``Departures``, written before the run) and reports the result whichever way
+it falls. The helpers of :mod:`reproduce.thesis_mvu` are imported at first use, because that
+module lists these experiments among its own.
+
+References
+----------
+.. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+   Pennsylvania, 2007. Table 3.2 (Sec. 3.1.9), the slack variables of Sec. 3.1.6 (Fig. 3.14),
+   Fig. 3.15, the minimum-trace SDP of Sec. 3.1.11 (Fig. 3.24–3.25), locking up (Sec. 3.1.12,
+   Fig. 3.28).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+from mvu import roll_arc_length  # noqa: E402
+from sklearn.datasets import load_digits  # noqa: E402
+from sklearn.manifold import Isomap  # noqa: E402
+
+from sdpembed.datasets import swiss_roll  # noqa: E402
+
+from .common import Experiment, Outcome  # noqa: E402
+from .numax import _md_table, _save  # noqa: E402
+from .thesis_mvu_kernel import PUBLISHED_TABLE3_2  # noqa: E402
+
+
+def _base():
+    """:mod:`reproduce.thesis_mvu`, which imports this module for its experiment list."""
+    from . import thesis_mvu
+    return thesis_mvu
+
+
+def isometric_spectrum(params: np.ndarray) -> np.ndarray:
+    """The normalised spectrum of an isometric unrolling of the roll: the covariance of (arc length, height)."""
+    flat = np.column_stack([roll_arc_length(params[:, 0]), params[:, 1]])
+    w = np.sort(np.linalg.eigvalsh(np.cov(flat.T)))[::-1]
+    return w / w.sum()
+
+
+def _fmt(q: dict) -> str:
+    return f"{q['continuity']:.3f} / {q['trust']:.3f} / {q['intersection']:.3f} [{q['harmonic']:.3f}]"
+
+
+def _solve_summary(run: dict) -> dict:
+    return {k: v for k, v in run.items() if k not in ("Y", "spectrum")} | {"spectrum": run["spectrum"][:6].tolist()}
+
+
+# ------------------------------------------------------------------------------------------ Table 3.2
+
+
+def table3_2_reasons(config: dict, png: Path) -> Outcome:
+    """Table 3.2 — the reason tests: the inequality relaxation on the swiss roll; r and k on the digits.
+
+    Paper
+    -----
+    Table 3.2: MVU (k = 5) scores 1.000 / 0.990 / 0.990 (local continuity / trust /
+    intersection, l = 15, r = 2) on a swiss roll of n = 2,000 and is best on average over
+    four data sets; r = 3 for the data sets of unknown dimension, r = 2 for the roll and the
+    teapots; every other method at k = 15 (Sec. 3.1.9).
+
+    Departures
+    ----------
+    - *Swiss roll.* Our exact MVU (the inequality SDP with angle edges, certified) scores
+      0.920 / 0.837 / 0.782 on the table's roll and keeps 0.986 / 0.014 of its trace in two
+      dimensions where an isometric unrolling has 0.947 / 0.053: the sheet comes out longer and
+      thinner. Hypothesis, fixed before the run: the inequality relaxation is not tight on the
+      sparse k = 5 graph — maximising the variance shortens the edges across the roll. It is
+      supported if more than 10 % of the inequality optimum's edges end more than 1 % shorter
+      than their input length *and* the equality variant (every edge kept at its length) on
+      the same graph scores higher in all three measures with a second eigenvalue nearer the
+      isometric one; it is refuted otherwise.
+    - Both variants are solved by the low-rank method (the interior point does not reach this
+      n for the equalities) on ``n_swiss`` points, not the table's 2,000: the equality solve
+      at n = 500 did not finish in 300 s on our loaded machine, so the roll is smaller and the
+      equality solve has a ``time_limit``; its status is reported and an uncertified iterate is
+      compared as such, never called optimal. The measures of the isometric unrolling itself (the
+      roll's arc length and height) are reported beside them: the best a faithful unfolding can
+      score at this n and l.
+    - *Digits* (scikit-learn's 8×8, the faces' stand-in). Exact MVU scores 0.534 (harmonic
+      mean) against Isomap's 0.577 at r = 3 and keeps 82.5 % of its trace there. Hypotheses,
+      fixed before the run: (r) the three dimensions cut off MVU's unfolding — supported if at
+      each r in ``rs`` above 3 exact MVU's harmonic mean is at least Isomap's at the same r;
+      (k) the table's k favours Isomap (15 against MVU's 5; the thesis itself blames k = 5
+      against l = 15 for MVU's continuity) — supported if Isomap at k = 5 scores below exact
+      MVU at r = 3. One certified inequality solve serves every r.
+    """
+    base = _base()
+    l, k, seed = config["l"], config["k"], config["seed"]
+    X, params = swiss_roll(config["n_swiss"], noise=0.05, random_state=seed)      # Table 3.2's roll
+    iso_spec = isometric_spectrum(params)
+    runs, quality = {}, {}
+    for variant in ("inequality", "equality"):
+        runs[variant] = base._exact(X, k, variant, method="lowrank",
+                                    time_limit=config["time_limit"] if variant == "equality" else None)
+        quality[variant] = base._quality(X, runs[variant]["Y"], l)
+        print(f"  swiss roll {variant}: {runs[variant]['status']}, {_fmt(quality[variant])}, shortened "
+              f"{runs[variant]['shortened']:.1%}", flush=True)
+    # the measures' ceiling for a faithful unfolding: the isometric unrolling (arc length, height) itself
+    truth = base._quality(X, np.column_stack([roll_arc_length(params[:, 0]), params[:, 1]]), l)
+    ineq, eq = runs["inequality"], runs["equality"]
+    lam2 = {v: float(runs[v]["spectrum"][1]) for v in runs}
+    higher = all(quality["equality"][m] > quality["inequality"][m] for m in ("continuity", "trust", "intersection"))
+    nearer = abs(lam2["equality"] - iso_spec[1]) < abs(lam2["inequality"] - iso_spec[1])
+    roll_supported = ineq["shortened"] > 0.10 and higher and nearer
+
+    digits = load_digits().data[:config["n_digits"]] / 16.0
+    rs = config["rs"]
+    exact = base._exact(digits, k, "inequality", r=max(rs))
+    table = []
+    for r in rs:
+        table.append({"method": "MVU (exact)", "k": k, "r": r, **base._quality(digits, exact["Y"][:, :r], l)})
+        for k_iso in config["k_isomap"]:
+            Y = Isomap(n_neighbors=k_iso, n_components=r).fit_transform(digits)
+            table.append({"method": "Isomap", "k": k_iso, "r": r, **base._quality(digits, Y, l)})
+    cell = {(row["method"], row["k"], row["r"]): row for row in table}
+    table_k = max(config["k_isomap"])                                  # the table's k for Isomap
+    r_test = {r: cell[("MVU (exact)", k, r)]["harmonic"] >= cell[("Isomap", table_k, r)]["harmonic"]
+              for r in rs if r > 3}
+    r_supported = bool(r_test) and all(r_test.values())
+    k_supported = cell[("Isomap", k, 3)]["harmonic"] < cell[("MVU (exact)", k, 3)]["harmonic"]
+
+    fig, axes = plt.subplots(1, 3, figsize=(14, 3.8))
+    for ax, variant in zip(axes[:2], runs, strict=True):
+        ax.scatter(runs[variant]["Y"][:, 0], runs[variant]["Y"][:, 1], c=params[:, 0], s=4, cmap="jet")
+        ax.set(title=f"{variant} ({runs[variant]['status']}): {runs[variant]['shortened']:.0%} edges shortened",
+               aspect="equal")
+    labels = [f"{row['method'].split()[0]} k={row['k']} r={row['r']}" for row in table]
+    axes[2].barh(labels, [row["harmonic"] for row in table])
+    axes[2].set(xlabel="harmonic mean (digits)")
+    _save(fig, png)
+
+    published = PUBLISHED_TABLE3_2["MVU"]["swiss roll"]
+    roll_rows = [[v, base._solve_text(runs[v]), _fmt(quality[v]), base._top(runs[v]["spectrum"], 3),
+                  f"{runs[v]['shortened']:.1%}", f"{runs[v]['lengthened']:.1%}", f"{runs[v]['median_ratio']:.3f}"]
+                 for v in runs]
+    roll_rows.append(["isometric unrolling (truth)", "—", _fmt(truth), base._top(iso_spec, 2), "—", "—", "—"])
+    ours = (f"Swiss roll, n = {len(X)}, k = {k}, l = {l}, r = 2; isometric unrolling "
+            f"{base._top(iso_spec, 2)}.\n\n"
+            + _md_table(["variant", "solve", "continuity / trust / intersection [harmonic]", "λ1..λ3",
+                         "edges > 1 % shorter", "edges > 1 % longer", "median output/input length"], roll_rows)
+            + f"\n\nDigits, n = {len(digits)}, exact MVU {base._solve_text(exact)}; l = {l}.\n\n"
+            + _md_table(["method", "k", "r", "continuity", "trust", "intersection", "harmonic"],
+                        [[row["method"], row["k"], row["r"], *(f"{row[m]:.3f}" for m in
+                                                              ("continuity", "trust", "intersection", "harmonic"))]
+                         for row in table]))
+    eq_note = ("" if eq["status"] == "optimal" else
+               f" The equality solve ended `{eq['status']}` (not a certified optimum): its numbers are those of the "
+               "iterate closest to the tolerances, so this half of the test is indicative only.")
+    near_published = eq["status"] == "optimal" and all(
+        abs(quality["equality"][m] - p) <= 0.02 for m, p in zip(("continuity", "trust", "intersection"), published,
+                                                                 strict=True))
+    agreement = (
+        f"Swiss roll: {ineq['shortened']:.1%} of the inequality optimum's {ineq['edges']} edges end more than 1 % "
+        f"shorter than their input length (equality: {eq['shortened']:.1%}); the equality variant scores "
+        f"{_fmt(quality['equality'])} against the inequality's {_fmt(quality['inequality'])}, second eigenvalue "
+        f"{lam2['equality']:.3f} against {lam2['inequality']:.3f} (isometric {iso_spec[1]:.3f}; published scores "
+        f"{' / '.join(f'{p:.3f}' for p in published)}); the isometric unrolling itself scores {_fmt(truth)} at this "
+        f"n, the ceiling of a faithful unfolding. The relaxation hypothesis is "
+        + ("supported" if roll_supported else "refuted") + "." + eq_note
+        + f" Digits: exact MVU against Isomap (k = {table_k}) at "
+        + ", ".join(f"r = {r}: {cell[('MVU (exact)', k, r)]['harmonic']:.3f} vs "
+                    f"{cell[('Isomap', table_k, r)]['harmonic']:.3f}" for r in rs)
+        + f" — the output-dimension hypothesis is {'supported' if r_supported else 'refuted'}; Isomap at k = {k} "
+        f"scores {cell[('Isomap', k, 3)]['harmonic']:.3f} at r = 3 against exact MVU's "
+        f"{cell[('MVU (exact)', k, 3)]['harmonic']:.3f} — the neighbourhood-size hypothesis is "
+        + ("supported" if k_supported else "refuted") + ".")
+    return Outcome(
+        published=("Table 3.2: MVU 1.000 / 0.990 / 0.990 on the swiss roll (n = 2,000, k = 5, r = 2), best on "
+                   "average over the four data sets (r = 3 for the faces)."),
+        ours=ours,
+        rows={"swiss": {v: {**_solve_summary(runs[v]), **quality[v]} for v in runs}, "isometric": iso_spec.tolist(),
+              "isometric_quality": truth,
+              "digits_solve": _solve_summary(exact), "digits": table,
+              "supported": {"relaxation": roll_supported, "output_dimension": r_supported,
+                            "neighbourhood": k_supported}},
+        verdict="reproduced in trend" if roll_supported and near_published else "differs",
+        agreement=agreement)
+
+
+# ------------------------------------------------------------------------------------------ Fig. 3.15
+
+
+def fig3_15_reasons(config: dict, png: Path) -> Outcome:
+    """Fig. 3.15 — the reason test: the comb's geometry and the solver behind the dimension counts.
+
+    Paper
+    -----
+    n = 300 points on a two-dimensional comb; MVU (k = 3) gives six dimensions of non-zero
+    variance, Isomap (k = 5) eight. The thesis gives no geometry (number, length and spacing
+    of the teeth).
+
+    Departures
+    ----------
+    - Our Fig. 3.15 counts 5 (MVU) and 7 (Isomap) eigenvalues above 1 % of the trace on an
+      8-tooth comb, the MVU solve ``inaccurate``. Hypotheses, fixed before the run: (geometry)
+      the counts are set by the comb's unstated shape — supported if MVU's count changes with
+      the number of teeth over ``teeth`` (the same n, spine spacing and unit teeth) and some
+      tooth count gives the thesis' 6 and 8; (solver) the inaccurate interior-point solve does
+      not change the count — supported if the low-rank method's count on every comb equals the
+      interior point's. Each count is reported with its solve's status; a count from an
+      uncertified solve is marked as such.
+    """
+    base = _base()
+    raw = []
+    for teeth in config["teeth"]:
+        X, _ = base.comb(config["n"], teeth, config["seed"])
+        iso = Isomap(n_neighbors=config["k_isomap"], n_components=10).fit(X).kernel_pca_.eigenvalues_
+        iso = np.maximum(iso, 0.0) / np.maximum(iso, 0.0).sum()
+        row = {"teeth": teeth, "isomap_count": int(np.sum(iso > 0.01)), "isomap": iso[:12].tolist()}
+        for method in ("ipm", "lowrank"):
+            run = base._exact(X, config["k_mvu"], "equality", r=3, method=method,
+                              time_limit=config["time_limit"] if method == "lowrank" else None)
+            row[method] = {**_solve_summary(run), "count": int(np.sum(run["spectrum"] > 0.01))}
+        print(f"  {teeth} teeth: MVU {row['ipm']['count']} ({row['ipm']['status']}) / {row['lowrank']['count']} "
+              f"({row['lowrank']['status']}), Isomap {row['isomap_count']}", flush=True)
+        raw.append(row)
+    counts = [r["ipm"]["count"] for r in raw]
+    geometry = len(set(counts)) > 1 and any(r["ipm"]["count"] == 6 and r["isomap_count"] == 8 for r in raw)
+    solver = all(r["ipm"]["count"] == r["lowrank"]["count"] for r in raw)
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    teeth = [r["teeth"] for r in raw]
+    ax.plot(teeth, counts, "o-", label="MVU (interior point)")
+    ax.plot(teeth, [r["lowrank"]["count"] for r in raw], "x--", label="MVU (low rank)")
+    ax.plot(teeth, [r["isomap_count"] for r in raw], "s-", label="Isomap")
+    ax.axhline(6, color="C0", lw=0.5)
+    ax.axhline(8, color="C2", lw=0.5)
+    ax.set(xlabel="teeth", ylabel="eigenvalues above 1 % of the trace")
+    ax.legend(fontsize=7)
+    _save(fig, png)
+    certified = [r["teeth"] for r in raw if "optimal" in (r["ipm"]["status"], r["lowrank"]["status"])]
+    return Outcome(
+        published="Six dimensions of non-zero variance with MVU (k = 3), eight with Isomap (k = 5); geometry not "
+                  "given.",
+        ours=_md_table(["teeth", "MVU count (interior point)", "MVU count (low rank)", "Isomap count"],
+                       [[r["teeth"], f"{r['ipm']['count']} ({r['ipm']['status']}, gap {r['ipm']['relative_gap']:.1e})",
+                         f"{r['lowrank']['count']} ({r['lowrank']['status']})", r["isomap_count"]] for r in raw])
+        + f"\n\nn = {config['n']}, MVU k = {config['k_mvu']} (equality), Isomap k = {config['k_isomap']}; a count "
+        "is the number of eigenvalues above 1 % of the trace.",
+        rows=raw, verdict="reproduced in trend" if geometry and certified else "differs",
+        agreement=(f"MVU's count over {', '.join(map(str, teeth))} teeth: {', '.join(map(str, counts))}; Isomap's: "
+                   f"{', '.join(str(r['isomap_count']) for r in raw)}. The geometry hypothesis is "
+                   + ("supported" if geometry else "refuted") + " and the solver hypothesis "
+                   + ("supported" if solver else "refuted") + " (the low-rank counts "
+                   + ", ".join(str(r["lowrank"]["count"]) for r in raw) + "). Certified MVU solves (either method): "
+                   + (", ".join(f"{t} teeth" for t in certified) if certified else "none") + "."))
+
+
+# ------------------------------------------------------------------------------------------ Fig. 3.24–3.25
+
+
+def fig3_24_25_reasons(config: dict, png: Path) -> Outcome:
+    """Fig. 3.24–3.25 — the reason test: is the one quality ratio above 1 sampling noise?
+
+    Paper
+    -----
+    Local continuity, trust and intersection of the minimum-trace embedding over the
+    maximum-trace one (r = 10 for digits): all below 1 on every data set.
+
+    Departures
+    ----------
+    - Our Fig. 3.24 has one ratio above 1: continuity 1.026 on n = 200 MNIST fives (seed 0).
+      Hypothesis, fixed before the run: it is the sampling noise of a measure near 1 on a small
+      sample — supported if, over the seeded samples ``seeds`` of the same size, the mean
+      continuity ratio is below 1 and seed 0's ratio lies within two standard deviations of the
+      mean; refuted (a systematic difference from the thesis) if the mean is at or above 1.
+    - The thesis' Fig. 3.25 uses n = 500 fives; equality and minimum-trace solves by their
+      default method (the interior point) at n = ``n`` for each seed, as our Fig. 3.24.
+    """
+    base = _base()
+    from sdpembed.datasets import load_mnist
+    raw = []
+    for seed in config["seeds"]:
+        X, _ = load_mnist(size=20, digits=5, n_samples=config["n"], random_state=seed)
+        runs = {v: base._exact(X, config["k"], v, r=config["r"], angles=False) for v in ("equality", "min_trace")}
+        quality = {v: base._quality(X, run["Y"], config["l"]) for v, run in runs.items()}
+        ratio = {m: quality["min_trace"][m] / max(quality["equality"][m], 1e-12)
+                 for m in ("continuity", "trust", "intersection")}
+        raw.append({"seed": seed, "ratio": ratio, "quality": quality,
+                    "status": {v: run["status"] for v, run in runs.items()},
+                    "gap": {v: run["relative_gap"] for v, run in runs.items()}})
+        print(f"  seed {seed}: " + ", ".join(f"{m} {v:.3f}" for m, v in ratio.items())
+              + f" ({raw[-1]['status']})", flush=True)
+    stats = {}
+    for m in ("continuity", "trust", "intersection"):
+        values = np.array([r["ratio"][m] for r in raw])
+        stats[m] = {"mean": float(values.mean()), "std": float(values.std(ddof=1)) if len(values) > 1 else 0.0,
+                    "above_one": int(np.sum(values >= 1.0))}
+    c = stats["continuity"]
+    first = next(r["ratio"]["continuity"] for r in raw if r["seed"] == config["seeds"][0])
+    supported = c["mean"] < 1.0 and abs(first - c["mean"]) <= 2.0 * c["std"]
+    statuses = [s for r in raw for s in r["status"].values()]
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    for off, m in zip((-0.25, 0.0, 0.25), ("continuity", "trust", "intersection"), strict=True):
+        ax.bar(np.arange(len(raw)) + off, [r["ratio"][m] for r in raw], 0.25, label=m)
+    ax.axhline(1.0, color="k", lw=0.8)
+    ax.set_xticks(np.arange(len(raw)), [f"seed {r['seed']}" for r in raw])
+    ax.set(ylabel="min / max trace")
+    ax.legend(fontsize=7)
+    _save(fig, png)
+    all_below = all(r["ratio"][m] < 1.0 for r in raw for m in r["ratio"])
+    return Outcome(
+        published="Every ratio (minimum- over maximum-trace quality) below 1 on every data set.",
+        ours=_md_table(["seed", "continuity", "trust", "intersection", "solves (max / min)"],
+                       [[r["seed"], *(f"{r['ratio'][m]:.3f}" for m in ("continuity", "trust", "intersection")),
+                         f"{r['status']['equality']} / {r['status']['min_trace']}"] for r in raw])
+        + "\n\n" + "; ".join(f"{m}: mean {v['mean']:.3f}, sd {v['std']:.3f}, {v['above_one']} of {len(raw)} at or "
+                              "above 1" for m, v in stats.items())
+        + f". MNIST fives n = {config['n']}, k = {config['k']}, l = {config['l']}, r = {config['r']}.",
+        rows={"runs": raw, "stats": stats},
+        verdict=("reproduced" if all_below and all(s == "optimal" for s in statuses)
+                 else "reproduced in trend" if supported else "differs"),
+        agreement=(f"Continuity ratio over {len(raw)} samples: mean {c['mean']:.3f} (sd {c['std']:.3f}), seed "
+                   f"{config['seeds'][0]}'s {first:.3f}; {c['above_one']} of {len(raw)} at or above 1. The noise "
+                   "hypothesis is " + ("supported" if supported else "refuted")
+                   + (". Every solve optimal." if all(s == "optimal" for s in statuses) else
+                      f". Solves not all optimal: {sorted(set(statuses))}.")))
+
+
+# ------------------------------------------------------------------------------------------ Fig. 3.14 and 3.28
+
+
+def fig3_28_reasons(config: dict, png: Path) -> Outcome:
+    """Fig. 3.14 and 3.28 — the reason test: do the angle edges or the thesis' roll make strict distances lock?
+
+    Paper
+    -----
+    Fig. 3.14: n = 800 noise-free swiss-roll inputs, k = 6: strict distances (equality MVU)
+    "lock up" before the roll is unfolded. Fig. 3.28: n = 1000, locked from k = 7 on: three
+    dimensions of almost equal variance, the input's PCA spectrum.
+
+    Departures
+    ----------
+    - Our Fig. 3.14 and 3.28 (n = 250, a roll 8 high, the distance-only kNN graph) never lock:
+      every equality run unfolds. Hypotheses, fixed before the run: (angles) the thesis' graph
+      also joins the neighbours of each point (the angle edges of (3.8)), which makes it rigid —
+      supported if the graphs *with* angle edges on the same roll lock for some k in ``ks``;
+      (roll) the thesis' roll, 21 high (the generator's default) with n = 1000, is the one that
+      locks — supported if its graphs lock for some k in ``thesis_ks``.
+    - How a graph is decided. A locked graph has no strictly feasible point, so no method
+      certifies its equality SDP. Two solves per graph: (i) the inequality SDP by the low-rank
+      method, certified — if its optimum keeps every edge within 1 % of its length it is
+      feasible, hence optimal, for the equalities too, and when it is also unfolded (|Spearman
+      ρ| of the first output against the roll's angle t above 0.9, third eigenvalue below 5 %
+      of the trace, Fig. 3.14's rule) the graph is proved *not* locked; (ii) the equality SDP by
+      the low-rank method under a ``time_limit`` of wall time, indicative only unless certified
+      or its largest relative edge violation is below 5 %: then Fig. 3.14's rule says locked or
+      not. A graph neither solve decides is reported undecided.
+    """
+    base = _base()
+    from scipy.stats import spearmanr
+    cases = ([("ours, angle edges", config["n"], config["height"], True, k) for k in config["ks"]]
+             + [("thesis' roll", config["thesis_n"], 21.0, config["thesis_angles"], k) for k in config["thesis_ks"]])
+    raw, rolls = [], {}
+    for name, n, height, angles, k in cases:
+        if (n, height) not in rolls:
+            rolls[(n, height)] = swiss_roll(n, noise=0.0, height=height, random_state=config["seed"])
+        X, params = rolls[(n, height)]
+        row = {"case": name, "n": n, "height": height, "angles": angles, "k": k}
+        for variant in ("inequality", "equality"):
+            run = base._exact(X, k, variant, angles=angles, method="lowrank",
+                              time_limit=config["time_limit"] if variant == "equality" else None)
+            rho = float(abs(spearmanr(run["Y"][:, 0], params[:, 0])[0]))
+            row[variant] = {**_solve_summary(run), "rho": rho,
+                            "unfolded": bool(run["spectrum"][2] <= 0.05 and rho >= 0.9)}
+        ineq, eq = row["inequality"], row["equality"]
+        keeps_edges = ineq["status"] == "optimal" and ineq["shortened"] == 0.0 and ineq["lengthened"] == 0.0
+        if keeps_edges and ineq["unfolded"]:
+            row["locked"], row["decided_by"] = False, "inequality optimum keeps every edge"
+        elif eq["status"] == "optimal" or eq["max_sq_violation"] < 0.05:
+            row["locked"], row["decided_by"] = not eq["unfolded"], "equality solve"
+        else:
+            row["locked"], row["decided_by"] = None, "undecided"
+        raw.append(row)
+        print(f"  {name} n = {n}, k = {k}: inequality {ineq['status']} shortened {ineq['shortened']:.1%}; equality "
+              f"{eq['status']} violation {eq['max_sq_violation']:.1e}, λ3 {eq['spectrum'][2]:.3f}; locked "
+              f"{row['locked']} ({row['decided_by']})", flush=True)
+    verdicts = {}
+    for name in ("ours, angle edges", "thesis' roll"):
+        decided = [r for r in raw if r["case"] == name and r["locked"] is not None]
+        verdicts[name] = ("undecided" if not decided else "supported" if any(r["locked"] for r in decided)
+                          else "refuted" if len(decided) == sum(r["case"] == name for r in raw)
+                          else "not supported where decided")
+    fig, axes = plt.subplots(1, 2, figsize=(11, 3.6))
+    for ax, name in zip(axes, ("ours, angle edges", "thesis' roll"), strict=True):
+        group = [r for r in raw if r["case"] == name]
+        x = np.arange(len(group))
+        ax.bar(x - 0.2, [r["inequality"]["shortened"] for r in group], 0.4, label="inequality: edges shortened")
+        ax.bar(x + 0.2, [min(r["equality"]["max_sq_violation"], 1.0) for r in group], 0.4,
+               label="equality: largest violation")
+        ax.set_xticks(x, [f"k = {r['k']}" for r in group])
+        ax.set(title=name, ylim=(0, 1))
+        ax.legend(fontsize=7)
+    _save(fig, png)
+    thesis_locks = [r["k"] for r in raw if r["case"] == "thesis' roll" and r["locked"]]
+    return Outcome(
+        published="Fig. 3.14: strict distances lock at n = 800, k = 6. Fig. 3.28: locked from k = 7 at n = 1000.",
+        ours=_md_table(["case", "n", "height", "angle edges", "k", "inequality: status, edges > 1 % shorter",
+                        "equality: status, largest violation, λ1..λ3, |ρ(y1, t)|", "locked (decided by)"],
+                       [[r["case"], r["n"], f"{r['height']:g}", r["angles"], r["k"],
+                         f"{r['inequality']['status']}, {r['inequality']['shortened']:.1%}",
+                         f"{r['equality']['status']}, {r['equality']['max_sq_violation']:.1e}, "
+                         f"{base._top(np.array(r['equality']['spectrum']), 3)}, {r['equality']['rho']:.3f}",
+                         f"{r['locked']} ({r['decided_by']})"] for r in raw]),
+        rows=raw, verdict="reproduced in trend" if thesis_locks else "differs",
+        agreement=("Angle-edge hypothesis: " + verdicts["ours, angle edges"] + "; thesis'-roll hypothesis: "
+                   + verdicts["thesis' roll"] + (f" (locked at k = {', '.join(map(str, thesis_locks))})"
+                                                 if thesis_locks else "") + ". Undecided graphs: "
+                   + (", ".join(f"{r['case']} k = {r['k']}" for r in raw if r["locked"] is None) or "none") + "."))
+
+
+EXPERIMENTS = (
+    Experiment("table3_2_reasons", "Table 3.2 — the reason tests: inequality relaxation (swiss roll), r and k "
+               "(digits)", table3_2_reasons,
+               full={"n_swiss": 500, "k": 5, "l": 15, "time_limit": 900.0, "n_digits": 1797, "rs": [3, 5],
+                     "k_isomap": [5, 15], "seed": 0},
+               quick={"n_swiss": 60, "k": 5, "l": 10, "time_limit": 5.0, "n_digits": 100, "rs": [3, 5],
+                      "k_isomap": [5, 15], "seed": 0}),
+    Experiment("fig3_15_reasons", "Fig. 3.15 — the reason test: the comb's geometry and the solver", fig3_15_reasons,
+               full={"n": 300, "teeth": [4, 6, 8, 10, 12], "k_mvu": 3, "k_isomap": 5, "time_limit": 60.0, "seed": 0},
+               quick={"n": 60, "teeth": [3, 4], "k_mvu": 3, "k_isomap": 5, "time_limit": 3.0, "seed": 0}),
+    Experiment("fig3_28_reasons", "Fig. 3.14 and 3.28 — the reason test: angle edges and the thesis' roll in "
+               "locking up", fig3_28_reasons,
+               full={"n": 250, "height": 8.0, "ks": [6, 8], "thesis_n": 1000, "thesis_ks": [6, 7, 8],
+                     "thesis_angles": False, "time_limit": 90.0, "seed": 0},
+               quick={"n": 60, "height": 8.0, "ks": [6], "thesis_n": 80, "thesis_ks": [7], "thesis_angles": False,
+                      "time_limit": 3.0, "seed": 0}),
+    Experiment("fig3_24_25_reasons", "Fig. 3.24–3.25 — the reason test: the ratio above 1 against sampling noise",
+               fig3_24_25_reasons, full={"n": 200, "k": 5, "l": 10, "r": 10, "seeds": [0, 1, 2, 3, 4]},
+               quick={"n": 40, "k": 5, "l": 5, "r": 4, "seeds": [0, 1]}),
+)
