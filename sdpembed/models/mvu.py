@@ -60,7 +60,7 @@ class MVU(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
     method : {"ipm", "auto", "lowrank", "cvxpy", "variational"}
         The certified interior-point method (:mod:`sdpembed.solvers.mvu.ipm`); ``"auto"``, the
         registry's default exact solver for the instance (the low-rank solver for the inequality
-        variant from :data:`~sdpembed.registry.MVU_LOWRANK_FROM_N` points, the interior point
+        variant from ``registry.MVU_LOWRANK_FROM_N`` points, the interior point
         otherwise); the certified low-rank Burer–Monteiro solver
         (:mod:`sdpembed.solvers.mvu.lowrank`, faster for large n); CVXPY; or variational MVU +
         refinement (:mod:`sdpembed.solvers.mvu.variational`, for large n).
