@@ -138,11 +138,13 @@ def _mvu_lowrank_memory(instance: Any) -> tuple[int, str]:
             f"the low-rank solver's dense n×n dual slack and certificate (about 6n² float64; n = {n})")
 
 
-#: From this many points on, the default method of the *inequality* variant is the low-rank solver
-#: (below it the interior point is as fast; BENCHMARKS.md, "Exact MVU at scale"). The other variants
-#: keep the interior point: the low-rank solver's Newton phase can stall at a rank-deficient saddle
-#: on equality and slack instances, where the interior point certifies.
-MVU_LOWRANK_FROM_N = 400
+#: From this many points on, the default method of the *inequality* variant is the low-rank solver:
+#: the crossover measured by ``benchmarks/mvu_lowrank.py`` (BENCHMARKS.md, "Exact MVU at scale"), CPU
+#: seconds in one run, one BLAS thread: n = 200 low rank 2.4 s, interior point 2.7 s; n = 400 low rank
+#: 4.4 s, the interior point's E × E Schur complement several times that. The other variants keep
+#: the interior point: the low-rank solver's Newton phase can stall at a rank-deficient saddle on
+#: equality and slack instances, where the interior point certifies.
+MVU_LOWRANK_FROM_N = 200
 
 
 __all__ = ["ProblemSpec", "PROBLEMS", "get_problem", "method_options", "solve"]

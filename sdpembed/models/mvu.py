@@ -35,8 +35,10 @@ from ..solvers.mvu.variational import BASES, variational_mvu
 
 __all__ = ["MVU", "MVU_METHODS"]
 
-#: ``method`` values: the certified interior-point method, the CVXPY ground truth, variational MVU.
-MVU_METHODS = ("ipm", "cvxpy", "variational")
+#: ``method`` values: the registry's default exact solver for the instance, the certified
+#: interior-point method, the certified low-rank (Burer–Monteiro) solver, the CVXPY ground truth,
+#: variational MVU.
+MVU_METHODS = ("auto", "ipm", "lowrank", "cvxpy", "variational")
 
 #: Largest n for which the variational method also materialises ``kernel_`` = YYᵀ.
 KERNEL_LIMIT = 5000
@@ -55,9 +57,13 @@ class MVU(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         The SDP (Sec. 3.1.4, 3.1.6, 3.1.11); ignored by ``method="variational"``.
     omega : float, optional
         ω of the slack variant (default 0.9 there) and of variational MVU (default 0.999).
-    method : {"ipm", "cvxpy", "variational"}
-        The certified interior-point method (:mod:`sdpembed.solvers.mvu.ipm`), CVXPY, or
-        variational MVU + refinement (:mod:`sdpembed.solvers.mvu.variational`, for large n).
+    method : {"ipm", "auto", "lowrank", "cvxpy", "variational"}
+        The certified interior-point method (:mod:`sdpembed.solvers.mvu.ipm`); ``"auto"``, the
+        registry's default exact solver for the instance (the low-rank solver for the inequality
+        variant from ``registry.MVU_LOWRANK_FROM_N`` points, the interior point
+        otherwise); the certified low-rank Burer–Monteiro solver
+        (:mod:`sdpembed.solvers.mvu.lowrank`, faster for large n); CVXPY; or variational MVU +
+        refinement (:mod:`sdpembed.solvers.mvu.variational`, for large n).
     angles : bool
         Join neighbours of the same input (the angle-preserving edges of Fig. 3.6).
     link : bool
@@ -164,7 +170,7 @@ class MVU(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
             omega = (0.9 if self.omega is None else self.omega) if self.variant == "slack" else None
             instance = MVUInstance(edges=edges, sqdist=D, n=n, variant=self.variant, omega=omega)
             options = {"verbose": self.verbose} if self.verbose else {}
-            result = solve(instance, self.method, **options)
+            result = solve(instance, None if self.method == "auto" else self.method, **options)
             if result.status != "optimal":
                 warnings.warn(f"MVU did not reach a certified optimum: {result.status} ({result.message})",
                               ConvergenceWarning, stacklevel=2)

@@ -80,6 +80,7 @@ __all__ = [
     "centering_multiplier",
     "dual_bound",
     "incidence_matrix",
+    "proof_margin",
     "slack_is_bounded",
     "variational_compression",
     "verified_dual_bound",
@@ -359,6 +360,48 @@ def algebraic_connectivity(n: int, edges: np.ndarray) -> float:
     return _min_eig_perp(n, edges, np.ones(edges.shape[0]), 0.0)
 
 
+def _proof_shift(n: int, edges: np.ndarray, y: np.ndarray, c: float, diagonal: np.ndarray
+                 ) -> tuple[float, float, float]:
+    """The shift δ of ``_proves_feasible`` for L(y) with the given diagonal, with γ_{n+1}/(1 − γ_{n+1})'s
+    γ and the forming error e_form (its docstring)."""
+    s = c + max(1.0, abs(c))
+    t = s / n
+    W = float(np.bincount(edges.ravel(), weights=np.repeat(np.abs(y), 2), minlength=n).max())
+    max_degree = float(np.max(np.bincount(edges.ravel(), minlength=n)))
+    u = 0.5 * _EPS                                     # the unit roundoff of round-to-nearest
+    gamma = (n + 1) * u / (1.0 - (n + 1) * u)
+    trace = float(np.abs(diagonal + t - c).sum()) * (1.0 + 2.0 * n * u)
+    e_form = 4.0 * u * ((3.0 + max_degree) * W + 2.0 * abs(s) + abs(c)) + 8.0 * n * _TINY
+    # the margin δ costs a relative (n + 1)u·tr L(y) / c of the bound: no more than the proof needs
+    delta = 1.01 * (gamma / (1.0 - gamma) * trace + e_form) + 8.0 * n * (2.0 * (n + 2) + trace) * _TINY
+    return delta, gamma, e_form
+
+
+def proof_margin(instance, y: np.ndarray) -> float:
+    """The relative gap the proof of :func:`dual_bound` itself costs at multipliers y: it aims
+    λ_min(L(y)|₁⊥) at c + 2δ, δ the rounding shift of its Cholesky proof (about
+    γ_{n+1}·tr L(y), Demmel's bound), so a bound proved from y exceeds the dual value of the exact
+    optimum by about 2δ/|c| of itself. A gap tolerance below this cannot be certified from y;
+    it grows with n and with the multipliers' sum (tr L(y) = 2Σ_e y_e).
+
+    Parameters
+    ----------
+    instance : MVUInstance
+    y : ndarray of shape (E,)
+        Multipliers of the edge constraints.
+
+    Returns
+    -------
+    float
+        2δ / max(|c|, 1e-300).
+    """
+    n, edges = instance.n, instance.edges
+    y = _project(instance, np.asarray(y, dtype=np.float64))
+    diagonal = np.bincount(edges[:, 0], weights=y, minlength=n) + np.bincount(edges[:, 1], weights=y, minlength=n)
+    c = instance.trace_weight
+    return 2.0 * _proof_shift(n, edges, y, c, diagonal)[0] / max(abs(c), 1e-300)
+
+
 def _proves_feasible(n: int, edges: np.ndarray, y: np.ndarray, c: float) -> tuple[bool, float]:
     """Prove L(y) + t·11ᵀ − cI ⪰ 0 for t = fl(s/n), s = c + max(1, |c|), by a Cholesky
     factorisation of the matrix shifted down by δ.
@@ -385,14 +428,8 @@ def _proves_feasible(n: int, edges: np.ndarray, y: np.ndarray, c: float) -> tupl
     L = _dense_laplacian(n, edges, y)
     s = c + max(1.0, abs(c))
     t = s / n
-    W = float(np.bincount(edges.ravel(), weights=np.repeat(np.abs(y), 2), minlength=n).max())
-    max_degree = float(np.max(np.bincount(edges.ravel(), minlength=n)))
-    u = 0.5 * _EPS                                     # the unit roundoff of round-to-nearest
-    gamma = (n + 1) * u / (1.0 - (n + 1) * u)
-    trace = float(np.abs(np.diag(L) + t - c).sum()) * (1.0 + 2.0 * n * u)
-    e_form = 4.0 * u * ((3.0 + max_degree) * W + 2.0 * abs(s) + abs(c)) + 8.0 * n * _TINY
-    # the margin δ costs a relative (n + 1)u·tr L(y) / c of the bound: no more than the proof needs
-    delta = 1.01 * (gamma / (1.0 - gamma) * trace + e_form) + 8.0 * n * (2.0 * (n + 2) + trace) * _TINY
+    delta, gamma, e_form = _proof_shift(n, edges, y, c, np.diag(L))
+    u = 0.5 * _EPS
     F = L + t
     F[np.diag_indices(n)] -= c + delta
     bound_trace = float(np.abs(np.diag(F)).sum()) * (1.0 + 2.0 * n * u)

@@ -68,3 +68,20 @@ def test_verbose_reaches_the_solvers(roll, capsys):
     assert "oos ipm it   0  active       4 of 4" in capsys.readouterr().out
     MVU(n_neighbors=5, method="variational", n_basis=6, verbose=True).fit(X)
     assert "variational SDP" in capsys.readouterr().out
+
+
+def test_lowrank_and_auto_methods_reach_the_interior_points_optimum():
+    """``method="lowrank"`` solves the SDP by the Burer–Monteiro solver, certified, to the interior
+    point's optimum; ``"auto"`` takes the registry's default method for the instance."""
+    X, _ = make_swiss_roll(60, random_state=0)
+    ipm = MVU(n_neighbors=5, variant="inequality").fit(X)
+    lowrank = MVU(n_neighbors=5, variant="inequality", method="lowrank").fit(X)
+    assert lowrank.result_.method == "lowrank" and lowrank.result_.status == "optimal"
+    assert ipm.result_.status == "optimal"
+    f_star = ipm.result_.objective
+    assert abs(lowrank.result_.objective - f_star) <= 1e-5 * abs(f_star)
+    np.testing.assert_allclose(lowrank.eigenvalues_[:2], ipm.eigenvalues_[:2], rtol=1e-3)
+    auto = MVU(n_neighbors=5, variant="inequality", method="auto").fit(X)
+    assert auto.result_.method == "ipm"                 # 60 points: below the low-rank solver's range
+    with pytest.raises(ValueError, match="method must be one of"):
+        MVU(method="newton").fit(X)

@@ -24,9 +24,9 @@ and Mehrotra's predictor–corrector ([2]; SDPT3 [3]): each iteration solves the
 by Cholesky, twice with the same factor (predictor and corrector). An iteration costs
 O(E²n + E³/3 + n³); MVU needs 20–40 of them to a gap of 1e-8, far fewer than first-order
 methods, which is why this is an interior-point method: its accuracy is what the
-certificate needs. (A Burer–Monteiro augmented Lagrangian costs only O(Er) an iteration,
-but its multipliers, which the certificate needs, converge too slowly to certify a small
-gap.) The dual start is strictly feasible
+certificate needs. (A Burer–Monteiro augmented Lagrangian costs only O(Er) an iteration and,
+with Newton steps on the factor, certifies as well: :mod:`sdpembed.solvers.mvu.lowrank`, the
+default for large inequality instances.) The dual start is strictly feasible
 (the point y₀ of the certificate), so dual iterates stay feasible and the certificate rarely needs to scale.
 
 Stopping: the constraint violation of K (relative to τ = max D, (3.11)) is at most

@@ -26,24 +26,50 @@ version) or [−ω, ω]ᴱ (slack: the Moreau envelope of ω‖g‖₁, so the s
 their own); its gradient is 2(L(z(Y)) − cI)Y, one sparse product each way with the incidence
 matrix. Each outer iteration minimises f over Y, sets y ← z(Y) — the multipliers stay in 𝒴 by
 construction — and raises σ tenfold when the residual (y⁺ − y)/σ fell by less than a quarter
-(up to a cap: a penalty the inner solve cannot meet only ruins its conditioning). The inner
-solves are first L-BFGS (scipy), which finds the basin of the unfolded solution and, unlike
-Newton's method, is not drawn to saddle points; once the residual is below 1e-2 the factor is
+(up to a cap: a penalty the inner solve cannot meet only ruins its conditioning). For the
+equality and inequality variants σ starts at 10c/λ₂(L₁): their multipliers are of the order of
+1/λ₂ (the strictly feasible dual point of the certificate is (2c/λ₂)·1), so the first solve
+already stretches the edges by only about a tenth of D; a penalty of order one, blind to n,
+spends most of the run raising σ by L-BFGS solves. The inner solves are first L-BFGS (scipy),
+which finds the basin of the unfolded solution and, unlike Newton's method, is not drawn to
+saddle points; once the residual is below 1e-1 (1e-2 for slack and min_trace) the factor is
 cut to its numerical rank plus two spare columns and the solves become damped semismooth Newton
-steps on f, whose generalised Hessian 2(L(z) − cI) ⊗ I_r + σJ_FᵀJ_F (J_F the Jacobian of
+steps on f (where σ is raised unless the residual fell a hundredfold), whose generalised
+Hessian 2(L(z) − cI) ⊗ I_r + σJ_FᵀJ_F (J_F the Jacobian of
 the edges where Π_𝒴 is the identity) is sparse — factorised by SuperLU with a symmetric
 ordering, the translation term by Woodbury's identity — so the large σ that accurate
 multipliers need does not slow the inner solves as it slows L-BFGS.
 
 The certificate and the rank: at a minimiser of f whose Y has rank below r, the dual slack
 S = L(z) − cI is PSD on 1⊥ (a direction v in a null column of Y lowers f unless vᵀSv ≥ 0 [2]),
-so once the violation is small, S's least eigenpairs (dense, on 1⊥) decide: a negative
+so once the violation is small, S's least eigenpairs on 1⊥ decide (dense below 400 points,
+else shift-invert Lanczos on the sparse L(y), so that the test costs no O(n³)): a negative
 eigenvalue means r is too small or Y a saddle, and its eigenvectors are appended to Y as new
-columns (the rank increase) and σ is lowered, so that they can grow out of the saddle; the same
-test runs when the residual stalls at the penalty's cap; otherwise y is handed to
+columns (the rank increase) — for slack and min_trace σ is lowered, so that they can grow out of
+the saddle; for equality and inequality it is kept, as lowering it undoes the feasibility
+reached and the Newton steps grow the new columns along the negative curvature at any σ; the
+same test runs when the residual stalls at the penalty's cap; otherwise y is handed to
 :func:`~sdpembed.problems.mvu.dual_bound`, which repairs its small infeasibility and *proves*
-the bound. The status is ``optimal`` only when that proved bound is within ``gap_tol`` of K's
-objective and K's violation within ``feas_tol``.
+the bound. The status is ``optimal`` only when that proved bound is within ``gap_tol`` of the
+returned K's objective and the residual within ``feas_tol``.
+
+What the gap means: the augmented Lagrangian meets the edge constraints only approximately, and
+a K that stretches an edge a little can have an objective *above* the optimum — the negative
+"certified gaps" this solver used to report. For the inequality variant the returned K is
+therefore YYᵀ shrunk by the largest s² ≤ 1 with 𝒜(s²YYᵀ) ≤ D on every edge of positive
+length: it is feasible, and bound − objective ≥ optimum − objective ≥ 0 is a proved bound on its
+suboptimality (the run continues until that holds within ``gap_tol``; short edges make this
+stricter than the violation relative to τ). The slack variant has no edge constraints. For
+equality and min_trace K meets the constraints to ``feas_tol``; their gap bounds optimum −
+objective but may be slightly negative.
+
+The proof's own limit: the Cholesky proof of dual feasibility subtracts a rounding shift
+δ ≈ γ_{n+1}·tr L(y) (Demmel's bound), and the bound it proves exceeds yᵀD by about 2δ/c of
+itself (:func:`~sdpembed.problems.mvu.proof_margin`); tr L(y) = 2Σy grows like n/λ₂, so on a
+2,500-point swiss roll this alone is about 1e-6 — the default ``gap_tol``. When the certified
+gap is within four such margins, the margin exceeds half of ``gap_tol`` and the violation is
+met, the run stops ``inaccurate`` with a message naming the margin, instead of iterating on a
+gap that more iterations do not shrink; a ``gap_tol`` above the margin certifies.
 
 The start is classical scaling of the graph's shortest-path distances (an unfolded guess, as in
 Isomap) for the maximisation variants and a small random Y for min_trace, whose optimum folds
@@ -78,7 +104,13 @@ from scipy.sparse.linalg import eigsh
 from threadpoolctl import threadpool_limits
 
 from ..._validate import check_positive_int
-from ...problems.mvu import DUAL_DENSE_LIMIT, algebraic_connectivity, dual_bound, incidence_matrix
+from ...problems.mvu import (
+    DUAL_DENSE_LIMIT,
+    algebraic_connectivity,
+    dual_bound,
+    incidence_matrix,
+    proof_margin,
+)
 from ...results import SolveResult, build_result, relative_gap
 from .ipm import LOCK_UP_HINT
 
@@ -105,6 +137,53 @@ def _classical_scaling(n: int, edges: np.ndarray, D: np.ndarray, r: int) -> np.n
     G *= -0.5
     w, U = eigsh(G, k=r, which="LA", v0=np.ones(n) / np.sqrt(n) + 1e-3 * np.arange(n) / n)
     return U * np.sqrt(np.maximum(w, 0.0))
+
+
+def _laplacian_lambda2(L1) -> float:
+    """λ₂ of the unit-weight Laplacian by shift-invert Lanczos (its two eigenvalues nearest a
+    small negative shift are 0 and λ₂): the scale 1/λ₂ of the multipliers (the strictly feasible
+    dual point of :func:`~sdpembed.problems.mvu.dual_bound` is (2c/λ₂)·1)."""
+    n = L1.shape[0]
+    if n <= 400:
+        return float(np.linalg.eigvalsh(L1.toarray())[1])
+    shift = -1e-8 * float(L1.diagonal().max())
+    w = eigsh(L1.tocsc(), k=2, sigma=shift, which="LM", return_eigenvectors=False,
+              v0=np.ones(n) + np.arange(n) / n)
+    return float(np.max(w))
+
+
+def _least_slack(B, Bt, y, c, k):
+    """The k least eigenpairs of the dual slack S = L(y) − cI on 1⊥ (dense below n = 400, else by
+    shift-invert Lanczos on L(y) + a·11ᵀ/n, a = c + 1, which moves the eigenvalue of 1 above the
+    others; the solves with L(y) + δI use Woodbury's identity for the rank-one term, as L(y)1 = 0)."""
+    import scipy.sparse as sp
+    from scipy.sparse.linalg import LinearOperator, splu
+
+    n = B.shape[1]
+    L = (Bt @ sp.diags(y) @ B).tocsc()
+    a = abs(c) + 1.0
+    if n <= 400:
+        S = L.toarray()
+        S[np.diag_indices(n)] -= c
+        S += a / n
+        return scipy.linalg.eigh(S, subset_by_index=[0, min(k, n) - 1])
+    delta = 1e-6 * max(1.0, abs(c))
+    lu = splu((L + delta * sp.identity(n, format="csc")).tocsc(), permc_spec="MMD_AT_PLUS_A")
+    u = np.ones(n) / np.sqrt(n)
+
+    def inverse(b):
+        x = lu.solve(np.asarray(b, dtype=np.float64).reshape(n))
+        return x - u * ((u @ x) * a / (delta + a))
+
+    def product(x):
+        x = np.asarray(x, dtype=np.float64).reshape(n)
+        return L @ x + u * (a * (u @ x))
+
+    M = LinearOperator((n, n), matvec=product, dtype=np.float64)
+    Minv = LinearOperator((n, n), matvec=inverse, dtype=np.float64)
+    w, U = eigsh(M, k=k, sigma=-delta, which="LM", OPinv=Minv, v0=np.ones(n) + np.arange(n) / n, tol=1e-10)
+    order = np.argsort(w)
+    return w[order] - c, U[:, order]
 
 
 def solve_mvu_lowrank(
@@ -267,9 +346,6 @@ def _minimise(lag: _Lagrangian, Y, y, sigma, tol, max_steps):
 
 def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time_limit, random_state) -> SolveResult:
     """The body of :func:`solve_mvu_lowrank`."""
-    import scipy.sparse as sp
-
-    switch = 1e-2
 
     t0 = time.perf_counter()
     n, edges = instance.n, instance.edges
@@ -289,7 +365,18 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
     hist: dict[str, list[float]] = {k: [] for k in ("objective", "dual_bound", "relative_gap", "violation",
                                                      "sigma", "rank", "inner_iterations")}
 
+    def feasible_scale(Y):
+        """s ≤ 1 with 𝒜(s²YYᵀ) ≤ D on every edge of positive length (inequality variant; 1 otherwise):
+        the returned K is then feasible and its certified gap bounds its own suboptimality."""
+        if variant != "inequality":
+            return 1.0
+        BY = incidence_matrix(n, edges) @ Y
+        a = np.einsum("ij,ij->i", BY, BY)
+        over = (a > D) & (D > 0)
+        return float(np.sqrt(np.min(D[over] / a[over]))) if np.any(over) else 1.0
+
     def result(Y, status, message, bound, y_feas, iteration):
+        Y = Y * feasible_scale(Y)
         K = tau * (Y @ Y.T)
         objective = instance.objective(K)
         rgap = relative_gap(bound, objective) if np.isfinite(bound) else float("nan")
@@ -332,8 +419,20 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
 
     y = np.zeros(E)
     trace0 = float(np.sum(Y * Y))
-    sigma = max(1.0, trace0 / max(float(D.sum()), 1e-300))
+    # the maximisation variants' multipliers are of the order of 1/λ₂ (the strict dual point (2c/λ₂)·1,
+    # _laplacian_lambda2): a penalty ten times that stretches the edges by about a tenth of D at the
+    # first solve. The slack variant's multipliers are bounded by ω, and min_trace's are not of that
+    # order: there the penalty starts at the scale of the start's trace over ΣD.
+    scaled_penalty = variant in ("equality", "inequality")
+    if scaled_penalty:
+        sigma = 10.0 * c / _laplacian_lambda2((Bt @ B).tocsr())
+    else:
+        sigma = max(1.0, trace0 / max(float(D.sum()), 1e-300))
     sigma_start, sigma_cap = 1e3 * sigma, 1e9 * sigma
+    # the residual at which Newton takes over, and the fall of the residual below which an outer
+    # iteration raises the penalty in the Newton phase (Newton meets a large penalty at little extra
+    # cost; L-BFGS does not)
+    switch, newton_fall = (0.1, 0.01) if scaled_penalty else (0.01, 0.25)
 
     status, message = "max_iterations", f"reached max_iter={max_iter} without meeting the tolerances"
     best_bound, best_y, best_score, best_Y = float("inf"), y, float("inf"), Y
@@ -372,16 +471,16 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
         stalled = sigma >= sigma_cap and violation > 0.25 * previous_violation
         if violation <= 10 * feas_tol or stalled:
             # the dual slack on 1⊥ (1 moved to the eigenvalue 1): negative eigenvectors raise the rank
-            S = (Bt @ sp.diags(y) @ B).toarray()
-            S[np.diag_indices(n)] -= c
-            S += (1.0 + abs(c)) / n
-            w, U = scipy.linalg.eigh(S, subset_by_index=[0, min(3, n) - 1])
+            w, U = _least_slack(B, Bt, y, c, min(3, n - 1))
             negative = w < -0.1 * gap_tol * max(1.0, abs(c))
             if np.any(negative):
                 added = int(negative.sum())
                 step = np.sqrt(np.abs(w[negative]) * trace0 / n)
                 Y = np.hstack([Y, U[:, negative] * step])
-                sigma = min(sigma, sigma_start)    # a soft penalty lets the new columns grow out of the saddle
+                if not scaled_penalty:
+                    # a soft penalty lets the new columns grow out of the saddle; with the scaled penalty
+                    # it is kept, as lowering it undoes the feasibility reached
+                    sigma = min(sigma, sigma_start)
             elif stalled:
                 status, message = "inaccurate", (f"the augmented Lagrangian stalled at violation {violation:.2e} "
                                                  f"with a dual slack that is PSD (penalty {sigma:.1e})")
@@ -389,14 +488,26 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
             else:
                 bound_t, y_feas = dual_bound(instance, y)
                 bound = bound_t
-                rgap = relative_gap(bound_t, tau * objective)
+                # the gap of the K that would be returned (shrunk to feasibility for the inequality variant)
+                returned = tau * objective * feasible_scale(Y) ** 2
+                rgap = relative_gap(bound_t, returned)
                 if bound_t < best_bound:
                     best_bound, best_y = bound_t, y_feas
-                if violation <= feas_tol and abs(relative_gap(best_bound, tau * objective)) <= gap_tol:
+                best_gap = relative_gap(best_bound, returned)
+                if violation <= feas_tol and abs(best_gap) <= gap_tol:
                     status = "optimal"
-                    rgap = relative_gap(best_bound, tau * objective)
+                    rgap = best_gap
                     message = (f"violation {violation:.2e} <= {feas_tol:g}, certified relative gap {rgap:.2e} "
                                f"<= {gap_tol:g}")
+                    best_Y = Y
+                    break
+                margin = proof_margin(instance, y)
+                if violation <= feas_tol and margin > 0.5 * gap_tol and best_gap <= 4.0 * margin:
+                    # the gap left is the proof's own rounding margin, which more iterations do not shrink
+                    status, message = "inaccurate", (
+                        f"certified relative gap {best_gap:.2e} > gap_tol = {gap_tol:g}: at n = {n} the rounding "
+                        f"margin of the proof alone is {margin:.1e} of the bound (problems.mvu.proof_margin); a "
+                        "gap_tol above it certifies")
                     best_Y = Y
                     break
         score = violation / feas_tol
@@ -413,7 +524,8 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
             message = f"time limit of {time_limit:g}s reached"
             break
         converged = gmax <= (1e-6 if newton else 10.0 * inner_tol) * max(1.0, float(np.max(np.abs(y))))
-        if violation > 0.25 * previous_violation and converged and sigma < sigma_cap:
+        fall = newton_fall if newton else 0.25
+        if violation > fall * previous_violation and converged and sigma < sigma_cap:
             sigma *= 10.0                      # a penalty the inner solve cannot meet only ruins its conditioning
         previous_violation = violation
         inner_tol = max(1e-10, min(inner_tol, 0.1 * violation))

@@ -14,6 +14,7 @@ from sdpembed import load_instance
 from sdpembed.datasets import swiss_roll
 from sdpembed.formulations.mvu import solve_mvu_cvxpy
 from sdpembed.problems import MVUInstance
+from sdpembed.problems.mvu import proof_margin
 from sdpembed.registry import MVU_LOWRANK_FROM_N, get_problem
 from sdpembed.solvers.mvu.lowrank import solve_mvu_lowrank
 from sdpembed.validation.verify import Solution, verify_solution
@@ -97,3 +98,29 @@ def test_default_method_by_size() -> None:
     assert spec.default_method(large_equality) == "ipm"
     with pytest.raises(ValueError, match="max_iter"):
         solve_mvu_lowrank(small, max_iter=0)
+
+
+@pytest.mark.parametrize("seed", [2, 3, 5])
+def test_inequality_answer_is_feasible_so_its_gap_bounds_its_suboptimality(seed: int) -> None:
+    # the augmented Lagrangian meets the edge constraints only to feas_tol; a K that stretches an
+    # edge can exceed the optimum, and bound − objective was negative. The returned K is shrunk to
+    # feasibility, so bound − objective ≥ optimum − objective ≥ 0 is a proved suboptimality.
+    inst = _tiny(seed, "inequality", None)
+    res = solve_mvu_lowrank(inst)
+    assert res.status == "optimal", res.message
+    assert np.all(inst.edge_values(res.solution) <= inst.sqdist * (1.0 + 1e-12))
+    assert res.max_violation <= 1e-14
+    assert 0.0 <= res.relative_gap <= 1e-6 and res.dual_bound >= res.objective
+
+
+def test_a_gap_below_the_proofs_rounding_margin_is_reported_not_chased() -> None:
+    # a unit path of 300 nodes: its multipliers sum to about n³/12, so the Cholesky proof's rounding
+    # shift γ_{n+1}·tr L(y) alone costs about 3e-7 of the bound (Σy grows like 1/λ₂ with n)
+    n = 300
+    path = MVUInstance(np.column_stack([np.arange(n - 1), np.arange(1, n)]), np.ones(n - 1), n, variant="inequality")
+    res = solve_mvu_lowrank(path)
+    margin = proof_margin(path, res.extra["y"])
+    assert res.status == "optimal" and 1e-7 < margin < res.relative_gap <= 1e-6
+    tight = solve_mvu_lowrank(path, gap_tol=0.3 * margin)
+    assert tight.status == "inaccurate" and "rounding margin" in tight.message, tight.message
+    assert tight.iterations < 20 and 0.0 <= tight.relative_gap <= 4.0 * margin
