@@ -59,6 +59,7 @@ from ...results import SolveResult, build_result, relative_gap
 from .admm import ADMMState, check_constraint_count, warm_start_iterates
 from .admm_control import MAX_CONSTRAINTS, ADMMControl, ADMMPenalty, ADMMStopping, announce_setup, check_bundle
 from .factor_polish import polish_factor
+from .least_squares import secant_cosines
 from .pair_linalg import (
     ImplicitMatrix,
     LeastSquaresSteps,
@@ -381,7 +382,8 @@ def pair_trace_admm(
                 acted_gap = rgap
                 polished = None
                 if rgap <= gap_tol:
-                    polished = polish_factor(op.V, U_P * np.sqrt(s_P), lo, hi, tol=0.5 * feas_tol)
+                    polished = polish_factor(op.V, U_P * np.sqrt(s_P), lo, hi, tol=0.5 * feas_tol,
+                                             cosines=lambda: secant_cosines(op, 0, np.float32))
                     polish_failures += polished is None
                 if polished is not None:
                     U_new, sigma, _ = np.linalg.svd(polished, full_matrices=False)
