@@ -176,7 +176,7 @@ def secant_cosines(op: SecantOperator, start: int = 0, dtype=np.float64) -> np.n
     v_kᵀv_l = (H_{i_k i_l} − H_{i_k j_l} − H_{j_k i_l} + H_{j_k j_l}) / (d_k d_l), O(n_a² r) for H
     and gathers of O(S (S − start)). The differences of Gram
     entries lose about ε·(‖x_i‖ + ‖x_j‖)(‖x_k‖ + ‖x_l‖)/(d_k d_l) to cancellation (the points are
-    centred): a pair whose points' norms exceed its length :data:`SHORT_PAIR_RATIO` times has its
+    centred): a pair whose points' norms exceed its length ``SHORT_PAIR_RATIO`` times has its
     row and column computed from its secant.
     """
     S, dtype = op.n_constraints, np.dtype(dtype)
