@@ -115,7 +115,8 @@ class PairNumerics:
         single precision leaves noise of ≈ 10⁻⁶ in the iterates, at which they stall (with
         ``polish``, the violation is often settled anyway). Column generation's tight rounds use
         it: the same iteration counts at a lower cost per iteration. 𝒜𝒜* of the pairs that
-        ``warm_start.gram`` covers is reused
+        ``warm_start.gram`` covers is reused, unless the pairs join fewer points than there are
+        pairs: then it is made afresh from the points' Gram matrix and factorised in place
         (:mod:`~sdpembed.solvers.numax.least_squares`).
     polish : bool
         Once max(e₁, e₂) ≤ ``tol`` and the working pairs' violation is at most

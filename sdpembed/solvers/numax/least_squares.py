@@ -4,7 +4,10 @@ Column generation (NuMax Algorithm 2) solves a sequence of restricted problems w
 overlap: most pairs of one round are kept for the next. 𝒜𝒜* = (VVᵀ)∘(VVᵀ) (the Gram matrix of
 the secants' outer products, entries (v_kᵀv_l)²) is the expensive part of K to form, O(S² r);
 :func:`extend_gram` reuses the block of the kept pairs and computes only the new pairs' rows,
-O(S k r) for k new ones.
+O(S k r) for k new ones. The secants of pairs of points need not be touched at all:
+:func:`secant_cosines` reads v_kᵀv_l off the Gram matrix of the n_a points the pairs join,
+O(n_a² r) and gathers of O(S²); when n_a ≤ S, 𝒜𝒜* is made afresh that way every round and
+factorised in place (:func:`cheaper_from_points`), with no S × S copy.
 
 Two ways to apply K⁻¹ in the iterations:
 
