@@ -67,7 +67,7 @@ from ...problems.numax_certificate import box_violation, certified_lower_bound, 
 from ...problems.numax_operator import SecantOperator
 from ...results import SolveResult, build_result, relative_gap
 from .admm_control import MAX_CONSTRAINTS, ADMMControl, ADMMPenalty, ADMMStopping, announce_setup, check_bundle
-from .least_squares import cholesky_factor, gram_rows, idle_core_threads, inverse_from_cholesky
+from .least_squares import cholesky_factor, factorisation_thread_limit, gram_rows, inverse_from_cholesky
 
 __all__ = [
     "ADMMState",
@@ -131,7 +131,7 @@ def _spd_inverse(K: np.ndarray) -> np.ndarray:
 def symmetric_matvec(A: np.ndarray, x: np.ndarray) -> np.ndarray:
     """A x for symmetric A (C or Fortran order) by BLAS symv: reads one triangle, half the memory of gemv."""
     A_f = A if A.flags.f_contiguous else A.T                    # the transpose of a symmetric matrix is itself
-    with idle_core_threads(A.shape[0]):
+    with factorisation_thread_limit(A.shape[0]):
         return scipy.linalg.blas.dsymv(1.0, A_f, x, lower=True)
 
 
@@ -198,7 +198,7 @@ def least_squares_inverse(op: SecantOperator, known: np.ndarray | None, gram: np
     S = op.n_constraints
     m = 0 if known is None else known.shape[0]
     if known is None or m > S or m < S // 4 or not _inverts_prefix(op, known):
-        K = op.gram_squared() if gram is None else gram.copy()      # nothing (valid) to reuse: factorise afresh
+        K = gram_rows(op, 0) if gram is None else gram.copy()       # nothing (valid) to reuse: factorise afresh
         K[np.diag_indices_from(K)] += 1.0
         return _spd_inverse(K)
     G = gram_rows(op, m) if gram is None else gram[m:].copy()       # the new rows, (S − m, S)

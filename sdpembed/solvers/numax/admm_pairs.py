@@ -59,6 +59,7 @@ from ...results import SolveResult, build_result, relative_gap
 from .admm import ADMMState, check_constraint_count, warm_start_iterates
 from .admm_control import MAX_CONSTRAINTS, ADMMControl, ADMMPenalty, ADMMStopping, announce_setup, check_bundle
 from .factor_polish import polish_factor
+from .least_squares import secant_cosines
 from .pair_linalg import (
     ImplicitMatrix,
     LeastSquaresSteps,
@@ -114,7 +115,8 @@ class PairNumerics:
         single precision leaves noise of ≈ 10⁻⁶ in the iterates, at which they stall (with
         ``polish``, the violation is often settled anyway). Column generation's tight rounds use
         it: the same iteration counts at a lower cost per iteration. 𝒜𝒜* of the pairs that
-        ``warm_start.gram`` covers is reused
+        ``warm_start.gram`` covers is reused, unless the pairs join fewer points than there are
+        pairs: then it is made afresh from the points' Gram matrix and factorised in place
         (:mod:`~sdpembed.solvers.numax.least_squares`).
     polish : bool
         Once max(e₁, e₂) ≤ ``tol`` and the working pairs' violation is at most
@@ -381,7 +383,8 @@ def pair_trace_admm(
                 acted_gap = rgap
                 polished = None
                 if rgap <= gap_tol:
-                    polished = polish_factor(op.V, U_P * np.sqrt(s_P), lo, hi, tol=0.5 * feas_tol)
+                    polished = polish_factor(op.V, U_P * np.sqrt(s_P), lo, hi, tol=0.5 * feas_tol,
+                                             cosines=lambda: secant_cosines(op, 0, np.float32))
                     polish_failures += polished is None
                 if polished is not None:
                     U_new, sigma, _ = np.linalg.svd(polished, full_matrices=False)

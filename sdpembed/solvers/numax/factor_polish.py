@@ -33,10 +33,12 @@ References
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import scipy.linalg
 
-from .least_squares import idle_core_threads
+from .least_squares import factorisation_thread_limit
 
 __all__ = ["polish_factor"]
 
@@ -53,13 +55,17 @@ def _normal_product(V: np.ndarray, Y: np.ndarray, t: np.ndarray) -> np.ndarray:
     return 2.0 * np.einsum("ij,ij->i", V @ dF, Y)
 
 
-def _normal_factor(V: np.ndarray, Y: np.ndarray) -> np.ndarray | None:
+def _normal_factor(V: np.ndarray, Y: np.ndarray, cosines: np.ndarray | None = None) -> np.ndarray | None:
     """Lower Cholesky factor of J Jᵀ = 4 (VVᵀ) ∘ (YYᵀ) in single precision (``syrk`` and ``potrf``
-    on the idle cores), with a ridge of 10⁻⁷ of its largest diagonal entry against rank
-    deficiency; None if the factorisation fails even so."""
+    on :func:`~sdpembed.solvers.numax.least_squares.factorisation_threads` threads), with a ridge of
+    10⁻⁷ of its largest diagonal entry against rank deficiency; None if the factorisation fails even so.
+    ``cosines``, if given, is VVᵀ (its lower triangle is read, and overwritten)."""
     S = V.shape[0]
-    with idle_core_threads(S):
-        normal = scipy.linalg.blas.ssyrk(1.0, V.astype(np.float32), lower=1)        # lower triangles
+    with factorisation_thread_limit(S):
+        if cosines is None:
+            normal = scipy.linalg.blas.ssyrk(1.0, V.astype(np.float32), lower=1)        # lower triangles
+        else:
+            normal = np.asfortranarray(cosines, dtype=np.float32)
         normal *= scipy.linalg.blas.ssyrk(4.0, Y.astype(np.float32), lower=1)
         normal[np.diag_indices(S)] += 1e-7 * float(normal.diagonal().max(initial=1.0))
         factor, info = scipy.linalg.lapack.spotrf(normal, lower=1, clean=0, overwrite_a=1)
@@ -81,6 +87,7 @@ def polish_factor(
     tol: float,
     max_steps: int = 3,
     max_refinements: int = 8,
+    cosines: Callable[[], np.ndarray] | None = None,
 ) -> np.ndarray | None:
     """Minimum-norm Gauss–Newton correction of F so that lo ≤ ‖Fᵀv_k‖² ≤ hi for every row of V.
 
@@ -98,6 +105,11 @@ def polish_factor(
         Gauss–Newton steps (the first one usually suffices: the error it leaves is quadratic).
     max_refinements : int
         Refinement steps per linear solve; each must shrink the residual, or the step stops.
+    cosines : callable, optional
+        ``cosines()`` returns VVᵀ (S, S) in single precision, which the caller may compute more
+        cheaply than from V (e.g. from the points of pair secants,
+        :func:`~sdpembed.solvers.numax.least_squares.secant_cosines`); it is called at most once,
+        and its result is overwritten.
 
     Returns
     -------
@@ -112,7 +124,7 @@ def polish_factor(
         if np.max(np.abs(target), initial=0.0) <= tol:
             return F
         if factor is None:
-            factor = _normal_factor(V, Y)
+            factor = _normal_factor(V, Y, None if cosines is None else cosines())
             if factor is None:
                 return None
         t, residual = np.zeros_like(target), target

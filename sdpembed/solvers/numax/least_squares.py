@@ -4,7 +4,10 @@ Column generation (NuMax Algorithm 2) solves a sequence of restricted problems w
 overlap: most pairs of one round are kept for the next. 𝒜𝒜* = (VVᵀ)∘(VVᵀ) (the Gram matrix of
 the secants' outer products, entries (v_kᵀv_l)²) is the expensive part of K to form, O(S² r);
 :func:`extend_gram` reuses the block of the kept pairs and computes only the new pairs' rows,
-O(S k r) for k new ones.
+O(S k r) for k new ones. The secants of pairs of points need not be touched at all:
+:func:`secant_cosines` reads v_kᵀv_l off the Gram matrix of the n_a points the pairs join,
+O(n_a² r) and gathers of O(S²); when n_a ≤ S, 𝒜𝒜* is made afresh that way every round and
+factorised in place (:func:`cheaper_from_points`), with no S × S copy.
 
 Two ways to apply K⁻¹ in the iterations:
 
@@ -28,50 +31,50 @@ References
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 import scipy.linalg
 from threadpoolctl import ThreadpoolController
 
-from ...problems.numax_operator import SecantOperator
+from ...problems.numax_operator import PairSecantOperator, SecantOperator
 
-__all__ = ["extend_gram", "gram_rows", "CholeskySolve", "cholesky_factor", "inverse_from_cholesky",
-           "factorisation_threads", "idle_core_threads"]
+__all__ = ["extend_gram", "gram_rows", "secant_cosines", "cheaper_from_points", "CholeskySolve", "cholesky_factor",
+           "inverse_from_cholesky", "factorisation_threads", "factorisation_thread_limit"]
 
+#: pairs whose points' norms exceed their length this many times: cosines from their secants
+#: (:func:`secant_cosines`), relative errors of the Gram route ≈ ε·SHORT_PAIR_RATIO² at most
+SHORT_PAIR_RATIO = 32.0
 #: below this order a factorisation runs on one thread (threads only add overhead)
 _THREADED_FROM = 1500
 _controller: ThreadpoolController | None = None
 
 
-def factorisation_threads(order: int) -> int:
-    """BLAS threads for a factorisation of an ``order`` × ``order`` matrix: the idle cores.
+def _blas() -> ThreadpoolController:
+    """The BLAS libraries of this process (their controller, made once)."""
+    global _controller
+    if _controller is None:
+        _controller = ThreadpoolController().select(user_api="blas")
+    return _controller
 
-    The iterations of the ADMM are memory-bound products on one thread; the S×S ``potrf`` and
-    ``potri`` of its least-squares matrix are the one place where a second core pays.
-    Threads only help on idle cores, though: with another busy process the same
-    factorisation on two threads is several times slower than on one. So the count is the number of cores minus the
-    other runnable work (the 1-minute load average, less this process), at least one, and one
-    below order 1,500.
+
+def factorisation_threads(order: int) -> int:
+    """BLAS threads for a factorisation of an ``order`` × ``order`` matrix: one below order 1,500
+    (threads only add overhead there), otherwise the BLAS limit in effect (``OPENBLAS_NUM_THREADS``,
+    ``threadpoolctl``; the smallest over the loaded BLAS libraries).
+
+    The count depends on the configuration only, never on the machine's load: a threaded ``potrf``,
+    ``potri`` or ``symv`` rounds differently from a single-threaded one, so a count that followed
+    the load would make the iterates, and the certified optimum's last digits, depend on what else
+    ran at the time (two runs of the same solve in one process differed in the 8th digit).
     """
     if order < _THREADED_FROM:
         return 1
-    cores = os.cpu_count() or 1
-    try:
-        busy_elsewhere = max(os.getloadavg()[0] - 1.0, 0.0)
-    except OSError:                                   # no load average on this platform
-        return 1
-    return int(max(1, min(cores, round(cores - busy_elsewhere))))
+    return max(1, min((lib.num_threads for lib in _blas().lib_controllers), default=1))
 
 
-def idle_core_threads(order: int):
+def factorisation_thread_limit(order: int):
     """A context limiting BLAS to :func:`factorisation_threads` threads (restored afterwards): for
-    the factorisations and the products with the S×S inverse (``symv``, memory-bound, about twice
-    as fast on two idle cores)."""
-    global _controller
-    if _controller is None:
-        _controller = ThreadpoolController()
-    return _controller.limit(limits=factorisation_threads(order), user_api="blas")
+    the factorisations and the products with the S×S inverse (``symv``)."""
+    return _blas().limit(limits=factorisation_threads(order))
 
 
 def _matches_prefix(op: SecantOperator, gram: np.ndarray, kept: np.ndarray | None = None,
@@ -152,13 +155,56 @@ def extend_gram(op: SecantOperator, known: np.ndarray | None = None, dtype=np.fl
     return G
 
 
+def cheaper_from_points(op: SecantOperator) -> bool:
+    """Whether 𝒜𝒜* of all the secants of ``op`` is cheaper to compute afresh from its points
+    (:func:`secant_cosines`) than to reuse from an earlier one: pairs among n_a points, n_a ≤ S."""
+    return isinstance(op, PairSecantOperator) and op.points.shape[0] <= op.n_constraints
+
+
 def gram_rows(op: SecantOperator, start: int, dtype=np.float64) -> np.ndarray:
-    """Rows ``start``, …, S−1 of 𝒜𝒜* = (VVᵀ)∘(VVᵀ): an (S − start, S) array of ``dtype``,
-    O((S − start) S r)."""
-    V = op.V if np.dtype(dtype) == np.float64 else op.V.astype(dtype)
-    rows = V[start:] @ V.T
+    """Rows ``start``, …, S−1 of 𝒜𝒜* = (VVᵀ)∘(VVᵀ): an (S − start, S) array of ``dtype``
+    (the squares of :func:`secant_cosines`)."""
+    rows = secant_cosines(op, start, dtype)
     rows *= rows
     return rows
+
+
+def secant_cosines(op: SecantOperator, start: int = 0, dtype=np.float64) -> np.ndarray:
+    """Rows ``start``, …, S−1 of VVᵀ, the secants' inner products v_kᵀv_l: an (S − start, S) array
+    of ``dtype``.
+
+    From the rows, O((S − start) S r); for the pairs of a
+    :class:`~sdpembed.problems.numax_operator.PairSecantOperator`, when n_a² ≤ (S − start) S, from
+    the Gram matrix H = X_a X_aᵀ of the n_a points the pairs touch:
+    v_kᵀv_l = (H_{i_k i_l} − H_{i_k j_l} − H_{j_k i_l} + H_{j_k j_l}) / (d_k d_l), O(n_a² r) for H
+    and gathers of O(S (S − start)). The differences of Gram
+    entries lose about ε·(‖x_i‖ + ‖x_j‖)(‖x_k‖ + ‖x_l‖)/(d_k d_l) to cancellation (the points are
+    centred): a pair whose points' norms exceed its length ``SHORT_PAIR_RATIO`` times has its
+    row and column computed from its secant.
+    """
+    S, dtype = op.n_constraints, np.dtype(dtype)
+    if not isinstance(op, PairSecantOperator) or op.points.shape[0] ** 2 > (S - start) * S:
+        V = op.V if dtype == np.float64 else op.V.astype(dtype)
+        return V[start:] @ V.T
+    points, inv_d = op.points, 1.0 / op.norms
+    H = points @ points.T
+    # Aᵀ (n_a, S − start): column k is (H_{i_k ·} − H_{j_k ·}) / d_k = (v_kᵀx_a)_a
+    At = np.ascontiguousarray(((H[op.i[start:]] - H[op.j[start:]]) * inv_d[start:, None]).T, dtype=dtype)
+    # (v_lᵀv_k)_{l, k} = (Aᵀ_{i_l ·} − Aᵀ_{j_l ·}) / d_l: gathers of contiguous rows, a block at a time
+    columns = np.empty((S, S - start), dtype=dtype)
+    for first in range(0, S, 256):
+        block = slice(first, min(first + 256, S))
+        np.subtract(At[op.i[block]], At[op.j[block]], out=columns[block])
+        columns[block] *= inv_d[block, None].astype(dtype)
+    out = columns.T if start == 0 else np.ascontiguousarray(columns.T)
+    norms = np.linalg.norm(points, axis=1)
+    short = np.flatnonzero((norms[op.i] + norms[op.j]) * inv_d > SHORT_PAIR_RATIO)
+    if short.size:
+        V = op.V
+        out[:, short] = V[start:] @ V[short].T
+        rows = short[short >= start]
+        out[rows - start, :] = V[rows] @ V.T
+    return out
 
 
 def cholesky_factor(K: np.ndarray) -> np.ndarray:
@@ -167,7 +213,7 @@ def cholesky_factor(K: np.ndarray) -> np.ndarray:
     order — its transpose is itself)."""
     K = K.T if K.flags.c_contiguous else np.asfortranarray(K)
     potrf = scipy.linalg.lapack.spotrf if K.dtype == np.float32 else scipy.linalg.lapack.dpotrf
-    with idle_core_threads(K.shape[0]):
+    with factorisation_thread_limit(K.shape[0]):
         factor, info = potrf(K, lower=True, clean=False, overwrite_a=True)
     if info != 0:
         raise np.linalg.LinAlgError(f"the least-squares matrix I + AA* is not positive definite (potrf info {info})")
@@ -177,7 +223,7 @@ def cholesky_factor(K: np.ndarray) -> np.ndarray:
 def inverse_from_cholesky(factor: np.ndarray) -> np.ndarray:
     """K⁻¹, full and symmetric, from the lower Cholesky factor of K (LAPACK ``potri`` on
     :func:`factorisation_threads` threads; ``factor``, in Fortran order, is overwritten)."""
-    with idle_core_threads(factor.shape[0]):
+    with factorisation_thread_limit(factor.shape[0]):
         inverse, info = scipy.linalg.lapack.dpotri(factor, lower=True, overwrite_c=True)
     if info != 0:
         raise np.linalg.LinAlgError(f"inverting I + AA* failed (potri info {info})")
@@ -192,18 +238,24 @@ class CholeskySolve:
     Parameters
     ----------
     gram : ndarray of shape (S, S)
-        G = 𝒜𝒜* (not modified).
+        G = 𝒜𝒜* (not modified unless ``overwrite``).
     single : bool
         Factorise and solve in single precision: about twice as fast, with relative errors of
         about 10⁻⁶ (I + G is well conditioned: its eigenvalues lie in [1, 1 + S]) — enough for
         the inexact loose rounds of column generation, never for a run that is certified.
+    overwrite : bool
+        Factorise ``gram`` in place when it has the precision asked (no S × S copy); it is then
+        no longer G.
     """
 
-    def __init__(self, gram: np.ndarray, single: bool = False) -> None:
+    def __init__(self, gram: np.ndarray, single: bool = False, overwrite: bool = False) -> None:
         self.dtype = np.float32 if single else np.float64
         # gram is symmetric: its transpose is the same matrix, already in Fortran order, so this is
         # a straight copy (not a transposing one)
-        K = np.array(gram.T, dtype=self.dtype, order="F", copy=True)
+        if overwrite and gram.dtype == self.dtype and (gram.flags.f_contiguous or gram.flags.c_contiguous):
+            K = gram if gram.flags.f_contiguous else gram.T
+        else:
+            K = np.array(gram.T, dtype=self.dtype, order="F", copy=True)
         K[np.diag_indices_from(K)] += 1.0
         self.factor = cholesky_factor(K)
         self._trsv = scipy.linalg.blas.strsv if single else scipy.linalg.blas.dtrsv

@@ -31,7 +31,7 @@ import scipy.sparse
 from ...problems.numax_certificate import dual_objective, signed_multipliers
 from ...problems.numax_operator import PairSecantOperator
 from .admm import ADMMState, least_squares_inverse, symmetric_matvec
-from .least_squares import CholeskySolve, extend_gram
+from .least_squares import CholeskySolve, cheaper_from_points, extend_gram, gram_rows
 
 __all__ = [
     "ImplicitMatrix",
@@ -246,9 +246,13 @@ class LeastSquaresSteps:
         self.op, self.period = op, max(50, op.n_constraints // 25)
         known_inverse = None if warm_start is None else warm_start.K_inv
         single = mode in ("mixed", "cholesky-single")
-        self.gram = extend_gram(op, None if warm_start is None else warm_start.gram,
-                                np.float32 if single else np.float64,
-                                kept=None if warm_start is None else warm_start.gram_kept)
+        # 𝒜𝒜* from the points costs less than reusing the warm start's: then it is computed afresh and
+        # factorised in place (no S × S copy, none kept for the next run)
+        self.fresh = cheaper_from_points(op)
+        self.gram = (gram_rows(op, 0, np.float32 if single else np.float64) if self.fresh else
+                     extend_gram(op, None if warm_start is None else warm_start.gram,
+                                 np.float32 if single else np.float64,
+                                 kept=None if warm_start is None else warm_start.gram_kept))
         self.K_inv: np.ndarray | None = None
         self.cholesky: CholeskySolve | None = None
         self.refinable = mode == "mixed"              # still in single precision, with double to come
@@ -259,7 +263,14 @@ class LeastSquaresSteps:
         if mode == "inverse" or (mode == "auto" and known_inverse is not None):
             self.K_inv, self.next_switch = least_squares_inverse(op, known_inverse, self.gram), 0
         else:
-            self.cholesky = CholeskySolve(self.gram, single=single)
+            self.cholesky = self._factorise(single)
+
+    def _factorise(self, single: bool) -> CholeskySolve:
+        """The Cholesky factor of I + 𝒜𝒜*; in place when 𝒜𝒜* was computed afresh (then not kept)."""
+        cholesky = CholeskySolve(self.gram, single=single, overwrite=self.fresh)
+        if self.fresh:
+            self.gram = None
+        return cholesky
 
     def __call__(self, rhs: np.ndarray, iteration: int) -> np.ndarray:
         if iteration == self.next_switch:
@@ -274,7 +285,7 @@ class LeastSquaresSteps:
         if self.refinable:
             self.refinable, self.doubled_at = False, iteration
             self.gram = extend_gram(self.op, None, np.float64)
-            self.cholesky = CholeskySolve(self.gram)
+            self.cholesky = self._factorise(False)
             self.next_switch = iteration + self.period
 
 

@@ -158,6 +158,37 @@ def test_cholesky_least_squares_gives_the_same_iterates():
         PairNumerics(least_squares="lu")
 
 
+def test_secant_cosines_from_the_points_of_the_pairs():
+    from sdpembed.solvers.numax.least_squares import CholeskySolve, cheaper_from_points, gram_rows, secant_cosines
+
+    X = digits_points(40)
+    op = _pair_operator(X, 300)
+    assert cheaper_from_points(op) and not cheaper_from_points(op.explicit())
+    full = op.V @ op.V.T
+    np.testing.assert_allclose(secant_cosines(op), full, rtol=0, atol=1e-13)
+    np.testing.assert_allclose(secant_cosines(op, 120), full[120:], rtol=0, atol=1e-13)
+    assert secant_cosines(op, 120).flags.c_contiguous
+    single = secant_cosines(op, 0, np.float32)
+    assert single.dtype == np.float32
+    np.testing.assert_allclose(single, full, rtol=0, atol=1e-5)
+    np.testing.assert_allclose(gram_rows(op, 7), full[7:] ** 2, rtol=0, atol=1e-13)
+    # a near duplicate far from the mean: Gram-entry differences would cancel to noise, so the short
+    # pair's row and column come from its secant
+    near = np.vstack([X, X[3] + 1e-7 * np.random.default_rng(0).standard_normal(X.shape[1])])
+    i, j = pairs_from_linear_index(np.arange(0, pair_count(41), 2), 41)          # 410 pairs among 41 points
+    op = PairSecantOperator(near, np.r_[i, 3], np.r_[j, 40])
+    assert cheaper_from_points(op) and op.norms[-1] < 1e-5
+    np.testing.assert_allclose(secant_cosines(op), op.V @ op.V.T, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(secant_cosines(op, 200), (op.V @ op.V.T)[200:], rtol=0, atol=1e-12)
+    # the factor made in place solves as the one made from a copy
+    gram = gram_rows(op, 0)
+    b = np.arange(op.n_constraints, dtype=float)
+    expected = CholeskySolve(gram)(b)
+    np.testing.assert_allclose(CholeskySolve(gram, overwrite=True)(b), expected, rtol=1e-12)
+    np.testing.assert_allclose(expected, np.linalg.solve(np.eye(op.n_constraints) + (op.V @ op.V.T) ** 2, b),
+                               rtol=1e-9)
+
+
 def test_gram_and_cholesky_solve_of_the_least_squares_matrix(monkeypatch):
     from sdpembed.solvers.numax.least_squares import CholeskySolve, extend_gram, gram_rows
 
@@ -242,19 +273,50 @@ def test_single_precision_ritz_steps_reach_the_loose_accuracy():
         PairNumerics(eig_precision="half")
 
 
-def test_factorisations_use_the_idle_cores_only(monkeypatch):
+def test_factorisation_threads_follow_the_blas_limit_not_the_load(monkeypatch):
+    """A threaded potrf rounds differently from a single-threaded one: a count that followed the load
+    average made the same solve end at optima differing in the 8th digit (issue 24, item 2)."""
     import os
+
+    from threadpoolctl import threadpool_limits
 
     from sdpembed.solvers.numax import least_squares as _least_squares
 
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
-    monkeypatch.setattr(os, "getloadavg", lambda: (1.0, 1.0, 1.0))        # this process alone
-    assert _least_squares.factorisation_threads(5000) == 2
-    assert _least_squares.factorisation_threads(500) == 1                 # small: threads only cost
-    monkeypatch.setattr(os, "getloadavg", lambda: (2.2, 2.0, 2.0))        # another busy process
-    assert _least_squares.factorisation_threads(5000) == 1
-    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
-    assert _least_squares.factorisation_threads(5000) == 2
+    for limit in (1, 2):
+        with threadpool_limits(limits=limit, user_api="blas"):
+            counts = set()
+            for load in (0.0, 1.0, 2.2, 9.0):
+                monkeypatch.setattr(os, "getloadavg", lambda load=load: (load, load, load))
+                counts.add(_least_squares.factorisation_threads(5000))
+            assert counts == {limit}
+            assert _least_squares.factorisation_threads(500) == 1                # small: threads only cost
+            with _least_squares.factorisation_thread_limit(5000):               # never above the limit
+                assert {lib["num_threads"] for lib in _blas_info()} == {limit}
+
+
+def test_a_solve_does_not_depend_on_the_load(monkeypatch):
+    """The same restricted solve (a least-squares matrix above the threading order) under two load
+    averages, at a BLAS limit of two threads: bit-identical iterates."""
+    import os
+
+    from threadpoolctl import threadpool_limits
+
+    op = _pair_operator(digits_points(100), 1600)
+    runs = []
+    with threadpool_limits(limits=2, user_api="blas"):
+        for load in (0.0, 9.0):
+            monkeypatch.setattr(os, "getloadavg", lambda load=load: (load, load, load))
+            runs.append(pair_trace_admm(op, 0.9, 1.1, numerics=PairNumerics(least_squares="auto", polish=False),
+                                        stopping=ADMMStopping(max_iter=15)))
+    assert runs[0].iterations == runs[1].iterations
+    np.testing.assert_array_equal(runs[0].solution, runs[1].solution)
+
+
+def _blas_info():
+    from threadpoolctl import threadpool_info
+
+    return [lib for lib in threadpool_info() if lib["user_api"] == "blas"]
 
 
 def _warm_started_mnist(n_points, n_pairs, delta=0.1):
@@ -302,7 +364,7 @@ def test_mixed_least_squares_go_to_double_precision_when_single_stalls():
     mixed = pair_trace_admm(op, 0.9, 1.1, numerics=unpolished("mixed"), stopping=strict)
     assert double.status == mixed.status == "optimal" and mixed.extra["double_precision_from"] is not None
     assert mixed.objective == pytest.approx(double.objective, rel=1e-8)
-    assert mixed.extra["state"].gram.dtype == np.float64
+    assert mixed.extra["state"].gram is None       # pairs among fewer points: 𝒜𝒜* made afresh, factorised in place
     # single precision throughout stalls at ≈ 1e-6 (the reason for the switch)
     single = pair_trace_admm(op, 0.9, 1.1, numerics=unpolished("cholesky-single"),
                              stopping=replace(strict, max_iter=400))
