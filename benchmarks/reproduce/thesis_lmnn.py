@@ -1,4 +1,4 @@
-"""The LMNN experiments of Weinberger's thesis, chapter 2: Table 2.1 and Fig. 2.3–2.17 (2.13–2.17 in ``thesis_lmnn_trees``).
+"""The LMNN experiments of Weinberger's thesis, chapter 2: Table 2.1 and Fig. 2.3–2.17 (2.13–2.17: ``_trees``).
 
 Each function's docstring states the thesis' set-up (``Paper``) and every departure from it
 (``Departures``); :mod:`reproduce.common` copies both into REPRODUCTION.md beside the published
@@ -556,7 +556,8 @@ def fig2_5(config: dict, png: Path) -> Outcome:
                         "test energy"], rows),
         rows=[{"claim": c, "holds": ok} for c, ok in claims], verdict=verdict,
         agreement=(f"{len(claims) - len(failed)} of {len(claims)} claims hold on the large data sets"
-                   + (f"; not: {'; '.join(failed)}" if failed else "") + "."))
+                   + (f"; not: {'; '.join(failed)}" if failed else "") + "."
+                   + _tested_reason(png, "fig2_5_digits", any(c.startswith("digits") for c in failed))))
 
 
 # ------------------------------------------------------------------------------------------ Fig. 2.9 and 2.12
@@ -591,6 +592,17 @@ def _ratio_figure(config: dict, png: Path, method: str, published_claim: str) ->
     return rows, names, ratios
 
 
+def _tested_reason(png: Path, key: str, needed: bool) -> str:
+    """The verdict and finding of the stored experiment ``key`` that tests a digits disagreement, if needed."""
+    stored = png.with_name(f"{key}.json")
+    if not needed:
+        return ""
+    if not stored.exists():
+        return f" The experiment '{key}' tests the digits disagreement (not run yet)."
+    record = json.loads(stored.read_text())
+    return f" Tested by the experiment '{record['title']}' (*{record['verdict']}*): {record['agreement']}"
+
+
 def fig2_9(config: dict, png: Path) -> Outcome:
     """Fig. 2.9 — kNN and energy errors after multiple applications of LMNN, relative to one application.
 
@@ -618,7 +630,8 @@ def fig2_9(config: dict, png: Path) -> Outcome:
         rows=ratios, verdict=verdict,
         agreement=("Test kNN error ratio ≤ 1.05 on every data set" if not worse else
                    f"Test kNN error grows by more than 5 % with 3 passes on {', '.join(worse)} (the thesis chose the "
-                   "number of passes on a validation set, which would fall back to one pass there)") + ".")
+                   "number of passes on a validation set)") + "."
+                   + _tested_reason(png, "fig2_9_digits", "digits" in worse))
 
 
 def fig2_12(config: dict, png: Path) -> Outcome:
@@ -658,6 +671,155 @@ def fig2_12(config: dict, png: Path) -> Outcome:
         rows=ratios, verdict=verdict,
         agreement=(f"Multiple metrics lower the test kNN error on {', '.join(better) or 'no data set'}; the thesis: on "
                    "several large data sets (MNIST), not on iris (1.07) and wine (1.00)."))
+
+
+# ------------------------------------------------------------------------------------ Fig. 2.5 and 2.9: digits, why
+
+
+_DIGITS_STUDY = {"splits": 20, "dims": 30, "passes": [1, 2, 3], "validation": 0.3, "k": 3, "mu": 0.5, "seed": 0}
+
+
+@functools.cache
+def _digits_study(settings_json: str) -> list[dict]:
+    """Per digits split (Table 2.1's splits, seeds ``seed`` + split): PCA's and LMNN's kNN and energy test
+    errors, the kNN test error after each number of passes, and the number of passes a validation part of
+    the training set chooses (computed once per process and settings)."""
+    config = json.loads(settings_json)
+    k, mu, passes = config["k"], config["mu"], config["passes"]
+    out = []
+    for split in track(range(config["splits"]), "digits splits", unit="split"):
+        data = _split("digits", split, {"seed": config["seed"], "digits_dims": config["dims"]})
+        Xtr, Xte, ytr, yte = data["Xtr"], data["Xte"], data["ytr"], data["yte"]
+        row = {"n_test": int(len(yte)), "pca_knn": _euclidean_errors(Xtr, ytr, Xte, yte, k)[1],
+               "pca_energy": _energy_error(Xtr, ytr, Xte, yte, target_neighbors(Xtr, ytr, k), k, mu)}
+        knn, statuses = {}, []
+        for p in passes:
+            model, cpu = _fit(LMNN(k, mu, n_repeats=p), Xtr, ytr)
+            result = _lmnn_row(model, Xtr, ytr, Xte, yte, k, mu, cpu)
+            knn[p] = result["test_knn"]
+            statuses += result["status"].split(",")
+            if p == 1:
+                row["lmnn_knn"], row["lmnn_energy"] = result["test_knn"], result["test_energy"]
+        Xa, Xv, ya, yv = train_test_split(Xtr, ytr, test_size=config["validation"],
+                                          random_state=config["seed"] + split)
+        validation = {}
+        for p in passes:
+            model, _ = _fit(LMNN(k, mu, n_repeats=p), Xa, ya)
+            validation[p] = _euclidean_errors(model.transform(Xa), ya, model.transform(Xv), yv, k)[1]
+        chosen = min(passes, key=lambda p: (validation[p], p))          # ties: fewer passes
+        row.update({"passes_knn": {str(p): v for p, v in knn.items()}, "validation_knn":
+                    {str(p): v for p, v in validation.items()}, "chosen": chosen, "validated_knn": knn[chosen],
+                    "optimal": f"{sum(s == 'optimal' for s in statuses)}/{len(statuses)}"})
+        out.append(row)
+    return out
+
+
+def _paired(rows: list[dict], a: str, b: str) -> tuple[float, float]:
+    """Mean and standard error of the per-split difference a − b."""
+    d = np.array([r[a] - r[b] for r in rows])
+    return float(d.mean()), float(d.std(ddof=1) / np.sqrt(len(d))) if len(d) > 1 else float("nan")
+
+
+def fig2_5_digits(config: dict, png: Path) -> Outcome:
+    """Fig. 2.5, digits — is the energy rule's loss to kNN on digits the noise of one split?
+
+    Paper
+    -----
+    Fig. 2.5 and Sec. 2.1.6: "the energy classifier outperforms the kNN results under both
+    metrics on all of the large data sets". Our Fig. 2.5 rests on one digits split of 540 test
+    points, where the energy rule made one error more than LMNN's kNN (1.11 % against 0.93 %).
+    Hypothesis, fixed before this run: that reversal is the noise of one split. Test: over
+    ``splits`` random 70/30 splits (the first is Table 2.1's), the claim holds on the means
+    (energy below LMNN's and PCA's kNN test error); the paired difference energy − kNN and its
+    standard error say whether a remaining reversal is significant (more than 2 standard errors).
+
+    Departures
+    ----------
+    - scikit-learn's digits (1,797 8×8 images; none of the thesis' data sets), PCA to ``dims``
+      fitted on each training part; k = 3, μ = 0.5; LMNN the certified optimum of (2.11).
+    """
+    rows = _digits_study(json.dumps(config, sort_keys=True))
+    mean = {key: float(np.mean([r[key] for r in rows])) for key in ("pca_knn", "pca_energy", "lmnn_knn", "lmnn_energy")}
+    diff, se = _paired(rows, "lmnn_energy", "lmnn_knn")
+    holds = mean["lmnn_energy"] < min(mean["lmnn_knn"], mean["pca_knn"])
+    significant = diff > 2.0 * se
+    fig, ax = plt.subplots(figsize=(5.5, 3.4))
+    ax.plot(np.arange(len(rows)), [r["lmnn_knn"] for r in rows], "o-", label="LMNN kNN")
+    ax.plot(np.arange(len(rows)), [r["lmnn_energy"] for r in rows], "s-", label="LMNN energy")
+    ax.plot(np.arange(len(rows)), [r["pca_knn"] for r in rows], ".:", label="PCA kNN")
+    ax.set(xlabel="split", ylabel="test error %", title="digits: energy rule against kNN, per split")
+    ax.legend(fontsize=7)
+    _save(fig, png)
+    table = [[i, _pct(r["pca_knn"]), _pct(r["pca_energy"]), _pct(r["lmnn_knn"]), _pct(r["lmnn_energy"]), r["optimal"]]
+             for i, r in enumerate(rows)]
+    table.append(["mean", *(_pct(mean[key]) for key in ("pca_knn", "pca_energy", "lmnn_knn", "lmnn_energy")), ""])
+    return Outcome(
+        published="Energy below kNN under both metrics on every large data set (Fig. 2.5; text, Sec. 2.1.6).",
+        ours=(f"{len(rows)} digits splits (test errors %, {rows[0]['n_test']} test points each); paired difference "
+              f"LMNN energy − LMNN kNN: {diff:+.3f} ± {se:.3f} points.\n\n"
+              + _md_table(["split", "PCA kNN", "PCA energy", "LMNN kNN", "LMNN energy", "LMNN optimal"], table)),
+        rows={"splits": rows, "mean": mean, "energy_minus_knn": diff, "se": se},
+        verdict="reproduced in trend" if holds else "differs",
+        agreement=(f"Over {len(rows)} splits the energy rule's mean test error is {mean['lmnn_energy']:.2f} % against "
+                   f"LMNN kNN {mean['lmnn_knn']:.2f} % and PCA kNN {mean['pca_knn']:.2f} % (paired difference "
+                   f"{diff:+.3f} ± {se:.3f}): "
+                   + ("the claim holds on the means; the one-split reversal in Fig. 2.5 was noise."
+                      if holds else
+                      ("the energy rule is significantly worse than kNN on digits (more than 2 standard errors): "
+                       "the hypothesis of noise is rejected; on this small, easy set the claim does not hold."
+                       if significant else
+                       "the claim does not hold on the means either, but the difference is within 2 standard errors: "
+                       "no significant difference between the two rules on digits."))))
+
+
+def fig2_9_digits(config: dict, png: Path) -> Outcome:
+    """Fig. 2.9, digits — do more passes hurt on digits, or did one split and fixed passes say so?
+
+    Paper
+    -----
+    Fig. 2.9: the number of passes (and k) chosen on a 30 % validation part of the training
+    set; "on all of the data sets the results significantly improve or stay almost identical".
+    Our Fig. 2.9 ran 3 fixed passes on one digits split and found the test kNN error 1.20 times
+    one pass's (0.93 % → 1.11 %, one test error of 540). Hypothesis, fixed before this run: the
+    fixed number of passes and one split's noise explain it; with the passes chosen on a
+    validation part as the thesis does, the ratio over ``splits`` splits is at most 1.05.
+
+    Departures
+    ----------
+    - scikit-learn's digits, PCA to ``dims``, k = 3 fixed (the thesis also chose k), passes
+      chosen among ``passes`` on a ``validation`` part of each training part (ties: fewer
+      passes), then refitted on the whole training part; LMNN the certified optimum of (2.11)
+      at every pass.
+    """
+    rows = _digits_study(json.dumps(config, sort_keys=True))
+    one = float(np.mean([r["lmnn_knn"] for r in rows]))
+    per_pass = {p: float(np.mean([r["passes_knn"][str(p)] for r in rows])) for p in config["passes"]}
+    validated = float(np.mean([r["validated_knn"] for r in rows]))
+    ratio, fixed_ratio = validated / max(one, 1e-12), per_pass[max(config["passes"])] / max(one, 1e-12)
+    chosen = [r["chosen"] for r in rows]
+    diff, se = _paired(rows, "validated_knn", "lmnn_knn")
+    fig, ax = plt.subplots(figsize=(5, 3.2))
+    ax.bar([str(p) for p in per_pass] + ["validated"], [*per_pass.values(), validated], color="0.5")
+    ax.set(ylabel="mean test kNN error %", title=f"digits, {len(rows)} splits: passes of LMNN")
+    _save(fig, png)
+    table = [[str(p), _pct(v), _pct(v / max(one, 1e-12))] for p, v in per_pass.items()]
+    table.append(["chosen on validation", _pct(validated), _pct(ratio)])
+    return Outcome(
+        published="MUL-LMNN / LMNN error ratios: improve or stay almost identical on every data set (Fig. 2.9).",
+        ours=(f"{len(rows)} digits splits; passes chosen: "
+              + ", ".join(f"{p}: {chosen.count(p)}×" for p in config["passes"])
+              + f"; paired difference validated − one pass {diff:+.3f} ± {se:.3f} points.\n\n"
+              + _md_table(["passes", "mean test kNN %", "ratio to one pass"], table)),
+        rows={"splits": rows, "one_pass": one, "per_pass": {str(p): v for p, v in per_pass.items()},
+              "validated": validated, "ratio": ratio, "fixed_ratio": fixed_ratio},
+        verdict="reproduced in trend" if ratio <= 1.05 else "differs",
+        agreement=(f"With the passes chosen on a validation part the mean test kNN error is {ratio:.2f} times one "
+                   f"pass's ({validated:.2f} % against {one:.2f} %); {max(config['passes'])} fixed passes give "
+                   f"{fixed_ratio:.2f}. "
+                   + ("The hypothesis holds: chosen as the thesis chooses them, passes do not hurt on digits, and "
+                      "Fig. 2.9's 1.20 was one split with fixed passes." if ratio <= 1.05 else
+                      "The hypothesis is rejected: even with validated passes the error grows by more than 5 % on "
+                      "digits.")))
 
 
 # ------------------------------------------------------------------------------------------ Fig. 2.8
@@ -1049,6 +1211,10 @@ EXPERIMENTS = (
                full={"sizes": [10, 20, 50, 100, 200, 500, 1000], "runs": 10, "grid": 200, "k": 3, "mu": 0.5,
                      "seed": 0},
                quick={"sizes": [20, 100], "runs": 2, "grid": 60, "k": 3, "mu": 0.5, "seed": 0}),
+    Experiment("fig2_5_digits", "Fig. 2.5, digits — the energy rule against kNN over many splits", fig2_5_digits,
+               full=_DIGITS_STUDY, quick={**_DIGITS_STUDY, "splits": 2, "dims": 10, "passes": [1, 2]}),
+    Experiment("fig2_9_digits", "Fig. 2.9, digits — passes chosen on a validation part, over many splits",
+               fig2_9_digits, full=_DIGITS_STUDY, quick={**_DIGITS_STUDY, "splits": 2, "dims": 10, "passes": [1, 2]}),
     Experiment("fig2_5", "Fig. 2.5 — training and test errors under PCA, LDA, LMNN and the energy rule", fig2_5,
                full=_SHARED, quick=_SHARED_QUICK),
     Experiment("fig2_8", "Fig. 2.8 — MNIST digits whose nearest neighbour LMNN corrects", fig2_8,
