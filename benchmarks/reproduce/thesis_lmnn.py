@@ -60,9 +60,15 @@ DATA_NOTE = ("Data: of Table 2.1's nine data sets we have iris and wine (scikit-
              "status; a row whose solve is not `optimal` says so.")
 NOT_IMPLEMENTED = [
     "Fig. 2.6–2.7 (yalefaces and Olivetti eigenfaces and neighbourhoods: data not available)",
-    "Fig. 2.10 (two concentric circles, 1–3 metrics on k-means clusters: sdpembed's multi-metric SDP indexes "
-    "the metric by the class, and its pull term uses the class of x_i for the pair (x_i, x_j), which equals the "
-    "cluster of x_j only when clusters are classes; a cluster-indexed variant is not implemented)",
+    "Fig. 2.10 (two concentric circles, 1–3 metrics on k-means clusters; not implemented, because the thesis "
+    "does not define it precisely: it writes the multi-metric SDP (2.17) only for clusters that are classes "
+    "(\"for simplicity, we will assume that we divide the training data ... according to their labels\"), and "
+    "with k-means clusters the pair (x_i, x_j) of (2.17) may span two clusters, where the text does not say "
+    "whether the pull and hinge terms use M^{c_i} or M^{c_j} — sdpembed's (2.17) uses the class of x_i, which "
+    "equals that of x_j only for classes; nor does it give the circles' radii, point counts or noise, and its "
+    "100 % leave-one-out error with one metric (every point's nearest neighbour in the other circle) depends "
+    "on that layout. A cluster-indexed variant would need a metric index per point, separate from the label, "
+    "through the multi-metric instance, its certified bound, the CVXPY formulation and the solver)",
 ]
 
 NOT_EXPERIMENTS = ["Fig. 2.1 (the kNN rule illustrated)", "Fig. 2.2 (a schematic of one input's neighbourhood)",
@@ -286,20 +292,34 @@ def _settings(name: str, config: dict) -> dict:
     splits = {"iris": config["small_splits"], "wine": config["small_splits"], "digits": config["digits_splits"],
               "mnist": 1}[name]
     keys = ("k", "mu", "seed", "mul_runs", "lda_shrinkage", "svm", "digits_dims", "mnist_train", "mnist_test",
-            "mnist_dims")
+            "mnist_dims", "workers")
     return {"splits": splits, "multi_metric": name in config["multi_metric_on"],
             **{key: config[key] for key in keys}}
 
 
+def _split_job(job: tuple[str, int, dict]) -> tuple[dict, dict]:
+    """Table 2.1's columns on one split, with the split's sizes (a job of :func:`_dataset`'s worker pool)."""
+    name, split, config = job
+    data = _split(name, split, config)
+    return _split_rows(data, name, config), {"n_train": int(len(data["ytr"])), "n_test": int(len(data["yte"])),
+                                             "dim": int(data["Xtr"].shape[1]), "explained": data["explained"]}
+
+
 @functools.cache
 def _dataset(name: str, settings_json: str) -> dict:
-    """Table 2.1's columns on every split of one data set (computed once per process and settings)."""
+    """Table 2.1's columns on every split of one data set (computed once per process and settings); the
+    splits run in ``workers`` processes (each split's result is independent of the others)."""
     config = json.loads(settings_json)
-    splits, first = [], None
-    for split in track(range(config["splits"]), f"Table 2.1 {name}", unit="split"):
-        data = _split(name, split, config)
-        first = data if first is None else first
-        splits.append(_split_rows(data, name, config))
+    jobs = [(name, split, config) for split in range(config["splits"])]
+    workers = min(config["workers"], len(jobs))
+    if workers > 1:
+        import multiprocessing
+
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            done = pool.map(_split_job, jobs, chunksize=1)
+    else:
+        done = [_split_job(job) for job in track(jobs, f"Table 2.1 {name}", unit="split")]
+    splits, first = [rows for rows, _ in done], done[0][1]
     summary = {}
     for method in METHODS:
         present = [s[method] for s in splits if method in s]
@@ -317,8 +337,7 @@ def _dataset(name: str, settings_json: str) -> dict:
         if "kernel" in present[0]:
             entry["kernel"] = sorted({r["kernel"] for r in present})
         summary[method] = entry
-    return {"summary": summary, "n_train": int(len(first["ytr"])), "n_test": int(len(first["yte"])),
-            "dim": int(first["Xtr"].shape[1]), "explained": first["explained"], "splits": config["splits"]}
+    return {"summary": summary, **first, "splits": config["splits"]}
 
 
 def _datasets(config: dict, png: Path | None = None) -> dict:
@@ -348,11 +367,11 @@ def _published_cell(name: str, measure: str, method: str) -> str:
 _SHARED = {
     "datasets": ["iris", "wine", "digits", "mnist"], "small_splits": 100, "digits_splits": 1, "digits_dims": 30,
     "mnist_train": 7000, "mnist_test": 3000, "mnist_dims": 50, "k": 3, "mu": 0.5, "mul_runs": 3,
-    "lda_shrinkage": 1e-3, "svm": True, "multi_metric_on": ["iris", "wine", "digits"], "seed": 0,
+    "lda_shrinkage": 1e-3, "svm": True, "multi_metric_on": ["iris", "wine", "digits"], "seed": 0, "workers": 4,
 }
 _SHARED_QUICK = {
     **_SHARED, "small_splits": 2, "digits_dims": 10, "mnist_train": 400, "mnist_test": 200, "mnist_dims": 20,
-    "multi_metric_on": ["iris", "wine"],
+    "multi_metric_on": ["iris", "wine"], "workers": 1,
 }
 
 
