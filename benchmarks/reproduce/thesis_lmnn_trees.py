@@ -19,7 +19,6 @@ References
 
 from __future__ import annotations
 
-import time
 import warnings
 from pathlib import Path
 
@@ -28,6 +27,7 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+from report import best_cpu  # noqa: E402  (benchmarks/report.py, on the path: see reproduce.common)
 
 from sdpembed import LMNN  # noqa: E402
 from sdpembed._progress import track  # noqa: E402
@@ -73,24 +73,14 @@ def _tree_knn(tree, ytr, Zte, k: int) -> np.ndarray:
     return vote_sorted(ytr[nearest], int(ytr.max()) + 1)
 
 
-def _cpu(fn, repeat: int):
-    """(least CPU seconds of ``repeat`` calls, the last result)."""
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        start = time.process_time()
-        out = fn()
-        best = min(best, time.process_time() - start)
-    return best, out
-
-
 def timed_knn(Ztr, ytr, Zte, yte, k: int, repeat: int) -> dict:
     """3-NN test error and CPU seconds of the brute-force search and of a ball tree (query only: the tree
     is built offline, as in the thesis; its build time is reported apart). Both must give the same labels."""
     from sklearn.neighbors import BallTree  # at first use
 
-    brute_s, pred = _cpu(lambda: _brute_knn(Ztr, ytr, Zte, k), repeat)
-    build_s, tree = _cpu(lambda: BallTree(Ztr), 1)
-    tree_s, pred_tree = _cpu(lambda: _tree_knn(tree, ytr, Zte, k), repeat)
+    brute_s, pred = best_cpu(lambda: _brute_knn(Ztr, ytr, Zte, k), repeat)
+    build_s, tree = best_cpu(lambda: BallTree(Ztr), 1)
+    tree_s, pred_tree = best_cpu(lambda: _tree_knn(tree, ytr, Zte, k), repeat)
     agree = float(np.mean(pred == pred_tree))
     return {"error": 100.0 * float(np.mean(pred != yte)), "brute_s": brute_s, "tree_s": tree_s,
             "build_s": build_s, "agree": agree}
@@ -280,8 +270,8 @@ def fig2_16(config: dict, png: Path) -> Outcome:
         for r in track(config["dims"], f"Fig. 2.16 scale {scale}", unit="dim"):
             Z = scale * (data["Xtr"] - data["mean"]) @ data["Vt"][:r].T
             targets = target_neighbors(Z, y, config["k"])
-            brute_s, brute = _cpu(lambda Z=Z, t=targets: impostor_triplets(Z, y, t), config["repeat"])
-            tree_s, (tree, _) = _cpu(lambda Z=Z, t=targets: balltree_hinges(Z, y, t), config["repeat"])
+            brute_s, brute = best_cpu(lambda Z=Z, t=targets: impostor_triplets(Z, y, t), config["repeat"])
+            tree_s, (tree, _) = best_cpu(lambda Z=Z, t=targets: balltree_hinges(Z, y, t), config["repeat"])
             same = brute.shape == tree.shape and bool(np.all(np.sort(brute, axis=0) == np.sort(tree, axis=0)))
             rows.append({"scale": scale, "r": r, "active": int(brute.shape[0]), "brute_s": brute_s, "tree_s": tree_s,
                          "speedup": brute_s / tree_s, "same": same})
