@@ -346,7 +346,8 @@ def _datasets(config: dict, png: Path | None = None) -> dict:
     stored = None if png is None else png.with_name("table2_1.json")
     if stored is not None and stored.exists():
         record = json.loads(stored.read_text())
-        if all(record["config"].get(key) == value for key, value in config.items() if key in _SHARED):
+        if all(record["config"].get(key) == value for key, value in config.items()
+               if key in _SHARED and key != "workers"):                  # the pool's size changes no number
             return {name: record["rows"][name] for name in config["datasets"] if name in record["rows"]}
     return {name: _dataset(name, json.dumps(_settings(name, config), sort_keys=True)) for name in config["datasets"]}
 
