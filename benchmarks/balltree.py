@@ -28,11 +28,11 @@ for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import sys  # noqa: E402
-import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 import report  # noqa: E402
+from report import best_cpu  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -45,16 +45,6 @@ from sdpembed.graphs import (  # noqa: E402
     radius_hinges,
     target_neighbors,
 )
-
-
-def best_cpu(fn, repeat: int):
-    """(least CPU seconds over ``repeat`` runs, the last result)."""
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        start = time.process_time()
-        out = fn()
-        best = min(best, time.process_time() - start)
-    return best, out
 
 
 def main(argv=None) -> dict:

@@ -92,6 +92,16 @@ def run_stamp(argv: Sequence[str] | None = None) -> dict:
     }
 
 
+def best_cpu(fn: Callable[[], object], repeat: int) -> tuple[float, object]:
+    """(least CPU seconds over ``repeat`` calls of ``fn``, the last result)."""
+    best, out = float("inf"), None
+    for _ in range(repeat):
+        start = time.process_time()
+        out = fn()
+        best = min(best, time.process_time() - start)
+    return best, out
+
+
 def write_results(path: str | Path, out: dict, stamp: dict | None = None) -> Path:
     """Write a benchmark's results with its run stamp, then redraw the plots that read the file.
 

@@ -1,4 +1,4 @@
-"""The LMNN experiments of Weinberger's thesis, chapter 2: Table 2.1 and Fig. 2.3–2.5, 2.8, 2.9, 2.11, 2.12.
+"""The LMNN experiments of Weinberger's thesis, chapter 2: Table 2.1 and Fig. 2.3–2.17 (2.13–2.17: ``_trees``).
 
 Each function's docstring states the thesis' set-up (``Paper``) and every departure from it
 (``Departures``); :mod:`reproduce.common` copies both into REPRODUCTION.md beside the published
@@ -48,8 +48,9 @@ from sdpembed.models.lmnn import energy_scores  # noqa: E402
 
 from .common import Experiment, Outcome  # noqa: E402
 from .numax import _md_table, _save  # noqa: E402
+from .thesis_lmnn_trees import EXPERIMENTS as _TREE_EXPERIMENTS  # noqa: E402
 
-TITLE = "LMNN — Weinberger's thesis, chapter 2 (Table 2.1, Fig. 2.3–2.12)"
+TITLE = "LMNN — Weinberger's thesis, chapter 2 (Table 2.1, Fig. 2.3–2.17)"
 DATA_NOTE = ("Data: of Table 2.1's nine data sets we have iris and wine (scikit-learn's copies of the UCI sets: "
              "150 and 178 points, where the thesis' table lists 128 and 152) and MNIST as the vendored 10,000 "
              "*test* images only (the thesis trains on the 60,000 training images and tests on the 10,000). bal, "
@@ -59,14 +60,19 @@ DATA_NOTE = ("Data: of Table 2.1's nine data sets we have iris and wine (scikit-
              "status; a row whose solve is not `optimal` says so.")
 NOT_IMPLEMENTED = [
     "Fig. 2.6–2.7 (yalefaces and Olivetti eigenfaces and neighbourhoods: data not available)",
-    "Fig. 2.10 (two concentric circles, 1–3 metrics on k-means clusters: sdpembed's multi-metric SDP indexes "
-    "the metric by the class, and its pull term uses the class of x_i for the pair (x_i, x_j), which equals the "
-    "cluster of x_j only when clusters are classes; a cluster-indexed variant is not implemented)",
-    "Fig. 2.13–2.17 (dimensionality reduction with a rectangular L and ball trees: the algorithms are in "
-    "sdpembed — `LMNN(method=\"rectangular\")`, `graphs.balltree` — but these experiments are not written yet)",
-    "the energy rule of MM-LMNN in Table 2.1 and Fig. 2.12 (`MultiMetricLMNN(rule=\"energy\")` exists; these "
-    "experiments do not use it yet)",
+    "Fig. 2.10 (two concentric circles, 1–3 metrics on k-means clusters; not implemented, because the thesis "
+    "does not define it precisely: it writes the multi-metric SDP (2.17) only for clusters that are classes "
+    "(\"for simplicity, we will assume that we divide the training data ... according to their labels\"), and "
+    "with k-means clusters the pair (x_i, x_j) of (2.17) may span two clusters, where the text does not say "
+    "whether the pull and hinge terms use M^{c_i} or M^{c_j} — sdpembed's (2.17) uses the class of x_i, which "
+    "equals that of x_j only for classes; nor does it give the circles' radii, point counts or noise, and its "
+    "100 % leave-one-out error with one metric (every point's nearest neighbour in the other circle) depends "
+    "on that layout. A cluster-indexed variant would need a metric index per point, separate from the label, "
+    "through the multi-metric instance, its certified bound, the CVXPY formulation and the solver)",
 ]
+
+NOT_EXPERIMENTS = ["Fig. 2.1 (the kNN rule illustrated)", "Fig. 2.2 (a schematic of one input's neighbourhood)",
+                   "Fig. 2.14 (a cartoon of the ball-tree bound (2.19))"]
 
 #: Table 2.1 for the data sets we have (percent; ``None`` where the table has no entry for us to compare).
 PUBLISHED = {
@@ -116,10 +122,15 @@ def knn_vote(D: np.ndarray, y_train: np.ndarray, k: int) -> np.ndarray:
     kk = min(k, D.shape[1])
     nearest = np.argpartition(D, kk - 1, axis=1)[:, :kk]
     order = np.argsort(np.take_along_axis(D, nearest, axis=1), axis=1, kind="stable")
-    labels = y_train[np.take_along_axis(nearest, order, axis=1)]
-    n_classes = int(y_train.max()) + 1
-    pred = np.full(D.shape[0], -1)
-    open_rows = np.arange(D.shape[0])
+    return vote_sorted(y_train[np.take_along_axis(nearest, order, axis=1)], int(y_train.max()) + 1)
+
+
+def vote_sorted(labels: np.ndarray, n_classes: int) -> np.ndarray:
+    """kNN labels from the labels of each row's neighbours, nearest first (m, k), with the tie rule
+    of :func:`knn_vote`: on a tie the neighbourhood shrinks to k − 1, …, 1."""
+    kk = labels.shape[1]
+    pred = np.full(labels.shape[0], -1)
+    open_rows = np.arange(labels.shape[0])
     for size in range(kk, 0, -1):           # a loop over neighbourhood sizes; rows are vectorised
         votes = np.zeros((open_rows.size, n_classes))
         np.add.at(votes, (np.repeat(np.arange(open_rows.size), size), labels[open_rows, :size].ravel()), 1.0)
@@ -267,7 +278,8 @@ def _split_rows(data: dict, name: str, config: dict) -> dict:
         mm, cpu = _fit(MultiMetricLMNN(k, mu), Xtr, ytr)
         rows["MM-LMNN"] = {
             "train": knn_errors(lambda r: mm.distances(Xtr[r]), ytr, ytr, len(ytr), k, leave_one_out=True),
-            "test_knn": knn_errors(lambda r: mm.distances(Xte[r]), ytr, yte, len(yte), k), "test_energy": None,
+            "test_knn": knn_errors(lambda r: mm.distances(Xte[r]), ytr, yte, len(yte), k),
+            "test_energy": 100.0 * float(np.mean(mm.predict_energy(Xte) != yte)),
             "cpu_s": cpu, "active": int(mm.result_.extra.get("active", -1)), "status": mm.result_.status,
             "relative_gap": float(mm.result_.relative_gap)}
     if config["svm"]:
@@ -280,20 +292,34 @@ def _settings(name: str, config: dict) -> dict:
     splits = {"iris": config["small_splits"], "wine": config["small_splits"], "digits": config["digits_splits"],
               "mnist": 1}[name]
     keys = ("k", "mu", "seed", "mul_runs", "lda_shrinkage", "svm", "digits_dims", "mnist_train", "mnist_test",
-            "mnist_dims")
+            "mnist_dims", "workers")
     return {"splits": splits, "multi_metric": name in config["multi_metric_on"],
             **{key: config[key] for key in keys}}
 
 
+def _split_job(job: tuple[str, int, dict]) -> tuple[dict, dict]:
+    """Table 2.1's columns on one split, with the split's sizes (a job of :func:`_dataset`'s worker pool)."""
+    name, split, config = job
+    data = _split(name, split, config)
+    return _split_rows(data, name, config), {"n_train": int(len(data["ytr"])), "n_test": int(len(data["yte"])),
+                                             "dim": int(data["Xtr"].shape[1]), "explained": data["explained"]}
+
+
 @functools.cache
 def _dataset(name: str, settings_json: str) -> dict:
-    """Table 2.1's columns on every split of one data set (computed once per process and settings)."""
+    """Table 2.1's columns on every split of one data set (computed once per process and settings); the
+    splits run in ``workers`` processes (each split's result is independent of the others)."""
     config = json.loads(settings_json)
-    splits, first = [], None
-    for split in track(range(config["splits"]), f"Table 2.1 {name}", unit="split"):
-        data = _split(name, split, config)
-        first = data if first is None else first
-        splits.append(_split_rows(data, name, config))
+    jobs = [(name, split, config) for split in range(config["splits"])]
+    workers = min(config["workers"], len(jobs))
+    if workers > 1:
+        import multiprocessing
+
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            done = pool.map(_split_job, jobs, chunksize=1)
+    else:
+        done = [_split_job(job) for job in track(jobs, f"Table 2.1 {name}", unit="split")]
+    splits, first = [rows for rows, _ in done], done[0][1]
     summary = {}
     for method in METHODS:
         present = [s[method] for s in splits if method in s]
@@ -311,8 +337,7 @@ def _dataset(name: str, settings_json: str) -> dict:
         if "kernel" in present[0]:
             entry["kernel"] = sorted({r["kernel"] for r in present})
         summary[method] = entry
-    return {"summary": summary, "n_train": int(len(first["ytr"])), "n_test": int(len(first["yte"])),
-            "dim": int(first["Xtr"].shape[1]), "explained": first["explained"], "splits": config["splits"]}
+    return {"summary": summary, **first, "splits": config["splits"]}
 
 
 def _datasets(config: dict, png: Path | None = None) -> dict:
@@ -321,7 +346,8 @@ def _datasets(config: dict, png: Path | None = None) -> dict:
     stored = None if png is None else png.with_name("table2_1.json")
     if stored is not None and stored.exists():
         record = json.loads(stored.read_text())
-        if all(record["config"].get(key) == value for key, value in config.items() if key in _SHARED):
+        if all(record["config"].get(key) == value for key, value in config.items()
+               if key in _SHARED and key != "workers"):                  # the pool's size changes no number
             return {name: record["rows"][name] for name in config["datasets"] if name in record["rows"]}
     return {name: _dataset(name, json.dumps(_settings(name, config), sort_keys=True)) for name in config["datasets"]}
 
@@ -340,13 +366,13 @@ def _published_cell(name: str, measure: str, method: str) -> str:
 # ------------------------------------------------------------------------------------------ Table 2.1
 
 _SHARED = {
-    "datasets": ["iris", "wine", "digits", "mnist"], "small_splits": 20, "digits_splits": 1, "digits_dims": 30,
+    "datasets": ["iris", "wine", "digits", "mnist"], "small_splits": 100, "digits_splits": 1, "digits_dims": 30,
     "mnist_train": 7000, "mnist_test": 3000, "mnist_dims": 50, "k": 3, "mu": 0.5, "mul_runs": 3,
-    "lda_shrinkage": 1e-3, "svm": True, "multi_metric_on": ["iris", "wine", "digits"], "seed": 0,
+    "lda_shrinkage": 1e-3, "svm": True, "multi_metric_on": ["iris", "wine", "digits"], "seed": 0, "workers": 4,
 }
 _SHARED_QUICK = {
     **_SHARED, "small_splits": 2, "digits_dims": 10, "mnist_train": 400, "mnist_test": 200, "mnist_dims": 20,
-    "multi_metric_on": ["iris", "wine"],
+    "multi_metric_on": ["iris", "wine"], "workers": 1,
 }
 
 
@@ -401,8 +427,8 @@ def table2_1(config: dict, png: Path) -> Outcome:
 
     Departures
     ----------
-    - iris and wine: 20 random 70/30 splits (the thesis: 100), to fit the time box of the
-      full run; the standard errors are given.
+    - iris and wine: 100 random 70/30 splits, as the thesis (seeded); the standard errors are
+      given.
     - MNIST: 50 principal components, not 164. At d = 164 the interior-point method's Newton
       system has order d(d + 1)/2 = 13,530 (1.5 GB, about 10¹² flops per factorisation): on
       2,000 images its first round had not finished after 6 minutes (wall, load 4–10 on 2
@@ -425,7 +451,9 @@ def table2_1(config: dict, png: Path) -> Outcome:
     - digits (scikit-learn, 8×8, PCA to 30 dimensions, one 70/30 split) has no published column.
     - SVM: no leave-one-out training error; its kernel and C by 3-fold cross-validation over a
       small grid (linear, polynomial of degree 2–3, RBF) on the same features.
-    - Energy error of MM-LMNN: not computed (no multi-metric energy rule yet).
+    - Energy error of MM-LMNN: the energy rule (2.12) with the class-specific distances (2.17)
+      (``MultiMetricLMNN.predict_energy``); the thesis reports an MM-LMNN energy row without
+      spelling the rule out.
     """
     found = _datasets(config)
     header = ["data set", "n train/test, dim", "measure", *METHODS]
@@ -548,7 +576,8 @@ def fig2_5(config: dict, png: Path) -> Outcome:
                         "test energy"], rows),
         rows=[{"claim": c, "holds": ok} for c, ok in claims], verdict=verdict,
         agreement=(f"{len(claims) - len(failed)} of {len(claims)} claims hold on the large data sets"
-                   + (f"; not: {'; '.join(failed)}" if failed else "") + "."))
+                   + (f"; not: {'; '.join(failed)}" if failed else "") + "."
+                   + _tested_reason(png, "fig2_5_digits", any(c.startswith("digits") for c in failed))))
 
 
 # ------------------------------------------------------------------------------------------ Fig. 2.9 and 2.12
@@ -583,6 +612,17 @@ def _ratio_figure(config: dict, png: Path, method: str, published_claim: str) ->
     return rows, names, ratios
 
 
+def _tested_reason(png: Path, key: str, needed: bool) -> str:
+    """The verdict and finding of the stored experiment ``key`` that tests a digits disagreement, if needed."""
+    stored = png.with_name(f"{key}.json")
+    if not needed:
+        return ""
+    if not stored.exists():
+        return f" The experiment '{key}' tests the digits disagreement (not run yet)."
+    record = json.loads(stored.read_text())
+    return f" Tested by the experiment '{record['title']}' (*{record['verdict']}*): {record['agreement']}"
+
+
 def fig2_9(config: dict, png: Path) -> Outcome:
     """Fig. 2.9 — kNN and energy errors after multiple applications of LMNN, relative to one application.
 
@@ -610,7 +650,8 @@ def fig2_9(config: dict, png: Path) -> Outcome:
         rows=ratios, verdict=verdict,
         agreement=("Test kNN error ratio ≤ 1.05 on every data set" if not worse else
                    f"Test kNN error grows by more than 5 % with 3 passes on {', '.join(worse)} (the thesis chose the "
-                   "number of passes on a validation set, which would fall back to one pass there)") + ".")
+                   "number of passes on a validation set)") + "."
+                   + _tested_reason(png, "fig2_9_digits", "digits" in worse))
 
 
 def fig2_12(config: dict, png: Path) -> Outcome:
@@ -627,8 +668,9 @@ def fig2_12(config: dict, png: Path) -> Outcome:
     Departures
     ----------
     - The runs of Table 2.1: no validation set, solved from scratch to the certified optimum.
-    - No MM-LMNN on MNIST (time box: 10 metrics of 50² in one SDP); no energy rule for several
-      metrics (not in sdpembed yet).
+    - No MM-LMNN on MNIST (time box: 10 metrics of 50² in one SDP; see the experiment
+      "Table 2.1, MNIST" at fewer dimensions). The energy ratio uses the multi-metric energy
+      rule (``MultiMetricLMNN.predict_energy``).
     """
     rows, names, ratios = _ratio_figure(config, png, "MM-LMNN", "one metric per class over one metric")
     better = [n for n in names if (ratios[n]["ours"]["test_knn"] or 1) < 1.0]
@@ -649,6 +691,155 @@ def fig2_12(config: dict, png: Path) -> Outcome:
         rows=ratios, verdict=verdict,
         agreement=(f"Multiple metrics lower the test kNN error on {', '.join(better) or 'no data set'}; the thesis: on "
                    "several large data sets (MNIST), not on iris (1.07) and wine (1.00)."))
+
+
+# ------------------------------------------------------------------------------------ Fig. 2.5 and 2.9: digits, why
+
+
+_DIGITS_STUDY = {"splits": 20, "dims": 30, "passes": [1, 2, 3], "validation": 0.3, "k": 3, "mu": 0.5, "seed": 0}
+
+
+@functools.cache
+def _digits_study(settings_json: str) -> list[dict]:
+    """Per digits split (Table 2.1's splits, seeds ``seed`` + split): PCA's and LMNN's kNN and energy test
+    errors, the kNN test error after each number of passes, and the number of passes a validation part of
+    the training set chooses (computed once per process and settings)."""
+    config = json.loads(settings_json)
+    k, mu, passes = config["k"], config["mu"], config["passes"]
+    out = []
+    for split in track(range(config["splits"]), "digits splits", unit="split"):
+        data = _split("digits", split, {"seed": config["seed"], "digits_dims": config["dims"]})
+        Xtr, Xte, ytr, yte = data["Xtr"], data["Xte"], data["ytr"], data["yte"]
+        row = {"n_test": int(len(yte)), "pca_knn": _euclidean_errors(Xtr, ytr, Xte, yte, k)[1],
+               "pca_energy": _energy_error(Xtr, ytr, Xte, yte, target_neighbors(Xtr, ytr, k), k, mu)}
+        knn, statuses = {}, []
+        for p in passes:
+            model, cpu = _fit(LMNN(k, mu, n_repeats=p), Xtr, ytr)
+            result = _lmnn_row(model, Xtr, ytr, Xte, yte, k, mu, cpu)
+            knn[p] = result["test_knn"]
+            statuses += result["status"].split(",")
+            if p == 1:
+                row["lmnn_knn"], row["lmnn_energy"] = result["test_knn"], result["test_energy"]
+        Xa, Xv, ya, yv = train_test_split(Xtr, ytr, test_size=config["validation"],
+                                          random_state=config["seed"] + split)
+        validation = {}
+        for p in passes:
+            model, _ = _fit(LMNN(k, mu, n_repeats=p), Xa, ya)
+            validation[p] = _euclidean_errors(model.transform(Xa), ya, model.transform(Xv), yv, k)[1]
+        chosen = min(passes, key=lambda p: (validation[p], p))          # ties: fewer passes
+        row.update({"passes_knn": {str(p): v for p, v in knn.items()}, "validation_knn":
+                    {str(p): v for p, v in validation.items()}, "chosen": chosen, "validated_knn": knn[chosen],
+                    "optimal": f"{sum(s == 'optimal' for s in statuses)}/{len(statuses)}"})
+        out.append(row)
+    return out
+
+
+def _paired(rows: list[dict], a: str, b: str) -> tuple[float, float]:
+    """Mean and standard error of the per-split difference a − b."""
+    d = np.array([r[a] - r[b] for r in rows])
+    return float(d.mean()), float(d.std(ddof=1) / np.sqrt(len(d))) if len(d) > 1 else float("nan")
+
+
+def fig2_5_digits(config: dict, png: Path) -> Outcome:
+    """Fig. 2.5, digits — is the energy rule's loss to kNN on digits the noise of one split?
+
+    Paper
+    -----
+    Fig. 2.5 and Sec. 2.1.6: "the energy classifier outperforms the kNN results under both
+    metrics on all of the large data sets". Our Fig. 2.5 rests on one digits split of 540 test
+    points, where the energy rule made one error more than LMNN's kNN (1.11 % against 0.93 %).
+    Hypothesis, fixed before this run: that reversal is the noise of one split. Test: over
+    ``splits`` random 70/30 splits (the first is Table 2.1's), the claim holds on the means
+    (energy below LMNN's and PCA's kNN test error); the paired difference energy − kNN and its
+    standard error say whether a remaining reversal is significant (more than 2 standard errors).
+
+    Departures
+    ----------
+    - scikit-learn's digits (1,797 8×8 images; none of the thesis' data sets), PCA to ``dims``
+      fitted on each training part; k = 3, μ = 0.5; LMNN the certified optimum of (2.11).
+    """
+    rows = _digits_study(json.dumps(config, sort_keys=True))
+    mean = {key: float(np.mean([r[key] for r in rows])) for key in ("pca_knn", "pca_energy", "lmnn_knn", "lmnn_energy")}
+    diff, se = _paired(rows, "lmnn_energy", "lmnn_knn")
+    holds = mean["lmnn_energy"] < min(mean["lmnn_knn"], mean["pca_knn"])
+    significant = diff > 2.0 * se
+    fig, ax = plt.subplots(figsize=(5.5, 3.4))
+    ax.plot(np.arange(len(rows)), [r["lmnn_knn"] for r in rows], "o-", label="LMNN kNN")
+    ax.plot(np.arange(len(rows)), [r["lmnn_energy"] for r in rows], "s-", label="LMNN energy")
+    ax.plot(np.arange(len(rows)), [r["pca_knn"] for r in rows], ".:", label="PCA kNN")
+    ax.set(xlabel="split", ylabel="test error %", title="digits: energy rule against kNN, per split")
+    ax.legend(fontsize=7)
+    _save(fig, png)
+    table = [[i, _pct(r["pca_knn"]), _pct(r["pca_energy"]), _pct(r["lmnn_knn"]), _pct(r["lmnn_energy"]), r["optimal"]]
+             for i, r in enumerate(rows)]
+    table.append(["mean", *(_pct(mean[key]) for key in ("pca_knn", "pca_energy", "lmnn_knn", "lmnn_energy")), ""])
+    return Outcome(
+        published="Energy below kNN under both metrics on every large data set (Fig. 2.5; text, Sec. 2.1.6).",
+        ours=(f"{len(rows)} digits splits (test errors %, {rows[0]['n_test']} test points each); paired difference "
+              f"LMNN energy − LMNN kNN: {diff:+.3f} ± {se:.3f} points.\n\n"
+              + _md_table(["split", "PCA kNN", "PCA energy", "LMNN kNN", "LMNN energy", "LMNN optimal"], table)),
+        rows={"splits": rows, "mean": mean, "energy_minus_knn": diff, "se": se},
+        verdict="reproduced in trend" if holds else "differs",
+        agreement=(f"Over {len(rows)} splits the energy rule's mean test error is {mean['lmnn_energy']:.2f} % against "
+                   f"LMNN kNN {mean['lmnn_knn']:.2f} % and PCA kNN {mean['pca_knn']:.2f} % (paired difference "
+                   f"{diff:+.3f} ± {se:.3f}): "
+                   + ("the claim holds on the means; the one-split reversal in Fig. 2.5 was noise."
+                      if holds else
+                      ("the energy rule is significantly worse than kNN on digits (more than 2 standard errors): "
+                       "the hypothesis of noise is rejected; on this small, easy set the claim does not hold."
+                       if significant else
+                       "the claim does not hold on the means either, but the difference is within 2 standard errors: "
+                       "no significant difference between the two rules on digits."))))
+
+
+def fig2_9_digits(config: dict, png: Path) -> Outcome:
+    """Fig. 2.9, digits — do more passes hurt on digits, or did one split and fixed passes say so?
+
+    Paper
+    -----
+    Fig. 2.9: the number of passes (and k) chosen on a 30 % validation part of the training
+    set; "on all of the data sets the results significantly improve or stay almost identical".
+    Our Fig. 2.9 ran 3 fixed passes on one digits split and found the test kNN error 1.20 times
+    one pass's (0.93 % → 1.11 %, one test error of 540). Hypothesis, fixed before this run: the
+    fixed number of passes and one split's noise explain it; with the passes chosen on a
+    validation part as the thesis does, the ratio over ``splits`` splits is at most 1.05.
+
+    Departures
+    ----------
+    - scikit-learn's digits, PCA to ``dims``, k = 3 fixed (the thesis also chose k), passes
+      chosen among ``passes`` on a ``validation`` part of each training part (ties: fewer
+      passes), then refitted on the whole training part; LMNN the certified optimum of (2.11)
+      at every pass.
+    """
+    rows = _digits_study(json.dumps(config, sort_keys=True))
+    one = float(np.mean([r["lmnn_knn"] for r in rows]))
+    per_pass = {p: float(np.mean([r["passes_knn"][str(p)] for r in rows])) for p in config["passes"]}
+    validated = float(np.mean([r["validated_knn"] for r in rows]))
+    ratio, fixed_ratio = validated / max(one, 1e-12), per_pass[max(config["passes"])] / max(one, 1e-12)
+    chosen = [r["chosen"] for r in rows]
+    diff, se = _paired(rows, "validated_knn", "lmnn_knn")
+    fig, ax = plt.subplots(figsize=(5, 3.2))
+    ax.bar([str(p) for p in per_pass] + ["validated"], [*per_pass.values(), validated], color="0.5")
+    ax.set(ylabel="mean test kNN error %", title=f"digits, {len(rows)} splits: passes of LMNN")
+    _save(fig, png)
+    table = [[str(p), _pct(v), _pct(v / max(one, 1e-12))] for p, v in per_pass.items()]
+    table.append(["chosen on validation", _pct(validated), _pct(ratio)])
+    return Outcome(
+        published="MUL-LMNN / LMNN error ratios: improve or stay almost identical on every data set (Fig. 2.9).",
+        ours=(f"{len(rows)} digits splits; passes chosen: "
+              + ", ".join(f"{p}: {chosen.count(p)}×" for p in config["passes"])
+              + f"; paired difference validated − one pass {diff:+.3f} ± {se:.3f} points.\n\n"
+              + _md_table(["passes", "mean test kNN %", "ratio to one pass"], table)),
+        rows={"splits": rows, "one_pass": one, "per_pass": {str(p): v for p, v in per_pass.items()},
+              "validated": validated, "ratio": ratio, "fixed_ratio": fixed_ratio},
+        verdict="reproduced in trend" if ratio <= 1.05 else "differs",
+        agreement=(f"With the passes chosen on a validation part the mean test kNN error is {ratio:.2f} times one "
+                   f"pass's ({validated:.2f} % against {one:.2f} %); {max(config['passes'])} fixed passes give "
+                   f"{fixed_ratio:.2f}. "
+                   + ("The hypothesis holds: chosen as the thesis chooses them, passes do not hurt on digits, and "
+                      "Fig. 2.9's 1.20 was one split with fixed passes." if ratio <= 1.05 else
+                      "The hypothesis is rejected: even with validated passes the error grows by more than 5 % on "
+                      "digits.")))
 
 
 # ------------------------------------------------------------------------------------------ Fig. 2.8
@@ -892,13 +1083,16 @@ def table2_1_wine(config: dict, png: Path) -> Outcome:
     ----------
     - Algorithm 3 is sdpembed's implementation (``LMNN(method="gradient")``: the thesis'
       step rule ×1.01/×0.5, a full hinge check every 10 iterations), run with its own
-      stopping rule and stopped after ``budgets`` iterations; the thesis does not state its
-      iteration count or stopping point, so its value cannot be predicted, only bracketed.
+      stopping rule (at most ``max_iter`` iterations) and stopped after
+      ``budgets`` iterations; the thesis does not state its iteration count or stopping point,
+      so its value cannot be predicted, only bracketed: the verdict asks whether the thesis'
+      error lies between the optimum's and that of some Algorithm 3 run.
     - ``splits`` random 70/30 splits of scikit-learn's wine (178 points), k = 3, μ = 0.5.
     """
     k, mu = config["k"], config["mu"]
     X, y = load_wine(return_X_y=True)
-    runs = {"certified optimum": {"method": "fast"}, "Algorithm 3, own stopping rule": {"method": "gradient"}}
+    runs = {"certified optimum": {"method": "fast"},
+            "Algorithm 3, own stopping rule": {"method": "gradient", "max_iter": config["max_iter"]}}
     runs.update({f"Algorithm 3, {b} iterations": {"method": "gradient", "max_iter": b, "tol": 0.0}
                  for b in config["budgets"]})
     results = {key: {"test_knn": [], "gap": [], "iterations": []} for key in runs}
@@ -930,7 +1124,8 @@ def table2_1_wine(config: dict, png: Path) -> Outcome:
     _save(fig, png)
     stopped = summary["Algorithm 3, own stopping rule"]
     thesis = PUBLISHED["wine"]["test_knn"]["PCA-LMNN"]
-    bracketed = summary["certified optimum"]["test_knn"] < thesis <= stopped["test_knn"]
+    runs_a3 = [v["test_knn"] for key, v in summary.items() if key != "certified optimum"]
+    bracketed = summary["certified optimum"]["test_knn"] < thesis <= max(runs_a3)
     rows = [[key, f"{v['test_knn']:.2f} ± {v['test_knn_se']:.2f}", f"{v['relative_excess']:.3g}",
              f"{v['iterations']:.0f}"] for key, v in summary.items()]
     return Outcome(
@@ -940,9 +1135,10 @@ def table2_1_wine(config: dict, png: Path) -> Outcome:
               "steps for the optimum):\n\n"
               + _md_table(["solver", "test kNN %", "relative excess loss", "iterations"], rows)),
         rows={"summary": summary, "euclidean": euclidean}, verdict="reproduced in trend" if bracketed else "differs",
-        agreement=(f"Algorithm 3 from M = I stops after {stopped['iterations']:.0f} iterations on average at "
-                   f"{stopped['test_knn']:.2f} % (excess loss {stopped['relative_excess']:.2g}), the certified optimum "
-                   f"has {summary['certified optimum']['test_knn']:.2f} %: "
+        agreement=(f"Algorithm 3 from M = I with its own stopping rule ends after {stopped['iterations']:.0f} "
+                   f"iterations on average at {stopped['test_knn']:.2f} % (excess loss "
+                   f"{stopped['relative_excess']:.2g}); its runs span {min(runs_a3):.2f}–{max(runs_a3):.2f} %, the "
+                   f"certified optimum has {summary['certified optimum']['test_knn']:.2f} %: "
                    + ("the thesis' 8.39 % lies between an unconverged first-order run and the optimum, consistent "
                       "with its run ending short of the optimum on unscaled wine (its stopping point is not stated, "
                       "so the value is not predicted)." if bracketed else
@@ -1030,8 +1226,9 @@ EXPERIMENTS = (
     Experiment("table2_1", "Table 2.1 — kNN and energy errors of PCA, LDA, LMNN variants and SVM", table2_1,
                full=_SHARED, quick=_SHARED_QUICK),
     Experiment("table2_1_wine", "Table 2.1, wine — the thesis' solver stopped early against the certified optimum",
-               table2_1_wine, full={"splits": 10, "budgets": [10, 30], "k": 3, "mu": 0.5, "seed": 0},
-               quick={"splits": 1, "budgets": [10], "k": 3, "mu": 0.5, "seed": 0}),
+               table2_1_wine, full={"splits": 10, "budgets": [10, 30, 300], "k": 3, "mu": 0.5, "seed": 0,
+                                      "max_iter": 2000},
+               quick={"splits": 1, "budgets": [10], "k": 3, "mu": 0.5, "seed": 0, "max_iter": 50}),
     Experiment("table2_1_mnist_mm", "Table 2.1, MNIST — one metric per class beside a single metric",
                table2_1_mnist_mm, full={"mnist_train": 7000, "mnist_test": 3000, "dims": 20, "k": 3, "mu": 0.5,
                                         "seed": 0},
@@ -1040,6 +1237,10 @@ EXPERIMENTS = (
                full={"sizes": [10, 20, 50, 100, 200, 500, 1000], "runs": 10, "grid": 200, "k": 3, "mu": 0.5,
                      "seed": 0},
                quick={"sizes": [20, 100], "runs": 2, "grid": 60, "k": 3, "mu": 0.5, "seed": 0}),
+    Experiment("fig2_5_digits", "Fig. 2.5, digits — the energy rule against kNN over many splits", fig2_5_digits,
+               full=_DIGITS_STUDY, quick={**_DIGITS_STUDY, "splits": 2, "dims": 10, "passes": [1, 2]}),
+    Experiment("fig2_9_digits", "Fig. 2.9, digits — passes chosen on a validation part, over many splits",
+               fig2_9_digits, full=_DIGITS_STUDY, quick={**_DIGITS_STUDY, "splits": 2, "dims": 10, "passes": [1, 2]}),
     Experiment("fig2_5", "Fig. 2.5 — training and test errors under PCA, LDA, LMNN and the energy rule", fig2_5,
                full=_SHARED, quick=_SHARED_QUICK),
     Experiment("fig2_8", "Fig. 2.8 — MNIST digits whose nearest neighbour LMNN corrects", fig2_8,
@@ -1051,4 +1252,5 @@ EXPERIMENTS = (
                quick={"n_per_class": 30, "k": 3, "mu": 0.5, "seed": 0}),
     Experiment("fig2_12", "Fig. 2.12 — one metric per class over a single metric", fig2_12, full=_SHARED,
                quick=_SHARED_QUICK),
+    *_TREE_EXPERIMENTS,
 )

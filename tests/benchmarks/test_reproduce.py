@@ -476,3 +476,41 @@ def test_thesis_mvu_reason_tests_follow_the_experiment_they_explain():
     for key in reasons:
         assert keys[keys.index(key) - 1] == key.removesuffix("_reasons")
     assert len(keys) == len(set(keys))
+
+
+def test_thesis_ball_tree_split_rule_partitions_into_small_balls():
+    trees = load_reproduce("thesis_lmnn_trees")
+    rng = np.random.default_rng(5)
+    X = np.vstack([rng.standard_normal((300, 2)), rng.standard_normal((200, 2)) + [4.0, 0.0]])
+    X[:20] = X[0]                                                # duplicates: still split, by index
+    levels = trees.thesis_ball_tree(X, 10, np.random.default_rng(0))
+    for level in levels:                                         # every level is a partition of the points
+        assert np.array_equal(np.sort(np.concatenate(level)), np.arange(len(X)))
+    assert len(levels[0]) == 1 and len(levels[1]) == 2 and all(len(s) <= 10 for s in levels[-1])
+    assert all(len(s) > 10 for s in levels[-2] if not any(np.array_equal(s, t) for t in levels[-1]))
+    # the first split, by hand: farthest from a random point, farthest from that, cut at the mean projection
+    r = X[np.random.default_rng(0).integers(len(X))]
+    x1 = X[np.argmax(np.linalg.norm(X - r, axis=1))]
+    x2 = X[np.argmax(np.linalg.norm(X - x1, axis=1))]
+    proj = X @ (x1 - x2)
+    assert np.array_equal(levels[1][0], np.flatnonzero(proj <= proj.mean()))
+
+
+def test_thesis_ball_tree_knn_matches_brute_force_with_the_tie_rule():
+    trees = load_reproduce("thesis_lmnn_trees")
+    rng = np.random.default_rng(6)
+    Xtr, ytr = rng.standard_normal((400, 4)), rng.integers(0, 3, 400)
+    Xte, yte = rng.standard_normal((150, 4)), rng.integers(0, 3, 150)
+    out = trees.timed_knn(Xtr, ytr, Xte, yte, 3, 1)
+    assert out["agree"] == 1.0
+    thesis = load_reproduce("thesis_lmnn")
+    D = ((Xte[:, None, :] - Xtr[None, :, :]) ** 2).sum(axis=2)
+    assert out["error"] == pytest.approx(100.0 * np.mean(thesis.knn_vote(D, ytr, 3) != yte))
+
+
+def test_thesis_paired_difference_and_standard_error():
+    thesis = load_reproduce("thesis_lmnn")
+    rows = [{"a": a, "b": b} for a, b in [(1.0, 0.5), (2.0, 1.0), (0.0, 0.5)]]
+    mean, se = thesis._paired(rows, "a", "b")
+    d = np.array([0.5, 1.0, -0.5])
+    assert mean == pytest.approx(d.mean()) and se == pytest.approx(d.std(ddof=1) / np.sqrt(3))

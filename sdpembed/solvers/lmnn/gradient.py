@@ -157,8 +157,9 @@ def solve_lmnn_gradient(
         A full hinge check every this many iterations (line 6; 10–20 in the thesis).
     tol : float
         The run is "almost converged" when the loss decreased by less than ``tol`` (relative)
-        over the last ``check_every`` iterations; a full check then ends it if no new
-        triplet became active.
+        over the last ``check_every`` accepted iterations on one candidate list (a growing
+        list raises the loss: those losses are not compared); a full check then ends it if
+        no new triplet became active.
     gap_tol : float
         ``optimal`` needs the certified relative gap at most this.
     certify : bool
@@ -236,7 +237,8 @@ def solve_lmnn_gradient(
             mask, h, added = full_check(M)
             force_full = False
             if added:
-                reference = None        # the candidate list grew: the losses are not comparable
+                reference = None        # the candidate list grew: the losses are not comparable,
+                accepted.clear()        # neither for the step rule nor for the stall test
         else:                                           # lines 10–11: only the candidates
             h = _hinges(X, candidates, M)
             mask = h > 0.0

@@ -342,6 +342,29 @@ def test_algorithm3_step_rule(instances):
     assert np.any(np.isclose(ratios, 1.01))
 
 
+def test_algorithm3_stall_test_compares_losses_over_one_candidate_list():
+    """Unscaled wine: a full check that grows the candidate list raises the loss (triplets
+    outside the list were active but uncounted). That increase is no stall: the run goes on."""
+    from sklearn.datasets import load_wine
+    from sklearn.model_selection import train_test_split
+
+    X, y = load_wine(return_X_y=True)
+    Xtr, _, ytr, _ = train_test_split(X.astype(np.float64), y, test_size=0.3, random_state=0)
+    inst = LMNNInstance.from_data(Xtr, ytr, k=3, mu=0.5)
+    every = 10
+    result = solve_lmnn_gradient(inst, max_iter=150, check_every=every, certify=False)
+    obj, cand = result.history["objective"], result.history["candidates"]
+    grew = np.flatnonzero(np.diff(cand) > 0) + 1
+    assert grew.size and np.any(obj[grew] > obj[grew - 1])     # the case the stall test must not take for a stall
+    if result.extra["stalled"]:
+        window = np.flatnonzero(result.history["accepted"])[-(every + 1):]
+        assert window.size == every + 1 and np.all(cand[window] == cand[window[-1]])
+        assert obj[window[0]] - obj[window[-1]] <= 1e-7 * max(abs(obj[window[-1]]), 1.0)
+    else:
+        assert result.iterations == 150
+    assert result.objective < inst.objective(np.eye(inst.dim)) / 10
+
+
 def test_incremental_gradient_equals_recomputed(instances):
     inst = instances["iris"]
     # a full check at every iteration: the maintained G is exactly (2.14) at the last iterate
