@@ -10,7 +10,11 @@ triplet: only a p × p matrix, p = d(d+1)/2 per metric, is solved,
 :class:`~sdpembed.solvers.lmnn.pair_system.PairSystem`). Small systems are factored. Large ones
 (T > 4p, one metric) are solved by PCG with the exact operator, preconditioned by H with float32
 rank-k updates in the early steps and, once residuals and gap are below 10⁻³, by the part of H from
-the 2p triplets of largest D_t (:func:`_newton_solver`), a few PCG iterations per solve.
+the 2p triplets of largest D_t (:func:`_newton_solver`), a few PCG iterations per solve. From
+p = 5,000 (d ≥ 100) no p × p matrix is formed at all (T·p² flops to form, p³/3 to factor and
+8p² bytes each: minutes a step and gigabytes at d = 164): PCG runs in the congruence that makes
+the HKM term diagonal, preconditioned by the exact part of the triplets of largest D_t (Woodbury)
+plus the diagonal of the rest (:func:`_matrix_free_solver`).
 
 References
 ----------
