@@ -64,8 +64,9 @@ relative gap ≤ 1e-4) and its default ``gap_tol=1e-5``: the row says ``optimal`
 certified relative gap ≤ 1e-5, whatever the tolerance.
 
 ``--time-limit`` caps every method on every data set (peers: killed, reported as "timeout";
-ours: no new working-set round starts after it, and the row reports the status and the
-certified gap reached).
+ours: no new working-set round or Newton step starts after it, and the row reports the status, the
+certified gap reached and which metric was returned — the last interior-point iterate or, if its
+loss is lower, the first-order start).
 """
 
 from __future__ import annotations
@@ -326,14 +327,15 @@ def main() -> None:
                 "rounds": int(result.extra["rounds"]), "working_set": int(result.extra["triplets"].shape[0]),
                 "active": int(result.extra["active"]),
                 "first_order_seconds": result.extra.get("first_order_seconds"),
-                "first_order_loss": result.extra.get("first_order_loss"),
+                "first_order_loss": result.extra.get("first_order_loss"), "returned": result.extra.get("returned"),
                 "fixed_triplets": int(result.history["fixed"][-1]) if len(result.history["fixed"]) else 0,
                 "knn_error": knn_error(factor(result.solution), Xtr, ytr, Xte, yte),
                 "energy_error": energy_error(factor(result.solution), Xtr, ytr, Xte, yte, targets)}
         rows.append(ours)
         print(f"  sdpembed   {result.status:<14} {result.wall_time:9.2f} s  cpu {cpu:9.2f} s  objective "
-              f"{result.objective:.8g}  gap {result.relative_gap:.1e}  knn error {ours['knn_error']:.4f}  energy "
-              f"error {ours['energy_error']:.4f}  load {load_before:.1f}", flush=True)
+              f"{result.objective:.8g}  gap {result.relative_gap:.1e}  rounds {ours['rounds']}  newton "
+              f"{ours['newton_steps']}  active {ours['active']:,}  knn error {ours['knn_error']:.4f}  energy "
+              f"error {ours['energy_error']:.4f}  load {load_before:.1f}  returned {ours['returned']}", flush=True)
 
         if not args.no_cvxpy and name in ("iris", "wine"):
             start = time.perf_counter()

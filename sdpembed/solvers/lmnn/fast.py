@@ -347,7 +347,10 @@ def solve_lmnn_fast(
     time_limit : float, optional
         Seconds: no new round and no new Newton step starts after this (the first-order start
         stops its stages at half of it). A run stopped this way reports ``max_iterations`` with
-        the certified gap of the multipliers reached, which stays a true bound.
+        the certified gap of the multipliers reached, which stays a true bound. A run that ends
+        without ``optimal`` (time, round or Newton-step limit) returns the better — lower loss
+        (2.11), both PSD — of its last iterate and its first-order start (``extra["returned"]``
+        says which; the bound is the multipliers' either way).
     verbose : bool or int
         One line per round (working set, added, active triplets, objective, bound, gap);
         ``2`` also prints every Newton step.
@@ -358,7 +361,8 @@ def solve_lmnn_fast(
         ``solution`` M ⪰ 0 (projected with (2.16)), ``objective`` its loss (2.11) over all
         triplets, ``dual_bound`` the certified bound of :func:`lmnn_dual_bound` from the
         interior-point multipliers; ``history`` per round; ``extra`` the final working set,
-        its multipliers, the active-triplet count and the Newton steps in total.
+        its multipliers, the active-triplet count, the Newton steps in total and which metric
+        was returned (``"interior_point"`` or ``"first_order_start"``).
     """
     start = time.perf_counter()
     options = RoundOptions(tol=tol, max_rounds=max_rounds, max_iter=max_iter, add_tol=add_tol, prune=prune,
@@ -416,18 +420,30 @@ def solve_lmnn_fast(
         options=options, deadline=None if time_limit is None else start + float(time_limit),
         tight=warm is not None, start=ipm_start, fixed=fixed, fold=fold, fixed_hinges=fixed_hinges,
     )
+    status, message = _status(rounds, options)
+    # a run stopped early (time or iteration limit) returns the better of its last iterate and its first-order
+    # start: an interior-point iterate far from its central path can have a higher loss than the start
+    start_returned = status != "optimal" and warm is not None and warm.loss < rounds.objective
+    if start_returned:
+        message += (f"; returned the first-order start (loss {warm.loss:.8g}), lower than the last interior-point "
+                    f"iterate's {rounds.objective:.8g}")
+        rounds.Ms, rounds.objective = warm.M[None], warm.loss
+        rounds.bound = lmnn_dual_bound(instance, rounds.working, rounds.alpha, upper_bound=warm.loss)
+        rounds.rgap = relative_gap(rounds.objective, rounds.bound, loss_unit(mu))
     if keep is not None:
         _lift(rounds, full, keep, objective=lambda Ms: full.objective(Ms[0]),
               bound=lambda triplets, alpha, objective: lmnn_dual_bound(full, triplets, alpha, upper_bound=objective))
     M = rounds.Ms[0]
     objective, bound, rgap, working, out = rounds.objective, rounds.bound, rounds.rgap, rounds.working, rounds.out
-    status, message = _status(rounds, options)
+    if start_returned:
+        message += f"; certified relative gap of the returned metric {rgap:.2e}"
     return build_result(
         full.problem, "M", M, objective, bound, rgap=rgap, status=status, message=message, method="fast",
         solver="lmnn_ipm", max_violation=full.max_violation(M), iterations=rounds.newton, start=start,
         history=rounds.history,
         extra={"triplets": working, "alpha": rounds.alpha, "active": rounds.active, "rounds": rounds.round,
                "newton_steps": rounds.newton, "restricted_value": out.primal_value,
+               "returned": "first_order_start" if start_returned else "interior_point",
                **({} if warm is None else {
                    "first_order_loss": warm.loss, "first_order_seconds": warm.seconds,
                    "first_order_iterations": warm.iterations, "first_order_triplets": warm.triplets.shape[0]})},

@@ -10,7 +10,11 @@ triplet: only a p × p matrix, p = d(d+1)/2 per metric, is solved,
 :class:`~sdpembed.solvers.lmnn.pair_system.PairSystem`). Small systems are factored. Large ones
 (T > 4p, one metric) are solved by PCG with the exact operator, preconditioned by H with float32
 rank-k updates in the early steps and, once residuals and gap are below 10⁻³, by the part of H from
-the 2p triplets of largest D_t (:func:`_newton_solver`), a few PCG iterations per solve.
+the 2p triplets of largest D_t (:func:`_newton_solver`), a few PCG iterations per solve. From
+p = 5,000 (d ≥ 100) no p × p matrix is formed at all (T·p² flops to form, p³/3 to factor and
+8p² bytes each: minutes a step and gigabytes at d = 164): PCG runs in the congruence that makes
+the HKM term diagonal, preconditioned by the exact part of the triplets of largest D_t (Woodbury)
+plus the diagonal of the rest (:func:`_matrix_free_solver`).
 
 References
 ----------
@@ -34,6 +38,16 @@ _PCG_RATIO = 4
 #: Relative residual and iteration limit of those PCG solves.
 _PCG_TOL = 1e-9
 _PCG_MAXITER = 60
+
+#: svec dimension p from which single-metric Newton systems are solved matrix-free (:func:`_matrix_free_solver`):
+#: forming a p × p matrix costs T·p² flops and factoring it p³/3, minutes a step at d = 164 (p = 13,530).
+_MATRIX_FREE_FROM = 5000
+
+#: Iteration limit of the matrix-free PCG solves (their relative residual target is ``_PCG_TOL``).
+_MATRIX_FREE_MAXITER = 400
+
+#: Triplets of largest D_t whose part of the Newton matrix the matrix-free preconditioner holds exactly.
+_MATRIX_FREE_RANK = 1500
 
 
 def _max_step_psd(S: np.ndarray, dS: np.ndarray) -> float:
@@ -109,8 +123,58 @@ def _newton_solver(system: PairSystem, D: np.ndarray, K: np.ndarray, *, iterativ
     return solve
 
 
-def _pcg(operator, r: np.ndarray, precondition) -> tuple[np.ndarray, bool]:
-    """Preconditioned conjugate gradients for an SPD operator; (x, reached ``_PCG_TOL``)."""
+def _matrix_free_solver(system: PairSystem, D: np.ndarray, M: np.ndarray, X: np.ndarray):
+    """A solver of the Newton system [𝒜*D𝒜 + M⁻¹ ⊛ X] v = r of one metric that never forms a p × p matrix.
+
+    The HKM term is diagonalised by a congruence: with M = LLᵀ and LᵀXL = VΛVᵀ, Q = LV has
+    QᵀM⁻¹Q = I and QᵀXQ = Λ, and with V = QYQᵀ the system becomes
+
+        Σ_t D_t ⟨Ã_t, Y⟩ Ã_t + (YΛ + ΛY)/2 = QᵀRQ,        Ã_t = QᵀA_tQ,
+
+    whose second part is diagonal in svec coordinates, (λ_i + λ_j)/2. It is solved by PCG with the
+    exact operator (one 𝒜 and one 𝒜* of the congruent pairs, :meth:`PairSystem.congruent`, O(n_pairs·d²)
+    flops) and the Jacobi preconditioner diag(𝒜̃*D𝒜̃) + (λ_i + λ_j)/2 (:meth:`PairSystem.diagonal`):
+    exact for the barrier part, which the interior point makes dominant in the directions the working
+    set does not pin down. Per Newton step: two d × d factorisations and one (n_pairs + T)·d² diagonal;
+    memory O((n_pairs + T)·d). If PCG stops at ``_MATRIX_FREE_MAXITER`` iterations above ``_PCG_TOL``
+    the direction is used as it is: the interior point recomputes its residuals exactly at every step
+    (an infeasible-start method), so an inexact direction costs steps, not correctness.
+    """
+    L = np.linalg.cholesky(M[0])
+    S = L.T @ X[0] @ L
+    lam, V = np.linalg.eigh(0.5 * (S + S.T))
+    Q = L @ V
+    tilde = system.congruent(Q)
+    i, j = system.iu
+    kron = 0.5 * (lam[i] + lam[j])
+    rank = min(_MATRIX_FREE_RANK, D.size)
+    top = np.sort(np.argpartition(-D, rank - 1)[:rank]) if rank else np.empty(0, dtype=np.int64)
+    rest = D.copy()
+    rest[top] = 0.0
+    inverse_diagonal = 1.0 / (tilde.diagonal(rest) + kron)
+    F = tilde._triplet_features_t(top)                                   # (p, r)
+    G = F * inverse_diagonal[:, None]                                    # Δ⁻¹F
+    core = _cho_factor(F.T @ G + np.diag(1.0 / D[top]))                 # D_B⁻¹ + FᵀΔ⁻¹F
+
+    def precondition(z: np.ndarray) -> np.ndarray:
+        # (Δ + F D_B Fᵀ)⁻¹ z by the Woodbury identity
+        return inverse_diagonal * z - G @ scipy.linalg.cho_solve(core, G.T @ z, check_finite=False)
+
+    def operator(y: np.ndarray) -> np.ndarray:
+        return tilde.svec(tilde.adjoint(D * tilde.apply(tilde.smat(y)))) + kron * y
+
+    def solve(r: np.ndarray) -> np.ndarray:
+        R = system.smat(r)[0]
+        y, _ = _pcg(operator, system.svec((Q.T @ R @ Q)[None]), precondition, maxiter=_MATRIX_FREE_MAXITER)
+        return system.svec((Q @ system.smat(y)[0] @ Q.T)[None])
+
+    return solve
+
+
+def _pcg(operator, r: np.ndarray, precondition, *, maxiter: int | None = None) -> tuple[np.ndarray, bool]:
+    """Preconditioned conjugate gradients for an SPD operator; (x, reached ``_PCG_TOL``) after at most
+    ``maxiter`` iterations (``_PCG_MAXITER`` by default)."""
+    maxiter = _PCG_MAXITER if maxiter is None else maxiter
     x = precondition(r)
     res = r - operator(x)
     norm_r = float(np.linalg.norm(r))
@@ -119,7 +183,7 @@ def _pcg(operator, r: np.ndarray, precondition) -> tuple[np.ndarray, bool]:
     z = precondition(res)
     direction = z.copy()
     rz = float(res @ z)
-    for _ in range(_PCG_MAXITER):
+    for _ in range(maxiter):
         if np.linalg.norm(res) <= _PCG_TOL * norm_r:
             return x, True
         Ad = operator(direction)
@@ -145,8 +209,10 @@ def newton_step(system: PairSystem, C0: np.ndarray, mu: float, M: np.ndarray, X:
     Mc = np.linalg.inv(np.linalg.cholesky(M))
     Minv = Mc.transpose(0, 2, 1) @ Mc
     D = 1.0 / (xi / beta + s / alpha)
-    K = system.skron(Minv, X)
-    solve = _newton_solver(system, D, K, iterative=iterative, hkm=(Minv, X))
+    if system.n_blocks == 1 and system.svec_dim >= _MATRIX_FREE_FROM:
+        solve = _matrix_free_solver(system, D, M, X)
+    else:
+        solve = _newton_solver(system, D, system.skron(Minv, X), iterative=iterative, hkm=(Minv, X))
 
     def direction(rX: np.ndarray, ra: np.ndarray, rb: np.ndarray) -> tuple:
         g = R3 - (rb - xi * R2) / beta + ra / alpha

@@ -169,6 +169,35 @@ class PairSystem:
         return self._cache_w[rows] if self._cache_w is not None else self.features(self.W[rows])
 
     # ----------------------------------------------------------------- operator
+    def congruent(self, Q: np.ndarray) -> PairSystem:
+        """The system of the matrices Qᵀ A_t Q (single block): every pair difference v becomes Qᵀv
+        (rows V ↦ VQ), so that its 𝒜 at Y is this system's 𝒜 at Q Y Qᵀ and its 𝒜* is Qᵀ 𝒜* Q
+        (the matrix-free Newton solves of :mod:`sdpembed.solvers.lmnn.newton`)."""
+        if self.n_blocks != 1:
+            raise ValueError("congruent is defined for a single metric block")
+        out = PairSystem(U=self.U @ Q, u_block=self.u_block, W=self.W @ Q, w_block=self.w_block, a=self.a, b=self.b,
+                         n_blocks=1, points=None if self.points is None else self.points @ Q, ends=self.ends)
+        out._laplacian = self._laplacian          # the same pairs: the same sparse pattern
+        return out
+
+    def diagonal(self, D: np.ndarray) -> np.ndarray:
+        """The diagonal of 𝒜* diag(D) 𝒜 in svec coordinates (single block), without forming the matrix.
+
+        Its entry at (i, j) is Σ_t D_t (u_i u_j − w_i w_j)² (twice that off the diagonal, the svec
+        weight √2 squared), u and w the triplet's target and impostor differences; expanded, the d × d
+        matrix of these sums is Σ_a ω_a (u_a∘u_a)(u_a∘u_a)ᵀ + Σ_b ω_b (w_b∘w_b)(w_b∘w_b)ᵀ
+        − 2 Σ_t D_t (u_a∘w_b)(u_a∘w_b)ᵀ with ω the summed D of a pair: three weighted Gram products
+        ((n_pairs + T)·d² flops) instead of the T·p of the svec features."""
+        wu = np.bincount(self.a, D, self.U.shape[0])
+        ww = np.bincount(self.b, D, self.W.shape[0])
+        U2, W2 = self.U * self.U, self.W * self.W
+        S = (U2 * wu[:, None]).T @ U2 + (W2 * ww[:, None]).T @ W2
+        for start in range(0, self.n_triplets, _CHUNK):
+            t = slice(start, start + _CHUNK)
+            V = self.U[self.a[t]] * self.W[self.b[t]]
+            S -= 2.0 * ((V * D[t, None]).T @ V)
+        return S[self.iu] * self.scale ** 2
+
     def pair_distances(self, M: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """uᵀ M_block u for every target pair and wᵀ M_block w for every impostor pair (2.10)."""
         if self.n_blocks == 1:      # no block masks (they would copy U and W on every call)

@@ -738,3 +738,65 @@ def test_progress_lines_only_when_asked(instances, capsys):
     assert loud.objective == quiet.objective
     solve_lmnn_gradient(inst, max_iter=40, verbose=20)
     assert capsys.readouterr().out.count("\n") >= 2
+
+
+# ------------------------------------------------------------------------- matrix-free Newton systems
+def test_pair_system_diagonal_and_congruence_match_the_formed_matrix(instances):
+    """:meth:`PairSystem.diagonal` is the diagonal of the formed 𝒜*D𝒜, and the congruent system applies
+    QᵀA_tQ: its 𝒜 at Y is the original's at QYQᵀ, its 𝒜* the original's conjugated by Q."""
+    inst = instances["wine"]
+    system = single_system(inst, all_triplets(inst.y, inst.targets))
+    rng = np.random.default_rng(3)
+    D = rng.uniform(0.1, 2.0, system.n_triplets)
+    np.testing.assert_allclose(system.diagonal(D), np.diag(system.gram(D)), rtol=1e-10, atol=1e-10)
+    Q = rng.standard_normal((system.dim, system.dim))
+    tilde = system.congruent(Q)
+    Y = rng.standard_normal((1, system.dim, system.dim))
+    Y = Y + Y.transpose(0, 2, 1)
+    np.testing.assert_allclose(tilde.apply(Y), system.apply(Q @ Y @ Q.T), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(tilde.adjoint(D), Q.T @ system.adjoint(D) @ Q, rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(tilde.diagonal(D), np.diag(tilde.gram(D)), rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("rank", [0, 40])
+def test_matrix_free_newton_matches_the_formed_matrix(instances, optima, rank):
+    """The matrix-free Newton solves (PCG in the congruence that diagonalises the HKM term, preconditioned by
+    the diagonal plus the exact part of the ``rank`` triplets of largest D) reach the restricted optimum of
+    the formed-matrix path, and the default solver with them the CVXPY optimum, certified."""
+    import sdpembed.solvers.lmnn.newton as newton
+    inst = instances["wine"]
+    system = single_system(inst, all_triplets(inst.y, inst.targets))
+    C0 = (1 - inst.mu) * np.asarray(inst.pull_matrix)[None]
+    formed = hinge_ipm(system, C0, inst.mu)
+    saved = newton._MATRIX_FREE_FROM, newton._MATRIX_FREE_RANK
+    calls = []
+    try:
+        newton._MATRIX_FREE_FROM, newton._MATRIX_FREE_RANK = 0, rank
+        solver = newton._matrix_free_solver
+        newton._matrix_free_solver = lambda *args: calls.append(1) or solver(*args)
+        free = hinge_ipm(single_system(inst, all_triplets(inst.y, inst.targets)), C0, inst.mu)
+        result = solve_lmnn_fast(inst)
+    finally:
+        newton._MATRIX_FREE_FROM, newton._MATRIX_FREE_RANK = saved
+        newton._matrix_free_solver = solver
+    assert calls                                   # the matrix-free path ran
+    assert ipm_reached(free, 1e-8)
+    assert free.primal_value == pytest.approx(formed.primal_value, rel=1e-7)
+    assert result.status == "optimal" and result.relative_gap <= 1e-5
+    assert result.objective == pytest.approx(optima["wine"], rel=1e-5)
+    assert result.dual_bound <= optima["wine"] * (1 + 1e-9)
+
+
+def test_a_stopped_run_returns_the_better_of_its_iterate_and_its_start(instances, optima):
+    """One Newton step from the first-order start leaves an iterate with a higher loss than the start; the
+    run (not optimal) returns the start, says so, and its bound is still the multipliers' certified one."""
+    inst = instances["wine"]
+    stopped = solve_lmnn_fast(inst, max_iter=1, max_rounds=1)
+    assert stopped.status == "max_iterations" and "first-order start" in stopped.message
+    assert stopped.extra["returned"] == "first_order_start"
+    assert stopped.history["objective"][-1] > stopped.objective          # the iterate it did not return
+    assert stopped.objective == pytest.approx(stopped.extra["first_order_loss"], rel=1e-12)
+    assert stopped.objective == pytest.approx(inst.objective(stopped.solution), rel=1e-12)
+    assert stopped.dual_bound <= optima["wine"] * (1 + 1e-9) <= stopped.objective * (1 + 1e-9)
+    finished = solve_lmnn_fast(inst)
+    assert finished.status == "optimal" and finished.extra["returned"] == "interior_point"
