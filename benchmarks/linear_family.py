@@ -106,8 +106,8 @@ CPU_LIMIT: float | None = None
 
 
 def _child(target, args: tuple, out, memory_limit_gb: float | None = None) -> None:
-    global MEMORY_LIMIT_GB
-    MEMORY_LIMIT_GB = None                                  # the cell runs here, not in a grandchild
+    global MEMORY_LIMIT_GB, CPU_LIMIT
+    MEMORY_LIMIT_GB = CPU_LIMIT = None                      # the cell runs here, not in a grandchild
     if memory_limit_gb is not None:
         limit = int(memory_limit_gb * 2**30)
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
