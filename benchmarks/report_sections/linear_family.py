@@ -87,8 +87,10 @@ def rank_search(rows: list[dict], stamps: dict[str, dict]) -> str:
                          for rank, count in row.get("attempts_per_rank", {}).items())
         failed = "; ".join(f"{s['start_rank']}: {_stopped(s)} at {s['iterations']} its ({num(s['cpu_s'], 3)} s)"
                            for s in steps if s["status"] != "converged")
-        lines.append((row["method"], row["delta"], cell(row), num(row.get("train_delta"), 4),
-                      num(row.get("search_cpu_s"), 3), num(row.get("search_s"), 3),
+        if row.get("status") == "time limit":
+            failed = f"stopped by its {row.get('note', 'time limit')} (wall clock unless marked CPU)"
+        lines.append((row["method"], row["delta"], cell(row), num(row.get("train_delta"), 6),
+                      num(row.get("search_cpu_s"), 0, style="f"), num(row.get("search_s"), 0, style="f"),
                       " → ".join(num(v, 2) for v in loads), row.get("iterations", "–"), runs or "–", failed or "–"))
     if not lines:
         return ""
