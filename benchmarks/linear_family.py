@@ -35,8 +35,11 @@ in the text extraction of the paper we have.
 Times: ``search_s`` is the whole search for M (several fits); ``fit_s`` one fit at the chosen M
 (the run time ADAGIO's Table 3 reports).
 
-``--time-limit T`` runs every cell in a child process and stops it after T seconds; such a cell
-records ``dim: null`` and ``note: "time limit (T s)"``, never a number it did not finish.
+``--time-limit T`` runs every cell in a child process and stops it after T seconds (``--cpu-limit
+T`` after T CPU seconds, which a loaded machine does not shorten); such a cell records ``dim:
+null`` and ``note: "time limit (T s)"``, never a number it did not finish. Every cell records its
+CPU seconds (``search_cpu_s``); a FroMax/NILE-Pro rank adjustment also its runs (``steps``: start
+rank, status, iterations, CPU and wall seconds, and what ended each run) and ``attempts_per_rank``.
 Every cell runs in a child process whose address space is limited to ``--memory-limit-gb``
 (default 12; ``RLIMIT_AS``): a cell that needs more records ``status: "memory limit"`` and
 ``dim: null`` instead of taking the machine down (0 switches the limit off; with neither
@@ -53,6 +56,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
+import os
 import queue
 import resource
 import time
@@ -96,11 +100,14 @@ PUBLISHED_TABLE3 = {
 
 #: Address-space limit of a cell's child process in GB (``--memory-limit-gb``; None: no limit).
 MEMORY_LIMIT_GB: float | None = 12.0
+#: CPU seconds after which a cell's child process is stopped (``--cpu-limit``; None: no limit).
+#: Under load a CPU limit judges the method, a wall-clock limit the machine.
+CPU_LIMIT: float | None = None
 
 
 def _child(target, args: tuple, out, memory_limit_gb: float | None = None) -> None:
-    global MEMORY_LIMIT_GB
-    MEMORY_LIMIT_GB = None                                  # the cell runs here, not in a grandchild
+    global MEMORY_LIMIT_GB, CPU_LIMIT
+    MEMORY_LIMIT_GB = CPU_LIMIT = None                      # the cell runs here, not in a grandchild
     if memory_limit_gb is not None:
         limit = int(memory_limit_gb * 2**30)
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
@@ -124,20 +131,32 @@ def _peak_rss_mb(pid: int) -> float | None:
         return None
 
 
+def _cpu_seconds(pid: int) -> float | None:
+    """CPU seconds (user + system) a running process has used, if /proc has them."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def with_time_limit(target, args: tuple, time_limit: float | None, row: dict,
                     memory_limit_gb: float | None = -1.0) -> dict:
-    """``target(*args)`` (a dict), in a forked child stopped after ``time_limit`` seconds, its
-    address space limited to ``memory_limit_gb`` (default: :data:`MEMORY_LIMIT_GB`).
+    """``target(*args)`` (a dict), in a forked child stopped after ``time_limit`` seconds (or
+    :data:`CPU_LIMIT` CPU seconds), its address space limited to ``memory_limit_gb`` (default:
+    :data:`MEMORY_LIMIT_GB`).
 
     On time-out the child is killed and ``row`` is returned with ``dim = None`` and the note
-    ``"time limit (T s)"``: a cell that did not finish records no number. A ``MemoryError`` in
+    ``"time limit (T s)"`` (``"CPU time limit (T s)"``): a cell that did not finish records no
+    number. A ``MemoryError`` in
     the child (the memory limit) returns ``row`` with ``dim = None`` and status
     ``"memory limit"``. Any other exception in the child, or its death, is raised here as a
     ``RuntimeError``. With neither limit the target runs in this process.
     """
     if memory_limit_gb is not None and memory_limit_gb < 0:
         memory_limit_gb = MEMORY_LIMIT_GB
-    if time_limit is None and memory_limit_gb is None:
+    if time_limit is None and memory_limit_gb is None and CPU_LIMIT is None:
         return target(*args)
     ctx = multiprocessing.get_context("fork")
     out = ctx.Queue()
@@ -146,12 +165,14 @@ def with_time_limit(target, args: tuple, time_limit: float | None, row: dict,
     child.start()
     while True:
         left = np.inf if time_limit is None else time_limit - (time.perf_counter() - start)
-        if left <= 0.0:
+        cpu = _cpu_seconds(child.pid) if CPU_LIMIT is not None else None
+        if left <= 0.0 or (cpu is not None and cpu >= CPU_LIMIT):
             peak = _peak_rss_mb(child.pid)
             child.kill()
             child.join()
-            return {**row, "dim": None, "status": "time limit", "note": f"time limit ({time_limit:g} s)",
-                    "search_s": time.perf_counter() - start, "peak_rss_mb": peak}
+            note = f"time limit ({time_limit:g} s)" if left <= 0.0 else f"CPU time limit ({CPU_LIMIT:g} s)"
+            return {**row, "dim": None, "status": "time limit", "note": note,
+                    "search_s": time.perf_counter() - start, "search_cpu_s": cpu, "peak_rss_mb": peak}
         try:
             kind, value = out.get(timeout=min(left, 1.0))
             break
@@ -175,16 +196,17 @@ def run_method(label: str, method: str, options: dict, X: np.ndarray, delta: flo
     """One (method, δ, measure) cell: the dimension found, its training δ, search and fit times
     (in a child process stopped after ``time_limit`` seconds when one is given)."""
     row = {"method": label, "name": method, "delta": delta, "measure": measure}
-    if time_limit is not None or MEMORY_LIMIT_GB is not None:
+    if time_limit is not None or MEMORY_LIMIT_GB is not None or CPU_LIMIT is not None:
         return with_time_limit(run_method, (label, method, options, X, delta, measure, secant_set), time_limit,
                                row)
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     try:
         model = embed(method, X, delta=delta, measure=measure, random_state=0, **options)
     except ValueError as exc:                            # the δ is out of reach for this method
         row.update(dim=None, note=str(exc).split(";")[0], search_s=time.perf_counter() - start)
         return row
     row["search_s"] = time.perf_counter() - start
+    row["search_cpu_s"] = time.process_time() - cpu_start
     row["dim"] = int(model.n_components_)
     row["train_delta"] = float(secant_set.isometry_constant(model.components_, measure))
     selection = getattr(model, "selection_", None)
@@ -199,7 +221,27 @@ def run_method(label: str, method: str, options: dict, X: np.ndarray, delta: flo
         row["status"] = str(result.status)
         if hasattr(result, "iterations"):
             row["iterations"] = int(result.iterations)
+        row.update(rank_steps(result))
     return row
+
+
+def rank_steps(result) -> dict:
+    """The rank adjustment's steps of a FroMax/NILE-Pro RA result (empty for other results): per
+    run its start rank, the rank it ended at, status, distortion, iterations, CPU and wall seconds
+    and what ended it; and how many runs each rank took."""
+    history = getattr(result, "history", None) or {}
+    if not str(getattr(result, "method", "")).endswith("_ra") or "start_rank" not in history:
+        return {}
+    steps = [{"start_rank": int(history["start_rank"][k]), "rank": int(history["rank"][k]),
+              "status": str(history["status"][k]), "isometry": float(history["isometry"][k]),
+              "iterations": int(history["iterations"][k]),
+              "cpu_s": float(np.diff(history["cpu_time"], prepend=0.0)[k]),
+              "wall_s": float(np.diff(history["time"], prepend=0.0)[k]),
+              "message": str(history["message"][k])} for k in range(len(history["start_rank"]))]
+    attempts: dict[str, int] = {}
+    for step in steps:
+        attempts[str(step["start_rank"])] = attempts.get(str(step["start_rank"]), 0) + 1
+    return {"message": str(result.message), "steps": steps, "attempts_per_rank": attempts}
 
 
 def table(X: np.ndarray, name: str, native: bool, measures=("rip", "adagio"),
@@ -375,6 +417,9 @@ def main() -> None:
     parser.add_argument("--time-limit", type=float, default=None,
                         help="seconds per cell (each cell then runs in a child process); a cell stopped by it "
                              "records 'time limit', not a number")
+    parser.add_argument("--cpu-limit", type=float, default=None,
+                        help="CPU seconds per cell (each cell then runs in a child process); a cell stopped by it "
+                             "records 'time limit', not a number")
     parser.add_argument("--memory-limit-gb", type=float, default=12.0,
                         help="address-space limit of each cell's child process in GB (0: none); a cell that "
                              "exceeds it records 'memory limit', not a number")
@@ -385,13 +430,14 @@ def main() -> None:
                         help="FroMax/NILE-Pro print their rank steps and column-generation rounds (progress of "
                              "cells that may time out)")
     args = parser.parse_args()
-    global MEMORY_LIMIT_GB
+    global MEMORY_LIMIT_GB, CPU_LIMIT
     MEMORY_LIMIT_GB = args.memory_limit_gb if args.memory_limit_gb > 0 else None
+    CPU_LIMIT = args.cpu_limit
     start = time.perf_counter()
     path = Path(args.json)
     out: dict = json.loads(path.read_text()) if path.exists() else {}     # keep the parts not re-run
     out["benchmark"] = "linear_family"
-    stamp = {**report.run_stamp(), "time_limit_s": args.time_limit,
+    stamp = {**report.run_stamp(), "time_limit_s": args.time_limit, "cpu_limit_s": CPU_LIMIT,
              "memory_limit_gb": MEMORY_LIMIT_GB}
     only = None if args.methods is None else set(args.methods.split(","))
     deltas = DELTAS if args.deltas is None else tuple(float(d) for d in args.deltas.split(","))
@@ -435,6 +481,9 @@ def main() -> None:
         X, _ = load_mnist(size=28, n_samples=args.n_points, random_state=0)
         rows = table(X, f"MNIST-{args.n_points} (28x28)", native=args.numax_mnist, time_limit=args.time_limit,
                      only=only, deltas=deltas, verbose=args.verbose)
+        if only is not None and path.exists():
+            # the file as it is now: re-runs of other cells in parallel processes may have written it
+            out.update({k: v for k, v in json.loads(path.read_text()).items() if k in ("mnist", "runs")})
         if not args.numax_mnist:
             rows += numax_mnist_rows(ROOT / "benchmarks" / "results" / "numax_mnist_table3.json")
             print("  NuMax (from numax_mnist_table3.json): "
@@ -446,12 +495,14 @@ def main() -> None:
             out["mnist"] = {**part, **stamp}
         else:                          # the part's stamp stays that of its other rows; one stamp per re-run label
             reruns = dict(out.get("mnist", {}).get("reruns", {}))
-            reruns.update({f"{label} {delta:g}": stamp for label in sorted(only) for delta in deltas})
+            ended = {**stamp, "load_average_end": [round(v, 2) for v in os.getloadavg()]}
+            reruns.update({f"{label} {delta:g}": ended for label in sorted(only) for delta in deltas})
             out["mnist"] = {**out.get("mnist", {}), **part, "reruns": reruns}
     runs = out.get("runs") if isinstance(out.get("runs"), dict) else {}      # part -> how it was last run
     for part, name in (("a", "squares"), ("b", "mnist"), ("c", "luo_table7_1"), ("d", "luo_table7_2")):
         if part in args.parts:
             limit = "" if args.time_limit is None else f" --time-limit {args.time_limit:g}"
+            limit += "" if CPU_LIMIT is None else f" --cpu-limit {CPU_LIMIT:g}"
             limit += "" if MEMORY_LIMIT_GB is None else f" --memory-limit-gb {MEMORY_LIMIT_GB:g}"
             methods = "" if only is None else f" --methods {args.methods}"
             methods += "" if args.deltas is None else f" --deltas {args.deltas}"

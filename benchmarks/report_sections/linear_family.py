@@ -59,6 +59,46 @@ def rank_time(row: dict | None) -> str:
     return f"{cell(row)} ({num((row or {}).get('fit_s'), 3)})"
 
 
+def _stopped(step: dict) -> str:
+    """What ended a failed run of a rank search, in a few words."""
+    message = step["message"]
+    if "round forecast" in message:
+        return "round forecast"
+    if "would need about" in message:
+        return "run forecast"
+    if "shrank by less than 1%" in message:
+        return "no progress (1% rule)"
+    if "max_iter" in message:
+        return "iteration budget"
+    return step["status"]
+
+
+def rank_search(rows: list[dict], stamps: dict[str, dict]) -> str:
+    """Per FroMax/NILE-Pro RA cell: rank found, δ reached, CPU and wall seconds, load, the runs per
+    rank and what stopped each failed rank."""
+    lines = []
+    for row in rows:
+        if "steps" not in row and row.get("status") != "time limit":
+            continue
+        stamp = stamps.get(f"{row['method']} {row['delta']:g}", {})
+        loads = [(stamp.get(key) or [None])[0] for key in ("load_average", "load_average_end")]
+        steps = row.get("steps", [])
+        runs = ", ".join(f"{rank}×{count}" if count > 1 else rank
+                         for rank, count in row.get("attempts_per_rank", {}).items())
+        failed = "; ".join(f"{s['start_rank']}: {_stopped(s)} at {s['iterations']} its ({num(s['cpu_s'], 3)} s)"
+                           for s in steps if s["status"] != "converged")
+        if row.get("status") == "time limit":
+            failed = f"stopped by its {row.get('note', 'time limit')} (wall clock unless marked CPU)"
+        lines.append((row["method"], row["delta"], cell(row), num(row.get("train_delta"), 6),
+                      num(row.get("search_cpu_s"), 0, style="f"), num(row.get("search_s"), 0, style="f"),
+                      " → ".join(num(v, 2) for v in loads), row.get("iterations", "–"), runs or "–", failed or "–"))
+    if not lines:
+        return ""
+    return table(("method", "δ", "rank", "δ reached", "CPU [s]", "wall [s]", "load start → end", "iterations",
+                  "ranks tried (in order)", "failed ranks: what stopped them (iterations, CPU)"), lines,
+                 "lrrrrrlrll")
+
+
 def reruns(stamps: dict[str, dict]) -> str:
     """The cells re-run with ``--methods``, each with its command, date and load."""
     rows = [(label, f"`{stamp['command']}`", stamp["date"], num((stamp.get("load_average") or [None])[0], 2))
@@ -84,6 +124,17 @@ def render(data: dict[str, dict]) -> str:
     doc = data[FILE]
     mnist = doc["mnist"]
     mnist_rows = [r for r in mnist["rows"] if r["method"] != "NuMax"] + numax_rows(data)
+    search = rank_search([r for r in mnist["rows"] if r["method"] in ("FroMax", "NILE-Pro")], mnist.get("reruns", {}))
+    if search:
+        search = f"""**The rank searches of FroMax RA and NILE-Pro RA** (Luo et al., Algorithm 3 over column
+generation; the re-run cells below with their stamps). CPU seconds of the cell's process (one BLAS
+thread); wall seconds depend on the load. Ranks tried in order (×k: k runs at that rank); a failed
+rank was given up by the forecast of its run, of its column-generation rounds, by the 1% rule or
+by the iteration budget (rank_adjust's docstring, "Failing fast"); the rank found is the lowest
+that met δ on all pairs, not an optimum.
+
+{search}
+"""
     text = f"""The dimension M each method needs for an isometry constant δ on **all** training secants, from
 `embed(method, X, delta=δ)` (a bisection on M for the methods without a native δ; one seeded draw per M
 for the random maps and ADAGIO's JL half). Two measures: NuMax's RIP (2) on squared norms and ADAGIO's
@@ -98,6 +149,7 @@ section's run. Published: ADAGIO's Table 3 (under (3), except NuMax's rank, unde
         "published M", "published time at δ = 0.1 [s]"), dims(mnist_rows, mnist.get("published_table3", {})),
        "llllll")}
 
+{search}
 Cells re-run alone, with other limits (their rows replace those of the run above):
 
 {reruns(mnist.get("reruns", {}))}

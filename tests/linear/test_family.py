@@ -1,6 +1,7 @@
 """The linear-embedding family (issue 8): interface, baselines, ADAGIO, the sparse linear model,
 and the dispatch table ``embed``."""
 
+import time
 import warnings
 
 import numpy as np
@@ -589,6 +590,82 @@ def test_benchmark_rerun_of_some_mnist_rows_keeps_the_others_and_their_stamp(tmp
     mnist = json.loads(path.read_text())["mnist"]
     assert [(r["delta"], r["dim"]) for r in mnist["rows"]] == [(0.05, 9), (0.2, 9), (0.1, 5)]
     assert set(mnist["reruns"]) == {"FroMax 0.1"} and mnist["date"] == "then"
+
+
+def _spin(seconds):
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+    return {"dim": 1}
+
+
+def test_benchmark_cpu_limit_stops_a_cell_by_its_cpu_seconds(monkeypatch):
+    """``--cpu-limit``: the child is stopped after that many CPU seconds (a loaded machine does not
+    shorten them) and the cell records 'time limit' with its CPU seconds, never a number."""
+    bench = _load_benchmark()
+    monkeypatch.setattr(bench, "CPU_LIMIT", 0.5)
+    out = bench.with_time_limit(_spin, (60.0,), None, {"method": "busy", "delta": 0.1}, None)
+    assert out["dim"] is None and out["status"] == "time limit" and out["note"] == "CPU time limit (0.5 s)"
+    assert out["search_cpu_s"] >= 0.5 and bench._dim_text(out) == "t/l"
+    assert bench.with_time_limit(_spin, (0.05,), None, {"method": "quick"}, None)["dim"] == 1
+    # a whole cell under the CPU limit runs in one child (which must not fork another)
+    X = translating_squares(7, 3)
+    monkeypatch.setattr(bench, "CPU_LIMIT", 60.0)
+    row = bench.run_method("PCA", "pca", {}, X, 0.2, "rip", SecantSet(X=X))
+    assert row["dim"] >= 1 and row["search_cpu_s"] >= 0.0
+
+
+def test_benchmark_records_the_rank_search_of_a_rank_adjustment():
+    """A FroMax/NILE-Pro RA cell stores each run of its rank search (CPU seconds per run, what ended
+    it) and how many runs each rank took; other results add nothing."""
+    from sdpembed.datasets import translating_squares
+    from sdpembed.solvers.near_isometric.rank_adjust import rank_adjust_cg
+
+    bench = _load_benchmark()
+    X = translating_squares(7, 3)
+    res = rank_adjust_cg(X, 0.4, method="nilepro", initial_pairs=60, random_state=0)
+    out = bench.rank_steps(res)
+    steps = out["steps"]
+    assert [s["start_rank"] for s in steps] == list(res.history["start_rank"])
+    assert sum(out["attempts_per_rank"].values()) == len(steps)
+    assert all(s["cpu_s"] >= 0.0 and s["message"] for s in steps)
+    assert sum(s["cpu_s"] for s in steps) == pytest.approx(res.history["cpu_time"][-1])
+    failed = [s for s in steps if s["status"] != "converged"]
+    assert failed and all(s["isometry"] > 0.4 for s in failed) and out["message"] == res.message
+    assert bench.rank_steps(near_isometric_cg_result(X)) == {}
+
+
+def near_isometric_cg_result(X):
+    from sdpembed.solvers.near_isometric.rank_adjust import near_isometric_cg
+
+    return near_isometric_cg(X, 0.4, 8, method="nilepro", initial_pairs=60, random_state=0)
+
+
+def test_benchmark_parallel_reruns_of_different_cells_keep_each_others_rows(tmp_path, monkeypatch):
+    """Two ``--methods`` re-runs started on the same JSON, the second written while the first ran:
+    the first's rows are merged into the file as it is when it writes, not as it was when it started."""
+    import json
+    import sys
+
+    bench = _load_benchmark()
+    path = tmp_path / "out.json"
+    path.write_text(json.dumps({"mnist": {"rows": [{"method": "PCA", "delta": 0.1, "dim": 7}], "date": "then"}}))
+    monkeypatch.setattr(bench, "load_mnist", lambda **kw: (np.zeros((3, 2)), None))
+
+    def nile_table(*a, deltas, **kw):                 # while the FroMax cell runs, the NILE-Pro one writes
+        path.write_text(json.dumps({"mnist": {"rows": [{"method": "PCA", "delta": 0.1, "dim": 7},
+                                                        {"method": "NILE-Pro", "delta": 0.1, "dim": 4}],
+                                              "date": "then", "reruns": {"NILE-Pro 0.1": {"date": "now"}}}}))
+        return [{"method": "FroMax", "delta": d, "dim": 5} for d in deltas]
+
+    monkeypatch.setattr(bench, "table", nile_table)
+    monkeypatch.setattr(sys, "argv", ["linear_family.py", "--parts", "b", "--numax-mnist", "--methods", "FroMax",
+                                      "--deltas", "0.1", "--json", str(path)])
+    bench.main()
+    mnist = json.loads(path.read_text())["mnist"]
+    assert sorted(r["method"] for r in mnist["rows"]) == ["FroMax", "NILE-Pro", "PCA"]
+    assert set(mnist["reruns"]) == {"NILE-Pro 0.1", "FroMax 0.1"}
+    assert "load_average_end" in mnist["reruns"]["FroMax 0.1"]
 
 
 def _weighted_instance(seed: int = 21, N: int = 5, K: int = 8):

@@ -332,7 +332,7 @@ def fromax(
     status, message, iteration = "max_iterations", f"reached max_iter={max_iter} with distortion above delta", 0
     if d0 <= tracker.accept:
         status, message = "converged", f"the initial map already meets delta ({d0:.6g} <= {delta:g})"
-    else:
+    elif max_iter > 0:                                     # max_iter = 0 only evaluates Ψ₀: no S×S factor
         # the factorisation depends only on the secants and β₁: rank adjustment reuses it across runs
         cache = ops.__dict__.setdefault("_fromax_least_squares", {})
         key = (beta1, least_squares, exact_max)

@@ -24,15 +24,25 @@ from Ψ₀; stop at the first rank where the method fails and return the last ma
   grow with r for every v, so the ranks at which the truncated map still meets δ form an
   interval, found by bisection, and we jump to its least element. With truncation restarts and
   steps of one, Algorithm 3 would walk through each with zero-iteration runs to the same map.
-* **Failing fast.** Two rules keep a rank that cannot reach δ from costing the whole iteration
+* **Failing fast.** Three rules keep a rank that cannot reach δ from costing the whole iteration
   budget (``max_iter``, 5,000 by default) of its run. (1) Every run forecasts: at each
   ``patience`` checkpoint (200 iterations) it stops as ``stalled`` when, at the pace of the last
   checkpoint's window, the excess of its least distortion over δ would need more iterations than
   are left (:class:`~sdpembed.solvers.near_isometric.nonconvex.BestMap`; ``forecast=False``
-  restores the plain budget). (2) No rank at or below a rank that failed is tried: feasibility is
+  restores the plain budget). (2) Over all pairs (column generation) the rounds forecast too: at
+  a rank the method cannot reach, each round meets δ on its working set and the next scan finds
+  new violators, so no single run stalls while the rounds eat the budget. Before each round
+  after the second, the excess over δ of the last map's worst distortion over all pairs (the
+  worst violators are added to the working set), and what the last round's iterations took off
+  it, give the iterations still needed at that pace; when the last round took at least
+  ``patience`` iterations and they exceed what is left of the budget, the run stops as
+  ``stalled`` (short tail rounds, whose excess can stagnate while only a few pairs are left,
+  are never judged). (3) No rank at or below a rank that failed is tried: feasibility is
   monotone in the rank (a map of rank r that meets δ is one of rank r + 1 with a zero row), so a
   failure at rank f is evidence against every rank below it, and the search continues only
-  between the highest failed rank below the last success and that success.
+  between the highest failed rank below the last success and that success. Rules (1) and (2)
+  are forecasts, not proofs: a rank they give up is reported as failed (``stalled``, with the
+  forecast in the message), never as unreachable.
 * **R₀** defaults to the smallest M at which the scaled leading principal directions of the
   secants already meet δ (:func:`~sdpembed.solvers.near_isometric.nonconvex.pca_feasible_rank`; found by
   bisection, the test is monotone in M), so the first run succeeds at once; [1] only asks for
@@ -151,8 +161,9 @@ def _adjust(
     verbose: bool | int,
 ) -> NearIsometricResult:
     """The loop of Algorithm 3 around ``run_at_rank(rank, Ψ₀)``; ``measure(Ψ)`` is the distortion."""
-    start = time.perf_counter()
-    steps: dict[str, list[Any]] = {k: [] for k in ("start_rank", "rank", "status", "isometry", "iterations", "time")}
+    start, cpu_start = time.perf_counter(), time.process_time()
+    steps: dict[str, list[Any]] = {k: [] for k in ("start_rank", "rank", "status", "isometry", "iterations", "time",
+                                                   "cpu_time", "message")}
     halving = rank_step == "halving"
     step_size = max(1, initial_rank // 4) if halving else int(rank_step)
     R, Psi0 = initial_rank, initial_map
@@ -170,11 +181,13 @@ def _adjust(
             Psi, value = _smallest_feasible_truncation(result.Psi, measure, delta, min_rank)
             result = dataclasses.replace(result, Psi=Psi, isometry=value, max_violation=max(value - delta, 0.0))
         for key, value in zip(steps, (R, result.rank, result.status, result.isometry, result.iterations,
-                                      time.perf_counter() - start), strict=True):
+                                      time.perf_counter() - start, time.process_time() - cpu_start, result.message),
+                              strict=True):
             steps[key].append(value)
         if verbose:
             print(f"{method} ra step {step:3d}  rank {R:4d} -> {result.rank:4d}  {result.status:14s}  "
-                  f"distortion {result.isometry:.6f}  its {result.iterations:6d}  {time.perf_counter() - start:7.1f}s")
+                  f"distortion {result.isometry:.6f}  its {result.iterations:6d}  {time.perf_counter() - start:7.1f}s  "
+                  f"cpu {time.process_time() - cpu_start:7.1f}s", flush=True)
         if result.success:
             last_ok = result
             if result.rank <= min_rank:
@@ -303,7 +316,8 @@ def rank_adjust(
     NearIsometricResult
         ``Psi`` of the lowest rank that met δ (status ``converged``), or the failed start;
         ``history`` per step: ``rank`` (after the truncation jump), ``start_rank``,
-        ``status``, ``isometry``, ``iterations``, ``time``; ``extra["last"]`` the failed run.
+        ``status``, ``isometry``, ``iterations``, ``time`` and ``cpu_time`` (seconds since the
+        start, wall and CPU), ``message`` (what ended the run); ``extra["last"]`` the failed run.
     """
     solver = _method(method)
     delta = check_delta(delta)
@@ -366,7 +380,15 @@ def pair_isometry(X: np.ndarray, Psi: np.ndarray, *, block_rows: int | None = No
 
 
 class _NonConvexInner:
-    """FroMax or NILE-Pro as the restricted solver of :func:`run_column_generation` (no certificate)."""
+    """FroMax or NILE-Pro as the restricted solver of :func:`run_column_generation` (no certificate).
+
+    With ``forecast`` in the options, the rounds are forecast too (module docstring, "Failing
+    fast"): the worst distortion of the last round's map on the next working set is its worst
+    over all pairs (the driver adds the worst violators); from what the last round's iterations
+    took off that excess over δ, a round that needed at least ``patience`` iterations says how
+    many more the excess needs at that pace, and when they exceed the budget left the run stops
+    as ``stalled`` before solving the round.
+    """
 
     certified = False
 
@@ -374,6 +396,28 @@ class _NonConvexInner:
                  first_map: np.ndarray, rescale: bool, budget: int, options: dict) -> None:
         self.solver, self.delta, self.rank, self.first_map, self.options = solver, delta, rank, first_map, options
         self.rescale, self.budget, self.used = rescale, budget, 0
+        self.forecast, self.patience = bool(options.get("forecast", False)), int(options.get("patience", 200))
+        self.last_map: np.ndarray | None = None
+        self.last_iterations = 0
+        self.excess: list[float] = []            # all-pairs excess over δ after each round
+
+    def _forecast_stop(self, ops: FactorOps) -> str | None:
+        """The message of a run the round forecast gives up, else None (records the excess)."""
+        if self.last_map is None:
+            return None
+        excess = ops.isometry(self.last_map) - self.delta
+        self.excess.append(excess)
+        if not self.forecast or len(self.excess) < 2 or excess <= 0.0 or self.last_iterations < self.patience:
+            return None
+        shrink = self.excess[-2] - excess
+        left = self.budget - self.used
+        needed = np.inf if shrink <= 0.0 else excess / shrink * self.last_iterations
+        if needed <= left:
+            return None
+        return (f"round forecast: the worst distortion over all pairs {excess + self.delta:.6g} > delta "
+                f"{self.delta:g}; at the pace of the last round ({self.last_iterations} iterations, excess "
+                f"{self.excess[-2]:.3g} -> {excess:.3g}) it would need about {needed:.0f} more iterations, "
+                f"{left} are left of max_iter")
 
     def solve(self, operator: PairSecantOperator, lo: np.ndarray, hi: np.ndarray, warm_start: Any,
               tight: bool) -> RestrictedResult:
@@ -384,9 +428,15 @@ class _NonConvexInner:
             if self.rescale:
                 Psi0 = Psi0 * centre_scale(ops.values(ops.images(Psi0)))
             res = self.solver(ops, self.delta, self.rank, initial_map=Psi0, max_iter=max_iter, **self.options)
+        elif (stop := self._forecast_stop(ops)) is not None:
+            # the warm start evaluated, not iterated: the map and state the run ends with
+            res = self.solver(ops, self.delta, self.rank, warm_start=warm_start, max_iter=0, **self.options)
+            res = dataclasses.replace(res, status="stalled", message=stop)
         else:
             res = self.solver(ops, self.delta, self.rank, warm_start=warm_start, max_iter=max_iter, **self.options)
         self.used += res.iterations
+        self.last_iterations = res.iterations
+        self.last_map = res.Psi
         Psi = res.Psi
         return RestrictedResult(P=Psi.T @ Psi, y=res.extra["y"], state=res.extra["state"], rank=Psi.shape[0],
                                 iterations=res.iterations, objective=res.frobenius2, status=res.status,

@@ -156,3 +156,33 @@ def test_rank_adjustment_never_tries_below_a_failed_rank(squares):
         for k in range(len(starts)):
             assert not np.any(starts[k] <= starts[:k][status[:k] != "converged"]), (method, list(starts))
         assert res.success and res.rank - 1 in starts[status != "converged"]
+
+
+def test_column_generation_rounds_are_forecast(method="nilepro"):
+    """At a rank that cannot reach δ over all pairs, every round meets δ on its working set and the next
+    scan finds new violators, so no single run stalls: the round forecast stops the run before a round
+    whose predecessor (≥ patience iterations) left an excess that the budget cannot remove at its pace.
+    (FroMax's rounds go through the same driver, ``_NonConvexInner``.)"""
+    from sdpembed.datasets import load_mnist
+
+    X, _ = load_mnist(size=28, digits=5, n_samples=100, random_state=0)
+    X = X.reshape(100, 7, 4, 7, 4).mean(axis=(2, 4)).reshape(100, 49)
+    options = {"method": method, "initial_pairs": 100, "initial_neighbors": 1, "max_add": 100, "random_state": 0,
+               "max_iter": 3000}
+    plain = near_isometric_cg(X, 0.2, 6, **options)
+    fast = near_isometric_cg(X, 0.2, 6, forecast=True, **options)
+    assert not plain.success and not fast.success and fast.status == "stalled"
+    assert "round forecast" in fast.message and "left of max_iter" in fast.message
+    rounds = fast.history["admm_iterations"]
+    assert rounds[-1] == 0 and max(rounds[:-1]) >= 200          # stopped before the round, after a long one
+    assert fast.iterations < plain.iterations
+    assert fast.isometry > 0.2 and isometry_constants(fast.Psi, X=X).delta == pytest.approx(fast.isometry, abs=1e-9)
+
+
+def test_round_forecast_leaves_a_reachable_rank_alone(squares):
+    """A rank that reaches δ over all pairs ends the same with and without the forecasts."""
+    X = squares[0]
+    runs = [near_isometric_cg(X, 0.25, NUMAX_RANK[0.25], method="nilepro", initial_pairs=40, initial_neighbors=1,
+                              random_state=0, forecast=flag) for flag in (False, True)]
+    assert runs[0].success and runs[1].success and runs[0].iterations == runs[1].iterations
+    np.testing.assert_array_equal(runs[0].Psi, runs[1].Psi)
