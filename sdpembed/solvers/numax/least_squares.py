@@ -31,6 +31,8 @@ References
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import scipy.linalg
 from threadpoolctl import ThreadpoolController
@@ -48,11 +50,22 @@ _THREADED_FROM = 1500
 _controller: ThreadpoolController | None = None
 
 
+def _vendored_by_another_package(filepath: str | None) -> bool:
+    """Whether a BLAS library is a private copy vendored by a package other than numpy and SciPy
+    (a wheel's ``<name>.libs`` directory, e.g. SCS's own OpenBLAS): our factorisations never run on
+    it, and an old copy may not follow a thread limit above the one it was loaded with."""
+    parent = Path(filepath or "").parent.name
+    return parent.endswith(".libs") and parent not in ("numpy.libs", "scipy.libs")
+
+
 def _blas() -> ThreadpoolController:
-    """The BLAS libraries of this process (their controller, made once)."""
+    """The BLAS libraries that numpy and SciPy run on in this process (their controller, made once;
+    numpy and ``scipy.linalg`` are loaded with this module, so their libraries are in it)."""
     global _controller
     if _controller is None:
-        _controller = ThreadpoolController().select(user_api="blas")
+        libraries = ThreadpoolController().select(user_api="blas")
+        _controller = libraries.select(filepath=[lib.filepath for lib in libraries.lib_controllers
+                                                 if not _vendored_by_another_package(lib.filepath)])
     return _controller
 
 

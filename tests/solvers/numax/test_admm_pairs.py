@@ -295,6 +295,27 @@ def test_factorisation_threads_follow_the_blas_limit_not_the_load(monkeypatch):
                 assert {lib["num_threads"] for lib in _blas_info()} == {limit}
 
 
+def test_factorisation_threads_ignore_blas_copies_vendored_by_other_packages(monkeypatch):
+    """SCS's wheel carries its own old OpenBLAS, which stays at the thread count it was loaded with:
+    counted among the libraries, it pinned every factorisation to one thread once SCS was imported
+    (and made the count depend on import order)."""
+    import scs  # noqa: F401  (loads SCS's vendored BLAS, if its wheel has one)
+    from threadpoolctl import threadpool_limits
+
+    from sdpembed.solvers.numax import least_squares as _least_squares
+
+    vendored = _least_squares._vendored_by_another_package
+    assert vendored("/env/site-packages/scs.libs/libopenblas-r0.so")
+    assert not vendored("/env/site-packages/scipy.libs/libscipy_openblas.so")
+    assert not vendored("/env/site-packages/numpy.libs/libscipy_openblas64_.so")
+    assert not vendored("/usr/lib/x86_64-linux-gnu/libopenblas.so.0") and not vendored(None)
+    monkeypatch.setattr(_least_squares, "_controller", None)     # made again, after SCS's import
+    assert all(not vendored(lib.filepath) for lib in _least_squares._blas().lib_controllers)
+    for limit in (1, 2):
+        with threadpool_limits(limits=limit, user_api="blas"):
+            assert _least_squares.factorisation_threads(5000) == limit
+
+
 def test_a_solve_does_not_depend_on_the_load(monkeypatch):
     """The same restricted solve (a least-squares matrix above the threading order) under two load
     averages, at a BLAS limit of two threads: bit-identical iterates."""
@@ -314,9 +335,13 @@ def test_a_solve_does_not_depend_on_the_load(monkeypatch):
 
 
 def _blas_info():
+    """numpy's and SciPy's BLAS libraries (copies vendored by other packages, e.g. SCS's, left out)."""
     from threadpoolctl import threadpool_info
 
-    return [lib for lib in threadpool_info() if lib["user_api"] == "blas"]
+    from sdpembed.solvers.numax.least_squares import _vendored_by_another_package
+
+    return [lib for lib in threadpool_info()
+            if lib["user_api"] == "blas" and not _vendored_by_another_package(lib["filepath"])]
 
 
 def _warm_started_mnist(n_points, n_pairs, delta=0.1):
