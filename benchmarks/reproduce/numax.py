@@ -47,7 +47,7 @@ from sdpembed.linear import (  # noqa: E402
 from sdpembed.validation import SecantSet  # noqa: E402
 
 from .baselines import best_scaled_delta, lpp_projection, npe_projection  # noqa: E402
-from .common import Experiment, Outcome  # noqa: E402
+from .common import Experiment, Outcome, parallel_map  # noqa: E402
 
 TITLE = "NuMax (Hegde, Sankaranarayanan, Yin and Baraniuk, IEEE TSP 2015)"
 DATA_NOTE = ("Data: the vendored MNIST is the 10,000-image *test* set (28×28 and the 20×20 crop); where the "
@@ -423,6 +423,37 @@ def _spread_text(stat: dict, spec: str = ".1f", unit: str = "×") -> str:
     return f"{stat['mean']:{spec}}{unit} ± {stat['sd']:{spec}} ({stat['min']:{spec}}–{stat['max']:{spec}})"
 
 
+def _fig6_sample(config: dict, sample: int) -> list[dict]:
+    """One sample of :func:`fig6_reasons`: every case on images and secants drawn with seed ``seed`` + ``sample``."""
+    delta, seed, S = config["delta"], config["seed"], config["n_secants"]
+    rng = np.random.default_rng(seed + sample)
+    rows = []
+    for size, n_images in config["cases"]:
+        images, _ = load_mnist(size=size)
+        order = rng.permutation(len(images))
+        X, rest = images[order[:n_images]], images[order[n_images:]]
+        V, pairs = sample_secants(X, S, random_state=seed + sample, return_pairs=True)
+        result = solve(NuMaxInstance(delta=delta, secants=V), method=config["method"])
+        Psi = embedding_from_psd(result.solution)
+        pca = pca_projection(V, min(V.shape), center=False)
+        row = {"sample": sample, "size": size, "n_images": n_images, "n_secants": int(len(V)),
+               "secant_span": int(np.linalg.matrix_rank(V)), "numax_m": int(Psi.shape[0]),
+               "status": str(result.status), "relative_gap": result.relative_gap, "time_s": result.wall_time,
+               "pca_m": _nested_dim(pca, V, delta)}
+        row["ratio"] = None if row["pca_m"] is None else row["pca_m"] / row["numax_m"]
+        if [size, n_images] == list(config["variants_case"]):
+            D = X[pairs[:, 0]] - X[pairs[:, 1]]
+            H = sample_secants(rest, S, random_state=seed + sample + 1)
+            row.update(pca_m_differences=_nested_dim(pca_projection(D, min(D.shape), center=False), V, delta),
+                       pca_m_images=_nested_dim(pca_projection(X, min(X.shape)), V, delta),
+                       pca_m_heldout=_nested_dim(pca, H, delta),
+                       numax_heldout_delta=SecantSet(secants=H).isometry_constant(Psi))
+        rows.append(row)
+        print(f"  sample {sample}, {size}×{size}, {n_images} images: NuMax M {row['numax_m']} ({row['status']}), "
+              f"PCA M {_fmt(row['pca_m'], 'd')}, span {row['secant_span']}", flush=True)
+    return rows
+
+
 def fig6_reasons(config: dict, png: Path) -> Outcome:
     """Fig. 6(b) — the reason test: why PCA needs fewer times NuMax's M at δ = 0.2 than the paper's 8×.
 
@@ -448,35 +479,12 @@ def fig6_reasons(config: dict, png: Path) -> Outcome:
     - NuMax is the SDP (4) on the explicit secants at δ = ``delta`` only, solved by ``method``
       (``"cg"``: column generation, Algorithm 2, the same optimum as Algorithm 1's ADMM at a
       fraction of its time; each solve certified); the images are seeded samples of the vendored
-      MNIST *test* set (the held-out images drawn from the rest).
+      MNIST *test* set (the held-out images drawn from the rest); the samples run in ``workers``
+      processes.
     """
-    delta, seed, S = config["delta"], config["seed"], config["n_secants"]
-    raw = []
-    for sample in range(config["samples"]):
-        rng = np.random.default_rng(seed + sample)
-        for size, n_images in config["cases"]:
-            images, _ = load_mnist(size=size)
-            order = rng.permutation(len(images))
-            X, rest = images[order[:n_images]], images[order[n_images:]]
-            V, pairs = sample_secants(X, S, random_state=seed + sample, return_pairs=True)
-            result = solve(NuMaxInstance(delta=delta, secants=V), method=config["method"])
-            Psi = embedding_from_psd(result.solution)
-            pca = pca_projection(V, min(V.shape), center=False)
-            row = {"sample": sample, "size": size, "n_images": n_images, "n_secants": int(len(V)),
-                   "secant_span": int(np.linalg.matrix_rank(V)), "numax_m": int(Psi.shape[0]),
-                   "status": str(result.status), "relative_gap": result.relative_gap, "time_s": result.wall_time,
-                   "pca_m": _nested_dim(pca, V, delta)}
-            row["ratio"] = None if row["pca_m"] is None else row["pca_m"] / row["numax_m"]
-            if [size, n_images] == list(config["variants_case"]):
-                D = X[pairs[:, 0]] - X[pairs[:, 1]]
-                H = sample_secants(rest, S, random_state=seed + sample + 1)
-                row.update(pca_m_differences=_nested_dim(pca_projection(D, min(D.shape), center=False), V, delta),
-                           pca_m_images=_nested_dim(pca_projection(X, min(X.shape)), V, delta),
-                           pca_m_heldout=_nested_dim(pca, H, delta),
-                           numax_heldout_delta=SecantSet(secants=H).isometry_constant(Psi))
-            raw.append(row)
-            print(f"  sample {sample}, {size}×{size}, {n_images} images: NuMax M {row['numax_m']} ({row['status']}), "
-                  f"PCA M {_fmt(row['pca_m'], 'd')}, span {row['secant_span']}", flush=True)
+    delta, S = config["delta"], config["n_secants"]
+    raw = [row for rows in parallel_map(functools.partial(_fig6_sample, config), list(range(config["samples"])),
+                                        config["workers"]) for row in rows]
     cases = [tuple(c) for c in config["cases"]]
     by_case = {c: [r for r in raw if (r["size"], r["n_images"]) == c] for c in cases}
     summary = {c: {"ratio": _spread([r["ratio"] for r in rows]), "numax_m": _spread([r["numax_m"] for r in rows]),
@@ -1089,6 +1097,13 @@ def _nn_losses(Y: np.ndarray, y: np.ndarray, Y_test: np.ndarray, y_test: np.ndar
     return y[nearest] != y_test
 
 
+def _learn_on(secants: dict[str, np.ndarray], seed: int, item: tuple[float, str]) -> tuple[np.ndarray, str, float]:
+    """NuMax's Ψ at δ on one named set of unit secants, its status and relative gap (one item of a parallel map)."""
+    delta, name = item
+    Psi, result = _numax_map(delta, secants=secants[name], seed=seed)
+    return Psi, str(result.status), result.relative_gap
+
+
 def fig12_reasons(config: dict, png: Path) -> Outcome:
     """Fig. 12 — the reason test: why PCA beats NuMax (Ψ_inter) at the larger M.
 
@@ -1121,7 +1136,8 @@ def fig12_reasons(config: dict, png: Path) -> Outcome:
       fewer cells do than under Fig. 12's own set-up (pixel noise, 2,000 secants), run here on
       the same test signals (and finds nothing to explain when that set-up has no such cell).
     - As Fig. 12: 16×16 images, shapes of 6 pixels, σ swept, the Gaussian map with i.i.d.
-      N(0, 1/M) entries.
+      N(0, 1/M) entries; δ at 0.1 and 0.05 (Fig. 12's M of 17 and 21, where PCA leads) and 0.3
+      (M = 11, where NuMax leads at σ = 0.5). The NuMax solves run in ``workers`` processes.
     """
     X, y = disks_and_squares(config["image_size"], config["shape_size"])
     rng = np.random.default_rng(config["seed"])
@@ -1142,12 +1158,12 @@ def fig12_reasons(config: dict, png: Path) -> Outcome:
     S = len(V_sample)
     setups = {"fig12": f"pixel noise, {S} secants (Fig. 12)", "h1": f"(H1) measurement noise, {S} secants",
               "h2": "(H2) pixel noise, all inter-class secants", "h12": "(H1 + H2) measurement noise, all secants"}
+    items = [(delta, name) for delta in config["deltas"] for name in ("sample", "all")]
+    solved = dict(zip(items, parallel_map(functools.partial(_learn_on, {"sample": V_sample, "all": V_all},
+                                                            config["seed"]), items, config["workers"]), strict=True))
     raw = []
     for delta in config["deltas"]:
-        learned = {}
-        for name, V in (("sample", V_sample), ("all", V_all)):
-            Psi, result = _numax_map(delta, secants=V, seed=config["seed"])
-            learned[name] = (Psi, str(result.status), result.relative_gap)
+        learned = {name: solved[(delta, name)] for name in ("sample", "all")}
         for setup in setups:
             Psi, status, gap = learned["all" if setup in ("h2", "h12") else "sample"]
             M = Psi.shape[0]
@@ -1530,9 +1546,11 @@ EXPERIMENTS = (
     Experiment("fig6_reasons", "Fig. 6(b) — the reason test: distinct images, image size and PCA variants",
                fig6_reasons,
                full={"cases": [[28, 100], [28, 6000], [20, 6000]], "variants_case": [28, 6000],
-                     "n_secants": 3000, "delta": 0.2, "tolerance": 1.5, "samples": 5, "method": "cg", "seed": 0},
+                     "n_secants": 3000, "delta": 0.2, "tolerance": 1.5, "samples": 5, "method": "cg", "workers": 2,
+                     "seed": 0},
                quick={"cases": [[28, 40], [28, 400]], "variants_case": [28, 400], "n_secants": 300, "delta": 0.3,
-                      "tolerance": 1.5, "samples": 2, "method": "cg", "seed": 0}),
+                      "tolerance": 1.5, "samples": 2, "method": "cg", "workers": 2,
+                      "seed": 0}),
     Experiment("fig7", "Fig. 7 — NuMax-CG on MNIST fives: active secants and time against NuMax", fig7,
                full={"sizes": [50, 100, 150, 200, 316], "admm_max_secants": 12000, "delta": 0.1, "seed": 0},
                quick={"sizes": [20, 40, 60], "admm_max_secants": 2000, "delta": 0.2, "seed": 0}),
@@ -1561,10 +1579,10 @@ EXPERIMENTS = (
                quick={"image_size": 16, "shape_size": 6, "n_secants": 500, "deltas": [0.4, 0.2],
                       "noises": [0.25, 1.0], "copies": 2, "seed": 0}),
     Experiment("fig12_reasons", "Fig. 12 — the reason test: the noise model and the secant sample", fig12_reasons,
-               full={"image_size": 16, "shape_size": 6, "n_secants": 2000, "deltas": [0.5, 0.4, 0.3, 0.2, 0.1, 0.05],
-                     "noises": [0.25, 0.5, 1.0], "copies": 20, "seed": 0},
+               full={"image_size": 16, "shape_size": 6, "n_secants": 2000, "deltas": [0.3, 0.1, 0.05],
+                     "noises": [0.25, 0.5, 1.0], "copies": 20, "workers": 2, "seed": 0},
                quick={"image_size": 10, "shape_size": 4, "n_secants": 200, "deltas": [0.3],
-                      "noises": [0.5], "copies": 2, "seed": 0}),
+                      "noises": [0.5], "copies": 2, "workers": 2, "seed": 0}),
     Experiment("fig13", "Fig. 13 — k-NN after NuMax, NuMax-Class, PCA, Gaussian (MNIST for Isolet)", fig13,
                full={"n_train": 1000, "n_test": 2000, "deltas": [0.4, 0.25, 0.1], "ks": [1, 3, 5, 7, 9], "seed": 0},
                quick={"n_train": 200, "n_test": 500, "deltas": [0.4], "ks": [1, 3, 5], "seed": 0}),

@@ -26,6 +26,7 @@ References
 
 from __future__ import annotations
 
+import functools
 import warnings
 from pathlib import Path
 
@@ -58,7 +59,7 @@ from sdpembed.linear import (  # noqa: E402
 from sdpembed.linear.sparse_linear_model import estimate_noise_levels  # noqa: E402
 
 from .baselines import klpp_embedding, lpp_projection, npe_projection  # noqa: E402
-from .common import Experiment, Outcome  # noqa: E402
+from .common import Experiment, Outcome, parallel_map  # noqa: E402
 from .numax import _md_table, _save  # noqa: E402
 
 TITLE = "Sparse linear model (Gkioulekas and Zickler, NIPS 2011)"
@@ -486,6 +487,16 @@ def paired_mean_se(a, b) -> tuple[float, float]:
     return float(d.mean()), float(d.std(ddof=1) / np.sqrt(len(d))) if len(d) > 1 else 0.0
 
 
+def _kernel_split(X: np.ndarray, y: np.ndarray, config: dict, methods: tuple, split: tuple) -> dict[str, list]:
+    """Linear-SVM accuracy (%) of each kernel method at each M of ``config["dims"]`` on one (index, train, test)."""
+    index, train, test = split
+    coords, _ = _kernel_embeddings(X[train], X[test], config, config["seed"] + index)
+    out = {m: [_svm_accuracy(coords[m][0][:, :M], y[train], coords[m][1][:, :M], y[test]) for M in config["dims"]]
+           for m in methods}
+    print(f"  split {index}: " + ", ".join(f"{m} {np.round(out[m], 1).tolist()}" for m in methods), flush=True)
+    return out
+
+
 def fig2_kernel_splits(config: dict, png: Path) -> Outcome:
     """Fig. 2 (third and fourth panels) — the reason test on digits: is ker.dict's deficit at small M split noise?
 
@@ -510,21 +521,16 @@ def fig2_kernel_splits(config: dict, png: Path) -> Outcome:
       ker.dict's deficit is real on digits at that M, and split noise is ruled out.
     - As Fig. 2's kernel panels: unit-length digits, Gaussian kernel γ = ``gamma``, K = ``n_atoms``
       atoms learned without pre-image constraints, lasso weight ``kernel_alpha``, a linear SVM
-      with C by 3-fold cross-validation.
+      with C by 3-fold cross-validation. The splits are drawn first and run in ``workers``
+      processes.
     """
     X, y = _data(config["data"], config["n_images"], config["seed"])
     dims = config["dims"]
     rng = np.random.default_rng(config["seed"])
     methods = ("kerdict", "kpca", "klpp")
-    acc = {m: np.zeros((config["splits"], len(dims))) for m in methods}
-    for split in range(config["splits"]):
-        train, test = _split(y, config["per_class"], rng)
-        coords, _ = _kernel_embeddings(X[train], X[test], config, config["seed"] + split)
-        for method in methods:
-            Y_train, Y_test = coords[method]
-            for j, M in enumerate(dims):
-                acc[method][split, j] = _svm_accuracy(Y_train[:, :M], y[train], Y_test[:, :M], y[test])
-        print(f"  split {split}: " + ", ".join(f"{m} {acc[m][split].round(1).tolist()}" for m in methods), flush=True)
+    splits = [(split, *_split(y, config["per_class"], rng)) for split in range(config["splits"])]   # drawn first
+    found = parallel_map(functools.partial(_kernel_split, X, y, config, methods), splits, config["workers"])
+    acc = {m: np.array([f[m] for f in found]) for m in methods}
     raw = {"dims": dims, "accuracy": {m: acc[m].tolist() for m in methods}, "per_M": []}
     findings = []
     for j, M in enumerate(dims):
@@ -736,11 +742,11 @@ EXPERIMENTS = (
     Experiment("fig2_kernel_splits", "Fig. 2 (kernel panels) — the reason test: ker.dict against KPCA over "
                "many splits (digits)", fig2_kernel_splits,
                full={"data": "digits", "n_images": 2000, "per_class": 50, "splits": 10, "dims": [2, 10],
-                     "max_dim": 150, "gamma": 8.0, "n_atoms": 200, "kernel_alpha": 0.01, "dict_iter": 10, "seed": 0,
-                     **_COMMON},
+                     "max_dim": 150, "gamma": 8.0, "n_atoms": 200, "kernel_alpha": 0.01, "dict_iter": 10,
+                     "workers": 2, "seed": 0, **_COMMON},
                quick={"data": "digits", "n_images": 2000, "per_class": 8, "splits": 2, "dims": [2],
-                      "max_dim": 5, "gamma": 8.0, "n_atoms": 20, "kernel_alpha": 0.01, "dict_iter": 2, "seed": 0,
-                      **_COMMON}),
+                      "max_dim": 5, "gamma": 8.0, "n_atoms": 20, "kernel_alpha": 0.01, "dict_iter": 2,
+                      "workers": 2, "seed": 0, **_COMMON}),
     Experiment("table1", "Table 1 — clustering after KPCA, KLPP and ker.dict (digits and MNIST for Caltech-101)",
                table1,
                full={"datasets": ["digits", "mnist20"], "n_images": 2000, "per_class": 30, "draws": 3,
