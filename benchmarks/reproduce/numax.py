@@ -1069,7 +1069,8 @@ def fig12(config: dict, png: Path) -> Outcome:
     agreement = ("With GMLC, NuMax (Ψ_inter) has the lowest error at every M "
                  + (f"for pixel noise σ = {', '.join(won)}" if won else "at none of the noise levels run")
                  + (f", not for σ = {', '.join(lost)}" if won and lost else "")
-                 + ". Whether pixel noise decides the ordering against PCA is read from the σ sweep in the table.")
+                 + ". The tested reasons (the noise model, the secant sample) are in the next section, the reason "
+                   "test.")
     fig, axes = plt.subplots(1, len(config["noises"]), figsize=(4 * len(config["noises"]), 3.5), squeeze=False)
     for ax, s in zip(axes[0], config["noises"], strict=True):
         for name, style in (("numax", "ko-"), ("pca", "bs-"), ("gaussian", "r^-")):
