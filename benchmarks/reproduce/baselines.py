@@ -225,6 +225,10 @@ def harmonic_accuracy(X: np.ndarray, y: np.ndarray, *, k: int = 30, weights: str
       stratification);
     * ``decision="cmn"``: Zhu et al.'s class mass normalisation, score c scaled by q_c / Σ_u f_uc
       with q_c the labelled class frequency;
+    * ``decision="index_half"``: one harmonic function of the class index c_i ∈ {0, 1, …} (the
+      two-class code of Sec. 4.7 run on multi-class labels) and its rule c_j = 1 iff x_j ≥ ½,
+      else 0; ``decision="index_round"``: the same function, the class index nearest to x_j. By
+      linearity that function is Σ_c c·f_c, f_c the class-c harmonic functions;
     * ``count="one_vs_rest"``: the paper's binary rule c_j = 1 iff x_j ≥ ½ on each class's
       harmonic function, its accuracy 1 − (fp + fn)/(tp + tn + fp + fn), averaged over the classes.
 
@@ -254,8 +258,15 @@ def harmonic_accuracy(X: np.ndarray, y: np.ndarray, *, k: int = 30, weights: str
         if decision == "cmn":
             prior = np.bincount(y[known], minlength=C) / len(known)
             scores = scores * prior / np.maximum(scores.sum(axis=0), np.finfo(float).tiny)
+        elif decision in ("index_half", "index_round"):
+            if count != "multiclass":
+                raise ValueError(f"decision {decision!r} predicts a class index: count must be 'multiclass'")
+            x = scores @ np.arange(C)
+            predicted = (x >= 0.5).astype(int) if decision == "index_half" else np.clip(np.rint(x), 0, C - 1)
+            accuracies.append(np.mean(predicted == y[unknown]))
+            continue
         elif decision != "argmax":
-            raise ValueError(f"decision must be 'argmax' or 'cmn', got {decision!r}")
+            raise ValueError(f"decision must be 'argmax', 'cmn', 'index_half' or 'index_round', got {decision!r}")
         if count == "multiclass":
             accuracies.append(np.mean(np.argmax(scores, axis=1) == y[unknown]))
         elif count == "one_vs_rest":

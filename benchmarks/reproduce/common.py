@@ -104,6 +104,22 @@ def machine() -> str:
     return f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
 
 
+def parallel_map(function: Callable, items: list, workers: int) -> list:
+    """``[function(item) for item in items]``, in ``workers`` forked processes when more than one.
+
+    For experiments made of independent repeats (samples, splits) whose items are drawn before the
+    call, so the results do not depend on ``workers``; the children's CPU time is counted by
+    :func:`cpu_time` once they have finished.
+    """
+    if workers <= 1 or len(items) <= 1:
+        return [function(item) for item in items]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(min(workers, len(items)), mp_context=multiprocessing.get_context("fork")) as pool:
+        return list(pool.map(function, items))
+
+
 def cpu_time() -> float:
     """CPU seconds of this process and of its finished child processes (the time-limited cells run in children)."""
     t = os.times()

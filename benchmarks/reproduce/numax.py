@@ -47,7 +47,7 @@ from sdpembed.linear import (  # noqa: E402
 from sdpembed.validation import SecantSet  # noqa: E402
 
 from .baselines import best_scaled_delta, lpp_projection, npe_projection  # noqa: E402
-from .common import Experiment, Outcome  # noqa: E402
+from .common import Experiment, Outcome, parallel_map  # noqa: E402
 
 TITLE = "NuMax (Hegde, Sankaranarayanan, Yin and Baraniuk, IEEE TSP 2015)"
 DATA_NOTE = ("Data: the vendored MNIST is the 10,000-image *test* set (28×28 and the 20×20 crop); where the "
@@ -407,6 +407,53 @@ def _stored_fig6(path: Path, delta: float) -> str:
             f"finds {row['pca_dim'] / row['rank']:.1f}×)")
 
 
+def _spread(values: list) -> dict:
+    """Mean, standard deviation (ddof 1; 0 for one value), minimum and maximum of the values that are not None."""
+    v = np.asarray([x for x in values if x is not None], dtype=float)
+    if len(v) == 0:
+        return {"mean": None, "sd": None, "min": None, "max": None, "n": 0}
+    return {"mean": float(v.mean()), "sd": float(v.std(ddof=1)) if len(v) > 1 else 0.0,
+            "min": float(v.min()), "max": float(v.max()), "n": int(len(v))}
+
+
+def _spread_text(stat: dict, spec: str = ".1f", unit: str = "×") -> str:
+    """'6.3× ± 0.4 (5.9–6.8)' for a ratio's spread over the samples, '—' without values."""
+    if stat["mean"] is None:
+        return "—"
+    return f"{stat['mean']:{spec}}{unit} ± {stat['sd']:{spec}} ({stat['min']:{spec}}–{stat['max']:{spec}})"
+
+
+def _fig6_sample(config: dict, sample: int) -> list[dict]:
+    """One sample of :func:`fig6_reasons`: every case on images and secants drawn with seed ``seed`` + ``sample``."""
+    delta, seed, S = config["delta"], config["seed"], config["n_secants"]
+    rng = np.random.default_rng(seed + sample)
+    rows = []
+    for size, n_images in config["cases"]:
+        images, _ = load_mnist(size=size)
+        order = rng.permutation(len(images))
+        X, rest = images[order[:n_images]], images[order[n_images:]]
+        V, pairs = sample_secants(X, S, random_state=seed + sample, return_pairs=True)
+        result = solve(NuMaxInstance(delta=delta, secants=V), method=config["method"])
+        Psi = embedding_from_psd(result.solution)
+        pca = pca_projection(V, min(V.shape), center=False)
+        row = {"sample": sample, "size": size, "n_images": n_images, "n_secants": int(len(V)),
+               "secant_span": int(np.linalg.matrix_rank(V)), "numax_m": int(Psi.shape[0]),
+               "status": str(result.status), "relative_gap": result.relative_gap, "time_s": result.wall_time,
+               "pca_m": _nested_dim(pca, V, delta)}
+        row["ratio"] = None if row["pca_m"] is None else row["pca_m"] / row["numax_m"]
+        if [size, n_images] == list(config["variants_case"]):
+            D = X[pairs[:, 0]] - X[pairs[:, 1]]
+            H = sample_secants(rest, S, random_state=seed + sample + 1)
+            row.update(pca_m_differences=_nested_dim(pca_projection(D, min(D.shape), center=False), V, delta),
+                       pca_m_images=_nested_dim(pca_projection(X, min(X.shape)), V, delta),
+                       pca_m_heldout=_nested_dim(pca, H, delta),
+                       numax_heldout_delta=SecantSet(secants=H).isometry_constant(Psi))
+        rows.append(row)
+        print(f"  sample {sample}, {size}×{size}, {n_images} images: NuMax M {row['numax_m']} ({row['status']}), "
+              f"PCA M {_fmt(row['pca_m'], 'd')}, span {row['secant_span']}", flush=True)
+    return rows
+
+
 def fig6_reasons(config: dict, png: Path) -> Outcome:
     """Fig. 6(b) — the reason test: why PCA needs fewer times NuMax's M at δ = 0.2 than the paper's 8×.
 
@@ -423,87 +470,96 @@ def fig6_reasons(config: dict, png: Path) -> Outcome:
       the image size (28×28 against the 20×20 crop), and three PCA variants on the largest
       case: PCA of the unnormalised differences, PCA of the centred images, and PCA's δ measured
       on 3,000 held-out secants of other images (NuMax's held-out δ beside it).
-    - NuMax is Algorithm 1 (ADMM) on the explicit secants at δ = ``delta`` only; the images are
-      seeded samples of the vendored MNIST *test* set (the held-out images drawn from the rest).
+    - PCA's M is set by its single worst secant, so one sample of images decides little: every
+      case is run on ``samples`` independent samples of images and secants (sample s draws with
+      seed ``seed`` + s; sample 0 is the draw of a single-sample run), and each ratio is reported
+      as mean ± standard deviation (minimum–maximum) over the samples. Decision rule, fixed
+      before the run: a reason accounts for the gap to 8× when the mean ratio of its case is
+      within ``tolerance`` of 8.
+    - NuMax is the SDP (4) on the explicit secants at δ = ``delta`` only, solved by ``method``
+      (``"cg"``: column generation, Algorithm 2, the same optimum as Algorithm 1's ADMM at a
+      fraction of its time; each solve certified); the images are seeded samples of the vendored
+      MNIST *test* set (the held-out images drawn from the rest); the samples run in ``workers``
+      processes.
     """
-    delta, seed, S = config["delta"], config["seed"], config["n_secants"]
-    rng = np.random.default_rng(seed)
-    raw = []
-    for size, n_images in config["cases"]:
-        images, _ = load_mnist(size=size)
-        order = rng.permutation(len(images))
-        X, rest = images[order[:n_images]], images[order[n_images:]]
-        V, pairs = sample_secants(X, S, random_state=seed, return_pairs=True)
-        Psi, result = _numax_map(delta, secants=V)
-        row = {"size": size, "n_images": n_images, "n_secants": int(len(V)),
-               "secant_span": int(np.linalg.matrix_rank(V)), "numax_m": int(Psi.shape[0]),
-               "status": str(result.status), "relative_gap": result.relative_gap, "time_s": result.wall_time,
-               "pca_m": _nested_dim(pca_projection(V, min(V.shape), center=False), V, delta)}
-        row["ratio"] = None if row["pca_m"] is None else row["pca_m"] / row["numax_m"]
-        if [size, n_images] == list(config["variants_case"]):
-            D = X[pairs[:, 0]] - X[pairs[:, 1]]
-            H = sample_secants(rest, S, random_state=seed + 1)
-            pca = pca_projection(V, min(V.shape), center=False)
-            row.update(pca_m_differences=_nested_dim(pca_projection(D, min(D.shape), center=False), V, delta),
-                       pca_m_images=_nested_dim(pca_projection(X, min(X.shape)), V, delta),
-                       pca_m_heldout=_nested_dim(pca, H, delta),
-                       numax_heldout_delta=SecantSet(secants=H).isometry_constant(Psi))
-        raw.append(row)
-        print(f"  {size}×{size}, {n_images} images: NuMax M {row['numax_m']} ({row['status']}), PCA M "
-              f"{_fmt(row['pca_m'], 'd')}, span {row['secant_span']}", flush=True)
-    base = next(r for r in raw if [r["size"], r["n_images"]] == list(config["variants_case"]))
-    fewest = min((r for r in raw if r["size"] == base["size"]), key=lambda r: r["n_images"])
-    other_size = [r for r in raw if r["size"] != base["size"] and r["n_images"] == base["n_images"]]
-    variants = {"PCA of the unnormalised differences": base["pca_m_differences"],
-                "PCA of the centred images": base["pca_m_images"],
-                "PCA's δ on held-out secants": base["pca_m_heldout"]}
-    ratios = {name: None if m is None else m / base["numax_m"] for name, m in variants.items()}
+    delta, S = config["delta"], config["n_secants"]
+    raw = [row for rows in parallel_map(functools.partial(_fig6_sample, config), list(range(config["samples"])),
+                                        config["workers"]) for row in rows]
+    cases = [tuple(c) for c in config["cases"]]
+    by_case = {c: [r for r in raw if (r["size"], r["n_images"]) == c] for c in cases}
+    summary = {c: {"ratio": _spread([r["ratio"] for r in rows]), "numax_m": _spread([r["numax_m"] for r in rows]),
+                   "pca_m": _spread([r["pca_m"] for r in rows]), "span": _spread([r["secant_span"] for r in rows])}
+               for c, rows in by_case.items()}
+    base_case = tuple(config["variants_case"])
+    base_rows = by_case[base_case]
+    fewest = min((c for c in cases if c[0] == base_case[0]), key=lambda c: c[1])
+    other_size = [c for c in cases if c[0] != base_case[0] and c[1] == base_case[1]]
+    variant_keys = {"PCA of the unnormalised differences": "pca_m_differences",
+                    "PCA of the centred images": "pca_m_images", "PCA's δ on held-out secants": "pca_m_heldout"}
+    variants = {name: _spread([None if r[key] is None else r[key] / r["numax_m"] for r in base_rows])
+                for name, key in variant_keys.items()}
 
-    def near(ratio) -> bool:
-        return ratio is not None and abs(ratio - 8.0) <= config["tolerance"]
+    def near(stat: dict) -> bool:
+        return stat["mean"] is not None and abs(stat["mean"] - 8.0) <= config["tolerance"]
 
-    close = [name for name, ratio in ratios.items() if near(ratio)]
+    def reaches(stat: dict) -> bool:
+        return stat["max"] is not None and stat["max"] >= 8.0 - config["tolerance"]
+
+    close = [name for name, stat in variants.items() if near(stat)]
+    base = summary[base_case]["ratio"]
+    n = config["samples"]
     agreement = (
-        f"At δ = {delta}, PCA needs " + ", ".join(
-            f"{_fmt(r['ratio'], '.1f')}× NuMax's M ({_fmt(r['pca_m'], 'd')} vs {r['numax_m']}) with "
-            f"{r['n_images']} images at {r['size']}×{r['size']} (secant span {r['secant_span']})" for r in raw)
+        f"At δ = {delta}, over {n} samples of images per case, PCA needs (mean ± sd, min–max) " + ", ".join(
+            f"{_spread_text(summary[c]['ratio'])} NuMax's M with {c[1]} images at {c[0]}×{c[0]}" for c in cases)
         + " (published: 8×). Tested reasons: (1) distinct images — from "
-        f"{fewest['n_images']} to {base['n_images']} images the ratio goes {_fmt(fewest['ratio'], '.1f')}× → "
-        f"{_fmt(base['ratio'], '.1f')}×{_stored_fig6(png.parent / 'fig6.json', delta)}: the few images explain "
+        f"{fewest[1]} to {base_case[1]} images the mean ratio goes {_fmt(summary[fewest]['ratio']['mean'], '.1f')}× → "
+        f"{_fmt(base['mean'], '.1f')}×{_stored_fig6(png.parent / 'fig6.json', delta)}: the few images explain "
         "part of the gap"
-        + ("" if near(base["ratio"]) else f", not all (still more than {config['tolerance']:g} below 8×)")
-        + (f"; (2) image size — {other_size[0]['size']}×{other_size[0]['size']} gives "
-           f"{_fmt(other_size[0]['ratio'], '.1f')}×" if other_size else "")
-        + f"; (3) PCA on {base['n_images']} images learned or measured otherwise: "
-        + ", ".join(f"{name} {_fmt(ratio, '.1f')}×" for name, ratio in ratios.items())
-        + (f" — within {config['tolerance']:g} of 8×: {', '.join(close)}, readings the paper's 'PCA basis "
+        + ("" if near(base) else f", not all (the mean stays more than {config['tolerance']:g} below 8×"
+           + (f"; single samples reach {base['max']:.1f}×" if reaches(base) else "") + ")")
+        + (f"; (2) image size — {other_size[0][0]}×{other_size[0][0]} gives "
+           f"{_spread_text(summary[other_size[0]]['ratio'])}" if other_size else "")
+        + f"; (3) PCA on {base_case[1]} images learned or measured otherwise: "
+        + ", ".join(f"{name} {_spread_text(stat)}" for name, stat in variants.items())
+        + (f" — mean within {config['tolerance']:g} of 8×: {', '.join(close)}, readings the paper's 'PCA basis "
            "functions learned on the secant set' (Sec. 5.1) does not state" if close else
-           f" — none within {config['tolerance']:g} of 8×")
-        + ". One sample of images per case: PCA's M is set by its single worst secant and varies between samples.")
-    verdict = "reproduced in trend" if near(base["ratio"]) else "differs"
+           f" — no mean within {config['tolerance']:g} of 8×")
+        + f". NuMax's M varies little between samples ({base_case[1]} images: "
+        f"{_fmt(summary[base_case]['numax_m']['min'], '.0f')}–{_fmt(summary[base_case]['numax_m']['max'], '.0f')}); "
+        f"PCA's M, set by its single worst secant, varies more "
+        f"({_fmt(summary[base_case]['pca_m']['min'], '.0f')}–{_fmt(summary[base_case]['pca_m']['max'], '.0f')}).")
+    verdict = "reproduced in trend" if near(base) else "differs"
     fig, ax = plt.subplots(figsize=(6, 3.5))
     for size, style in ((28, "ko-"), (20, "bs--")):
-        points = [r for r in raw if r["size"] == size and r["ratio"] is not None]
+        points = [c for c in cases if c[0] == size and summary[c]["ratio"]["mean"] is not None]
         if points:
-            ax.plot([r["n_images"] for r in points], [r["ratio"] for r in points], style, label=f"{size}×{size}")
+            ax.errorbar([c[1] for c in points], [summary[c]["ratio"]["mean"] for c in points],
+                        yerr=[summary[c]["ratio"]["sd"] for c in points], fmt=style, capsize=3,
+                        label=f"{size}×{size} (mean ± sd, {n} samples)")
+            for c in points:
+                ax.plot([c[1]] * summary[c]["ratio"]["n"], [r["ratio"] for r in by_case[c] if r["ratio"] is not None],
+                        style[0] + ".", alpha=0.4)
     ax.axhline(8.0, color="0.6", ls=":", label="published 8×")
     ax.set(xscale="log", xlabel="distinct images behind the 3,000 secants", ylabel="PCA M / NuMax M at δ = 0.2")
     ax.legend(fontsize=7)
     _save(fig, png)
-    rows = [[f"{r['size']}×{r['size']}", r["n_images"], r["n_secants"], r["secant_span"], r["numax_m"], r["status"],
-             _fmt(r["pca_m"], "d"), _fmt(r["ratio"], ".1f"), f"{r['time_s']:.0f} s"] for r in raw]
+    rows = [[f"{c[0]}×{c[0]}", c[1], _spread_text(summary[c]["span"], ".0f", ""),
+             _spread_text(summary[c]["numax_m"], ".1f", ""), _spread_text(summary[c]["pca_m"], ".1f", ""),
+             _spread_text(summary[c]["ratio"]),
+             ", ".join(sorted({r["status"] for r in by_case[c]})),
+             f"{np.mean([r['time_s'] for r in by_case[c]]):.0f} s"] for c in cases]
+    heldout = _spread([r["numax_heldout_delta"] for r in base_rows])
     return Outcome(
         published="At δ = 0.2 NuMax needs 8× fewer measurements than PCA (3,000 secants of MNIST).",
-        ours=(f"δ = {delta}, {S} random secants per case.\n\n"
-              + _md_table(["images", "distinct images", "secants", "secant span", "NuMax M", "status", "PCA M",
-                           "PCA / NuMax", "NuMax time"], rows)
-              + f"\n\nPCA variants ({base['size']}×{base['size']}, {base['n_images']} images): M = "
-              f"{_fmt(base['pca_m'], 'd')} (PCA of the unit secants, as Fig. 6), "
-              f"{_fmt(base.get('pca_m_differences'), 'd')} (of the unnormalised differences), "
-              f"{_fmt(base.get('pca_m_images'), 'd')} (of the centred images); δ on 3,000 held-out secants: PCA "
-              f"M = {_fmt(base.get('pca_m_heldout'), 'd')}, NuMax's map "
-              f"{_fmt(base.get('numax_heldout_delta'), '.3f')}."),
-        rows=raw, verdict=verdict, agreement=agreement)
+        ours=(f"δ = {delta}, {S} random secants per case, {n} samples of images per case; mean ± sd (min–max) over "
+              "the samples.\n\n"
+              + _md_table(["images", "distinct images", "secant span", "NuMax M", "PCA M", "PCA / NuMax", "status",
+                           "NuMax time (mean)"], rows)
+              + f"\n\nPCA variants ({base_case[0]}×{base_case[0]}, {base_case[1]} images), PCA's M / NuMax's M: "
+              + ", ".join(f"{name} {_spread_text(stat)}" for name, stat in variants.items())
+              + f"; NuMax's δ on {S} held-out secants {_spread_text(heldout, '.3f', '')}."),
+        rows={"samples": raw, "summary": [{"size": c[0], "n_images": c[1], **summary[c]} for c in cases],
+              "variants": variants}, verdict=verdict, agreement=agreement)
 
 
 # ------------------------------------------------------------------------------------------ Fig. 7
@@ -1013,7 +1069,8 @@ def fig12(config: dict, png: Path) -> Outcome:
     agreement = ("With GMLC, NuMax (Ψ_inter) has the lowest error at every M "
                  + (f"for pixel noise σ = {', '.join(won)}" if won else "at none of the noise levels run")
                  + (f", not for σ = {', '.join(lost)}" if won and lost else "")
-                 + ". Whether pixel noise decides the ordering against PCA is read from the σ sweep in the table.")
+                 + ". The tested reasons (the noise model, the secant sample) are in the next section, the reason "
+                   "test.")
     fig, axes = plt.subplots(1, len(config["noises"]), figsize=(4 * len(config["noises"]), 3.5), squeeze=False)
     for ax, s in zip(axes[0], config["noises"], strict=True):
         for name, style in (("numax", "ko-"), ("pca", "bs-"), ("gaussian", "r^-")):
@@ -1025,6 +1082,156 @@ def fig12(config: dict, png: Path) -> Outcome:
         published="Curves only: NuMax's probability of error is below PCA's and random projections' at every M.",
         ours=(f"{len(y)} training translates, {len(V)} inter-class secants, {config['copies']} noisy copies of each "
               "translate per σ as test signals.\n\n" + _md_table(header, rows)),
+        rows=raw, verdict=verdict, agreement=agreement)
+
+
+def _paired_worse(a: np.ndarray, b: np.ndarray) -> tuple[float, float]:
+    """Mean difference (percentage points) of two methods' 0/1 losses on the same test signals, and its
+    standard error (the paired differences' standard deviation over √n)."""
+    d = 100.0 * (a.astype(float) - b.astype(float))
+    return float(d.mean()), float(d.std(ddof=1) / np.sqrt(len(d))) if len(d) > 1 else 0.0
+
+
+def _nn_losses(Y: np.ndarray, y: np.ndarray, Y_test: np.ndarray, y_test: np.ndarray) -> np.ndarray:
+    """0/1 loss of 1-NN in the measurement domain for every test signal (GMLC for white measurement noise)."""
+    nearest = NearestNeighbors(n_neighbors=1).fit(Y).kneighbors(Y_test, return_distance=False)[:, 0]
+    return y[nearest] != y_test
+
+
+def _learn_on(secants: dict[str, np.ndarray], seed: int, item: tuple[float, str]) -> tuple[np.ndarray, str, float]:
+    """NuMax's Ψ at δ on one named set of unit secants, its status and relative gap (one item of a parallel map)."""
+    delta, name = item
+    Psi, result = _numax_map(delta, secants=secants[name], seed=seed)
+    return Psi, str(result.status), result.relative_gap
+
+
+def fig12_reasons(config: dict, png: Path) -> Outcome:
+    """Fig. 12 — the reason test: why PCA beats NuMax (Ψ_inter) at the larger M.
+
+    Paper
+    -----
+    As Fig. 12: NuMax's Ψ_inter from S = 2,000 inter-class secants, PCA on those secants and
+    random projections; GMLC of Davenport et al. on M measurements of a test image; NuMax has
+    the lowest error at every M. Our Fig. 12 run finds PCA at or below NuMax at M ≥ 17 at every
+    pixel-noise level, under GMLC and 1-NN alike, with Ψ_inter (so neither the classifier nor
+    NuMax-Class against Ψ_inter is the reason).
+
+    Departures
+    ----------
+    - Hypotheses, fixed before the run, each tested on the same disks and squares as Fig. 12:
+      (H1) *the noise model*. Our Fig. 12 adds the noise to the pixels, so the GMLC whitens the
+      measurements and its error depends on Ψ only through its row space — where PCA's subspace,
+      which keeps the most secant energy, is the natural winner and NuMax's near-isometry plays
+      no part. In Davenport et al.'s smashed filter the GMLC is nearest neighbour in the
+      measurement domain, the GMLC for white noise on the measurements, y = Ψx + n with
+      n ~ N(0, σ²I_M); there NuMax's lower bound ‖Ψv‖² ≥ (1 − δ)‖v‖² on the inter-class secants
+      keeps the classes apart while PCA, contractive on every secant, shrinks the close pairs.
+      PCA's rows are orthonormal, so its error is the same under both models.
+      (H2) *the secant sample*. Ψ_inter sees 2,000 of the 100 × 121 = 12,100 inter-class
+      secants; the closest pairs, which decide the errors, may be missing. NuMax is re-learned
+      on all inter-class secants (column generation) under pixel noise. (H1 + H2): both changes.
+    - Decision rule, per hypothesis: a cell (M, σ) counts against NuMax when its error exceeds
+      PCA's or the Gaussian map's by more than two paired standard errors (the same noisy test
+      signals for every method; ``copies`` noisy copies of each translate per σ). The hypothesis
+      explains the disagreement when no cell counts against NuMax, and explains it in part when
+      fewer cells do than under Fig. 12's own set-up (pixel noise, 2,000 secants), run here on
+      the same test signals (and finds nothing to explain when that set-up has no such cell).
+    - As Fig. 12: 16×16 images, shapes of 6 pixels, σ swept, the Gaussian map with i.i.d.
+      N(0, 1/M) entries; δ at 0.1 and 0.05 (Fig. 12's M of 17 and 21, where PCA leads) and 0.3
+      (M = 11, where NuMax leads at σ = 0.5). The NuMax solves run in ``workers`` processes.
+    """
+    X, y = disks_and_squares(config["image_size"], config["shape_size"])
+    rng = np.random.default_rng(config["seed"])
+    disks, squares = np.flatnonzero(y == 0), np.flatnonzero(y == 1)
+    inter = np.stack(np.meshgrid(disks, squares, indexing="ij"), axis=-1).reshape(-1, 2)
+    chosen = inter[np.sort(rng.choice(len(inter), size=min(config["n_secants"], len(inter)), replace=False))]
+
+    def unit(pairs: np.ndarray) -> np.ndarray:
+        V = X[pairs[:, 0]] - X[pairs[:, 1]]
+        return V / np.linalg.norm(V, axis=1, keepdims=True)
+
+    V_sample, V_all = unit(chosen), unit(inter)
+    gaussian = _gaussian_maps(X.shape[1], config["seed"])
+    idx = np.tile(np.arange(len(y)), config["copies"])
+    y_test = y[idx]
+    pixel = {s: X[idx] + s * rng.standard_normal((len(idx), X.shape[1])) for s in config["noises"]}
+    measurement = rng.standard_normal((len(idx), X.shape[1]))        # its first M columns: the same noise at every M
+    S = len(V_sample)
+    setups = {"fig12": f"pixel noise, {S} secants (Fig. 12)", "h1": f"(H1) measurement noise, {S} secants",
+              "h2": "(H2) pixel noise, all inter-class secants", "h12": "(H1 + H2) measurement noise, all secants"}
+    items = [(delta, name) for delta in config["deltas"] for name in ("sample", "all")]
+    solved = dict(zip(items, parallel_map(functools.partial(_learn_on, {"sample": V_sample, "all": V_all},
+                                                            config["seed"]), items, config["workers"]), strict=True))
+    raw = []
+    for delta in config["deltas"]:
+        learned = {name: solved[(delta, name)] for name in ("sample", "all")}
+        for setup in setups:
+            Psi, status, gap = learned["all" if setup in ("h2", "h12") else "sample"]
+            M = Psi.shape[0]
+            V = V_all if setup in ("h2", "h12") else V_sample
+            maps = {"numax": Psi, "pca": pca_projection(V, M, center=False), "gaussian": gaussian(M)}
+            row = {"delta": delta, "setup": setup, "M": int(M), "status": status, "relative_gap": gap}
+            for sigma in config["noises"]:
+                losses = {}
+                for name, P in maps.items():
+                    if setup in ("h1", "h12"):
+                        Y_test = X[idx] @ P.T + sigma * measurement[:, :M]
+                        losses[name] = _nn_losses(X @ P.T, y, Y_test, y_test)
+                    else:                                            # whitened: the GMLC of pixel noise
+                        w, U = np.linalg.eigh(P @ P.T)
+                        keep = w > 1e-10 * w.max()
+                        W = (U[:, keep] / np.sqrt(w[keep])).T @ P
+                        losses[name] = _nn_losses(X @ W.T, y, pixel[sigma] @ W.T, y_test)
+                    row[f"{name}_{sigma}"] = 100.0 * float(losses[name].mean())
+                for other in ("pca", "gaussian"):
+                    diff, se = _paired_worse(losses["numax"], losses[other])
+                    row[f"numax_minus_{other}_{sigma}"], row[f"se_{other}_{sigma}"] = diff, se
+            raw.append(row)
+        print(f"  δ {delta}: M {learned['sample'][0].shape[0]} ({S} secants, {learned['sample'][1]}), "
+              f"{learned['all'][0].shape[0]} (all {len(V_all)}, {learned['all'][1]})", flush=True)
+
+    def against(setup: str) -> list[tuple[int, float]]:
+        return [(r["M"], s) for r in raw if r["setup"] == setup for s in config["noises"]
+                if any(r[f"numax_minus_{o}_{s}"] > 2.0 * r[f"se_{o}_{s}"] for o in ("pca", "gaussian"))]
+
+    base = against("fig12")
+    cells = len(config["deltas"]) * len(config["noises"])
+    tested = ("h1", "h2", "h12")
+    findings = []
+    for setup in tested:
+        bad = against(setup)
+        outcome = ("no disagreement to explain" if not base else "explains the disagreement" if not bad else
+                   "explains it in part" if len(bad) < len(base) else "does not explain it")
+        findings.append(f"{setups[setup]}: NuMax worse than PCA or the Gaussian map (by > 2 paired SE) in "
+                        f"{len(bad)} of {cells} cells (M, σ){' ' + str(bad) if bad else ''} — {outcome}")
+    explained = [s for s in tested if not against(s)]
+    agreement = (f"Under Fig. 12's own set-up NuMax is worse (by > 2 paired SE) in {len(base)} of {cells} cells "
+                 f"(M, σ){' ' + str(base) if base else ''}. " + "; ".join(findings) + ". "
+                 + ("Fig. 12's own set-up shows no significant disagreement at this size." if not base else
+                    f"Tested reason: {' and '.join(setups[s] for s in explained)} — with it NuMax is never "
+                    "significantly worse, as the paper finds." if explained else
+                    "No tested set-up removes every cell in which NuMax is worse."))
+    verdict = "reproduced in trend" if explained or not base else "differs"
+    fig, axes = plt.subplots(len(setups), len(config["noises"]), figsize=(3.6 * len(config["noises"]), 8.5),
+                             squeeze=False)
+    for i, setup in enumerate(setups):
+        rows_ = [r for r in raw if r["setup"] == setup]
+        for ax, s in zip(axes[i], config["noises"], strict=True):
+            for name, style in (("numax", "ko-"), ("pca", "bs-"), ("gaussian", "r^-")):
+                ax.plot([r["M"] for r in rows_], [r[f"{name}_{s}"] for r in rows_], style, ms=3, label=name)
+            ax.set(xlabel="M", ylabel="error (%)", title=f"{setups[setup]}, σ = {s}")
+            ax.title.set_fontsize(6)
+            ax.legend(fontsize=6)
+    _save(fig, png)
+    header = ["set-up", "δ", "M", "σ", "NuMax", "PCA", "Gaussian", "NuMax − PCA (± SE)", "NuMax − Gaussian (± SE)"]
+    table = [[setups[r["setup"]], r["delta"], r["M"], s,
+              *(f"{r[f'{m}_{s}']:.1f}%" for m in ("numax", "pca", "gaussian")),
+              *(f"{r[f'numax_minus_{o}_{s}']:+.1f} ± {r[f'se_{o}_{s}']:.1f}" for o in ("pca", "gaussian"))]
+             for r in raw for s in config["noises"]]
+    return Outcome(
+        published="Curves only: NuMax's probability of error is below PCA's and random projections' at every M.",
+        ours=(f"{len(y)} training translates; {config['copies']} noisy copies of each per σ, the same for every "
+              "method; errors (%) and NuMax's paired differences in percentage points.\n\n" + _md_table(header, table)),
         rows=raw, verdict=verdict, agreement=agreement)
 
 
@@ -1339,10 +1546,12 @@ EXPERIMENTS = (
                quick={"n_images": 32, "n_secants": 496, "seed": 0, "deltas": [0.4, 0.2]}),
     Experiment("fig6_reasons", "Fig. 6(b) — the reason test: distinct images, image size and PCA variants",
                fig6_reasons,
-               full={"cases": [[28, 100], [28, 1000], [28, 6000], [20, 6000]], "variants_case": [28, 6000],
-                     "n_secants": 3000, "delta": 0.2, "tolerance": 1.5, "seed": 0},
+               full={"cases": [[28, 100], [28, 6000], [20, 6000]], "variants_case": [28, 6000],
+                     "n_secants": 3000, "delta": 0.2, "tolerance": 1.5, "samples": 5, "method": "cg", "workers": 2,
+                     "seed": 0},
                quick={"cases": [[28, 40], [28, 400]], "variants_case": [28, 400], "n_secants": 300, "delta": 0.3,
-                      "tolerance": 1.5, "seed": 0}),
+                      "tolerance": 1.5, "samples": 2, "method": "cg", "workers": 2,
+                      "seed": 0}),
     Experiment("fig7", "Fig. 7 — NuMax-CG on MNIST fives: active secants and time against NuMax", fig7,
                full={"sizes": [50, 100, 150, 200, 316], "admm_max_secants": 12000, "delta": 0.1, "seed": 0},
                quick={"sizes": [20, 40, 60], "admm_max_secants": 2000, "delta": 0.2, "seed": 0}),
@@ -1370,6 +1579,11 @@ EXPERIMENTS = (
                      "noises": [0.25, 0.5, 1.0], "copies": 5, "seed": 0},
                quick={"image_size": 16, "shape_size": 6, "n_secants": 500, "deltas": [0.4, 0.2],
                       "noises": [0.25, 1.0], "copies": 2, "seed": 0}),
+    Experiment("fig12_reasons", "Fig. 12 — the reason test: the noise model and the secant sample", fig12_reasons,
+               full={"image_size": 16, "shape_size": 6, "n_secants": 2000, "deltas": [0.3, 0.1, 0.05],
+                     "noises": [0.25, 0.5, 1.0], "copies": 20, "workers": 2, "seed": 0},
+               quick={"image_size": 10, "shape_size": 4, "n_secants": 200, "deltas": [0.3],
+                      "noises": [0.5], "copies": 2, "workers": 2, "seed": 0}),
     Experiment("fig13", "Fig. 13 — k-NN after NuMax, NuMax-Class, PCA, Gaussian (MNIST for Isolet)", fig13,
                full={"n_train": 1000, "n_test": 2000, "deltas": [0.4, 0.25, 0.1], "ks": [1, 3, 5, 7, 9], "seed": 0},
                quick={"n_train": 200, "n_test": 500, "deltas": [0.4], "ks": [1, 3, 5], "seed": 0}),

@@ -26,6 +26,7 @@ References
 
 from __future__ import annotations
 
+import functools
 import warnings
 from pathlib import Path
 
@@ -58,7 +59,7 @@ from sdpembed.linear import (  # noqa: E402
 from sdpembed.linear.sparse_linear_model import estimate_noise_levels  # noqa: E402
 
 from .baselines import klpp_embedding, lpp_projection, npe_projection  # noqa: E402
-from .common import Experiment, Outcome  # noqa: E402
+from .common import Experiment, Outcome, parallel_map  # noqa: E402
 from .numax import _md_table, _save  # noqa: E402
 
 TITLE = "Sparse linear model (Gkioulekas and Zickler, NIPS 2011)"
@@ -480,6 +481,100 @@ def fig2_kernel(config: dict, png: Path) -> Outcome:
         ours=tables, rows=raw, verdict="reproduced in trend" if holds else "differs", agreement=agreement)
 
 
+def paired_mean_se(a, b) -> tuple[float, float]:
+    """Mean of the paired differences a − b over the splits and its standard error (sd / √n; 0 for one pair)."""
+    d = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
+    return float(d.mean()), float(d.std(ddof=1) / np.sqrt(len(d))) if len(d) > 1 else 0.0
+
+
+def _kernel_split(X: np.ndarray, y: np.ndarray, config: dict, methods: tuple, split: tuple) -> dict[str, list]:
+    """Linear-SVM accuracy (%) of each kernel method at each M of ``config["dims"]`` on one (index, train, test)."""
+    index, train, test = split
+    coords, _ = _kernel_embeddings(X[train], X[test], config, config["seed"] + index)
+    out = {m: [_svm_accuracy(coords[m][0][:, :M], y[train], coords[m][1][:, :M], y[test]) for M in config["dims"]]
+           for m in methods}
+    print(f"  split {index}: " + ", ".join(f"{m} {np.round(out[m], 1).tolist()}" for m in methods), flush=True)
+    return out
+
+
+def fig2_kernel_splits(config: dict, png: Path) -> Outcome:
+    """Fig. 2 (third and fourth panels) — the reason test on digits: is ker.dict's deficit at small M split noise?
+
+    Paper
+    -----
+    As Fig. 2's kernel panels: ker.dict at least as accurate as KPCA at every M, and much more
+    accurate at small M on textures. Our two-split run on digits finds ker.dict more than one
+    point below KPCA at M = 2 and 10, and below KPCA and KLPP at M = 2, with neither of the
+    reasons tested there (the codes, the leading coordinate) accounting for it.
+
+    Departures
+    ----------
+    - Hypothesis, fixed before the run: the digits deficits are split noise — two random splits
+      of 50 training images per class cannot separate methods a few points apart at M = 2.
+    - The test: the same methods and settings as Fig. 2's kernel panels on digits at the
+      failing M (``dims``), over ``splits`` random splits, every method on the same split (paired).
+      For each M the paired difference ker.dict − KPCA (and − KLPP) is given as mean ± standard
+      error over the splits. Decision rule: at an M where claim (A) failed, split noise explains
+      the failure when mean + 2 SE ≥ −1 (the splits do not show ker.dict more than one point
+      below KPCA); at the smallest M, split noise explains claim (B)'s failure when mean + 2 SE
+      > 0 against both KPCA and KLPP (the splits do not show ker.dict behind either). Otherwise
+      ker.dict's deficit is real on digits at that M, and split noise is ruled out.
+    - As Fig. 2's kernel panels: unit-length digits, Gaussian kernel γ = ``gamma``, K = ``n_atoms``
+      atoms learned without pre-image constraints, lasso weight ``kernel_alpha``, a linear SVM
+      with C by 3-fold cross-validation. The splits are drawn first and run in ``workers``
+      processes.
+    """
+    X, y = _data(config["data"], config["n_images"], config["seed"])
+    dims = config["dims"]
+    rng = np.random.default_rng(config["seed"])
+    methods = ("kerdict", "kpca", "klpp")
+    splits = [(split, *_split(y, config["per_class"], rng)) for split in range(config["splits"])]   # drawn first
+    found = parallel_map(functools.partial(_kernel_split, X, y, config, methods), splits, config["workers"])
+    acc = {m: np.array([f[m] for f in found]) for m in methods}
+    raw = {"dims": dims, "accuracy": {m: acc[m].tolist() for m in methods}, "per_M": []}
+    findings = []
+    for j, M in enumerate(dims):
+        kp = paired_mean_se(acc["kerdict"][:, j], acc["kpca"][:, j])
+        kl = paired_mean_se(acc["kerdict"][:, j], acc["klpp"][:, j])
+        noise_a = kp[0] + 2 * kp[1] >= -1.0
+        row = {"M": M, "kerdict_minus_kpca": kp, "kerdict_minus_klpp": kl, "split_noise_explains_a": noise_a}
+        text = (f"M = {M}: ker.dict − KPCA {kp[0]:+.1f} ± {kp[1]:.1f} points, ker.dict − KLPP {kl[0]:+.1f} ± "
+                f"{kl[1]:.1f} — (A) {'split noise cannot be ruled out' if noise_a else 'a real deficit'}")
+        if j == 0:
+            noise_b = kp[0] + 2 * kp[1] > 0 and kl[0] + 2 * kl[1] > 0
+            row["split_noise_explains_b"] = noise_b
+            text += f", (B) {'split noise cannot be ruled out' if noise_b else 'a real deficit'}"
+        raw["per_M"].append(row)
+        findings.append(text)
+    explained = all(r["split_noise_explains_a"] for r in raw["per_M"]) and raw["per_M"][0]["split_noise_explains_b"]
+    agreement = (f"{config['splits']} paired splits on {config['data']}: " + "; ".join(findings) + ". "
+                 + ("Tested reason: split noise — over the splits ker.dict is not significantly behind, so the "
+                    "two-split deficits are chance." if explained else
+                    "Split noise is ruled out where marked 'a real deficit': ker.dict trails there on digits "
+                    "beyond two standard errors, a difference that remains unexplained."))
+    fig, ax = plt.subplots(figsize=(5, 3.5))
+    for method, style in zip(methods, ("k-o", "b-s", "g-^"), strict=True):
+        mean = acc[method].mean(axis=0)
+        sd = acc[method].std(axis=0, ddof=1) if config["splits"] > 1 else np.zeros(len(dims))
+        ax.errorbar(dims, mean, yerr=sd, fmt=style, ms=4, capsize=3, label=KERNEL_LABELS[method])
+    ax.set(xlabel="M", ylabel="linear-SVM accuracy % (mean ± sd over splits)", xscale="log")
+    ax.legend(fontsize=7)
+    _save(fig, png)
+    header = ["M", *(KERNEL_LABELS[m] + " (mean ± sd)" for m in methods), "ker.dict − KPCA (± SE)",
+              "ker.dict − KLPP (± SE)"]
+    rows = [[M, *(f"{acc[m][:, j].mean():.1f} ± {acc[m][:, j].std(ddof=1) if config['splits'] > 1 else 0:.1f}"
+                  for m in methods),
+             f"{r['kerdict_minus_kpca'][0]:+.1f} ± {r['kerdict_minus_kpca'][1]:.1f}",
+             f"{r['kerdict_minus_klpp'][0]:+.1f} ± {r['kerdict_minus_klpp'][1]:.1f}"]
+            for j, (M, r) in enumerate(zip(dims, raw["per_M"], strict=True))]
+    return Outcome(
+        published="Curves only: ker.dict at least as good as KPCA; much higher at small M on textures.",
+        ours=(f"{config['data']}, {config['per_class']} training images per class, {config['splits']} random splits "
+              f"(the same for every method); accuracy (%) and paired differences (points).\n\n"
+              + _md_table(header, rows)),
+        rows=raw, verdict="reproduced in trend" if explained else "differs", agreement=agreement)
+
+
 # ------------------------------------------------------------------------------------------ Table 1
 
 #: Table 1 of the paper: the best result of each method over M and the clustering algorithm.
@@ -644,6 +739,14 @@ EXPERIMENTS = (
                quick={"datasets": ["digits"], "n_images": 2000, "per_class": 8, "splits": 1,
                       "dims": [5], "max_dim": 5, "gamma": 8.0, "n_atoms": 20,
                       "kernel_alpha": 0.01, "dict_iter": 2, "seed": 0, **_COMMON}),
+    Experiment("fig2_kernel_splits", "Fig. 2 (kernel panels) — the reason test: ker.dict against KPCA over "
+               "many splits (digits)", fig2_kernel_splits,
+               full={"data": "digits", "n_images": 2000, "per_class": 50, "splits": 10, "dims": [2, 10],
+                     "max_dim": 150, "gamma": 8.0, "n_atoms": 200, "kernel_alpha": 0.01, "dict_iter": 10,
+                     "workers": 2, "seed": 0, **_COMMON},
+               quick={"data": "digits", "n_images": 2000, "per_class": 8, "splits": 2, "dims": [2],
+                      "max_dim": 5, "gamma": 8.0, "n_atoms": 20, "kernel_alpha": 0.01, "dict_iter": 2,
+                      "workers": 2, "seed": 0, **_COMMON}),
     Experiment("table1", "Table 1 — clustering after KPCA, KLPP and ker.dict (digits and MNIST for Caltech-101)",
                table1,
                full={"datasets": ["digits", "mnist20"], "n_images": 2000, "per_class": 30, "draws": 3,

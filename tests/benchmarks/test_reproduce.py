@@ -4,6 +4,7 @@ import importlib
 
 import numpy as np
 import pytest
+import scipy.sparse as sp
 
 from .conftest import load_paper, load_reproduce
 
@@ -286,6 +287,44 @@ def test_harmonic_accuracy_readings_against_direct_counts():
     assert found["accuracy"] == pytest.approx(100.0 * np.mean(expected))
     with pytest.raises(ValueError, match="labelled"):
         baselines.harmonic_accuracy(X, y, labelled="half")
+
+
+def test_class_index_readings_solve_one_harmonic_function_of_the_index():
+    """decision="index_half"/"index_round": x_u = L_uu⁻¹ W_ul c_l with c the class index, solved directly."""
+    baselines = load_reproduce("baselines")
+    from scipy.sparse.linalg import spsolve
+    from sklearn.model_selection import StratifiedKFold
+
+    rng = np.random.default_rng(4)
+    X = np.vstack([rng.normal(0.0, 1.0, (25, 2)), rng.normal(2.5, 1.0, (25, 2)), rng.normal(5.0, 1.0, (25, 2))])
+    y = np.repeat([0, 1, 2], 25)
+    W = baselines.knn_graph(X, 8).tocsr()
+    L = (sp.diags(np.asarray(W.sum(axis=1)).ravel()) - W).tocsr()
+    half, nearest = [], []
+    for train, test in StratifiedKFold(10, shuffle=True, random_state=0).split(X, y):
+        known, unknown = np.sort(train), np.sort(test)
+        x = spsolve(L[unknown][:, unknown].tocsc(), W[unknown][:, known] @ y[known].astype(float))
+        half.append(np.mean((x >= 0.5).astype(int) == y[unknown]))
+        nearest.append(np.mean(np.clip(np.rint(x), 0, 2) == y[unknown]))
+    found = {d: baselines.harmonic_accuracy(X, y, k=8, decision=d)["accuracy"] for d in ("index_half", "index_round")}
+    assert found["index_half"] == pytest.approx(100.0 * np.mean(half))
+    assert found["index_round"] == pytest.approx(100.0 * np.mean(nearest))
+    assert found["index_half"] <= 100.0 * 50 / 75 + 1e-9              # class 2 is never predicted
+    with pytest.raises(ValueError, match="multiclass"):
+        baselines.harmonic_accuracy(X, y, k=8, decision="index_half", count="one_vs_rest")
+
+
+def test_paired_differences_and_spreads_against_direct_formulas():
+    slm, numax = load_reproduce("slm"), load_reproduce("numax")
+    a, b = np.array([50.0, 47.0, 52.0, 44.0]), np.array([49.0, 50.0, 50.0, 46.0])
+    d = a - b
+    assert slm.paired_mean_se(a, b) == pytest.approx((d.mean(), np.std(d, ddof=1) / 2.0))
+    assert slm.paired_mean_se([3.0], [1.0]) == (2.0, 0.0)
+    assert numax._paired_worse(np.array([1, 0, 1, 1]), np.array([0, 0, 1, 0])) == pytest.approx(
+        (50.0, 100.0 * np.std([1, 0, 0, 1], ddof=1) / 2.0))
+    stat = numax._spread([6.0, None, 8.0, 7.0])
+    assert stat == pytest.approx({"mean": 7.0, "sd": 1.0, "min": 6.0, "max": 8.0, "n": 3})
+    assert numax._spread_text(stat) == "7.0× ± 1.0 (6.0–8.0)" and numax._spread_text(numax._spread([None])) == "—"
 
 
 def test_no_information_accuracies_from_class_sizes():

@@ -106,15 +106,32 @@ def test_the_fig9_reason_test_runs_quick(tmp_path):
     assert "spread" in records["fig9_spread"]["agreement"]
 
 
-def test_the_fig6_reason_test_runs_quick_with_its_pca_variants(tmp_path):
-    records = _run_quick(tmp_path, "fig6_reasons", cases=[[28, 20], [20, 60]], variants_case=[20, 60], n_secants=80)
-    rows = records["fig6_reasons"]["rows"]
-    assert [(r["size"], r["n_images"]) for r in rows] == [(28, 20), (20, 60)]
+def test_the_fig6_reason_test_runs_quick_with_its_pca_variants_on_several_samples(tmp_path):
+    records = _run_quick(tmp_path, "fig6_reasons", cases=[[28, 20], [20, 60]], variants_case=[20, 60], n_secants=80,
+                         samples=2)
+    rows = records["fig6_reasons"]["rows"]["samples"]
+    assert [(r["sample"], r["size"], r["n_images"]) for r in rows] == [(0, 28, 20), (0, 20, 60), (1, 28, 20),
+                                                                       (1, 20, 60)]
     assert all(r["status"] == "optimal" and r["secant_span"] <= r["n_images"] - 1 for r in rows)
-    assert rows[0]["pca_m"] <= rows[0]["secant_span"]                   # PCA is exact on the secants' span
+    assert all(r["pca_m"] <= r["secant_span"] for r in rows if r["n_images"] == 20)  # PCA is exact on the span
     assert {"pca_m_differences", "pca_m_images", "pca_m_heldout", "numax_heldout_delta"} <= set(rows[1])
+    (small, large) = records["fig6_reasons"]["rows"]["summary"]
+    ratios = [r["ratio"] for r in rows if r["n_images"] == 60]
+    assert large["ratio"]["n"] == 2 and large["ratio"]["mean"] == pytest.approx(sum(ratios) / 2)
+    assert "over 2 samples" in records["fig6_reasons"]["agreement"]
     record = records["fig6_reasons"]
     assert record["load_start"] is not None and record["load_end"] is not None
+
+
+def test_the_fig12_reason_test_runs_quick_with_every_hypothesis(tmp_path):
+    records = _run_quick(tmp_path, "fig12_reasons", image_size=10, shape_size=4, n_secants=60, copies=1)
+    rows = records["fig12_reasons"]["rows"]
+    assert [r["setup"] for r in rows] == ["fig12", "h1", "h2", "h12"]
+    assert all(r["status"] == "optimal" for r in rows)
+    assert rows[0]["M"] == rows[1]["M"] and rows[2]["M"] == rows[3]["M"]     # the same Ψ under both noise models
+    sigma = records["fig12_reasons"]["config"]["noises"][0]
+    assert all(0.0 <= r[f"{m}_{sigma}"] <= 100.0 for r in rows for m in ("numax", "pca", "gaussian"))
+    assert "(H1) measurement noise" in records["fig12_reasons"]["agreement"]
 
 
 def test_report_only_rebuilds_the_stored_report_and_runs_nothing():
