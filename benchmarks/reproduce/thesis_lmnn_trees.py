@@ -416,7 +416,7 @@ EXPERIMENTS = (
                full={"n": 1000, "leaf_size": 10, "separation": 4.0, "runs": 20, "seed": 0},
                quick={"n": 1000, "leaf_size": 10, "separation": 4.0, "runs": 2, "seed": 0}),
     Experiment("fig2_16", "Fig. 2.16 — speed-up of the active-hinge search by ball trees", fig2_16,
-               full={"n": 3000, "dims": [5, 10, 20, 40], "scales": [1.0, 10.0], "k": 3, "repeat": 2, "seed": 0},
+               full={"n": 7000, "dims": [5, 10, 20, 40], "scales": [1.0, 10.0], "k": 3, "repeat": 2, "seed": 0},
                quick={"n": 300, "dims": [5, 20], "scales": [1.0, 10.0], "k": 3, "repeat": 1, "seed": 0}),
     Experiment("fig2_17", "Fig. 2.17 — 3-NN error after reduction: PCA, LMNN (sq), LMNN (rec), with ball-tree speed-up",
                fig2_17, full={"mnist_train": 3000, "mnist_test": 1000, "input_dims": 40, "dims": [10, 15, 25],

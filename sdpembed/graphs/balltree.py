@@ -40,6 +40,7 @@ import numpy as np
 
 from .._validate import as_matrix, check_positive_int
 from .targets import (
+    _class_members,
     _hinge_inputs,
     _target_distances,
     _target_inputs,
@@ -54,14 +55,6 @@ _EPS = np.finfo(np.float64).eps
 
 #: Points per leaf of the trees (scikit-learn's default).
 LEAF_SIZE = 40
-
-
-def _class_members(labels: np.ndarray) -> list[np.ndarray]:
-    """The indices of each class's points, classes in sorted order."""
-    _, inverse = np.unique(labels, return_inverse=True)
-    order = np.argsort(inverse.ravel(), kind="stable")
-    counts = np.bincount(inverse.ravel())
-    return np.split(order, np.cumsum(counts)[:-1])
 
 
 def _concat_ragged(parts: np.ndarray, queries: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -145,12 +145,11 @@ def target_neighbors(X: np.ndarray, y: np.ndarray, k: int, *, block_size: int = 
     ndarray of int64, shape (n, k)
         Row i lists the target neighbours j ⇝ i, nearest first.
     """
-    X, k, classes, inverse = _target_inputs(X, y, k)
+    X, k, _, inverse = _target_inputs(X, y, k)
     n, d = X.shape
     block_size = check_positive_int(block_size, "block_size")
     out = np.empty((n, k), dtype=np.int64)
-    for c in range(classes.size):  # a loop over classes; every point of a class is vectorised
-        members = np.flatnonzero(inverse == c)
+    for members in _class_members(inverse):  # a loop over classes; every point of a class is vectorised
         Z = X[members] - X[members].mean(axis=0)
         sq = np.einsum("ij,ij->i", Z, Z)
         size = members.size
@@ -183,6 +182,15 @@ def _target_inputs(X: object, y: object, k: object) -> tuple[np.ndarray, int, np
             "member(s)"
         )
     return X, k, classes, inverse.ravel()
+
+
+def _class_members(labels: np.ndarray) -> list[np.ndarray]:
+    """The indices of each class's points, in increasing order, classes in sorted order (one sort for all
+    classes, not one scan of the labels per class)."""
+    _, inverse = np.unique(labels, return_inverse=True)
+    order = np.argsort(inverse.ravel(), kind="stable")
+    counts = np.bincount(inverse.ravel())
+    return np.split(order, np.cumsum(counts)[:-1])
 
 
 def nearest_candidates(A: np.ndarray, B: np.ndarray, r: np.ndarray, col: np.ndarray, k: int) -> np.ndarray:
@@ -237,11 +245,9 @@ def all_triplets(y: np.ndarray, targets: np.ndarray) -> np.ndarray:
     y = np.asarray(y)
     targets = np.asarray(targets, dtype=np.int64)
     n, k = targets.shape
-    classes, inverse = np.unique(y, return_inverse=True)
     parts = []
-    for c in range(classes.size):  # a loop over classes; the triplets of a class are one product
-        members = np.flatnonzero(inverse == c)
-        others = np.flatnonzero(inverse != c)
+    for members in _class_members(y):  # a loop over classes; the triplets of a class are one product
+        others = np.setdiff1d(np.arange(n), members, assume_unique=True)
         i = np.repeat(members, k * others.size)
         m = np.tile(np.repeat(np.arange(k), others.size), members.size)
         l = np.tile(others, members.size * k)

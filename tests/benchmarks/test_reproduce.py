@@ -1,6 +1,7 @@
 """The reproduction framework of issue 22 (benchmarks/reproduce): its pieces against independent computations."""
 
 import importlib
+import json
 
 import numpy as np
 import pytest
@@ -553,3 +554,56 @@ def test_thesis_paired_difference_and_standard_error():
     mean, se = thesis._paired(rows, "a", "b")
     d = np.array([0.5, 1.0, -0.5])
     assert mean == pytest.approx(d.mean()) and se == pytest.approx(d.std(ddof=1) / np.sqrt(3))
+
+
+def test_thesis_fig2_9_digits_sentence_follows_the_table2_1_record(tmp_path, monkeypatch):
+    thesis = load_reproduce("thesis_lmnn")
+    study = [{"lmnn_knn": 1.0, "passes_knn": {"1": 1.0, "2": 1.1}, "validated_knn": 1.0, "chosen": 1},
+             {"lmnn_knn": 2.0, "passes_knn": {"1": 2.0, "2": 2.1}, "validated_knn": 2.0, "chosen": 1}]
+    monkeypatch.setattr(thesis, "_digits_study", lambda settings: study)
+    config = {"splits": 2, "passes": [1, 2]}
+    png = tmp_path / "fig2_9_digits.png"
+    assert "Table 2.1 not run yet" in thesis.fig2_9_digits(config, png).agreement
+    summary = {m: {"test_knn": v} for m, v in (("PCA-LMNN", 0.8), ("MUL-LMNN", 1.096))}
+    (tmp_path / "table2_1.json").write_text(json.dumps({"rows": {"digits": {"summary": summary}}}))
+    sentence = thesis.fig2_9_digits(config, png).agreement
+    assert "Fig. 2.9's 1.37 (0.80 % → 1.10 %" in sentence and "1.20" not in sentence
+    assert "The hypothesis holds" in sentence                  # validated = one pass here: ratio 1.00
+
+
+def _brute_cluster_loss(X, targets, y, clusters, Ms, mu):
+    def d_hat(a, b):
+        return (X[a] - X[b]) @ Ms[clusters[b]] @ (X[a] - X[b])
+    loss = 0.0
+    for i in range(len(y)):
+        for j in targets[i]:
+            loss += (1.0 - mu) * d_hat(i, j)
+            for l in np.flatnonzero(y != y[i]):
+                loss += mu * max(0.0, 1.0 + d_hat(i, j) - d_hat(i, l))
+    return loss
+
+
+def test_thesis_cluster_metric_sdp_is_lmnn_multi_for_classes_and_lmnn_for_one_cluster():
+    from sdpembed import LMNN, MultiMetricLMNN
+    from sdpembed.graphs import all_triplets, target_neighbors
+
+    thesis = load_reproduce("thesis_lmnn")
+    rng = np.random.default_rng(5)
+    X, y = thesis.two_circles(9, (1.0, 1.3), 0.2, rng)
+    X += 0.05 * rng.standard_normal(X.shape)
+    targets = target_neighbors(X, y, 2)
+    clusters = rng.integers(0, 3, len(y))
+    Ms = np.stack([A @ A.T for A in rng.standard_normal((3, 2, 2))])
+    assert thesis.cluster_metric_loss(X, targets, all_triplets(y, targets), clusters, Ms, 0.5) == pytest.approx(
+        _brute_cluster_loss(X, targets, y, clusters, Ms, 0.5), rel=1e-12)
+    by_class = thesis.cluster_metric_lmnn(X, y, targets, y.astype(np.int64), 0.5)
+    multi = MultiMetricLMNN(2, 0.5).fit(X, y)
+    assert by_class["status"] == "optimal" and multi.result_.status == "optimal"
+    assert by_class["bound"] <= by_class["objective"]
+    assert by_class["objective"] == pytest.approx(float(multi.result_.objective), rel=1e-4, abs=1e-6)
+    one = thesis.cluster_metric_lmnn(X, y, targets, np.zeros(len(y), dtype=np.int64), 0.5)
+    single = LMNN(2, 0.5).fit(X, y)
+    assert one["status"] == "optimal" and one["objective"] == pytest.approx(float(single.result_.objective),
+                                                                             rel=1e-4, abs=1e-6)
+    three = thesis.cluster_metric_lmnn(X, y, targets, clusters, 0.5)     # clusters across the classes
+    assert three["status"] == "optimal" and three["bound"] <= three["objective"] <= one["objective"] + 1e-6

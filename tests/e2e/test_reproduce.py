@@ -170,3 +170,18 @@ def test_the_thesis_mvu_reason_tests_decide_from_their_own_numbers(tmp_path):
     ratios = [run["ratio"]["continuity"] for run in record["rows"]["runs"]]
     assert record["rows"]["stats"]["continuity"]["mean"] == pytest.approx(sum(ratios) / len(ratios))
     assert "noise hypothesis is" in record["agreement"]
+
+
+def test_the_thesis_fig2_10_multiple_metrics_run_quick(tmp_path):
+    argv = ["--paper", "thesis-lmnn", "--only", "fig2_10", "--quick", "--results", str(tmp_path / "results"),
+            "--report", str(tmp_path / "REPRODUCTION.md")]
+    assert load_script("reproduce").main(argv) == 0
+    out = tmp_path / "results" / "thesis-lmnn"
+    record = json.loads((out / "fig2_10.json").read_text())
+    assert (out / "fig2_10.png").read_bytes()[:4] == b"\x89PNG"
+    by_metrics = record["rows"]["by_metrics"]
+    assert list(by_metrics) == ["1", "2", "3", "6"] and all(r["status"] == "optimal" for r in by_metrics.values())
+    assert [sum(r["cluster_sizes"]) for r in by_metrics.values()] == [48] * 4
+    assert record["rows"]["euclidean"] == 100.0          # the layout: every nearest point is on the other circle
+    assert "second point's *cluster*" in record["departures"] and "Reading:" in record["agreement"]
+    assert "Fig. 2.10 (two concentric" not in (tmp_path / "REPRODUCTION.md").read_text()
