@@ -218,7 +218,8 @@ def hinge_ipm(
             break
         try:
             M, X, alpha, beta, xi, s = newton_step(system, C0, mu, M, X, alpha, beta, xi, s, nu, n_cone,
-                                                   iterative=max(pres, dres, gap) < _PCG_SWITCH)
+                                                   iterative=max(pres, dres, gap) < _PCG_SWITCH,
+                                                   accuracy=max(pres, dres, gap))
         except np.linalg.LinAlgError:
             stalled = True       # a factorisation failed at the boundary: keep the last iterate
             break

@@ -10,11 +10,12 @@ triplet: only a p × p matrix, p = d(d+1)/2 per metric, is solved,
 :class:`~sdpembed.solvers.lmnn.pair_system.PairSystem`). Small systems are factored. Large ones
 (T > 4p, one metric) are solved by PCG with the exact operator, preconditioned by H with float32
 rank-k updates in the early steps and, once residuals and gap are below 10⁻³, by the part of H from
-the 2p triplets of largest D_t (:func:`_newton_solver`), a few PCG iterations per solve. From
-p = 5,000 (d ≥ 100) no p × p matrix is formed at all (T·p² flops to form, p³/3 to factor and
-8p² bytes each: minutes a step and gigabytes at d = 164): PCG runs in the congruence that makes
+the 2p triplets of largest D_t, also in float32 (:func:`_newton_solver`), a few PCG iterations per
+solve. From p = 7,000 (d ≥ 118) no p × p matrix is formed at all (T·p² flops to form, p³/3 to factor
+and 8p² bytes each: minutes a step and gigabytes at d = 164): PCG runs in the congruence that makes
 the HKM term diagonal, preconditioned by the exact part of the triplets of largest D_t (Woodbury)
-plus the diagonal of the rest (:func:`_matrix_free_solver`).
+plus the diagonal of the rest (:func:`_matrix_free_solver`), to a relative residual tied to the
+interior point's progress (inexact Newton, :func:`newton_step`).
 
 References
 ----------
@@ -40,14 +41,22 @@ _PCG_TOL = 1e-9
 _PCG_MAXITER = 60
 
 #: svec dimension p from which single-metric Newton systems are solved matrix-free (:func:`_matrix_free_solver`):
-#: forming a p × p matrix costs T·p² flops and factoring it p³/3, minutes a step at d = 164 (p = 13,530).
-_MATRIX_FREE_FROM = 5000
+#: forming a p × p matrix costs T·p² flops and factoring it p³/3, minutes a step at d = 164 (p = 13,530). At
+#: d = 100 (p = 5,050, T = 3.3p) the formed matrix is the faster: an exact direction per step, where the
+#: matrix-free PCG reaches its iteration limit above tolerance and the interior point stalls (the working set's
+#: triplets all weigh more than the barrier term, so the Newton matrix is far from low rank plus diagonal).
+_MATRIX_FREE_FROM = 7000
 
 #: Iteration limit of the matrix-free PCG solves (their relative residual target is ``_PCG_TOL``).
 _MATRIX_FREE_MAXITER = 400
 
 #: Triplets of largest D_t whose part of the Newton matrix the matrix-free preconditioner holds exactly.
 _MATRIX_FREE_RANK = 1500
+
+#: Inexact Newton in the matrix-free solves: relative PCG residual ``_INEXACT_FACTOR`` times the interior point's
+#: worst relative measure (residuals, gap), at most ``_INEXACT_MAX`` and at least ``_PCG_TOL``.
+_INEXACT_FACTOR = 1e-2
+_INEXACT_MAX = 1e-4
 
 
 def _max_step_psd(S: np.ndarray, dS: np.ndarray) -> float:
@@ -84,7 +93,8 @@ def _newton_solver(system: PairSystem, D: np.ndarray, K: np.ndarray, *, iterativ
       (half the flops' time; PCG then needs 1–3 iterations to restore float64 accuracy);
     * late (``iterative``: the interior point's residuals and gap below 10⁻³, see
       :func:`~sdpembed.solvers.lmnn.hinge_ipm.hinge_ipm`): the Newton matrix of only the
-      ``_PCG_RATIO/2 · p`` triplets of largest D_t and the HKM term K. Late in the method the
+      ``_PCG_RATIO/2 · p`` triplets of largest D_t (rank-k updates in float32 as well) and the HKM
+      term K. Late in the method the
       triplets away from their margin have D_t → 0 (α_t → 0 with s_t > 0, or α_t → μ with
       ξ_t > 0), so the preconditioned matrix tends to I and PCG needs a few iterations.
 
@@ -101,7 +111,7 @@ def _newton_solver(system: PairSystem, D: np.ndarray, K: np.ndarray, *, iterativ
         return lambda r: scipy.linalg.cho_solve(factor, r, check_finite=False)
     if iterative:
         top = np.argpartition(-D, _PCG_RATIO * p // 2)[:_PCG_RATIO * p // 2]
-        precond = _cho_factor(system.gram_subset(D, np.sort(top)) + K)
+        precond = _cho_factor(system.gram_subset(D, np.sort(top), np.float32) + K)
     else:
         precond = _cho_factor(system.gram_subset(D, np.arange(D.size), np.float32) + K)
     state: dict = {}
@@ -123,7 +133,7 @@ def _newton_solver(system: PairSystem, D: np.ndarray, K: np.ndarray, *, iterativ
     return solve
 
 
-def _matrix_free_solver(system: PairSystem, D: np.ndarray, M: np.ndarray, X: np.ndarray):
+def _matrix_free_solver(system: PairSystem, D: np.ndarray, M: np.ndarray, X: np.ndarray, tol: float = _PCG_TOL):
     """A solver of the Newton system [𝒜*D𝒜 + M⁻¹ ⊛ X] v = r of one metric that never forms a p × p matrix.
 
     The HKM term is diagonalised by a congruence: with M = LLᵀ and LᵀXL = VΛVᵀ, Q = LV has
@@ -136,9 +146,10 @@ def _matrix_free_solver(system: PairSystem, D: np.ndarray, M: np.ndarray, X: np.
     flops) and the Jacobi preconditioner diag(𝒜̃*D𝒜̃) + (λ_i + λ_j)/2 (:meth:`PairSystem.diagonal`):
     exact for the barrier part, which the interior point makes dominant in the directions the working
     set does not pin down. Per Newton step: two d × d factorisations and one (n_pairs + T)·d² diagonal;
-    memory O((n_pairs + T)·d). If PCG stops at ``_MATRIX_FREE_MAXITER`` iterations above ``_PCG_TOL``
-    the direction is used as it is: the interior point recomputes its residuals exactly at every step
-    (an infeasible-start method), so an inexact direction costs steps, not correctness.
+    memory O((n_pairs + T)·d). PCG stops at the relative residual ``tol`` (inexact Newton: see
+    :func:`newton_step`) or after ``_MATRIX_FREE_MAXITER`` iterations, and the direction is used as it is:
+    the interior point recomputes its residuals exactly at every step (an infeasible-start method), so an
+    inexact direction costs steps, not correctness.
     """
     L = np.linalg.cholesky(M[0])
     S = L.T @ X[0] @ L
@@ -165,15 +176,16 @@ def _matrix_free_solver(system: PairSystem, D: np.ndarray, M: np.ndarray, X: np.
 
     def solve(r: np.ndarray) -> np.ndarray:
         R = system.smat(r)[0]
-        y, _ = _pcg(operator, system.svec((Q.T @ R @ Q)[None]), precondition, maxiter=_MATRIX_FREE_MAXITER)
+        y, _ = _pcg(operator, system.svec((Q.T @ R @ Q)[None]), precondition, maxiter=_MATRIX_FREE_MAXITER, tol=tol)
         return system.svec((Q @ system.smat(y)[0] @ Q.T)[None])
 
     return solve
 
 
-def _pcg(operator, r: np.ndarray, precondition, *, maxiter: int | None = None) -> tuple[np.ndarray, bool]:
-    """Preconditioned conjugate gradients for an SPD operator; (x, reached ``_PCG_TOL``) after at most
-    ``maxiter`` iterations (``_PCG_MAXITER`` by default)."""
+def _pcg(operator, r: np.ndarray, precondition, *, maxiter: int | None = None,
+         tol: float = _PCG_TOL) -> tuple[np.ndarray, bool]:
+    """Preconditioned conjugate gradients for an SPD operator; (x, reached the relative residual ``tol``) after
+    at most ``maxiter`` iterations (``_PCG_MAXITER`` by default)."""
     maxiter = _PCG_MAXITER if maxiter is None else maxiter
     x = precondition(r)
     res = r - operator(x)
@@ -184,7 +196,7 @@ def _pcg(operator, r: np.ndarray, precondition, *, maxiter: int | None = None) -
     direction = z.copy()
     rz = float(res @ z)
     for _ in range(maxiter):
-        if np.linalg.norm(res) <= _PCG_TOL * norm_r:
+        if np.linalg.norm(res) <= tol * norm_r:
             return x, True
         Ad = operator(direction)
         step = rz / float(direction @ Ad)
@@ -193,16 +205,20 @@ def _pcg(operator, r: np.ndarray, precondition, *, maxiter: int | None = None) -
         z = precondition(res)
         rz, rz_old = float(res @ z), rz
         direction = z + (rz / rz_old) * direction
-    return x, bool(np.linalg.norm(res) <= _PCG_TOL * norm_r)
+    return x, bool(np.linalg.norm(res) <= tol * norm_r)
 
 
 def newton_step(system: PairSystem, C0: np.ndarray, mu: float, M: np.ndarray, X: np.ndarray, alpha: np.ndarray,
                 beta: np.ndarray, xi: np.ndarray, s: np.ndarray, nu: float, n_cone: int,
-                iterative: bool = False) -> tuple[np.ndarray, ...]:
+                iterative: bool = False, accuracy: float = 0.0) -> tuple[np.ndarray, ...]:
     """One Mehrotra predictor–corrector step of :func:`~sdpembed.solvers.lmnn.hinge_ipm.hinge_ipm` (HKM
     direction) from the iterate (M, X, α, β, ξ, s) with mean complementarity ``nu`` over ``n_cone``
     cone dimensions; returns the next iterate in that order. ``iterative`` allows the late PCG
-    preconditioner (:func:`_newton_solver`). Raises ``LinAlgError`` when rounding leaves no interior step."""
+    preconditioner (:func:`_newton_solver`). ``accuracy``, the interior point's worst relative measure
+    (residuals, gap), sets the relative residual of the matrix-free solves (inexact Newton):
+    ``_INEXACT_FACTOR``·accuracy within [``_PCG_TOL``, ``_INEXACT_MAX``]; early steps, far from the
+    optimum, need no direction accurate to 10⁻⁹, and the PCG residual falls by about one decade per
+    fixed number of iterations. Raises ``LinAlgError`` when rounding leaves no interior step."""
     R1 = C0 + system.adjoint(alpha) - X
     R2 = mu - alpha - beta
     R3 = 1.0 + system.apply(M) + s - xi
@@ -210,7 +226,8 @@ def newton_step(system: PairSystem, C0: np.ndarray, mu: float, M: np.ndarray, X:
     Minv = Mc.transpose(0, 2, 1) @ Mc
     D = 1.0 / (xi / beta + s / alpha)
     if system.n_blocks == 1 and system.svec_dim >= _MATRIX_FREE_FROM:
-        solve = _matrix_free_solver(system, D, M, X)
+        solve = _matrix_free_solver(system, D, M, X,
+                                    tol=min(_INEXACT_MAX, max(_PCG_TOL, _INEXACT_FACTOR * accuracy)))
     else:
         solve = _newton_solver(system, D, system.skron(Minv, X), iterative=iterative, hkm=(Minv, X))
 

@@ -773,7 +773,7 @@ def test_matrix_free_newton_matches_the_formed_matrix(instances, optima, rank):
     try:
         newton._MATRIX_FREE_FROM, newton._MATRIX_FREE_RANK = 0, rank
         solver = newton._matrix_free_solver
-        newton._matrix_free_solver = lambda *args: calls.append(1) or solver(*args)
+        newton._matrix_free_solver = lambda *args, **options: calls.append(1) or solver(*args, **options)
         free = hinge_ipm(single_system(inst, all_triplets(inst.y, inst.targets)), C0, inst.mu)
         result = solve_lmnn_fast(inst)
     finally:
@@ -785,6 +785,89 @@ def test_matrix_free_newton_matches_the_formed_matrix(instances, optima, rank):
     assert result.status == "optimal" and result.relative_gap <= 1e-5
     assert result.objective == pytest.approx(optima["wine"], rel=1e-5)
     assert result.dual_bound <= optima["wine"] * (1 + 1e-9)
+
+
+def _random_newton_system(inst, seed=0):
+    """A working set of ``inst`` with positive weights D and an interior pair (M, X ≻ 0), the data of one
+    Newton system [𝒜*D𝒜 + M⁻¹ ⊛ X] v = r."""
+    rng = np.random.default_rng(seed)
+    system = single_system(inst, all_triplets(inst.y, inst.targets)[::40])
+    d = system.dim
+    A, B = rng.standard_normal((2, d, d))
+    M, X = (A @ A.T / d + 0.1 * np.eye(d))[None], (B @ B.T / d + 0.1 * np.eye(d))[None]
+    D = np.exp(rng.uniform(-3.0, 3.0, system.n_triplets))        # six decades, as late in the interior point
+    return system, D, M, X, rng.standard_normal(system.svec_dim)
+
+
+def _counting_pcg(newton, counts):
+    """newton._pcg that records how many operator products each solve used."""
+    pcg = newton._pcg
+
+    def counted(operator, r, precondition, **options):
+        used = [0]
+
+        def counted_operator(v):
+            used[0] += 1
+            return operator(v)
+        out = pcg(counted_operator, r, precondition, **options)
+        counts.append(used[0])
+        return out
+    return pcg, counted
+
+
+def test_matrix_free_preconditioner_is_exact_when_it_holds_every_triplet(instances):
+    """With every triplet in its exact (Woodbury) part, the matrix-free preconditioner is the inverse of the
+    Newton matrix in the congruent coordinates: PCG stops at its first residual check (one operator product),
+    and the direction is that of the formed matrix. With none (the diagonal only), PCG needs iterations — so
+    the count is a test of the preconditioner — and reaches the same direction."""
+    import scipy.linalg
+
+    import sdpembed.solvers.lmnn.newton as newton
+    system, D, M, X, r = _random_newton_system(instances["wine"])
+    Minv = np.linalg.inv(M)
+    exact = scipy.linalg.solve(system.gram(D) + system.skron(Minv, X), r, assume_a="pos")
+    saved_rank, counts = newton._MATRIX_FREE_RANK, []
+    saved_pcg, newton._pcg = _counting_pcg(newton, counts)
+    try:
+        newton._MATRIX_FREE_RANK = system.n_triplets
+        whole = newton._matrix_free_solver(system, D, M, X)(r)
+        newton._MATRIX_FREE_RANK = 0
+        diagonal = newton._matrix_free_solver(system, D, M, X)(r)
+    finally:
+        newton._MATRIX_FREE_RANK, newton._pcg = saved_rank, saved_pcg
+    np.testing.assert_allclose(whole, exact, rtol=1e-7, atol=1e-9 * np.abs(exact).max())
+    np.testing.assert_allclose(diagonal, exact, rtol=1e-5, atol=1e-7 * np.abs(exact).max())
+    assert counts[0] == 1
+    assert counts[1] > 5
+
+
+def test_matrix_free_solves_stop_at_the_inexact_newton_tolerance(instances):
+    """The matrix-free solve stops at the relative residual it is given (fewer PCG iterations for a looser
+    one, and an error of that order), and newton_step asks for _INEXACT_FACTOR times the interior point's
+    accuracy, clipped to [_PCG_TOL, _INEXACT_MAX]."""
+    import sdpembed.solvers.lmnn.newton as newton
+    system, D, M, X, r = _random_newton_system(instances["wine"], seed=1)
+    saved_rank, counts, tols = newton._MATRIX_FREE_RANK, [], []
+    saved_pcg, newton._pcg = _counting_pcg(newton, counts)
+    try:
+        newton._MATRIX_FREE_RANK = 0
+        tight = newton._matrix_free_solver(system, D, M, X)(r)
+        loose = newton._matrix_free_solver(system, D, M, X, tol=1e-3)(r)
+        solver, saved_from = newton._matrix_free_solver, newton._MATRIX_FREE_FROM
+        newton._MATRIX_FREE_FROM = 0
+        newton._matrix_free_solver = lambda *args, tol: tols.append(tol) or solver(*args, tol=tol)
+        inst = instances["wine"]
+        C0 = (1 - inst.mu) * np.asarray(inst.pull_matrix)[None]
+        sub = single_system(inst, all_triplets(inst.y, inst.targets)[::40])
+        hinge_ipm(sub, C0, inst.mu, max_iter=6)
+    finally:
+        newton._MATRIX_FREE_RANK, newton._pcg = saved_rank, saved_pcg
+        newton._matrix_free_solver, newton._MATRIX_FREE_FROM = solver, saved_from
+    assert counts[1] < counts[0]
+    error = np.linalg.norm(loose - tight) / np.linalg.norm(tight)
+    assert 1e-8 < error < 1e-1
+    assert tols[0] == newton._INEXACT_MAX and all(newton._PCG_TOL <= t <= newton._INEXACT_MAX for t in tols)
+    assert tols[-1] < tols[0]                       # tighter as the interior point converges
 
 
 def test_a_stopped_run_returns_the_better_of_its_iterate_and_its_start(instances, optima):
