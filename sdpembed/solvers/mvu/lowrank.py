@@ -32,13 +32,16 @@ equality and inequality variants σ starts at 10c/λ₂(L₁): their multipliers
 already stretches the edges by only about a tenth of D; a penalty of order one, blind to n,
 spends most of the run raising σ by L-BFGS solves. The inner solves are first L-BFGS (scipy),
 which finds the basin of the unfolded solution and, unlike Newton's method, is not drawn to
-saddle points; once the residual is below 1e-1 (1e-2 for slack and min_trace) the factor is
+saddle points; once the residual is below 0.3 (1e-2 for slack and min_trace) the factor is
 cut to its numerical rank plus two spare columns and the solves become damped semismooth Newton
 steps on f (where σ is raised unless the residual fell a hundredfold), whose generalised
 Hessian 2(L(z) − cI) ⊗ I_r + σJ_FᵀJ_F (J_F the Jacobian of
-the edges where Π_𝒴 is the identity) is sparse — factorised by SuperLU with a symmetric
-ordering, the translation term by Woodbury's identity — so the large σ that accurate
-multipliers need does not slow the inner solves as it slows L-BFGS.
+the edges where Π_𝒴 is the identity) is sparse — its structure (r × r blocks on the graph's
+pattern) and SuperLU's symmetric ordering are computed once per rank and only its values are
+refilled each step, the translation term by Woodbury's identity — so the large σ that accurate
+multipliers need does not slow the inner solves as it slows L-BFGS. Where that Hessian is
+indefinite, the shift λ of the damped step jumps to a Gershgorin bound that makes it definite
+(:func:`_minimise`), and the inner tolerance stops at the gradient's rounding floor.
 
 The certificate and the rank: at a minimiser of f whose Y has rank below r, the dual slack
 S = L(z) − cI is PSD on 1⊥ (a direction v in a null column of Y lowers f unless vᵀSv ≥ 0 [2]),
@@ -273,14 +276,15 @@ class _Lagrangian:
         grad = 2.0 * (self.Bt @ (z[:, None] * BY)) - 2.0 * self.c * Y + self.kappa * Y.sum(axis=0)
         return grad, BY, g, z
 
-    def _pattern(self, r):
+    def _pattern(self, r, position=None):
         """The CSC structure of the generalised Hessian at rank r, built once per rank: its nonzeros
         are the r × r blocks (i, i), (i, j), (j, i), (j, j) of every edge, so every Newton step only
-        refills the values (:meth:`newton_direction`). Returns the index of each block entry in the
-        CSC data, indices, indptr and the fill-reducing symmetric ordering (SuperLU's, computed on
-        the first factorisation and reused)."""
+        refills the values (:meth:`newton_direction`). ``position`` (unknown → row of the
+        symmetrically permuted matrix) is SuperLU's fill-reducing ordering, found at the first
+        factorisation of the rank and then applied to the structure itself, so that later steps
+        factorise in the natural order without recomputing it."""
         cached = self._patterns.get(r)
-        if cached is not None:
+        if cached is not None and (position is None or cached["position"] is position):
             return cached
         n, E = self.n, self.edges.shape[0]
         i, j = self.edges[:, 0], self.edges[:, 1]
@@ -290,11 +294,14 @@ class _Lagrangian:
         bj = np.concatenate([i, j, j, i, np.arange(n)])
         rows = (bi[:, None, None] * r + k[:, None]).repeat(r, axis=2).ravel()
         cols = (bj[:, None, None] * r + k[None, :]).repeat(r, axis=1).ravel()
+        if position is not None:
+            rows, cols = position[rows], position[cols]
         N = n * r
         key, where = np.unique(cols.astype(np.int64) * N + rows, return_inverse=True)
         indices = (key % N).astype(np.int32)
         indptr = np.searchsorted(key // N, np.arange(N + 1)).astype(np.int32)
         cached = {"where": where.ravel(), "indices": indices, "indptr": indptr, "nnz": key.size,
+                  "position": position,
                   "diagonal": np.arange(4 * E * r * r, (4 * E + n) * r * r)[np.tile(np.eye(r, dtype=bool).ravel(), n)]}
         self._patterns[r] = cached
         return cached
@@ -323,15 +330,29 @@ class _Lagrangian:
         A = sp.csc_matrix((data, pattern["indices"], pattern["indptr"]), shape=(n * r, n * r))
         # a symmetric ordering and diagonal pivots keep the fill of this symmetric system low; an
         # unstable factorisation shows as a direction that does not descend, and λ is raised
-        lu = splu(A, permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0, options={"SymmetricMode": True})
-        b = -grad.ravel()
-        x = lu.solve(b)
+        options = {"diag_pivot_thresh": 0.0, "options": {"SymmetricMode": True}}
+        if pattern["position"] is None:
+            lu = splu(A, permc_spec="MMD_AT_PLUS_A", **options)
+            position = lu.perm_c.copy()
+            self._pattern(r, position)
+        else:
+            position = pattern["position"]
+            lu = splu(A, permc_spec="NATURAL", **options)
+        # the right-hand side and the translation term's r columns (U: √κ·(1 ⊗ e_k)) in one solve
+        U = np.zeros((n * r, r + 1))
+        U[:, 0] = -grad.ravel()
+        k = np.arange(r)
+        U[(np.arange(n)[:, None] * r + k).ravel(), np.tile(k, n) + 1] = np.sqrt(self.kappa)
+        if pattern["position"] is None:
+            X = lu.solve(U)
+        else:
+            # the permuted system: row position[a] of it is row a of (H + λI)
+            Up = np.empty_like(U)
+            Up[position] = U
+            X = lu.solve(Up)[position]
+        x, AU = X[:, 0], X[:, 1:]
         if self.kappa > 0.0:
-            k = np.arange(r)
-            U = np.zeros((n * r, r))
-            U[(np.arange(n)[:, None] * r + k).ravel(), np.tile(k, n)] = np.sqrt(self.kappa)
-            AU = lu.solve(U)
-            x -= AU @ np.linalg.solve(np.eye(r) + U.T @ AU, U.T @ x)
+            x = x - AU @ np.linalg.solve(np.eye(r) + U[:, 1:].T @ AU, U[:, 1:].T @ x)
         return x.reshape(n, r)
 
 
@@ -384,7 +405,9 @@ def _minimise(lag: _Lagrangian, Y, y, sigma, tol, max_steps):
         else:
             return Y, steps, gmax
         Y, value = trial, new
-        lam = max(lam * 0.1, 1e-12) if t == 1.0 else lam * 10.0
+        # a full step lowers λ; a step cut below half raises it (by 3: ×10 made λ alternate about
+        # the right value, one rejected full step each time)
+        lam = max(lam * 0.1, 1e-12) if t == 1.0 else (lam * 3.0 if t < 0.5 else lam)
     return Y, steps, gmax
 
 
@@ -476,7 +499,7 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
     # the residual at which Newton takes over, and the fall of the residual below which an outer
     # iteration raises the penalty in the Newton phase (Newton meets a large penalty at little extra
     # cost; L-BFGS does not)
-    switch, newton_fall = (0.1, 0.01) if scaled_penalty else (0.01, 0.25)
+    switch, newton_fall = (0.3, 0.01) if scaled_penalty else (0.01, 0.25)
 
     status, message = "max_iterations", f"reached max_iter={max_iter} without meeting the tolerances"
     best_bound, best_y, best_score, best_Y = float("inf"), y, float("inf"), Y
