@@ -41,7 +41,7 @@ pattern) and SuperLU's symmetric ordering are computed once per rank and only it
 refilled each step, the translation term by Woodbury's identity — so the large σ that accurate
 multipliers need does not slow the inner solves as it slows L-BFGS. Where that Hessian is
 indefinite, the shift λ of the damped step jumps to a Gershgorin bound that makes it definite
-(:func:`_minimise`), and the inner tolerance stops at the gradient's rounding floor.
+(``_minimise``), and the inner tolerance stops at the gradient's rounding floor.
 
 The certificate and the rank: at a minimiser of f whose Y has rank below r, the dual slack
 S = L(z) − cI is PSD on 1⊥ (a direction v in a null column of Y lowers f unless vᵀSv ≥ 0 [2]),
