@@ -139,12 +139,13 @@ def _mvu_lowrank_memory(instance: Any) -> tuple[int, str]:
 
 
 #: From this many points on, the default method of the *inequality* variant is the low-rank solver:
-#: the crossover measured by ``benchmarks/mvu_lowrank.py`` (BENCHMARKS.md, "Exact MVU at scale"), CPU
-#: seconds in one run, one BLAS thread: n = 200 low rank 2.4 s, interior point 2.7 s; n = 400 low rank
-#: 4.4 s, the interior point's E × E Schur complement several times that. The other variants keep
-#: the interior point: the low-rank solver's Newton phase can stall at a rank-deficient saddle on
-#: equality and slack instances, where the interior point certifies.
-MVU_LOWRANK_FROM_N = 200
+#: the crossover measured by ``benchmarks/mvu_lowrank.py --sizes 200,100,150`` and ``--sizes
+#: 200,250,300,400`` (BENCHMARKS.md, "Exact MVU at scale"), CPU seconds in one run each, one BLAS
+#: thread, load 8-9: n = 100 low rank 0.7 s, interior point 0.6 s; n = 150 1.0 s against 1.2 s;
+#: n = 200 1.4 s against 3.3 s; n = 400 3.3 s against 23.6 s (the interior point's E × E Schur
+#: complement). The other variants keep the interior point: the low-rank solver's Newton phase can
+#: stall at a rank-deficient saddle on equality and slack instances, where the interior point certifies.
+MVU_LOWRANK_FROM_N = 150
 
 
 __all__ = ["ProblemSpec", "PROBLEMS", "get_problem", "method_options", "solve"]

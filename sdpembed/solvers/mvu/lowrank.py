@@ -32,13 +32,16 @@ equality and inequality variants σ starts at 10c/λ₂(L₁): their multipliers
 already stretches the edges by only about a tenth of D; a penalty of order one, blind to n,
 spends most of the run raising σ by L-BFGS solves. The inner solves are first L-BFGS (scipy),
 which finds the basin of the unfolded solution and, unlike Newton's method, is not drawn to
-saddle points; once the residual is below 1e-1 (1e-2 for slack and min_trace) the factor is
+saddle points; once the residual is below 0.3 (1e-2 for slack and min_trace) the factor is
 cut to its numerical rank plus two spare columns and the solves become damped semismooth Newton
 steps on f (where σ is raised unless the residual fell a hundredfold), whose generalised
 Hessian 2(L(z) − cI) ⊗ I_r + σJ_FᵀJ_F (J_F the Jacobian of
-the edges where Π_𝒴 is the identity) is sparse — factorised by SuperLU with a symmetric
-ordering, the translation term by Woodbury's identity — so the large σ that accurate
-multipliers need does not slow the inner solves as it slows L-BFGS.
+the edges where Π_𝒴 is the identity) is sparse — its structure (r × r blocks on the graph's
+pattern) and SuperLU's symmetric ordering are computed once per rank and only its values are
+refilled each step, the translation term by Woodbury's identity — so the large σ that accurate
+multipliers need does not slow the inner solves as it slows L-BFGS. Where that Hessian is
+indefinite, the shift λ of the damped step jumps to a Gershgorin bound that makes it definite
+(``_minimise``), and the inner tolerance stops at the gradient's rounding floor.
 
 The certificate and the rank: at a minimiser of f whose Y has rank below r, the dual slack
 S = L(z) − cI is PSD on 1⊥ (a direction v in a null column of Y lowers f unless vᵀSv ≥ 0 [2]),
@@ -245,8 +248,15 @@ class _Lagrangian:
     (κ/2)‖1ᵀY‖², κ = 2(c + 1)/n, which gives translations positive curvature (f itself is
     invariant to them only through the centring); at a centred Y it changes neither f nor ∇f."""
 
-    def __init__(self, B, Bt, D, c, variant, omega, n):
+    def __init__(self, B, Bt, D, c, variant, omega, n, edges):
         self.B, self.Bt, self.D, self.c, self.variant, self.omega, self.n = B, Bt, D, c, variant, omega, n
+        self.edges = np.asarray(edges)
+        self._patterns: dict[int, dict] = {}
+        absB = abs(B).T.tocsr()
+        self.node_sum = lambda w: float(np.max(absB @ w))
+        # the rounding floor of the gradient (_minimise): Σ_{e∋i} D_e^{3/2} and Σ_{e∋i} D_e^{1/2}
+        self.noise_weight = self.node_sum(np.abs(D) ** 1.5)
+        self.root_weight = self.node_sum(np.sqrt(np.abs(D)))
         self.kappa = 2.0 * (c + 1.0) / n
 
     def residual(self, Y):
@@ -266,37 +276,83 @@ class _Lagrangian:
         grad = 2.0 * (self.Bt @ (z[:, None] * BY)) - 2.0 * self.c * Y + self.kappa * Y.sum(axis=0)
         return grad, BY, g, z
 
+    def _pattern(self, r, position=None):
+        """The CSC structure of the generalised Hessian at rank r, built once per rank: its nonzeros
+        are the r × r blocks (i, i), (i, j), (j, i), (j, j) of every edge, so every Newton step only
+        refills the values (:meth:`newton_direction`). ``position`` (unknown → row of the
+        symmetrically permuted matrix) is SuperLU's fill-reducing ordering, found at the first
+        factorisation of the rank and then applied to the structure itself, so that later steps
+        factorise in the natural order without recomputing it."""
+        cached = self._patterns.get(r)
+        if cached is not None and (position is None or cached["position"] is position):
+            return cached
+        n, E = self.n, self.edges.shape[0]
+        i, j = self.edges[:, 0], self.edges[:, 1]
+        k = np.arange(r)
+        # block rows/columns: edges (i,i), (j,j), (i,j), (j,i), then each node's diagonal block
+        bi = np.concatenate([i, j, i, j, np.arange(n)])
+        bj = np.concatenate([i, j, j, i, np.arange(n)])
+        rows = (bi[:, None, None] * r + k[:, None]).repeat(r, axis=2).ravel()
+        cols = (bj[:, None, None] * r + k[None, :]).repeat(r, axis=1).ravel()
+        if position is not None:
+            rows, cols = position[rows], position[cols]
+        N = n * r
+        key, where = np.unique(cols.astype(np.int64) * N + rows, return_inverse=True)
+        indices = (key % N).astype(np.int32)
+        indptr = np.searchsorted(key // N, np.arange(N + 1)).astype(np.int32)
+        cached = {"where": where.ravel(), "indices": indices, "indptr": indptr, "nnz": key.size,
+                  "position": position,
+                  "diagonal": np.arange(4 * E * r * r, (4 * E + n) * r * r)[np.tile(np.eye(r, dtype=bool).ravel(), n)]}
+        self._patterns[r] = cached
+        return cached
+
     def newton_direction(self, Y, grad, BY, g, z, y, sigma, lam):
         """Solve (H + λI) d = −∇f for the generalised Hessian H = 2(L(z) − cI) ⊗ I_r + σ J_Fᵀ J_F
         + κ (11ᵀ) ⊗ I_r (F: the edges whose y + σg lies inside 𝒴, J_e(Δ) = 2(BY)_e·(BΔ)_e), the
-        sparse part by LU and the rank-r translation term by Woodbury's identity."""
+        sparse part by LU and the rank-r translation term by Woodbury's identity. Edge e adds the
+        block M_e = σ[e ∈ F]·4(BY)_e(BY)_eᵀ + 2z_e I_r at (i, i) and (j, j) and −M_e at (i, j) and
+        (j, i); the blocks are summed into the fixed structure of :meth:`_pattern`."""
         import scipy.sparse as sp
         from scipy.sparse.linalg import splu
 
         n, r = Y.shape
+        pattern = self._pattern(r)
         inside = _inside_box(self.variant, self.omega, y + sigma * g)
-        edges_i = self.B.indices[0::2][inside]
-        edges_j = self.B.indices[1::2][inside]
-        F = int(inside.sum())
-        BYf = BY[inside]
-        k = np.arange(r)
-        rows = np.repeat(np.arange(F), 2 * r)
-        cols = np.concatenate([edges_i[:, None] * r + k, edges_j[:, None] * r + k], axis=1).ravel()
-        vals = np.concatenate([2.0 * BYf, -2.0 * BYf], axis=1).ravel()
-        J = sp.csr_matrix((vals, (rows, cols)), shape=(F, n * r))
-        L = (self.Bt @ sp.diags(z) @ self.B).tocsr()
-        A = 2.0 * sp.kron(L, sp.identity(r, format="csr"), format="csc") + sigma * (J.T @ J)
-        A = A + sp.identity(n * r, format="csc") * (lam - 2.0 * self.c)
+        w = np.where(inside, 4.0 * sigma, 0.0)
+        M = (w[:, None, None] * BY[:, :, None]) * BY[:, None, :]
+        M[:, np.arange(r), np.arange(r)] += 2.0 * z[:, None]
+        blocks = np.zeros((4 * self.edges.shape[0] + n) * r * r)
+        flat = M.reshape(-1)
+        m = flat.size
+        blocks[:m], blocks[m:2 * m], blocks[2 * m:3 * m], blocks[3 * m:4 * m] = flat, flat, -flat, -flat
+        blocks[pattern["diagonal"]] = lam - 2.0 * self.c
+        data = np.bincount(pattern["where"], weights=blocks, minlength=pattern["nnz"])
+        A = sp.csc_matrix((data, pattern["indices"], pattern["indptr"]), shape=(n * r, n * r))
         # a symmetric ordering and diagonal pivots keep the fill of this symmetric system low; an
         # unstable factorisation shows as a direction that does not descend, and λ is raised
-        lu = splu(A.tocsc(), permc_spec="MMD_AT_PLUS_A", diag_pivot_thresh=0.0, options={"SymmetricMode": True})
-        b = -grad.ravel()
-        x = lu.solve(b)
+        options = {"diag_pivot_thresh": 0.0, "options": {"SymmetricMode": True}}
+        if pattern["position"] is None:
+            lu = splu(A, permc_spec="MMD_AT_PLUS_A", **options)
+            position = lu.perm_c.copy()
+            self._pattern(r, position)
+        else:
+            position = pattern["position"]
+            lu = splu(A, permc_spec="NATURAL", **options)
+        # the right-hand side and the translation term's r columns (U: √κ·(1 ⊗ e_k)) in one solve
+        U = np.zeros((n * r, r + 1))
+        U[:, 0] = -grad.ravel()
+        k = np.arange(r)
+        U[(np.arange(n)[:, None] * r + k).ravel(), np.tile(k, n) + 1] = np.sqrt(self.kappa)
+        if pattern["position"] is None:
+            X = lu.solve(U)
+        else:
+            # the permuted system: row position[a] of it is row a of (H + λI)
+            Up = np.empty_like(U)
+            Up[position] = U
+            X = lu.solve(Up)[position]
+        x, AU = X[:, 0], X[:, 1:]
         if self.kappa > 0.0:
-            U = np.zeros((n * r, r))
-            U[(np.arange(n)[:, None] * r + k).ravel(), np.tile(k, n)] = np.sqrt(self.kappa)
-            AU = lu.solve(U)
-            x -= AU @ np.linalg.solve(np.eye(r) + U.T @ AU, U.T @ x)
+            x = x - AU @ np.linalg.solve(np.eye(r) + U[:, 1:].T @ AU, U[:, 1:].T @ x)
         return x.reshape(n, r)
 
 
@@ -311,23 +367,32 @@ def _inside_box(variant: str, omega: float | None, u: np.ndarray) -> np.ndarray:
 
 def _minimise(lag: _Lagrangian, Y, y, sigma, tol, max_steps):
     """Minimise f over Y by damped semismooth Newton with an Armijo backtracking line search;
-    returns Y, the number of Newton steps and the final gradient's largest entry."""
+    returns Y, the number of Newton steps and the final gradient's largest entry.
+
+    The shift λ: when H + λI is indefinite (the direction does not descend), λ jumps to a shift
+    that makes it positive definite by Gershgorin's bound, H ⪰ −2(c + 2 max_i Σ_{e∋i} z_e⁻) I
+    (σJᵀJ and the translation term are PSD), instead of growing by factors with one
+    factorisation each. The tolerance is raised to the gradient's rounding floor: z = y + σg
+    carries an error of about ε·σ·D_e, which 2Bᵀ(z ∘ BY) spreads over each node's edges."""
     lam = 1e-10
     steps = 0
     value = lag.value(Y, y, sigma)
     gmax = np.inf
+    eps = np.finfo(float).eps
+    tol = max(tol, 16.0 * eps * (sigma * lag.noise_weight + float(np.max(np.abs(y))) * lag.root_weight))
     for steps in range(1, max_steps + 1):
         grad, BY, g, z = lag.gradient(Y, y, sigma)
         gmax = float(np.max(np.abs(grad)))
         if gmax <= tol:
             return Y, steps - 1, gmax
         scale = float(np.max(np.abs(z))) * 8.0 + 2.0 * abs(lag.c) + 1.0
-        for _ in range(12):
+        safe = 1.01 * (2.0 * abs(lag.c) + 4.0 * lag.node_sum(np.maximum(-z, 0.0))) + 1e-12 * scale
+        for attempt in range(12):
             d = lag.newton_direction(Y, grad, BY, g, z, y, sigma, lam * scale)
             slope = float(np.sum(grad * d))
             if slope < -1e-12 * np.linalg.norm(grad) * np.linalg.norm(d):
                 break
-            lam = max(lam * 100.0, 1e-8)
+            lam = max(lam * 100.0, 1e-8, safe / scale if attempt == 0 else 0.0)
         else:
             d, slope = -grad, -float(np.sum(grad * grad))
         t = 1.0
@@ -340,7 +405,9 @@ def _minimise(lag: _Lagrangian, Y, y, sigma, tol, max_steps):
         else:
             return Y, steps, gmax
         Y, value = trial, new
-        lam = max(lam * 0.1, 1e-12) if t == 1.0 else lam * 10.0
+        # a full step lowers λ; a step cut below half raises it (by 3: ×10 made λ alternate about
+        # the right value, one rejected full step each time)
+        lam = max(lam * 0.1, 1e-12) if t == 1.0 else (lam * 3.0 if t < 0.5 else lam)
     return Y, steps, gmax
 
 
@@ -395,7 +462,7 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
 
     B = incidence_matrix(n, edges)
     Bt = B.T.tocsr()
-    lag = _Lagrangian(B, Bt, D, c, variant, omega, n)
+    lag = _Lagrangian(B, Bt, D, c, variant, omega, n, edges)
 
     def violation_of(g):
         if variant == "inequality":
@@ -432,7 +499,7 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
     # the residual at which Newton takes over, and the fall of the residual below which an outer
     # iteration raises the penalty in the Newton phase (Newton meets a large penalty at little extra
     # cost; L-BFGS does not)
-    switch, newton_fall = (0.1, 0.01) if scaled_penalty else (0.01, 0.25)
+    switch, newton_fall = (0.3, 0.01) if scaled_penalty else (0.01, 0.25)
 
     status, message = "max_iterations", f"reached max_iter={max_iter} without meeting the tolerances"
     best_bound, best_y, best_score, best_Y = float("inf"), y, float("inf"), Y

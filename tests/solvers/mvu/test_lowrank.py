@@ -124,3 +124,80 @@ def test_a_gap_below_the_proofs_rounding_margin_is_reported_not_chased() -> None
     tight = solve_mvu_lowrank(path, gap_tol=0.3 * margin)
     assert tight.status == "inaccurate" and "rounding margin" in tight.message, tight.message
     assert tight.iterations < 20 and 0.0 <= tight.relative_gap <= 4.0 * margin
+
+
+@pytest.mark.parametrize("variant,omega", [("inequality", None), ("equality", None), ("slack", 0.9)])
+def test_newton_direction_from_the_refilled_structure_solves_the_generalised_hessian(variant, omega) -> None:
+    # the Hessian's structure and SuperLU's ordering are built once per rank and refilled: the
+    # direction must solve (H + λI) d = −∇f with H built from its definition, on the first
+    # (ordering-computing) and on later (natural-order, permuted) factorisations alike
+    import scipy.sparse as sp
+
+    from sdpembed.problems.mvu import incidence_matrix
+    from sdpembed.solvers.mvu.lowrank import _inside_box, _Lagrangian
+
+    inst = _tiny(2, variant, omega, n=30, k=4)
+    n, E, r = inst.n, inst.edges.shape[0], 3
+    B = incidence_matrix(n, inst.edges)
+    lag = _Lagrangian(B, B.T.tocsr(), inst.sqdist / inst.tau, inst.trace_weight, variant, omega, n, inst.edges)
+    rng = np.random.default_rng(0)
+    for sigma, lam in [(10.0, 3.0), (1e3, 0.5), (1e5, 5.0)]:
+        Y = rng.standard_normal((n, r))
+        Y -= Y.mean(axis=0)
+        y = rng.standard_normal(E) * (0.5 if variant == "slack" else 2.0)
+        grad, BY, g, z = lag.gradient(Y, y, sigma)
+        d = lag.newton_direction(Y, grad, BY, g, z, y, sigma, lam)
+        inside = _inside_box(variant, omega, y + sigma * g)
+        J = np.zeros((E, n * r))
+        for e, (i, j) in enumerate(inst.edges):
+            J[e, i * r:(i + 1) * r], J[e, j * r:(j + 1) * r] = 2.0 * BY[e], -2.0 * BY[e]
+        L = (B.T @ sp.diags(z) @ B).toarray()
+        H = (2.0 * np.kron(L - inst.trace_weight * np.eye(n), np.eye(r)) + sigma * J[inside].T @ J[inside]
+             + lag.kappa * np.kron(np.ones((n, n)), np.eye(r)) + lam * np.eye(n * r))
+        np.testing.assert_allclose(H @ d.ravel(), -grad.ravel(), atol=1e-8 * np.abs(grad).max() * max(1.0, sigma))
+    assert lag._patterns[r]["position"] is not None
+
+
+def test_inequality_n200_needs_few_newton_factorisations() -> None:
+    # the Newton phase's cost is its factorisations: an indefinite Hessian once cost up to six
+    # (λ raised a hundredfold each), the last outer iterations ran max_inner steps below the
+    # gradient's rounding floor, and the run took 285 on this instance
+    import scipy.sparse.linalg as sla
+
+    from sdpembed.graphs import neighborhood_graph
+
+    X, _ = swiss_roll(200, noise=0.05, random_state=0)
+    edges, D = neighborhood_graph(X, 5)
+    inst = MVUInstance(edges=edges, sqdist=D, n=200, variant="inequality")
+    calls = []
+    original = sla.splu
+
+    def counted(*args, **kwargs):
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    sla.splu = counted
+    try:
+        res = solve_mvu_lowrank(inst, gap_tol=1e-6)
+    finally:
+        sla.splu = original
+    assert res.status == "optimal" and 0.0 <= res.relative_gap <= 1e-6, res.message
+    assert len(calls) <= 180, len(calls)
+
+
+def test_corrupted_multipliers_do_not_prove_the_claimed_bound() -> None:
+    # the solve's multipliers prove its bound through verify; the same file with the multipliers
+    # permuted or half of them zeroed proves only a far weaker bound, and verification fails
+    X, _ = swiss_roll(60, noise=0.05, random_state=1)
+    inst = MVUInstance.from_points(X, 5, "inequality")
+    res = solve_mvu_lowrank(inst)
+    assert res.status == "optimal", res.message
+    arrays = get_problem("mvu").dual_from_result(inst, res)
+    assert verify_solution(inst, Solution(res.solution, res.dual_bound, arrays)).passed
+    y = arrays["dual_y"]
+    for corrupted in (np.random.default_rng(0).permutation(y), np.where(y > np.median(y), 0.0, y)):
+        bad = dict(arrays, dual_y=corrupted)
+        proved = get_problem("mvu").verified_bound(inst, bad, res.solution)
+        assert proved >= res.dual_bound * (1.0 + 1e-3)
+        cert = verify_solution(inst, Solution(res.solution, res.dual_bound, bad))
+        assert not cert.passed and any("verified dual bound" in reason for reason in cert.reasons), cert.reasons
