@@ -21,6 +21,12 @@ Two ways to apply K⁻¹ in the iterations:
   stop early. A run that goes on long enough turns the factor into the inverse
   (:meth:`CholeskySolve.inverse`): with the factor at hand that costs only ``potri``.
 
+When the next round keeps nearly all pairs (the late rounds of column generation), the factor is
+block-updated rather than refactorised (:func:`extend_factor`): the new pairs' rows are appended,
+and the dropped pairs stay in the factor as ghost rows that every solve steps around exactly. In
+the early rounds a third or more of the pairs change and the update would cost more than a fresh
+factor; :func:`extension_is_cheaper` decides.
+
 References
 ----------
 .. [1] C. Hegde, A. C. Sankaranarayanan, W. Yin and R. G. Baraniuk, "NuMax: A convex approach for
