@@ -58,6 +58,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy.linalg
@@ -109,6 +110,13 @@ class ADMMState:
     #: increasing indices into ``gram`` of the first secants of the next run (None: its leading
     #: rows, all of them); the restriction is made while the next run copies ``gram``
     gram_kept: np.ndarray | None = None
+    #: the Cholesky factor of I + 𝒜𝒜* a run ended with (a
+    #: :class:`~sdpembed.solvers.numax.least_squares.CholeskySolve` that holds its secants), if any
+    factor: Any = None
+    #: which of the secants ``factor`` solves for are the first ones of the next run (the rest
+    #: are appended): the next run block-updates the factor
+    #: (:func:`~sdpembed.solvers.numax.least_squares.extend_factor`) instead of refactorising
+    factor_kept: np.ndarray | None = None
 
 
 def _shrink_eigenvalues(M: np.ndarray, threshold: float) -> tuple[np.ndarray, int]:

@@ -257,7 +257,7 @@ def pair_trace_admm(
     r = op.dim
     geom = PairGeometry(op)
     announce_setup(verbose, S, r)
-    steps = LeastSquaresSteps(op, numerics.least_squares, warm_start)
+    steps = LeastSquaresSteps(op, numerics.least_squares, warm_start, basis)
     if warm_start is not None:
         L0, Lam0, omega, beta = warm_start_iterates(warm_start, basis, operator.dim, S)
         AL, A_Lam0 = op.apply(L0), op.apply(Lam0)
@@ -419,7 +419,7 @@ def pair_trace_admm(
     # the iterates, formed once, for a warm start; P and its certificate from the explicit secants
     Lam = geom.adjoint(z) + (a * Lam0 if (Lam0 is not None and a != 0.0) else 0.0)
     L = M.dense() - Lam
-    state = ADMMState(L, Lam, omega, control.beta, basis, steps.K_inv, steps.gram)
+    state = ADMMState(L, Lam, omega, control.beta, basis, steps.K_inv, steps.gram, factor=steps.cholesky)
     factor = factor_in_original_coordinates(U_P, s_P, basis)
     explicit = operator.explicit()
     B = explicit.V @ factor.T
@@ -444,5 +444,6 @@ def pair_trace_admm(
         iterations=control.iteration, start=start, history=control.traces(),
         extra={"y": y_feasible, "rank": rank, "state": state, "reduced_dim": r, "factor": factor,
                "values": values, "full_eigensolves": shrink.full_count, "partial_eigensolves": shrink.partial_count,
-               "double_precision_from": steps.doubled_at, "polished": bool(polish_note)},
+               "double_precision_from": steps.doubled_at, "polished": bool(polish_note),
+               "factor_extended": steps.extended},
     )

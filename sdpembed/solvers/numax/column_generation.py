@@ -211,7 +211,11 @@ class _NuMaxADMM:
         # 𝒜𝒜* of the kept pairs: restricted while the next run copies it (no copy here)
         gram_kept = None if prev.gram is None or keep.all() else np.flatnonzero(keep)
         omega = np.concatenate([prev.omega[keep], np.zeros(n_added)])
-        return ADMMState(prev.L, prev.Lam, omega, prev.beta, prev.basis, K_inv, prev.gram, gram_kept)
+        # the factor of I + 𝒜𝒜*, block-updated by the next run when that is cheaper (the kept pairs come
+        # first, in their order, then the new ones)
+        factor = getattr(prev, "factor", None) if K_inv is None else None
+        return ADMMState(prev.L, prev.Lam, omega, prev.beta, prev.basis, K_inv, prev.gram, gram_kept,
+                         factor=factor, factor_kept=None if factor is None else keep.copy())
 
 
 def run_column_generation(

@@ -21,6 +21,12 @@ Two ways to apply K⁻¹ in the iterations:
   stop early. A run that goes on long enough turns the factor into the inverse
   (:meth:`CholeskySolve.inverse`): with the factor at hand that costs only ``potri``.
 
+When the next round keeps nearly all pairs (the late rounds of column generation), the factor is
+block-updated rather than refactorised (:func:`extend_factor`): the new pairs' rows are appended,
+and the dropped pairs stay in the factor as ghost rows that every solve steps around exactly. In
+the early rounds a third or more of the pairs change and the update would cost more than a fresh
+factor; :func:`extension_is_cheaper` decides.
+
 References
 ----------
 .. [1] C. Hegde, A. C. Sankaranarayanan, W. Yin and R. G. Baraniuk, "NuMax: A convex approach for
@@ -40,7 +46,8 @@ from threadpoolctl import ThreadpoolController
 from ...problems.numax_operator import PairSecantOperator, SecantOperator
 
 __all__ = ["extend_gram", "gram_rows", "secant_cosines", "cheaper_from_points", "CholeskySolve", "cholesky_factor",
-           "inverse_from_cholesky", "factorisation_threads", "factorisation_thread_limit"]
+           "extend_factor", "extension_is_cheaper", "inverse_from_cholesky", "factorisation_threads",
+           "factorisation_thread_limit"]
 
 #: pairs whose points' norms exceed their length this many times: cosines from their secants
 #: (:func:`secant_cosines`), relative errors of the Gram route ≈ ε·SHORT_PAIR_RATIO² at most
@@ -273,14 +280,131 @@ class CholeskySolve:
         self.factor = cholesky_factor(K)
         self._trsv = scipy.linalg.blas.strsv if single else scipy.linalg.blas.dtrsv
 
+        #: secants (rows in the factor's order, any basis) of the factor's rows, for :func:`extend_factor`
+        self.secants: np.ndarray | None = None
+        #: positions in the factor of the secants solved for, in their order (None: all, in order)
+        self.live: np.ndarray | None = None
+        #: ghost rows (factor rows of dropped secants): their positions D, Z = K⁻¹E_D and the
+        #: Cholesky factor of H = Z_D = (K⁻¹)_DD, in double precision
+        self._ghosts: tuple[np.ndarray, np.ndarray, tuple] | None = None
+
+    @property
+    def n_ghosts(self) -> int:
+        """Rows of the factor that belong to no secant solved for (dropped ones, see :func:`extend_factor`)."""
+        return 0 if self._ghosts is None else self._ghosts[0].size
+
     def __call__(self, b: np.ndarray) -> np.ndarray:
         """c with (I + G) c = b (in double precision)."""
-        y = self._trsv(self.factor, np.asarray(b, dtype=self.dtype), lower=1)
-        return self._trsv(self.factor, y, lower=1, trans=1, overwrite_x=1).astype(np.float64, copy=False)
+        if self.live is None:
+            y = self._trsv(self.factor, np.asarray(b, dtype=self.dtype), lower=1)
+            return self._trsv(self.factor, y, lower=1, trans=1, overwrite_x=1).astype(np.float64, copy=False)
+        # K_WW c = b through the factor of K over W ∪ D: x = K⁻¹[b; 0], then x − Z H⁻¹ x_D has
+        # zeros on D, so its W part solves K_WW c = b
+        x = np.zeros(self.factor.shape[0], dtype=self.dtype)
+        x[self.live] = b
+        x = self._trsv(self.factor, x, lower=1, overwrite_x=1)
+        x = self._trsv(self.factor, x, lower=1, trans=1, overwrite_x=1).astype(np.float64)
+        if self._ghosts is not None:
+            positions, Z, H = self._ghosts
+            x -= Z @ scipy.linalg.cho_solve(H, x[positions], check_finite=False)
+        return x[self.live]
 
     def inverse(self) -> np.ndarray:
         """(I + G)⁻¹ from the factor (which is consumed: this object cannot solve afterwards)."""
         if self.dtype != np.float64:
             raise ValueError("the inverse is formed from a double-precision factor only")
         factor, self.factor = self.factor, None
-        return inverse_from_cholesky(factor)
+        full = inverse_from_cholesky(factor)
+        if self.live is None:
+            return full
+        inverse = full[np.ix_(self.live, self.live)]
+        if self._ghosts is not None:
+            # (K_WW)⁻¹ = (K⁻¹)_WW − (K⁻¹)_WD ((K⁻¹)_DD)⁻¹ (K⁻¹)_DW
+            positions, _, H = self._ghosts
+            Q = full[np.ix_(self.live, positions)]
+            inverse -= Q @ scipy.linalg.cho_solve(H, Q.T, check_finite=False)
+        return inverse
+
+
+def extend_factor(previous: CholeskySolve, kept: np.ndarray, added: np.ndarray) -> CholeskySolve:
+    """The Cholesky factor of I + 𝒜𝒜* for the secants ``previous`` solved for that are ``kept``, then
+    ``added`` ones, from ``previous``'s factor: a block update, no refactorisation.
+
+    The factor of the m secants of ``previous`` (its rows in its own order) is extended by the k
+    added secants, L⁺ = [[L, 0], [B, C]] with B = A₂₁L⁻ᵀ and C = chol(A₂₂ − BBᵀ) (A the new rows of
+    I + 𝒜𝒜*), O(m²k + mk² + k³) instead of O((m + k)³). Dropped secants stay in the factor as ghost
+    rows D: with K the matrix over all its rows and Z = K⁻¹E_D (E_D the columns of the identity at
+    D), the solution x = K⁻¹[b; 0] corrected to x − Z (Z_D)⁻¹ x_D vanishes on D, so its other
+    entries solve the restricted system exactly; O(m²|D|) once and O(m|D|) a solve.
+
+    Parameters
+    ----------
+    previous : CholeskySolve
+        A factor with its ``secants`` (rows in the factor's order).
+    kept : ndarray of bool
+        Which of the secants ``previous`` solves for (in their order) are kept.
+    added : ndarray of shape (k, r)
+        The new secants, in the basis of ``previous.secants``.
+
+    Returns
+    -------
+    CholeskySolve
+        Solves for the kept secants (in their order), then the added ones; its factor has
+        m + k rows, those of the dropped secants as ghosts.
+    """
+    L, dtype = previous.factor, previous.dtype
+    m, k = L.shape[0], added.shape[0]
+    live_before = np.arange(m) if previous.live is None else previous.live
+    kept = np.asarray(kept, dtype=bool)
+    secants = previous.secants if k == 0 else np.concatenate([previous.secants, added])
+    factor = L
+    if k:
+        cross = added @ secants.T
+        cross *= cross                                          # rows of 𝒜𝒜* of the added secants
+        cross[:, m:][np.diag_indices(k)] += 1.0
+        cross = cross.astype(dtype)
+        trsm = scipy.linalg.blas.strsm if dtype == np.float32 else scipy.linalg.blas.dtrsm
+        syrk = scipy.linalg.blas.ssyrk if dtype == np.float32 else scipy.linalg.blas.dsyrk
+        with factorisation_thread_limit(m + k):
+            B = trsm(1.0, L, cross[:, :m], side=1, lower=1, trans_a=1)          # A₂₁ L⁻ᵀ
+            C = syrk(-1.0, B, beta=1.0, c=np.asfortranarray(cross[:, m:]), lower=1)   # A₂₂ − BBᵀ (lower)
+        factor = np.zeros((m + k, m + k), dtype=dtype, order="F")
+        factor[:m, :m] = L
+        factor[m:, :m] = B
+        factor[m:, m:] = cholesky_factor(C)
+    out = CholeskySolve.__new__(CholeskySolve)
+    out.dtype, out.factor, out._trsv = dtype, factor, previous._trsv
+    out.secants = secants
+    out.live = np.concatenate([live_before[kept], np.arange(m, m + k)])
+    ghosts = np.setdiff1d(np.arange(m + k), out.live, assume_unique=True)
+    out._ghosts = None
+    if ghosts.size:
+        E = np.zeros((m + k, ghosts.size), dtype=dtype, order="F")
+        E[ghosts, np.arange(ghosts.size)] = 1.0
+        trsm = scipy.linalg.blas.strsm if dtype == np.float32 else scipy.linalg.blas.dtrsm
+        with factorisation_thread_limit(m + k):
+            Z = trsm(1.0, factor, E, lower=1, overwrite_b=1)                       # L⁻¹ E_D
+            Z = trsm(1.0, factor, Z, lower=1, trans_a=1, overwrite_b=1)            # L⁻ᵀ L⁻¹ E_D
+        Z = Z.astype(np.float64)
+        H = 0.5 * (Z[ghosts] + Z[ghosts].T)
+        out._ghosts = (ghosts, Z, scipy.linalg.cho_factor(H, lower=True, check_finite=False))
+    return out
+
+
+def extension_is_cheaper(previous: CholeskySolve, n_kept: int, n_added: int, n_points: int, dim: int,
+                         iterations: int = 50) -> bool:
+    """Whether :func:`extend_factor` costs at most half the floating-point operations of a fresh
+    factor of n_kept + n_added secants (𝒜𝒜* from the Gram matrix of ``n_points`` points in ``dim``
+    dimensions, then ``potrf``), counting ``iterations`` solves with the ghost rows — and leaves at
+    most one ghost row per 20 secants: the ghosts' products are bound by memory, not by flops, and
+    they pile up over the rounds (a refactorisation clears them)."""
+    m, k = float(previous.factor.shape[0]), float(n_added)
+    live_before = m - previous.n_ghosts
+    size, ghosts = float(n_kept + n_added), previous.n_ghosts + live_before - n_kept
+    if ghosts > size / 20:
+        return False
+    total = m + k
+    extend = m * m * k + m * k * k + k**3 / 3.0 + 2.0 * k * total * dim
+    extend += 2.0 * total * total * ghosts + iterations * (2.0 * (total**2 - size**2) + 4.0 * total * ghosts)
+    fresh = size**3 / 3.0 + 2.0 * n_points**2 * dim + 4.0 * size * size
+    return extend < 0.5 * fresh

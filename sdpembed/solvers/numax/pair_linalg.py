@@ -31,7 +31,14 @@ import scipy.sparse
 from ...problems.numax_certificate import dual_objective, signed_multipliers
 from ...problems.numax_operator import PairSecantOperator
 from .admm import ADMMState, least_squares_inverse, symmetric_matvec
-from .least_squares import CholeskySolve, cheaper_from_points, extend_gram, gram_rows
+from .least_squares import (
+    CholeskySolve,
+    cheaper_from_points,
+    extend_factor,
+    extend_gram,
+    extension_is_cheaper,
+    gram_rows,
+)
 
 __all__ = [
     "ImplicitMatrix",
@@ -242,24 +249,31 @@ class LeastSquaresSteps:
     * ``"inverse"``, ``"cholesky"``, ``"cholesky-single"``: that means throughout.
     """
 
-    def __init__(self, op: PairSecantOperator, mode: str, warm_start: ADMMState | None) -> None:
+    def __init__(self, op: PairSecantOperator, mode: str, warm_start: ADMMState | None,
+                 basis: np.ndarray | None = None) -> None:
         self.op, self.period = op, max(50, op.n_constraints // 25)
         known_inverse = None if warm_start is None else warm_start.K_inv
         single = mode in ("mixed", "cholesky-single")
-        # 𝒜𝒜* from the points costs less than reusing the warm start's: then it is computed afresh and
-        # factorised in place (no S × S copy, none kept for the next run)
+        self.K_inv: np.ndarray | None = None
+        self.refinable = mode == "mixed"              # still in single precision, with double to come
+        self.doubled_at: int | None = None            # iteration at which "mixed" went to double precision
+        self.next_switch = self.period if mode in ("auto", "mixed") else 0
+        self.extended = False                         # whether the factor is a block update of the warm start's
         self.fresh = cheaper_from_points(op)
+        self.cholesky: CholeskySolve | None = None
+        if mode != "inverse" and not (mode == "auto" and known_inverse is not None):
+            self.cholesky = self._extended(warm_start, np.float32 if single else np.float64, basis)
+            if self.cholesky is not None:
+                self.gram, self.extended = None, True
+                return
+        # 𝒜𝒜* from the points costs less than reusing the warm start's (self.fresh): then it is computed
+        # afresh and factorised in place (no S × S copy, none kept for the next run)
         self.gram = (gram_rows(op, 0, np.float32 if single else np.float64) if self.fresh else
                      extend_gram(op, None if warm_start is None else warm_start.gram,
                                  np.float32 if single else np.float64,
                                  kept=None if warm_start is None else warm_start.gram_kept))
-        self.K_inv: np.ndarray | None = None
-        self.cholesky: CholeskySolve | None = None
-        self.refinable = mode == "mixed"              # still in single precision, with double to come
-        self.doubled_at: int | None = None            # iteration at which "mixed" went to double precision
         # "auto": the factor is inverted once the extra cost of its triangular solves (≈ one symv
         # each) has added up to that of potri (≈ S³ flops against 2S² a solve)
-        self.next_switch = self.period if mode in ("auto", "mixed") else 0
         if mode == "inverse" or (mode == "auto" and known_inverse is not None):
             self.K_inv, self.next_switch = least_squares_inverse(op, known_inverse, self.gram), 0
         else:
@@ -268,9 +282,32 @@ class LeastSquaresSteps:
     def _factorise(self, single: bool) -> CholeskySolve:
         """The Cholesky factor of I + 𝒜𝒜*; in place when 𝒜𝒜* was computed afresh (then not kept)."""
         cholesky = CholeskySolve(self.gram, single=single, overwrite=self.fresh)
+        cholesky.secants = self.op.V
         if self.fresh:
             self.gram = None
         return cholesky
+
+    def _extended(self, warm_start: ADMMState | None, dtype, basis: np.ndarray | None) -> CholeskySolve | None:
+        """The warm start's factor, block-updated to these pairs (:func:`extend_factor`), when it is
+        of the precision asked, in the same basis, of the same first pairs and cheaper than a fresh one."""
+        previous = None if warm_start is None else warm_start.factor
+        kept = None if warm_start is None else warm_start.factor_kept
+        if previous is None or kept is None or previous.factor is None or previous.dtype != dtype:
+            return None
+        if not (warm_start.basis is basis or (basis is not None and warm_start.basis is not None
+                                              and np.array_equal(warm_start.basis, basis))):
+            return None
+        n_kept, S = int(np.count_nonzero(kept)), self.op.n_constraints
+        live = np.arange(previous.factor.shape[0]) if previous.live is None else previous.live
+        if kept.size != live.size or n_kept > S or previous.secants is None:
+            return None
+        if not extension_is_cheaper(previous, n_kept, S - n_kept, self.op.points.shape[0], self.op.dim):
+            return None
+        # a warm start from other secants is never trusted blindly: a sample of the kept rows
+        sample = np.unique(np.random.default_rng(n_kept).integers(0, max(n_kept, 1), 64)) if n_kept else []
+        if n_kept and not np.allclose(previous.secants[live[kept][sample]], self.op.V[sample], rtol=0.0, atol=1e-12):
+            return None
+        return extend_factor(previous, kept, self.op.V[n_kept:])
 
     def __call__(self, rhs: np.ndarray, iteration: int) -> np.ndarray:
         if iteration == self.next_switch:

@@ -1,0 +1,121 @@
+"""Block updates of the Cholesky factor of I + 𝒜𝒜* across column-generation rounds
+(:func:`sdpembed.solvers.numax.least_squares.extend_factor`) against fresh factorisations."""
+
+import numpy as np
+import pytest
+
+from sdpembed.problems.numax_operator import PairSecantOperator
+from sdpembed.secants import pair_count, pairs_from_linear_index
+from sdpembed.solvers.numax import pair_linalg
+from sdpembed.solvers.numax.admm import ADMMState
+from sdpembed.solvers.numax.column_generation import column_generation
+from sdpembed.solvers.numax.least_squares import CholeskySolve, extend_factor, extension_is_cheaper
+from sdpembed.solvers.numax.pair_linalg import LeastSquaresSteps
+
+from ...conftest import digits_points
+
+
+def _unit_rows(rng, n, r):
+    V = rng.standard_normal((n, r))
+    return V / np.linalg.norm(V, axis=1)[:, None]
+
+
+def _K(V):
+    G = V @ V.T
+    return np.eye(V.shape[0]) + G * G
+
+
+def _fresh(V, single=False):
+    out = CholeskySolve((V @ V.T) ** 2, single=single)
+    out.secants = V
+    return out
+
+
+@pytest.mark.parametrize("single, rtol", [(False, 1e-12), (True, 1e-5)])
+def test_appended_rows_give_the_fresh_factor(single, rtol):
+    rng = np.random.default_rng(0)
+    V = _unit_rows(rng, 260, 25)
+    head = _fresh(V[:200], single)
+    grown = extend_factor(head, np.ones(200, bool), V[200:])
+    assert grown.n_ghosts == 0
+    np.testing.assert_array_equal(grown.live, np.arange(260))
+    reference = np.linalg.cholesky(_K(V))
+    np.testing.assert_allclose(np.tril(grown.factor), reference, rtol=0, atol=rtol * np.abs(reference).max())
+
+
+@pytest.mark.parametrize("single, rtol", [(False, 1e-11), (True, 1e-5)])
+def test_drops_and_additions_over_rounds_solve_the_restricted_system(single, rtol):
+    rng = np.random.default_rng(1)
+    current = _unit_rows(rng, 150, 20)
+    solver = _fresh(current, single)
+    # rounds that drop pairs (also none, and every pair but one) and add some (also none)
+    for drop_share, n_added in ((0.1, 30), (0.0, 0), (0.2, 0), (0.05, 40), (0.99, 10)):
+        kept = rng.random(current.shape[0]) >= drop_share
+        kept[0] = True
+        added = _unit_rows(rng, n_added, 20)
+        solver = extend_factor(solver, kept, added)
+        current = np.concatenate([current[kept], added])
+        K = _K(current)
+        b = rng.standard_normal(current.shape[0])
+        c = solver(b)
+        np.testing.assert_allclose(K @ c, b, rtol=0, atol=rtol * np.abs(b).max())
+        np.testing.assert_allclose(c, _fresh(current, single)(b), rtol=0, atol=rtol * np.abs(c).max())
+        assert solver.factor.shape[0] == current.shape[0] + solver.n_ghosts
+    if not single:
+        np.testing.assert_allclose(solver.inverse(), np.linalg.inv(K), rtol=0, atol=1e-11)
+
+
+def test_ghost_rows_make_the_extension_costlier():
+    rng = np.random.default_rng(2)
+    previous = _fresh(_unit_rows(rng, 400, 30))
+    few_dropped = np.ones(400, bool)
+    few_dropped[:5] = False
+    many_dropped = np.ones(400, bool)
+    many_dropped[:100] = False
+    assert extension_is_cheaper(previous, 395, 5, 60, 30)
+    assert not extension_is_cheaper(previous, 300, 5, 60, 30)              # 100 ghosts of 305 secants
+    assert not extension_is_cheaper(previous, 400, 400, 60, 30)            # doubling: refactorise
+
+
+def _pairs(X, index):
+    return PairSecantOperator(X, *pairs_from_linear_index(index, X.shape[0]))
+
+
+@pytest.mark.parametrize("mode, rtol", [("cholesky", 1e-10), ("cholesky-single", 1e-4), ("mixed", 1e-4)])
+def test_least_squares_steps_extend_the_warm_start_factor(mode, rtol):
+    X = digits_points(60)
+    index = np.random.default_rng(3).choice(pair_count(60), size=700, replace=False)
+    first = LeastSquaresSteps(_pairs(X, index[:600]), mode, None)
+    assert not first.extended
+    kept = np.ones(600, bool)
+    kept[[3, 50, 400]] = False
+    state = ADMMState(None, None, None, 1.0, None, factor=first.cholesky, factor_kept=kept)
+    op = _pairs(X, np.concatenate([index[:600][kept], index[600:]]))
+    steps = LeastSquaresSteps(op, mode, state)
+    assert steps.extended and steps.cholesky.n_ghosts == 3
+    V = op.explicit().V
+    rhs = np.random.default_rng(4).standard_normal(op.n_constraints)
+    np.testing.assert_allclose(_K(V) @ steps(rhs, 1), rhs, rtol=0, atol=rtol * np.abs(rhs).max())
+    # a factor of other pairs is refused (a spot check of the kept secants): a fresh factor instead
+    other = _pairs(X, np.concatenate([index[100:700][kept], index[:100]]))
+    refused = LeastSquaresSteps(other, mode, state)
+    assert not refused.extended
+    V = other.explicit().V
+    np.testing.assert_allclose(_K(V) @ refused(rhs, 1), rhs, rtol=0, atol=rtol * np.abs(rhs).max())
+
+
+def test_column_generation_reaches_the_same_optimum_with_and_without_block_updates(monkeypatch):
+    X = digits_points(60)
+    kwargs = dict(initial_pairs=200, max_add=150, random_state=0)
+    bounds = lambda i, j: (np.full(i.shape, 0.8), np.full(i.shape, 1.2))   # noqa: E731
+    calls = []
+    monkeypatch.setattr(pair_linalg, "extend_factor", lambda *a: calls.append(1) or extend_factor(*a))
+    monkeypatch.setattr(pair_linalg, "extension_is_cheaper", lambda *a, **k: False)
+    fresh = column_generation(X, bounds, **kwargs)
+    assert not calls
+    monkeypatch.setattr(pair_linalg, "extension_is_cheaper", lambda *a, **k: True)
+    extended = column_generation(X, bounds, **kwargs)
+    assert len(calls) >= 2
+    assert fresh.status == extended.status == "optimal"
+    assert extended.relative_gap <= 1e-5 and extended.max_violation <= 1e-6
+    assert extended.objective == pytest.approx(fresh.objective, rel=1e-6)
