@@ -77,7 +77,8 @@ def scale(data: dict[str, dict]) -> str:
              num(r["peak_memory_gb"], 2, style="f") + ("" if r["peak_memory_exact"] else " (process)"),
              "–".join(num(v, 1, style="f") for v in r["load_average"])) for r in doc["scale"]["rows"]]
     return f"""
-**Scale: up to all 10,000 test images.** {run_line(stamp_of(doc, 'scale'))} {doc['scale']['setup']}.
+**Scale (part e; all 10,000 test images with `--sizes 10000`).** {run_line(stamp_of(doc, 'scale'))}
+{doc['scale']['setup']}.
 Each run certified by a clean scan of all pairs (gap, worst violation over every pair); peak: the
 resident-memory high-water mark of the run (GB); load: the 1-minute load average before and after
 the run (other processes shared the two cores, so wall time exceeds CPU time).
