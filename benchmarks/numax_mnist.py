@@ -22,13 +22,23 @@ Part (c) — NuMax Table 1 analogue. A seeded permutation of the 10,000 20×20 t
 on all training pairs, and the 1-NN test error after NuMax, PCA and a Gaussian map with
 M = rank of the NuMax solution.
 
+Part (e) — scale. NuMax-CG at δ = ``--scale-delta`` (0.1) on the first n images of a seeded
+permutation of the 28×28 test set for each n of ``--sizes`` (all 10,000 images: 4.99·10⁷ pairs),
+then NuMax-Class (7) on the largest n with the images' labels: status, CPU and wall time, rank,
+rounds, working and active pairs, certified gap, worst violation over all pairs, and the peak
+resident memory of each run (the kernel's high-water mark, reset before the run where Linux
+allows it; else the process's peak so far).
+
     python benchmarks/numax_mnist.py [--parts abc] [--n-points 800] [--n-train 500] [--json PATH]
+    python benchmarks/numax_mnist.py --parts e --sizes 2000,10000 --json results/numax_mnist_10000.json
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import resource
 import time
 from pathlib import Path
 
@@ -36,7 +46,7 @@ import numpy as np
 import report
 from sklearn.neighbors import KNeighborsClassifier
 
-from sdpembed import NuMaxInstance, solve
+from sdpembed import NuMaxClassInstance, NuMaxInstance, solve
 from sdpembed._progress import track
 from sdpembed.datasets import load_mnist
 from sdpembed.linear import embedding_from_psd, gaussian_projection, pca_projection
@@ -82,12 +92,71 @@ def dimension_by_bisection(make_map, X: np.ndarray, delta: float, squared: bool 
     return lo
 
 
-def active_count(result, X: np.ndarray, delta: float) -> int:
-    """Working pairs within 1e-4 of a bound at the solution."""
+def active_count(result, X: np.ndarray, delta: float, bounds=None) -> int:
+    """Working pairs within 1e-4 of a bound at the solution (bounds 1 ∓ δ, or ``bounds(i, j)``)."""
     pairs = result.extra["pairs"]
     D = X[pairs[:, 0]] - X[pairs[:, 1]]
     values = np.einsum("ij,ij->i", D @ result.solution, D) / np.einsum("ij,ij->i", D, D)
-    return int(np.sum(np.abs(np.abs(values - 1.0) - delta) <= 1e-4))
+    if bounds is None:
+        return int(np.sum(np.abs(np.abs(values - 1.0) - delta) <= 1e-4))
+    lo, hi = bounds(pairs[:, 0], pairs[:, 1])
+    return int(np.sum(np.minimum(values - lo, hi - values) <= 1e-4))
+
+
+def reset_peak_memory() -> bool:
+    """Reset the kernel's resident-memory high-water mark of this process (Linux ≥ 4.0); False if not possible."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:
+        return False
+    return True
+
+
+def peak_memory_gb() -> float:
+    """Peak resident memory of this process in GB (10⁹ bytes): VmHWM, else ru_maxrss."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024 / 1e9
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e9
+
+
+def part_e(sizes: list[int], delta: float, seed: int, with_class: bool = True) -> dict:
+    X_all, y_all = load_mnist(size=28)
+    order = np.random.default_rng(seed).permutation(len(y_all))
+    setup = (f"the first n images of a seeded permutation (seed {seed}) of the 10,000 MNIST test images "
+             f"(28x28, N = 784), delta = {delta}; all n(n-1)/2 pairs; one process, peak resident memory per run")
+    print("(e) scale:", setup, flush=True)
+    runs = [("NuMax", n) for n in sizes] + ([("NuMax-Class", max(sizes))] if with_class else [])
+    rows = []
+    for name, n in runs:
+        X, y = X_all[order[:n]], y_all[order[:n]]
+        instance = (NuMaxInstance(delta=delta, X=X) if name == "NuMax"
+                    else NuMaxClassInstance(delta=delta, X=X, y=y))
+        exact_peak = reset_peak_memory()
+        load_before = os.getloadavg()[0]
+        cpu = time.process_time()
+        result = solve(instance, random_state=seed, verbose=True)
+        cpu = time.process_time() - cpu
+        row = {
+            "problem": name, "n_points": n, "n_pairs": pair_count(n), "delta": delta, "status": result.status,
+            "rank": int(result.extra["rank"]), "time_s": result.wall_time, "cpu_s": cpu,
+            "objective": result.objective, "relative_gap": result.relative_gap,
+            "max_violation": result.max_violation, "rounds": int(result.extra["rounds"]),
+            "working_pairs": int(len(result.extra["pairs"])),
+            "active_pairs": active_count(result, X, delta, instance.bounds_of_pairs),
+            "peak_memory_gb": peak_memory_gb(), "peak_memory_exact": exact_peak,
+            "load_average": [load_before, os.getloadavg()[0]],
+        }
+        rows.append(row)
+        print(f"  {name:<11} n {n:6d}  {row['status']:<9} rank {row['rank']:4d}  CPU {cpu:7.1f}s  "
+              f"wall {row['time_s']:7.1f}s  rounds {row['rounds']}  working {row['working_pairs']}  "
+              f"active {row['active_pairs']}  gap {row['relative_gap']:.1e}  violation {row['max_violation']:.1e}  "
+              f"peak {row['peak_memory_gb']:.2f} GB  load {row['load_average'][0]:.1f}-{row['load_average'][1]:.1f}",
+              flush=True)
+    return {"setup": setup, "rows": rows}
 
 
 def baseline_dimensions(n_points: int, seed: int, deltas: tuple[float, ...]) -> dict:
@@ -206,7 +275,8 @@ def part_c(n_train: int, n_test: int, seed: int) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--parts", default="abcd",
-                        help="which parts to run: a (Table 3 NuMax-CG), b (Fig. 7), c (Table 1), d (Table 3 baselines)")
+                        help="which parts to run: a (Table 3 NuMax-CG), b (Fig. 7), c (Table 1), d (Table 3 "
+                             "baselines), e (scale: --sizes)")
     parser.add_argument("--n-points", type=int, default=800)
     parser.add_argument("--table3-deltas", default="0.05,0.1,0.2")
     parser.add_argument("--fig7-sizes", default="50,100,150,200,316")
@@ -214,6 +284,9 @@ def main() -> None:
     parser.add_argument("--admm-max-secants", type=int, default=12000)
     parser.add_argument("--n-train", type=int, default=500)
     parser.add_argument("--n-test", type=int, default=2000)
+    parser.add_argument("--sizes", default="10000", help="part e: numbers of images (at most 10,000)")
+    parser.add_argument("--scale-delta", type=float, default=0.1)
+    parser.add_argument("--no-class", action="store_true", help="part e without the NuMax-Class run")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", default=str(ROOT / "benchmarks" / "results" / "numax_mnist.json"))
     args = parser.parse_args()
@@ -230,9 +303,16 @@ def main() -> None:
                              args.fig7_delta, args.seed)
     if "c" in args.parts:
         out["table1"] = part_c(args.n_train, args.n_test, args.seed)
+    if "e" in args.parts:
+        scale = part_e([int(v) for v in args.sizes.split(",")], args.scale_delta, args.seed, not args.no_class)
+        # rows of other (problem, n) from an earlier run of this file are kept: a large run can go alone
+        ran = {(r["problem"], r["n_points"]) for r in scale["rows"]}
+        kept = [r for r in out.get("scale", {}).get("rows", []) if (r["problem"], r["n_points"]) not in ran]
+        scale["rows"] = sorted(kept + scale["rows"], key=lambda r: (r["problem"] != "NuMax", r["n_points"]))
+        out["scale"] = scale
     out["benchmark"] = "numax_mnist"
     stamp = {**report.run_stamp(), "seconds": round(time.perf_counter() - start)}
-    names = {"a": "table3", "b": "fig7", "c": "table1", "d": "table3_baselines"}
+    names = {"a": "table3", "b": "fig7", "c": "table1", "d": "table3_baselines", "e": "scale"}
     out.setdefault("stamps", {}).update({names[part]: stamp for part in args.parts})  # parts not run keep theirs
     report.write_results(path, out, stamp)
 

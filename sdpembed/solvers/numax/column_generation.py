@@ -75,13 +75,19 @@ __all__ = [
 ]
 
 
+def _isin_kind(working: np.ndarray) -> str | None:
+    """``kind`` of ``np.isin(violators, working)``: a table over the working set's range while it is
+    small (no sort of the violators, who may be most of 5·10⁷ pairs), else numpy's choice."""
+    return "table" if working.size and int(working.max()) - int(working.min()) < 1 << 28 else None
+
+
 def _outside_violation(candidates: Candidates, working: np.ndarray, tol: float) -> Callable[[np.ndarray], float]:
     """``monitor(factor)``: the worst violation above ``tol`` among the candidates outside ``working``
     for P = ΨᵀΨ, by a scan of all candidates; 0 if there is none."""
 
     def monitor(factor: np.ndarray) -> float:
         scan = candidates.scan(None, factor, tol, False)
-        outside = ~np.isin(scan.index, working)
+        outside = ~np.isin(scan.index, working, kind=_isin_kind(working))
         return float(np.max(scan.violation[outside], initial=0.0))
 
     return monitor
@@ -354,7 +360,7 @@ def run_column_generation(
             scan = candidates.scan(P, result.factor, scan_tol, exact_violations, progress=bar.update)
         worst = scan.worst
         violation_all = max(worst, 0.0)
-        fresh = ~np.isin(scan.index, working)
+        fresh = ~np.isin(scan.index, working, kind=_isin_kind(working))
         added = candidates.select(scan.index[fresh], scan.violation[fresh], max_add)
 
         for key, value in zip(

@@ -28,12 +28,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..._memory import GIB, physical_memory
 from ..._validate import as_matrix
 from ...secants import linear_index_of_pairs, pair_count
 
 __all__ = [
     "PairBounds",
     "PairDistances",
+    "CACHE_BYTES",
+    "CACHE_PAIR_BYTES",
+    "cache_pairs_limit",
     "ScanResult",
     "ScanRound",
     "BlockScan",
@@ -77,6 +81,22 @@ def factor_values(X: np.ndarray, Psi: np.ndarray, i: np.ndarray, j: np.ndarray, 
     return out
 
 
+#: Bytes a pair of a kept :class:`PairDistances` block holds (two int32 indices, dX and errX).
+CACHE_PAIR_BYTES = 24
+
+#: Memory the kept blocks of one :class:`PairDistances` may take (at most an eighth of the machine's).
+CACHE_BYTES = 2 * GIB
+
+
+def cache_pairs_limit(budget: int = CACHE_BYTES) -> int:
+    """The most pairs whose distances a :class:`PairDistances` keeps: ``budget`` bytes, at most an
+    eighth of the physical memory, at :data:`CACHE_PAIR_BYTES` a pair."""
+    memory = physical_memory()
+    if memory is not None:
+        budget = min(budget, memory // 8)
+    return int(budget) // CACHE_PAIR_BYTES
+
+
 class PairDistances:
     """The part of an all-pairs scan that does not depend on P, computed once for the points X.
 
@@ -85,15 +105,17 @@ class PairDistances:
     Column generation scans all pairs of the same points every round (and the monitor of its
     tight rounds more often); with this object the later scans skip the n × n × N products and
     the index arithmetic, most of the cost of a scan. Blocks are kept while they
-    total at most ``max_pairs`` pairs (24 bytes a pair; beyond, every scan recomputes them).
+    total at most ``max_pairs`` pairs (:data:`CACHE_PAIR_BYTES` bytes a pair; beyond, every scan
+    recomputes them); by default as many as fit in :func:`cache_pairs_limit` (all 4.99·10⁷ pairs
+    of 10,000 points, 1.2 GB).
     """
 
-    def __init__(self, X: np.ndarray, block_rows: int | None = None, max_pairs: int = 10_000_000) -> None:
+    def __init__(self, X: np.ndarray, block_rows: int | None = None, max_pairs: int | None = None) -> None:
         self.X = as_matrix(X, "X", min_rows=2)
         n = self.X.shape[0]
         self.norms2 = np.einsum("ij,ij->i", self.X, self.X)
         self.block_rows = block_rows or max(1, min(n, 4_000_000 // max(n, 1)))
-        self._cache = pair_count(n) <= max_pairs
+        self._cache = pair_count(n) <= (cache_pairs_limit() if max_pairs is None else max_pairs)
         self._blocks: dict[int, tuple[np.ndarray, ...]] = {}
 
     def starts(self) -> range:

@@ -9,12 +9,13 @@ both:
 * :class:`LocalScan` — in this process, block by block (what every solver does by default);
 * :class:`DaskScan` — on a ``dask.distributed`` cluster: a local one of ``n_workers`` processes, or
   the scheduler at an address. The points are scattered to every worker once, the current factor
-  Ψ (with Y = XΨᵀ) once per scan; each task scans one block of rows against all later rows (the
-  blocks of the local scan, ``block_rows`` rows each), and the driver gathers each task's violators
-  (the pairs above the scan's threshold, with the worst violation and the count of its block). The
-  P-independent part of a block — its pairs' squared distances and their rounding bounds — is
-  computed once, by a task whose result stays on its worker, and every later scan of the same
-  points runs where it is.
+  Ψ (with Y = XΨᵀ) once per scan; each task scans a run of consecutive blocks of rows against all
+  later rows (the blocks of the local scan, ``block_rows`` rows each, grouped into about
+  ``tasks_per_worker`` tasks a worker of equal numbers of pairs: Dask's cost per task is paid a few
+  times a scan, not once a block), and the driver gathers each task's violators (the pairs above
+  the scan's threshold, with the worst violation and the count of each block). The P-independent
+  part of a task's blocks — their pairs' squared distances and rounding bounds — is computed once,
+  by a task whose result stays on its worker, and every later scan of the same points runs where it is.
 
 Identical output. A task computes exactly what the local scan computes for its block: the same
 functions of :mod:`~sdpembed.solvers.numax.pair_scan` on arrays of the same shapes (a BLAS
@@ -22,10 +23,12 @@ product's rounding depends on its shape, and on its thread count: Dask's workers
 thread, so the driver's scans must too for bit-identical output). The driver concatenates the
 blocks' violators in the local order, so the scan's result — violators, their order and values,
 the worst violation — is the local scan's, and so is every solve that uses it (tested on a
-two-worker ``LocalCluster``). The blocks are the unit of parallel work: ``block_rows`` of the
+two-worker ``LocalCluster``). The blocks are the grain of parallel work: ``block_rows`` of the
 solver sets how many there are (by default about four million pairs a block, so a problem of a
-few thousand points is a single task). ``verify``'s check runs in tasks of whole blocks of 65,536
-pairs, as in this process, and its maximum does not depend on their order.
+few thousand points is a single block and a single task; give at least ``tasks_per_worker`` blocks
+a worker, e.g. ``block_rows`` of n / (8·workers), to use them all). ``verify``'s check runs in
+tasks of whole blocks of 65,536 pairs, as in this process, and its maximum does not depend on
+their order.
 
 Dask is imported only when a :class:`DaskScan` first needs its cluster (DESIGN.md, "Start-up"):
 install the extra ``sdpembed[distributed]``. How to run on a cluster: ``docs/guide/numax.md``,
@@ -56,6 +59,7 @@ from .pair_scan import (
     PairDistances,
     ScanResult,
     ScanRound,
+    cache_pairs_limit,
     distance_block,
     merge_block_scans,
     scan_block,
@@ -63,7 +67,7 @@ from .pair_scan import (
     scan_round,
 )
 
-__all__ = ["ScanBackend", "LocalScan", "DaskScan", "resolve_scan_backend"]
+__all__ = ["ScanBackend", "LocalScan", "DaskScan", "resolve_scan_backend", "task_groups"]
 
 #: Pairs of a ``verify`` block (the default ``block_size`` of the instances' ``max_violation``).
 VERIFY_BLOCK = 65536
@@ -124,17 +128,36 @@ def resolve_scan_backend(backend: object) -> ScanBackend:
 
 
 # ------------------------------------------------------------------ the tasks (run on the workers)
-def _distances_task(points: tuple[np.ndarray, np.ndarray], start: int, stop: int) -> tuple[np.ndarray, ...]:
+def _distances_task(points: tuple[np.ndarray, np.ndarray],
+                    ranges: list[tuple[int, int]]) -> list[tuple[np.ndarray, ...]]:
     X, norms2 = points
-    return distance_block(X, norms2, start, stop)
+    return [distance_block(X, norms2, start, stop) for start, stop in ranges]
 
 
 def _scan_task(points: tuple[np.ndarray, np.ndarray], scan: ScanRound, bounds: PairBounds,
-               block: tuple[np.ndarray, ...] | tuple[int, int]) -> BlockScan:
+               blocks: list[tuple[np.ndarray, ...]] | list[tuple[int, int]]) -> list[BlockScan]:
     X, norms2 = points
-    if len(block) == 2:                              # a block whose distances are not kept
-        block = distance_block(X, norms2, *block)
-    return scan_block(X, scan, bounds, block)
+    out = []
+    for block in blocks:
+        if len(block) == 2:                          # a block whose distances are not kept
+            block = distance_block(X, norms2, *block)
+        out.append(scan_block(X, scan, bounds, block))
+    return out
+
+
+def task_groups(sizes: list[int], tasks: int) -> list[slice]:
+    """Consecutive runs of blocks (as slices of their list), at most ``tasks`` of them, of about equal
+    numbers of pairs (``sizes`` the pairs of each block): a scan's tasks. A block is never split, so a
+    task computes what the local scan computes for its blocks."""
+    total = sum(sizes)
+    if not sizes or total == 0:
+        return [slice(0, len(sizes))] if sizes else []
+    before = np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    # the group of a block: the share of all pairs before it, in units of total / tasks
+    group = np.minimum((before * max(tasks, 1)) // total, max(tasks, 1) - 1)
+    cuts = np.flatnonzero(np.diff(group)) + 1
+    edges = [0, *cuts.tolist(), len(sizes)]
+    return [slice(a, b) for a, b in zip(edges[:-1], edges[1:], strict=True)]
 
 
 def _violation_task(instance: Any, P: np.ndarray, start: int, stop: int) -> float:
@@ -155,13 +178,19 @@ class DaskScan:
         Address of a running scheduler (``tcp://host:8786``), connected to at the first scan.
     cache_pairs : int, optional
         Keep the P-independent part of the scan on the workers while the points have at most this
-        many pairs (24 bytes a pair; default 10 million a worker); beyond, every scan recomputes it.
+        many pairs (24 bytes a pair; default
+        :func:`~sdpembed.solvers.numax.pair_scan.cache_pairs_limit` a worker); beyond, every scan
+        recomputes it.
+    tasks_per_worker : int
+        Tasks of a scan per worker (default 2): the blocks of the scan, consecutive and whole, are
+        grouped into at most this many tasks a worker, of about equal numbers of pairs
+        (:func:`task_groups`), so that Dask's cost per task is paid a few times a scan, not once a block.
 
     Use it as a context manager, or call :meth:`close`, to stop a cluster it started.
     """
 
     def __init__(self, client: Any = None, *, n_workers: int | None = None, scheduler: str | None = None,
-                 cache_pairs: int | None = None) -> None:
+                 cache_pairs: int | None = None, tasks_per_worker: int = 2) -> None:
         if sum(value is not None for value in (client, n_workers, scheduler)) > 1:
             raise ValueError("give at most one of client, n_workers and scheduler")
         if n_workers is not None and (isinstance(n_workers, bool) or not isinstance(n_workers, int)
@@ -172,13 +201,16 @@ class DaskScan:
         if cache_pairs is not None and (isinstance(cache_pairs, bool) or not isinstance(cache_pairs, int)
                                         or cache_pairs < 0):
             raise ValueError(f"cache_pairs must be an integer >= 0, got {cache_pairs!r}")
+        if isinstance(tasks_per_worker, bool) or not isinstance(tasks_per_worker, int) or tasks_per_worker < 1:
+            raise ValueError(f"tasks_per_worker must be an integer >= 1, got {tasks_per_worker!r}")
+        self.tasks_per_worker = tasks_per_worker
         self._client, self._owns = client, client is None
         self._cluster = None
         self.n_workers, self.scheduler = n_workers, scheduler
         self.cache_pairs = cache_pairs
         # what was sent to the workers, kept with the object it was sent for (compared by identity)
         self._points: tuple[Any, Any] | None = None      # (distances, future of (X, norms2))
-        self._blocks: dict[int, Any] = {}                # first row of a block -> future of its distances
+        self._blocks: dict[tuple, Any] = {}              # the row ranges of a task -> future of their distances
         self._bounds: tuple[Any, Any] | None = None      # (bounds, future)
         self._instance: tuple[Any, Any] | None = None    # (instance, future)
 
@@ -256,19 +288,21 @@ class DaskScan:
         if self._bounds is None or self._bounds[0] is not bounds:
             self._bounds = (bounds, self._scatter(bounds))
         scan = self._scatter(scan_round(X, P, factor, tol, exact_values))
-        limit = 10_000_000 * self.workers() if self.cache_pairs is None else self.cache_pairs
+        limit = cache_pairs_limit() * self.workers() if self.cache_pairs is None else self.cache_pairs
         keep = pair_count(n) <= limit
+        ranges = [(start, min(start + distances.block_rows, n - 1)) for start in distances.starts()]
+        pairs = [int((n - 1 - np.arange(start, stop)).sum()) for start, stop in ranges]
         futures, sizes = [], []
-        for start in distances.starts():
-            stop = min(start + distances.block_rows, n - 1)
-            block: Any = (start, stop)
+        for group in task_groups(pairs, self.tasks_per_worker * self.workers()):
+            blocks: Any = ranges[group]
             if keep:
-                if start not in self._blocks:
-                    self._blocks[start] = client.submit(_distances_task, points, start, stop, pure=False)
-                block = self._blocks[start]
-            futures.append(client.submit(_scan_task, points, scan, self._bounds[1], block, pure=False))
-            sizes.append(int((n - 1 - np.arange(start, stop)).sum()))
-        return merge_block_scans([[result] for result in self._wait(futures, sizes, progress)])
+                key = tuple(blocks)
+                if key not in self._blocks:
+                    self._blocks[key] = client.submit(_distances_task, points, blocks, pure=False)
+                blocks = self._blocks[key]
+            futures.append(client.submit(_scan_task, points, scan, self._bounds[1], blocks, pure=False))
+            sizes.append(sum(pairs[group]))
+        return merge_block_scans(self._wait(futures, sizes, progress))
 
     def max_violation(self, instance: Any, P: np.ndarray, *,
                       progress: Callable[[int], object] | None = None) -> float:

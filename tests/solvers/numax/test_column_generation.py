@@ -8,7 +8,7 @@ import pytest
 
 from sdpembed import NuMaxInstance, solve
 from sdpembed.datasets import gaussian_points, translating_squares
-from sdpembed.secants import all_secants
+from sdpembed.secants import all_secants, pair_count
 from sdpembed.solvers.numax.column_generation import column_generation, solve_numax_cg
 from sdpembed.solvers.numax.pair_scan import PairDistances, scan_pair_violations
 
@@ -263,3 +263,57 @@ def test_cg_verbose_prints_progress_without_changing_the_iterates(capsys, monkey
     monkeypatch.setattr(sys, "stderr", terminal)
     _monitored_cg(verbose=5)
     assert "cg round 1 scan" in terminal.getvalue()         # the scan's progress bar, on stderr
+
+
+def test_pair_distances_keep_blocks_within_the_memory_budget(monkeypatch):
+    from sdpembed.solvers.numax import pair_scan
+
+    # the default budget holds the distances of all 10,000 MNIST test images (4.99e7 pairs, 1.2 GB)
+    assert pair_count(10_000) * pair_scan.CACHE_PAIR_BYTES <= pair_scan.CACHE_BYTES
+    monkeypatch.setattr(pair_scan, "physical_memory", lambda: 1 << 40)
+    assert pair_scan.cache_pairs_limit(24_000) == 1000
+    assert pair_scan.cache_pairs_limit() == pair_scan.CACHE_BYTES // pair_scan.CACHE_PAIR_BYTES
+    # at most an eighth of the machine: a machine of 8 * 24 * 100 bytes keeps 100 pairs
+    monkeypatch.setattr(pair_scan, "physical_memory", lambda: 8 * pair_scan.CACHE_PAIR_BYTES * 100)
+    assert pair_scan.cache_pairs_limit() == 100
+    X = np.random.default_rng(0).standard_normal((15, 4))                  # 105 pairs: over the budget
+    bounds = lambda i, j: (np.full(i.shape, 0.9), np.full(i.shape, 1.1))   # noqa: E731
+    for points, kept in ((X, False), (X[:14], True)):                      # 91 pairs: within it
+        distances = PairDistances(points, 3)
+        first = scan_pair_violations(points, np.eye(4), bounds, tol=0.0, distances=distances)
+        again = scan_pair_violations(points, np.eye(4), bounds, tol=0.0, distances=distances)
+        assert bool(distances._blocks) == kept
+        kept_pairs = sum(block[0].size for block in distances._blocks.values())
+        assert kept_pairs * pair_scan.CACHE_PAIR_BYTES <= 8 * pair_scan.CACHE_PAIR_BYTES * 100
+        np.testing.assert_array_equal(first.violation, again.violation)
+
+
+def _spread_reference(i, j, violation, index, max_add):
+    """The selection rule written plainly: each point's worst pair (first in violation order, ties to
+    the earlier pair), those pairs in violation order, then the worst of the rest; all when they fit."""
+    if index.size <= max_add:
+        return index
+    order = sorted(range(violation.size), key=lambda k: (-violation[k], k))
+    seen, spread = set(), []
+    for k in order:
+        if i[k] not in seen or j[k] not in seen:
+            spread.append(k)
+        seen.update((i[k], j[k]))
+    chosen = spread[:max_add]
+    chosen += [k for k in order if k not in set(chosen)][: max_add - len(chosen)]
+    return index[np.array(chosen, dtype=np.int64)]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_spread_violators_takes_each_points_worst_pair_first(seed):
+    from sdpembed.solvers.numax.candidates import _spread_violators
+
+    rng = np.random.default_rng(seed)
+    n = 30
+    i = rng.integers(0, n - 1, 400)
+    j = i + 1 + rng.integers(0, n - 1 - i)
+    violation = np.round(rng.random(400), 2)                 # ties
+    index = rng.permutation(10_000)[:400]
+    for max_add in (1, 10, 25, 60, 399, 400):
+        np.testing.assert_array_equal(_spread_violators(i, j, violation, index, max_add),
+                                      _spread_reference(i, j, violation, index, max_add))

@@ -15,7 +15,7 @@ from sdpembed.secants import pair_count
 from sdpembed.solvers.near_isometric.rank_adjust import near_isometric_cg, rank_adjust_cg
 from sdpembed.solvers.numax.column_generation import column_generation
 from sdpembed.solvers.numax.pair_scan import PairDistances, scan_pair_violations
-from sdpembed.solvers.numax.scan_backend import DaskScan, LocalScan, resolve_scan_backend
+from sdpembed.solvers.numax.scan_backend import DaskScan, LocalScan, resolve_scan_backend, task_groups
 from sdpembed.validation.verify import verify_solution
 
 from ...conftest import digits_points
@@ -73,8 +73,34 @@ def test_dask_scan_returns_the_local_scan(dask_scan, block_rows, one_sided, exac
                                     exact_values=exact_values, distances=distances, progress=counted.append)
             _same_scan(remote, local)
         assert sum(counted) == 2 * pair_count(X.shape[0])
-        assert len(counted) == 2 * len(distances.starts()) and (block_rows is None or len(counted) > 10)
+        # the blocks grouped into at most two tasks a worker (11 blocks of 4 rows: 4 tasks)
+        assert len(counted) == 2 * (1 if block_rows is None else 4)
     assert tol == np.inf and local.i.size == 0 and np.isfinite(local.max_violation)
+
+
+def test_task_groups_are_consecutive_whole_blocks_of_about_equal_pairs():
+    sizes = [int(s) for s in (999 - np.arange(0, 999, 20)) * 20]     # a scan's blocks: fewer pairs each
+    for tasks in (1, 2, 4, 7, 50, 80):
+        groups = task_groups(sizes, tasks)
+        assert groups[0].start == 0 and groups[-1].stop == len(sizes) and len(groups) <= tasks
+        assert all(a.stop == b.start and a.stop > a.start for a, b in zip(groups[:-1], groups[1:], strict=True))
+        loads = [sum(sizes[g]) for g in groups]
+        # no task holds more than its share plus one block
+        assert max(loads) <= sum(sizes) / tasks + max(sizes)
+    assert len(task_groups(sizes, 4)) == 4 and task_groups([], 3) == []
+    assert task_groups([5], 3) == [slice(0, 1)]
+
+
+def test_dask_scan_runs_few_tasks_a_worker(client):
+    X, bounds, P, _ = _points_and_bounds(False)
+    local = scan_pair_violations(X, P, bounds, tol=1e-9, block_rows=2)          # 22 blocks
+    for per_worker, tasks in ((1, 2), (3, 6)):
+        counted = []
+        with DaskScan(client, tasks_per_worker=per_worker) as backend, threadpool_limits(1):
+            _same_scan(backend.scan(X, P, bounds, tol=1e-9, block_rows=2, progress=counted.append), local)
+        assert len(counted) == tasks
+    with pytest.raises(ValueError, match="tasks_per_worker"):
+        DaskScan(tasks_per_worker=0)
 
 
 def test_dask_scan_recomputes_distances_beyond_its_cache(client):
