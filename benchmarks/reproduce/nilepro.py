@@ -9,7 +9,8 @@ iterations (the runner's own limit, passed to the estimators: a result that does
 the machine's load); every cell also runs in a child process stopped after ``time_limit`` seconds
 of wall time (``benchmarks/linear_family.py``'s ``with_time_limit``), a safety stop whose
 outcome does depend on the load: a stopped cell records no number, and each run records the load
-average at its start and end.
+average at its start and end. Each cell also records the CPU seconds of its fit (``fit_cpu_s``),
+which the load does not inflate; Table 7.2 reports and compares those.
 Table 7.1 is reproduced by ``benchmarks/linear_family.py`` part (c) (BENCHMARKS.md).
 
 References
