@@ -211,15 +211,15 @@ def table7_2(config: dict, png: Path) -> Outcome:
     - The images are seeded samples of the vendored MNIST *test* "5"s, 28×28 averaged over 4×4
       blocks to 7×7 (the paper does not say how it reduced them to 49 pixels).
     - FroMax and NILE-Pro stop each run of the rank adjustment at ``max_iter`` iterations (or
-      earlier, by convergence or by their iteration-count forecast), so every rank does not
-      depend on the machine's load. ``time_limit`` seconds of wall time is only a safety stop,
+      earlier, by convergence or by their iteration-count forecast), so no rank depends on the
+      machine's load. ``time_limit`` seconds of wall time is only a safety stop,
       set far above the cost of the iteration limit (a cell it stops is marked t/l and gives no
       number). Times are the CPU seconds of each fit (one BLAS thread), which the load does not
       inflate; the speed comparisons use them.
     - NuMax is NuMax-CG (Algorithm 2). To test whether the paper's speed claim is about
       NuMax without column generation, NuMax by ADMM on every secant (Algorithm 1) is timed at
-      the sizes ``admm_sizes`` only: at 200 images (19,900 secants) its S×S system takes over
-      6 GB and its iteration limit (20,000) many CPU minutes per cell.
+      the sizes ``admm_sizes`` only: at 200 images (19,900 secants) it held 6.2 GB and had not
+      finished any of the three cells within 120 s of wall time (the run of 2026-11-25).
     """
     raw = []
     for n_images in config["sizes"]:

@@ -493,9 +493,15 @@ def _kernel_split(X: np.ndarray, y: np.ndarray, config: dict, methods: tuple, sp
     """Linear-SVM accuracy (%) of each kernel method at each M of ``config["dims"]`` on one (index, train, test)."""
     index, train, test = split
     coords, _ = _kernel_embeddings(X[train], X[test], config, config["seed"] + index)
-    out = {m: [_svm_accuracy(coords[m][0][:, :M], y[train], coords[m][1][:, :M], y[test]) for M in config["dims"]]
-           for m in methods}
-    print(f"  split {index}: " + ", ".join(f"{m} {np.round(out[m], 1).tolist()}" for m in methods), flush=True)
+    return _split_accuracies({m: coords[m] for m in methods}, y, train, test, config["dims"], index)
+
+
+def _split_accuracies(coords: dict, y: np.ndarray, train: np.ndarray, test: np.ndarray, dims: list,
+                      index: int) -> dict[str, list]:
+    """Linear-SVM accuracy (%) of each method's first M coordinates, M in ``dims``, on one split (printed)."""
+    out = {m: [_svm_accuracy(Y_train[:, :M], y[train], Y_test[:, :M], y[test]) for M in dims]
+           for m, (Y_train, Y_test) in coords.items()}
+    print(f"  split {index}: " + ", ".join(f"{m} {np.round(out[m], 1).tolist()}" for m in coords), flush=True)
     return out
 
 
@@ -611,11 +617,7 @@ def _centring_split(X: np.ndarray, y: np.ndarray, config: dict, split: tuple) ->
     coords = {"kerdict": (kd.transform(X[train])[:, :M], kd.transform(X[test])[:, :M]),
               "kerdict_centred": (centred_train, centred_test),
               "kpca": (kpca.transform(X[train]), kpca.transform(X[test]))}
-    out = {m: [_svm_accuracy(Y_train[:, :d], y[train], Y_test[:, :d], y[test]) for d in config["dims"]]
-           for m, (Y_train, Y_test) in coords.items()}
-    out["nonzero_centred"] = nonzero
-    print(f"  split {index}: " + ", ".join(f"{m} {np.round(out[m], 1).tolist()}" for m in coords), flush=True)
-    return out
+    return {**_split_accuracies(coords, y, train, test, config["dims"], index), "nonzero_centred": nonzero}
 
 
 def fig2_kernel_centring(config: dict, png: Path) -> Outcome:
