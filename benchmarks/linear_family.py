@@ -313,7 +313,7 @@ def _native_cell(label: str, method: str, X: np.ndarray, delta: float, rank: int
     """One native-δ fit: NuMax at δ, FroMax/NILE-Pro at a fixed ``rank``, or their RA (``rank=None``);
     ``options`` are constructor parameters of the method (e.g. its ``max_iter``)."""
     row: dict = {"method": label, "name": method, "delta": delta, "fixed_rank": rank}
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     if rank is None:
         model = embed(method, X, delta=delta, random_state=0, **(options or {}))
     else:
@@ -322,12 +322,14 @@ def _native_cell(label: str, method: str, X: np.ndarray, delta: float, rank: int
             warnings.simplefilter("ignore")
             model.fit(X)
     row["fit_s"] = time.perf_counter() - start
+    row["fit_cpu_s"] = time.process_time() - cpu_start       # the cell's own CPU seconds (load-independent)
     row["dim"] = int(model.n_components_)
     row["train_delta"] = float(secant_set.isometry_constant(model.components_, "rip"))
     result = getattr(model, "result_", None)
     if result is not None:
         row["status"] = str(result.status)
         row["iterations"] = int(getattr(result, "iterations", 0))
+        row.update(rank_steps(result))                           # a rank adjustment's runs: what ended each
     row["met_delta"] = bool(row["train_delta"] <= delta * (1.0 + 1e-9))
     return row
 

@@ -356,6 +356,25 @@ def test_nilepro_cell_text_flags_a_run_that_did_not_reach_delta():
     assert nilepro._limits("fromax", 70) == {"max_iter": 70} and nilepro._limits("numax", 70) == {}
 
 
+def test_nilepro_cells_are_judged_by_their_cpu_seconds_where_recorded():
+    nilepro = load_reproduce("nilepro")
+    row = {"dim": 7, "fit_s": 9.0, "fit_cpu_s": 3.14, "status": "converged"}
+    assert nilepro._cell_text(row) == "7 (3.1 s CPU)" and nilepro._cpu(row) == 3.14
+    assert nilepro._cpu({"dim": 7, "fit_s": 9.0}) == 9.0                  # records without CPU seconds
+
+
+def test_a_native_cell_records_its_cpu_seconds_and_the_runs_of_its_rank_adjustment():
+    from sdpembed.validation import SecantSet
+
+    load_reproduce("common")                                  # puts benchmarks/ on sys.path
+    linear_family = importlib.import_module("linear_family")
+    X = np.random.default_rng(4).standard_normal((12, 6))
+    row = linear_family._native_cell("NILE-Pro RA", "nilepro", X, 0.3, None, SecantSet(X=X), {"max_iter": 300})
+    assert row["fit_cpu_s"] > 0.0 and row["dim"] >= 1
+    assert row["steps"] and all(step["iterations"] <= 300 for step in row["steps"])
+    assert sum(row["attempts_per_rank"].values()) == len(row["steps"])
+
+
 def test_nested_dimension_is_the_first_prefix_that_reaches_delta():
     from sdpembed.validation import SecantSet
 

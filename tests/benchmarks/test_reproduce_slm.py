@@ -39,3 +39,23 @@ def test_clustering_accuracy_is_the_best_matching_by_brute_force():
                    for perm in itertools.permutations(range(n_clusters)))
         assert slm.clustering_accuracy(labels, y) == best
     assert slm.clustering_accuracy(np.array([5, 5, 9, 9]), np.array([1, 1, 0, 0])) == 1.0
+
+
+def test_centred_kerdict_with_the_linear_kernel_is_kerdict_on_centred_data():
+    """k(x, y) = xᵀy: ker.dict on the centred kernel is ker.dict on the centred rows (test rows centred by the
+    training mean), and its training coordinates have zero mean."""
+    from sdpembed.linear import KernelSparseLinearProjection
+
+    slm = load_reproduce("slm")
+    rng = np.random.default_rng(3)
+    X, Z = rng.standard_normal((30, 6)) + 2.0, rng.standard_normal((5, 6)) + 2.0
+    config = {"n_atoms": 10, "kernel_alpha": 0.05, "dict_iter": 3, "max_dim": 3}
+    Y, Y_test, nonzero = slm._centred_kerdict(X @ X.T, Z @ X.T, config, 7)
+    mean = X.mean(axis=0)
+    kd = KernelSparseLinearProjection(3, dictionary="learn", kernel="linear", n_atoms=10, alpha=0.05, max_iter=3,
+                                      random_state=7).fit(X - mean)
+    for ours, direct in ((Y, kd.transform(X - mean)), (Y_test, kd.transform(Z - mean))):
+        signs = np.sign(np.sum(ours * direct, axis=0))
+        np.testing.assert_allclose(ours * signs, direct, rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(Y.mean(axis=0), 0.0, atol=1e-10)
+    assert 0.0 < nonzero <= 1.0
