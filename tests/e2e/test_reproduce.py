@@ -185,3 +185,41 @@ def test_the_thesis_fig2_10_multiple_metrics_run_quick(tmp_path):
     assert record["rows"]["euclidean"] == 100.0          # the layout: every nearest point is on the other circle
     assert "second point's *cluster*" in record["departures"] and "Reading:" in record["agreement"]
     assert "Fig. 2.10 (two concentric" not in (tmp_path / "REPRODUCTION.md").read_text()
+
+
+def test_the_thesis_mvu_lock_up_and_new_candidate_reason_tests_decide_from_their_own_numbers(tmp_path):
+    keys = "fig3_28_reasons,table3_2_reasons_data,fig3_24_25_reasons_size,fig3_15_reasons_odd"
+    argv = ["--paper", "thesis-mvu", "--only", keys, "--quick", "--results", str(tmp_path / "results"),
+            "--report", str(tmp_path / "REPRODUCTION.md")]
+    assert load_script("reproduce").main(argv) == 0
+    out = tmp_path / "results" / "thesis-mvu"
+    record = json.loads((out / "fig3_28_reasons.json").read_text())
+    cap = record["config"]["max_iter"]
+    for row in record["rows"]:
+        eq, ineq = row["equality"], row["inequality"]
+        # the equalities by the interior point under the iteration cap, never a wall-clock limit
+        assert eq["method"] == "mvu_ipm" and eq["iterations"] <= cap
+        # the input is feasible for the equalities, so the certified bound U is at least its trace T
+        assert eq["bound_ratio"] >= 1.0 - 1e-9
+        if eq["bound_ratio"] <= 1.01:
+            assert row["locked"] is True
+        elif ineq["status"] == "optimal" and ineq["shortened"] == ineq["lengthened"] == 0.0 and ineq["unfolded"]:
+            assert row["locked"] is False
+        else:
+            assert row["locked"] is not True
+    assert "Undecided graphs:" in record["agreement"]
+    data = json.loads((out / "table3_2_reasons_data.json").read_text())["rows"]
+    cell = {(r["method"], r["k"], r["r"]): r["harmonic"] for r in data["table"]}
+    assert data["supported"] == (data["solve"]["status"] == "optimal"
+                                 and cell[("MVU (exact)", 5, 3)] >= cell[("Isomap", 15, 3)])
+    size = json.loads((out / "fig3_24_25_reasons_size.json").read_text())
+    ls = [str(l) for l in size["config"]["ls"]]
+    for l in ls:
+        values = [run["ratios"][l]["continuity"] for run in size["rows"]["runs"]]
+        assert size["rows"]["stats"][l]["continuity"]["mean"] == pytest.approx(sum(values) / len(values))
+    assert size["rows"]["supported"]["size"] == (size["rows"]["stats"][ls[0]]["continuity"]["mean"] < 1.0)
+    comb = json.loads((out / "fig3_15_reasons_odd.json").read_text())["rows"]
+    match = [r for r in comb["runs"] if r["ipm"]["count"] == 6 and r["isomap_count"] == 8]
+    assert all(r["ipm"]["iterations"] <= 30 for r in comb["runs"])
+    assert comb["decision"].startswith("supported" if any(r["ipm"]["status"] == "optimal" for r in match)
+                                       else "indicated" if match else "refuted")
