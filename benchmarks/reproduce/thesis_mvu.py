@@ -4,7 +4,8 @@ Each function's docstring states the thesis' set-up (``Paper``) and every depart
 (``Departures``); :mod:`reproduce.common` copies both into REPRODUCTION.md beside the published
 numbers and ours. Exact MVU is solved by the registry's default method for the instance
 (``sdpembed.solve``: the interior point, or the low-rank Burer–Monteiro method for the inequality
-variant from n = 200), every solve with its status and certified relative gap; large problems by
+variant from ``registry.MVU_LOWRANK_FROM_N`` points), every solve with its status and certified
+relative gap; large problems by
 variational MVU (CG) (:func:`sdpembed.solvers.mvu.variational.variational_mvu`, Laplacian or LLE
 basis). Embedding quality is the thesis' local continuity (3.27), local trust (3.28) and
 neighbourhood intersection (3.29) (:mod:`sdpembed.validation.embedding_quality`).
@@ -231,7 +232,7 @@ def fig3_5(config: dict, png: Path) -> Outcome:
     Departures
     ----------
     - The inequality variant (Sec. 3.1.6) instead of the equalities, because the default
-      method for it from n = 200 is the low-rank method, which reaches n = 800 in minutes
+      method for it from ``registry.MVU_LOWRANK_FROM_N`` points is the low-rank method, which reaches n = 800 in minutes
       (the interior point does not). The two optima coincide only where the inequalities are
       tight; the fraction of tight edge constraints (slack below 1e-3 of the longest edge) is
       reported to show how far ours is from the equality problem's.
@@ -277,8 +278,8 @@ def fig3_8(config: dict, png: Path) -> Outcome:
 
     Departures
     ----------
-    - The inequality variant (the low-rank default from n = 200), as in Fig. 3.5; the fraction
-      of tight edge constraints is reported.
+    - The inequality variant (the low-rank default from ``registry.MVU_LOWRANK_FROM_N`` points), as in
+      Fig. 3.5; the fraction of tight edge constraints is reported.
     - The knot is sampled at equally spaced t with small Gaussian noise (``noise``), our choice.
     """
     X, t = trefoil_knot(config["n"], noise=config["noise"], random_state=config["seed"])
@@ -321,7 +322,7 @@ def fig3_11(config: dict, png: Path) -> Outcome:
     ----------
     - USPS is not available: MNIST twos from the vendored test set, the 20×20 crop (p = 400),
       a seeded sample of ``n`` of them (the thesis' 953 in the full run).
-    - The inequality variant (the low-rank default from n = 200).
+    - The inequality variant (the low-rank default from ``registry.MVU_LOWRANK_FROM_N`` points).
     - "Significant" is made a number: the count of leading eigenvalues holding 90 % (and 95 %)
       of the trace.
     """
@@ -684,7 +685,7 @@ def fig3_22(config: dict, png: Path) -> Outcome:
     - The face data sets are not available: scikit-learn's bundled 8×8 digits and the vendored
       MNIST fives (20×20), seeded samples of ``n`` images each (n = 400 in the full run, the
       Olivetti set's size).
-    - The inequality variant, by its default method (the low-rank method from n = 200).
+    - The inequality variant, by its default method (the low-rank method from ``registry.MVU_LOWRANK_FROM_N`` points).
     - "Monotonically" allows a fall of 0.01 between consecutive r.
     """
     from sklearn.datasets import load_digits
