@@ -37,6 +37,7 @@ References
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -278,7 +279,6 @@ class CholeskySolve:
             K = np.array(gram.T, dtype=self.dtype, order="F", copy=True)
         K[np.diag_indices_from(K)] += 1.0
         self.factor = cholesky_factor(K)
-        self._trsv = scipy.linalg.blas.strsv if single else scipy.linalg.blas.dtrsv
 
         #: secants (rows in the factor's order, any basis) of the factor's rows, for :func:`extend_factor`
         self.secants: np.ndarray | None = None
@@ -287,6 +287,12 @@ class CholeskySolve:
         #: ghost rows (factor rows of dropped secants): their positions D, Z = K⁻¹E_D and the
         #: Cholesky factor of H = Z_D = (K⁻¹)_DD, in double precision
         self._ghosts: tuple[np.ndarray, np.ndarray, tuple] | None = None
+
+    @property
+    def _trsv(self) -> Callable[..., np.ndarray]:
+        # looked up, not stored: SciPy's BLAS wrappers do not pickle, and a run's state (which
+        # carries this factor) travels with fitted estimators
+        return scipy.linalg.blas.strsv if self.dtype == np.float32 else scipy.linalg.blas.dtrsv
 
     @property
     def n_ghosts(self) -> int:
@@ -373,7 +379,7 @@ def extend_factor(previous: CholeskySolve, kept: np.ndarray, added: np.ndarray) 
         factor[m:, :m] = B
         factor[m:, m:] = cholesky_factor(C)
     out = CholeskySolve.__new__(CholeskySolve)
-    out.dtype, out.factor, out._trsv = dtype, factor, previous._trsv
+    out.dtype, out.factor = dtype, factor
     out.secants = secants
     out.live = np.concatenate([live_before[kept], np.arange(m, m + k)])
     ghosts = np.setdiff1d(np.arange(m + k), out.live, assume_unique=True)

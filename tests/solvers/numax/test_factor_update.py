@@ -1,6 +1,8 @@
 """Block updates of the Cholesky factor of I + 𝒜𝒜* across column-generation rounds
 (:func:`sdpembed.solvers.numax.least_squares.extend_factor`) against fresh factorisations."""
 
+import pickle
+
 import numpy as np
 import pytest
 
@@ -63,6 +65,18 @@ def test_drops_and_additions_over_rounds_solve_the_restricted_system(single, rto
         assert solver.factor.shape[0] == current.shape[0] + solver.n_ghosts
     if not single:
         np.testing.assert_allclose(solver.inverse(), np.linalg.inv(K), rtol=0, atol=1e-11)
+
+
+@pytest.mark.parametrize("single", [False, True])
+def test_a_factor_with_ghost_rows_pickles_and_solves_the_same(single):
+    # a run's state carries its factor, and fitted estimators keep the state: it must pickle
+    rng = np.random.default_rng(2)
+    V = _unit_rows(rng, 120, 15)
+    kept = rng.random(120) >= 0.1
+    solver = extend_factor(_fresh(V, single), kept, _unit_rows(rng, 20, 15))
+    copy = pickle.loads(pickle.dumps(solver))
+    b = rng.standard_normal(int(kept.sum()) + 20)
+    np.testing.assert_array_equal(copy(b), solver(b))
 
 
 def test_ghost_rows_make_the_extension_costlier():
