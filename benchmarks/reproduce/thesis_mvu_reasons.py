@@ -58,6 +58,20 @@ def _solve_summary(run: dict) -> dict:
 # ------------------------------------------------------------------------------------------ Table 3.2
 
 
+def _mvu_against_isomap(X: np.ndarray, Y_mvu: np.ndarray, k: int, rs: list[int], k_isomap: list[int],
+                        l: int) -> tuple[list[dict], dict]:
+    """Table 3.2's measures of exact MVU's first r coordinates and of Isomap (each k in ``k_isomap``)
+    at each r in ``rs``: the rows, and the rows keyed by (method, k, r)."""
+    base = _base()
+    table = []
+    for r in rs:
+        table.append({"method": "MVU (exact)", "k": k, "r": r, **base._quality(X, Y_mvu[:, :r], l)})
+        for k_iso in k_isomap:
+            Y = Isomap(n_neighbors=k_iso, n_components=r).fit_transform(X)
+            table.append({"method": "Isomap", "k": k_iso, "r": r, **base._quality(X, Y, l)})
+    return table, {(row["method"], row["k"], row["r"]): row for row in table}
+
+
 def table3_2_reasons(config: dict, png: Path) -> Outcome:
     """Table 3.2 — the reason tests: the inequality relaxation on the swiss roll; r and k on the digits.
 
@@ -116,13 +130,7 @@ def table3_2_reasons(config: dict, png: Path) -> Outcome:
     digits = load_digits().data[:config["n_digits"]] / 16.0
     rs = config["rs"]
     exact = base._exact(digits, k, "inequality", r=max(rs))
-    table = []
-    for r in rs:
-        table.append({"method": "MVU (exact)", "k": k, "r": r, **base._quality(digits, exact["Y"][:, :r], l)})
-        for k_iso in config["k_isomap"]:
-            Y = Isomap(n_neighbors=k_iso, n_components=r).fit_transform(digits)
-            table.append({"method": "Isomap", "k": k_iso, "r": r, **base._quality(digits, Y, l)})
-    cell = {(row["method"], row["k"], row["r"]): row for row in table}
+    table, cell = _mvu_against_isomap(digits, exact["Y"], k, rs, config["k_isomap"], l)
     table_k = max(config["k_isomap"])                                  # the table's k for Isomap
     r_test = {r: cell[("MVU (exact)", k, r)]["harmonic"] >= cell[("Isomap", table_k, r)]["harmonic"]
               for r in rs if r > 3}
@@ -219,13 +227,7 @@ def table3_2_reasons_data(config: dict, png: Path) -> Outcome:
     l, k, rs = config["l"], config["k"], config["rs"]
     exact = base._exact(X, k, "inequality", r=max(rs))
     print(f"  MNIST n = {len(X)}: exact MVU {base._solve_text(exact)}", flush=True)
-    table = []
-    for r in rs:
-        table.append({"method": "MVU (exact)", "k": k, "r": r, **base._quality(X, exact["Y"][:, :r], l)})
-        for k_iso in config["k_isomap"]:
-            Y = Isomap(n_neighbors=k_iso, n_components=r).fit_transform(X)
-            table.append({"method": "Isomap", "k": k_iso, "r": r, **base._quality(X, Y, l)})
-    cell = {(row["method"], row["k"], row["r"]): row for row in table}
+    table, cell = _mvu_against_isomap(X, exact["Y"], k, rs, config["k_isomap"], l)
     table_k, r0 = max(config["k_isomap"]), min(rs)
     mvu, iso = cell[("MVU (exact)", k, r0)], cell[("Isomap", table_k, r0)]
     certified = exact["status"] == "optimal"

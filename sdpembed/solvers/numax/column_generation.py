@@ -219,7 +219,7 @@ class _NuMaxADMM:
         omega = np.concatenate([prev.omega[keep], np.zeros(n_added)])
         # the factor of I + 𝒜𝒜*, block-updated by the next run when that is cheaper (the kept pairs come
         # first, in their order, then the new ones)
-        factor = getattr(prev, "factor", None) if K_inv is None else None
+        factor = prev.factor if K_inv is None else None
         return ADMMState(prev.L, prev.Lam, omega, prev.beta, prev.basis, K_inv, prev.gram, gram_kept,
                          factor=factor, factor_kept=None if factor is None else keep.copy())
 

@@ -364,13 +364,14 @@ def extend_factor(previous: CholeskySolve, kept: np.ndarray, added: np.ndarray) 
     kept = np.asarray(kept, dtype=bool)
     secants = previous.secants if k == 0 else np.concatenate([previous.secants, added])
     factor = L
+    single = dtype == np.float32
+    trsm = scipy.linalg.blas.strsm if single else scipy.linalg.blas.dtrsm
     if k:
         cross = added @ secants.T
         cross *= cross                                          # rows of 𝒜𝒜* of the added secants
         cross[:, m:][np.diag_indices(k)] += 1.0
         cross = cross.astype(dtype)
-        trsm = scipy.linalg.blas.strsm if dtype == np.float32 else scipy.linalg.blas.dtrsm
-        syrk = scipy.linalg.blas.ssyrk if dtype == np.float32 else scipy.linalg.blas.dsyrk
+        syrk = scipy.linalg.blas.ssyrk if single else scipy.linalg.blas.dsyrk
         with factorisation_thread_limit(m + k):
             B = trsm(1.0, L, cross[:, :m], side=1, lower=1, trans_a=1)          # A₂₁ L⁻ᵀ
             C = syrk(-1.0, B, beta=1.0, c=np.asfortranarray(cross[:, m:]), lower=1)   # A₂₂ − BBᵀ (lower)
@@ -387,7 +388,6 @@ def extend_factor(previous: CholeskySolve, kept: np.ndarray, added: np.ndarray) 
     if ghosts.size:
         E = np.zeros((m + k, ghosts.size), dtype=dtype, order="F")
         E[ghosts, np.arange(ghosts.size)] = 1.0
-        trsm = scipy.linalg.blas.strsm if dtype == np.float32 else scipy.linalg.blas.dtrsm
         with factorisation_thread_limit(m + k):
             Z = trsm(1.0, factor, E, lower=1, overwrite_b=1)                       # L⁻¹ E_D
             Z = trsm(1.0, factor, Z, lower=1, trans_a=1, overwrite_b=1)            # L⁻ᵀ L⁻¹ E_D
