@@ -238,12 +238,12 @@ def _lmnn_row(model, Ztr, ytr, Zte, yte, k: int, mu: float, cpu: float) -> dict:
             "relative_gap": max(float(r.relative_gap) for r in results)}
 
 
-def _fit(estimator, X, y):
+def _fit(estimator, X, y, **fit_params):
     """Fit under warnings capture (a non-optimal solve is reported by status, not by a warning); CPU seconds."""
     cpu = time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        estimator.fit(X, y)
+        estimator.fit(X, y, **fit_params)
     return estimator, time.process_time() - cpu
 
 
@@ -1024,82 +1024,6 @@ def two_circles(n_per_circle: int, radii: tuple[float, float], jitter: float,
     return np.concatenate(X), np.concatenate(y)
 
 
-def _outer_by_block(U: np.ndarray, blocks: np.ndarray, weights: np.ndarray, m: int) -> np.ndarray:
-    """Σ_t w_t u_t u_tᵀ over the rows t of block c, for every c, shape (m, d, d)."""
-    return np.stack([(U[blocks == c] * weights[blocks == c, None]).T @ U[blocks == c] for c in range(m)])
-
-
-def cluster_metric_loss(X: np.ndarray, targets: np.ndarray, triplets: np.ndarray, clusters: np.ndarray,
-                        Ms: np.ndarray, mu: float) -> float:
-    """The loss of (2.17) with cluster-indexed metrics, D̂(x_a, x_b) = (x_a − x_b)ᵀ M^{c_b} (x_a − x_b)."""
-    def d_hat(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        U = X[a] - X[b]
-        return np.einsum("td,tde,te->t", U, Ms[clusters[b]], U)
-    i = np.repeat(np.arange(targets.shape[0]), targets.shape[1])
-    pull = float(d_hat(i, targets.ravel()).sum())
-    hinge = np.maximum(1.0 + d_hat(triplets[:, 0], triplets[:, 1]) - d_hat(triplets[:, 0], triplets[:, 2]), 0.0)
-    return (1.0 - mu) * pull + mu * float(hinge.sum())
-
-
-def cluster_metric_lmnn(X: np.ndarray, y: np.ndarray, targets: np.ndarray, clusters: np.ndarray, mu: float,
-                        gap_tol: float = 1e-4) -> dict:
-    """The multi-metric SDP (2.17) with one metric per *cluster* (Fig. 2.10), solved by CVXPY/Clarabel.
-
-    As printed after (2.17), with the class y_b of the second point of D̂ replaced by its cluster c_b:
-    minimise (1 − μ) Σ_{j⇝i} D̂(x_i, x_j) + μ Σ ξ_ijl subject to D̂(x_i, x_l) − D̂(x_i, x_j) ≥ 1 − ξ_ijl,
-    ξ ≥ 0, M^c ⪰ 0, over every triplet (j ⇝ i, y_l ≠ y_i). With the clusters equal to the classes it
-    is sdpembed's ``lmnn_multi``; with one cluster, LMNN (2.11). The lower bound is the Lagrangian
-    dual at CVXPY's multipliers α ∈ [0, μ]: Σ α + Σ_c τ_c min(0, λ_min(G_c)), G_c = (1 − μ) P_c +
-    Σ α (C_ij [c_j = c] − C_il [c_l = c]), where τ_c = U / ((1 − μ) λ_min(P_c)) bounds tr M^c at any
-    point whose loss is at most the solution's U. ``status`` is ``optimal`` only if CVXPY says so and
-    that gap is at most ``gap_tol``.
-    """
-    import cvxpy as cp  # at first use: the one experiment of this module that builds its own model
-    import scipy.sparse
-
-    from sdpembed.graphs import all_triplets
-    from sdpembed.problems.lmnn import project_psd
-    from sdpembed.results import relative_gap
-
-    n, k = targets.shape
-    d, m = X.shape[1], int(clusters.max()) + 1
-    triplets = all_triplets(y, targets)
-    i_pull = np.repeat(np.arange(n), k)
-    P = _outer_by_block(X[i_pull] - X[targets.ravel()], clusters[targets.ravel()], np.ones(n * k), m)
-    U = X[triplets[:, 0]] - X[triplets[:, 1]]                      # target differences, metric of c_j
-    W = X[triplets[:, 0]] - X[triplets[:, 2]]                      # impostor differences, metric of c_l
-    T, dd = triplets.shape[0], d * d
-    t_idx = np.repeat(np.arange(T), dd)
-    cols = np.concatenate([(clusters[triplets[:, 2]][:, None] * dd + np.arange(dd)).ravel(),
-                           (clusters[triplets[:, 1]][:, None] * dd + np.arange(dd)).ravel()])
-    values = np.concatenate([np.einsum("ta,tb->tab", W, W).reshape(T, dd).ravel(),
-                             -np.einsum("ta,tb->tab", U, U).reshape(T, dd).ravel()])
-    A = scipy.sparse.csr_matrix((values, (np.concatenate([t_idx, t_idx]), cols)), shape=(T, m * dd))
-    Ms = [cp.Variable((d, d), PSD=True) for _ in range(m)]
-    xi = cp.Variable(T, nonneg=True)
-    hinge = A @ cp.hstack([cp.vec(M, order="C") for M in Ms]) + xi >= 1.0
-    pull = sum(cp.sum(cp.multiply(P[c], Ms[c])) for c in range(m))
-    model = cp.Problem(cp.Minimize((1.0 - mu) * pull + mu * cp.sum(xi)), [hinge])
-    # tight tolerances: the bound's trace factor τ_c is large for a narrow cluster (P_c nearly singular)
-    model.solve(solver="CLARABEL", tol_gap_abs=1e-10, tol_gap_rel=1e-10, tol_feas=1e-10)
-    if any(M.value is None for M in Ms):
-        return {"status": f"no solution ({model.status})", "metrics": None, "objective": float("nan"),
-                "bound": float("nan"), "relative_gap": float("inf")}
-    metrics = np.stack([project_psd(np.asarray(M.value)) for M in Ms])
-    objective = cluster_metric_loss(X, targets, triplets, clusters, metrics, mu)
-    alpha = np.clip(np.asarray(hinge.dual_value, dtype=np.float64).ravel(), 0.0, mu)
-    G = ((1.0 - mu) * P + _outer_by_block(U, clusters[triplets[:, 1]], alpha, m)
-         - _outer_by_block(W, clusters[triplets[:, 2]], alpha, m))
-    lam_P = np.array([np.linalg.eigvalsh(P[c])[0] for c in range(m)])
-    lam_G = np.array([np.linalg.eigvalsh(G[c])[0] for c in range(m)])
-    tau = (max(objective, 0.0) / ((1.0 - mu) * lam_P) if mu < 1.0 and np.all(lam_P > 0.0)
-           else np.full(m, np.inf))
-    bound = float(alpha.sum() + sum(t * min(0.0, g) for t, g in zip(tau, lam_G, strict=True) if g < 0.0))
-    gap = relative_gap(objective, bound, mu)
-    status = "optimal" if model.status == "optimal" and gap <= gap_tol else f"inaccurate ({model.status})"
-    return {"status": status, "metrics": metrics, "objective": objective, "bound": bound, "relative_gap": gap}
-
-
 _FIG2_10 = {"n_per_circle": 60, "radii": [1.0, 1.08], "jitter": 0.0, "metrics": [1, 2, 3, 6, 12], "k": 1, "mu": 0.5,
             "seed": 0}
 
@@ -1122,9 +1046,10 @@ def fig2_10(config: dict, png: Path) -> Outcome:
       class. Our reading for k-means clusters: the metric of the second point's *cluster*,
       M^{c_j} (for a target pair, the target's; for an impostor pair, the impostor's), in the
       pull term, the hinges and the 1-NN rule alike — not stated by the thesis, whose pairs may
-      span two clusters. Solved as an SDP by CVXPY/Clarabel (``cluster_metric_lmnn``; the
-      registered ``lmnn_multi`` indexes its metrics by class), with the bound of its Lagrangian
-      dual; one cluster is LMNN (2.11).
+      span two clusters. Solved by sdpembed's ``lmnn_multi`` with the clusters as its
+      ``metric_groups`` (``MultiMetricLMNN().fit(X, y, metric_groups=clusters)``: the interior
+      point on an exact working set, certified by the problem's dual bound); one cluster is
+      LMNN (2.11).
     - The layout is ours (the thesis gives no radii, counts or noise): ``n_per_circle`` points on
       each of two circles of radii ``radii``, interleaved in angle so that every point's
       Euclidean nearest neighbour lies on the other circle (the thesis' 100 % with one metric),
@@ -1136,7 +1061,6 @@ def fig2_10(config: dict, png: Path) -> Outcome:
     rng = np.random.default_rng(config["seed"])
     X, y = two_circles(config["n_per_circle"], tuple(config["radii"]), config["jitter"], rng)
     k, mu = config["k"], config["mu"]
-    targets = target_neighbors(X, y, k)
     euclid = knn_errors(lambda r: _sq_distances(X[r], X), y, y, len(y), 1, leave_one_out=True)
     found, solves = {}, {}
     for m in config["metrics"]:
@@ -1144,23 +1068,19 @@ def fig2_10(config: dict, png: Path) -> Outcome:
 
         clusters = (np.zeros(len(y), dtype=np.int64) if m == 1 else
                     KMeans(m, n_init=10, random_state=config["seed"]).fit(X).labels_.astype(np.int64))
-        solve = cluster_metric_lmnn(X, y, targets, clusters, mu)
-        Ms = solve["metrics"]
-        loo = (knn_errors(lambda r, Ms=Ms, cl=clusters: np.einsum("rnd,nde,rne->rn", X[r][:, None] - X[None],
-                                                                  Ms[cl], X[r][:, None] - X[None]),
-                          y, y, len(y), 1, leave_one_out=True) if Ms is not None else float("nan"))
-        found[m] = {"loo_1nn": loo, "status": solve["status"], "objective": solve["objective"],
-                    "bound": solve["bound"], "relative_gap": solve["relative_gap"],
+        model, cpu = _fit(MultiMetricLMNN(k, mu), X, y, metric_groups=clusters)
+        result = model.result_
+        loo = knn_errors(lambda r, model=model: model.distances(X[r]), y, y, len(y), 1, leave_one_out=True)
+        found[m] = {"loo_1nn": loo, "status": result.status, "objective": float(result.objective),
+                    "bound": float(result.dual_bound), "relative_gap": float(result.relative_gap), "cpu_s": cpu,
                     "cluster_sizes": np.bincount(clusters).tolist()}
-        solves[m] = (clusters, Ms)
+        solves[m] = (clusters, model.metrics_)
     fig, axes = plt.subplots(1, len(found), figsize=(3.4 * len(found), 3.4))
     for ax, (m, (clusters, Ms)) in zip(np.atleast_1d(axes), solves.items(), strict=True):
         for c in range(m):
             pts = clusters == c
             ax.scatter(X[pts & (y == 0), 0], X[pts & (y == 0), 1], s=8, marker="o^s"[c % 3], color="tab:blue")
             ax.scatter(X[pts & (y == 1), 0], X[pts & (y == 1), 1], s=8, marker="o^s"[c % 3], color="tab:orange")
-            if Ms is None:
-                continue
             w, V = np.linalg.eigh(Ms[c])
             centre = X[pts].mean(axis=0)
             for e in range(w.size):                      # principal directions, length ∝ √λ
@@ -1187,13 +1107,13 @@ def fig2_10(config: dict, png: Path) -> Outcome:
                      "give." if lowered else " — narrower sectors do not lower it either: the reason is not the "
                      "sector width."))
     rows = [[m, _pct(r["loo_1nn"]), _pct(published.get(m)), r["status"], f"{r['relative_gap']:.1e}",
-             ", ".join(map(str, r["cluster_sizes"]))] for m, r in found.items()]
+             f"{r['cpu_s']:.2f}", ", ".join(map(str, r["cluster_sizes"]))] for m, r in found.items()]
     return Outcome(
         published="Leave-one-out 1-NN error: 100 % (one metric), 21 % (two k-means clusters), 0 % (three).",
         ours=(f"{len(y)} points on two circles (radii {config['radii'][0]} and {config['radii'][1]}); Euclidean "
               f"leave-one-out 1-NN error {euclid:.1f} %.\n\n"
               + _md_table(["metrics", "LOO 1-NN % (ours)", "LOO 1-NN % (thesis)", "status", "relative gap",
-                           "cluster sizes"], rows)),
+                           "CPU s", "cluster sizes"], rows)),
         rows={"euclidean": euclid, "by_metrics": {str(m): r for m, r in found.items()}}, verdict=verdict,
         agreement=("Reading: one metric per k-means cluster, D̂ under the second point's cluster. The error "
                    + " → ".join(f"{e:.0f} %" for e in errors) + " with 1, 2, 3 metrics (thesis: 100 % → 21 % → 0 %) "

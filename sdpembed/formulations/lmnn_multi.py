@@ -1,15 +1,16 @@
 """LMNN with one metric per class — the multi-metric SDP of thesis Sec. 2.1.8, (2.17), in CVXPY.
 
-With the cluster-dependent distance (2.17), D̂(x_i, x_j) = (x_i − x_j)ᵀ M^{y_j} (x_i − x_j)
-(the metric of the class of the *second* point, so D̂ is not symmetric), ::
+With the cluster-dependent distance (2.17), D̂(x_i, x_j) = (x_i − x_j)ᵀ M^{g_j} (x_i − x_j)
+(the metric g_j of the *second* point — its class y_j as printed, or its group in any given
+assignment such as k-means clusters, the instance's ``metric_groups`` — so D̂ is not symmetric), ::
 
-    minimise    (1 − μ) Σ_{j⇝i} (x_i − x_j)ᵀ M^{y_j} (x_i − x_j) + μ Σ_{j⇝i, l} (1 − y_il) ξ_ijl
-    subject to  (1) (x_i − x_l)ᵀ M^{y_l} (x_i − x_l) − (x_i − x_j)ᵀ M^{y_j} (x_i − x_j) ≥ 1 − ξ_ijl
+    minimise    (1 − μ) Σ_{j⇝i} (x_i − x_j)ᵀ M^{g_j} (x_i − x_j) + μ Σ_{j⇝i, l} (1 − y_il) ξ_ijl
+    subject to  (1) (x_i − x_l)ᵀ M^{g_l} (x_i − x_l) − (x_i − x_j)ᵀ M^{g_j} (x_i − x_j) ≥ 1 − ξ_ijl
                 (2) ξ_ijl ≥ 0
                 (3) M^c ⪰ 0 for c = 1, …, C.
 
-Target neighbours share the class of i, so the pull term of class c is tr(M^c P_c) with
-P_c = Σ_{j⇝i, y_i = c} C_ij. At the optimum ξ_ijl is the hinge, so the optimal value is the
+The pull term of metric c is tr(M^c P_c) with P_c = Σ_{j⇝i, g_j = c} C_ij. At the optimum ξ_ijl
+is the hinge, so the optimal value is the
 minimum over M^c ⪰ 0 of the multi-metric loss :meth:`MultiMetricLMNNInstance.objective`.
 
 **Certificate.** CVXPY's dual values of (1) are certified by
@@ -19,7 +20,8 @@ the function that certifies the hand-written solver.
 References
 ----------
 .. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
-   Pennsylvania, 2007. Implemented here: Sec. 2.1.8, the multi-metric SDP (2.17).
+   Pennsylvania, 2007. Implemented here: Sec. 2.1.8, the multi-metric SDP (2.17), with metrics by
+   class or by any assignment of the points (k-means clusters: Fig. 2.10).
 """
 
 from __future__ import annotations
@@ -46,7 +48,7 @@ def multi_metric_problem(problem: MultiMetricLMNNInstance, triplets: np.ndarray 
 
     Returns
     -------
-    cvxpy.Problem, list of cvxpy.Variable (one PSD metric per class), the slack variable and
+    cvxpy.Problem, list of cvxpy.Variable (one PSD metric per class or group), the slack variable and
     constraint (1) (whose dual values are the multipliers α).
     """
     triplets = all_triplets(problem.y, problem.targets) if triplets is None else np.asarray(triplets, dtype=np.int64)
@@ -62,8 +64,8 @@ def multi_metric_problem(problem: MultiMetricLMNNInstance, triplets: np.ndarray 
     W = X[triplets[:, 0]] - X[triplets[:, 2]]
     T = triplets.shape[0]
     t_idx = np.repeat(np.arange(T), p)
-    col_w = (blk[triplets[:, 2]][:, None] * p + np.arange(p)[None, :]).ravel()           # block of y_l
-    col_u = (blk[triplets[:, 0]][:, None] * p + np.arange(p)[None, :]).ravel()           # block of y_j = y_i
+    col_w = (blk[triplets[:, 2]][:, None] * p + np.arange(p)[None, :]).ravel()           # block of g_l
+    col_u = (blk[triplets[:, 1]][:, None] * p + np.arange(p)[None, :]).ravel()           # block of g_j
     A = scipy.sparse.csr_matrix(
         (np.concatenate([((W[:, rows] * W[:, cols]) * weight).ravel(), (-(U[:, rows] * U[:, cols]) * weight).ravel()]),
          (np.concatenate([t_idx, t_idx]), np.concatenate([col_w, col_u]))), shape=(T, C * p))

@@ -9,7 +9,8 @@ dimensionality reduction", Sec. 2.1.8). The thesis calls this equivalent to PCA 
 that holds only for whitened inputs (the mapped data's covariance is LΣLᵀ, not M), and on
 sklearn digits PCA of Lx is the better reduction at small r — see ``notebooks/03_lmnn.ipynb``.
 
-:class:`MultiMetricLMNN` learns one metric per class with the SDP (2.17) (the registered problem
+:class:`MultiMetricLMNN` learns one metric per class (or per group of a given assignment of the training
+points, e.g. k-means clusters) with the SDP (2.17) (the registered problem
 ``lmnn_multi``, :class:`~sdpembed.problems.MultiMetricLMNNInstance`) and classifies by kNN under the
 class-dependent distance D̂(x_t, x_j) = (x_t − x_j)ᵀ M^{y_j} (x_t − x_j).
 
@@ -166,17 +167,17 @@ def energy_scores(
 
 def multi_metric_energy_scores(
     X_test: np.ndarray, X_train: np.ndarray, y_train: np.ndarray, targets: np.ndarray, components: np.ndarray,
-    k: int, mu: float,
+    k: int, mu: float, *, metric_groups: np.ndarray | None = None, label_metrics: np.ndarray | None = None,
 ) -> np.ndarray:
     """The energy rule (2.12) with one metric per class (2.17), shape (m, C).
 
     The energy of (2.12) with every distance replaced by the class-dependent D̂(x_a, x_b) =
-    ‖L^{y_b}(x_a − x_b)‖² of (2.17) (M^c = (L^c)ᵀL^c), the loss of the SDP (2.17) that labelling
-    x_t by c would add: (1 − μ) × D̂(x_t, x_j) over its k nearest training points j of class c (in
-    D̂, under M^c), plus μ × the hinges [1 + D̂(x_t, x_j) − D̂(x_t, x_l)]₊ with x_t as i (training l of
-    another class, under M^{y_l}) and [1 + D̂(x_i, x_j) − D̂(x_i, x_t)]₊ with x_t as l (training i of
-    another class with their targets j ⇝ i; D̂(x_i, x_t) under M^c, the metric of t's hypothetical
-    class). With all metrics equal it is :func:`energy_scores`.
+    ‖L^{g_b}(x_a − x_b)‖² of (2.17) (M^c = (L^c)ᵀL^c; g_b = y_b, the class of x_b, by default), the
+    loss of the SDP (2.17) that labelling x_t by c would add: (1 − μ) × D̂(x_t, x_j) over its k nearest
+    training points j of class c (in D̂), plus μ × the hinges [1 + D̂(x_t, x_j) − D̂(x_t, x_l)]₊ with
+    x_t as i (training l of another class, under M^{g_l}) and [1 + D̂(x_i, x_j) − D̂(x_i, x_t)]₊ with
+    x_t as l (training i of another class with their targets j ⇝ i; D̂(x_i, x_t) under the metric of
+    t's hypothetical class c, ``label_metrics[c]``). With all metrics equal it is :func:`energy_scores`.
 
     Parameters
     ----------
@@ -186,23 +187,43 @@ def multi_metric_energy_scores(
         Class indices 0 … C − 1.
     targets : ndarray of int, shape (n, k)
         The training points' target neighbours (same class).
-    components : ndarray of shape (C, r, d)
-        L^c with (L^c)ᵀL^c = M^c, one per class.
+    components : ndarray of shape (G, r, d)
+        L^g with (L^g)ᵀL^g = M^g, one per metric (per class by default).
     k : int
     mu : float
+    metric_groups : ndarray of int, shape (n,), optional
+        The metric of every training point (``y_train`` by default: one metric per class).
+    label_metrics : ndarray of int, shape (C,), optional
+        The metric of a point labelled c (c by default); defined when ``metric_groups`` is a function
+        of the class.
     """
-    n, C = X_train.shape[0], components.shape[0]
-    own = components[y_train]                                                         # L^{y_a} per training point
-    d_target = np.sum(np.einsum("nrd,nkd->nkr", own, X_train[:, None, :] - X_train[targets]) ** 2, axis=2)
-    mapped = [X_train @ components[c].T for c in range(C)]
-    out = np.empty((X_test.shape[0], C))
-    rows = max(1, _ENERGY_BLOCK // (n * max(k, 1) * C))
+    n, G = X_train.shape[0], components.shape[0]
+    groups = y_train if metric_groups is None else np.asarray(metric_groups)
+    of_label = np.arange(int(y_train.max()) + 1) if label_metrics is None else np.asarray(label_metrics)
+    diffs = X_train[:, None, :] - X_train[targets]                                    # x_i − x_j, j ⇝ i
+    d_target = np.empty(targets.shape)
+    for g in range(G):   # a loop over metrics: D(i, j) under M^{g_j}, the target's metric
+        pairs = groups[targets] == g
+        d_target[pairs] = np.sum((diffs[pairs] @ components[g].T) ** 2, axis=1)
+    mapped = [X_train @ components[g].T for g in range(G)]
+    out = np.empty((X_test.shape[0], of_label.size))
+    rows = max(1, _ENERGY_BLOCK // (n * max(k, 1) * G))
     for start in range(0, X_test.shape[0], rows):
         Xb = X_test[start:start + rows]
-        by_label = np.stack([_sq_distances(Xb @ components[c].T, mapped[c]) for c in range(C)])   # (C, b, n)
-        D_hat = by_label[y_train, :, np.arange(n)].T                                 # under M^{y_a}
-        out[start:start + Xb.shape[0]] = _energies(D_hat, lambda c, B=by_label: B[c], d_target, y_train, k, mu)
+        by_metric = np.stack([_sq_distances(Xb @ components[g].T, mapped[g]) for g in range(G)])   # (G, b, n)
+        D_hat = by_metric[groups, :, np.arange(n)].T                                  # under M^{g_a}
+        out[start:start + Xb.shape[0]] = _energies(D_hat, lambda c, B=by_metric: B[of_label[c]], d_target, y_train,
+                                                   k, mu)
     return out
+
+
+def _label_metrics(y_index: np.ndarray, groups: np.ndarray, n_classes: int) -> np.ndarray | None:
+    """The metric of each class when every class lies in one group of ``groups``, else None."""
+    lowest = np.full(n_classes, np.iinfo(np.int64).max)
+    highest = np.full(n_classes, -1)
+    np.minimum.at(lowest, y_index, groups)
+    np.maximum.at(highest, y_index, groups)
+    return lowest if np.array_equal(lowest, highest) else None
 
 
 def _check_pairs(pairs: object, n_features: int) -> np.ndarray:
@@ -465,6 +486,10 @@ class LMNN(ClassNamePrefixFeaturesOutMixin, ClassifierMixin, TransformerMixin, B
 class MultiMetricLMNN(ClassifierMixin, BaseEstimator):
     """LMNN with one metric per class: the SDP (2.17), classified by kNN under D̂ (2.17) or by the energy rule.
 
+    The metrics are the classes' by default; ``fit(X, y, metric_groups=g)`` learns one metric per group
+    of any assignment g of the training points instead (k-means clusters, as in the thesis' Fig. 2.10),
+    with D̂(x_t, x_j) under the metric of the training point's group.
+
     Parameters
     ----------
     k : int, default=3
@@ -477,14 +502,18 @@ class MultiMetricLMNN(ClassifierMixin, BaseEstimator):
     rule : {"knn", "energy"}, default="knn"
         The rule of ``predict``: kNN under D̂ (2.17), with ``predict_proba`` the neighbours' vote
         fractions; or the energy rule (2.12) with the class-specific metrics
-        (:func:`multi_metric_energy_scores`), with ``decision_function`` the negated energies.
+        (:func:`multi_metric_energy_scores`), with ``decision_function`` the negated energies. The
+        energy rule needs the metric of a test point labelled c, so with ``metric_groups`` it needs
+        every class inside one group (``fit`` refuses it otherwise).
 
     Attributes
     ----------
-    metrics_ : ndarray of shape (n_classes, n_features_in_, n_features_in_)
-        M^c for ``classes_[c]``.
-    components_ : ndarray of shape (n_classes, n_features_in_, n_features_in_)
+    metrics_ : ndarray of shape (n_metrics, n_features_in_, n_features_in_)
+        M^c for ``classes_[c]`` (by default), or for the group c of ``metric_groups``.
+    components_ : ndarray of shape (n_metrics, n_features_in_, n_features_in_)
         L^c with (L^c)ᵀ L^c = M^c.
+    metric_groups_ : ndarray of int, shape (n_samples,)
+        The metric of every training point: its class index, or the ``metric_groups`` given to ``fit``.
     targets_ : ndarray of int, shape (n_samples, k)
         The training points' target neighbours.
     classes_, result_, n_iter_, n_features_in_
@@ -494,7 +523,8 @@ class MultiMetricLMNN(ClassifierMixin, BaseEstimator):
     metric-learn's Mahalanobis API applies class by class, since D̂ uses the metric of the
     training point's class: ``get_mahalanobis_matrix(label)`` is M^c and ``get_metric(label)``
     the distance under it, for one class; ``pair_distance(pairs, labels)`` and ``pair_score``
-    measure each pair (x_t, x_j) under the metric of its label, the class of x_j as in D̂. No
+    measure each pair (x_t, x_j) under the metric of its label, the class of x_j as in D̂ (with
+    ``metric_groups``: the metric of that class's group, defined when each class lies in one group). No
     single callable reproduces D̂ (it needs the label of the training point), so
     ``KNeighborsClassifier(metric=get_metric(label))`` is not this classifier: use ``predict``,
     ``predict_proba`` or ``distances``. There is no ``transform`` (one map per class).
@@ -519,8 +549,18 @@ class MultiMetricLMNN(ClassifierMixin, BaseEstimator):
         self.verbose = verbose
         self.rule = rule
 
-    def fit(self, X, y) -> MultiMetricLMNN:
-        """Learn one metric per class from the labelled rows of ``X``."""
+    def fit(self, X, y, metric_groups=None) -> MultiMetricLMNN:
+        """Learn one metric per class — or per group of ``metric_groups`` — from the labelled rows of ``X``.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        metric_groups : array-like of int, shape (n_samples,), optional
+            The metric of every training point, 0 … G − 1 (e.g. k-means clusters), each used by some
+            point and some target neighbour (:func:`sdpembed.problems.lmnn.check_metric_groups`);
+            ``None``: one metric per class, (2.17) as printed.
+        """
         X, y = validate_data(self, X, y, dtype=np.float64, ensure_min_samples=2)
         check_classification_targets(y)
         k, mu, _ = _check_params(self.k, self.mu)
@@ -531,7 +571,11 @@ class MultiMetricLMNN(ClassifierMixin, BaseEstimator):
             raise ValueError(f"rule must be one of {LMNN_RULES}, got {self.rule!r}")
         self.classes_, y_index = np.unique(y, return_inverse=True)
         y_index = y_index.ravel()
-        instance = MultiMetricLMNNInstance.from_data(X, y_index, k=k, mu=mu)
+        instance = MultiMetricLMNNInstance.from_data(X, y_index, k=k, mu=mu, metric_groups=metric_groups)
+        label_metrics = _label_metrics(y_index, instance.block, self.classes_.size)
+        if self.rule == "energy" and label_metrics is None:
+            raise ValueError("rule='energy' needs the metric of a test point labelled c: every class must lie in "
+                             "one group of metric_groups")
         result = solve(instance, method, **_solver_options(method, self.max_iter, self.tol, self.verbose))
         _warn_if_unconverged(self, result)
         self.result_ = result
@@ -539,17 +583,20 @@ class MultiMetricLMNN(ClassifierMixin, BaseEstimator):
         self.metrics_ = result.solution
         self.components_ = np.stack([factor_metric(M) for M in self.metrics_])
         self.targets_ = np.asarray(instance.targets)
+        self.metric_groups_ = np.array(instance.block)
+        self._label_metrics = label_metrics
         self._X_fit = X
         self._y_index = y_index
         return self
 
     def distances(self, X) -> np.ndarray:
-        """D̂(x_t, x_j) = (x_t − x_j)ᵀ M^{y_j} (x_t − x_j) from every row of ``X`` to every training point."""
+        """D̂(x_t, x_j) = (x_t − x_j)ᵀ M^{g_j} (x_t − x_j) from every row of ``X`` to every training point
+        (g_j = y_j, the class of x_j, unless ``metric_groups`` was given)."""
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         D = np.empty((X.shape[0], self._X_fit.shape[0]))
-        for c in range(self.classes_.size):   # a loop over classes: the metric of the training point's class
-            cols = self._y_index == c
+        for c in range(self.metrics_.shape[0]):   # a loop over metrics: the metric of the training point
+            cols = self.metric_groups_ == c
             A, B = X @ self.components_[c].T, self._X_fit[cols] @ self.components_[c].T
             D[:, cols] = np.maximum(np.einsum("ij,ij->i", A, A)[:, None] + np.einsum("ij,ij->i", B, B)[None, :]
                                     - 2.0 * A @ B.T, 0.0)
@@ -579,8 +626,12 @@ class MultiMetricLMNN(ClassifierMixin, BaseEstimator):
     def _energies(self, X) -> np.ndarray:
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
+        if self._label_metrics is None:
+            raise ValueError("the energy rule needs the metric of a test point labelled c, and the metric_groups "
+                             "given to fit split a class over several metrics")
         return multi_metric_energy_scores(X, self._X_fit, self._y_index, self.targets_, self.components_,
-                                          int(self.k), float(self.mu))
+                                          int(self.k), float(self.mu), metric_groups=self.metric_groups_,
+                                          label_metrics=self._label_metrics)
 
     def predict_energy(self, X) -> np.ndarray:
         """The energy rule (2.12) with one metric per class (2.17): the label whose energy
@@ -594,21 +645,29 @@ class MultiMetricLMNN(ClassifierMixin, BaseEstimator):
         of ``classes_[0]`` minus that of ``classes_[1]`` (positive: ``classes_[1]``)."""
         return _energy_decision(self._energies(X))
 
-    def _class_index(self, label) -> int:
+    def _metric_index(self, label) -> int:
+        """The metric of class ``label``: its index, or the group that holds the class (``metric_groups``)."""
         check_is_fitted(self)
         where = np.flatnonzero(self.classes_ == label)
         if where.size != 1:
             raise ValueError(f"label must be one of the classes seen in fit {self.classes_.tolist()}, got {label!r}")
-        return int(where[0])
+        return int(self._metric_of_labels()[where[0]])
+
+    def _metric_of_labels(self) -> np.ndarray:
+        """The metric of each class (index into ``metrics_``), or a ValueError when a class spans several."""
+        if self._label_metrics is None:
+            raise ValueError("the metric_groups given to fit split a class over several metrics: a label names no "
+                             "metric; use metrics_[g] for group g")
+        return self._label_metrics
 
     def get_mahalanobis_matrix(self, label) -> np.ndarray:
         """M^c, the Mahalanobis matrix of class ``label`` (one of ``classes_``)."""
-        return self.metrics_[self._class_index(label)].copy()
+        return self.metrics_[self._metric_index(label)].copy()
 
     def get_metric(self, label):
         """A function ``metric(u, v, squared=False)`` → ‖L^c(u − v)‖ under the metric of class ``label``
         (see the class Notes: one class's metric, not the multi-metric rule)."""
-        return _mahalanobis_callable(self.components_[self._class_index(label)].copy())
+        return _mahalanobis_callable(self.components_[self._metric_index(label)].copy())
 
     def pair_distance(self, pairs, labels) -> np.ndarray:
         """‖L^c(x_t − x_j)‖ for each pair (x_t, x_j) of ``pairs`` (n_pairs, 2, n_features), with c the
@@ -624,8 +683,9 @@ class MultiMetricLMNN(ClassifierMixin, BaseEstimator):
             raise ValueError(f"labels must be classes seen in fit {self.classes_.tolist()}")
         diff = P[:, 0] - P[:, 1]
         out = np.empty(P.shape[0])
-        for c in np.unique(index):   # a loop over classes; the pairs of a class are vectorised
-            rows = index == c
+        metric = self._metric_of_labels()[index]
+        for c in np.unique(metric):   # a loop over metrics; the pairs of a metric are vectorised
+            rows = metric == c
             out[rows] = np.linalg.norm(diff[rows] @ self.components_[c].T, axis=1)
         return out
 

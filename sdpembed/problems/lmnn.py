@@ -13,12 +13,13 @@ determine every point difference, chosen and proved in exact integer arithmetic
 (:func:`spanning_coordinates`): raw pixels leave directions in which no two points differ, exact
 null vectors that no test with rounding margins could prove PSD.
 
-**Multi-metric.** With the cluster-dependent distance (2.17), D̂(x_i, x_j) = (x_i − x_j)ᵀ M^{y_j}
-(x_i − x_j) (the metric of the class of the *second* point), the pull term of class c is
-tr(M^c P_c) with P_c = Σ_{j⇝i, y_i = c} C_ij. The derivation of :func:`lmnn_dual_bound` carries
-over block by block (:func:`multi_metric_dual_bound`): for α_t ∈ [0, μ],
-ε(M) ≥ Σ_t α_t + Σ_c tr(M^c C_c(α)) with
-C_c(α) = (1 − μ) P_c + Σ_t α_t ([y_i = c] C_ij − [y_l = c] C_il), so Σα is a lower bound when
+**Multi-metric.** With the cluster-dependent distance (2.17), D̂(x_i, x_j) = (x_i − x_j)ᵀ M^{g_j}
+(x_i − x_j) (the metric of the *second* point), where g_j is the metric of point j — its class in
+(2.17), or any given assignment such as k-means clusters (Fig. 2.10), the instance's
+``metric_groups`` — the pull term of metric c is tr(M^c P_c) with P_c = Σ_{j⇝i, g_j = c} C_ij. The
+derivation of :func:`lmnn_dual_bound` carries over block by block (:func:`multi_metric_dual_bound`):
+for α_t ∈ [0, μ], ε(M) ≥ Σ_t α_t + Σ_c tr(M^c C_c(α)) with
+C_c(α) = (1 − μ) P_c + Σ_t α_t ([g_j = c] C_ij − [g_l = c] C_il), so Σα is a lower bound when
 every C_c(α) ⪰ 0; otherwise α is scaled down (largest t with all (1 − μ)P_c + t(C_c(α) −
 (1 − μ)P_c) ⪰ 0) or the trace bound tr M^c ≤ U / ((1 − μ) λ_min(P_c)) is used. Rounding errors
 are accounted for as in the single-metric bound.
@@ -36,13 +37,14 @@ References
 ----------
 .. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
    Pennsylvania, 2007. Implemented here: the loss (2.5)–(2.11), the slack SDP of Sec. 2.1.3, the
-   gradient (2.14), the projection (2.16) and the multi-metric SDP (2.17).
+   gradient (2.14), the projection (2.16) and the multi-metric SDP (2.17), with its metrics indexed
+   by class or by any assignment of the points, e.g. k-means clusters (Sec. 2.1.8, Fig. 2.10).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any, ClassVar, Self
 
@@ -67,6 +69,7 @@ __all__ = [
     "MultiMetricLMNNInstance",
     "MultiMetricLMNNProblem",
     "certified_min_eig",
+    "check_metric_groups",
     "check_triplets",
     "generalized_eigenvalues",
     "lmnn_dual_bound",
@@ -170,7 +173,7 @@ class _TripletData(Instance):
         """The same instance on the coordinates ``keep`` of X (same labels, targets and μ; no optimum).
         With ``keep`` = :attr:`spanning_coordinates` its optimum is this instance's, and a metric N of
         it is one of this instance padded with zeros (:func:`spanning_coordinates`)."""
-        return type(self)(X=self.X[:, keep], y=self.y, targets=self.targets, mu=self.mu)
+        return replace(self, X=self.X[:, keep], optimum=None)
 
     # ----------------------------------------------------------------- the proof in a solution file
     #: The multiplier arrays a solution file may carry (the file contract, ``docs/grading.md``):
@@ -256,9 +259,14 @@ class _TripletData(Instance):
         for key in ("X", "y", "targets"):
             if key not in arrays:
                 raise ValueError(f"a {cls.problem!r} instance needs the array {key!r}")
+        return cls(**cls._file_fields(arrays))
+
+    @classmethod
+    def _file_fields(cls, arrays: dict[str, np.ndarray]) -> dict[str, Any]:
+        """The constructor's arguments from the arrays of an instance file (checked by the constructor)."""
         mu = file_scalar(arrays, "mu", cls.problem)
         optimum = file_scalar(arrays, "optimum", cls.problem) if "optimum" in arrays else None
-        return cls(X=arrays["X"], y=arrays["y"], targets=arrays["targets"], mu=mu, optimum=optimum)
+        return {"X": arrays["X"], "y": arrays["y"], "targets": arrays["targets"], "mu": mu, "optimum": optimum}
 
 
 class LMNNInstance(_TripletData):
@@ -696,26 +704,37 @@ def lmnn_dual_bound(
 
 
 # ------------------------------------------------------------------ multi-metric (2.17)
+@dataclass(frozen=True, eq=False)
 class MultiMetricLMNNInstance(_TripletData):
-    """The multi-metric LMNN SDP (thesis Sec. 2.1.8, (2.17)): one metric M^c ⪰ 0 per class,
-    minimising
+    """The multi-metric LMNN SDP (thesis Sec. 2.1.8, (2.17)): one metric M^c ⪰ 0 per class — or per
+    group of any given assignment of the points (``metric_groups``, e.g. k-means clusters as in
+    Fig. 2.10) — minimising
 
         ε̂(M^1, …, M^C) = (1 − μ) Σ_{j⇝i} D̂(x_i, x_j) + μ Σ_{j⇝i} Σ_l (1 − y_il) [1 + D̂(x_i, x_j) − D̂(x_i, x_l)]₊
 
-    with the cluster-dependent distance D̂(x_i, x_j) = (x_i − x_j)ᵀ M^{y_j} (x_i − x_j) (2.17). The
-    thesis states it with one slack ξ_ijl per triplet (constraints (1)–(3) after (2.17)); see
-    :mod:`sdpembed.formulations.lmnn_multi`. The only constraints are M^c ⪰ 0.
+    with the cluster-dependent distance D̂(x_i, x_j) = (x_i − x_j)ᵀ M^{g_j} (x_i − x_j) (2.17), g_j the
+    metric of the *second* point (its class y_j in the thesis; for a target pair the target's, for
+    an impostor pair the impostor's). The thesis states it with one slack ξ_ijl per triplet
+    (constraints (1)–(3) after (2.17)); see :mod:`sdpembed.formulations.lmnn_multi`. The only
+    constraints are M^c ⪰ 0. With one group it is the LMNN SDP (2.11).
 
     The variable is the (C, d, d) stack of the metrics: block c belongs to ``classes[c]`` (the sorted
-    labels) and ``block[i]`` is the block of point i. A solution is judged as the block-diagonal
-    matrix of its C blocks (``variable_shape``): symmetric and PSD block by block.
+    labels), or to the group c of ``metric_groups``; ``block[i]`` is the block of point i. A solution is
+    judged as the block-diagonal matrix of its C blocks (``variable_shape``): symmetric and PSD block
+    by block.
 
     Parameters
     ----------
     X, y, targets, mu, optimum
         As for :class:`LMNNInstance`: training inputs (n, d), labels (at least two classes), the
         (n, k) target neighbours of the same class, μ ∈ [0, 1] and an optional certified optimum.
+    metric_groups : ndarray of int, shape (n,), optional
+        The metric of every point, 0 … C − 1, each used by some point and by some target neighbour
+        (a metric that no target pair uses has no pull term: it could grow without bound). ``None``
+        (the default): the point's class, the index of its label in the sorted labels — (2.17) as printed.
     """
+
+    metric_groups: np.ndarray | None = None
 
     problem: ClassVar[str] = "lmnn_multi"
     variable: ClassVar[str] = "M"
@@ -725,33 +744,52 @@ class MultiMetricLMNNInstance(_TripletData):
 
     def __post_init__(self) -> None:
         super().__post_init__()
+        if self.metric_groups is not None:
+            groups = check_metric_groups(self.metric_groups, self.targets)
+            groups.setflags(write=False)
+            object.__setattr__(self, "metric_groups", groups)
         self._check_variable_memory(self.dim, self.n_blocks)
+
+    @classmethod
+    def from_data(cls, X: np.ndarray, y: np.ndarray, k: int = 3, mu: float = 0.5,
+                  metric_groups: np.ndarray | None = None) -> Self:
+        """Instance with the k Euclidean nearest same-class points as target neighbours
+        (Sec. 2.1.2; :func:`sdpembed.graphs.target_neighbors`) and the metrics ``metric_groups``
+        (by class when ``None``)."""
+        return cls(X=X, y=y, targets=target_neighbors(X, y, k), mu=mu, metric_groups=metric_groups)
 
     @property
     def classes(self) -> np.ndarray:
-        """The sorted labels; ``classes[c]`` owns the metric M^c."""
+        """The sorted labels; with the default ``metric_groups``, ``classes[c]`` owns the metric M^c."""
         return np.unique(self.y)
+
+    @cached_property
+    def class_index(self) -> np.ndarray:
+        """The index of every point's label in :attr:`classes` (impostors are points of another class)."""
+        index = np.unique(self.y, return_inverse=True)[1].ravel()
+        index.setflags(write=False)
+        return index
 
     @property
     def block(self) -> np.ndarray:
-        """Block (class index) of every point."""
-        return np.unique(self.y, return_inverse=True)[1].ravel()
+        """The metric (block of the variable) of every point: ``metric_groups``, or the class index."""
+        return self.class_index if self.metric_groups is None else self.metric_groups
 
     @property
     def n_blocks(self) -> int:
-        """Number of metrics C (the number of classes)."""
-        return count_distinct(self.y)
+        """Number of metrics C (the number of classes, or of groups of ``metric_groups``)."""
+        return count_distinct(self.y) if self.metric_groups is None else int(self.metric_groups.max()) + 1
 
     @property
     def variable_shape(self) -> tuple[int, ...]:
-        """(C, d, d): one d × d metric per class."""
+        """(C, d, d): one d × d metric per class (or group)."""
         return (self.n_blocks, self.dim, self.dim)
 
     def pull_matrices(self) -> np.ndarray:
-        """P_c = Σ_{j⇝i, y_i = c} C_ij, shape (C, d, d): the pull term is Σ_c tr(M^c P_c)."""
+        """P_c = Σ_{j⇝i, g_j = c} C_ij, shape (C, d, d): the pull term is Σ_c tr(M^c P_c)."""
         n, k = self.targets.shape
         U = (self.X[:, None, :] - self.X[self.targets]).reshape(n * k, -1)
-        blocks = np.repeat(self.block, k)
+        blocks = self.block[self.targets].ravel()
         out = np.stack([U[blocks == c].T @ U[blocks == c] for c in range(self.n_blocks)])
         return 0.5 * (out + out.transpose(0, 2, 1))
 
@@ -760,7 +798,7 @@ class MultiMetricLMNNInstance(_TripletData):
         wrong shape or NaN or infinite entries."""
         arr = np.asarray(Ms, dtype=np.float64)
         if arr.shape != self.variable_shape:
-            raise ValueError(f"the metrics must have shape {self.variable_shape} (one d x d matrix per class), "
+            raise ValueError(f"the metrics must have shape {self.variable_shape} (one d x d matrix per metric), "
                              f"got {arr.shape}")
         if not np.all(np.isfinite(arr)):
             raise ValueError("the metrics contain NaN or infinite entries")
@@ -779,6 +817,50 @@ class MultiMetricLMNNInstance(_TripletData):
         self.check_metrics(Ms)
         return 0.0
 
+    # ----------------------------------------------------------------- files
+    def to_arrays(self) -> dict[str, np.ndarray]:
+        """The arrays of the file contract (DESIGN.md): those of :class:`LMNNInstance`, and
+        ``metric_groups`` when given."""
+        arrays = super().to_arrays()
+        if self.metric_groups is not None:
+            arrays["metric_groups"] = np.asarray(self.metric_groups)
+        return arrays
+
+    @classmethod
+    def _file_fields(cls, arrays: dict[str, np.ndarray]) -> dict[str, Any]:
+        return {**super()._file_fields(arrays), "metric_groups": arrays.get("metric_groups")}
+
+
+def check_metric_groups(groups: object, targets: np.ndarray) -> np.ndarray:
+    """Validate an assignment of the n points to metrics 0 … C − 1 (the ``metric_groups`` of
+    :class:`MultiMetricLMNNInstance`) and return it as int64.
+
+    It must be 1-D with one integer per point, in [0, C), with every metric used by some point and by
+    some target neighbour: the pull term of metric c is tr(M^c P_c), P_c summing the target pairs
+    (i, j) with g_j = c, so a metric used by no target neighbour costs nothing to grow and the SDP
+    (2.17) has no minimiser.
+    """
+    n = targets.shape[0]
+    arr = np.asarray(groups)
+    if arr.ndim != 1 or arr.shape[0] != n:
+        raise ValueError(f"metric_groups must be a 1-D array with one metric index per point ({n}), "
+                         f"got shape {arr.shape}")
+    if arr.dtype.kind not in "iu":
+        raise ValueError(f"metric_groups must hold integer metric indices 0 ... C-1, got dtype {arr.dtype}")
+    arr = arr.astype(np.int64)
+    if arr.min() < 0:
+        raise ValueError(f"metric_groups must hold metric indices >= 0, got {int(arr.min())}")
+    C = int(arr.max()) + 1
+    empty = np.flatnonzero(np.bincount(arr, minlength=C) == 0)
+    if empty.size:
+        raise ValueError(f"metric_groups leaves metric {int(empty[0])} empty: every index 0 ... {C - 1} must be "
+                         "the metric of some point")
+    unused = np.flatnonzero(np.bincount(arr[targets.ravel()], minlength=C) == 0)
+    if unused.size:
+        raise ValueError(f"metric {int(unused[0])} of metric_groups is the metric of no target neighbour: it has no "
+                         "pull term and the SDP (2.17) no minimiser (merge it with another group)")
+    return arr
+
 
 #: The name this type had before it was a registered problem.
 MultiMetricLMNNProblem = MultiMetricLMNNInstance
@@ -791,7 +873,8 @@ def multi_metric_hinges(
 
     D̂ is (2.17). For each block of points i the (b, k, n) hinge array is formed at once:
     D̂(x_i, x_j) from explicit differences, D̂(x_i, x_l) through the Gram matrix of the centred
-    data under the metric of l's class (a loop over classes; points are vectorised).
+    data under l's metric (a loop over metrics; points are vectorised). Impostors l are the points of
+    another class than i, whatever their metric.
 
     Yields
     ------
@@ -800,7 +883,7 @@ def multi_metric_hinges(
     """
     Ms = problem.check_metrics(Ms)
     block_size = check_positive_int(block_size, "block_size")
-    X, targets, blk = problem.X, problem.targets, problem.block
+    X, targets, blk, cls = problem.X, problem.targets, problem.block, problem.class_index
     n, k = targets.shape
     Z = X - X.mean(axis=0)
     q = np.empty(n)                                       # z_lᵀ M^{y_l} z_l
@@ -812,14 +895,17 @@ def multi_metric_hinges(
         I = np.arange(start, min(start + rows_per_block, n))
         J = targets[I]
         U = X[I, None, :] - X[J]
-        d_ij = np.einsum("bkd,bkd->bk", np.einsum("bkd,bde->bke", U, Ms[blk[I]]), U)
+        d_ij = np.empty(J.shape)
+        for c in range(problem.n_blocks):               # D̂(x_i, x_j) under M^{g_j}, the target's metric
+            pairs = blk[J] == c
+            d_ij[pairs] = np.einsum("md,md->m", U[pairs] @ Ms[c], U[pairs])
         D_il = np.empty((I.size, n))
         for c in range(problem.n_blocks):
             cols = blk == c
             ZM = Z[I] @ Ms[c]
             D_il[:, cols] = np.einsum("ij,ij->i", ZM, Z[I])[:, None] + q[None, cols] - 2.0 * (ZM @ Z[cols].T)
         H = 1.0 + d_ij[:, :, None] - D_il[:, None, :]
-        candidate = (H > threshold) & (blk[I, None] != blk[None, :])[:, None, :]
+        candidate = (H > threshold) & (cls[I, None] != cls[None, :])[:, None, :]
         r, m, l = np.nonzero(candidate)
         yield np.column_stack([I[r], J[r, m], l]), H[r, m, l]
 
@@ -834,9 +920,9 @@ def multi_metric_dual_bound(
     (:func:`check_triplets`): the bound prices each listed hinge of the loss once.
 
     The blocks are tested on the spanning coordinates of all points, as in :func:`lmnn_dual_bound`.
-    A direction inside that span which no target pair of class c sees but some impostor pair
-    (i, l), y_l = c, does — a class with fewer points than coordinates, or a pixel non-zero in one
-    image of another class — is an exact null vector of P_c: M^c can grow along it at no pull cost,
+    A direction inside that span which no target pair of metric c sees but some impostor pair
+    (i, l), g_l = c, does — a class (or group) with fewer points than coordinates, or a pixel non-zero
+    in one image of another class — is an exact null vector of P_c: M^c can grow along it at no pull cost,
     a dual-feasible α has α_t = 0 on those impostor triplets, and C_c(α) keeps the null vector, so
     the bound then collapses to 0 (raw digits, 20 points per class: rank P_c = 19 on 56 coordinates).
     """
@@ -856,16 +942,16 @@ def multi_metric_dual_bound(
     C, d = problem.n_blocks, problem.dim
     P = problem.pull_matrices()
     A = (1.0 - mu) * P
-    # P_c is one matrix product over the k·n_c target pairs of class c (pull_matrices)
-    pairs = problem.k * np.bincount(blk, minlength=C)
+    # P_c is one matrix product over the target pairs (i, j) with g_j = c (pull_matrices)
+    pairs = np.bincount(blk[problem.targets].ravel(), minlength=C)
     a_error = (1.0 - mu) * np.array([_sum_error(int(pairs[c]), 1, d, float(np.trace(P[c]))) for c in range(C)])
     D = np.zeros((C, d, d))
     d_error = np.zeros(C)
     zeros = np.zeros((0, 3), dtype=np.int64)
-    for c in range(C):   # block c collects + C_ij of triplets with y_i = c and − C_il of those with y_l = c
-        pos = triplets[blk[triplets[:, 0]] == c]
+    for c in range(C):   # block c collects + C_ij of triplets with g_j = c and − C_il of those with g_l = c
+        pos = triplets[blk[triplets[:, 1]] == c]
         neg = triplets[blk[triplets[:, 2]] == c]
-        wp = alpha[blk[triplets[:, 0]] == c]
+        wp = alpha[blk[triplets[:, 1]] == c]
         wn = alpha[blk[triplets[:, 2]] == c]
         # triplet_outer_sum(t, w) = Σ w (C_ij − C_il): (i, j, i) gives C_ij alone and (i, i, l) gives −C_il
         Dp, ep = triplet_outer_sum(X, np.column_stack([pos[:, 0], pos[:, 1], pos[:, 0]]) if pos.size else zeros, wp)

@@ -163,10 +163,11 @@ def lmnn_form(instance: Any, max_entries: int) -> StandardForm:
 
 def lmnn_multi_form(instance: Any, max_entries: int) -> StandardForm:
     """Multi-metric LMNN, the SDP after thesis (2.17) on all triplets t = (i, j, l), one metric M^c per
-    class (blocks 1..C of X): C_il • M^{y_l} − C_ij • M^{y_j} + ξ_t − σ_t = 1 (constraint (1) with its
-    surplus σ_t; y_j = y_i and y_l ≠ y_i, so the two terms lie in different blocks), ξ, σ ≥ 0,
-    M^c ⪰ 0, and C = blockdiag((1 − μ)P_1, …, (1 − μ)P_C, μ·1 on ξ, 0 on σ), P_c the pull matrix of
-    the points of class c."""
+    class or per group g of the instance's ``metric_groups`` (blocks 1..C of X):
+    C_il • M^{g_l} − C_ij • M^{g_j} + ξ_t − σ_t = 1 (constraint (1) with its surplus σ_t; with metrics by
+    class g_j = y_i ≠ y_l, so the two terms lie in different blocks; with other groups they may share
+    one), ξ, σ ≥ 0, M^c ⪰ 0, and C = blockdiag((1 − μ)P_1, …, (1 − μ)P_C, μ·1 on ξ, 0 on σ), P_c the
+    pull matrix of the target pairs (i, j) with g_j = c."""
     C, d = instance.n_blocks, instance.dim
     _guard(instance.n_triplets * (d * (d + 1) + 3), max_entries, "lmnn_multi instance")
     X = np.asarray(instance.X, dtype=np.float64)
@@ -180,17 +181,21 @@ def lmnn_multi_form(instance: Any, max_entries: int) -> StandardForm:
     U = X[triplets[:, 0]] - X[triplets[:, 1]]                                          # x_i − x_j
     W = X[triplets[:, 0]] - X[triplets[:, 2]]                                          # x_i − x_l
     for c in range(C):
-        near, far = blk[triplets[:, 0]] == c, blk[triplets[:, 2]] == c
-        out.add_quadratic(k[far], 1 + c, W[far])                                       # C_il • M^{y_l}
-        out.add_quadratic(k[near], 1 + c, U[near], scale=-1.0)                         # − C_ij • M^{y_j}
+        near, far = blk[triplets[:, 1]] == c, blk[triplets[:, 2]] == c
+        out.add_quadratic(k[far], 1 + c, W[far])                                       # C_il • M^{g_l}
+        out.add_quadratic(k[near], 1 + c, U[near], scale=-1.0)                         # − C_ij • M^{g_j}
     out.add(k, C + 1, np.arange(T), np.arange(T), 1.0)                                 # + ξ_t
     out.add(k, C + 1, T + np.arange(T), T + np.arange(T), -1.0)                        # − σ_t
-    statement = ("minimise (1-mu) sum_{j->i} d_{y_j}(i,j) + mu sum_t xi_t s.t. d_{y_l}(i,l) - d_{y_j}(i,j) >= 1 - "
-                 f"xi_t for the T = {T} triplets t = (i, j, l), j a target of i, y_l != y_i (rows of targets), "
-                 f"xi >= 0, M^c >= 0 (PSD) for the C = {C} classes, d_c(a,b) = (x_a - x_b)'M^c(x_a - x_b); "
-                 f"mu = {instance.mu:.17g}")
-    blocks = tuple(f"block {1 + c} ({d} x {d}): M^{1 + c}, the metric of the class {instance.classes[c]!s} "
-                   f"(block {c} of the solution's M)" for c in range(C))
+    by_class = instance.metric_groups is None
+    g = "y" if by_class else "g"
+    owner = "classes" if by_class else "groups of metric_groups (g_a: the metric of point a)"
+    statement = (f"minimise (1-mu) sum_{{j->i}} d_{{{g}_j}}(i,j) + mu sum_t xi_t s.t. d_{{{g}_l}}(i,l) - "
+                 f"d_{{{g}_j}}(i,j) >= 1 - xi_t for the T = {T} triplets t = (i, j, l), j a target of i, y_l != y_i "
+                 f"(rows of targets), xi >= 0, M^c >= 0 (PSD) for the C = {C} {owner}, "
+                 f"d_c(a,b) = (x_a - x_b)'M^c(x_a - x_b); mu = {instance.mu:.17g}")
+    blocks = tuple(f"block {1 + c} ({d} x {d}): M^{1 + c}, the metric of the "
+                   + (f"class {instance.classes[c]!s}" if by_class else f"group {c}")
+                   + f" (block {c} of the solution's M)" for c in range(C))
     blocks += (f"block {C + 1} (diagonal, {2 * T}): xi_t, t = 1..{T}, then the surpluses "
                "sigma_t = d_{y_l}(i,l) - d_{y_j}(i,j) - 1 + xi_t; triplets ordered by i, then by the column of j "
                "in targets[i], then by l",)

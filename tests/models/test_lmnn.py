@@ -12,7 +12,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sdpembed.models.lmnn import LMNN, MultiMetricLMNN, energy_scores, factor_metric
+from sdpembed.models.lmnn import LMNN, MultiMetricLMNN, energy_scores, factor_metric, multi_metric_energy_scores
 from sdpembed.problems import LMNNInstance, MultiMetricLMNNInstance
 from sdpembed.registry import solve
 
@@ -222,6 +222,51 @@ def test_multi_metric_estimator(split):
         named.get_mahalanobis_matrix("w")
     with pytest.raises(ValueError, match="labels must be classes"):
         named.pair_distance(pairs, np.array(["w"] * len(pairs)))
+
+
+def test_multi_metric_estimator_with_metric_groups(split):
+    """``fit(X, y, metric_groups=g)``: the classes as g are the default fit exactly; groups that are unions
+    of classes keep the energy rule and the label API (a class's metric is its group's); groups that split
+    a class keep kNN under D̂ and refuse what needs a label's metric; bad groups are refused."""
+    X_train, X_test, y_train, _ = split
+    classes, y_index = np.unique(y_train, return_inverse=True)
+    default = MultiMetricLMNN(k=3).fit(X_train, y_train)
+    by_class = MultiMetricLMNN(k=3).fit(X_train, y_train, metric_groups=y_index)
+    np.testing.assert_array_equal(by_class.metrics_, default.metrics_)
+    np.testing.assert_array_equal(by_class.metric_groups_, default.metric_groups_)
+    np.testing.assert_array_equal(by_class.predict(X_test), default.predict(X_test))
+    np.testing.assert_array_equal(by_class.predict_energy(X_test), default.predict_energy(X_test))
+
+    merged = (y_index > 0).astype(np.int64)                 # class 0 alone; classes 1 and 2 share a metric
+    model = MultiMetricLMNN(k=3, rule="energy").fit(X_train, y_train, metric_groups=merged)
+    assert model.result_.status == "optimal" and model.metrics_.shape == (2, 6, 6)
+    np.testing.assert_array_equal(model.metric_groups_, merged)
+    j = int(np.flatnonzero(merged == 1)[0])
+    diff = X_test[0] - X_train[j]
+    assert model.distances(X_test[:1])[0, j] == pytest.approx(diff @ model.metrics_[1] @ diff, rel=1e-9)
+    np.testing.assert_array_equal(model.get_mahalanobis_matrix(classes[2]), model.metrics_[1])
+    # the energy rule with the group metrics is the per-class rule with each class given its group's metric
+    per_class = multi_metric_energy_scores(X_test, X_train, y_index, model.targets_, model.components_[[0, 1, 1]],
+                                           3, 0.5)
+    np.testing.assert_allclose(model.decision_function(X_test), -per_class, rtol=1e-10, atol=1e-10)
+
+    across = np.arange(len(y_train)) % 2                    # every class split over both metrics
+    split_model = MultiMetricLMNN(k=3).fit(X_train, y_train, metric_groups=across)
+    assert split_model.result_.status == "optimal"
+    D = split_model.distances(X_test[:2])
+    for jj in (0, 1):
+        diff = X_test[1] - X_train[jj]
+        assert D[1, jj] == pytest.approx(diff @ split_model.metrics_[across[jj]] @ diff, rel=1e-9)
+    assert set(split_model.predict(X_test)) <= set(classes)
+    for call in (lambda: split_model.predict_energy(X_test), lambda: split_model.get_mahalanobis_matrix(classes[0])):
+        with pytest.raises(ValueError, match="split a class"):
+            call()
+    with pytest.raises(ValueError, match="every class must lie in one group"):
+        MultiMetricLMNN(k=3, rule="energy").fit(X_train, y_train, metric_groups=across)
+    with pytest.raises(ValueError, match="one metric index per point"):
+        MultiMetricLMNN(k=3).fit(X_train, y_train, metric_groups=across[:-1])
+    with pytest.raises(ValueError, match="leaves metric 1 empty"):
+        MultiMetricLMNN(k=3).fit(X_train, y_train, metric_groups=2 * across)
 
 
 def test_multi_metric_estimator_solves_the_registered_problem(split):

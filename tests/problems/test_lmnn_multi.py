@@ -7,6 +7,7 @@ import pytest
 from sdpembed import PROBLEMS, get_problem
 from sdpembed.io import instance_from_arrays, load_instance, read_solution, save_instance, solution_from_arrays
 from sdpembed.problems import LMNNInstance, MultiMetricLMNNInstance, MultiMetricLMNNProblem
+from sdpembed.problems.lmnn import multi_metric_hinges
 
 from ..conftest import tiny_lmnn_instances
 
@@ -89,3 +90,91 @@ def test_solution_arrays_are_a_stack_of_one_metric_per_class(multi, tmp_path):
     assert read.dual_bound == 1.0 and read.matrix.shape == (3, 4, 4)
     with pytest.raises(ValueError, match="shape"):
         multi.objective(np.eye(4))
+
+
+# ------------------------------------------------------------------ metrics by a given assignment (Fig. 2.10)
+def _brute_loss(X, y, targets, groups, Ms, mu):
+    """(2.17) with D̂(x_a, x_b) under the metric of b's group, by a loop over every triplet."""
+    def d_hat(a, b):
+        return (X[a] - X[b]) @ Ms[groups[b]] @ (X[a] - X[b])
+    loss = 0.0
+    for i in range(len(y)):
+        for j in targets[i]:
+            loss += (1.0 - mu) * d_hat(i, j)
+            for l in np.flatnonzero(y != y[i]):
+                loss += mu * max(0.0, 1.0 + d_hat(i, j) - d_hat(i, l))
+    return loss
+
+
+@pytest.fixture(scope="module")
+def grouped(single):
+    """Three groups that cut across the classes."""
+    groups = np.arange(single.n_points) % 3
+    return MultiMetricLMNNInstance(X=single.X, y=single.y, targets=single.targets, mu=single.mu, metric_groups=groups)
+
+
+def test_metric_groups_index_the_metrics(single, grouped):
+    assert grouped.n_blocks == 3 and grouped.variable_shape == (3, 4, 4)
+    np.testing.assert_array_equal(grouped.block, np.arange(single.n_points) % 3)
+    assert grouped.metric_groups.flags.writeable is False
+    # P_c sums the target pairs (i, j) with g_j = c; together, the single-metric pull matrix
+    U = single.X[:, None, :] - single.X[single.targets]
+    for c in range(3):
+        pairs = grouped.block[single.targets] == c
+        np.testing.assert_allclose(grouped.pull_matrices()[c], U[pairs].T @ U[pairs], rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(grouped.pull_matrices().sum(axis=0), single.pull_matrix, rtol=1e-12, atol=1e-12)
+    # the loss against a loop over every triplet, with metrics that differ
+    rng = np.random.default_rng(7)
+    Ms = np.stack([A @ A.T / 4 for A in rng.standard_normal((3, 4, 4))])
+    assert grouped.objective(Ms) == pytest.approx(
+        _brute_loss(single.X, single.y, single.targets, grouped.block, Ms, single.mu), rel=1e-10)
+    # impostors are still the points of another class: the same triplets
+    count = sum(len(t) for t, _ in multi_metric_hinges(grouped, Ms, threshold=-np.inf))
+    assert count == grouped.n_triplets == single.n_triplets
+
+
+def test_one_group_is_lmnn(single):
+    one = MultiMetricLMNNInstance(X=single.X, y=single.y, targets=single.targets, mu=single.mu,
+                                  metric_groups=np.zeros(single.n_points, dtype=np.int64))
+    M = np.diag([1.0, 0.5, 0.25, 2.0])
+    assert one.variable_shape == (1, 4, 4)
+    assert one.objective(M[None]) == pytest.approx(single.objective(M), rel=1e-12)
+    np.testing.assert_allclose(one.pull_matrices()[0], single.pull_matrix, rtol=1e-12, atol=1e-12)
+
+
+def test_metric_groups_file_round_trip(grouped, tmp_path):
+    arrays = grouped.to_arrays()
+    assert set(arrays) == {"problem", "X", "y", "targets", "mu", "metric_groups"}
+    back = load_instance(save_instance(grouped, tmp_path / "grouped"))
+    assert type(back) is MultiMetricLMNNInstance and back.variable_shape == (3, 4, 4)
+    np.testing.assert_array_equal(back.metric_groups, grouped.metric_groups)
+    Ms = np.stack([np.eye(4), 2 * np.eye(4), 0.5 * np.eye(4)])
+    assert back.objective(Ms) == grouped.objective(Ms)
+    assert solution_from_arrays(back, {"M": Ms}).matrix.shape == (3, 4, 4)
+    # on a subset of the coordinates (the solvers' spanning coordinates) the groups stay
+    np.testing.assert_array_equal(grouped.on_coordinates(np.array([0, 2])).metric_groups, grouped.metric_groups)
+
+
+@pytest.mark.parametrize(("groups", "message"), [
+    (lambda n: np.zeros(n - 1, dtype=np.int64), r"one metric index per point \(24\)"),
+    (lambda n: np.zeros((n, 1), dtype=np.int64), r"one metric index per point"),
+    (lambda n: np.arange(n) % 2 * 1.0, "integer metric indices"),
+    (lambda n: np.arange(n) % 2 - 1, ">= 0"),
+    (lambda n: np.arange(n) % 2 * 2, "leaves metric 1 empty"),
+])
+def test_bad_metric_groups_are_refused(single, groups, message):
+    bad = groups(single.n_points)
+    with pytest.raises(ValueError, match=message):
+        MultiMetricLMNNInstance(X=single.X, y=single.y, targets=single.targets, mu=single.mu, metric_groups=bad)
+    with pytest.raises(ValueError, match=message):           # and in a file
+        MultiMetricLMNNInstance.from_arrays({**single.to_arrays(), "metric_groups": bad})
+
+
+def test_a_metric_of_no_target_neighbour_is_refused(single):
+    """A metric that only impostors use has no pull term: the SDP (2.17) would have no minimiser."""
+    groups = np.zeros(single.n_points, dtype=np.int64)
+    never = np.setdiff1d(np.arange(single.n_points), single.targets.ravel())
+    assert never.size > 0
+    groups[never[0]] = 1
+    with pytest.raises(ValueError, match="metric 1 of metric_groups is the metric of no target neighbour"):
+        MultiMetricLMNNInstance(X=single.X, y=single.y, targets=single.targets, mu=single.mu, metric_groups=groups)

@@ -16,7 +16,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from sdpembed.io import read_solution, solution_arrays, solution_from_arrays, write_solution
+from sdpembed.io import (
+    load_instance,
+    read_solution,
+    save_instance,
+    solution_arrays,
+    solution_from_arrays,
+    write_solution,
+)
 from sdpembed.problems import LMNNInstance, MultiMetricLMNNInstance, NuMaxClassInstance, NuMaxInstance
 from sdpembed.problems.lmnn import multi_metric_dual_bound
 from sdpembed.registry import PROBLEMS, solve
@@ -156,6 +163,29 @@ def test_constant_coordinates_do_not_void_the_lmnn_proof(tmp_path, instance_type
     cert = verify_solution(instance, read_solution(path, instance))
     assert cert.passed and cert.dual_bound == pytest.approx(result.objective, rel=1e-5)
     assert cert.dual_bound <= solve(instance, "cvxpy").objective + 1e-6
+
+
+def test_a_solution_of_metrics_by_groups_proves_its_bound_from_the_files(tmp_path):
+    """Metrics by a given assignment (``metric_groups``, Fig. 2.10): the instance file carries the groups,
+    the solution file the multipliers, and ``verify`` proves the gap from the two files alone — a bound
+    of the grouped SDP, below the CVXPY optimum, which is not the optimum of the metrics by class."""
+    rng = np.random.default_rng(1)
+    y = np.repeat([0, 1, 2], 8)
+    X = rng.standard_normal((24, 3)) + 2.0 * y[:, None]
+    groups = (X[:, 0] > np.median(X[:, 0])).astype(np.int64)            # two groups across the classes
+    instance = load_instance(save_instance(MultiMetricLMNNInstance.from_data(X, y, k=2, mu=0.5,
+                                                                             metric_groups=groups),
+                                           tmp_path / "grouped"))
+    np.testing.assert_array_equal(instance.metric_groups, groups)
+    result = solve(instance)
+    assert result.status == "optimal" and result.solution.shape == (2, 3, 3)
+    path = write_solution(tmp_path / "solution.npz", instance, result)
+    cert = verify_solution(instance, read_solution(path, instance))
+    assert cert.passed and cert.optimum_source.startswith("bracketed")
+    assert cert.dual_bound == pytest.approx(result.objective, rel=1e-5)
+    assert cert.dual_bound <= solve(instance, "cvxpy").objective * (1 + 1e-7)
+    by_class = solve(MultiMetricLMNNInstance.from_data(X, y, k=2, mu=0.5))
+    assert abs(by_class.objective - result.objective) > 1e-3 * result.objective
 
 
 def test_multi_metric_bound_refuses_triplets_that_are_not_the_instances(suite):

@@ -495,8 +495,9 @@ def _status(rounds: _Rounds, options: RoundOptions) -> tuple[str, str]:
 
 
 def solve_multi_metric_fast(problem: MultiMetricLMNNInstance, **options: Any) -> SolveResult:
-    """Solve the multi-metric SDP (2.17) (one metric per class) by the same interior-point method
-    on an exact working set; the metric of a pair is that of the class of its second point.
+    """Solve the multi-metric SDP (2.17) (one metric per class, or per group of the instance's
+    ``metric_groups``) by the same interior-point method on an exact working set; the metric of a
+    pair is that of its second point.
 
     Parameters
     ----------
@@ -529,7 +530,7 @@ def solve_multi_metric_fast(problem: MultiMetricLMNNInstance, **options: Any) ->
         a = i * k + target_rank(targets, i, j)
         keys, b = np.unique(i * n + l, return_inverse=True)
         U = (X[:, None, :] - X[targets]).reshape(n * k, -1)
-        return PairSystem(U=U, u_block=np.repeat(blk, k), W=X[keys // n] - X[keys % n], w_block=blk[keys % n],
+        return PairSystem(U=U, u_block=blk[targets].ravel(), W=X[keys // n] - X[keys % n], w_block=blk[keys % n],
                           a=a, b=b.ravel(), n_blocks=C)
 
     rounds = _working_set_rounds(

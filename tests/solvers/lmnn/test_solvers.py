@@ -495,6 +495,57 @@ def test_multi_metric_bound_edge_cases(multi):
         problem.objective(np.eye(4))
 
 
+def _assignments(inst) -> dict[str, np.ndarray]:
+    """Metric groups that are not the classes: two crossing every class, three by the sign pattern of the
+    first two coordinates (clusters of the points, whatever their class), and one for all."""
+    n = inst.n_points
+    across = np.arange(n) % 2
+    Z = inst.X - inst.X.mean(axis=0)
+    quadrant = (Z[:, 0] > 0).astype(np.int64) + (Z[:, 1] > 0).astype(np.int64)      # 0, 1 or 2
+    return {"across classes": across, "clusters": quadrant, "one group": np.zeros(n, dtype=np.int64)}
+
+
+@pytest.mark.parametrize("assignment", ["across classes", "clusters", "one group"])
+@pytest.mark.parametrize("name", ["iris", "gauss"])
+def test_multi_metric_with_metric_groups_fast_matches_cvxpy(name, assignment, instances, optima):
+    """Metrics by a given assignment of the points (Fig. 2.10's k-means clusters): the fast solver against
+    the CVXPY ground truth, to the suite's objective tolerance, each certified by the bound of (2.17) with
+    the groups — a real bound (close to the optimum, not the trivial 0) — and one group is LMNN (2.11)."""
+    inst = instances[name]
+    groups = _assignments(inst)[assignment]
+    problem = MultiMetricLMNNInstance(X=inst.X, y=inst.y, targets=inst.targets, mu=inst.mu, metric_groups=groups)
+    assert problem.n_blocks == int(groups.max()) + 1
+    reference = solve_multi_metric_cvxpy(problem, **TIGHT)
+    result = solve(problem)
+    # Clarabel may stop 'optimal_inaccurate' on a narrow group (iris "clusters": 3 points, λ_min(P_c) = 0.015);
+    # its certified bound is a bound all the same
+    assert reference.relative_gap <= 1e-4
+    assert result.status == "optimal" and result.method == "fast" and result.relative_gap <= 1e-5
+    assert abs(result.objective - reference.objective) <= 1e-4 * reference.objective
+    assert result.objective == pytest.approx(problem.objective(result.solution), rel=1e-12)
+    assert 0.99 * reference.objective <= result.dual_bound <= reference.objective * (1 + 1e-8)
+    assert reference.dual_bound <= result.objective * (1 + 1e-8)
+    assert result.solution.shape == problem.variable_shape
+    assert min(np.linalg.eigvalsh(M)[0] for M in result.solution) >= -1e-12
+    if assignment == "one group":
+        assert result.objective == pytest.approx(optima[name], rel=1e-4)
+    else:       # more metrics can only do better than one for all
+        assert result.objective <= optima[name] * (1 + 1e-6)
+
+
+def test_metric_groups_of_the_classes_are_the_default(multi):
+    """Passing the classes as the assignment is (2.17) as printed: the same instance arithmetic and the
+    same solve, bit for bit."""
+    problem, _, result = multi["gauss"]
+    grouped = MultiMetricLMNNInstance(X=problem.X, y=problem.y, targets=problem.targets, mu=problem.mu,
+                                      metric_groups=problem.block)
+    np.testing.assert_array_equal(grouped.pull_matrices(), problem.pull_matrices())
+    again = solve_multi_metric_fast(grouped)
+    np.testing.assert_array_equal(again.solution, result.solution)
+    assert again.objective == result.objective and again.dual_bound == result.dual_bound
+    np.testing.assert_array_equal(again.extra["alpha"], result.extra["alpha"])
+
+
 # ------------------------------------------------------------------------- working-set policy
 def test_warm_start_is_interior_and_saves_newton_steps(instances):
     """From the solution on 90 % of the triplets (a nearly settled round), the warm start on the
