@@ -270,3 +270,15 @@ def test_numax_factor_has_numax_rank():
     Psi = numax_factor(P)
     assert Psi.shape == (5, 12)
     np.testing.assert_allclose(Psi.T @ Psi, A.T @ A, atol=1e-7)
+
+
+@pytest.mark.parametrize("method", ["nilepro", "fromax"])
+def test_bisect_search_matches_the_exhaustive_walk_on_squares(squares, method):
+    """On a small instance the bisection ends at the rank of Algorithm 3's walk with steps of one
+    (every rank from R₀ down to the first failure), in fewer runs, none repeated."""
+    V = squares[1]
+    walk = rank_adjust(V, 0.25, method=method, initial_rank=16, rank_step=1)
+    bisect = rank_adjust(V, 0.25, method=method, initial_rank=16)
+    starts = list(bisect.history["start_rank"])
+    assert bisect.rank == walk.rank and bisect.success and walk.success
+    assert len(starts) == len(set(starts)) and len(starts) <= len(walk.history["start_rank"])
