@@ -85,9 +85,9 @@ BASELINES = {
     "ADAGIO (randomized PCA)": ("adagio", {"pca_solver": "randomized"}),
 }
 #: Methods with a native δ (solved under RIP (2) only), where registered. FroMax and NILE-Pro start
-#: their rank adjustment at NuMax's rank (``initial_rank="numax"``; the NuMax solve is in the cell's time).
-NATIVE = {"NuMax": ("numax", {}), "FroMax": ("fromax", {"initial_rank": "numax"}),
-          "NILE-Pro": ("nilepro", {"initial_rank": "numax"})}
+#: their rank adjustment at NuMax's rank (``initial_rank="from_numax"``; the NuMax solve is in the cell's time).
+NATIVE = {"NuMax": ("numax", {}), "FroMax": ("fromax", {"initial_rank": "from_numax"}),
+          "NILE-Pro": ("nilepro", {"initial_rank": "from_numax"})}
 
 #: ADAGIO Table 3 (Błasiok and Tsourakakis), MNIST-800, measure (3) for PCA/JL/ADAGIO:
 #: (dimension, seconds); None where the paper reports none.

@@ -89,7 +89,7 @@ def rank_search(rows: list[dict], stamps: dict[str, dict]) -> str:
                            for s in steps if s["status"] != "converged")
         if row.get("status") == "time limit":
             failed = f"stopped by its {row.get('note', 'time limit')} (wall clock unless marked CPU)"
-        start = "NuMax's rank" if row.get("initial_rank") == "numax" else "PCA rank"
+        start = "NuMax's rank" if row.get("initial_rank") == "from_numax" else "PCA rank"
         lines.append((row["method"], row["delta"], start, cell(row), num(row.get("train_delta"), 6),
                       num(row.get("search_cpu_s"), 0, style="f"), num(row.get("search_s"), 0, style="f"),
                       " → ".join(num(v, 2) for v in loads), row.get("iterations", "–"), runs or "–", failed or "–"))
@@ -129,7 +129,7 @@ def render(data: dict[str, dict]) -> str:
     if search:
         search = f"""**The rank searches of FroMax RA and NILE-Pro RA** (Luo et al., Algorithm 3 over column
 generation; the re-run cells below with their stamps). R₀: the first rank, the PCA rank (the least at
-which the scaled principal directions meet δ) or NuMax's rank (`initial_rank="numax"`: NuMax-CG solved
+which the scaled principal directions meet δ) or NuMax's rank (`initial_rank="from_numax"`: NuMax-CG solved
 first, at δ(1 − 10⁻³), its time in the cell's; a rank at which a map meeting δ exists). The search
 below R₀ is the one of the run's code (rank_adjust's docstring, "The rank search"). CPU seconds of the
 cell's process (one BLAS thread); wall seconds depend on the load. Ranks tried in order (×k: k runs

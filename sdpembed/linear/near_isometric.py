@@ -74,9 +74,9 @@ class _NearIsometric(LinearEmbedding):
         # R₀ and Ψ₀ of the rank adjustment: NuMax's rank and factor, a given rank, or the PCA rank
         start = {"initial_rank": self.initial_rank, "initial_map": None}
         if isinstance(self.initial_rank, str):
-            if self.initial_rank != "numax":
-                raise ValueError(f"initial_rank must be an integer, 'numax' or None, got {self.initial_rank!r}")
-            start = {"initial_rank": None, "initial_map": "numax"}
+            if self.initial_rank != "from_numax":
+                raise ValueError(f"initial_rank must be an integer, 'from_numax' or None, got {self.initial_rank!r}")
+            start = {"initial_rank": None, "initial_map": "from_numax"}
         if self.n_secants is None:
             if rank is None:
                 result = rank_adjust_cg(X, delta, method=self._method, rank_step=self.rank_step,
@@ -122,9 +122,9 @@ _COMMON_PARAMETERS = """delta : float, optional
     n_secants : int, optional
         Use a seeded sample of this many pairs (solved directly) instead of all pairs
         (column generation, Algorithm 4 of Luo et al.).
-    initial_rank : int or "numax", optional
+    initial_rank : int or "from_numax", optional
         R₀ of the rank adjustment (default: the smallest rank at which the scaled principal
-        directions of the secants already meet δ). ``"numax"``: the rank of NuMax's solution on
+        directions of the secants already meet δ). ``"from_numax"``: the rank of NuMax's solution on
         the same secants, a rank at which a map meeting δ exists, with its factor as the first
         start (NuMax is solved first; see
         :mod:`~sdpembed.solvers.near_isometric.rank_adjust`, "R₀ from NuMax").

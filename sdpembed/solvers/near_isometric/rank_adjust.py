@@ -55,7 +55,7 @@ from Ψ₀; stop at the first rank where the method fails and return the last ma
   secants already meet δ (:func:`~sdpembed.solvers.near_isometric.nonconvex.pca_feasible_rank`; found by
   bisection, the test is monotone in M), so the first run succeeds at once; [1] only asks for
   R₀ "sufficiently large".
-* **R₀ from NuMax** (``initial_map="numax"``): R₀ is the rank r of NuMax's solution P of (4)
+* **R₀ from NuMax** (``initial_map="from_numax"``): R₀ is the rank r of NuMax's solution P of (4)
   [2] on the same secants, solved at δ(1 − :data:`NUMAX_MARGIN`), and the first run starts
   from its factor Λ_r^½U_rᵀ (:func:`numax_factor`). Why a rank-r map meeting δ exists: NuMax's constraints
   |vᵀPv − 1| ≤ δ over the unit secants, P ⪰ 0, are the box (2.8) of [1], the feasibility
@@ -293,12 +293,12 @@ def numax_factor(P: np.ndarray) -> np.ndarray:
 def _start(initial_rank: object, initial_map: np.ndarray | str | None, N: int,
            pca_start: Callable[[], tuple[int, np.ndarray | str]],
            numax_start: Callable[[], np.ndarray]) -> tuple[int, np.ndarray | str]:
-    """R₀ and Ψ₀ of the first run: NuMax's rank and factor (``initial_map="numax"``), a given rank,
+    """R₀ and Ψ₀ of the first run: NuMax's rank and factor (``initial_map="from_numax"``), a given rank,
     else the rows of a given map, else the rank (and map) that ``pca_start()`` finds; Ψ₀ is
     ``"pca"`` unless a map is given or found."""
-    if isinstance(initial_map, str) and initial_map == "numax":
+    if isinstance(initial_map, str) and initial_map == "from_numax":
         if initial_rank is not None:
-            raise ValueError("initial_rank must not be given with initial_map='numax' (R₀ is NuMax's rank)")
+            raise ValueError("initial_rank must not be given with initial_map='from_numax' (R₀ is NuMax's rank)")
         Psi = numax_factor(numax_start())
         return Psi.shape[0], Psi
     if initial_rank is None:
@@ -351,9 +351,9 @@ def rank_adjust(
     initial_rank : int, optional
         R₀; by default the smallest rank at which the scaled principal directions of the
         secants meet δ (then the first run succeeds at once).
-    initial_map : {"pca", "random", "numax"} or ndarray of shape (R₀, N), optional
+    initial_map : {"pca", "random", "from_numax"} or ndarray of shape (R₀, N), optional
         Ψ₀ of the first run (default: that PCA map, or ``"pca"`` with a given ``initial_rank``).
-        ``"numax"`` solves NuMax (4) on the secants (column generation) and starts at its rank
+        ``"from_numax"`` solves NuMax (4) on the secants (column generation) and starts at its rank
         and factor, a rank known to meet δ (module docstring, "R₀ from NuMax"; no
         ``initial_rank`` then).
     min_rank : int
@@ -692,7 +692,7 @@ def rank_adjust_cg(
     initial_rank : int, optional
         R₀; by default the smallest rank at which the scaled principal directions of all
         secants meet δ on all pairs (found by bisection with exact scans).
-        ``initial_map="numax"``: NuMax-CG's rank on all pairs (module docstring, "R₀ from NuMax").
+        ``initial_map="from_numax"``: NuMax-CG's rank on all pairs (module docstring, "R₀ from NuMax").
     initial_map, min_rank, max_steps, rank_step, restart, forecast, random_state, verbose
         As for :func:`rank_adjust` (the forecast of every round: its budget is what the rounds
         before it left).

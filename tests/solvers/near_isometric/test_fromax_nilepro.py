@@ -207,7 +207,7 @@ def test_estimators_fit_transform(squares):
     assert sampled.result_.n_secants == 150 and sampled.isometry_constant_ <= 0.4
     with pytest.warns(ConvergenceWarning, match="did not reach"):
         NILEPro(delta=0.1, n_components=1, max_iter=50).fit(X)
-    from_numax = NILEPro(delta=0.25, initial_rank="numax", random_state=0).fit(X)   # R₀ = NuMax's rank
+    from_numax = NILEPro(delta=0.25, initial_rank="from_numax", random_state=0).fit(X)   # R₀ = NuMax's rank
     assert from_numax.result_.history["iterations"][0] == 0 and from_numax.isometry_constant_ <= 0.25
 
 

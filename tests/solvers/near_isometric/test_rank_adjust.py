@@ -246,19 +246,19 @@ def test_bisect_does_not_probe_far_below_a_success():
 
 @pytest.mark.parametrize("method", ["nilepro", "fromax"])
 def test_numax_start_is_a_rank_that_meets_delta(squares, numax_bounds, method):
-    """initial_map="numax": R₀ is NuMax's rank (its P is feasible for the same box, so a map of that
+    """initial_map="from_numax": R₀ is NuMax's rank (its P is feasible for the same box, so a map of that
     rank meets δ; solved at δ(1 − NUMAX_MARGIN), its numerical rank may exceed the rank at δ by one
     here) and the first run, from NuMax's factor, meets δ at once; over secants and over all pairs."""
     X, V, _ = squares
-    for res in (rank_adjust(V, 0.25, method=method, initial_map="numax"),
-                rank_adjust_cg(X, 0.25, method=method, initial_map="numax", initial_pairs=40, random_state=0)):
+    for res in (rank_adjust(V, 0.25, method=method, initial_map="from_numax"),
+                rank_adjust_cg(X, 0.25, method=method, initial_map="from_numax", initial_pairs=40, random_state=0)):
         assert NUMAX_RANK[0.25] <= res.history["start_rank"][0] <= NUMAX_RANK[0.25] + 1
         assert res.history["status"][0] == "converged" and res.history["iterations"][0] == 0
         assert res.success and res.rank <= NUMAX_RANK[0.25]
         assert res.rank - 1 in res.history["start_rank"][res.history["status"] != "converged"]
         check_provable(res.Psi, 0.25, numax_bounds[0.25], X=X)
     with pytest.raises(ValueError, match="initial_rank must not be given"):
-        rank_adjust(V, 0.25, initial_rank=8, initial_map="numax")
+        rank_adjust(V, 0.25, initial_rank=8, initial_map="from_numax")
 
 
 def test_numax_factor_has_numax_rank():
