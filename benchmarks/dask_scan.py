@@ -16,10 +16,12 @@ workers (the same blocks): wall time, number of scans, time in scans, and whethe
 objective, working pairs) are identical.
 
 Projection (a simulation from the measured throughput, not a run): the 60,000 training images have
-1.8·10⁹ pairs in 910 tasks (the default blocks of 66 rows). A worker computes for its block what
-this process computes, so its throughput is the local scan's pairs per second; what a one-worker
-cluster takes beyond the local scan is Dask's cost, counted per task. A scan on W workers is
-predicted to take (pairs / throughput + tasks · cost per task) / W, with the distances recomputed
+1.8·10⁹ pairs in 910 blocks (the default blocks of 66 rows), which :class:`DaskScan` groups into
+``tasks_per_worker`` (2) tasks a worker. A worker computes for its blocks what this process
+computes, so its throughput is the local scan's pairs per second; what a one-worker cluster takes
+beyond the local scan is Dask's cost, counted per task (the one worker ran ``tasks_per_worker``
+tasks). A scan on W workers is predicted to take pairs / (throughput · W) + ``tasks_per_worker`` ·
+cost per task (each worker's tasks, in parallel with the others'), with the distances recomputed
 every scan (*first*), or kept on the workers (*kept*: 24 bytes a pair, 43 GB over the cluster,
 ``cache_pairs``); the run's scan time is that times the number of scans of the 800-image run — the
 number at 60,000 images is not known, and the rank (so the cost of a pair) grows with n. The
@@ -109,7 +111,7 @@ def main() -> None:
     n_pairs = pair_count(X.shape[0])
     blocks = len(PairDistances(X, args.block_rows).starts())
     setup = (f"{args.n_points} MNIST test images (28x28, N = 784, seed {args.seed}), {n_pairs} pairs, "
-             f"delta {args.delta}; blocks of {args.block_rows} rows ({blocks} tasks a scan)")
+             f"delta {args.delta}; blocks of {args.block_rows} rows ({blocks} blocks a scan)")
     print(setup, flush=True)
 
     # part 2 first: its solution gives the factor of part 1
@@ -154,17 +156,21 @@ def main() -> None:
               f"identical {times['identical']}", flush=True)
     loc, one, two = scans["local"], scans["dask1"], scans["dask2"]
     # a worker computes what this process computes for its blocks: its compute throughput is the
-    # local one; what a one-worker cluster takes beyond it is Dask's cost, counted per task
+    # local one; what a one-worker cluster takes beyond it is Dask's cost, counted per task (the
+    # blocks are grouped into tasks_per_worker tasks a worker: the one worker ran that many)
+    per_worker = DaskScan().tasks_per_worker
+    tasks = {label: min(blocks, per_worker * workers) for label, workers in (("dask1", 1), ("dask2", 2))}
     compute = {k: n_pairs / loc[f"{k}_s"] for k in ("first", "kept")}
     effective = {k: n_pairs / one[f"{k}_s"] for k in ("first", "kept")}
-    per_task = {k: max(one[f"{k}_s"] - loc[f"{k}_s"], 0.0) / blocks for k in ("first", "kept")}
+    per_task = {k: max(one[f"{k}_s"] - loc[f"{k}_s"], 0.0) / tasks["dask1"] for k in ("first", "kept")}
     target_pairs = pair_count(TARGET_POINTS)
-    target_tasks = len(PairDistances(np.zeros((TARGET_POINTS, 1))).starts())      # the default blocks
+    target_blocks = len(PairDistances(np.zeros((TARGET_POINTS, 1))).starts())      # the default blocks
     projection = []
     for workers in WORKERS:
-        row = {"workers": workers}
+        row = {"workers": workers, "tasks": min(target_blocks, per_worker * workers)}
         for k in ("first", "kept"):
-            row[f"{k}_scan_s"] = (target_pairs / compute[k] + per_task[k] * target_tasks) / workers
+            # each worker's tasks_per_worker tasks run in parallel with the other workers'
+            row[f"{k}_scan_s"] = target_pairs / (compute[k] * workers) + per_task[k] * row["tasks"] / workers
             row[f"{k}_run_h"] = row[f"{k}_scan_s"] * cg["local"]["scans"] / 3600
         projection.append(row)
         print(f"  projected 60,000 images on {workers:2d} workers: a scan {row['first_scan_s']:,.0f}s "
@@ -172,12 +178,13 @@ def main() -> None:
               f"{row['first_run_h']:.2f} h ({row['kept_run_h']:.2f} h)", flush=True)
     out = {
         "benchmark": "dask_scan", "setup": setup, "n_points": args.n_points, "n_pairs": n_pairs,
-        "delta": args.delta, "block_rows": args.block_rows, "tasks": blocks, "rank": rank, "repeat": args.repeat,
+        "delta": args.delta, "block_rows": args.block_rows, "blocks": blocks, "tasks_per_worker": per_worker,
+        "tasks": tasks, "rank": rank, "repeat": args.repeat,
         "scans": scans, "numax_cg": cg,
         "overhead": {k: one[f"{k}_s"] / loc[f"{k}_s"] - 1.0 for k in ("first", "kept")},
         "overhead_2": {k: two[f"{k}_s"] / loc[f"{k}_s"] - 1.0 for k in ("first", "kept")},
         "throughput_compute": compute, "throughput_one_worker": effective, "per_task_s": per_task,
-        "projection": {"points": TARGET_POINTS, "pairs": target_pairs, "tasks": target_tasks,
+        "projection": {"points": TARGET_POINTS, "pairs": target_pairs, "blocks": target_blocks,
                        "scans": cg["local"]["scans"], "rows": projection},
     }
     report.write_results(args.json, out)

@@ -84,8 +84,10 @@ BASELINES = {
     "ADAGIO": ("adagio", {}),
     "ADAGIO (randomized PCA)": ("adagio", {"pca_solver": "randomized"}),
 }
-#: Methods with a native δ (solved under RIP (2) only), where registered.
-NATIVE = {"NuMax": ("numax", {}), "FroMax": ("fromax", {}), "NILE-Pro": ("nilepro", {})}
+#: Methods with a native δ (solved under RIP (2) only), where registered. FroMax and NILE-Pro start
+#: their rank adjustment at NuMax's rank (``initial_rank="from_numax"``; the NuMax solve is in the cell's time).
+NATIVE = {"NuMax": ("numax", {}), "FroMax": ("fromax", {"initial_rank": "from_numax"}),
+          "NILE-Pro": ("nilepro", {"initial_rank": "from_numax"})}
 
 #: ADAGIO Table 3 (Błasiok and Tsourakakis), MNIST-800, measure (3) for PCA/JL/ADAGIO:
 #: (dimension, seconds); None where the paper reports none.
@@ -196,6 +198,8 @@ def run_method(label: str, method: str, options: dict, X: np.ndarray, delta: flo
     """One (method, δ, measure) cell: the dimension found, its training δ, search and fit times
     (in a child process stopped after ``time_limit`` seconds when one is given)."""
     row = {"method": label, "name": method, "delta": delta, "measure": measure}
+    if "initial_rank" in options:                        # where a rank adjustment started (R₀)
+        row["initial_rank"] = options["initial_rank"]
     if time_limit is not None or MEMORY_LIMIT_GB is not None or CPU_LIMIT is not None:
         return with_time_limit(run_method, (label, method, options, X, delta, measure, secant_set), time_limit,
                                row)

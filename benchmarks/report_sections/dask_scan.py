@@ -7,6 +7,19 @@ from report import num, run_line, section, stamp_of, table
 FILE = "dask_scan.json"
 
 
+def tasks_text(doc: dict) -> str:
+    """How the blocks were grouped into tasks (runs before the grouping have one task a block)."""
+    tasks = doc.get("tasks")
+    if not isinstance(tasks, dict):
+        return "one task a block"
+    return (f"{doc['tasks_per_worker']} tasks a worker ({tasks['dask1']} tasks a scan on one worker, "
+            f"{tasks['dask2']} on two)")
+
+
+def projection_blocks(projection: dict) -> str:
+    return str(projection.get("blocks", projection.get("tasks")))
+
+
 @section("dask_scan", "The all-pairs scan on Dask", files=(FILE,), order=35)
 def render(data: dict[str, dict]) -> str:
     doc = data[FILE]
@@ -26,7 +39,8 @@ def render(data: dict[str, dict]) -> str:
     overhead = doc["overhead"]
     return f"""{run_line(stamp_of(doc))}
 
-{doc["setup"]}; the factor of the NuMax-CG solution (rank {doc["rank"]}). One scan of all pairs, median of
+{doc["setup"]}; the factor of the NuMax-CG solution (rank {doc["rank"]}). The blocks go to the workers in
+{tasks_text(doc)}. One scan of all pairs, median of
 {doc["repeat"]}: *first* computes the squared distances of the pairs, *kept* reuses them (column
 generation's later rounds; on the workers they stay where they were computed). The outputs are
 compared array by array with the local scan's.
@@ -52,8 +66,9 @@ objective, working pairs): **{"yes" if cg["identical"] else "no"}**.
 {table(("scans", "status", "tr P", "rounds", "scans", "scan s", "wall s"), cg_rows, "llrrrrr")}
 
 **Projection (a simulation from the throughput above, not a run)** to MNIST's {projection["points"]:,}
-training images ({projection["pairs"]:.3g} pairs, {projection["tasks"]} tasks of the default blocks): a scan
-on W workers takes (pairs / throughput + tasks · cost per task) / W, and the run's scans are
+training images ({projection["pairs"]:.3g} pairs, {projection_blocks(projection)} default blocks, grouped into
+{doc.get("tasks_per_worker", "–")} tasks a worker): a scan on W workers takes pairs / (throughput · W) + (tasks a
+worker) · (cost per task), and the run's scans are
 {projection["scans"]} scans (those of the 800-image run; the number at 60,000 images is not known, and
 the rank — so a pair's cost — grows with n). *Kept* needs the distances on the workers: 24 bytes a
 pair, 43 GB over the cluster (`DaskScan(cache_pairs=...)`). The restricted solves are not distributed

@@ -89,14 +89,15 @@ def rank_search(rows: list[dict], stamps: dict[str, dict]) -> str:
                            for s in steps if s["status"] != "converged")
         if row.get("status") == "time limit":
             failed = f"stopped by its {row.get('note', 'time limit')} (wall clock unless marked CPU)"
-        lines.append((row["method"], row["delta"], cell(row), num(row.get("train_delta"), 6),
+        start = "NuMax's rank" if row.get("initial_rank") == "from_numax" else "PCA rank"
+        lines.append((row["method"], row["delta"], start, cell(row), num(row.get("train_delta"), 6),
                       num(row.get("search_cpu_s"), 0, style="f"), num(row.get("search_s"), 0, style="f"),
                       " → ".join(num(v, 2) for v in loads), row.get("iterations", "–"), runs or "–", failed or "–"))
     if not lines:
         return ""
-    return table(("method", "δ", "rank", "δ reached", "CPU [s]", "wall [s]", "load start → end", "iterations",
+    return table(("method", "δ", "R₀", "rank", "δ reached", "CPU [s]", "wall [s]", "load start → end", "iterations",
                   "ranks tried (in order)", "failed ranks: what stopped them (iterations, CPU)"), lines,
-                 "lrrrrrlrll")
+                 "lrlrrrrlrll")
 
 
 def reruns(stamps: dict[str, dict]) -> str:
@@ -127,9 +128,12 @@ def render(data: dict[str, dict]) -> str:
     search = rank_search([r for r in mnist["rows"] if r["method"] in ("FroMax", "NILE-Pro")], mnist.get("reruns", {}))
     if search:
         search = f"""**The rank searches of FroMax RA and NILE-Pro RA** (Luo et al., Algorithm 3 over column
-generation; the re-run cells below with their stamps). CPU seconds of the cell's process (one BLAS
-thread); wall seconds depend on the load. Ranks tried in order (×k: k runs at that rank); a failed
-rank was given up by the forecast of its run, of its column-generation rounds, by the 1% rule or
+generation; the re-run cells below with their stamps). R₀: the first rank, the PCA rank (the least at
+which the scaled principal directions meet δ) or NuMax's rank (`initial_rank="from_numax"`: NuMax-CG solved
+first, at δ(1 − 10⁻³), its time in the cell's; a rank at which a map meeting δ exists). The search
+below R₀ is the one of the run's code (rank_adjust's docstring, "The rank search"). CPU seconds of the
+cell's process (one BLAS thread); wall seconds depend on the load. Ranks tried in order (×k: k runs
+at that rank); a failed rank was given up by the forecast of its run, of its column-generation rounds, by the 1% rule or
 by the iteration budget (rank_adjust's docstring, "Failing fast"); the rank found is the lowest
 that met δ on all pairs, not an optimum.
 

@@ -71,10 +71,16 @@ class _NearIsometric(LinearEmbedding):
         rank = None if self.n_components is None else check_rank(self.n_components, N, "n_components")
         options = {"max_iter": check_positive_int(self.max_iter, "max_iter"), **self._method_options()}
         common = {"random_state": self.random_state, "verbose": self.verbose}
+        # R₀ and Ψ₀ of the rank adjustment: NuMax's rank and factor, a given rank, or the PCA rank
+        start = {"initial_rank": self.initial_rank, "initial_map": None}
+        if isinstance(self.initial_rank, str):
+            if self.initial_rank != "from_numax":
+                raise ValueError(f"initial_rank must be an integer, 'from_numax' or None, got {self.initial_rank!r}")
+            start = {"initial_rank": None, "initial_map": "from_numax"}
         if self.n_secants is None:
             if rank is None:
-                result = rank_adjust_cg(X, delta, method=self._method, initial_rank=self.initial_rank,
-                                        rank_step=self.rank_step, restart=self.restart, **common, **options)
+                result = rank_adjust_cg(X, delta, method=self._method, rank_step=self.rank_step,
+                                        restart=self.restart, **start, **common, **options)
             else:
                 result = near_isometric_cg(X, delta, rank, method=self._method, initial_map=self.init, **common,
                                            **options)
@@ -85,8 +91,8 @@ class _NearIsometric(LinearEmbedding):
                 raise ValueError("X has no two distinct points: all secants are zero")
             secants = PairSecantOperator(X, pairs[:, 0], pairs[:, 1])
             if rank is None:
-                result = rank_adjust(secants, delta, method=self._method, initial_rank=self.initial_rank,
-                                     rank_step=self.rank_step, restart=self.restart, **common, **options)
+                result = rank_adjust(secants, delta, method=self._method, rank_step=self.rank_step,
+                                     restart=self.restart, **start, **common, **options)
             else:
                 result = METHODS[self._method](secants, delta, rank, initial_map=self.init, **common, **options)
         self._store(result)
@@ -116,10 +122,13 @@ _COMMON_PARAMETERS = """delta : float, optional
     n_secants : int, optional
         Use a seeded sample of this many pairs (solved directly) instead of all pairs
         (column generation, Algorithm 4 of Luo et al.).
-    initial_rank : int, optional
+    initial_rank : int or "from_numax", optional
         R₀ of the rank adjustment (default: the smallest rank at which the scaled principal
-        directions of the secants already meet δ).
-    rank_step : "halving" or int, default="halving"
+        directions of the secants already meet δ). ``"from_numax"``: the rank of NuMax's solution on
+        the same secants, a rank at which a map meeting δ exists, with its factor as the first
+        start (NuMax is solved first; see
+        :mod:`~sdpembed.solvers.near_isometric.rank_adjust`, "R₀ from NuMax").
+    rank_step : "bisect", "halving" or int, default="bisect"
         Rank steps of the rank adjustment (1: Algorithm 3 verbatim; see
         :func:`~sdpembed.solvers.near_isometric.rank_adjust.rank_adjust`).
     restart : {"pca", "truncate"}, default="pca"
@@ -186,8 +195,8 @@ class FroMax(_NearIsometric):
         *,
         n_components: int | None = None,
         n_secants: int | None = None,
-        initial_rank: int | None = None,
-        rank_step: int | str = "halving",
+        initial_rank: int | str | None = None,
+        rank_step: int | str = "bisect",
         restart: str = "pca",
         init: str | np.ndarray = "pca",
         max_iter: int = 5000,
@@ -248,8 +257,8 @@ class NILEPro(_NearIsometric):
         *,
         n_components: int | None = None,
         n_secants: int | None = None,
-        initial_rank: int | None = None,
-        rank_step: int | str = "halving",
+        initial_rank: int | str | None = None,
+        rank_step: int | str = "bisect",
         restart: str = "pca",
         init: str | np.ndarray = "pca",
         max_iter: int = 5000,

@@ -9,11 +9,19 @@ from Ψ₀; stop at the first rank where the method fails and return the last ma
 
 * **Returned map.** The printed pseudo-code returns "the Ψ given in the last iteration", i.e.
   the failed one; we return the last map that *met* δ, with its rank.
-* **Halving steps** (``rank_step="halving"``, default). Stepping down by one costs a run per
-  rank between R₀ and the answer, and R₀ can be several times the answer. We
-  step down by R₀/4 and halve the step after every failure, retrying from the last success,
-  until a step of one fails. The stopping rule is Algorithm 3's — rank R met δ, rank R − 1
-  did not — reached in O(log R₀) runs.
+* **The rank search** (``rank_step="bisect"``, default). Two ranks bracket the answer: s, the
+  least rank whose run met δ (after the jump of "Feasible truncations are skipped"), and f, the
+  greatest rank below s whose run failed (``min_rank`` − 1 while none has). A rank that met δ is
+  never run again and no rank ≤ f is tried (rule (3) of "Failing fast"). While no rank has
+  failed, the next rank is s − ⌈s/4⌉: no run far below a rank that met δ without a failure to
+  bracket the answer; once one has,
+  ⌊(f + s)/2⌋, a bisection of the bracket (:func:`next_bisect_rank`). The search ends when
+  f = s − 1, Algorithm 3's stopping rule (rank s met δ, rank s − 1 did not), in
+  O(log R₀) runs. With outcomes monotone in the rank it finds the rank of Algorithm 3's walk
+  with steps of one.
+* **Halving steps** (``rank_step="halving"``). From R₀ down by R₀/4, the step halved after
+  every failure, retrying from the last success, until a step of one fails: the same stopping
+  rule, but its first failure may lie far below the answer (from R₀ = 189: 142, 95, 48, then 1).
 * **Restarts** (``restart="pca"``, default). Each new rank starts from the scaled principal
   directions of the secants, like a first run, instead of the truncation of the last map: the
   truncated map keeps the scale of a higher-rank solution and distorts the secants that relied
@@ -47,6 +55,21 @@ from Ψ₀; stop at the first rank where the method fails and return the last ma
   secants already meet δ (:func:`~sdpembed.solvers.near_isometric.nonconvex.pca_feasible_rank`; found by
   bisection, the test is monotone in M), so the first run succeeds at once; [1] only asks for
   R₀ "sufficiently large".
+* **R₀ from NuMax** (``initial_map="from_numax"``): R₀ is the rank r of NuMax's solution P of (4)
+  [2] on the same secants, solved at δ(1 − :data:`NUMAX_MARGIN`), and the first run starts
+  from its factor Λ_r^½U_rᵀ (:func:`numax_factor`). Why a rank-r map meeting δ exists: NuMax's constraints
+  |vᵀPv − 1| ≤ δ over the unit secants, P ⪰ 0, are the box (2.8) of [1], the feasibility
+  notion of FroMax and NILE-Pro, which ask ‖𝒜(ΨᵀΨ) − 1‖_∞ ≤ δ; a PSD P of rank r is ΨᵀΨ for
+  Ψ = Λ_r^½U_rᵀ with r rows, and vᵀPv = ‖Ψv‖². So r bounds the answer from above (NuMax's
+  rank at the slightly smaller δ, at least its rank at δ). Solved at δ itself, P would meet δ
+  only up to NuMax's tolerances (its final scan's ``feas_tol``, 1e-6), and FroMax does not
+  close such a gap: at the margin, its own tolerances and the dropped eigenvalues (below
+  :data:`NUMAX_TAIL_TOL` of the largest) fit inside, and the first run meets δ at once. The
+  bound is one of existence: the
+  non-convex method need not find a map at a lower rank that has one. Over all pairs NuMax's
+  working pairs that its factor nearly makes active (within δ/10 of a bound) also seed the
+  first working set. The NuMax solve is part of the run's time; it pays when the PCA rank is
+  far above the answer (BENCHMARKS.md, "The linear-embedding family").
 
 **Algorithm 4 (FroMax/NILE-Pro CG).** The method is solved on a working set of pairs, all
 pairs are scanned for violators, the worst are added, and the method is run again
@@ -99,8 +122,13 @@ import numpy as np
 
 from ..._validate import as_matrix, check_delta, check_positive_int, check_random_state
 from ...problems.numax_operator import PairSecantOperator, SecantOperator
-from ...secants import pair_count, pairs_from_linear_index
-from ..numax.column_generation import RestrictedResult, run_column_generation
+from ...secants import linear_index_of_pairs, pair_count, pairs_from_linear_index
+from ..numax.column_generation import (
+    RestrictedResult,
+    column_generation,
+    run_column_generation,
+    secant_column_generation,
+)
 from ..numax.pair_scan import factor_values, initial_working_set
 from ..numax.scan_backend import ScanBackend, resolve_scan_backend
 from .fromax import fromax
@@ -118,6 +146,15 @@ from .nonconvex import (
 )
 
 __all__ = ["METHODS", "rank_adjust", "near_isometric_cg", "rank_adjust_cg", "pair_gram", "pair_isometry"]
+
+#: Eigenvalues of NuMax's P below this share of the largest are left out of its factor (the rank
+#: threshold of NuMax's estimator, ``sdpembed.linear.factor.DEFAULT_TAIL_TOL``).
+NUMAX_TAIL_TOL = 1e-6
+
+#: NuMax is solved for R₀ at δ(1 − NUMAX_MARGIN): its P then meets δ with room beyond NuMax's own
+#: tolerances (a violation of 1e-6 of the final scan), which a start exactly on the δ-boundary
+#: leaves to the method, and FroMax creeps towards it for ever.
+NUMAX_MARGIN = 1e-3
 
 #: The non-convex methods: ``name -> solver(secants, delta, rank, **options)``.
 METHODS: dict[str, Callable[..., NearIsometricResult]] = {"fromax": fromax, "nilepro": nilepro}
@@ -147,6 +184,16 @@ def _smallest_feasible_truncation(
     return truncate_map(Psi, max(hi, min_rank)), best
 
 
+def next_bisect_rank(succeeded: int, failed: int | None, min_rank: int = 1) -> int:
+    """The next rank of ``rank_step="bisect"`` (module docstring, "The rank search"): below the
+    least rank that ``succeeded``, by a quarter of it while no rank has failed, else halfway to
+    the greatest rank that ``failed`` below it (a result ≤ ``failed`` or ≥ ``succeeded`` ends the
+    search)."""
+    if failed is None:
+        return max(min_rank, succeeded - max(1, -(-succeeded // 4)))
+    return (failed + succeeded) // 2
+
+
 def _adjust(
     run_at_rank: Callable[[int, np.ndarray | str], NearIsometricResult],
     measure: Callable[[np.ndarray], float],
@@ -164,8 +211,8 @@ def _adjust(
     start, cpu_start = time.perf_counter(), time.process_time()
     steps: dict[str, list[Any]] = {k: [] for k in ("start_rank", "rank", "status", "isometry", "iterations", "time",
                                                    "cpu_time", "message")}
-    halving = rank_step == "halving"
-    step_size = max(1, initial_rank // 4) if halving else int(rank_step)
+    halving, bisect = rank_step == "halving", rank_step == "bisect"
+    step_size = max(1, initial_rank // 4) if halving or bisect else int(rank_step)
     R, Psi0 = initial_rank, initial_map
     last_ok: NearIsometricResult | None = None
     result: NearIsometricResult | None = None
@@ -195,13 +242,16 @@ def _adjust(
         else:
             failed_rank = R
             failed.add(R)
-            if last_ok is None or step_size == 1 or not halving:
+            if last_ok is None or not (halving or bisect) or (halving and step_size == 1):
                 break
             step_size = max(1, step_size // 2)
         # never at or below a rank that failed (see the module docstring, "Failing fast")
         floor = max((f for f in failed if f < last_ok.rank), default=min_rank - 1)
-        R = max(min_rank, floor + 1, last_ok.rank - step_size)
-        if R >= last_ok.rank:
+        if bisect:
+            R = next_bisect_rank(last_ok.rank, floor if floor >= min_rank else None, min_rank)
+        else:
+            R = max(min_rank, floor + 1, last_ok.rank - step_size)
+        if R >= last_ok.rank or R <= floor:
             break
         if restart == "pca":
             Psi0 = "pca"
@@ -230,10 +280,27 @@ def _adjust(
         extra={**last_ok.extra, "last": result, "final": last_ok}, **common)
 
 
+def numax_factor(P: np.ndarray) -> np.ndarray:
+    """Λ_r^½U_rᵀ from NuMax's P = UΛUᵀ at its numerical rank r (eigenvalues above
+    :data:`NUMAX_TAIL_TOL` times the largest): a rank-r map that meets δ wherever P does, up to
+    the dropped tail (module docstring, "The rank search")."""
+    w, U = np.linalg.eigh(0.5 * (P + P.T))
+    w, U = w[::-1], U[:, ::-1]
+    r = max(1, int(np.sum(w > NUMAX_TAIL_TOL * w[0])))
+    return np.sqrt(np.maximum(w[:r], 0.0))[:, None] * U[:, :r].T
+
+
 def _start(initial_rank: object, initial_map: np.ndarray | str | None, N: int,
-           pca_start: Callable[[], tuple[int, np.ndarray | str]]) -> tuple[int, np.ndarray | str]:
-    """R₀ and Ψ₀ of the first run: a given rank, else the rows of a given map, else the rank (and
-    map) that ``pca_start()`` finds; Ψ₀ is ``"pca"`` unless a map is given or found."""
+           pca_start: Callable[[], tuple[int, np.ndarray | str]],
+           numax_start: Callable[[], np.ndarray]) -> tuple[int, np.ndarray | str]:
+    """R₀ and Ψ₀ of the first run: NuMax's rank and factor (``initial_map="from_numax"``), a given rank,
+    else the rows of a given map, else the rank (and map) that ``pca_start()`` finds; Ψ₀ is
+    ``"pca"`` unless a map is given or found."""
+    if isinstance(initial_map, str) and initial_map == "from_numax":
+        if initial_rank is not None:
+            raise ValueError("initial_rank must not be given with initial_map='from_numax' (R₀ is NuMax's rank)")
+        Psi = numax_factor(numax_start())
+        return Psi.shape[0], Psi
     if initial_rank is None:
         if isinstance(initial_map, np.ndarray):
             initial_rank = initial_map.shape[0]
@@ -250,9 +317,9 @@ def _check_ra(min_rank: object, max_steps: object, rank_step: object, restart: o
     min_rank = check_rank(min_rank, N, "min_rank")
     if max_steps is not None:
         max_steps = check_positive_int(max_steps, "max_steps")
-    if rank_step != "halving":
+    if rank_step not in ("bisect", "halving"):
         if isinstance(rank_step, str):
-            raise ValueError(f"rank_step must be 'halving' or an integer >= 1, got {rank_step!r}")
+            raise ValueError(f"rank_step must be 'bisect', 'halving' or an integer >= 1, got {rank_step!r}")
         rank_step = check_positive_int(rank_step, "rank_step")
     return min_rank, max_steps, rank_step
 
@@ -266,7 +333,7 @@ def rank_adjust(
     initial_map: np.ndarray | str | None = None,
     min_rank: int = 1,
     max_steps: int | None = None,
-    rank_step: int | str = "halving",
+    rank_step: int | str = "bisect",
     restart: str = "pca",
     forecast: bool = True,
     random_state=None,
@@ -284,18 +351,23 @@ def rank_adjust(
     initial_rank : int, optional
         R₀; by default the smallest rank at which the scaled principal directions of the
         secants meet δ (then the first run succeeds at once).
-    initial_map : {"pca", "random"} or ndarray of shape (R₀, N), optional
+    initial_map : {"pca", "random", "from_numax"} or ndarray of shape (R₀, N), optional
         Ψ₀ of the first run (default: that PCA map, or ``"pca"`` with a given ``initial_rank``).
+        ``"from_numax"`` solves NuMax (4) on the secants (column generation) and starts at its rank
+        and factor, a rank known to meet δ (module docstring, "R₀ from NuMax"; no
+        ``initial_rank`` then).
     min_rank : int
         Do not go below this rank.
     max_steps : int, optional
         Most runs of the method (Algorithm 3's M); by default until the search ends.
-    rank_step : "halving" or int
+    rank_step : "bisect", "halving" or int
         An int k steps down by k from each success and stops at the first failure —
-        Algorithm 3 with k = 1. ``"halving"`` (default) starts with steps of R₀/4 and halves
-        the step at each failure, retrying from the last success, until a step of 1 fails:
-        the same stopping rule (rank R met δ, rank R − 1 from the truncated map did not) in
-        O(log R₀) rather than O(R₀) runs.
+        Algorithm 3 with k = 1. ``"bisect"`` (default) steps down by a quarter of the least
+        rank that met δ until a rank fails, then bisects between the greatest failed and the
+        least succeeded rank; ``"halving"`` starts with steps of R₀/4 and halves the step at
+        each failure, retrying from the last success, until a step of 1 fails. Both have
+        Algorithm 3's stopping rule (rank R met δ, rank R − 1 did not) in O(log R₀) rather than
+        O(R₀) runs (module docstring, "The rank search").
     restart : {"pca", "truncate"}
         Start of the run at each new rank R: ``"truncate"`` is Algorithm 3's Γ_R^½U_Rᵀ of the
         last map that met δ; ``"pca"`` (default) the scaled leading principal directions of
@@ -325,7 +397,14 @@ def rank_adjust(
     rng = check_random_state(random_state)
     min_rank, max_steps, rank_step = _check_ra(min_rank, max_steps, rank_step, restart, ops.N)
     inner_verbose = verbose if isinstance(verbose, int) and not isinstance(verbose, bool) and verbose > 1 else False
-    initial_rank, initial_map = _start(initial_rank, initial_map, ops.N, lambda: pca_feasible_rank(ops, delta))
+
+    def numax_start() -> np.ndarray:
+        inner = delta * (1.0 - NUMAX_MARGIN)
+        return secant_column_generation(ops.V, np.full(ops.S, 1.0 - inner), np.full(ops.S, 1.0 + inner),
+                                        random_state=rng).solution
+
+    initial_rank, initial_map = _start(initial_rank, initial_map, ops.N, lambda: pca_feasible_rank(ops, delta),
+                                       numax_start)
 
     def run_at_rank(rank: int, Psi0: np.ndarray | str) -> NearIsometricResult:
         return solver(ops, delta, rank, initial_map=Psi0, random_state=rng, verbose=inner_verbose, forecast=forecast,
@@ -594,7 +673,7 @@ def rank_adjust_cg(
     initial_map: np.ndarray | str | None = None,
     min_rank: int = 1,
     max_steps: int | None = None,
-    rank_step: int | str = "halving",
+    rank_step: int | str = "bisect",
     restart: str = "pca",
     forecast: bool = True,
     random_state=None,
@@ -613,6 +692,7 @@ def rank_adjust_cg(
     initial_rank : int, optional
         R₀; by default the smallest rank at which the scaled principal directions of all
         secants meet δ on all pairs (found by bisection with exact scans).
+        ``initial_map="from_numax"``: NuMax-CG's rank on all pairs (module docstring, "R₀ from NuMax").
     initial_map, min_rank, max_steps, rank_step, restart, forecast, random_state, verbose
         As for :func:`rank_adjust` (the forecast of every round: its budget is what the rounds
         before it left).
@@ -667,13 +747,33 @@ def rank_adjust_cg(
             lo, hi = (lo, mid) if pca_ok(mid) else (mid + 1, hi)
         return lo, "pca"
 
-    initial_rank, initial_map = _start(initial_rank, initial_map, X.shape[1], pca_start)
-
     first_set = initial_working_set(X, check_positive_int(options.pop("initial_pairs", 2000), "initial_pairs"),
                                      check_positive_int(options.pop("initial_neighbors", 5), "initial_neighbors",
                                                         minimum=0), rng)
-
     cap = options.get("exact_max", 6000) if method == "fromax" else pair_count(X.shape[0])
+
+    def near_bound(Psi: np.ndarray, pairs: np.ndarray, working: np.ndarray) -> np.ndarray:
+        """The pairs of ``working`` that Ψ distorts by at least 0.9δ, the most distorted first, as
+        many as the working set's cap leaves beside the first working set."""
+        # in chunks of pairs: the explicit (S, N) differences of a large working set are not held
+        distortion = np.abs(factor_values(X, Psi, pairs[:, 0], pairs[:, 1]) - 1.0)
+        order = np.argsort(-distortion, kind="stable")[: max(cap - first_set.size, 0)]
+        return working[order[distortion[order] >= 0.9 * delta]]
+
+    def numax_start() -> np.ndarray:
+        """NuMax-CG's P on all pairs; its nearly active pairs seed the first rank's working set."""
+        inner = delta * (1.0 - NUMAX_MARGIN)
+
+        def box(i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+            return np.full(i.shape, 1.0 - inner), np.full(i.shape, 1.0 + inner)
+
+        res = column_generation(X, box, random_state=rng, block_rows=block_rows, scan_backend=backend)
+        pairs = res.extra["pairs"]
+        cache["working_set"] = near_bound(numax_factor(res.solution), pairs,
+                                          linear_index_of_pairs(pairs[:, 0], pairs[:, 1], X.shape[0]))
+        return res.solution
+
+    initial_rank, initial_map = _start(initial_rank, initial_map, X.shape[1], pca_start, numax_start)
 
     def run_at_rank(rank: int, Psi0: np.ndarray | str) -> NearIsometricResult:
         if isinstance(Psi0, str) and Psi0 == "pca":
@@ -685,12 +785,7 @@ def rank_adjust_cg(
                                 **options)
         if res.success:
             # the next rank starts from the first working set and the (nearly) active pairs of this map
-            pairs = res.extra["pairs"]
-            # in chunks of pairs: the explicit (S, N) differences of a large working set are not held
-            distortion = np.abs(factor_values(X, res.Psi, pairs[:, 0], pairs[:, 1]) - 1.0)
-            order = np.argsort(-distortion, kind="stable")[: max(cap - first_set.size, 0)]
-            active = order[distortion[order] >= 0.9 * delta]
-            cache["working_set"] = res.extra["working_set"][active]
+            cache["working_set"] = near_bound(res.Psi, res.extra["pairs"], res.extra["working_set"])
         return res
 
     return _adjust(run_at_rank, measure, initial_rank, initial_map, min_rank, max_steps, rank_step, restart,

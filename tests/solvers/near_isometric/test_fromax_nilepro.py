@@ -207,6 +207,8 @@ def test_estimators_fit_transform(squares):
     assert sampled.result_.n_secants == 150 and sampled.isometry_constant_ <= 0.4
     with pytest.warns(ConvergenceWarning, match="did not reach"):
         NILEPro(delta=0.1, n_components=1, max_iter=50).fit(X)
+    from_numax = NILEPro(delta=0.25, initial_rank="from_numax", random_state=0).fit(X)   # R₀ = NuMax's rank
+    assert from_numax.result_.history["iterations"][0] == 0 and from_numax.isometry_constant_ <= 0.25
 
 
 # ---------------------------------------------------------------------------- bad input
@@ -238,6 +240,7 @@ def test_bad_input_names_the_argument(squares):
         (lambda: NILEPro(delta=0.0).fit(X), "delta"),
         (lambda: FroMax(n_components=0).fit(X), "n_components"),
         (lambda: NILEPro(n_secants=0).fit(X), "n_secants"),
+        (lambda: NILEPro(initial_rank="pca").fit(X), "initial_rank"),
     ]
     for call, name in cases:
         with pytest.raises(ValueError, match=name):

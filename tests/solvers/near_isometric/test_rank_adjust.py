@@ -186,3 +186,99 @@ def test_round_forecast_leaves_a_reachable_rank_alone(squares):
                               random_state=0, forecast=flag) for flag in (False, True)]
     assert runs[0].success and runs[1].success and runs[0].iterations == runs[1].iterations
     np.testing.assert_array_equal(runs[0].Psi, runs[1].Psi)
+
+
+# ---------------------------------------------------------------------------- the rank search
+
+
+def _monotone_oracle(answer, tried):
+    """A fake run: rank r meets δ iff r ≥ ``answer`` (feasibility monotone in the rank)."""
+    from sdpembed.solvers.near_isometric.nonconvex import NearIsometricResult
+
+    def run_at_rank(rank, start):
+        tried.append(rank)
+        ok = rank >= answer
+        return NearIsometricResult(Psi=np.eye(rank, 200), delta=0.1, isometry=0.05 if ok else 0.2,
+                                   status="converged" if ok else "stalled", n_secants=1)
+
+    return run_at_rank
+
+
+@pytest.mark.parametrize("R0", [1, 2, 7, 42])
+def test_bisect_search_finds_the_rank_of_the_exhaustive_walk(R0):
+    """rank_step="bisect" ends where Algorithm 3's walk with steps of one ends, for every answer in
+    [1, R₀]: never a second run at a rank that met δ, never a rank at or below one that failed, never a
+    run below 3/4 of the least success before a failure brackets the answer, and O(log R₀) runs."""
+    from sdpembed.solvers.near_isometric.rank_adjust import _adjust
+
+    for answer in range(1, R0 + 1):
+        walk, tried = [], []
+        exhaustive = _adjust(_monotone_oracle(answer, walk), lambda Psi: 1.0, R0, "pca", 1, None, 1, "pca", 0.1,
+                             "fake", False)
+        res = _adjust(_monotone_oracle(answer, tried), lambda Psi: 1.0, R0, "pca", 1, None, "bisect", "pca", 0.1,
+                      "fake", False)
+        assert res.rank == exhaustive.rank == answer, (answer, tried)
+        assert len(tried) == len(set(tried))                              # no rank run twice
+        succeeded, failed = [], []
+        for rank in tried:
+            assert all(rank > f for f in failed) and all(rank < s for s in succeeded), (answer, tried)
+            if not failed and succeeded:
+                assert rank >= 0.75 * min(succeeded) - 1, (answer, tried)  # no far probe before a failure
+            (succeeded if rank >= answer else failed).append(rank)
+        assert len(tried) <= 2 * np.log2(R0) / np.log2(4 / 3) * 0.5 + np.log2(R0) + 2, (answer, tried)
+
+
+def test_bisect_does_not_probe_far_below_a_success():
+    """From R₀ = 189 to an answer of 29 the halving steps ran rank 1 (189 − 4·47); the bisection never
+    goes below 3/4 of a success until a failure, then bisects: 189 142 106 79 59 44 33 24 | 28 30 29."""
+    from sdpembed.solvers.near_isometric.rank_adjust import _adjust, next_bisect_rank
+
+    tried = []
+    res = _adjust(_monotone_oracle(29, tried), lambda Psi: 1.0, 189, "pca", 1, None, "bisect", "pca", 0.1, "fake",
+                  False)
+    assert tried == [189, 141, 105, 78, 58, 43, 32, 24, 28, 30, 29] and res.rank == 29
+    assert "rank 28 failed" in res.message
+    halving = []
+    _adjust(_monotone_oracle(29, halving), lambda Psi: 1.0, 189, "pca", 1, None, "halving", "pca", 0.1, "fake", False)
+    assert 1 in halving and min(tried) == 24
+    assert next_bisect_rank(8, None) == 6 and next_bisect_rank(1, None) == 1 and next_bisect_rank(30, 24) == 27
+
+
+@pytest.mark.parametrize("method", ["nilepro", "fromax"])
+def test_numax_start_is_a_rank_that_meets_delta(squares, numax_bounds, method):
+    """initial_map="from_numax": R₀ is NuMax's rank (its P is feasible for the same box, so a map of that
+    rank meets δ; solved at δ(1 − NUMAX_MARGIN), its numerical rank may exceed the rank at δ by one
+    here) and the first run, from NuMax's factor, meets δ at once; over secants and over all pairs."""
+    X, V, _ = squares
+    for res in (rank_adjust(V, 0.25, method=method, initial_map="from_numax"),
+                rank_adjust_cg(X, 0.25, method=method, initial_map="from_numax", initial_pairs=40, random_state=0)):
+        assert NUMAX_RANK[0.25] <= res.history["start_rank"][0] <= NUMAX_RANK[0.25] + 1
+        assert res.history["status"][0] == "converged" and res.history["iterations"][0] == 0
+        assert res.success and res.rank <= NUMAX_RANK[0.25]
+        assert res.rank - 1 in res.history["start_rank"][res.history["status"] != "converged"]
+        check_provable(res.Psi, 0.25, numax_bounds[0.25], X=X)
+    with pytest.raises(ValueError, match="initial_rank must not be given"):
+        rank_adjust(V, 0.25, initial_rank=8, initial_map="from_numax")
+
+
+def test_numax_factor_has_numax_rank():
+    from sdpembed.solvers.near_isometric.rank_adjust import numax_factor
+
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((5, 12))
+    P = A.T @ A + 1e-9 * np.eye(12)                     # rank 5 up to a tail below the threshold
+    Psi = numax_factor(P)
+    assert Psi.shape == (5, 12)
+    np.testing.assert_allclose(Psi.T @ Psi, A.T @ A, atol=1e-7)
+
+
+@pytest.mark.parametrize("method", ["nilepro", "fromax"])
+def test_bisect_search_matches_the_exhaustive_walk_on_squares(squares, method):
+    """On a small instance the bisection ends at the rank of Algorithm 3's walk with steps of one
+    (every rank from R₀ down to the first failure), in fewer runs, none repeated."""
+    V = squares[1]
+    walk = rank_adjust(V, 0.25, method=method, initial_rank=16, rank_step=1)
+    bisect = rank_adjust(V, 0.25, method=method, initial_rank=16)
+    starts = list(bisect.history["start_rank"])
+    assert bisect.rank == walk.rank and bisect.success and walk.success
+    assert len(starts) == len(set(starts)) and len(starts) <= len(walk.history["start_rank"])
