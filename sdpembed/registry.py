@@ -139,13 +139,14 @@ def _mvu_lowrank_memory(instance: Any) -> tuple[int, str]:
 
 
 #: From this many points on, the default method of the *inequality* variant is the low-rank solver:
-#: the crossover measured by ``benchmarks/mvu_lowrank.py --sizes 200,100,150`` and ``--sizes
-#: 200,250,300,400`` (BENCHMARKS.md, "Exact MVU at scale"), CPU seconds in one run each, one BLAS
-#: thread, load 8-9: n = 100 low rank 0.7 s, interior point 0.6 s; n = 150 1.0 s against 1.2 s;
-#: n = 200 1.4 s against 3.3 s; n = 400 3.3 s against 23.6 s (the interior point's E × E Schur
-#: complement). The other variants keep the interior point: the low-rank solver's Newton phase can
-#: stall at a rank-deficient saddle on equality and slack instances, where the interior point certifies.
-MVU_LOWRANK_FROM_N = 150
+#: the crossover measured by ``benchmarks/mvu_lowrank.py --sizes 100,120,150,200,300,400,1000,2500
+#: --variants inequality --ipm-max 400`` (BENCHMARKS.md, "Exact MVU at scale"), CPU seconds in one
+#: run, one BLAS thread, load 7.6-9.3: n = 100 low rank 0.5 s, interior point 0.6 s; n = 120 0.4 s
+#: against 0.9 s; n = 150 0.7 s against 1.0 s; n = 200 0.9 s against 3.0 s; n = 400 3.6 s against
+#: 23.0 s (the interior point's E × E Schur complement). The other variants keep the interior point:
+#: the low-rank solver's Newton phase can stall at a rank-deficient saddle on equality and slack
+#: instances, where the interior point certifies.
+MVU_LOWRANK_FROM_N = 120
 
 
 __all__ = ["ProblemSpec", "PROBLEMS", "get_problem", "method_options", "solve"]

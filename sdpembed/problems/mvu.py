@@ -43,7 +43,15 @@ The variational SDP of Sec. 3.1.8 (K ≈ QZQᵀ, (3.25); :mod:`sdpembed.formulat
 ξ at its optimum, maximise (1 − ω) tr Z − ω‖Mz − D‖² over Z ⪰ 0, z the upper triangle of Z and
 M (E × p, p = m(m+1)/2) the edge operator on it. :func:`variational_compression` reduces the E
 rows of [M, D] to the (p + 1) × (p + 1) triangle R of their QR factorisation, so that
-‖Mz − D‖² = ‖R₁z − c‖² + ρ², whatever E.
+‖Mz − D‖² = ‖R₁z − c‖² + ρ², whatever E. Its dual (:func:`variational_dual_bound`): for any
+u ∈ Rᴱ, −ω‖v‖² ≤ −uᵀv + ‖u‖²/(4ω), so with v = 𝒜_Q(Z) − D, 𝒜_Q(Z)_e = b_eᵀZb_e
+(b_e = q_i − q_j) and its adjoint 𝒜_Q*(u) = QᵀL(u)Q,
+
+    (1 − ω) tr Z − ω‖v‖² ≤ ⟨(1 − ω)I − QᵀL(u)Q, Z⟩ + uᵀD + ‖u‖²/(4ω) ≤ uᵀD + ‖u‖²/(4ω)
+
+for every Z ⪰ 0 once QᵀL(u)Q ⪰ (1 − ω)I: a bound on the variational SDP's optimum *for that
+basis Q*, the m × m SDP actually solved — not on the full MVU SDP, which the basis restricts.
+At the optimum u = 2ω(𝒜_Q(Z) − D) (the equality case of the inequality above).
 
 References
 ----------
@@ -83,6 +91,7 @@ __all__ = [
     "proof_margin",
     "slack_is_bounded",
     "variational_compression",
+    "variational_dual_bound",
     "verified_dual_bound",
 ]
 
@@ -320,6 +329,122 @@ def variational_compression(Q: np.ndarray, edges: np.ndarray, sqdist: np.ndarray
     if R.shape[0] < p + 1:                          # fewer edges than unknowns: ρ = 0 rows added
         R = np.vstack([R, np.zeros((p + 1 - R.shape[0], p + 1))])
     return R
+
+
+def _proves_at_least(A: np.ndarray, level: float, form_error: float) -> bool:
+    """Prove λ_min(A_exact) ≥ ``level`` for a symmetric m × m A_exact whose computed copy A is within
+    ``form_error`` of it in the 2-norm: a Cholesky factorisation of fl(A − (level + δ)I) that runs to
+    completion, δ covering the forming error, the subtraction and Demmel's backward error
+    γ_{m+1}/(1 − γ_{m+1})·tr F (as in ``_proves_feasible``)."""
+    m = A.shape[0]
+    u = 0.5 * _EPS
+    gamma = (m + 1) * u / (1.0 - (m + 1) * u)
+    trace = (float(np.abs(np.diag(A)).sum()) + m * abs(level)) * (1.0 + 2.0 * m * u)
+    rounding = 4.0 * u * m * (abs(level) + float(np.abs(A).max()))
+    delta = 1.01 * (form_error + gamma / (1.0 - gamma) * 2.0 * trace + rounding
+                    + 8.0 * m * (2.0 * (m + 2) + trace) * _TINY)
+    F = A.copy()
+    F[np.diag_indices(m)] -= level + delta
+    if not np.all(np.isfinite(F)):
+        return False
+    try:
+        np.linalg.cholesky(F)
+    except np.linalg.LinAlgError:
+        return False
+    return True
+
+
+def _raise_deficient(B: np.ndarray, u: np.ndarray, levels: np.ndarray, vectors: np.ndarray, target: float,
+                     operator) -> np.ndarray:
+    """u plus nonnegative edge weights that lift the eigenvalues of A(u) = Σ_e u_e b_e b_eᵀ below
+    ``target``: for each such eigenvector x_k, w_k = (Bx_k)² ≥ 0 adds the PSD A(w_k), whose quadratic
+    form at x_k is Σ_e (b_eᵀx_k)⁴; repeated a few times, as the lifts couple the eigenvectors."""
+    w = u
+    for _ in range(8):
+        low = levels < target
+        if not np.any(low):
+            break
+        P = (B @ vectors[:, low]) ** 2
+        w = w + P @ ((target - levels[low]) / np.sum(P * P, axis=0))
+        levels, vectors = np.linalg.eigh(operator(w))
+    return w
+
+
+def variational_dual_bound(Q: np.ndarray, edges: np.ndarray, sqdist: np.ndarray, omega: float,
+                           Z: np.ndarray) -> tuple[float, float]:
+    """A certified upper bound on the optimum of the variational SDP (3.25) over Z for the basis Q,
+    and the objective of Z, from the multipliers u = 2ω(𝒜_Q(Z) − D) that Z implies.
+
+    The dual of the module docstring: u is made dual feasible (QᵀL(u)Q ⪰ (1 − ω)I) by scaling it,
+    or by adding a multiple of 1 (QᵀL(1)Q = QᵀL₁Q is positive definite for a basis orthogonal to
+    1 on a connected graph), whichever gives the smaller bound; feasibility is then proved by a
+    Cholesky factorisation with a rigorous shift for the rounding errors of forming QᵀL(u)Q
+    (≤ γ_{E+4}Σ_e|u_e|‖b_e‖²) and of the factorisation (Demmel), and uᵀD + ‖u‖²/(4ω) is rounded
+    upwards. The bound holds for the SDP restricted to span(Q), i.e. it certifies Z as a
+    solution of the reduced m × m problem, not QZQᵀ as one of the full MVU SDP.
+
+    Parameters
+    ----------
+    Q : ndarray of shape (n, m)
+        The basis.
+    edges : ndarray of shape (E, 2)
+    sqdist : ndarray of shape (E,)
+        Squared edge lengths D, in the units the SDP was solved in.
+    omega : float
+        ω ∈ (0, 1).
+    Z : ndarray of shape (m, m)
+        A PSD candidate (its objective is the second return value).
+
+    Returns
+    -------
+    bound : float
+        ``inf`` when no dual-feasible point could be proved.
+    objective : float
+        (1 − ω) tr Z − ω‖𝒜_Q(Z) − D‖².
+    """
+    Q = as_matrix(Q, "Q")
+    D = as_vector(sqdist, "sqdist", length=edges.shape[0])
+    Z = as_matrix(Z, "Z")
+    if not 0.0 < omega < 1.0:
+        raise ValueError(f"omega must lie in (0, 1), got {omega!r}")
+    a = 1.0 - omega
+    B = Q[edges[:, 0]] - Q[edges[:, 1]]
+    v = np.einsum("ek,kl,el->e", B, Z, B) - D
+    objective = a * float(np.trace(Z)) - omega * float(v @ v)
+    norms = np.einsum("ek,ek->e", B, B)
+    E, m = B.shape
+    u_round = 0.5 * _EPS
+    gamma = (E + 4) * u_round / (1.0 - (E + 4) * u_round)
+
+    def operator(w: np.ndarray) -> np.ndarray:
+        A = (B * w[:, None]).T @ B
+        return 0.5 * (A + A.T)
+
+    def value(w: np.ndarray) -> float:
+        exact = float(w @ D) + float(w @ w) / (4.0 * omega)
+        return exact + 2.0 * E * _EPS * (float(np.abs(w) @ D) + float(w @ w) / (4.0 * omega))
+
+    u = 2.0 * omega * v
+    levels, vectors = np.linalg.eigh(operator(u))
+    mu = float(levels[0])
+    ones = np.ones(E)
+    mu1 = float(np.linalg.eigvalsh(operator(ones))[0])
+    best = float("inf")
+    # every candidate at every margin above (1 − ω): the smallest proved value is the bound
+    for margin in (1e-12, 1e-9, 1e-6, 1e-3):
+        target = a * (1.0 + margin)
+        candidates = [u] if mu >= target else []
+        if 0.0 < mu < target:
+            candidates.append(u * (target / mu))
+        if mu1 > 0.0 and mu < target:
+            candidates.append(u + ones * ((target - mu) / mu1))
+        if mu < target:
+            candidates.append(_raise_deficient(B, u, levels, vectors, target, operator))
+        for w in candidates:
+            form = 1.01 * gamma * float(np.abs(w) @ norms) * (1.0 + 8.0 * u_round)
+            if value(w) < best and _proves_at_least(operator(w), a, form):
+                best = value(w)
+    return best, objective
 
 
 def _dense_laplacian(n: int, edges: np.ndarray, y: np.ndarray) -> np.ndarray:

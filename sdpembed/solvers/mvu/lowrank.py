@@ -34,12 +34,17 @@ spends most of the run raising σ by L-BFGS solves. The inner solves are first L
 which finds the basin of the unfolded solution and, unlike Newton's method, is not drawn to
 saddle points; once the residual is below 0.3 (1e-2 for slack and min_trace) the factor is
 cut to its numerical rank plus two spare columns and the solves become damped semismooth Newton
-steps on f (where σ is raised unless the residual fell a hundredfold), whose generalised
-Hessian 2(L(z) − cI) ⊗ I_r + σJ_FᵀJ_F (J_F the Jacobian of
-the edges where Π_𝒴 is the identity) is sparse — its structure (r × r blocks on the graph's
-pattern) and SuperLU's symmetric ordering are computed once per rank and only its values are
-refilled each step, the translation term by Woodbury's identity — so the large σ that accurate
-multipliers need does not slow the inner solves as it slows L-BFGS. Where that Hessian is
+steps on f (where σ is raised unless the residual fell a hundredfold). The spare columns give the
+Newton phase room to unfold a dimension the first-order phase had not yet grown; once the
+residual is below a thirtieth of the switch (equality, inequality) the columns still below the
+numerical rank are dropped, unless a rank increase has happened: along a zero column the Hessian
+is 2S, S = L(z) − cI the dual slack, which is singular near the optimum (S vanishes on range(K)),
+and each column adds n unknowns to every factorisation. The generalised Hessian of f,
+2(L(z) − cI) ⊗ I_r + σJ_FᵀJ_F (J_F the Jacobian of the edges where Π_𝒴 is the identity), is
+sparse — its structure (r × r blocks on the graph's pattern) and SuperLU's symmetric ordering
+are computed once per rank and only its values are refilled each step, the translation term by
+Woodbury's identity — so the large σ that accurate multipliers need does not slow the inner
+solves as it slows L-BFGS. Where that Hessian is
 indefinite, the shift λ of the damped step jumps to a Gershgorin bound that makes it definite
 (``_minimise``), and the inner tolerance stops at the gradient's rounding floor.
 
@@ -365,6 +370,14 @@ def _inside_box(variant: str, omega: float | None, u: np.ndarray) -> np.ndarray:
     return np.ones(u.shape, dtype=bool)
 
 
+def _numerical_rank_factor(Y: np.ndarray, spare: int) -> np.ndarray:
+    """Y's columns in the basis of its singular vectors, cut to its numerical rank (singular values
+    above 1e-3 of the largest) plus ``spare`` columns: the same K = YYᵀ up to the cut."""
+    U, s_values, _ = np.linalg.svd(Y, full_matrices=False)
+    keep = min(Y.shape[1], int(np.sum(s_values > 1e-3 * s_values[0])) + spare)
+    return U[:, :keep] * s_values[:keep]
+
+
 def _minimise(lag: _Lagrangian, Y, y, sigma, tol, max_steps):
     """Minimise f over Y by damped semismooth Newton with an Armijo backtracking line search;
     returns Y, the number of Newton steps and the final gradient's largest entry.
@@ -500,6 +513,9 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
     # iteration raises the penalty in the Newton phase (Newton meets a large penalty at little extra
     # cost; L-BFGS does not)
     switch, newton_fall = (0.3, 0.01) if scaled_penalty else (0.01, 0.25)
+    # the residual below which the Newton phase drops the spare columns (maximisation variants only)
+    prune_below = switch / 30.0 if scaled_penalty else 0.0
+    grown = False
 
     status, message = "max_iterations", f"reached max_iter={max_iter} without meeting the tolerances"
     best_bound, best_y, best_score, best_Y = float("inf"), y, float("inf"), Y
@@ -596,11 +612,15 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
             sigma *= 10.0                      # a penalty the inner solve cannot meet only ruins its conditioning
         previous_violation = violation
         inner_tol = max(1e-10, min(inner_tol, 0.1 * violation))
+        grown = grown or added > 0
+        if newton and violation <= prune_below and not grown:
+            # the spare columns have stayed near zero: drop them (module docstring); never after a rank
+            # increase, whose new columns start small
+            Y = _numerical_rank_factor(Y, 0)
         if not newton and violation <= switch:
-            # the first-order phase has found the basin: keep the columns that carry K and polish by Newton
-            U, s_values, _ = np.linalg.svd(Y, full_matrices=False)
-            keep = min(Y.shape[1], int(np.sum(s_values > 1e-3 * s_values[0])) + 2)
-            Y = U[:, :keep] * s_values[:keep]
+            # the first-order phase has found the basin: keep the columns that carry K, two spare, and
+            # polish by Newton
+            Y = _numerical_rank_factor(Y, 2)
             newton = True
     if status != "optimal" and variant in ("equality", "min_trace"):
         message += LOCK_UP_HINT

@@ -53,6 +53,8 @@ from threadpoolctl import threadpool_limits
 from ..._progress import say
 from ..._validate import check_positive_int
 from ...graphs import check_connected, check_edges, graph_laplacian, lle_matrix
+from ...problems.mvu import variational_dual_bound
+from ...results import relative_gap
 from ..lbfgs import minimize_lbfgs
 
 __all__ = [
@@ -87,6 +89,11 @@ class VariationalResult:
         refinement.
     sdp_status : str
         The status ``solve_sdp`` returned for the variational SDP (CVXPY's).
+    sdp_objective, sdp_bound, sdp_gap : float
+        The variational SDP's objective at Z, a proved upper bound on its optimum over Z ⪰ 0 for
+        this basis (:func:`~sdpembed.problems.mvu.variational_dual_bound`), both of the SDP solved
+        at the scale τ = 1, and the relative gap between them: a certificate of Z for the reduced
+        m × m problem, not of QZQᵀ for the full MVU SDP.
     times : dict of str to float
         Seconds per stage (``basis``, ``sdp``, ``refine_full``, ``refine``, ``total``).
     cpu_times : dict of str to float
@@ -106,6 +113,9 @@ class VariationalResult:
     times: dict[str, float] = field(default_factory=dict)
     cpu_times: dict[str, float] = field(default_factory=dict)
     history: dict[str, np.ndarray] = field(default_factory=dict)
+    sdp_objective: float = float("nan")
+    sdp_bound: float = float("nan")
+    sdp_gap: float = float("nan")
 
 
 def _shifted_factor(M, delta: float):
@@ -455,6 +465,7 @@ def _variational(edges, sqdist, n, solve_sdp, n_components, n_basis, omega, refi
         say(f"{name} basis in {times['basis']:.2f}s; solving the {m} x {m} variational SDP ({solver})")
     t1 = _clock()
     Z, status = solve_sdp(Q, edges, Ds, omega, solver=solver)
+    sdp_bound, sdp_objective = variational_dual_bound(Q, edges, Ds, omega, Z)
     w, U = np.linalg.eigh(Z)
     order = np.argsort(w)[::-1]
     Y_sdp = Q @ (U[:, order] * np.sqrt(np.maximum(w[order], 0.0)))       # K ≈ QZQᵀ (3.25)
@@ -492,5 +503,6 @@ def _variational(edges, sqdist, n, solve_sdp, n_components, n_basis, omega, refi
     return VariationalResult(
         embedding=Y * scale, sdp_embedding=Y_sdp * scale, Z=Z * tau, basis=Q, energy_sdp=energy_sdp * tau**2,
         energy=energy * tau**2, sdp_status=status, times=times, cpu_times=cpu_times,
-        history={k: v * tau**2 for k, v in history.items()},
+        history={k: v * tau**2 for k, v in history.items()}, sdp_objective=sdp_objective, sdp_bound=sdp_bound,
+        sdp_gap=relative_gap(sdp_bound, sdp_objective) if np.isfinite(sdp_bound) else float("nan"),
     )

@@ -158,10 +158,8 @@ def test_newton_direction_from_the_refilled_structure_solves_the_generalised_hes
     assert lag._patterns[r]["position"] is not None
 
 
-def test_inequality_n200_needs_few_newton_factorisations() -> None:
-    # the Newton phase's cost is its factorisations: an indefinite Hessian once cost up to six
-    # (λ raised a hundredfold each), the last outer iterations ran max_inner steps below the
-    # gradient's rounding floor, and the run took 285 on this instance
+def _solve_n200_recording_factorisations() -> tuple:
+    """The n = 200 swiss roll of the benchmark (inequality), solved with every splu call's size recorded."""
     import scipy.sparse.linalg as sla
 
     from sdpembed.graphs import neighborhood_graph
@@ -169,20 +167,40 @@ def test_inequality_n200_needs_few_newton_factorisations() -> None:
     X, _ = swiss_roll(200, noise=0.05, random_state=0)
     edges, D = neighborhood_graph(X, 5)
     inst = MVUInstance(edges=edges, sqdist=D, n=200, variant="inequality")
-    calls = []
+    sizes = []
     original = sla.splu
 
-    def counted(*args, **kwargs):
-        calls.append(1)
-        return original(*args, **kwargs)
+    def counted(A, *args, **kwargs):
+        sizes.append(A.shape[0])
+        return original(A, *args, **kwargs)
 
     sla.splu = counted
     try:
         res = solve_mvu_lowrank(inst, gap_tol=1e-6)
     finally:
         sla.splu = original
+    return res, sizes
+
+
+def test_inequality_n200_needs_few_newton_factorisations() -> None:
+    # the Newton phase's cost is its factorisations: an indefinite Hessian once cost up to six
+    # (λ raised a hundredfold each), the last outer iterations ran max_inner steps below the
+    # gradient's rounding floor, and the run took 285 on this instance
+    res, sizes = _solve_n200_recording_factorisations()
     assert res.status == "optimal" and 0.0 <= res.relative_gap <= 1e-6, res.message
-    assert len(calls) <= 180, len(calls)
+    assert len(sizes) <= 180, len(sizes)
+
+
+def test_newton_polish_drops_the_spare_columns() -> None:
+    # the spare columns of the Newton phase stay near zero on this instance; kept to the end they
+    # made every factorisation n·(3 + 2) unknowns instead of n·3 and the Hessian singular along them
+    res, sizes = _solve_n200_recording_factorisations()
+    assert res.status == "optimal", res.message
+    s = np.linalg.svd(res.extra["Y"], compute_uv=False)
+    numerical = int(np.sum(s > 1e-3 * s[0]))
+    assert res.extra["rank"] == numerical == 3
+    # most factorisations run at the numerical rank
+    assert sum(size == 200 * numerical for size in sizes) >= 0.6 * len(sizes), sizes
 
 
 def test_corrupted_multipliers_do_not_prove_the_claimed_bound() -> None:
