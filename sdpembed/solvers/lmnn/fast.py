@@ -180,8 +180,14 @@ def _working_set_rounds(*, n, mu, C0, working, build_system, hinge_stream, pull,
     of its multipliers) is ≤ ``gap_tol``, even if some omitted hinges are positive or some fixed
     ones negative: the certificate holds for any triplet set and any α ∈ [0, μ], so another round
     could only tighten a gap that is already small enough (a round that releases a few fixed
-    hinges costs several more Newton steps). ``options`` gives ``tol``, ``max_rounds``, ``max_iter``,
-    ``add_tol``, ``prune``, ``gap_tol`` and ``verbose`` (:class:`RoundOptions`)."""
+    hinges costs several more Newton steps).
+
+    ``early_certificate``: a round solved to ``tol`` also stops inside the interior point, at the first
+    iterate whose worst relative measure is ≤ ``certify_below``·``tol`` and whose polished multipliers
+    (:func:`~sdpembed.solvers.lmnn.hinge_ipm.polish_multipliers`) give a certified gap (the same evaluation
+    as after the round, on the same triplets) ≤ min(``gap_tol``, ``tol``): no looser than the interior
+    point's own stop would leave it. ``options`` gives ``tol``, ``max_rounds``, ``max_iter``, ``add_tol``,
+    ``prune``, ``gap_tol`` and ``verbose`` (:class:`RoundOptions`)."""
     tol, max_rounds, max_iter, add_tol = options.tol, options.max_rounds, options.max_iter, options.add_tol
     prune, gap_tol, verbose = options.prune, options.gap_tol, options.verbose
     history: dict[str, list] = {key: [] for key in (
@@ -212,7 +218,7 @@ def _working_set_rounds(*, n, mu, C0, working, build_system, hinge_stream, pull,
                 value = (1.0 - mu) * pull(Ms) + mu * push
                 lower = bound(np.concatenate([working, fixed]),
                               np.concatenate([alpha, np.full(fixed.shape[0], mu)]), value)
-                return relative_gap(value, lower, loss_unit(mu)) <= gap_tol
+                return relative_gap(value, lower, loss_unit(mu)) <= min(gap_tol, tol)
         out = hinge_ipm(system, C_round, mu, tol=round_tol, max_iter=max_iter, start=start, offset=offset,
                         deadline=deadline, certify=certify, certify_below=certify_below * tol, verbose=steps)
         if start is not None and not ipm_reached(out, round_tol) and not (out.unbounded or out.timed_out):
