@@ -158,7 +158,8 @@ def _working_set_rounds(*, n, mu, C0, working, build_system, hinge_stream, pull,
                         warm_shift: float = 1e-3, prune_alpha: float = 1e-3, loose_tol: float = 1e-3,
                         settled: float = 0.05, deadline: float | None = None, tight: bool = False,
                         start: tuple | None = None, start_shift: float = 3e-2, fixed: np.ndarray | None = None,
-                        fold=None, fixed_hinges=None) -> _Rounds:
+                        fold=None, fixed_hinges=None, early_certificate: bool = False,
+                        certify_below: float = 10.0) -> _Rounds:
     """The exact working-set loop shared by the single- and multi-metric drivers: solve the
     restricted SDP by :func:`hinge_ipm`, stream every hinge at its solution, add the omitted
     positive ones (spread over anchor points, :func:`_spread_over_anchors`), drop the working
@@ -179,8 +180,14 @@ def _working_set_rounds(*, n, mu, C0, working, build_system, hinge_stream, pull,
     of its multipliers) is ≤ ``gap_tol``, even if some omitted hinges are positive or some fixed
     ones negative: the certificate holds for any triplet set and any α ∈ [0, μ], so another round
     could only tighten a gap that is already small enough (a round that releases a few fixed
-    hinges costs several more Newton steps). ``options`` gives ``tol``, ``max_rounds``, ``max_iter``,
-    ``add_tol``, ``prune``, ``gap_tol`` and ``verbose`` (:class:`RoundOptions`)."""
+    hinges costs several more Newton steps).
+
+    ``early_certificate``: a round solved to ``tol`` also stops inside the interior point, at the first
+    iterate whose worst relative measure is ≤ ``certify_below``·``tol`` and whose polished multipliers
+    (:func:`~sdpembed.solvers.lmnn.hinge_ipm.polish_multipliers`) give a certified gap (the same evaluation
+    as after the round, on the same triplets) ≤ min(``gap_tol``, ``tol``): no looser than the interior
+    point's own stop would leave it. ``options`` gives ``tol``, ``max_rounds``, ``max_iter``, ``add_tol``,
+    ``prune``, ``gap_tol`` and ``verbose`` (:class:`RoundOptions`)."""
     tol, max_rounds, max_iter, add_tol = options.tol, options.max_rounds, options.max_iter, options.add_tol
     prune, gap_tol, verbose = options.prune, options.gap_tol, options.verbose
     history: dict[str, list] = {key: [] for key in (
@@ -203,8 +210,17 @@ def _working_set_rounds(*, n, mu, C0, working, build_system, hinge_stream, pull,
                 start = None
         offset = mu * fixed.shape[0]          # the fixed hinges' constant: gaps relative to the loss (2.11)
         steps = bool(verbose) and int(verbose) >= 2             # verbose 2 or more: every Newton step too
+        certify = None
+        if early_certificate and round_tol == tol and gap_tol is not None:
+            def certify(M, alpha, working=working, fixed=fixed):
+                Ms = np.stack([project_psd(B) for B in M])
+                push = sum(float(h[h > 0.0].sum()) for _, h in hinge_stream(Ms, 0.0))
+                value = (1.0 - mu) * pull(Ms) + mu * push
+                lower = bound(np.concatenate([working, fixed]),
+                              np.concatenate([alpha, np.full(fixed.shape[0], mu)]), value)
+                return relative_gap(value, lower, loss_unit(mu)) <= min(gap_tol, tol)
         out = hinge_ipm(system, C_round, mu, tol=round_tol, max_iter=max_iter, start=start, offset=offset,
-                        deadline=deadline, verbose=steps)
+                        deadline=deadline, certify=certify, certify_below=certify_below * tol, verbose=steps)
         if start is not None and not ipm_reached(out, round_tol) and not (out.unbounded or out.timed_out):
             newton += out.iterations
             out = hinge_ipm(system, C_round, mu, tol=round_tol, max_iter=max_iter, offset=offset,
@@ -419,6 +435,7 @@ def solve_lmnn_fast(
         bound=lambda triplets, alpha, objective: lmnn_dual_bound(instance, triplets, alpha, upper_bound=objective),
         options=options, deadline=None if time_limit is None else start + float(time_limit),
         tight=warm is not None, start=ipm_start, fixed=fixed, fold=fold, fixed_hinges=fixed_hinges,
+        early_certificate=True,
     )
     status, message = _status(rounds, options)
     # a run stopped early (time or iteration limit) returns the better of its last iterate and its first-order

@@ -46,9 +46,11 @@ References
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.linalg
 
 from ..._progress import say
 from ...problems.lmnn import loss_unit
@@ -56,7 +58,7 @@ from ...results import relative_gap
 from .newton import newton_step
 from .pair_system import PairSystem, symmetric_part
 
-__all__ = ["IPMOutcome", "first_order_ipm_start", "hinge_ipm", "ipm_reached", "warm_start"]
+__all__ = ["IPMOutcome", "first_order_ipm_start", "hinge_ipm", "ipm_reached", "polish_multipliers", "warm_start"]
 
 #: PCG is used only once the interior-point residuals and gap are all below this (late steps, where the
 #: Newton matrix is dominated by the few triplets at their margin).
@@ -78,6 +80,7 @@ class IPMOutcome:
     stalled: bool = False    # stopped at the rounding floor before reaching tol
     unbounded: bool = False  # stopped at an iterate M that proves the restricted problem unbounded below
     timed_out: bool = False  # stopped at the deadline before reaching tol
+    certified: bool = False  # stopped early: ``certify`` accepted the polished multipliers ``alpha``
 
 
 def hinge_ipm(
@@ -90,6 +93,8 @@ def hinge_ipm(
     start: tuple | None = None,
     offset: float = 0.0,
     deadline: float | None = None,
+    certify: Callable[[np.ndarray, np.ndarray], bool] | None = None,
+    certify_below: float = 0.0,
     verbose: bool | int = False,
 ) -> IPMOutcome:
     """Primal–dual interior-point method (HKM direction, Mehrotra predictor–corrector) for
@@ -133,6 +138,13 @@ def hinge_ipm(
     deadline : float, optional
         A ``time.perf_counter()`` value: no Newton step starts after it (the iterate reached is
         returned, ``timed_out``; its multipliers α ∈ [0, μ] still give a certified bound).
+    certify : callable (M, alpha) -> bool, optional
+        An early stop: at every iterate whose worst relative measure (residuals, gap) is
+        ≤ ``certify_below``, the multipliers are polished (:func:`polish_multipliers`) and passed
+        with M to ``certify``; if it returns True (the caller's certified gap is small enough)
+        the method stops there (``certified``) and returns the polished multipliers.
+    certify_below : float
+        See ``certify``.
     verbose : bool or int
         Print one line per Newton step: step, primal and dual objectives, relative primal and
         dual residuals, relative gap and the barrier parameter ν (each step is a dense
@@ -183,7 +195,7 @@ def hinge_ipm(
     unit = loss_unit(mu)
     n_cone = c * d + 2 * T
     history: dict[str, list] = {key: [] for key in ("primal", "dual", "pres", "dres", "gap", "nu")}
-    converged = stalled = unbounded = timed_out = False
+    converged = stalled = unbounded = timed_out = certified = False
     it = 0
     for it in range(1, max_iter + 1):
         AM = system.apply(M)
@@ -208,6 +220,11 @@ def hinge_ipm(
                 f"gap {gap:.1e}  nu {nu:.1e}{'  unbounded below' if unbounded else ''}")
         if converged or unbounded:
             break
+        if certify is not None and max(pres, dres, gap) <= certify_below:
+            polished = polish_multipliers(system, C0, mu, X, alpha, xi, s)
+            if polished is not None and certify(M, polished):
+                alpha, certified = polished, True
+                break
         if deadline is not None and time.perf_counter() > deadline:
             timed_out = True
             break
@@ -226,8 +243,46 @@ def hinge_ipm(
     return IPMOutcome(
         M=M, alpha=np.clip(alpha, 0.0, mu), xi=xi, primal_value=history["primal"][-1],
         dual_value=history["dual"][-1], converged=converged, iterations=it, history=history, stalled=stalled,
-        unbounded=unbounded, timed_out=timed_out,
+        unbounded=unbounded, timed_out=timed_out, certified=certified,
     )
+
+
+def polish_multipliers(system: PairSystem, C0: np.ndarray, mu: float, X: np.ndarray, alpha: np.ndarray,
+                       xi: np.ndarray, s: np.ndarray, *, kappa: float = 1.0) -> np.ndarray | None:
+    """Multipliers α′ ∈ [0, μ] with C0 + 𝒜*(α′) = X from an interior-point iterate (single block): a
+    dual point whose certified bound is Σα′, usually far above the iterate's own (a crossover).
+
+    At an interior iterate every α_t lies strictly inside (0, μ) and C0 + 𝒜*(α) differs from
+    X ≻ 0 by the dual residual; near the optimum the bound of :func:`~sdpembed.problems.lmnn.lmnn_dual_bound`
+    loses both the multipliers' distance to their bounds and the scaling that repairs the residual.
+    Identification: a triplet is taken at α = 0 when α_t < κ s_t (its slack dominates), at α = μ
+    when μ − α_t < κ ξ_t, and on the margin otherwise. The first two sets are moved to their bound;
+    the margin multipliers are then corrected by the least change in the interior-point metric,
+    δ = D 𝒜_S(Y) with [𝒜_S* D 𝒜_S] Y = X − C0 − 𝒜*(α_bound), D = 1/(ξ/β + s/α) (the weights of
+    the Newton system, small for a multiplier near a bound), so that C(α′) = X ⪰ 0 holds up to
+    rounding; α′ is clipped to [0, μ]. Nothing here is trusted: the caller evaluates α′ with the
+    certified bound, which holds for any α′ ∈ [0, μ] — a wrong identification only gives a
+    weaker bound. Returns None for several blocks or a singular margin system.
+    """
+    if system.n_blocks != 1:
+        return None
+    beta = mu - alpha
+    zero, upper = alpha < kappa * s, beta < kappa * xi
+    polished = np.where(zero, 0.0, np.where(upper, mu, alpha))
+    margin = np.flatnonzero(~zero & ~upper)
+    if margin.size == 0:
+        return polished
+    D = np.zeros_like(alpha)
+    D[margin] = 1.0 / (xi[margin] / beta[margin] + s[margin] / alpha[margin])
+    H = system.gram_subset(D, margin)
+    H[np.diag_indices_from(H)] += 1e-12 * max(float(np.trace(H)), 1e-300) / H.shape[0]
+    try:
+        factor = scipy.linalg.cho_factor(H, lower=True, check_finite=False)
+    except np.linalg.LinAlgError:
+        return None
+    residual = C0 + system.adjoint(polished) - X
+    Y = system.smat(scipy.linalg.cho_solve(factor, -system.svec(residual), check_finite=False))
+    return np.clip(polished + D * system.apply(Y), 0.0, mu)
 
 
 
@@ -300,6 +355,7 @@ def first_order_ipm_start(system: PairSystem, C0: np.ndarray, mu: float, M: np.n
 
 
 def ipm_reached(out: IPMOutcome, tol: float) -> bool:
-    """Converged, or stopped at the rounding floor (all relative measures < max(tol, 1e-6))."""
+    """Converged, certified early (``certify``), or stopped at the rounding floor (all relative measures
+    < max(tol, 1e-6))."""
     last = max(out.history["pres"][-1], out.history["dres"][-1], out.history["gap"][-1])
-    return out.converged or (out.stalled and last < max(tol, 1e-6))
+    return out.converged or out.certified or (out.stalled and last < max(tol, 1e-6))

@@ -14,10 +14,13 @@ from sdpembed.problems import LMNNInstance
 from sdpembed.problems.lmnn import (
     MultiMetricLMNNInstance,
     lmnn_dual_bound,
+    loss_unit,
     multi_metric_dual_bound,
     multi_metric_hinges,
+    project_psd,
 )
 from sdpembed.problems.suite_cases import lmnn_multi_cases
+from sdpembed.results import relative_gap
 from sdpembed.solvers.lmnn.fast import solve_lmnn_fast, solve_multi_metric_fast
 from sdpembed.solvers.lmnn.gradient import certify_metric, lmnn_gradient_matrix, solve_lmnn_gradient
 from sdpembed.solvers.lmnn.hinge_ipm import hinge_ipm, ipm_reached
@@ -934,3 +937,43 @@ def test_a_stopped_run_returns_the_better_of_its_iterate_and_its_start(instances
     assert stopped.dual_bound <= optima["wine"] * (1 + 1e-9) <= stopped.objective * (1 + 1e-9)
     finished = solve_lmnn_fast(inst)
     assert finished.status == "optimal" and finished.extra["returned"] == "interior_point"
+
+
+def test_polished_multipliers_certify_earlier_and_a_wrong_identification_does_not(instances, optima,
+                                                                                monkeypatch):
+    """The interior point's early stop (``certify``): the multipliers polished from an iterate
+    (:func:`polish_multipliers`, bounds identified, margin ones corrected so that C(α′) = X) give
+    a certified bound (:func:`lmnn_dual_bound`, all triplets) that is a true bound, far tighter than the
+    iterate's own, and stop the method steps before its own criterion; the same iterate with its
+    identification swapped (slacks ξ and s exchanged: every bound triplet at the wrong bound) does not
+    certify."""
+    import sys
+
+    from sdpembed.solvers.lmnn.hinge_ipm import polish_multipliers
+    ipm_module = sys.modules["sdpembed.solvers.lmnn.hinge_ipm"]    # the package exports the function hinge_ipm
+    inst = instances["gauss"]
+    triplets = all_triplets(inst.y, inst.targets)
+    system, C0, mu = single_system(inst, triplets), (1 - inst.mu) * np.asarray(inst.pull_matrix)[None], inst.mu
+    optimum = optima["gauss"]
+    iterates = []
+    monkeypatch.setattr(ipm_module, "polish_multipliers",
+                        lambda *a, **k: iterates.append(a) or polish_multipliers(*a, **k))
+
+    def gap_of(M, alpha):
+        value = inst.objective(project_psd(M[0]))
+        return relative_gap(value, lmnn_dual_bound(inst, triplets, alpha, upper_bound=value), loss_unit(mu))
+
+    full = hinge_ipm(system, C0, mu, tol=1e-8)
+    early = hinge_ipm(system, C0, mu, tol=1e-8, certify=lambda M, alpha: gap_of(M, alpha) <= 1e-8,
+                      certify_below=1e-4)
+    assert full.converged and early.certified and not early.converged
+    assert early.iterations < full.iterations
+    lower = lmnn_dual_bound(inst, triplets, early.alpha)
+    assert optimum * (1 - 1e-8) <= lower <= optimum * (1 + 1e-9)
+    # the first iterate checked: the polished bound is tighter than the iterate's own multipliers'
+    _, _, _, X, alpha, xi, s = iterates[0]
+    raw = lmnn_dual_bound(inst, triplets, np.clip(alpha, 0.0, mu))
+    polished = polish_multipliers(system, C0, mu, X, alpha, xi, s)
+    assert raw < lmnn_dual_bound(inst, triplets, polished) <= optimum * (1 + 1e-9)
+    wrong = polish_multipliers(system, C0, mu, X, alpha, s, xi)
+    assert relative_gap(optimum, lmnn_dual_bound(inst, triplets, wrong), loss_unit(mu)) > 1e-3
