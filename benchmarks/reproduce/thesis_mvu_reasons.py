@@ -454,6 +454,28 @@ def fig3_15_reasons(config: dict, png: Path) -> Outcome:
                    + (", ".join(f"{t} teeth" for t in certified) if certified else "none") + "."))
 
 
+def _comb_six_eight(config: dict, options: dict, label: str, png: Path) -> tuple[list, list, list, str, list]:
+    """Equality MVU (interior point with ``options``) and Isomap counts on each comb of ``config["teeth"]``,
+    plotted; the runs, those giving the thesis' 6 and 8, those of them certified, the decision and the teeth."""
+    raw = [_comb_counts(config, teeth, {"ipm": options}) for teeth in config["teeth"]]
+    for row in raw:
+        print(f"  {row['teeth']} teeth, {label}: MVU {row['ipm']['count']} ({row['ipm']['status']}), Isomap "
+              f"{row['isomap_count']}", flush=True)
+    match = [r for r in raw if r["ipm"]["count"] == 6 and r["isomap_count"] == 8]
+    certified = [r for r in match if r["ipm"]["status"] == "optimal"]
+    decision = "supported" if certified else "indicated (uncertified MVU solve only)" if match else "refuted"
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    teeth = [r["teeth"] for r in raw]
+    ax.plot(teeth, [r["ipm"]["count"] for r in raw], "o-", label=f"MVU, {label} (interior point)")
+    ax.plot(teeth, [r["isomap_count"] for r in raw], "s-", label="Isomap")
+    ax.axhline(6, color="C0", lw=0.5)
+    ax.axhline(8, color="C1", lw=0.5)
+    ax.set(xlabel="teeth", ylabel="eigenvalues above 1 % of the trace")
+    ax.legend(fontsize=7)
+    _save(fig, png)
+    return raw, match, certified, decision, teeth
+
+
 def fig3_15_reasons_odd(config: dict, png: Path) -> Outcome:
     """Fig. 3.15 — the reason test: an odd number of teeth, the counts between our even ones.
 
@@ -474,22 +496,8 @@ def fig3_15_reasons_odd(config: dict, png: Path) -> Outcome:
       one; refuted otherwise. Equality MVU by the interior point under an iteration cap
       ``max_iter`` (deterministic), the same comb generator (unit teeth 0.25 apart), n and k.
     """
-    raw = [_comb_counts(config, teeth, {"ipm": {"max_iter": config["max_iter"]}}) for teeth in config["teeth"]]
-    for row in raw:
-        print(f"  {row['teeth']} teeth: MVU {row['ipm']['count']} ({row['ipm']['status']}), Isomap "
-              f"{row['isomap_count']}", flush=True)
-    match = [r for r in raw if r["ipm"]["count"] == 6 and r["isomap_count"] == 8]
-    certified = [r for r in match if r["ipm"]["status"] == "optimal"]
-    decision = "supported" if certified else "indicated (uncertified MVU solve only)" if match else "refuted"
-    fig, ax = plt.subplots(figsize=(6, 3.6))
-    teeth = [r["teeth"] for r in raw]
-    ax.plot(teeth, [r["ipm"]["count"] for r in raw], "o-", label="MVU (interior point)")
-    ax.plot(teeth, [r["isomap_count"] for r in raw], "s-", label="Isomap")
-    ax.axhline(6, color="C0", lw=0.5)
-    ax.axhline(8, color="C1", lw=0.5)
-    ax.set(xlabel="teeth", ylabel="eigenvalues above 1 % of the trace")
-    ax.legend(fontsize=7)
-    _save(fig, png)
+    raw, match, certified, decision, teeth = _comb_six_eight(config, {"max_iter": config["max_iter"]}, "angle edges",
+                                                             png)
     return Outcome(
         published="Six dimensions of non-zero variance with MVU (k = 3), eight with Isomap (k = 5); geometry not "
                   "given.",
@@ -530,23 +538,8 @@ def fig3_15_reasons_graph(config: dict, png: Path) -> Outcome:
       MVU by the interior point under an iteration cap ``max_iter``, the same comb generator,
       n and k.
     """
-    raw = [_comb_counts(config, teeth, {"ipm": {"max_iter": config["max_iter"], "angles": False}})
-           for teeth in config["teeth"]]
-    for row in raw:
-        print(f"  {row['teeth']} teeth, distance-only graph: MVU {row['ipm']['count']} ({row['ipm']['status']}), "
-              f"Isomap {row['isomap_count']}", flush=True)
-    match = [r for r in raw if r["ipm"]["count"] == 6 and r["isomap_count"] == 8]
-    certified = [r for r in match if r["ipm"]["status"] == "optimal"]
-    decision = "supported" if certified else "indicated (uncertified MVU solve only)" if match else "refuted"
-    fig, ax = plt.subplots(figsize=(6, 3.6))
-    teeth = [r["teeth"] for r in raw]
-    ax.plot(teeth, [r["ipm"]["count"] for r in raw], "o-", label="MVU, distance-only graph (interior point)")
-    ax.plot(teeth, [r["isomap_count"] for r in raw], "s-", label="Isomap")
-    ax.axhline(6, color="C0", lw=0.5)
-    ax.axhline(8, color="C1", lw=0.5)
-    ax.set(xlabel="teeth", ylabel="eigenvalues above 1 % of the trace")
-    ax.legend(fontsize=7)
-    _save(fig, png)
+    raw, match, certified, decision, teeth = _comb_six_eight(
+        config, {"max_iter": config["max_iter"], "angles": False}, "distance-only graph", png)
     return Outcome(
         published="Six dimensions of non-zero variance with MVU (k = 3), eight with Isomap (k = 5); geometry and "
                   "graph not given.",
