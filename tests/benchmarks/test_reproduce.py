@@ -590,3 +590,17 @@ def test_thesis_fig2_9_digits_sentence_follows_the_table2_1_record(tmp_path, mon
     sentence = thesis.fig2_9_digits(config, png).agreement
     assert "Fig. 2.9's 1.37 (0.80 % → 1.10 %" in sentence and "1.20" not in sentence
     assert "The hypothesis holds" in sentence                  # validated = one pass here: ratio 1.00
+
+
+def test_polish_equalities_solves_a_flexible_framework_and_stalls_on_an_impossible_one():
+    polish = load_reproduce("thesis_mvu_reasons").polish_equalities
+    # a unit square without diagonals flexes: from a distorted start it meets every edge to rounding
+    edges = np.array([[0, 1], [1, 2], [2, 3], [3, 0]])
+    start = np.array([[0.0, 0.0], [1.3, 0.1], [1.1, 0.8], [-0.1, 1.2]])
+    Y, history = polish(start, edges, np.ones(4), steps=50, tol=1e-12)
+    lengths = np.sum((Y[edges[:, 0]] - Y[edges[:, 1]]) ** 2, axis=1)
+    assert history[-1] <= 1e-12 and np.allclose(lengths, 1.0, atol=1e-12) and history[0] > 0.5
+    # squared lengths 1, 1, 9 on a triangle break the triangle inequality: no points in any dimension
+    triangle = np.array([[0, 1], [1, 2], [2, 0]])
+    _, stalled = polish(np.eye(3), triangle, np.array([1.0, 1.0, 9.0]), steps=50, tol=1e-9)
+    assert stalled[-1] > 0.1

@@ -223,3 +223,36 @@ def test_the_thesis_mvu_lock_up_and_new_candidate_reason_tests_decide_from_their
     assert all(r["ipm"]["iterations"] <= 30 for r in comb["runs"])
     assert comb["decision"].startswith("supported" if any(r["ipm"]["status"] == "optimal" for r in match)
                                        else "indicated" if match else "refuted")
+
+
+def test_the_thesis_mvu_variant_polish_and_angle_reason_tests_decide_from_their_own_numbers(tmp_path):
+    keys = "table3_2_reasons_variant,fig3_28_reasons_polish,fig3_24_25_reasons_angles"
+    argv = ["--paper", "thesis-mvu", "--only", keys, "--quick", "--results", str(tmp_path / "results"),
+            "--report", str(tmp_path / "REPRODUCTION.md")]
+    assert load_script("reproduce").main(argv) == 0
+    out = tmp_path / "results" / "thesis-mvu"
+    variant = json.loads((out / "table3_2_reasons_variant.json").read_text())["rows"]
+    certified = all(s["solves"]["equality"]["status"] == "optimal" for s in variant["sets"].values())
+    assert variant["certified"] == certified
+    for data in variant["sets"].values():
+        q = data["quality"]
+        assert data["solves"]["equality"]["method"] == "mvu_ipm"
+        if data["solves"]["equality"]["status"] == "optimal":     # a certified equality optimum keeps every edge
+            assert data["solves"]["equality"]["shortened"] == data["solves"]["equality"]["lengthened"] == 0.0
+        for v in ("inequality", "equality"):
+            assert data["above_isomap"][v]["harmonic"] == (q[v]["harmonic"] >= q["Isomap"]["harmonic"])
+    pattern = {v: all(d["above_isomap"][v]["trust"] and d["above_isomap"][v]["intersection"]
+                      for d in variant["sets"].values()) for v in ("inequality", "equality")}
+    assert variant["supported"]["per_measure"] == (certified and pattern["equality"] and not pattern["inequality"])
+    assert variant["supported"]["variant"] == (certified and all(d["above_isomap"]["equality"]["harmonic"]
+                                                                 for d in variant["sets"].values()))
+    polish = json.loads((out / "fig3_28_reasons_polish.json").read_text())
+    tol = polish["config"]["tol"]
+    for run in polish["rows"]["runs"]:
+        assert run["violation"] == run["history"][-1] and run["steps"] == len(run["history"]) - 1
+        assert run["locked"] is (True if run["bound_ratio"] <= 1.01 else False if run["violation"] <= tol
+                                 and run["trace_ratio"] >= 1.5 else None)
+    angles = json.loads((out / "fig3_24_25_reasons_angles.json").read_text())["rows"]
+    values = [run["ratio"]["continuity"] for run in angles["runs"]]
+    assert angles["stats"]["continuity"]["mean"] == pytest.approx(sum(values) / len(values))
+    assert angles["supported"] == (angles["stats"]["continuity"]["mean"] < 1.0)

@@ -274,6 +274,48 @@ def test_quality_measures_hand_computed() -> None:
         local_continuity(X, Y[:3], 1)
 
 
+def _literal_measures(X: np.ndarray, Y: np.ndarray, l: int) -> tuple[float, float, float]:
+    """(3.27)–(3.29) as the thesis writes them: neighbour sets by sorting each point's distances (itself
+    excluded), the minimum over the scale s found numerically, the intersection counted as Python sets."""
+    from scipy.optimize import minimize_scalar
+
+    n = len(X)
+    DX = np.sqrt(((X[:, None, :] - X[None, :, :]) ** 2).sum(axis=2))
+    DY = np.sqrt(((Y[:, None, :] - Y[None, :, :]) ** 2).sum(axis=2))
+
+    def neighbours(D: np.ndarray, i: int) -> list[int]:
+        order = [j for j in np.argsort(D[i], kind="stable") if j != i]
+        return order[:l]
+
+    def one_minus_min_over_s(pairs: list[tuple[int, int]], scaled: np.ndarray, other: np.ndarray) -> float:
+        def ratio(s: float) -> float:
+            return sum((s * scaled[i, j] - other[i, j]) ** 2 for i, j in pairs) / sum(other[i, j] ** 2
+                                                                                     for i, j in pairs)
+        return 1.0 - minimize_scalar(ratio, bounds=(0.0, 100.0), method="bounded",
+                                     options={"xatol": 1e-12}).fun
+
+    input_pairs = [(i, j) for i in range(n) for j in neighbours(DX, i)]
+    output_pairs = [(i, j) for i in range(n) for j in neighbours(DY, i)]
+    continuity = one_minus_min_over_s(input_pairs, DY, DX)                  # (3.27): s scales the outputs
+    trust = one_minus_min_over_s(output_pairs, DX, DY)                      # (3.28): s scales the inputs
+    common = sum(len(set(neighbours(DX, i)) & set(neighbours(DY, i))) for i in range(n))
+    return continuity, trust, common / (n * l)                              # (3.29)
+
+
+@pytest.mark.parametrize("l", [1, 4, 9])
+def test_quality_measures_match_the_thesis_definitions_written_out(l: int) -> None:
+    rng = np.random.default_rng(l)
+    X = rng.standard_normal((25, 6))
+    Y = X[:, :2] @ np.array([[3.0, 0.5], [0.0, 2.0]]) + 0.7 * rng.standard_normal((25, 2))  # no ties
+    continuity, trust, intersection = _literal_measures(X, Y, l)
+    assert local_continuity(X, Y, l) == pytest.approx(continuity, abs=1e-9)
+    assert local_trust(X, Y, l) == pytest.approx(trust, abs=1e-9)
+    assert neighborhood_intersection(X, Y, l) == intersection
+    # the three differ from each other here, so an exchange of (3.27) and (3.28) would fail
+    assert abs(continuity - trust) > 1e-3
+
+
+
 # ----------------------------------------------------------------------------- estimator
 def test_estimator_end_to_end() -> None:
     X, params = swiss_roll(60, noise=0.05, random_state=0)
