@@ -117,6 +117,10 @@ class ADMMState:
     #: are appended): the next run block-updates the factor
     #: (:func:`~sdpembed.solvers.numax.least_squares.extend_factor`) instead of refactorising
     factor_kept: np.ndarray | None = None
+    #: the partial eigensolver's block of Ritz vectors (r, m) a run ended with, in ``basis``: the
+    #: next run in the same basis starts from it instead of a full eigendecomposition
+    #: (:class:`~sdpembed.solvers.numax.pair_linalg.PartialShrink`)
+    eig_block: np.ndarray | None = None
 
 
 def _shrink_eigenvalues(M: np.ndarray, threshold: float) -> tuple[np.ndarray, int]:

@@ -272,6 +272,9 @@ def pair_trace_admm(
     constants_single = tuple(None if A is None else A.astype(np.float32) for A in (Lam0, L0)) if single else None
     M = ImplicitMatrix(geom, None, None, 1.0, Lam0, 1.0, L0, np.zeros(S), constants_single)   # L + Λ
     shrink = PartialShrink(r, numerics.eig_tol, numerics.refresh_every, single=single)
+    if warm_start is not None and (warm_start.basis is basis or (
+            basis is not None and warm_start.basis is not None and np.array_equal(warm_start.basis, basis))):
+        shrink.start_from(warm_start.eig_block)
 
     def combo_norm2(alpha: float, v: np.ndarray, Kv: np.ndarray) -> float:
         """‖α Λ₀ + 𝒜*(v)‖², given Kv = (I + 𝒜𝒜*) v: ‖𝒜*(v)‖² = vᵀ𝒜𝒜*v = vᵀ(Kv − v)."""
@@ -419,7 +422,8 @@ def pair_trace_admm(
     # the iterates, formed once, for a warm start; P and its certificate from the explicit secants
     Lam = geom.adjoint(z) + (a * Lam0 if (Lam0 is not None and a != 0.0) else 0.0)
     L = M.dense() - Lam
-    state = ADMMState(L, Lam, omega, control.beta, basis, steps.K_inv, steps.gram, factor=steps.cholesky)
+    state = ADMMState(L, Lam, omega, control.beta, basis, steps.K_inv, steps.gram, factor=steps.cholesky,
+                      eig_block=shrink.block)
     factor = factor_in_original_coordinates(U_P, s_P, basis)
     explicit = operator.explicit()
     B = explicit.V @ factor.T

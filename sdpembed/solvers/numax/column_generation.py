@@ -221,7 +221,8 @@ class _NuMaxADMM:
         # first, in their order, then the new ones)
         factor = prev.factor if K_inv is None else None
         return ADMMState(prev.L, prev.Lam, omega, prev.beta, prev.basis, K_inv, prev.gram, gram_kept,
-                         factor=factor, factor_kept=None if factor is None else keep.copy())
+                         factor=factor, factor_kept=None if factor is None else keep.copy(),
+                         eig_block=prev.eig_block)
 
 
 def run_column_generation(
@@ -238,6 +239,7 @@ def run_column_generation(
     keep_multiplier: float = 1e-4,
     loose_tol: float | None = None,
     loose_keep_multiplier: float | None = None,
+    loose_hold: float | None = None,
     feas_tol: float = 1e-6,
     max_rounds: int = 100,
     block_rows: int | None = None,
@@ -277,6 +279,12 @@ def run_column_generation(
     loose_keep_multiplier : float, optional
         ``keep_multiplier`` in the loose rounds, whose multipliers have not converged (a larger
         value keeps the working set from swelling with constraints that are not active).
+    loose_hold : float, optional
+        After a loose round whose keep rule would drop fewer than this share of the working set,
+        and whose scan adds fewer than this share of it, drop none: the next restricted solve can
+        then append the new candidates' rows to the factor of its least-squares matrix
+        (:func:`~sdpembed.solvers.numax.least_squares.extend_factor`) instead of refactorising it
+        (dropped rows would stay in it as ghosts, whose solves cost about as much). None: never.
     initial_pairs, initial_neighbors, max_add, keep_tol, keep_multiplier : optional
         As for :func:`column_generation`.
     feas_tol, max_rounds, block_rows, random_state, verbose : optional
@@ -331,6 +339,7 @@ def run_column_generation(
     violation_all = worst = float("inf")
     for round_ in range(1, max_rounds + 1):
         solved = working                             # the working set of this round's restricted solve
+        loose = not tight
         operator, lo, hi = candidates.restricted(working)
         if verbose:
             say(f"cg round {round_:3d} {'tight' if tight else 'loose'}: solving on {working.size} {candidates.unit}")
@@ -413,6 +422,9 @@ def run_column_generation(
             slack = np.minimum(values - lo, hi - values)
             keep = np.zeros_like(keep)
             keep[np.argsort(slack, kind="stable")[:room]] = True
+        if (loose and loose_hold is not None and max((~keep).sum(), added.size) < loose_hold * keep.size
+                and (max_working is None or keep.size + added.size <= max_working)):
+            keep[:] = True
         state = inner.carry(result, keep, added.size)
         dropped = np.union1d(dropped, working[~keep])
         readded = np.union1d(readded, added[np.isin(added, dropped)])
@@ -436,8 +448,9 @@ def column_generation(
     keep_tol: float = 1e-4,
     keep_multiplier: float = 1e-4,
     loose_tol: float | None = 1e-3,
-    loose_max_iter: int = 15,
+    loose_max_iter: int = 10,
     loose_keep_multiplier: float | None = 1e-2,
+    loose_hold: float | None = 0.1,
     feas_tol: float = 1e-6,
     gap_tol: float = 1e-5,
     max_rounds: int = 100,
@@ -503,6 +516,10 @@ def column_generation(
     loose_keep_multiplier : float, optional
         ``keep_multiplier`` in the loose rounds (their multipliers have not converged, and a
         small share keeps nearly every pair: the working set swells).
+    loose_hold : float, optional
+        As for :func:`run_column_generation`: a loose round that would change less than this
+        share of the working set keeps all of it, so that the next round extends the factor of
+        its least-squares matrix rather than refactorising it; None never holds.
     feas_tol, gap_tol : float
         Violation allowed in the final all-pairs scan, and relative gap (also passed to the
         inner ADMM).
@@ -574,7 +591,7 @@ def column_generation(
     run = run_column_generation(
         X, bounds, inner, initial_pairs=initial_pairs,
         initial_neighbors=initial_neighbors, max_add=max_add, keep_tol=keep_tol, keep_multiplier=keep_multiplier,
-        loose_tol=loose_tol, loose_keep_multiplier=loose_keep_multiplier, feas_tol=feas_tol,
+        loose_tol=loose_tol, loose_keep_multiplier=loose_keep_multiplier, loose_hold=loose_hold, feas_tol=feas_tol,
         max_rounds=max_rounds, block_rows=block_rows,
         exact_violations=exact_violations, random_state=random_state, verbose=verbose, scan_backend=scan_backend)
     return _cg_result(problem, run, start, {"pairs": run.pairs, "y": run.result.y})

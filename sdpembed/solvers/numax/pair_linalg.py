@@ -184,6 +184,20 @@ class PartialShrink:
         self.since_full = 0
         self.full_count = self.partial_count = 0
 
+    def start_from(self, block: np.ndarray | None) -> None:
+        """Start from a block of Ritz vectors carried over from an earlier run in the same basis
+        (a warm start: L + Λ changes little from one restricted problem of column generation to the
+        next), instead of a full eigendecomposition; ignored unless it is a (dim, m) block of full rank
+        that leaves room for its expansion. It is orthonormalised again in double precision (it may
+        come from a single-precision run)."""
+        if block is None or block.ndim != 2 or block.shape[0] != self.dim or 2 * block.shape[1] > self.dim:
+            return
+        Q, R = np.linalg.qr(np.asarray(block, dtype=np.float64))
+        if block.shape[1] == 0 or np.min(np.abs(np.diag(R))) < 0.5:      # not (close to) orthonormal
+            return
+        self.block = Q
+        self.since_full = 0
+
     def _full(self, M: ImplicitMatrix, threshold: float) -> tuple[np.ndarray, np.ndarray]:
         w, V = np.linalg.eigh(M.dense())
         self.full_count += 1

@@ -370,6 +370,21 @@ def test_polish_ends_a_warm_started_run_sooner_at_a_certified_optimum():
     np.testing.assert_allclose(Psi.T @ Psi, polished.solution, atol=1e-12)
 
 
+def test_warm_start_carries_the_ritz_block_and_reaches_the_same_optimum():
+    """A state from a run in the same basis carries its block of Ritz vectors: the next run starts
+    its partial eigensolver from it, not from a full eigendecomposition, to the same certified optimum."""
+    from dataclasses import replace
+
+    op, state = _warm_started_mnist(120, 1500)
+    assert state.eig_block is not None and state.eig_block.shape[0] == state.L.shape[0]
+    carried = pair_trace_admm(op, 0.9, 1.1, warm_start=state)
+    cold = pair_trace_admm(op, 0.9, 1.1, warm_start=replace(state, eig_block=None))
+    assert carried.status == cold.status == "optimal"
+    assert carried.extra["full_eigensolves"] < cold.extra["full_eigensolves"]
+    assert carried.max_violation <= 1e-6 and carried.relative_gap <= 1e-5
+    assert carried.objective == pytest.approx(cold.objective, rel=2e-5)
+
+
 def test_polish_is_not_tried_when_its_equations_outnumber_the_factor():
     op = _pair_operator(digits_points(60), 600)            # rank ≈ 10 in 53 dimensions: 530 < 600
     first = pair_trace_admm(op, 0.8, 1.2, stopping=LOOSE)

@@ -317,3 +317,35 @@ def test_spread_violators_takes_each_points_worst_pair_first(seed):
     for max_add in (1, 10, 25, 60, 399, 400):
         np.testing.assert_array_equal(_spread_violators(i, j, violation, index, max_add),
                                       _spread_reference(i, j, violation, index, max_add))
+
+
+def test_loose_hold_keeps_every_pair_and_reaches_the_same_certified_optimum(monkeypatch):
+    """After a loose round that changes few pairs, ``loose_hold`` keeps them all (the next round extends
+    its factor instead of refactorising); the certified optimum is that of a run that drops them."""
+    from sdpembed.solvers.numax.column_generation import _NuMaxADMM
+
+    X = digits_points(120, seed=3)
+    instance = NuMaxInstance(delta=0.1, X=X)
+    solve_, carry_ = _NuMaxADMM.solve, _NuMaxADMM.carry
+    runs = {}
+    calls = []
+    monkeypatch.setattr(_NuMaxADMM, "solve", lambda self, *a, **k: calls.append(("solve", a[4])) or solve_(
+        self, *a, **k))
+    monkeypatch.setattr(_NuMaxADMM, "carry", lambda self, result, keep, n: calls.append(
+        ("carry", bool(keep.all()), int(keep.size), n)) or carry_(self, result, keep, n))
+    for hold in (None, 1.0):
+        calls.clear()
+        runs[hold] = solve_numax_cg(instance, initial_pairs=300, max_add=150, random_state=0, loose_hold=hold)
+        # each carry follows its round's solve: (tight, all kept, working pairs, added)
+        rounds = [(calls[k][1], *calls[k + 1][1:]) for k in range(len(calls) - 1)
+                  if calls[k][0] == "solve" and calls[k + 1][0] == "carry"]
+        loose = [r for r in rounds if not r[0]]
+        assert loose, "no loose round was followed by another: the test does not exercise the hold"
+        if hold is None:
+            assert not all(r[1] for r in loose)        # the keep rule drops pairs after some loose round
+        else:
+            assert any(r[3] < r[2] for r in loose) and all(r[1] for r in loose if r[3] < r[2])
+    held, dropped = runs[1.0], runs[None]
+    assert held.status == dropped.status == "optimal"
+    assert held.max_violation <= 1e-6 and held.relative_gap <= 1e-5
+    assert abs(held.objective - dropped.objective) <= 1e-5 * dropped.objective

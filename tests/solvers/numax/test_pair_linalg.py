@@ -55,12 +55,25 @@ def test_holds_secants():
     assert not holds_secants(PairSecantOperator(shifted.points, [0], [2]), line)
 
 
+def _shrink_problem(seed):
+    """Pairs of 60 digits, their geometry, a generator and positive weights u of M = 𝒜*(u)."""
+    op = _random_pairs(digits_points(60), 600)
+    rng = np.random.default_rng(seed)
+    return op, PairGeometry(op), rng, np.abs(rng.standard_normal(op.n_constraints))
+
+
+def _assert_top_five(M, exact, theta, vectors, single):
+    """The five eigenpairs of M above the threshold: Ritz residuals below eig_tol·‖M‖ (single precision:
+    1e-5·‖M‖ at best); the Ritz values err by their square over the gap, plus single precision's rounding."""
+    assert theta.shape == (5,) and vectors.shape == (M.g.points.shape[1], 5)
+    residual = M.apply(vectors) - vectors * theta
+    assert np.linalg.norm(residual, axis=0).max() <= 1.1 * (1e-5 if single else 1e-6) * exact[-1]
+    np.testing.assert_allclose(np.sort(theta), exact[-5:], atol=(1e-5 if single else 1e-9) * exact[-1])
+
+
 @pytest.mark.parametrize("single", [False, True])
 def test_partial_shrink_finds_the_eigenpairs_above_the_threshold(single):
-    op = _random_pairs(digits_points(60), 600)
-    geometry = PairGeometry(op)
-    rng = np.random.default_rng(1)
-    u = np.abs(rng.standard_normal(op.n_constraints))
+    op, geometry, rng, u = _shrink_problem(1)
     shrink = PartialShrink(op.dim, eig_tol=1e-6, refresh_every=50, margin=4, single=single)
     for _ in range(3):                        # a full solve, then Ritz steps from the carried block
         u = u + 1e-3 * np.abs(rng.standard_normal(u.size))
@@ -68,14 +81,33 @@ def test_partial_shrink_finds_the_eigenpairs_above_the_threshold(single):
         exact = np.linalg.eigvalsh(M.dense())
         threshold = 0.5 * (exact[-5] + exact[-6])                              # five eigenvalues above
         theta, vectors = shrink(M, threshold)
-        assert theta.shape == (5,) and vectors.shape == (op.dim, 5)
-        # Ritz residuals below eig_tol·‖M‖ (single precision: 1e-5·‖M‖ at best); the Ritz values
-        # err by their square over the gap, plus single precision's rounding
-        accepted = (1e-5 if single else 1e-6) * exact[-1]
-        residual = M.apply(vectors) - vectors * theta
-        assert np.linalg.norm(residual, axis=0).max() <= 1.1 * accepted
-        np.testing.assert_allclose(np.sort(theta), exact[-5:], atol=(1e-5 if single else 1e-9) * exact[-1])
+        _assert_top_five(M, exact, theta, vectors, single)
     assert (shrink.full_count, shrink.partial_count) == (1, 2)
+
+
+@pytest.mark.parametrize("single", [False, True])
+def test_partial_shrink_started_from_a_carried_block_needs_no_full_solve(single):
+    # column generation carries the Ritz block of one restricted problem to the next: a new
+    # PartialShrink started from it finds the eigenpairs above the threshold without a full solve
+    op, geometry, rng, u = _shrink_problem(2)
+    first = PartialShrink(op.dim, eig_tol=1e-6, refresh_every=50, margin=4, single=single)
+    M = ImplicitMatrix(geometry, None, None, 0.0, None, 0.0, None, u)
+    exact = np.linalg.eigvalsh(M.dense())
+    first(M, 0.5 * (exact[-5] + exact[-6]))
+    u = u + 1e-3 * np.abs(rng.standard_normal(u.size))             # the next problem's matrix
+    M = ImplicitMatrix(geometry, None, None, 0.0, None, 0.0, None, u)
+    exact = np.linalg.eigvalsh(M.dense())
+    carried = PartialShrink(op.dim, eig_tol=1e-6, refresh_every=50, margin=4, single=single)
+    carried.start_from(first.block.astype(np.float32))           # as a single-precision run leaves it
+    theta, vectors = carried(M, 0.5 * (exact[-5] + exact[-6]))
+    assert (carried.full_count, carried.partial_count) == (0, 1)
+    _assert_top_five(M, exact, theta, vectors, single)
+    # a block of the wrong shape, too wide to expand, or rank deficient is ignored: a full solve
+    for bad in (first.block[1:], np.ones((op.dim, op.dim // 2 + 1)), np.repeat(first.block[:, :1], 3, axis=1)):
+        refused = PartialShrink(op.dim, eig_tol=1e-6, refresh_every=50, margin=4, single=single)
+        refused.start_from(bad)
+        refused(M, 0.5 * (exact[-5] + exact[-6]))
+        assert refused.full_count == 1
 
 
 @pytest.mark.parametrize("mode, rtol", [("inverse", 1e-10), ("cholesky", 1e-10), ("auto", 1e-10),
