@@ -7,7 +7,8 @@ asks the same five things of either kind of instance, and a :class:`Candidates` 
 * the first working set (:meth:`Candidates.initial`);
 * the restricted problem on a working set — its secant operator 𝒜 and bounds (:meth:`Candidates.restricted`);
 * a scan of **all** candidates for violations of lo ≤ vᵀPv ≤ hi, exact to rounding, which is what
-  makes the final round a proof (:meth:`Candidates.scan`);
+  makes the final round a proof (:meth:`Candidates.scan`); it leaves out the working set and, given
+  the most a round adds, reports only the violators the selection can take;
 * which violators enter the next working set (:meth:`Candidates.select`);
 * the work of a scan, for the ADMM's outside monitor (:meth:`Candidates.work`).
 
@@ -42,7 +43,7 @@ from ..._validate import as_matrix, check_positive_int
 from ...problems.numax_certificate import check_bounds
 from ...problems.numax_operator import PairSecantOperator, SecantOperator
 from ...secants import linear_index_of_pairs, pair_count, pairs_from_linear_index
-from .pair_scan import PairBounds, PairDistances, initial_working_set
+from .pair_scan import PairBounds, PairDistances, initial_working_set, is_member, worst_ranks
 from .scan_backend import ScanBackend
 
 __all__ = ["Candidates", "PairCandidates", "SecantCandidates", "Violators", "factor_with_margin"]
@@ -53,13 +54,18 @@ SECANT_BLOCK = 65536
 
 @dataclass
 class Violators:
-    """Outcome of a scan of all candidates: the violators above the scan's ``tol`` (``index`` into
-    the candidates, with their ``violation``) and ``worst``, an upper bound on the largest violation
-    max(lo − vᵀPv, vᵀPv − hi) over all candidates (negative when every constraint holds strictly)."""
+    """Outcome of a scan of all candidates: the violators above the scan's ``tol`` outside its
+    ``exclude`` (``index`` into the candidates, with their ``violation``; with ``keep``, only those a
+    selection of ``keep`` can take, in the order of the full list), ``worst``, an upper bound on the
+    largest violation max(lo − vᵀPv, vᵀPv − hi) over all candidates (negative when every constraint
+    holds strictly), the number of violators ``found`` above ``tol`` and of ``fresh`` ones (outside
+    ``exclude``), before any reduction."""
 
     index: np.ndarray
     violation: np.ndarray
     worst: float
+    found: int
+    fresh: int
 
 
 class Candidates(Protocol):
@@ -89,12 +95,16 @@ class Candidates(Protocol):
         ...
 
     def scan(self, P: np.ndarray | None, factor: np.ndarray | None, tol: float, exact_values: bool,
-             progress: Callable[[int], object] | None = None) -> Violators:
-        """The violators of all candidates for P (or its factor Ψ, ΨᵀΨ = P) above ``tol``."""
+             progress: Callable[[int], object] | None = None, exclude: np.ndarray | None = None,
+             keep: int | None = None) -> Violators:
+        """The violators of all candidates for P (or its factor Ψ, ΨᵀΨ = P) above ``tol``, without the
+        candidates ``exclude``; with ``keep``, only those :meth:`select` with ``max_add = keep`` can take."""
         ...
 
-    def select(self, index: np.ndarray, violation: np.ndarray, max_add: int) -> np.ndarray:
-        """At most ``max_add`` of the violators ``index`` (with ``violation``) for the next working set."""
+    def select(self, index: np.ndarray, violation: np.ndarray, max_add: int,
+               total: int | None = None) -> np.ndarray:
+        """At most ``max_add`` of the violators ``index`` (with ``violation``) for the next working set;
+        ``total`` counts the violators they were reduced from (a scan's ``fresh``; default: these)."""
         ...
 
     def work(self, k: int) -> float:
@@ -103,24 +113,18 @@ class Candidates(Protocol):
 
 
 def _spread_violators(i: np.ndarray, j: np.ndarray, violation: np.ndarray, index: np.ndarray,
-                      max_add: int) -> np.ndarray:
+                      max_add: int, total: int | None = None) -> np.ndarray:
     """At most ``max_add`` violating pairs: first the worst pair of every point, then the worst overall.
 
     The worst pairs overall tend to share a few points (one image distorted against all its
     near neighbours); taking each point's worst pair first spreads the new constraints over
-    the data, which cuts the number of rounds. Ties go to the earlier violator. A first scan may
-    report most of the 5·10⁷ pairs of 10,000 points: the work is one sort of the violations and
-    arrays of their length, none of twice it.
+    the data, which cuts the number of rounds. Ties go to the earlier violator. All violators are
+    taken when there are at most ``max_add`` of them (``total``, when these were reduced by a scan's
+    ``keep``, :func:`~sdpembed.solvers.numax.pair_scan.selectable`, from that many).
     """
-    if index.size <= max_add:
+    if (index.size if total is None else total) <= max_add:
         return index
-    order = np.argsort(-violation, kind="stable")
-    rank = np.empty(order.size, np.int64)
-    rank[order] = np.arange(order.size)
-    best = np.full(int(max(i.max(), j.max())) + 1, order.size, np.int64)   # each point's worst pair, by rank
-    np.minimum.at(best, i, rank)
-    np.minimum.at(best, j, rank)
-    del rank
+    order, best = worst_ranks(i, j, violation)                              # each point's worst pair, by rank
     first = np.unique(best[best < order.size])[:max_add]                   # in order of violation
     taken = np.zeros(order.size, bool)
     taken[first] = True
@@ -181,16 +185,20 @@ class PairCandidates:
         return (PairSecantOperator(self.X, i, j), *self.bounds(i, j))
 
     def scan(self, P: np.ndarray | None, factor: np.ndarray | None, tol: float, exact_values: bool,
-             progress: Callable[[int], object] | None = None) -> Violators:
-        """The scan of all pairs on the backend (:func:`~sdpembed.solvers.numax.pair_scan.scan_pair_violations`)."""
+             progress: Callable[[int], object] | None = None, exclude: np.ndarray | None = None,
+             keep: int | None = None) -> Violators:
+        """The scan of all pairs on the backend (:func:`~sdpembed.solvers.numax.pair_scan.scan_pair_violations`),
+        each block reduced to the violators :meth:`select` can take."""
         scan = self.backend.scan(self.X, P, self.bounds, tol=tol, factor=factor, exact_values=exact_values,
-                                 distances=self.distances, progress=progress)
-        return Violators(linear_index_of_pairs(scan.i, scan.j, self.n_points), scan.violation, scan.max_violation)
+                                 distances=self.distances, progress=progress, exclude=exclude, keep=keep)
+        return Violators(linear_index_of_pairs(scan.i, scan.j, self.n_points), scan.violation, scan.max_violation,
+                         scan.found, scan.fresh)
 
-    def select(self, index: np.ndarray, violation: np.ndarray, max_add: int) -> np.ndarray:
+    def select(self, index: np.ndarray, violation: np.ndarray, max_add: int,
+               total: int | None = None) -> np.ndarray:
         """Each point's worst violating pair first, then the worst overall (:func:`_spread_violators`)."""
         i, j = pairs_from_linear_index(index, self.n_points)
-        return _spread_violators(i, j, violation, index, max_add)
+        return _spread_violators(i, j, violation, index, max_add, total)
 
     def work(self, k: int) -> float:
         """Y = XΨᵀ (2nNk), the Gram matrix of Y (n²k over its half) and a few operations per pair."""
@@ -268,18 +276,21 @@ class SecantCandidates:
         return SecantOperator(self.V[working]), self.lo[working], self.hi[working]
 
     def scan(self, P: np.ndarray | None, factor: np.ndarray | None, tol: float, exact_values: bool = True,
-             progress: Callable[[int], object] | None = None) -> Violators:
+             progress: Callable[[int], object] | None = None, exclude: np.ndarray | None = None,
+             keep: int | None = None) -> Violators:
         """Every secant's violation of its bounds, through a factor of P (:func:`factor_with_margin`;
         a given ``factor`` Ψ is taken as exact, ΨᵀΨ = P), reported with the factor's margin added: an
         upper bound on the violation of P. Values are always computed from the rows, so
-        ``exact_values`` changes nothing."""
+        ``exact_values`` changes nothing. Secants ``exclude`` are counted, not reported; ``keep``
+        reports the ``keep`` worst (ties to the earlier), in their order."""
         if factor is None:
             Psi, margin = factor_with_margin(P)
         else:
             Psi = as_matrix(factor, "factor", n_cols=self.V.shape[1], min_rows=0)
             margin = 4.0 * (self.V.shape[1] + 2) * np.finfo(float).eps * float(np.einsum("ij,ij->", Psi, Psi))
         found_index, found_violation = [], []
-        worst = -np.inf
+        worst, found = -np.inf, 0
+        exclude = None if exclude is None else np.unique(np.asarray(exclude, dtype=np.int64))
         for start in range(0, self.total, self.block_size):
             stop = min(start + self.block_size, self.total)
             B = self.V[start:stop] @ Psi.T
@@ -287,15 +298,25 @@ class SecantCandidates:
             violation = np.maximum(self.lo[start:stop] - values, values - self.hi[start:stop]) + margin
             worst = max(worst, float(violation.max()))
             bad = np.flatnonzero(violation > tol)
+            found += bad.size
+            if exclude is not None:
+                bad = bad[~is_member(bad + start, exclude)]
             found_index.append(bad + start)
             found_violation.append(violation[bad])
             if progress is not None:
                 progress(stop - start)
-        return Violators(np.concatenate(found_index).astype(np.int64), np.concatenate(found_violation), worst)
+        index, violation = np.concatenate(found_index).astype(np.int64), np.concatenate(found_violation)
+        fresh = index.size
+        if keep is not None and fresh > keep:
+            kept = np.sort(np.argsort(-violation, kind="stable")[:keep])
+            index, violation = index[kept], violation[kept]
+        return Violators(index, violation, worst, found, fresh)
 
-    def select(self, index: np.ndarray, violation: np.ndarray, max_add: int) -> np.ndarray:
-        """The ``max_add`` worst violators (a secant list has no points to spread them over)."""
-        if index.size <= max_add:
+    def select(self, index: np.ndarray, violation: np.ndarray, max_add: int,
+               total: int | None = None) -> np.ndarray:
+        """The ``max_add`` worst violators (a secant list has no points to spread them over); all of
+        them when there are at most ``max_add`` (``total``: of those they were reduced from)."""
+        if (index.size if total is None else total) <= max_add:
             return index
         return index[np.argsort(-violation, kind="stable")[:max_add]]
 

@@ -75,20 +75,13 @@ __all__ = [
 ]
 
 
-def _isin_kind(working: np.ndarray) -> str | None:
-    """``kind`` of ``np.isin(violators, working)``: a table over the working set's range while it is
-    small (no sort of the violators, who may be most of 5·10⁷ pairs), else numpy's choice."""
-    return "table" if working.size and int(working.max()) - int(working.min()) < 1 << 28 else None
-
-
 def _outside_violation(candidates: Candidates, working: np.ndarray, tol: float) -> Callable[[np.ndarray], float]:
     """``monitor(factor)``: the worst violation above ``tol`` among the candidates outside ``working``
     for P = ΨᵀΨ, by a scan of all candidates; 0 if there is none."""
 
     def monitor(factor: np.ndarray) -> float:
-        scan = candidates.scan(None, factor, tol, False)
-        outside = ~np.isin(scan.index, working, kind=_isin_kind(working))
-        return float(np.max(scan.violation[outside], initial=0.0))
+        scan = candidates.scan(None, factor, tol, False, exclude=working, keep=1)
+        return float(np.max(scan.violation, initial=0.0))
 
     return monitor
 
@@ -366,19 +359,20 @@ def run_column_generation(
         # a bar only on a terminal: in a notebook or a log it would be stored, not watched
         with progress_bar(total, f"cg round {round_} scan", enabled=None if verbose else False,
                           unit=candidates.unit) as bar:
-            scan = candidates.scan(P, result.factor, scan_tol, exact_violations, progress=bar.update)
+            # only the violators outside the working set that the selection can take
+            scan = candidates.scan(P, result.factor, scan_tol, exact_violations, progress=bar.update,
+                                   exclude=working, keep=max_add)
         worst = scan.worst
         violation_all = max(worst, 0.0)
-        fresh = ~np.isin(scan.index, working, kind=_isin_kind(working))
-        added = candidates.select(scan.index[fresh], scan.violation[fresh], max_add)
+        added = candidates.select(scan.index, scan.violation, max_add, total=scan.fresh)
 
         for key, value in zip(
-            history, (working.size, int(near.sum()), scan.index.size, added.size, result.objective,
+            history, (working.size, int(near.sum()), scan.found, added.size, result.objective,
                       result.dual_bound, result.rank, result.iterations, time.perf_counter() - start), strict=True):
             history[key].append(value)
         if verbose:
             say(f"cg round {round_:3d} {'tight' if tight else 'loose'}  working {working.size:7d}  "
-                f"active {int(near.sum()):7d}  violators {scan.index.size:8d}  added {added.size:6d}  "
+                f"active {int(near.sum()):7d}  violators {scan.found:8d}  added {added.size:6d}  "
                 f"max violation {violation_all:.2e}  tr P {result.objective:.8f}  "
                 f"gap {result.relative_gap:.2e}  rank {result.rank:4d}  "
                 f"admm its {result.iterations:5d}  {time.perf_counter() - start:7.1f}s")
@@ -566,8 +560,9 @@ def column_generation(
     SolveResult
         ``solution`` is P; ``max_violation`` is the worst violation over all pairs (0 if
         every constraint holds); ``dual_bound`` is valid for the
-        full problem; ``extra`` holds ``pairs`` (the final working set), ``rounds`` and the
-        per-round ``history``.
+        full problem; ``extra`` holds ``pairs`` (the final working set), ``rounds``, the
+        per-round ``history`` and ``state``, a warm start for the final working set (the ADMM's
+        iterates, without its S × S matrices, which a warm-started run rebuilds).
     """
     start = time.perf_counter()
     X = as_matrix(X, "X", min_rows=2)
@@ -638,8 +633,16 @@ def _cg_result(problem: str, run: ColumnGenerationRun, start: float, proof: dict
         problem, "P", P, float(np.trace(P)), result.dual_bound, status=run.status, message=run.message,
         method="cg", solver="numax_cg", max_violation=run.max_violation, min_eigenvalue=result.min_eigenvalue,
         iterations=int(sum(run.history["admm_iterations"])), start=start, history=run.history,
-        extra={**proof, "rounds": run.rounds, "rank": result.extra["rank"], "state": result.extra["state"]},
+        extra={**proof, "rounds": run.rounds, "rank": result.extra["rank"],
+               "state": _light_state(result.extra["state"])},
     )
+
+
+def _light_state(state: ADMMState) -> ADMMState:
+    """The warm start a finished run keeps: its iterates and multipliers, without the S × S parts
+    (𝒜𝒜*, the factor or inverse of I + 𝒜𝒜*), which a warm-started run rebuilds from its secants and
+    which would make every fitted estimator hold (and pickle) gigabytes at S of 10⁴."""
+    return replace(state, K_inv=None, gram=None, gram_kept=None, factor=None, factor_kept=None)
 
 
 def secant_column_generation(

@@ -45,6 +45,9 @@ __all__ = [
     "scan_round",
     "scan_block",
     "merge_block_scans",
+    "is_member",
+    "worst_ranks",
+    "selectable",
     "distance_block",
     "psd_factor",
     "pair_values",
@@ -160,7 +163,10 @@ class ScanResult:
 
     ``max_violation`` is max over all nonzero pairs of max(lo − v'Pv, v'Pv − hi), with the
     pairs near or above ``tol`` evaluated exactly and the rest bounded through the Gram
-    values (it can be negative: every constraint strictly satisfied).
+    values (it can be negative: every constraint strictly satisfied). ``found`` counts the
+    violators above ``tol``, ``fresh`` those of them outside the scan's ``exclude``; (i, j,
+    violation) lists the fresh ones, or with ``keep`` only those a spread selection can take
+    (:func:`selectable`), in the order of the full list.
     """
 
     i: np.ndarray
@@ -168,6 +174,8 @@ class ScanResult:
     violation: np.ndarray
     max_violation: float
     n_pairs: int
+    found: int
+    fresh: int
 
 
 def scan_pair_violations(
@@ -181,12 +189,16 @@ def scan_pair_violations(
     exact_values: bool = True,
     distances: PairDistances | None = None,
     progress: Callable[[int], object] | None = None,
+    exclude: np.ndarray | None = None,
+    keep: int | None = None,
 ) -> ScanResult:
     """Scan all pairs i < j of the rows of X for violations of lo ≤ v_ijᵀPv_ij ≤ hi.
 
     Nothing of size n² or S is held (but by a ``distances`` kept across scans): rows are taken
     in blocks of ``block_rows`` against all later rows. Pairs of identical points (zero
-    secants) are skipped.
+    secants) are skipped. With ``keep``, each block reduces its violators to those a spread
+    selection of at most ``keep`` of all of them can take (:func:`selectable`), so that not even
+    the violators are held: a first scan of 10,000 points finds most of their 5·10⁷ pairs.
 
     Parameters
     ----------
@@ -213,6 +225,14 @@ def scan_pair_violations(
     progress : callable, optional
         ``progress(k)`` is called with the number of pairs of each block as it is scanned
         (e.g. a progress bar's ``update``).
+    exclude : ndarray of int, optional
+        Linear pair indices (:func:`~sdpembed.secants.linear_index_of_pairs`) whose violations
+        are counted in ``found`` but not reported (column generation's working set).
+    keep : int, optional
+        Report only the violators that :func:`selectable` keeps for ``keep`` (each point's worst
+        and the ``keep`` worst overall, in the order of the full list): any spread selection of
+        at most ``keep`` of them (:func:`~sdpembed.solvers.numax.candidates.PairCandidates.select`)
+        picks the same pairs from these as from all. None reports all.
 
     Returns
     -------
@@ -223,20 +243,21 @@ def scan_pair_violations(
     if distances is None or distances.X is not X:
         distances = PairDistances(X, block_rows)
     X = distances.X
-    scan = scan_round(X, P, factor, tol, exact_values)
+    scan = scan_round(X, P, factor, tol, exact_values, exclude, keep)
     parts = []
     for start in distances.starts():
         block = distances.block(start)
         if progress is not None:
             progress(int(block[2].size))
         parts.append([scan_block(X, scan, bounds, block)])
-    return merge_block_scans(parts)
+    return merge_block_scans(parts, keep)
 
 
 @dataclass
 class ScanRound:
     """What every block of one scan shares: P (None when its factor is given), the factor Ψ,
-    Y = XΨᵀ with its squared row norms, and the scan's ``tol`` and ``exact_values``."""
+    Y = XΨᵀ with its squared row norms, the scan's ``tol`` and ``exact_values``, and its
+    ``exclude`` (sorted linear pair indices, or None) and ``keep`` (see :func:`scan_pair_violations`)."""
 
     P: np.ndarray | None
     Psi: np.ndarray
@@ -244,26 +265,99 @@ class ScanRound:
     ny: np.ndarray
     tol: float
     exact_values: bool
+    exclude: np.ndarray | None = None
+    keep: int | None = None
 
 
 def scan_round(X: np.ndarray, P: np.ndarray | None, factor: np.ndarray | None, tol: float,
-               exact_values: bool) -> ScanRound:
+               exact_values: bool, exclude: np.ndarray | None = None, keep: int | None = None) -> ScanRound:
     """The :class:`ScanRound` of a scan of the points X for P (or its factor Ψ, ΨᵀΨ = P)."""
     Psi = psd_factor(P) if factor is None else as_matrix(factor, "factor", n_cols=X.shape[1], min_rows=0)
     Y = X @ Psi.T
-    return ScanRound(P if factor is None else None, Psi, Y, np.einsum("ij,ij->i", Y, Y), tol, exact_values)
+    if exclude is not None:
+        exclude = np.unique(np.asarray(exclude, dtype=np.int64))
+    if keep is not None and (isinstance(keep, bool) or int(keep) != keep or keep < 1):
+        raise ValueError(f"keep must be None or an integer >= 1, got {keep!r}")
+    return ScanRound(P if factor is None else None, Psi, Y, np.einsum("ij,ij->i", Y, Y), tol, exact_values,
+                     exclude, None if keep is None else int(keep))
 
 
 @dataclass
 class BlockScan:
     """The violators of one block of pairs: ``clear`` (i, j, violation) kept at their Gram-based
-    values (``exact_values=False``), ``exact`` those recomputed from explicit differences, the
-    worst violation of the block and the number of pairs it counted (nonzero secants)."""
+    values (``exact_values=False``), ``exact`` those recomputed from explicit differences (both
+    without the scan's ``exclude``, and reduced by its ``keep``), the worst violation of the block,
+    the number of pairs it counted (nonzero secants), and its violators ``found`` and ``fresh``
+    (outside ``exclude``) before the reduction."""
 
     clear: tuple[np.ndarray, np.ndarray, np.ndarray] | None
     exact: tuple[np.ndarray, np.ndarray, np.ndarray] | None
     worst: float
     counted: int
+    found: int
+    fresh: int
+
+
+def is_member(values: np.ndarray, sorted_set: np.ndarray) -> np.ndarray:
+    """Which ``values`` lie in ``sorted_set`` (increasing): one binary search each."""
+    if sorted_set.size == 0:
+        return np.zeros(values.shape, bool)
+    at = np.minimum(np.searchsorted(sorted_set, values), sorted_set.size - 1)
+    return sorted_set[at] == values
+
+
+def worst_ranks(i: np.ndarray, j: np.ndarray, violation: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(order, best) of violating pairs (i, j): ``order`` sorts them by decreasing violation, ties
+    to the earlier, and ``best[p]`` is the rank in that order of point p's worst pair (``order.size``
+    for a point in none)."""
+    order = np.argsort(-violation, kind="stable")
+    rank = np.empty(order.size, np.int64)
+    rank[order] = np.arange(order.size)
+    best = np.full(int(max(i.max(), j.max())) + 1 if i.size else 0, order.size, np.int64)
+    np.minimum.at(best, i, rank)
+    np.minimum.at(best, j, rank)
+    return order, best
+
+
+def selectable(i: np.ndarray, j: np.ndarray, violation: np.ndarray, keep: int) -> np.ndarray:
+    """Increasing positions of the violators (i, j, violation) a spread selection of at most ``keep``
+    can take: every point's worst pair and the ``keep`` worst pairs overall (ties to the earlier).
+
+    The selection (:func:`~sdpembed.solvers.numax.candidates.PairCandidates.select`) takes points'
+    worst pairs, then the worst overall up to ``keep``, ranking by violation with ties to the earlier:
+    from any sublist holding these, in the same order, it takes the same pairs. A sublist of a sublist
+    holding them holds them too, so blocks of a scan reduce their own violators and the scan reduces
+    their concatenation again.
+    """
+    if violation.size <= keep:
+        return np.arange(violation.size)
+    order, best = worst_ranks(i, j, violation)
+    chosen = np.zeros(order.size, bool)
+    chosen[order[:keep]] = True
+    chosen[order[best[best < order.size]]] = True
+    return np.flatnonzero(chosen)
+
+
+def _reported(n: int, scan: ScanRound, clear: tuple | None, exact: tuple | None, worst: float,
+              counted: int) -> BlockScan:
+    """The :class:`BlockScan` of a block's violators ``clear`` and ``exact``: without the scan's
+    ``exclude``, reduced to its ``keep`` (:func:`selectable` of the clear ones, then the exact ones)."""
+    parts = [clear, exact]
+    found = sum(part[0].size for part in parts if part is not None)
+    if scan.exclude is not None and scan.exclude.size:
+        for k, part in enumerate(parts):
+            if part is not None:
+                out = ~is_member(linear_index_of_pairs(part[0], part[1], n), scan.exclude)
+                parts[k] = tuple(a[out] for a in part) if out.any() else None
+    fresh = sum(part[0].size for part in parts if part is not None)
+    if scan.keep is not None and fresh > scan.keep:
+        i, j, violation = (np.concatenate([part[k] for part in parts if part is not None]) for k in range(3))
+        kept = selectable(i, j, violation, scan.keep)
+        n_clear = 0 if parts[0] is None else parts[0][0].size
+        split = int(np.searchsorted(kept, n_clear))
+        parts = [tuple(a[pos] for a in (i, j, violation)) if pos.size else None
+                 for pos in (kept[:split], kept[split:])]
+    return BlockScan(parts[0], parts[1], worst, counted, found, fresh)
 
 
 def scan_block(X: np.ndarray, scan: ScanRound, bounds: PairBounds, block: tuple[np.ndarray, ...]) -> BlockScan:
@@ -293,35 +387,38 @@ def scan_block(X: np.ndarray, scan: ScanRound, bounds: PairBounds, block: tuple[
             worst = max(worst, float(np.max(estimate[clear] + uncertainty[clear])))
             counted += int(clear.sum())
             suspect &= ~clear
-    if not np.any(suspect):
-        return BlockScan(clear_part, None, worst, counted)
-    i, j, lo, hi = i[suspect], j[suspect], lo[suspect], hi[suspect]
-    nonzero = np.any(X[i] != X[j], axis=1)
-    i, j, lo, hi = i[nonzero], j[nonzero], lo[nonzero], hi[nonzero]
-    if i.size == 0:
-        return BlockScan(clear_part, None, worst, counted)
-    values = pair_values(X, scan.P, i, j) if scan.P is not None else factor_values(X, scan.Psi, i, j)
-    violation = np.maximum(lo - values, values - hi)
-    worst, counted = max(worst, float(violation.max())), counted + i.size
-    bad = violation > tol
-    if np.any(bad):
-        exact_part = (i[bad], j[bad], violation[bad])
-    return BlockScan(clear_part, exact_part, worst, counted)
+    if np.any(suspect):
+        i, j, lo, hi = i[suspect], j[suspect], lo[suspect], hi[suspect]
+        nonzero = np.any(X[i] != X[j], axis=1)
+        i, j, lo, hi = i[nonzero], j[nonzero], lo[nonzero], hi[nonzero]
+        if i.size:
+            values = pair_values(X, scan.P, i, j) if scan.P is not None else factor_values(X, scan.Psi, i, j)
+            violation = np.maximum(lo - values, values - hi)
+            worst, counted = max(worst, float(violation.max())), counted + i.size
+            bad = violation > tol
+            if np.any(bad):
+                exact_part = (i[bad], j[bad], violation[bad])
+    return _reported(X.shape[0], scan, clear_part, exact_part, worst, counted)
 
 
-def merge_block_scans(groups: list[list[BlockScan]]) -> ScanResult:
+def merge_block_scans(groups: list[list[BlockScan]], keep: int | None = None) -> ScanResult:
     """The :class:`ScanResult` of blocks scanned in groups: the violators in the order of the
     groups, within a group its Gram-valued violators first, then its recomputed ones (the order of
-    a scan whose blocks are the groups), the worst violation and the count over all."""
+    a scan whose blocks are the groups), reduced again to ``keep`` (:func:`selectable`), the worst
+    violation and the counts over all."""
     found = [part for group in groups for kind in ("clear", "exact") for scan in group
              if (part := getattr(scan, kind)) is not None]
-    worst = max((scan.worst for group in groups for scan in group), default=-np.inf)
-    counted = sum(scan.counted for group in groups for scan in group)
+    blocks = [scan for group in groups for scan in group]
+    worst = max((scan.worst for scan in blocks), default=-np.inf)
     if found:
         vi, vj, vv = (np.concatenate(parts) for parts in zip(*found, strict=True))
     else:
         vi, vj, vv = np.empty(0, np.int64), np.empty(0, np.int64), np.empty(0)
-    return ScanResult(vi, vj, vv, worst, counted)
+    if keep is not None and vv.size > keep:
+        kept = selectable(vi, vj, vv, keep)
+        vi, vj, vv = vi[kept], vj[kept], vv[kept]
+    return ScanResult(vi, vj, vv, worst, sum(scan.counted for scan in blocks),
+                      sum(scan.found for scan in blocks), sum(scan.fresh for scan in blocks))
 
 
 def initial_working_set(X: np.ndarray, size: int, n_neighbors: int, rng: np.random.Generator,

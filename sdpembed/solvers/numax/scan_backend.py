@@ -13,8 +13,9 @@ both:
   later rows (the blocks of the local scan, ``block_rows`` rows each, grouped into about
   ``tasks_per_worker`` tasks a worker of equal numbers of pairs: Dask's cost per task is paid a few
   times a scan, not once a block), and the driver gathers each task's violators (the pairs above
-  the scan's threshold, with the worst violation and the count of each block). The P-independent
-  part of a task's blocks — their pairs' squared distances and rounding bounds — is computed once,
+  the scan's threshold, with the worst violation and the count of each block; with ``keep`` only
+  those a selection of ``keep`` can take, so that no task returns a list that grows like n²). The
+  P-independent part of a task's blocks — their pairs' squared distances and rounding bounds — is computed once,
   by a task whose result stays on its worker, and every later scan of the same points runs where it is.
 
 Identical output. A task computes exactly what the local scan computes for its block: the same
@@ -80,7 +81,8 @@ class ScanBackend(Protocol):
     def scan(self, X: np.ndarray, P: np.ndarray | None, bounds: PairBounds, *, tol: float = 0.0,
              block_rows: int | None = None, factor: np.ndarray | None = None, exact_values: bool = True,
              distances: PairDistances | None = None,
-             progress: Callable[[int], object] | None = None) -> ScanResult:
+             progress: Callable[[int], object] | None = None,
+             exclude: np.ndarray | None = None, keep: int | None = None) -> ScanResult:
         """The result of :func:`~sdpembed.solvers.numax.pair_scan.scan_pair_violations` with these arguments."""
         ...
 
@@ -106,10 +108,12 @@ class LocalScan:
     def scan(self, X: np.ndarray, P: np.ndarray | None, bounds: PairBounds, *, tol: float = 0.0,
              block_rows: int | None = None, factor: np.ndarray | None = None, exact_values: bool = True,
              distances: PairDistances | None = None,
-             progress: Callable[[int], object] | None = None) -> ScanResult:
+             progress: Callable[[int], object] | None = None,
+             exclude: np.ndarray | None = None, keep: int | None = None) -> ScanResult:
         """:func:`~sdpembed.solvers.numax.pair_scan.scan_pair_violations` (see there)."""
         return scan_pair_violations(X, P, bounds, tol=tol, block_rows=block_rows, factor=factor,
-                                    exact_values=exact_values, distances=distances, progress=progress)
+                                    exact_values=exact_values, distances=distances, progress=progress,
+                                    exclude=exclude, keep=keep)
 
     def max_violation(self, instance: Any, P: np.ndarray, *,
                       progress: Callable[[int], object] | None = None) -> float:
@@ -272,7 +276,8 @@ class DaskScan:
     def scan(self, X: np.ndarray, P: np.ndarray | None, bounds: PairBounds, *, tol: float = 0.0,
              block_rows: int | None = None, factor: np.ndarray | None = None, exact_values: bool = True,
              distances: PairDistances | None = None,
-             progress: Callable[[int], object] | None = None) -> ScanResult:
+             progress: Callable[[int], object] | None = None,
+             exclude: np.ndarray | None = None, keep: int | None = None) -> ScanResult:
         """:func:`~sdpembed.solvers.numax.pair_scan.scan_pair_violations` on the cluster (the same result)."""
         if distances is None and self._points is not None and self._points[0].X is X and (
                 block_rows is None or block_rows == self._points[0].block_rows):
@@ -287,22 +292,22 @@ class DaskScan:
         points = self._points[1]
         if self._bounds is None or self._bounds[0] is not bounds:
             self._bounds = (bounds, self._scatter(bounds))
-        scan = self._scatter(scan_round(X, P, factor, tol, exact_values))
+        scan = self._scatter(scan_round(X, P, factor, tol, exact_values, exclude, keep))
         limit = cache_pairs_limit() * self.workers() if self.cache_pairs is None else self.cache_pairs
-        keep = pair_count(n) <= limit
+        cache = pair_count(n) <= limit
         ranges = [(start, min(start + distances.block_rows, n - 1)) for start in distances.starts()]
         pairs = [int((n - 1 - np.arange(start, stop)).sum()) for start, stop in ranges]
         futures, sizes = [], []
         for group in task_groups(pairs, self.tasks_per_worker * self.workers()):
             blocks: Any = ranges[group]
-            if keep:
+            if cache:
                 key = tuple(blocks)
                 if key not in self._blocks:
                     self._blocks[key] = client.submit(_distances_task, points, blocks, pure=False)
                 blocks = self._blocks[key]
             futures.append(client.submit(_scan_task, points, scan, self._bounds[1], blocks, pure=False))
             sizes.append(sum(pairs[group]))
-        return merge_block_scans(self._wait(futures, sizes, progress))
+        return merge_block_scans(self._wait(futures, sizes, progress), keep)
 
     def max_violation(self, instance: Any, P: np.ndarray, *,
                       progress: Callable[[int], object] | None = None) -> float:

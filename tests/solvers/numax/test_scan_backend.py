@@ -213,3 +213,28 @@ def test_backend_arguments():
         DaskScan(cache_pairs=-1)
     with pytest.raises(ValueError, match="scan_backend must be"):
         column_generation(translating_squares(5, 2), lambda i, j: (i * 0.0 + 0.9, i * 0.0 + 1.1), scan_backend=3)
+
+
+@pytest.mark.parametrize("block_rows", [4, None])
+def test_dask_scan_reduces_its_violators_as_the_local_scan(dask_scan, block_rows):
+    # a scan that leaves out the working set and keeps what a selection of `keep` can take: the
+    # local one's output, and the very pairs the selection took from the full list of violators
+    from sdpembed.secants import linear_index_of_pairs
+    from sdpembed.solvers.numax.candidates import PairCandidates, _spread_violators
+
+    X, bounds, P, _ = _points_and_bounds(False)
+    full = scan_pair_violations(X, P, bounds, tol=1e-9, block_rows=block_rows)
+    index = linear_index_of_pairs(full.i, full.j, X.shape[0])
+    working = np.random.default_rng(2).choice(index, 100, replace=False)
+    fresh = ~np.isin(index, working)
+    remote_candidates = PairCandidates(X, bounds, dask_scan, block_rows)
+    for keep in (1, 7, 10_000):
+        local = scan_pair_violations(X, P, bounds, tol=1e-9, block_rows=block_rows, exclude=working, keep=keep)
+        remote = dask_scan.scan(X, P, bounds, tol=1e-9, block_rows=block_rows, exclude=working, keep=keep)
+        _same_scan(remote, local)
+        assert (remote.found, remote.fresh) == (full.i.size, int(fresh.sum()))
+        assert keep > 10 or local.i.size < fresh.sum() // 2
+        scan = remote_candidates.scan(P, None, 1e-9, True, exclude=working, keep=keep)
+        np.testing.assert_array_equal(
+            remote_candidates.select(scan.index, scan.violation, keep, total=scan.fresh),
+            _spread_violators(full.i[fresh], full.j[fresh], full.violation[fresh], index[fresh], keep))
