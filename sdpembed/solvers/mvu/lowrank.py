@@ -108,7 +108,7 @@ import numpy as np
 import scipy.linalg
 import scipy.optimize
 from scipy.sparse.csgraph import shortest_path
-from scipy.sparse.linalg import eigsh
+from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 from threadpoolctl import threadpool_limits
 
 from ..._validate import check_positive_int
@@ -121,6 +121,10 @@ from ...problems.mvu import (
 )
 from ...results import SolveResult, build_result, relative_gap
 from .ipm import LOCK_UP_HINT
+
+#: Up to this many points, the dual slack's least eigenpairs fall back to a dense eigensolver when
+#: shift-invert Lanczos does not converge (its memory, 8n² bytes, is then at most 128 MB).
+DENSE_SLACK_FALLBACK_N = 4000
 
 __all__ = ["solve_mvu_lowrank"]
 
@@ -163,18 +167,24 @@ def _laplacian_lambda2(L1) -> float:
 def _least_slack(B, Bt, y, c, k):
     """The k least eigenpairs of the dual slack S = L(y) − cI on 1⊥ (dense below n = 400, else by
     shift-invert Lanczos on L(y) + a·11ᵀ/n, a = c + 1, which moves the eigenvalue of 1 above the
-    others; the solves with L(y) + δI use Woodbury's identity for the rank-one term, as L(y)1 = 0)."""
+    others; the solves with L(y) + δI use Woodbury's identity for the rank-one term, as L(y)1 = 0).
+    Where Lanczos does not converge (a cluster of eigenvalues at the shift), dense up to
+    :data:`DENSE_SLACK_FALLBACK_N` points, else ``ArpackNoConvergence`` for the caller to report."""
     import scipy.sparse as sp
     from scipy.sparse.linalg import LinearOperator, splu
 
     n = B.shape[1]
     L = (Bt @ sp.diags(y) @ B).tocsc()
     a = abs(c) + 1.0
-    if n <= 400:
+
+    def dense():
         S = L.toarray()
         S[np.diag_indices(n)] -= c
         S += a / n
         return scipy.linalg.eigh(S, subset_by_index=[0, min(k, n) - 1])
+
+    if n <= 400:
+        return dense()
     delta = 1e-6 * max(1.0, abs(c))
     lu = splu((L + delta * sp.identity(n, format="csc")).tocsc(), permc_spec="MMD_AT_PLUS_A")
     u = np.ones(n) / np.sqrt(n)
@@ -189,7 +199,12 @@ def _least_slack(B, Bt, y, c, k):
 
     M = LinearOperator((n, n), matvec=product, dtype=np.float64)
     Minv = LinearOperator((n, n), matvec=inverse, dtype=np.float64)
-    w, U = eigsh(M, k=k, sigma=-delta, which="LM", OPinv=Minv, v0=np.ones(n) + np.arange(n) / n, tol=1e-10)
+    try:
+        w, U = eigsh(M, k=k, sigma=-delta, which="LM", OPinv=Minv, v0=np.ones(n) + np.arange(n) / n, tol=1e-10)
+    except ArpackNoConvergence:
+        if n > DENSE_SLACK_FALLBACK_N:
+            raise
+        return dense()
     order = np.argsort(w)
     return w[order] - c, U[:, order]
 
@@ -554,7 +569,12 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
         stalled = sigma >= sigma_cap and violation > 0.25 * previous_violation
         if violation <= 10 * feas_tol or stalled:
             # the dual slack on 1⊥ (1 moved to the eigenvalue 1): negative eigenvectors raise the rank
-            w, U = _least_slack(B, Bt, y, c, min(3, n - 1))
+            try:
+                w, U = _least_slack(B, Bt, y, c, min(3, n - 1))
+            except ArpackNoConvergence as exc:
+                status, message = "inaccurate", (f"the dual slack's least eigenvalues did not converge ({exc}); "
+                                                 "neither the rank nor the certificate can be decided")
+                break
             negative = w < -0.1 * gap_tol * max(1.0, abs(c))
             if np.any(negative):
                 added = int(negative.sum())

@@ -219,3 +219,46 @@ def test_corrupted_multipliers_do_not_prove_the_claimed_bound() -> None:
         assert proved >= res.dual_bound * (1.0 + 1e-3)
         cert = verify_solution(inst, Solution(res.solution, res.dual_bound, bad))
         assert not cert.passed and any("verified dual bound" in reason for reason in cert.reasons), cert.reasons
+
+
+def _no_convergence(*args, **kwargs):
+    """``eigsh`` whose shift-invert calls (the dual slack's) do not converge."""
+    from scipy.sparse.linalg import ArpackNoConvergence, eigsh
+
+    if "sigma" not in kwargs:
+        return eigsh(*args, **kwargs)
+    raise ArpackNoConvergence("ARPACK error -1: No convergence", np.empty(0), np.empty((0, 0)))
+
+
+def test_least_slack_falls_back_to_dense_where_lanczos_does_not_converge(monkeypatch) -> None:
+    import scipy.sparse as sp
+
+    from sdpembed.solvers.mvu import lowrank
+
+    rng = np.random.default_rng(0)
+    n, m = 450, 1800
+    edges = np.unique(np.sort(rng.integers(0, n, (m, 2)), axis=1), axis=0)
+    edges = edges[edges[:, 0] != edges[:, 1]]
+    rows = np.repeat(np.arange(len(edges)), 2)
+    B = sp.csr_matrix((np.tile([1.0, -1.0], len(edges)), (rows, edges.ravel())), shape=(len(edges), n))
+    y, c = rng.uniform(0.5, 2.0, len(edges)), 1.3
+    w_lanczos, U_lanczos = lowrank._least_slack(B, B.T.tocsr(), y, c, 3)
+    monkeypatch.setattr(lowrank, "eigsh", _no_convergence)
+    w_dense, U_dense = lowrank._least_slack(B, B.T.tocsr(), y, c, 3)
+    np.testing.assert_allclose(w_dense, w_lanczos, rtol=1e-8, atol=1e-9)
+    assert np.allclose(np.abs(np.sum(U_dense * U_lanczos, axis=0)), 1.0, atol=1e-6)
+    monkeypatch.setattr(lowrank, "DENSE_SLACK_FALLBACK_N", n - 1)
+    with pytest.raises(Exception, match="No convergence"):
+        lowrank._least_slack(B, B.T.tocsr(), y, c, 3)
+
+
+def test_a_slack_whose_eigenvalues_do_not_converge_is_reported_not_raised(monkeypatch) -> None:
+    from sdpembed.solvers.mvu import lowrank
+
+    X, _ = swiss_roll(420, random_state=0)
+    instance = MVUInstance.from_points(X, 5, "inequality")
+    monkeypatch.setattr(lowrank, "eigsh", _no_convergence)
+    monkeypatch.setattr(lowrank, "DENSE_SLACK_FALLBACK_N", 100)
+    monkeypatch.setattr(lowrank, "_laplacian_lambda2", lambda L1: 1.0)
+    result = solve_mvu_lowrank(instance)
+    assert result.status == "inaccurate" and "did not converge" in result.message
