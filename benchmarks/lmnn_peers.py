@@ -396,14 +396,22 @@ def main() -> None:
                           "scaled, non-convex loss in L with their own target neighbours; M = L^T L",
         "rows": [{key: value for key, value in r.items() if key != "L"} for r in rows],
     }
-    path = Path(args.json)
-    if path.name == "lmnn_peers.json" and set(args.datasets.split(",")) <= set(THESIS_SCALE):
-        path = path.with_name("lmnn_thesis_scale.json")      # a table of its own, beside the small data sets'
-        record["thesis"] = THESIS
-        record["split"] = (f"sklearn train_test_split(test_size=3000, stratify=y, random_state={SEED}) of the 10,000 "
-                           "vendored MNIST test images; PCA fitted on the training part, then every feature divided "
-                           "by the root mean square of the training features")
-    report.write_results(path, record)
+    report.write_results(*thesis_scale_record(Path(args.json), args.datasets.split(","), record))
+
+
+def thesis_scale_record(path: Path, datasets: list[str], record: dict) -> tuple[Path, dict]:
+    """The output path and record of a run: runs on the thesis-scale data sets only carry the
+    thesis' numbers and their own split (whatever ``--json`` names), and the default path becomes
+    their own table, beside the small data sets'."""
+    if not set(datasets) <= set(THESIS_SCALE):
+        return path, record
+    record = {**record, "thesis": THESIS,
+              "split": (f"sklearn train_test_split(test_size=3000, stratify=y, random_state={SEED}) of the 10,000 "
+                        "vendored MNIST test images; PCA fitted on the training part, then every feature divided "
+                        "by the root mean square of the training features")}
+    if path.name == "lmnn_peers.json":
+        path = path.with_name("lmnn_thesis_scale.json")
+    return path, record
 
 
 if __name__ == "__main__":
