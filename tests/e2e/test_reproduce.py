@@ -56,14 +56,15 @@ def test_every_quick_experiment_of_a_paper_writes_its_outputs(tmp_path, paper):
         assert f"### {experiment.title} — *{record['verdict']}*" in text
 
 
-def _run_quick(tmp_path, keys: str, **settings) -> dict:
-    """Run ``--only keys --quick`` with the settings overridden; the JSON record of each experiment."""
-    argv = ["--paper", "numax", "--only", keys, "--quick", "--results", str(tmp_path / "results"),
+def _run_quick(tmp_path, keys: str, paper: str = "numax", **settings) -> dict:
+    """Run ``--paper paper --only keys --quick`` with the settings overridden; the JSON record of each
+    experiment (each has written its figure)."""
+    argv = ["--paper", paper, "--only", keys, "--quick", "--results", str(tmp_path / "results"),
             "--report", str(tmp_path / "REPRODUCTION.md")]
     for key, value in settings.items():
         argv += ["--set", f"{key}={json.dumps(value)}"]
     assert load_script("reproduce").main(argv) == 0
-    out = tmp_path / "results" / "numax"
+    out = tmp_path / "results" / paper
     for key in keys.split(","):
         assert (out / f"{key}.png").read_bytes()[:4] == b"\x89PNG"
     return {key: json.loads((out / f"{key}.json").read_text()) for key in keys.split(",")}
@@ -173,12 +174,7 @@ def test_the_thesis_mvu_reason_tests_decide_from_their_own_numbers(tmp_path):
 
 
 def test_the_thesis_fig2_10_multiple_metrics_run_quick(tmp_path):
-    argv = ["--paper", "thesis-lmnn", "--only", "fig2_10", "--quick", "--results", str(tmp_path / "results"),
-            "--report", str(tmp_path / "REPRODUCTION.md")]
-    assert load_script("reproduce").main(argv) == 0
-    out = tmp_path / "results" / "thesis-lmnn"
-    record = json.loads((out / "fig2_10.json").read_text())
-    assert (out / "fig2_10.png").read_bytes()[:4] == b"\x89PNG"
+    record = _run_quick(tmp_path, "fig2_10", paper="thesis-lmnn")["fig2_10"]        # its figure checked there
     by_metrics = record["rows"]["by_metrics"]
     assert list(by_metrics) == ["1", "2", "3", "6"] and all(r["status"] == "optimal" for r in by_metrics.values())
     assert [sum(r["cluster_sizes"]) for r in by_metrics.values()] == [48] * 4
@@ -189,11 +185,8 @@ def test_the_thesis_fig2_10_multiple_metrics_run_quick(tmp_path):
 
 def test_the_thesis_mvu_lock_up_and_new_candidate_reason_tests_decide_from_their_own_numbers(tmp_path):
     keys = "fig3_28_reasons,table3_2_reasons_data,fig3_24_25_reasons_size,fig3_15_reasons_odd"
-    argv = ["--paper", "thesis-mvu", "--only", keys, "--quick", "--results", str(tmp_path / "results"),
-            "--report", str(tmp_path / "REPRODUCTION.md")]
-    assert load_script("reproduce").main(argv) == 0
-    out = tmp_path / "results" / "thesis-mvu"
-    record = json.loads((out / "fig3_28_reasons.json").read_text())
+    records = _run_quick(tmp_path, keys, paper="thesis-mvu")
+    record = records["fig3_28_reasons"]
     cap = record["config"]["max_iter"]
     for row in record["rows"]:
         eq, ineq = row["equality"], row["inequality"]
@@ -208,17 +201,17 @@ def test_the_thesis_mvu_lock_up_and_new_candidate_reason_tests_decide_from_their
         else:
             assert row["locked"] is not True
     assert "Undecided graphs:" in record["agreement"]
-    data = json.loads((out / "table3_2_reasons_data.json").read_text())["rows"]
+    data = records["table3_2_reasons_data"]["rows"]
     cell = {(r["method"], r["k"], r["r"]): r["harmonic"] for r in data["table"]}
     assert data["supported"] == (data["solve"]["status"] == "optimal"
                                  and cell[("MVU (exact)", 5, 3)] >= cell[("Isomap", 15, 3)])
-    size = json.loads((out / "fig3_24_25_reasons_size.json").read_text())
+    size = records["fig3_24_25_reasons_size"]
     ls = [str(l) for l in size["config"]["ls"]]
     for l in ls:
         values = [run["ratios"][l]["continuity"] for run in size["rows"]["runs"]]
         assert size["rows"]["stats"][l]["continuity"]["mean"] == pytest.approx(sum(values) / len(values))
     assert size["rows"]["supported"]["size"] == (size["rows"]["stats"][ls[0]]["continuity"]["mean"] < 1.0)
-    comb = json.loads((out / "fig3_15_reasons_odd.json").read_text())["rows"]
+    comb = records["fig3_15_reasons_odd"]["rows"]
     match = [r for r in comb["runs"] if r["ipm"]["count"] == 6 and r["isomap_count"] == 8]
     assert all(r["ipm"]["iterations"] <= 30 for r in comb["runs"])
     assert comb["decision"].startswith("supported" if any(r["ipm"]["status"] == "optimal" for r in match)
@@ -227,11 +220,8 @@ def test_the_thesis_mvu_lock_up_and_new_candidate_reason_tests_decide_from_their
 
 def test_the_thesis_mvu_variant_polish_and_angle_reason_tests_decide_from_their_own_numbers(tmp_path):
     keys = "table3_2_reasons_variant,fig3_28_reasons_polish,fig3_24_25_reasons_angles"
-    argv = ["--paper", "thesis-mvu", "--only", keys, "--quick", "--results", str(tmp_path / "results"),
-            "--report", str(tmp_path / "REPRODUCTION.md")]
-    assert load_script("reproduce").main(argv) == 0
-    out = tmp_path / "results" / "thesis-mvu"
-    variant = json.loads((out / "table3_2_reasons_variant.json").read_text())["rows"]
+    records = _run_quick(tmp_path, keys, paper="thesis-mvu")
+    variant = records["table3_2_reasons_variant"]["rows"]
     certified = all(s["solves"]["equality"]["status"] == "optimal" for s in variant["sets"].values())
     assert variant["certified"] == certified
     for data in variant["sets"].values():
@@ -246,13 +236,13 @@ def test_the_thesis_mvu_variant_polish_and_angle_reason_tests_decide_from_their_
     assert variant["supported"]["per_measure"] == (certified and pattern["equality"] and not pattern["inequality"])
     assert variant["supported"]["variant"] == (certified and all(d["above_isomap"]["equality"]["harmonic"]
                                                                  for d in variant["sets"].values()))
-    polish = json.loads((out / "fig3_28_reasons_polish.json").read_text())
+    polish = records["fig3_28_reasons_polish"]
     tol = polish["config"]["tol"]
     for run in polish["rows"]["runs"]:
         assert run["violation"] == run["history"][-1] and run["steps"] == len(run["history"]) - 1
         assert run["locked"] is (True if run["bound_ratio"] <= 1.01 else False if run["violation"] <= tol
                                  and run["trace_ratio"] >= 1.5 else None)
-    angles = json.loads((out / "fig3_24_25_reasons_angles.json").read_text())["rows"]
+    angles = records["fig3_24_25_reasons_angles"]["rows"]
     values = [run["ratio"]["continuity"] for run in angles["runs"]]
     assert angles["stats"]["continuity"]["mean"] == pytest.approx(sum(values) / len(values))
     assert angles["supported"] == (angles["stats"]["continuity"]["mean"] < 1.0)
