@@ -380,6 +380,138 @@ def table3_2_reasons_variant(config: dict, png: Path) -> Outcome:
             f"{decide(per_measure)}."))
 
 
+#: The two continuous transformations of each smooth image manifold: rotation in degrees, scale, and a
+#: horizontal shift in pixels, each drawn uniformly from its range.
+MANIFOLDS = {"rotation × scale": {"angle": (-60.0, 60.0), "scale": (0.7, 1.3), "shift": (0.0, 0.0)},
+             "rotation × shift": {"angle": (-60.0, 60.0), "scale": (1.0, 1.0), "shift": (-5.0, 5.0)}}
+
+
+def transformed_digit(n: int, ranges: dict, seed: int, *, canvas: int = 40) -> tuple[np.ndarray, np.ndarray]:
+    """A smooth two-parameter image manifold: ``n`` copies of one vendored MNIST test digit (the
+    rotating digit's three, 28×28, centred on a ``canvas`` × ``canvas`` frame so that no copy is
+    cropped) rotated, scaled and shifted horizontally by parameters drawn uniformly from ``ranges``
+    (``angle`` in degrees, ``scale``, ``shift`` in pixels; bilinear interpolation). Returns the images
+    (n × canvas²) and the parameters (n × 3: angle, scale, shift)."""
+    from scipy.ndimage import affine_transform
+
+    from sdpembed.datasets import load_mnist
+    X, y = load_mnist(size=28)
+    image = np.zeros((canvas, canvas))
+    pad = (canvas - 28) // 2
+    image[pad:pad + 28, pad:pad + 28] = X[np.flatnonzero(y == 3)[0]].reshape(28, 28)
+    rng = np.random.default_rng(seed)
+    params = np.column_stack([rng.uniform(*ranges[name], size=n) for name in ("angle", "scale", "shift")])
+    centre = np.array([(canvas - 1) / 2.0] * 2)
+    images = np.empty((n, canvas * canvas))
+    for index, (angle, scale, shift) in enumerate(params):
+        a = np.deg2rad(angle)
+        # output pixel o samples the input at M (o − c − s) + c: the inverse of rotate-scale-then-shift
+        M = np.array([[np.cos(a), np.sin(a)], [-np.sin(a), np.cos(a)]]) / scale
+        offset = centre - M @ (centre + np.array([0.0, shift]))
+        images[index] = affine_transform(image, M, offset=offset, order=1).ravel()
+    return images, params
+
+
+def table3_2_reasons_manifold(config: dict, png: Path) -> Outcome:
+    """Table 3.2 — the reason test of the digits disagreement: smooth image manifolds of two parameters.
+
+    Paper
+    -----
+    Table 3.2 (Sec. 3.1.9): exact MVU (k = 5) is best on average in trust and intersection over
+    Olivetti faces (n = 400, r = 3), teapots (400, r = 2), a swiss roll (2,000, r = 2) and Frey
+    faces (1,965, r = 3); Isomap at k = 15 (5 on the teapots); l = 15; r = 2 where the intrinsic
+    dimension is known. "MVU obtains almost perfect scores on the Swiss roll and the rotating
+    teapot data set - both data sets that are sampled from true underlying low dimensional
+    manifolds."
+
+    Departures
+    ----------
+    - Refuted so far for the digits disagreement (exact MVU's harmonic mean of the three measures
+      below Isomap's on scikit-learn's 8×8 digits and on MNIST 20×20): r, Isomap's k, the data
+      set's resolution, the SDP variant; our rotating digit (the teapot's stand-in, one
+      parameter) agrees with the thesis. Hypothesis, fixed before this run: (manifold) MVU leads
+      Isomap on images that vary smoothly with few parameters, as the thesis' sets do (faces
+      under pose and expression, a rotating teapot, a roll), and not on digits, which are not a
+      manifold of few smooth parameters.
+    - Data: two smooth two-parameter image manifolds made from one vendored MNIST test digit
+      (:func:`transformed_digit`, ``MANIFOLDS``: rotation by −60°..60° × scale 0.7..1.3, and the
+      same rotation × a horizontal shift of −5..5 pixels, on a 40 × 40 canvas), n = ``n`` each
+      (the thesis' Olivetti and teapot size), parameters drawn uniformly; r = 2 (their intrinsic
+      dimension, the table's rule for the teapots and the roll). Control: a seeded sample of
+      ``n`` MNIST 20×20 test images of all digits at r = 3 (the faces' r), solved and measured
+      by the same code in the same run.
+    - MVU: the table's row, the inequality SDP with the angle edges, k = 5, by the interior
+      point, certified (``optimal``); Isomap at the table's k = ``k_isomap`` (k = 5, the teapot
+      column's, reported beside it); l = 15.
+    - The rule. *Supported* if every MVU solve is ``optimal``, on every manifold MVU's harmonic
+      mean is at least Isomap's (k = ``k_isomap``), and on the control it is below (the
+      disagreement reproduced at this n). *Refuted* if on some manifold MVU's harmonic mean is
+      below Isomap's; *not supported* if MVU leads on every manifold but also on the control
+      (then the contrast the hypothesis needs is absent); *undecided* if a solve is not
+      ``optimal``. Reported beside it, not deciding: trust and intersection, the measures in
+      which the thesis has MVU best.
+    """
+    base = _base()
+    from sdpembed.datasets import load_mnist
+    l, k, n, k_iso = config["l"], config["k"], config["n"], config["k_isomap"]
+    sets = {name: (transformed_digit(n, MANIFOLDS[name], config["seed"])[0], 2) for name in config["manifolds"]}
+    sets["MNIST 20×20 (control)"] = (load_mnist(size=20, n_samples=n, random_state=config["seed"])[0], 3)
+    raw = {}
+    for name, (X, r) in sets.items():
+        run = base._exact(X, k, "inequality", r=r, method="ipm")
+        quality = {"MVU": base._quality(X, run["Y"], l)}
+        for k_i in (k_iso, k):
+            quality[f"Isomap k = {k_i}"] = base._quality(X, Isomap(n_neighbors=k_i, n_components=r).fit_transform(X),
+                                                          l)
+        iso = quality[f"Isomap k = {k_iso}"]
+        raw[name] = {"n": len(X), "p": X.shape[1], "r": r, "solve": _solve_summary(run), "quality": quality,
+                     "leads": quality["MVU"]["harmonic"] >= iso["harmonic"],
+                     "leads_trust_intersection": all(quality["MVU"][m] >= iso[m] for m in ("trust", "intersection"))}
+        print(f"  {name}: MVU {base._solve_text(run)}, {_fmt(quality['MVU'])}; Isomap k = {k_iso} {_fmt(iso)}",
+              flush=True)
+    manifolds = [name for name in raw if "control" not in name]
+    control = raw["MNIST 20×20 (control)"]
+    certified = all(row["solve"]["status"] == "optimal" for row in raw.values())
+    lead_all = all(raw[name]["leads"] for name in manifolds)
+    decision = ("undecided (an MVU solve is not a certified optimum)" if not certified
+                else "refuted" if not lead_all
+                else "not supported (MVU leads on the control too)" if control["leads"] else "supported")
+    fig, axes = plt.subplots(1, len(raw), figsize=(4.6 * len(raw), 3.6), squeeze=False)
+    measures = ("continuity", "trust", "intersection", "harmonic")
+    for ax, name in zip(axes[0], raw, strict=True):
+        methods = list(raw[name]["quality"])
+        for index, method in enumerate(methods):
+            ax.bar(np.arange(4) + (index - 1) * 0.27, [raw[name]["quality"][method][m] for m in measures], 0.27,
+                   label=method)
+        ax.set_xticks(np.arange(4), measures, fontsize=7)
+        ax.set(title=f"{name} (r = {raw[name]['r']})", ylim=(0, 1.05))
+        ax.legend(fontsize=7)
+    _save(fig, png)
+    rows = [[name, raw[name]["r"], method, base._solve_text(raw[name]["solve"]) if method == "MVU" else "—",
+             *(f"{raw[name]['quality'][method][m]:.3f}" for m in measures)]
+            for name in raw for method in raw[name]["quality"]]
+    published = PUBLISHED_TABLE3_2
+    return Outcome(
+        published=("Table 3.2: MVU best on average in trust and intersection (average "
+                   f"{' / '.join(f'{v:.3f}' for v in published['MVU']['average'])} against Isomap's "
+                   f"{' / '.join(f'{v:.3f}' for v in published['Isomap']['average'])}); near-perfect on the "
+                   "low-dimensional manifolds (teapots "
+                   f"{' / '.join(f'{v:.3f}' for v in published['MVU']['teapot'])} against Isomap's "
+                   f"{' / '.join(f'{v:.3f}' for v in published['Isomap']['teapot'])})."),
+        ours=(_md_table(["data", "r", "method", "solve", *measures], rows)
+              + f"\n\nn = {n} each, l = {l}; MVU: inequality SDP with angle edges, k = {k}; manifolds from one "
+              f"MNIST test digit on a 40 × 40 canvas (seed {config['seed']})."),
+        rows={"sets": raw, "certified": certified, "decision": decision},
+        verdict="reproduced in trend" if decision == "supported" else "differs",
+        agreement=("; ".join(f"{name} (r = {raw[name]['r']}): MVU {_fmt(raw[name]['quality']['MVU'])} against "
+                             f"Isomap (k = {k_iso}) {_fmt(raw[name]['quality'][f'Isomap k = {k_iso}'])}"
+                             for name in raw)
+                   + f". The smooth-manifold hypothesis is {decision}."
+                   + " MVU at or above Isomap in trust and intersection: "
+                   + ", ".join(f"{name} {'yes' if raw[name]['leads_trust_intersection'] else 'no'}" for name in raw)
+                   + "."))
+
+
 # ------------------------------------------------------------------------------------------ Fig. 3.15
 
 
@@ -1030,6 +1162,10 @@ EXPERIMENTS = (
                "(digits and MNIST)", table3_2_reasons_variant,
                full={"sets": ["digits", "mnist"], "n": 500, "k": 5, "l": 15, "r": 3, "k_isomap": 15, "seed": 0},
                quick={"sets": ["digits", "mnist"], "n": 60, "k": 5, "l": 10, "r": 3, "k_isomap": 15, "seed": 0}),
+    Experiment("table3_2_reasons_manifold", "Table 3.2 — the reason test: smooth image manifolds of two "
+               "parameters against the digits", table3_2_reasons_manifold,
+               full={"manifolds": list(MANIFOLDS), "n": 400, "k": 5, "l": 15, "k_isomap": 15, "seed": 0},
+               quick={"manifolds": list(MANIFOLDS), "n": 60, "k": 5, "l": 10, "k_isomap": 15, "seed": 0}),
     Experiment("fig3_15_reasons", "Fig. 3.15 — the reason test: the comb's geometry and the solver", fig3_15_reasons,
                full={"n": 300, "teeth": [4, 6, 8, 10, 12], "k_mvu": 3, "k_isomap": 5, "time_limit": 60.0, "seed": 0},
                quick={"n": 60, "teeth": [3, 4], "k_mvu": 3, "k_isomap": 5, "time_limit": 3.0, "seed": 0}),
