@@ -1156,13 +1156,19 @@ def residual_stress(Y: np.ndarray, X: np.ndarray, edges: np.ndarray, sqdist: np.
     Gauss–Newton stalls where Jᵀg = 0 with g ≠ 0, i.e. where w is an equilibrium stress of the outputs.
     An equilibrium stress of the inputs (ΩX = 0) that is positive semidefinite proves that every Gram
     matrix K meeting the equalities has ⟨Ω, K⟩ = ⟨Ω, XXᵀ⟩ = 0, so the feasible set lies in a face of
-    the PSD cone and has no strictly feasible point. Returns the relative equilibrium residual
-    ‖ΩX_c‖ / (‖Ω‖ ‖X_c‖), λ_min / λ_max of Ω, and Ω's rank at 10⁻³ λ_max."""
-    from sdpembed.graphs import graph_laplacian
-
+    the PSD cone and has no strictly feasible point. Returns :func:`stress_summary` of w."""
     i, j = edges[:, 0], edges[:, 1]
     diff = Y[i] - Y[j]
-    w = (np.einsum("ed,ed->e", diff, diff) / sqdist - 1.0) / sqdist
+    return stress_summary((np.einsum("ed,ed->e", diff, diff) / sqdist - 1.0) / sqdist, X, edges)
+
+
+def stress_summary(w: np.ndarray, X: np.ndarray, edges: np.ndarray) -> dict:
+    """The edge weights ``w`` as a stress of the points ``X``: Ω = L(w) oriented so that its largest
+    eigenvalue is positive; the relative equilibrium residual ‖ΩX_c‖ / (‖Ω‖ ‖X_c‖) (0 for an
+    equilibrium stress), λ_min / λ_max of Ω (≥ 0 when Ω is positive semidefinite), and Ω's rank at
+    10⁻³ λ_max."""
+    from sdpembed.graphs import graph_laplacian
+
     omega = graph_laplacian(len(X), edges, w).toarray()
     ev = np.linalg.eigvalsh(omega)
     if ev[-1] < -ev[0]:

@@ -604,3 +604,49 @@ def test_polish_equalities_solves_a_flexible_framework_and_stalls_on_an_impossib
     triangle = np.array([[0, 1], [1, 2], [2, 0]])
     _, stalled = polish(np.eye(3), triangle, np.array([1.0, 1.0, 9.0]), steps=50, tol=1e-9)
     assert stalled[-1] > 0.1
+
+
+def test_transformed_digit_rotates_scales_and_shifts_the_centred_digit():
+    reasons = load_reproduce("thesis_mvu_reasons")
+    from sdpembed.datasets import load_mnist
+    X, y = load_mnist(size=28)
+    canvas = np.zeros((40, 40))
+    canvas[6:34, 6:34] = X[np.flatnonzero(y == 3)[0]].reshape(28, 28)
+
+    def one(angle, scale, shift):
+        ranges = {"angle": (angle, angle), "scale": (scale, scale), "shift": (shift, shift)}
+        images, params = reasons.transformed_digit(2, ranges, 0)
+        assert images.shape == (2, 1600) and np.allclose(params, [angle, scale, shift])
+        return images[0].reshape(40, 40)
+
+    assert np.array_equal(one(0.0, 1.0, 0.0), canvas)                       # the identity
+    assert np.allclose(one(90.0, 1.0, 0.0), np.rot90(canvas), atol=1e-12)    # a quarter turn about the centre
+    assert np.array_equal(one(0.0, 1.0, 3.0), np.roll(canvas, 3, axis=1))    # three pixels to the right
+    small = one(0.0, 0.5, 0.0)                                               # half size: a quarter of the ink
+    assert small.sum() == pytest.approx(canvas.sum() / 4, rel=0.05)
+    assert small[:12].sum() == small[28:].sum() == 0.0
+    # drawn uniformly from the ranges, seeded
+    images, params = reasons.transformed_digit(50, reasons.MANIFOLDS["rotation × scale"], 1)
+    assert np.all((params[:, 0] >= -60) & (params[:, 0] <= 60) & (params[:, 1] >= 0.7) & (params[:, 1] <= 1.3))
+    assert np.array_equal(images, reasons.transformed_digit(50, reasons.MANIFOLDS["rotation × scale"], 1)[0])
+
+
+def test_stress_summary_of_the_braced_square_and_of_a_non_stress():
+    reasons = load_reproduce("thesis_mvu_reasons")
+    # a unit square with both diagonals: sides +1, diagonals −1 is its equilibrium stress, PSD of rank 1
+    X = np.array([[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]])
+    edges = np.array([[0, 1], [1, 2], [2, 3], [3, 0], [0, 2], [1, 3]])
+    w = np.array([1.0, 1.0, 1.0, 1.0, -1.0, -1.0])
+    summary = reasons.stress_summary(w, X, edges)
+    assert summary["equilibrium"] < 1e-15 and abs(summary["min_over_max"]) < 1e-15 and summary["rank"] == 1
+    assert reasons.stress_summary(-w, X, edges) == summary                  # oriented by its largest eigenvalue
+    # unit weights: the graph's Laplacian, PSD of rank 3 but no equilibrium of the square
+    plain = reasons.stress_summary(np.ones(6), X, edges)
+    assert plain["equilibrium"] > 0.1 and plain["rank"] == 3 and plain["min_over_max"] > -1e-15
+    # an indefinite stress: a negative least eigenvalue
+    assert reasons.stress_summary(np.array([1.0, -1.0, 1.0, -1.0, 0.0, 0.0]), X, edges)["min_over_max"] < -0.1
+    # residual_stress reads the residual g_e / D_e of outputs as that stress
+    Y = X * np.sqrt(2.0)                                                      # every squared length doubled
+    sqdist = np.sum((X[edges[:, 0]] - X[edges[:, 1]]) ** 2, axis=1)
+    read, direct = reasons.residual_stress(Y, X, edges, sqdist), reasons.stress_summary(1.0 / sqdist, X, edges)
+    assert read == pytest.approx(direct, abs=1e-12) and read["rank"] == direct["rank"] == 3

@@ -246,3 +246,28 @@ def test_the_thesis_mvu_variant_polish_and_angle_reason_tests_decide_from_their_
     values = [run["ratio"]["continuity"] for run in angles["runs"]]
     assert angles["stats"]["continuity"]["mean"] == pytest.approx(sum(values) / len(values))
     assert angles["supported"] == (angles["stats"]["continuity"]["mean"] < 1.0)
+
+
+def test_the_thesis_mvu_manifold_and_mix_reason_tests_decide_from_their_own_numbers(tmp_path):
+    records = _run_quick(tmp_path, "table3_2_reasons_manifold,fig3_28_reasons_mix", paper="thesis-mvu")
+    manifold = records["table3_2_reasons_manifold"]["rows"]
+    sets, k_iso = manifold["sets"], records["table3_2_reasons_manifold"]["config"]["k_isomap"]
+    assert list(sets) == [*records["table3_2_reasons_manifold"]["config"]["manifolds"], "MNIST 20×20 (control)"]
+    for name, row in sets.items():
+        assert row["solve"]["method"] == "mvu_ipm" and row["r"] == (3 if "control" in name else 2)
+        assert row["leads"] == (row["quality"]["MVU"]["harmonic"] >= row["quality"][f"Isomap k = {k_iso}"]["harmonic"])
+    certified = all(row["solve"]["status"] == "optimal" for row in sets.values())
+    lead = all(row["leads"] for name, row in sets.items() if "control" not in name)
+    assert manifold["certified"] == certified
+    assert manifold["decision"] == ("undecided (an MVU solve is not a certified optimum)" if not certified
+                                    else "refuted" if not lead
+                                    else "not supported (MVU leads on the control too)"
+                                    if sets["MNIST 20×20 (control)"]["leads"] else "supported")
+    mix = records["fig3_28_reasons_mix"]
+    tol = mix["config"]["tol"]
+    for run in mix["rows"]["runs"]:
+        assert run["violation"] == run["history"][-1] and run["steps"] == len(run["history"]) - 1
+        assert run["locked"] is (True if mix["rows"]["bound_ratio"] <= 1.01 else False if run["violation"] <= tol
+                                 and run["trace_ratio"] >= 1.5 else None)
+        assert (run["stress"] is None) == (run["violation"] <= tol)      # a stalled polish has its stress read
+    assert mix["rows"]["ipm"]["method"] == "mvu_ipm" and mix["rows"]["ipm"]["iterations"] <= mix["config"]["max_iter"]
