@@ -249,20 +249,27 @@ def test_the_thesis_mvu_variant_polish_and_angle_reason_tests_decide_from_their_
 
 
 def test_the_thesis_mvu_manifold_and_mix_reason_tests_decide_from_their_own_numbers(tmp_path):
-    records = _run_quick(tmp_path, "table3_2_reasons_manifold,fig3_28_reasons_mix", paper="thesis-mvu")
-    manifold = records["table3_2_reasons_manifold"]["rows"]
-    sets, k_iso = manifold["sets"], records["table3_2_reasons_manifold"]["config"]["k_isomap"]
-    assert list(sets) == [*records["table3_2_reasons_manifold"]["config"]["manifolds"], "MNIST 20×20 (control)"]
-    for name, row in sets.items():
-        assert row["solve"]["method"] == "mvu_ipm" and row["r"] == (3 if "control" in name else 2)
-        assert row["leads"] == (row["quality"]["MVU"]["harmonic"] >= row["quality"][f"Isomap k = {k_iso}"]["harmonic"])
-    certified = all(row["solve"]["status"] == "optimal" for row in sets.values())
-    lead = all(row["leads"] for name, row in sets.items() if "control" not in name)
-    assert manifold["certified"] == certified
-    assert manifold["decision"] == ("undecided (an MVU solve is not a certified optimum)" if not certified
-                                    else "refuted" if not lead
-                                    else "not supported (MVU leads on the control too)"
-                                    if sets["MNIST 20×20 (control)"]["leads"] else "supported")
+    keys = "table3_2_reasons_manifold,table3_2_reasons_manifold_equality,fig3_28_reasons_mix"
+    records = _run_quick(tmp_path, keys, paper="thesis-mvu")
+    for key, variant in (("table3_2_reasons_manifold", "inequality"), ("table3_2_reasons_manifold_equality",
+                                                                       "equality")):
+        manifold, config = records[key]["rows"], records[key]["config"]
+        sets, k_iso = manifold["sets"], config["k_isomap"]
+        assert list(sets) == [*config["manifolds"], "MNIST 20×20 (control)"]
+        for name, row in sets.items():
+            assert row["solve"]["method"] == "mvu_ipm" and row["r"] == (3 if "control" in name else 2)
+            assert row["leads"] == (row["quality"]["MVU"]["harmonic"]
+                                    >= row["quality"][f"Isomap k = {k_iso}"]["harmonic"])
+            if variant == "equality" and row["solve"]["status"] == "optimal":   # every edge kept
+                assert row["solve"]["shortened"] == row["solve"]["lengthened"] == 0.0
+        certified = all(row["solve"]["status"] == "optimal" for row in sets.values())
+        lead = all(row["leads"] for name, row in sets.items() if "control" not in name)
+        assert manifold["certified"] == certified
+        assert manifold["decision"] == ("undecided (an MVU solve is not a certified optimum)" if not certified
+                                        else "refuted" if not lead
+                                        else "not supported (MVU leads on the control too)"
+                                        if sets["MNIST 20×20 (control)"]["leads"] else "supported")
+        assert f"({variant} SDP)" in records[key]["agreement"]
     mix = records["fig3_28_reasons_mix"]
     tol = mix["config"]["tol"]
     for run in mix["rows"]["runs"]:
