@@ -186,7 +186,8 @@ def _working_set_rounds(*, n, mu, C0, working, build_system, hinge_stream, pull,
     iterate whose worst relative measure is ≤ ``certify_below``·``tol`` and whose polished multipliers
     (:func:`~sdpembed.solvers.lmnn.hinge_ipm.polish_multipliers`) give a certified gap (the same evaluation
     as after the round, on the same triplets) ≤ min(``gap_tol``, ``tol``): no looser than the interior
-    point's own stop would leave it. ``options`` gives ``tol``, ``max_rounds``, ``max_iter``, ``add_tol``,
+    point's own stop would leave it; the round then takes that certificate's hinge scan and bound rather than
+    scanning every hinge again. ``options`` gives ``tol``, ``max_rounds``, ``max_iter``, ``add_tol``,
     ``prune``, ``gap_tol`` and ``verbose`` (:class:`RoundOptions`)."""
     tol, max_rounds, max_iter, add_tol = options.tol, options.max_rounds, options.max_iter, options.add_tol
     prune, gap_tol, verbose = options.prune, options.gap_tol, options.verbose
@@ -210,14 +211,16 @@ def _working_set_rounds(*, n, mu, C0, working, build_system, hinge_stream, pull,
                 start = None
         offset = mu * fixed.shape[0]          # the fixed hinges' constant: gaps relative to the loss (2.11)
         steps = bool(verbose) and int(verbose) >= 2             # verbose 2 or more: every Newton step too
-        certify = None
+        certify, scanned = None, {}
         if early_certificate and round_tol == tol and gap_tol is not None:
-            def certify(M, alpha, working=working, fixed=fixed):
+            def certify(M, alpha, working=working, fixed=fixed, scanned=scanned):
                 Ms = np.stack([project_psd(B) for B in M])
-                push = sum(float(h[h > 0.0].sum()) for _, h in hinge_stream(Ms, 0.0))
+                scan = list(hinge_stream(Ms, min(0.0, add_tol)))
+                push = sum(float(h[h > 0.0].sum()) for _, h in scan)
                 value = (1.0 - mu) * pull(Ms) + mu * push
                 lower = bound(np.concatenate([working, fixed]),
                               np.concatenate([alpha, np.full(fixed.shape[0], mu)]), value)
+                scanned.update(M=M, Ms=Ms, scan=scan, lower=lower)   # the round's scan if the IPM stops here
                 return relative_gap(value, lower, loss_unit(mu)) <= min(gap_tol, tol)
         out = hinge_ipm(system, C_round, mu, tol=round_tol, max_iter=max_iter, start=start, offset=offset,
                         deadline=deadline, certify=certify, certify_below=certify_below * tol, verbose=steps)
@@ -226,10 +229,11 @@ def _working_set_rounds(*, n, mu, C0, working, build_system, hinge_stream, pull,
             out = hinge_ipm(system, C_round, mu, tol=round_tol, max_iter=max_iter, offset=offset,
                             deadline=deadline, verbose=steps)   # cold fallback (unbounded stays unbounded)
         newton += out.iterations
-        Ms = np.stack([project_psd(M) for M in out.M])
+        reuse = out.certified and scanned.get("M") is out.M      # certified at the iterate last scanned
+        Ms = scanned["Ms"] if reuse else np.stack([project_psd(M) for M in out.M])
         keys = np.sort(np.concatenate([triplet_keys(working, n), triplet_keys(fixed, n)]))
         push, added, added_h, active = 0.0, [], [], 0
-        for block, hinges in hinge_stream(Ms, min(0.0, add_tol)):
+        for block, hinges in (scanned["scan"] if reuse else hinge_stream(Ms, min(0.0, add_tol))):
             positive = hinges > 0.0
             push += float(hinges[positive].sum())
             active += int(positive.sum())
@@ -250,7 +254,7 @@ def _working_set_rounds(*, n, mu, C0, working, build_system, hinge_stream, pull,
             released = fixed_hinges(fixed, Ms) < 0.0 if ipm_reached(out, round_tol) else ~released
         solved = np.concatenate([working, fixed])
         solved_alpha = np.concatenate([out.alpha, np.full(fixed.shape[0], mu)])
-        lower = bound(solved, solved_alpha, objective)
+        lower = scanned["lower"] if reuse else bound(solved, solved_alpha, objective)
         rgap = relative_gap(objective, lower, loss_unit(mu))   # absolute below the loss's unit μ
         nearly = n_violated <= settled * working.shape[0]
         keep = np.ones(working.shape[0], dtype=bool)

@@ -977,3 +977,24 @@ def test_polished_multipliers_certify_earlier_and_a_wrong_identification_does_no
     assert raw < lmnn_dual_bound(inst, triplets, polished) <= optimum * (1 + 1e-9)
     wrong = polish_multipliers(system, C0, mu, X, alpha, s, xi)
     assert relative_gap(optimum, lmnn_dual_bound(inst, triplets, wrong), loss_unit(mu)) > 1e-3
+
+
+def test_a_certified_stop_reuses_its_hinge_scan(instances, monkeypatch):
+    """When the interior point stops on the early certificate, the round takes the hinge scan and the bound
+    of that certificate instead of scanning every hinge again: one scan per certificate tried, and the
+    reported loss and bound are those of the returned metric and multipliers."""
+    import sys
+
+    import sdpembed.solvers.lmnn.fast as lmnn_fast
+    ipm_module = sys.modules["sdpembed.solvers.lmnn.hinge_ipm"]
+    inst = instances["wine"]
+    scans, tries = [], []
+    scan, polish = lmnn_fast.radius_hinges, ipm_module.polish_multipliers
+    monkeypatch.setattr(lmnn_fast, "radius_hinges", lambda *a, **k: scans.append(1) or scan(*a, **k))
+    monkeypatch.setattr(ipm_module, "polish_multipliers", lambda *a, **k: tries.append(1) or polish(*a, **k))
+    result = solve_lmnn_fast(inst, tol=1e-5)
+    assert result.status == "optimal" and result.extra["rounds"] == 1
+    assert len(tries) >= 1 and len(scans) == len(tries)        # the last try certified: no further scan
+    assert result.objective == pytest.approx(inst.objective(result.solution), rel=1e-12)
+    assert result.dual_bound == lmnn_dual_bound(inst, result.extra["triplets"], result.extra["alpha"],
+                                                upper_bound=result.objective)
