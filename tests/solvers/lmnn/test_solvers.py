@@ -998,3 +998,53 @@ def test_a_certified_stop_reuses_its_hinge_scan(instances, monkeypatch):
     assert result.objective == pytest.approx(inst.objective(result.solution), rel=1e-12)
     assert result.dual_bound == lmnn_dual_bound(inst, result.extra["triplets"], result.extra["alpha"],
                                                 upper_bound=result.objective)
+
+
+@pytest.mark.parametrize("pcg_reaches", [True, False])
+def test_polished_multipliers_solve_the_margin_system(instances, monkeypatch, pcg_reaches):
+    """polish_multipliers solves its margin system [𝒜_S* D 𝒜_S] Y = X − C0 − 𝒜*(α_bound) by PCG on a float32
+    matrix (or, when PCG falls short — made to here — by the float64 matrix): the multipliers
+    equal those of a dense float64 solve with the svec features of every margin triplet formed one by one."""
+    import sys
+
+    ipm_module = sys.modules["sdpembed.solvers.lmnn.hinge_ipm"]
+    from sdpembed.solvers.lmnn.hinge_ipm import polish_multipliers
+    inst = instances["gauss"]
+    triplets = all_triplets(inst.y, inst.targets)
+    system, C0, mu = single_system(inst, triplets), (1 - inst.mu) * np.asarray(inst.pull_matrix)[None], inst.mu
+    iterates = []
+    monkeypatch.setattr(ipm_module, "polish_multipliers", lambda *a, **k: iterates.append(a) or None)
+    hinge_ipm(system, C0, mu, tol=1e-8, certify=lambda M, alpha: False, certify_below=1e-3)
+    monkeypatch.undo()
+    _, _, _, X, alpha, xi, s = iterates[0]
+    beta = mu - alpha
+    zero, upper = alpha < s, beta < xi
+    bound = np.where(zero, 0.0, np.where(upper, mu, alpha))
+    margin = np.flatnonzero(~zero & ~upper)
+    assert 0 < margin.size < triplets.shape[0]
+    D = 1.0 / (xi[margin] / beta[margin] + s[margin] / alpha[margin])
+    d = inst.dim
+    rows, cols = np.triu_indices(d)
+    weight = np.where(rows == cols, 1.0, np.sqrt(2.0))
+    A = []
+    for i, j, l in triplets[margin]:
+        u, w = inst.X[i] - inst.X[j], inst.X[i] - inst.X[l]
+        A.append((np.outer(u, u) - np.outer(w, w))[rows, cols] * weight)
+    A = np.array(A)
+    H = A.T @ (D[:, None] * A)
+    H[np.diag_indices_from(H)] += 1e-12 * np.trace(H) / H.shape[0]
+    R = X[0] - C0[0] - system.adjoint(bound)[0]
+    y = np.linalg.solve(H, R[rows, cols] * weight)
+    expected = bound.copy()
+    expected[margin] = np.clip(bound[margin] + D * (A @ y), 0.0, mu)
+    reached, pcg = [], ipm_module._pcg
+
+
+    def counted(*args, **kwargs):
+        x, ok = pcg(*args, **kwargs)
+        reached.append(ok)
+        return (x, ok) if pcg_reaches else (np.zeros_like(x), False)
+
+    monkeypatch.setattr(ipm_module, "_pcg", counted)
+    np.testing.assert_allclose(polish_multipliers(system, C0, mu, X, alpha, xi, s), expected, rtol=0, atol=1e-9 * mu)
+    assert reached == [True]                                 # PCG reaches its tolerance on this system
