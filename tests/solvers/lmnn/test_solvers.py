@@ -1048,3 +1048,28 @@ def test_polished_multipliers_solve_the_margin_system(instances, monkeypatch, pc
     monkeypatch.setattr(ipm_module, "_pcg", counted)
     np.testing.assert_allclose(polish_multipliers(system, C0, mu, X, alpha, xi, s), expected, rtol=0, atol=1e-9 * mu)
     assert reached == [True]                                 # PCG reaches its tolerance on this system
+
+
+@pytest.mark.parametrize("name", ["iris", "gauss"])
+def test_first_order_float32_evaluation_agrees_with_float64(name, instances):
+    """The warm start's evaluations with float32 distances and hinge arguments (the default of
+    warm_start_metric) give the loss and gradient of the float64 ones to float32 accuracy (at points away
+    from a stationary one, where the gradient is not a small difference of large terms), with the candidate
+    cache in use as well."""
+    from sdpembed.solvers.lmnn.warm import _FullLoss
+    inst = instances[name]
+    d = inst.dim
+    P = np.asarray(inst.pull_matrix)
+    rng = np.random.default_rng(3)
+    single = _FullLoss(inst.X, inst.y, inst.targets, P, inst.mu, block_size=37, dtype=np.float32, reach=1.3)
+    double = _FullLoss(inst.X, inst.y, inst.targets, P, inst.mu, block_size=37, reach=1.3)
+    L = np.eye(d) + 0.3 * rng.standard_normal((d, d))
+    for _ in range(12):
+        L = L + 0.004 * rng.standard_normal((d, d)) * np.linalg.norm(L) / d
+        single.eta = double.eta = 0.3
+        f32, g32 = single(L.ravel())
+        f64, g64 = double(L.ravel())
+        assert f32 == pytest.approx(f64, rel=1e-6)
+        assert np.linalg.norm(g32 - g64) <= 1e-5 * np.linalg.norm(g64)     # away from a stationary point
+        assert np.linalg.norm(g32 - g64) > 0.0                     # the evaluations did differ in precision
+    assert single.reused > 0 and single.Z_dist.dtype == np.float32
