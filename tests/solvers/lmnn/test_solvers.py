@@ -1052,8 +1052,8 @@ def test_polished_multipliers_solve_the_margin_system(instances, monkeypatch, pc
 
 @pytest.mark.parametrize("name", ["iris", "gauss"])
 def test_first_order_float32_evaluation_agrees_with_float64(name, instances):
-    """The warm start's evaluations with float32 distances and hinge arguments (the default of
-    warm_start_metric) give the loss and gradient of the float64 ones to float32 accuracy (at points away
+    """The warm start's evaluations with float32 distances and hinge arguments (warm_start_metric's default
+    from 2,000 points) give the loss and gradient of the float64 ones to float32 accuracy (at points away
     from a stationary one, where the gradient is not a small difference of large terms), with the candidate
     cache in use as well."""
     from sdpembed.solvers.lmnn.warm import _FullLoss
