@@ -11,7 +11,7 @@ linear, μ h_t(M) (α_t = μ), which folds them into the linear term C0 of the I
 evaluate *every* hinge at the solution (:func:`sdpembed.graphs.radius_hinges`: the exact decisions
 of :func:`sdpembed.graphs.iter_hinges`, candidates by a float32 radius filter with a rounding
 margin); add the omitted ones that are positive, and move back to the working set any fixed
-triplet whose hinge has turned negative; repeat until neither happens. On the benchmark
+triplet whose hinge is no longer positive; repeat until neither happens. On the benchmark
 splits the first solve is usually the last (BENCHMARKS.md, "LMNN against metric-learn and pylmnn"). The band ±0.05 is a
 compromise: a wider one makes the working set, and the cost of every early Newton matrix, grow
 for the same round count; a narrower one can need a second round.
@@ -158,7 +158,7 @@ def _working_set_rounds(*, n, mu, C0, working, build_system, hinge_stream, pull,
                         warm_shift: float = 1e-3, prune_alpha: float = 1e-3, loose_tol: float = 1e-3,
                         settled: float = 0.05, deadline: float | None = None, tight: bool = False,
                         start: tuple | None = None, start_shift: float = 3e-2, fixed: np.ndarray | None = None,
-                        fold=None, fixed_hinges=None, early_certificate: bool = False,
+                        fold=None, early_certificate: bool = False,
                         certify_below: float = 10.0) -> _Rounds:
     """The exact working-set loop shared by the single- and multi-metric drivers: solve the
     restricted SDP by :func:`hinge_ipm`, stream every hinge at its solution, add the omitted
@@ -166,10 +166,10 @@ def _working_set_rounds(*, n, mu, C0, working, build_system, hinge_stream, pull,
     triplets far inside the margin with a zero multiplier, warm-start the next solve
     (:func:`warm_start`), repeat until none is added (see the module docstring).
 
-    ``fixed`` triplets (with ``fold(fixed)``, the (c, d, d) matrix μ Σ_t A_t, and
-    ``fixed_hinges(fixed, Ms)``, their hinge arguments) have their hinge counted as linear,
-    μ h_t(M) instead of μ[h_t(M)]₊, i.e. α_t = μ; any of them whose hinge is negative at a
-    solution is moved back to the working set (see :func:`solve_lmnn_fast`). ``tight`` solves
+    ``fixed`` triplets (with ``fold(fixed)``, the (c, d, d) matrix μ Σ_t A_t) have their hinge counted
+    as linear, μ h_t(M) instead of μ[h_t(M)]₊, i.e. α_t = μ; any of them whose hinge is not positive at a
+    solution (absent from the scan of the positive hinges) is moved back to the working set (see
+    :func:`solve_lmnn_fast`). ``tight`` solves
     the first round to ``tol`` at once; ``start`` = (M, alpha), a first-order point, warm-starts it
     (:func:`first_order_ipm_start` with ``start_shift``: such a point is farther from the central
     path than the previous round's solution, and a larger shift saves Newton steps); later rounds
@@ -178,7 +178,7 @@ def _working_set_rounds(*, n, mu, C0, working, build_system, hinge_stream, pull,
     ``gap_tol``: the loop also ends after a round solved to ``tol`` whose *certified* relative gap
     (objective (2.11) over every triplet at the projected solution against :func:`lmnn_dual_bound`
     of its multipliers) is ≤ ``gap_tol``, even if some omitted hinges are positive or some fixed
-    ones negative: the certificate holds for any triplet set and any α ∈ [0, μ], so another round
+    ones not positive: the certificate holds for any triplet set and any α ∈ [0, μ], so another round
     could only tighten a gap that is already small enough (a round that releases a few fixed
     hinges costs several more Newton steps).
 
@@ -186,7 +186,8 @@ def _working_set_rounds(*, n, mu, C0, working, build_system, hinge_stream, pull,
     iterate whose worst relative measure is ≤ ``certify_below``·``tol`` and whose polished multipliers
     (:func:`~sdpembed.solvers.lmnn.hinge_ipm.polish_multipliers`) give a certified gap (the same evaluation
     as after the round, on the same triplets) ≤ min(``gap_tol``, ``tol``): no looser than the interior
-    point's own stop would leave it. ``options`` gives ``tol``, ``max_rounds``, ``max_iter``, ``add_tol``,
+    point's own stop would leave it; the round then takes that certificate's hinge scan and bound rather than
+    scanning every hinge again. ``options`` gives ``tol``, ``max_rounds``, ``max_iter``, ``add_tol``,
     ``prune``, ``gap_tol`` and ``verbose`` (:class:`RoundOptions`)."""
     tol, max_rounds, max_iter, add_tol = options.tol, options.max_rounds, options.max_iter, options.add_tol
     prune, gap_tol, verbose = options.prune, options.gap_tol, options.verbose
@@ -210,14 +211,16 @@ def _working_set_rounds(*, n, mu, C0, working, build_system, hinge_stream, pull,
                 start = None
         offset = mu * fixed.shape[0]          # the fixed hinges' constant: gaps relative to the loss (2.11)
         steps = bool(verbose) and int(verbose) >= 2             # verbose 2 or more: every Newton step too
-        certify = None
+        certify, scanned = None, {}
         if early_certificate and round_tol == tol and gap_tol is not None:
-            def certify(M, alpha, working=working, fixed=fixed):
+            def certify(M, alpha, working=working, fixed=fixed, scanned=scanned):
                 Ms = np.stack([project_psd(B) for B in M])
-                push = sum(float(h[h > 0.0].sum()) for _, h in hinge_stream(Ms, 0.0))
+                scan = list(hinge_stream(Ms, min(0.0, add_tol)))
+                push = sum(float(h[h > 0.0].sum()) for _, h in scan)
                 value = (1.0 - mu) * pull(Ms) + mu * push
                 lower = bound(np.concatenate([working, fixed]),
                               np.concatenate([alpha, np.full(fixed.shape[0], mu)]), value)
+                scanned.update(M=M, Ms=Ms, scan=scan, lower=lower)   # the round's scan if the IPM stops here
                 return relative_gap(value, lower, loss_unit(mu)) <= min(gap_tol, tol)
         out = hinge_ipm(system, C_round, mu, tol=round_tol, max_iter=max_iter, start=start, offset=offset,
                         deadline=deadline, certify=certify, certify_below=certify_below * tol, verbose=steps)
@@ -226,13 +229,16 @@ def _working_set_rounds(*, n, mu, C0, working, build_system, hinge_stream, pull,
             out = hinge_ipm(system, C_round, mu, tol=round_tol, max_iter=max_iter, offset=offset,
                             deadline=deadline, verbose=steps)   # cold fallback (unbounded stays unbounded)
         newton += out.iterations
-        Ms = np.stack([project_psd(M) for M in out.M])
+        reuse = out.certified and scanned.get("M") is out.M      # certified at the iterate last scanned
+        Ms = scanned["Ms"] if reuse else np.stack([project_psd(M) for M in out.M])
         keys = np.sort(np.concatenate([triplet_keys(working, n), triplet_keys(fixed, n)]))
-        push, added, added_h, active = 0.0, [], [], 0
-        for block, hinges in hinge_stream(Ms, min(0.0, add_tol)):
+        push, added, added_h, active, positive_keys = 0.0, [], [], 0, []
+        for block, hinges in (scanned["scan"] if reuse else hinge_stream(Ms, min(0.0, add_tol))):
             positive = hinges > 0.0
             push += float(hinges[positive].sum())
             active += int(positive.sum())
+            if fixed.shape[0]:
+                positive_keys.append(triplet_keys(block[positive], n))
             take = np.flatnonzero(hinges > add_tol)
             take = take[~_sorted_member(triplet_keys(block[take], n), keys)]
             added.append(block[take])
@@ -243,14 +249,15 @@ def _working_set_rounds(*, n, mu, C0, working, build_system, hinge_stream, pull,
         limit = int(max(max_add_factor * working.shape[0], max_add_factor * n, 1))
         if n_violated > limit:          # the others are checked again next round
             new = new[_spread_over_anchors(new, np.concatenate(added_h), limit)]
-        # fixed triplets whose hinge is negative at the solution go back to the working set (α free again);
+        # fixed triplets whose hinge is not positive at the solution go back to the working set (α free again);
         # if the restricted solve failed with fixed triplets (folding can leave it unbounded), all of them do
         released = np.zeros(fixed.shape[0], dtype=bool)
         if fixed.shape[0]:
-            released = fixed_hinges(fixed, Ms) < 0.0 if ipm_reached(out, round_tol) else ~released
+            released = (~_sorted_member(triplet_keys(fixed, n), np.sort(np.concatenate(positive_keys)))
+                        if ipm_reached(out, round_tol) else ~released)
         solved = np.concatenate([working, fixed])
         solved_alpha = np.concatenate([out.alpha, np.full(fixed.shape[0], mu)])
-        lower = bound(solved, solved_alpha, objective)
+        lower = scanned["lower"] if reuse else bound(solved, solved_alpha, objective)
         rgap = relative_gap(objective, lower, loss_unit(mu))   # absolute below the loss's unit μ
         nearly = n_violated <= settled * working.shape[0]
         keep = np.ones(working.shape[0], dtype=bool)
@@ -353,7 +360,7 @@ def solve_lmnn_fast(
         Triplets whose hinge argument at that metric exceeds −``first_order_keep`` are used.
     first_order_fix : float or None
         Of those, the ones above ``first_order_fix`` are fixed (α = μ, hinge counted as
-        linear) until their hinge turns negative at a solution; None fixes none. (Either
+        linear) until their hinge is no longer positive at a solution; None fixes none. (Either
         choice leaves the result exact; a narrower band means a smaller working set but,
         from a rough first-order point, possibly another round.)
     first_order_start : bool
@@ -422,11 +429,6 @@ def solve_lmnn_fast(
         """μ Σ_t (C_ij − C_il) over fixed triplets (their multiplier α_t = μ in (2.14))."""
         return triplet_outer_sum(X, triplets, np.full(triplets.shape[0], mu))[0][None]
 
-    def fixed_hinges(triplets: np.ndarray, Ms: np.ndarray) -> np.ndarray:
-        """The hinge arguments 1 + D_M(x_i, x_j) − D_M(x_i, x_l) (2.10) of ``triplets``, from differences."""
-        U, W = X[triplets[:, 0]] - X[triplets[:, 1]], X[triplets[:, 0]] - X[triplets[:, 2]]
-        return 1.0 + np.einsum("ij,ij->i", U @ Ms[0], U) - np.einsum("ij,ij->i", W @ Ms[0], W)
-
     rounds = _working_set_rounds(
         n=n, mu=mu, C0=(1.0 - mu) * P[None], working=working,
         build_system=lambda triplets: single_system(instance, triplets),
@@ -434,7 +436,7 @@ def solve_lmnn_fast(
         pull=lambda Ms: float(np.sum(P * Ms[0])),
         bound=lambda triplets, alpha, objective: lmnn_dual_bound(instance, triplets, alpha, upper_bound=objective),
         options=options, deadline=None if time_limit is None else start + float(time_limit),
-        tight=warm is not None, start=ipm_start, fixed=fixed, fold=fold, fixed_hinges=fixed_hinges,
+        tight=warm is not None, start=ipm_start, fixed=fixed, fold=fold,
         early_certificate=True,
     )
     status, message = _status(rounds, options)
@@ -498,7 +500,7 @@ def _status(rounds: _Rounds, options: RoundOptions) -> tuple[str, str]:
         return "optimal", (f"certified relative gap {rounds.rgap:.2e} <= {gap_tol:g} after {rounds.round} round(s) "
                            f"on {rounds.working.shape[0]} triplets (the working set had not settled: "
                            f"{rounds.added} omitted hinges > {add_tol:g}, {int(rounds.history['released'][-1])} "
-                           f"fixed hinges < 0; the certificate does not depend on it)")
+                           f"fixed hinges <= 0; the certificate does not depend on it)")
     if rounds.timed_out:
         return "max_iterations", (f"stopped by the time limit after {rounds.round} round(s) ({rounds.added} "
                                   f"violated triplets to add); certified relative gap {rounds.rgap:.2e}")

@@ -11,11 +11,11 @@ triplet: only a p × p matrix, p = d(d+1)/2 per metric, is solved,
 (T > 4p, one metric) are solved by PCG with the exact operator, preconditioned by H with float32
 rank-k updates in the early steps and, once residuals and gap are below 10⁻³, by the part of H from
 the 2p triplets of largest D_t, also in float32 (:func:`_newton_solver`), a few PCG iterations per
-solve. From p = 7,000 (d ≥ 118) no p × p matrix is formed at all (T·p² flops to form, p³/3 to factor
+solve, to a relative residual tied to the interior point's progress (inexact Newton, :func:`newton_step`).
+From p = 7,000 (d ≥ 118) no p × p matrix is formed at all (T·p² flops to form, p³/3 to factor
 and 8p² bytes each: minutes a step and gigabytes at d = 164): PCG runs in the congruence that makes
 the HKM term diagonal, preconditioned by the exact part of the triplets of largest D_t (Woodbury)
-plus the diagonal of the rest (:func:`_matrix_free_solver`), to a relative residual tied to the
-interior point's progress (inexact Newton, :func:`newton_step`).
+plus the diagonal of the rest (:func:`_matrix_free_solver`), to the same relative residual.
 
 References
 ----------
@@ -81,7 +81,7 @@ def _cho_factor(H: np.ndarray):
 
 
 def _newton_solver(system: PairSystem, D: np.ndarray, K: np.ndarray, *, iterative: bool = True,
-                   hkm: tuple[np.ndarray, np.ndarray] | None = None):
+                   hkm: tuple[np.ndarray, np.ndarray] | None = None, tol: float = _PCG_TOL):
     """A solver of the Newton system [𝒜*D𝒜 + K] v = r of :func:`~sdpembed.solvers.lmnn.hinge_ipm.hinge_ipm`.
 
     Directly (Cholesky of the formed matrix, T·p² flops) when the working set has at most
@@ -98,8 +98,9 @@ def _newton_solver(system: PairSystem, D: np.ndarray, K: np.ndarray, *, iterativ
       triplets away from their margin have D_t → 0 (α_t → 0 with s_t > 0, or α_t → μ with
       ξ_t > 0), so the preconditioned matrix tends to I and PCG needs a few iterations.
 
-    If PCG does not reach a relative residual of ``_PCG_TOL`` in ``_PCG_MAXITER`` iterations,
-    the full float64 matrix is formed and factored after all, so every direction is accurate.
+    PCG stops at the relative residual ``tol`` (inexact Newton, as in :func:`_matrix_free_solver`: see
+    :func:`newton_step`); if it does not reach it in ``_PCG_MAXITER`` iterations, the full float64 matrix is
+    formed and factored after all.
 
     ``hkm`` = (M⁻¹, X), the factors of K = M⁻¹ ⊛ X: the operator then applies K as
     svec(sym(M⁻¹ V X)) (4d³ flops on d × d blocks) instead of the p × p matrix-vector product, which
@@ -124,7 +125,7 @@ def _newton_solver(system: PairSystem, D: np.ndarray, K: np.ndarray, *, iterativ
 
     def solve(r: np.ndarray) -> np.ndarray:
         if "factor" not in state:
-            x, ok = _pcg(operator, r, lambda z: scipy.linalg.cho_solve(precond, z, check_finite=False))
+            x, ok = _pcg(operator, r, lambda z: scipy.linalg.cho_solve(precond, z, check_finite=False), tol=tol)
             if ok:
                 return x
             state["factor"] = _cho_factor(system.gram(D) + K)
@@ -215,7 +216,8 @@ def newton_step(system: PairSystem, C0: np.ndarray, mu: float, M: np.ndarray, X:
     direction) from the iterate (M, X, α, β, ξ, s) with mean complementarity ``nu`` over ``n_cone``
     cone dimensions; returns the next iterate in that order. ``iterative`` allows the late PCG
     preconditioner (:func:`_newton_solver`). ``accuracy``, the interior point's worst relative measure
-    (residuals, gap), sets the relative residual of the matrix-free solves (inexact Newton):
+    (residuals, gap), sets the relative residual of the PCG solves, formed preconditioner or matrix-free
+    (inexact Newton):
     ``_INEXACT_FACTOR``·accuracy within [``_PCG_TOL``, ``_INEXACT_MAX``]; early steps, far from the
     optimum, need no direction accurate to 10⁻⁹, and the PCG residual falls by about one decade per
     fixed number of iterations. Raises ``LinAlgError`` when rounding leaves no interior step."""
@@ -225,11 +227,11 @@ def newton_step(system: PairSystem, C0: np.ndarray, mu: float, M: np.ndarray, X:
     Mc = np.linalg.inv(np.linalg.cholesky(M))
     Minv = Mc.transpose(0, 2, 1) @ Mc
     D = 1.0 / (xi / beta + s / alpha)
+    inexact = min(_INEXACT_MAX, max(_PCG_TOL, _INEXACT_FACTOR * accuracy))
     if system.n_blocks == 1 and system.svec_dim >= _MATRIX_FREE_FROM:
-        solve = _matrix_free_solver(system, D, M, X,
-                                    tol=min(_INEXACT_MAX, max(_PCG_TOL, _INEXACT_FACTOR * accuracy)))
+        solve = _matrix_free_solver(system, D, M, X, tol=inexact)
     else:
-        solve = _newton_solver(system, D, system.skron(Minv, X), iterative=iterative, hkm=(Minv, X))
+        solve = _newton_solver(system, D, system.skron(Minv, X), iterative=iterative, hkm=(Minv, X), tol=inexact)
 
     def direction(rX: np.ndarray, ra: np.ndarray, rb: np.ndarray) -> tuple:
         g = R3 - (rb - xi * R2) / beta + ra / alpha
