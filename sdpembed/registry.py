@@ -145,7 +145,13 @@ def _mvu_lowrank_memory(instance: Any) -> tuple[int, str]:
 #: against 0.9 s; n = 150 0.7 s against 1.0 s; n = 200 0.9 s against 3.0 s; n = 400 3.6 s against
 #: 23.0 s (the interior point's E × E Schur complement). The other variants keep the interior point:
 #: the low-rank solver's Newton phase can stall at a rank-deficient saddle on equality and slack
-#: instances, where the interior point certifies.
+#: instances, where the interior point certifies. The same benchmark with ``--variants
+#: inequality,equality --equality-sizes 200,400``: the equality SDP of its swiss roll is locked up
+#: at the input (Sec. 3.1.12; at n = 200 the interior point's proved bound is 1.1e-6 above the trace
+#: of the centred input Gram matrix, a feasible point), so its dual optimum is not attained; the
+#: low-rank solver, which has to fold its unrolled start back into the roll while its multipliers
+#: grow without bound, ends ``max_iterations`` at n = 200 and 400, and the interior point ends
+#: ``inaccurate`` at n = 400, where the proof margin of its multipliers alone is 5.5e-4.
 MVU_LOWRANK_FROM_N = 120
 
 

@@ -14,7 +14,9 @@ PUBLISHED_S = {1000: 360.0, 2500: 84 * 60.0}
 def render(data: dict[str, dict]) -> str:
     doc = data[FILE]
     rows = [(f"{r['n']:,}", f"{r['edges']:,}", r["variant"], SOLVERS.get(r["solver"], r["solver"]), r["status"],
-             "–" if r["rank"] is None else str(r["rank"]), num(r.get("relative_gap"), style="e"),
+             "–" if r["rank"] is None else str(r["rank"]),
+             num(r["objective"] / r["input_trace"], 4, style="f") if r.get("input_trace") else "–",
+             num(r.get("relative_gap"), style="e"),
              num(r.get("gap_tol"), style="e"), num(r.get("proof_margin"), style="e"),
              num(r["time_s"], 1, style="f"), num(r.get("cpu_s"), 1, style="f"), num(r.get("load_after"), 1, style="f"),
              num(PUBLISHED_S.get(r["n"]), 0, style="f") if r["solver"] == "lowrank" and r["n"] in PUBLISHED_S else "–")
@@ -23,11 +25,16 @@ def render(data: dict[str, dict]) -> str:
 (noise 0.05, k = 5 with angle edges), each solve limited to {doc['time_limit_s']:g} s; every gap is the
 certified relative gap of a proved dual bound, for the low-rank solver of a K shrunk to feasibility, so
 it bounds the answer's own suboptimality; "proof margin" is what the Cholesky proof of the bound itself
-costs (`problems.mvu.proof_margin`, about γ_(n+1)·tr L(y)), the floor of any gap tolerance. The load
+costs (`problems.mvu.proof_margin`, about γ_(n+1)·tr L(y)), the floor of any gap tolerance. "Objective /
+input trace" divides the answer's objective by the trace of the centred input Gram matrix, a feasible
+point of both variants and so a proved lower bound on the optimum: about 1 for an equality SDP locked up
+at its input (Sec. 3.1.12; then the dual optimum is not attained, its multipliers grow without bound and
+so does the proof margin), above 1 where the SDP unfolds the roll. The load
 column is the 1-minute load average after the solve (2 cores): wall times on a loaded machine are
 inflated, CPU times much less. Published: the thesis's CSDP times on its own swiss rolls of the same
 sizes (another machine).
 
-{table(("n", "edges", "variant", "solver", "status", "rank", "certified relative gap", "gap tol.",
-        "proof margin", "time [s]", "CPU [s]", "load", "published [s]"), rows, "rrlllrrrrrrrr")}
+{table(("n", "edges", "variant", "solver", "status", "rank", "objective / input trace", "certified relative gap",
+        "gap tol.",
+        "proof margin", "time [s]", "CPU [s]", "load", "published [s]"), rows, "rrlllrrrrrrrrr")}
 """

@@ -549,9 +549,9 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
             tol = 1e-9 * max(1.0, float(np.max(np.abs(y))))
             Y, inner, gmax = _minimise(lag, Y, y, sigma, tol, max_inner)
         else:
-            scale = max(1.0, float(np.max(np.abs(Y))))
+            lbfgs_scale = max(1.0, float(np.max(np.abs(Y))))
             opt = scipy.optimize.minimize(fun, Y.ravel(), args=(y, sigma, Y.shape[1]), jac=True, method="L-BFGS-B",
-                                          options={"maxiter": 20 * max_inner, "gtol": inner_tol * scale,
+                                          options={"maxiter": 20 * max_inner, "gtol": inner_tol * lbfgs_scale,
                                                    "ftol": 1e-15, "maxcor": 20})
             Y, inner, gmax = opt.x.reshape(n, -1), opt.nit, float(np.max(np.abs(opt.jac)))
         Y -= Y.mean(axis=0)
@@ -626,7 +626,10 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
         if time_limit is not None and time.perf_counter() - t0 > time_limit:
             message = f"time limit of {time_limit:g}s reached"
             break
-        converged = gmax <= (1e-6 if newton else 10.0 * inner_tol) * max(1.0, float(np.max(np.abs(y))))
+        # L-BFGS stops at gtol = inner_tol·max(1, max|Y|): its solve has converged at ten times that, also
+        # where max|Y| exceeds the multipliers (slack: |y| <= omega < 1), or sigma would never rise
+        converged = gmax <= (1e-6 * max(1.0, float(np.max(np.abs(y)))) if newton
+                             else 10.0 * inner_tol * max(1.0, float(np.max(np.abs(y))), lbfgs_scale))
         fall = newton_fall if newton else 0.25
         if violation > fall * previous_violation and converged and sigma < sigma_cap:
             sigma *= 10.0                      # a penalty the inner solve cannot meet only ruins its conditioning

@@ -113,6 +113,23 @@ def test_inequality_answer_is_feasible_so_its_gap_bounds_its_suboptimality(seed:
     assert 0.0 <= res.relative_gap <= 1e-6 and res.dual_bound >= res.objective
 
 
+def test_slack_near_its_least_valid_omega_raises_the_penalty_and_certifies() -> None:
+    # the benchmark's n = 200 swiss roll at omega just above 1/(1 + lambda_2) (0.8753 against 0.87528):
+    # c = 1 - omega is small, max|Y| exceeds the multipliers (|y| <= omega), and L-BFGS stops at its
+    # gtol = inner_tol * max|Y|; a convergence test blind to max|Y| never raised the penalty from 1 and
+    # the run ended max_iterations at violation 1.5e-2
+    from sdpembed.graphs import neighborhood_graph
+    from sdpembed.problems.mvu import algebraic_connectivity
+
+    X, _ = swiss_roll(200, noise=0.05, random_state=0)
+    edges, D = neighborhood_graph(X, 5)
+    omega = float(np.ceil(1e4 / (1.0 + algebraic_connectivity(200, edges))) / 1e4)
+    assert 0.87 < omega < 0.88
+    res = solve_mvu_lowrank(MVUInstance(edges=edges, sqdist=D, n=200, variant="slack", omega=omega))
+    assert res.status == "optimal", res.message
+    assert res.history["sigma"].max() > 1.0 and 0.0 <= res.relative_gap <= 1e-6
+
+
 def test_a_gap_below_the_proofs_rounding_margin_is_reported_not_chased() -> None:
     # a unit path of 300 nodes: its multipliers sum to about n³/12, so the Cholesky proof's rounding
     # shift γ_{n+1}·tr L(y) alone costs about 3e-7 of the bound (Σy grows like 1/λ₂ with n)
