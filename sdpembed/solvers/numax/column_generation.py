@@ -97,7 +97,7 @@ class RestrictedResult:
     values 𝒜(P) on the working pairs (computed from P when None); ``y`` multipliers on the
     working pairs (the keep rule); ``state`` a warm start for the same pairs; ``failed`` asks
     the driver to stop (a non-convex solver that cannot meet its bounds even on the working
-    pairs); ``raw`` the solver's own result; ``polish_system`` what the solver's :meth:`settle` may
+    pairs); ``raw`` the solver's own result; ``polish_system`` what the solver's ``settle`` may
     reuse (the driver drops it after the round).
     """
 
