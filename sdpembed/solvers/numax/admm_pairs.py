@@ -58,7 +58,7 @@ from ...problems.numax_operator import PairSecantOperator
 from ...results import SolveResult, build_result, relative_gap
 from .admm import ADMMState, check_constraint_count, warm_start_iterates
 from .admm_control import MAX_CONSTRAINTS, ADMMControl, ADMMPenalty, ADMMStopping, announce_setup, check_bundle
-from .factor_polish import polish_factor
+from .factor_polish import polish_with_system
 from .least_squares import secant_cosines
 from .pair_linalg import (
     ImplicitMatrix,
@@ -195,6 +195,7 @@ def pair_trace_admm(
     basis: np.ndarray | None = None,
     monitor: OutsideMonitor | None = None,
     certify: bool = True,
+    keep_polish_system: bool = False,
     max_constraints: int = MAX_CONSTRAINTS,
     verbose: bool | int = False,
 ) -> SolveResult:
@@ -225,6 +226,11 @@ def pair_trace_admm(
         Column generation's loose rounds skip it (their bound is never used); without it the
         bound and gap are NaN, ``extra["y"]`` holds the unscaled multipliers, and the status is
         never ``optimal``.
+    keep_polish_system : bool
+        Keep the factorised normal system of the polish that settled P in ``extra["polish_system"]``
+        (a :class:`~sdpembed.solvers.numax.factor_polish.NormalSystem`, S × S in single precision;
+        None if P was not polished): column generation borders it to settle a few more pairs
+        without a restricted solve.
 
     Returns
     -------
@@ -288,7 +294,7 @@ def pair_trace_admm(
     prev = None                       # the previous iteration's P, 𝒜(P), ⟨P, Λ₀⟩, c, z, a, rhs, Kz: for ‖ΔL‖
     bound, violation, rgap, rank, objective = 0.0, float("inf"), float("inf"), 0, 0.0
     last_monitor = 0
-    last_polish, polish_failures, polish_note = -POLISH_EVERY, 0, ""
+    last_polish, polish_failures, polish_note, polish_system = -POLISH_EVERY, 0, "", None
     # [iteration, value] of the last reference of the stall test, for max(e₁, e₂), violation, gap
     residual_seen, violation_seen, gap_seen = [None, np.inf], [None, np.inf], [None, np.inf]
 
@@ -386,8 +392,8 @@ def pair_trace_admm(
                 acted_gap = rgap
                 polished = None
                 if rgap <= gap_tol:
-                    polished = polish_factor(op.V, U_P * np.sqrt(s_P), lo, hi, tol=0.5 * feas_tol,
-                                             cosines=lambda: secant_cosines(op, 0, np.float32))
+                    polished, system = polish_with_system(op.V, U_P * np.sqrt(s_P), lo, hi, tol=0.5 * feas_tol,
+                                                          cosines=lambda: secant_cosines(op, 0, np.float32))
                     polish_failures += polished is None
                 if polished is not None:
                     U_new, sigma, _ = np.linalg.svd(polished, full_matrices=False)
@@ -398,6 +404,7 @@ def pair_trace_admm(
                         objective, violation, rgap = float(np.sum(s_P)), box_violation(AP, lo, hi), polished_gap
                         acted_gap = rgap
                         polish_note = f" (after a polish of the factor from violation {was_violation:.1e})"
+                        polish_system = system if keep_polish_system else None
             if steps.refinable:
                 # a single-precision factor leaves ≈ 10⁻⁶ noise in the iterates: once the residual,
                 # the violation or the gap stalls above its tolerance, refactorise in double precision
@@ -449,5 +456,5 @@ def pair_trace_admm(
         extra={"y": y_feasible, "rank": rank, "state": state, "reduced_dim": r, "factor": factor,
                "values": values, "full_eigensolves": shrink.full_count, "partial_eigensolves": shrink.partial_count,
                "double_precision_from": steps.doubled_at, "polished": bool(polish_note),
-               "factor_extended": steps.extended},
+               "factor_extended": steps.extended, "polish_system": polish_system},
     )

@@ -54,13 +54,15 @@ import numpy as np
 
 from ..._progress import progress_bar, say
 from ..._validate import as_matrix, check_positive_int, check_random_state
+from ...problems.numax_certificate import box_violation
 from ...problems.numax_operator import PairSecantOperator
-from ...results import SolveResult, build_result
+from ...results import SolveResult, build_result, relative_gap
 from ...secants import pair_count, pairs_from_linear_index
 from .admm import ADMMState, box_trace_admm, restrict_inverse, update_is_cheaper
 from .admm_control import ADMMStopping, check_bundle
 from .admm_pairs import OutsideMonitor, PairNumerics, pair_trace_admm
 from .candidates import SECANT_BLOCK, Candidates, PairCandidates, SecantCandidates
+from .factor_polish import polish_with_system
 from .pair_scan import PairBounds
 from .scan_backend import ScanBackend, resolve_scan_backend
 
@@ -95,7 +97,8 @@ class RestrictedResult:
     values 𝒜(P) on the working pairs (computed from P when None); ``y`` multipliers on the
     working pairs (the keep rule); ``state`` a warm start for the same pairs; ``failed`` asks
     the driver to stop (a non-convex solver that cannot meet its bounds even on the working
-    pairs); ``raw`` the solver's own result.
+    pairs); ``raw`` the solver's own result; ``polish_system`` what the solver's ``settle`` may
+    reuse (the driver drops it after the round).
     """
 
     P: np.ndarray
@@ -112,6 +115,7 @@ class RestrictedResult:
     values: np.ndarray | None = None
     failed: bool = False
     raw: Any = None
+    polish_system: Any = None
 
 
 class RestrictedSolver(Protocol):
@@ -123,7 +127,11 @@ class RestrictedSolver(Protocol):
     worst violation outside the working set for a factor Ψ, see
     :func:`~sdpembed.solvers.numax.admm_pairs.pair_trace_admm`) and ``monitor_work`` (the
     floating-point operations of one such scan for a factor of k rows) says so with
-    ``monitors = True``; the driver then passes them in the tight rounds.
+    ``monitors = True``; the driver then passes them in the tight rounds. A solver with a method
+    ``settle(result, operator, lo, hi)`` may settle the few candidates a scan adds to an optimal tight
+    solve without solving again: it returns a result on the working set extended by them (the
+    operator's last rows), with the same dual bound, or None; the driver accepts it only if a scan of
+    all candidates then finds none violated.
     """
 
     certified: bool
@@ -151,7 +159,8 @@ class ColumnGenerationRun:
     strictly; an upper bound, exact to the scan's rounding bound), ``result`` the last restricted
     solve and ``working`` its working set (candidate indices: linear pair indices of a point set,
     row indices of a secant list; ``result.y`` holds their multipliers in this order, also when
-    ``max_rounds`` ended the run); ``n_points`` is None for a secant list.
+    ``max_rounds`` ended the run); ``n_points`` is None for a secant list; ``settled`` counts the
+    candidates the last scan added that the inner solver's ``settle`` made feasible (0: none).
     """
 
     result: RestrictedResult
@@ -164,6 +173,7 @@ class ColumnGenerationRun:
     n_points: int | None
     history: dict[str, np.ndarray]
     wall_time: float
+    settled: int = 0
 
     @property
     def pairs(self) -> np.ndarray:
@@ -197,7 +207,52 @@ class _NuMaxADMM:
                                 rank=result.extra["rank"], iterations=result.iterations, objective=result.objective,
                                 status=result.status, message=result.message, dual_bound=result.dual_bound,
                                 relative_gap=result.relative_gap, factor=result.extra.get("factor"),
-                                values=result.extra.get("values"), raw=result)
+                                values=result.extra.get("values"), raw=result,
+                                polish_system=result.extra.pop("polish_system", None))
+
+    def settle(self, result: RestrictedResult, operator: PairSecantOperator, lo: np.ndarray,
+               hi: np.ndarray) -> RestrictedResult | None:
+        """The optimal tight ``result`` on its pairs, settled on ``operator``'s (those pairs, then k
+        more) by a Gauss–Newton polish of its factor
+        (:func:`~sdpembed.solvers.numax.factor_polish.polish_with_system`, bordering the normal system
+        of the polish that ended the solve when there is one) instead of a restricted solve; None
+        unless every value is then within ``feas_tol`` of its box and the gap against the solve's
+        dual bound within ``gap_tol``.
+
+        The bound stays proven: the solve's dual-feasible multipliers, zero on the k new pairs, give
+        the same I − 𝒜*(y) and the same dual objective. The polished P = FFᵀ is PSD by construction.
+        """
+        raw, system = result.raw, result.polish_system
+        stopping = self.tight_options["stopping"]
+        S, n_old = operator.n_constraints, result.y.size
+        if (result.factor is None or result.status != "optimal" or S <= n_old
+                or S >= result.factor.shape[0] * raw.extra.get("reduced_dim", operator.dim)):
+            return None                 # the polish's equations would be overdetermined
+        V = operator.V                  # the explicit unit secants, in the original coordinates
+        F, _ = polish_with_system(V, result.factor.T, lo, hi, tol=0.5 * stopping.feas_tol, system=system)
+        if F is None:
+            return None
+        objective = float(np.sum(F * F))
+        rgap = relative_gap(objective, result.dual_bound)
+        B = V @ F
+        values = np.einsum("ij,ij->i", B, B)
+        violation = box_violation(values, lo, hi)
+        if not (rgap <= stopping.gap_tol and violation <= stopping.feas_tol):
+            return None
+        factor = np.ascontiguousarray(F.T)
+        spectrum = np.linalg.eigvalsh(factor @ factor.T)
+        min_eigenvalue = float(np.min(spectrum, initial=0.0 if F.shape[1] < F.shape[0] else np.inf))
+        y = np.concatenate([result.y, np.zeros(S - n_old)])
+        state = self.carry(result, np.ones(n_old, bool), S - n_old)
+        message = f"{result.message}; {S - n_old} pair(s) more settled by a polish of the factor"
+        settled = replace(raw, solution=F @ F.T, objective=objective, gap=objective - result.dual_bound,
+                          relative_gap=rgap, max_violation=violation, min_eigenvalue=min_eigenvalue, message=message,
+                          extra={**raw.extra, "y": y, "state": state, "factor": factor, "values": values,
+                                 "polished": True})
+        return RestrictedResult(P=settled.solution, y=y, state=state, rank=result.rank, iterations=0,
+                                objective=objective, status="optimal", message=message,
+                                dual_bound=result.dual_bound, relative_gap=rgap, factor=factor, values=values,
+                                raw=settled)
 
     def carry(self, result: RestrictedResult, keep: np.ndarray, n_added: int) -> ADMMState:
         # warm start ω on the kept pairs and reuse (I + 𝒜𝒜*)⁻¹ and 𝒜𝒜* of the kept pairs (the next
@@ -239,6 +294,7 @@ def run_column_generation(
     exact_violations: bool = True,
     max_working: int | None = None,
     active_tol: float | None = None,
+    settle: bool = True,
     random_state=None,
     verbose: bool | int = False,
     scan_backend: ScanBackend | str | None = None,
@@ -291,6 +347,11 @@ def run_column_generation(
     active_tol : float, optional
         Distance to a bound at which the history and progress lines count a constraint as active
         (default ``keep_tol``).
+    settle : bool
+        When the scan after an optimal tight solve adds only a few candidates (at most
+        max(10, 1 % of the working set)) and ``inner`` can ``settle`` them (see
+        :class:`RestrictedSolver`), try that first: if a scan of all candidates then finds none
+        violated, the run ends there, certified by the same bound, without another restricted solve.
     scan_backend : ScanBackend, "local" or None
         As for :func:`column_generation`.
 
@@ -330,6 +391,7 @@ def run_column_generation(
     result: RestrictedResult | None = None
     status, message = "max_iterations", f"reached max_rounds={max_rounds} with violated {candidates.unit} left"
     violation_all = worst = float("inf")
+    settled = 0
     for round_ in range(1, max_rounds + 1):
         solved = working                             # the working set of this round's restricted solve
         loose = not tight
@@ -377,6 +439,23 @@ def run_column_generation(
                 f"gap {result.relative_gap:.2e}  rank {result.rank:4d}  "
                 f"admm its {result.iterations:5d}  {time.perf_counter() - start:7.1f}s")
 
+        if (settle and not loose and inner.certified and result.status == "optimal" and hasattr(inner, "settle")
+                and 0 < added.size <= max(10, working.size // 100)):
+            done = _settled(candidates, inner, result, np.concatenate([working, added]), feas_tol,
+                            exact_violations, max_add)
+            if done is not None:
+                result, solved, worst = done
+                violation_all, settled = max(worst, 0.0), added.size
+                status = "optimal"
+                message = (f"no {candidates.unit[:-1]} of all {total} violates by more than {feas_tol:g}; certified "
+                           f"relative gap {result.relative_gap:.2e} after {round_} round(s), the {added.size} "
+                           f"{candidates.unit} the last scan added settled by a polish of the factor")
+                if verbose:
+                    say(f"cg: the {added.size} {candidates.unit} added settled by a polish of the factor; no "
+                        f"{candidates.unit[:-1]} violated (max violation {violation_all:.2e}), tr P "
+                        f"{result.objective:.8f}, gap {result.relative_gap:.2e}  {time.perf_counter() - start:7.1f}s")
+                break
+        result.polish_system = None                  # S × S: not held into the next round
         if not tight and added.size <= max(10, working.size // 100):
             # the loose solution violates (almost) no candidate outside the working set by more
             # than loose_tol: from now on solve to the final accuracy (warm-started), adding
@@ -428,7 +507,24 @@ def run_column_generation(
                                max_violation=violation_all, worst_violation=worst,
                                rounds=len(history["working"]), n_points=candidates.n_points,
                                history={k: np.asarray(v) for k, v in history.items()},
-                               wall_time=time.perf_counter() - start)
+                               wall_time=time.perf_counter() - start, settled=settled)
+
+
+def _settled(candidates: Candidates, inner: RestrictedSolver, result: RestrictedResult, extended: np.ndarray,
+             feas_tol: float, exact_violations: bool,
+             max_add: int) -> tuple[RestrictedResult, np.ndarray, float] | None:
+    """(the settled result, its candidates ``extended`` — the working set, then those added —, the worst
+    violation over all candidates) when ``inner.settle`` settles the added ones and a scan of all
+    candidates then finds none violated by more than ``feas_tol``; None otherwise."""
+    operator, lo, hi = candidates.restricted(extended)
+    settled = inner.settle(result, operator, lo, hi)
+    result.polish_system = None
+    if settled is None:
+        return None
+    scan = candidates.scan(settled.P, settled.factor, feas_tol, exact_violations, exclude=extended, keep=max_add)
+    if scan.fresh or scan.worst > feas_tol:
+        return None
+    return settled, extended, scan.worst
 
 
 def column_generation(
@@ -445,6 +541,7 @@ def column_generation(
     loose_max_iter: int = 10,
     loose_keep_multiplier: float | None = 1e-2,
     loose_hold: float | None = 0.1,
+    settle: bool = True,
     feas_tol: float = 1e-6,
     gap_tol: float = 1e-5,
     max_rounds: int = 100,
@@ -514,6 +611,13 @@ def column_generation(
         As for :func:`run_column_generation`: a loose round that would change less than this
         share of the working set keeps all of it, so that the next round extends the factor of
         its least-squares matrix rather than refactorising it; None never holds.
+    settle : bool
+        As for :func:`run_column_generation`: the few pairs the scan after an optimal tight round
+        adds are first settled by a polish of the factor over them and the working set
+        (:func:`~sdpembed.solvers.numax.factor_polish.polish_with_system`, reusing the normal system
+        of the polish that ended the round), which ends the run when a scan of all pairs then finds
+        none violated and the gap against the round's proven bound stays within ``gap_tol``;
+        otherwise the next round solves as usual.
     feas_tol, gap_tol : float
         Violation allowed in the final all-pairs scan, and relative gap (also passed to the
         inner ADMM).
@@ -560,7 +664,8 @@ def column_generation(
     SolveResult
         ``solution`` is P; ``max_violation`` is the worst violation over all pairs (0 if
         every constraint holds); ``dual_bound`` is valid for the
-        full problem; ``extra`` holds ``pairs`` (the final working set), ``rounds``, the
+        full problem; ``extra`` holds ``pairs`` (the final working set), ``rounds``, ``settled``
+        (the pairs of the last scan settled without a restricted solve, see ``settle``), the
         per-round ``history`` and ``state``, a warm start for the final working set (the ADMM's
         iterates, without its S × S matrices, which a warm-started run rebuilds).
     """
@@ -586,8 +691,8 @@ def column_generation(
     run = run_column_generation(
         X, bounds, inner, initial_pairs=initial_pairs,
         initial_neighbors=initial_neighbors, max_add=max_add, keep_tol=keep_tol, keep_multiplier=keep_multiplier,
-        loose_tol=loose_tol, loose_keep_multiplier=loose_keep_multiplier, loose_hold=loose_hold, feas_tol=feas_tol,
-        max_rounds=max_rounds, block_rows=block_rows,
+        loose_tol=loose_tol, loose_keep_multiplier=loose_keep_multiplier, loose_hold=loose_hold, settle=settle,
+        feas_tol=feas_tol, max_rounds=max_rounds, block_rows=block_rows,
         exact_violations=exact_violations, random_state=random_state, verbose=verbose, scan_backend=scan_backend)
     return _cg_result(problem, run, start, {"pairs": run.pairs, "y": run.result.y})
 
@@ -606,6 +711,8 @@ def _restricted_admm(problem: str, admm_options: dict | None, *, feas_tol: float
     if basis is not None:
         tight_options["basis"] = basis
     loose_options = dict(tight_options)
+    if implicit:
+        tight_options["keep_polish_system"] = True         # for _NuMaxADMM.settle
     if loose_tol is not None:
         loose_options["stopping"] = replace(stopping, tol=loose_tol, feas_tol=loose_tol, gap_tol=loose_tol,
                                             max_iter=min(loose_max_iter, stopping.max_iter))
@@ -633,7 +740,7 @@ def _cg_result(problem: str, run: ColumnGenerationRun, start: float, proof: dict
         problem, "P", P, float(np.trace(P)), result.dual_bound, status=run.status, message=run.message,
         method="cg", solver="numax_cg", max_violation=run.max_violation, min_eigenvalue=result.min_eigenvalue,
         iterations=int(sum(run.history["admm_iterations"])), start=start, history=run.history,
-        extra={**proof, "rounds": run.rounds, "rank": result.extra["rank"],
+        extra={**proof, "rounds": run.rounds, "settled": run.settled, "rank": result.extra["rank"],
                "state": _light_state(result.extra["state"])},
     )
 

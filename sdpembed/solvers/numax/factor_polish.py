@@ -16,7 +16,10 @@ moves every violated value to its bound and leaves the others where they are, to
 the error left is ‖dFᵀv_k‖², the square of a 10⁻⁵ correction. The S × S system is factorised
 once in single precision and solved by iterative refinement with exact double-precision
 products (with a condition number κ each refinement step gains about 7 − log₁₀ κ digits);
-later Gauss–Newton steps reuse the factor.
+later Gauss–Newton steps reuse the factor, and so can a later polish of the same rows and a few more
+(:class:`NormalSystem`): column generation settles the handful of pairs its final scan adds to a
+solved working set this way, the factor bordered by the new rows (O(S²k) for k of them, against
+O(S³) afresh) and the change of F made up by the refinement.
 
 The polished P = FFᵀ is PSD and of the same rank by construction. It is a *different primal
 point* from the ADMM's: callers recompute its violation and objective and keep it only if it is
@@ -34,13 +37,15 @@ References
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy.linalg
 
 from .least_squares import factorisation_thread_limit
 
-__all__ = ["polish_factor"]
+__all__ = ["NormalSystem", "polish_factor", "polish_with_system"]
 
 
 def _values(V: np.ndarray, F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -55,8 +60,8 @@ def _normal_product(V: np.ndarray, Y: np.ndarray, t: np.ndarray) -> np.ndarray:
     return 2.0 * np.einsum("ij,ij->i", V @ dF, Y)
 
 
-def _normal_factor(V: np.ndarray, Y: np.ndarray, cosines: np.ndarray | None = None) -> np.ndarray | None:
-    """Lower Cholesky factor of J Jᵀ = 4 (VVᵀ) ∘ (YYᵀ) in single precision (``syrk`` and ``potrf``
+def _normal_factor(V: np.ndarray, Y: np.ndarray, cosines: np.ndarray | None = None) -> NormalSystem | None:
+    """J Jᵀ = 4 (VVᵀ) ∘ (YYᵀ) factorised in single precision (``syrk`` and ``potrf``
     on :func:`~sdpembed.solvers.numax.least_squares.factorisation_threads` threads), with a ridge of
     10⁻⁷ of its largest diagonal entry against rank deficiency; None if the factorisation fails even so.
     ``cosines``, if given, is VVᵀ (its lower triangle is read, and overwritten)."""
@@ -67,18 +72,74 @@ def _normal_factor(V: np.ndarray, Y: np.ndarray, cosines: np.ndarray | None = No
         else:
             normal = np.asfortranarray(cosines, dtype=np.float32)
         normal *= scipy.linalg.blas.ssyrk(4.0, Y.astype(np.float32), lower=1)
-        normal[np.diag_indices(S)] += 1e-7 * float(normal.diagonal().max(initial=1.0))
+        ridge = 1e-7 * float(normal.diagonal().max(initial=1.0))
+        normal[np.diag_indices(S)] += ridge
         factor, info = scipy.linalg.lapack.spotrf(normal, lower=1, clean=0, overwrite_a=1)
-    return factor if info == 0 else None
+    return NormalSystem(factor, ridge) if info == 0 else None
 
 
-def _solve(factor: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """(J Jᵀ)⁻¹ b through the single-precision factor (two triangular solves)."""
-    y = scipy.linalg.blas.strsv(factor, b.astype(np.float32), lower=1)
-    return scipy.linalg.blas.strsv(factor, y, lower=1, trans=1, overwrite_x=1).astype(np.float64)
+@dataclass
+class NormalSystem:
+    """J Jᵀ of a polish factorised in single precision, for the rows it was made for and possibly k
+    more: the lower Cholesky factor L (m, m) of its first m rows with the ridge added to its diagonal
+    and, for k bordering rows with blocks A₂₁ (k, m) and A₂₂ (k, k), W = L⁻¹A₂₁ᵀ and the Cholesky
+    factor of the Schur complement A₂₂ − WᵀW.
+
+    It only preconditions the refinement of :func:`polish_with_system`, whose residuals are exact
+    products at the current F: a factor made at a nearby F, or bordered at another, costs refinement
+    steps, never accuracy.
+    """
+
+    factor: np.ndarray
+    ridge: float
+    border: tuple[np.ndarray, np.ndarray] | None = None
+
+    @property
+    def size(self) -> int:
+        """The rows it solves for (m + k)."""
+        return self.factor.shape[0] + (0 if self.border is None else self.border[1].shape[0])
+
+    def solve(self, b: np.ndarray) -> np.ndarray:
+        """(J Jᵀ)⁻¹ b (two triangular solves with L, and two with the Schur factor when bordered)."""
+        strsv = scipy.linalg.blas.strsv
+        m = self.factor.shape[0]
+        u = strsv(self.factor, np.asarray(b[:m], dtype=np.float32), lower=1)
+        if self.border is None:
+            return strsv(self.factor, u, lower=1, trans=1, overwrite_x=1).astype(np.float64)
+        W, schur = self.border
+        u2 = strsv(schur, np.asarray(b[m:], dtype=np.float32) - W.T @ u, lower=1)
+        x2 = strsv(schur, u2, lower=1, trans=1, overwrite_x=1)
+        x1 = strsv(self.factor, u - W @ x2, lower=1, trans=1, overwrite_x=1)
+        return np.concatenate([x1, x2]).astype(np.float64)
+
+    def bordered(self, V: np.ndarray, Y: np.ndarray) -> NormalSystem | None:
+        """This system of the first m rows of V (S, r), extended to all of them with Y = VF:
+        A₂₁ = 4 (V₂V₁ᵀ) ∘ (Y₂Y₁ᵀ), A₂₂ likewise plus the ridge, O(m²k); None when it is bordered
+        already, or its Schur complement is not positive definite in single precision."""
+        m = self.factor.shape[0]
+        if self.border is not None or V.shape[0] <= m:
+            return None
+        V1, V2, Y1, Y2 = V[:m], V[m:], Y[:m], Y[m:]
+        A12 = np.asfortranarray((4.0 * (V1 @ V2.T) * (Y1 @ Y2.T)).astype(np.float32))
+        A22 = 4.0 * (V2 @ V2.T) * (Y2 @ Y2.T)
+        A22[np.diag_indices_from(A22)] += self.ridge
+        with factorisation_thread_limit(m):
+            W = scipy.linalg.blas.strsm(1.0, self.factor, A12, lower=1, overwrite_b=1)       # L⁻¹A₁₂
+        W64 = W.astype(np.float64)
+        schur, info = scipy.linalg.lapack.spotrf((A22 - W64.T @ W64).astype(np.float32), lower=1, clean=1)
+        return NormalSystem(self.factor, self.ridge, (W, schur)) if info == 0 else None
 
 
-def polish_factor(
+def polish_factor(V: np.ndarray, F: np.ndarray, lo: np.ndarray, hi: np.ndarray, *, tol: float,
+                  **options: Any) -> np.ndarray | None:
+    """Minimum-norm Gauss–Newton correction of F so that lo ≤ ‖Fᵀv_k‖² ≤ hi for every row of V:
+    :func:`polish_with_system` (its ``options``) without the normal system — the corrected factor,
+    every value within ``tol`` of its box, or None when the steps did not get there (a rank-deficient
+    or inconsistent system), so the caller keeps iterating."""
+    return polish_with_system(V, F, lo, hi, tol=tol, **options)[0]
+
+
+def polish_with_system(
     V: np.ndarray,
     F: np.ndarray,
     lo: np.ndarray,
@@ -88,8 +149,10 @@ def polish_factor(
     max_steps: int = 3,
     max_refinements: int = 8,
     cosines: Callable[[], np.ndarray] | None = None,
-) -> np.ndarray | None:
-    """Minimum-norm Gauss–Newton correction of F so that lo ≤ ‖Fᵀv_k‖² ≤ hi for every row of V.
+    system: NormalSystem | None = None,
+) -> tuple[np.ndarray | None, NormalSystem | None]:
+    """Minimum-norm Gauss–Newton correction of F so that lo ≤ ‖Fᵀv_k‖² ≤ hi for every row of V, with
+    the factorised normal system J Jᵀ it used.
 
     Parameters
     ----------
@@ -110,26 +173,33 @@ def polish_factor(
         cheaply than from V (e.g. from the points of pair secants,
         :func:`~sdpembed.solvers.numax.least_squares.secant_cosines`); it is called at most once,
         and its result is overwritten.
+    system : NormalSystem, optional
+        The system of a polish of the first rows of V (all of them, or fewer: it is then bordered by
+        the others, :meth:`NormalSystem.bordered`) at a nearby F; without one, or when it does not
+        fit, the system is factorised afresh.
 
     Returns
     -------
-    ndarray of shape (r, k) or None
-        The corrected factor, every value within ``tol`` of its box; None when the steps did
-        not get there (a rank-deficient or inconsistent system), so the caller keeps iterating.
+    (ndarray of shape (r, k) or None, NormalSystem or None)
+        The corrected factor, every value within ``tol`` of its box, or None when the steps did not
+        get there (a rank-deficient or inconsistent system); and the system used (None if none was
+        needed or none could be factorised).
     """
     Y, a = _values(V, F)
-    factor = None
+    S = V.shape[0]
+    if system is not None and system.size != S:
+        system = system.bordered(V, Y) if system.border is None and system.factor.shape[0] < S else None
     for _ in range(max_steps):
         target = np.clip(a, lo, hi) - a
         if np.max(np.abs(target), initial=0.0) <= tol:
-            return F
-        if factor is None:
-            factor = _normal_factor(V, Y, None if cosines is None else cosines())
-            if factor is None:
-                return None
+            return F, system
+        if system is None:
+            system = _normal_factor(V, Y, None if cosines is None else cosines())
+            if system is None:
+                return None, None
         t, residual = np.zeros_like(target), target
         for _ in range(max_refinements):
-            t += _solve(factor, residual)
+            t += system.solve(residual)
             new = target - _normal_product(V, Y, t)
             if np.max(np.abs(new)) >= np.max(np.abs(residual)):      # refinement stalled
                 break
@@ -138,4 +208,4 @@ def polish_factor(
                 break
         F = F + 2.0 * (V.T @ (t[:, None] * Y))
         Y, a = _values(V, F)
-    return F if np.max(np.maximum(lo - a, a - hi), initial=0.0) <= tol else None
+    return (F if np.max(np.maximum(lo - a, a - hi), initial=0.0) <= tol else None), system

@@ -349,3 +349,30 @@ def test_loose_hold_keeps_every_pair_and_reaches_the_same_certified_optimum(monk
     assert held.status == dropped.status == "optimal"
     assert held.max_violation <= 1e-6 and held.relative_gap <= 1e-5
     assert abs(held.objective - dropped.objective) <= 1e-5 * dropped.objective
+
+
+def test_settle_ends_the_run_certified_without_another_restricted_solve():
+    """When the scan after an optimal tight round adds a few pairs, a polish of the factor over them and
+    the working set can settle them: the run ends a round earlier, and its result is certified from
+    scratch — every pair within its bounds, the multipliers (zero on the settled pairs) prove the bound,
+    the gap within tolerance — at the optimum of a run that solves again."""
+    X = digits_points(150, seed=2)
+    instance = NuMaxInstance(delta=0.2, X=X)
+    options = dict(initial_pairs=300, max_add=200, random_state=0)
+    settled = solve_numax_cg(instance, **options)
+    plain = solve_numax_cg(instance, settle=False, **options)
+    assert settled.status == plain.status == "optimal"
+    assert settled.extra["settled"] >= 1 and plain.extra["settled"] == 0
+    assert settled.extra["rounds"] < plain.extra["rounds"]
+    assert "settled by a polish" in settled.message
+    P = settled.solution
+    assert settled.objective == pytest.approx(np.trace(P), rel=1e-12)
+    assert np.linalg.eigvalsh(P)[0] >= -1e-10
+    assert instance.max_violation(P) <= 1e-6                # every pair, densely
+    pairs, y = settled.extra["pairs"], settled.extra["y"]
+    assert len(pairs) == len(y) and not np.any(y[-settled.extra["settled"]:])
+    verified = instance.verified_dual_bound(pairs, y)
+    assert verified == pytest.approx(settled.dual_bound, rel=1e-9)
+    assert (settled.objective - verified) / settled.objective <= 1e-5
+    assert abs(settled.objective - plain.objective) <= 1e-5 * plain.objective
+    assert "polish_system" not in settled.extra

@@ -72,3 +72,44 @@ def test_tolerance_is_met(tol):
     polished = polish_factor(V, F, lo, hi, tol=tol)
     new = _values(V, polished)
     assert np.max(np.maximum(lo - new, new - hi)) <= tol
+
+
+def test_bordered_normal_system_solves_the_normal_equations_of_all_rows():
+    """A system factorised for the first rows, bordered by the rest, solves J Jᵀ t = b for all of them
+    (checked against a dense double-precision solve of 4 (VVᵀ) ∘ (YYᵀ) plus the same ridge)."""
+    from sdpembed.solvers.numax.factor_polish import _normal_factor
+
+    rng, V, F, _ = _instance(S=40, r=30, k=5, seed=4)
+    Y = V @ F
+    first = _normal_factor(V[:33], Y[:33])
+    assert first is not None and first.size == 33 and first.border is None
+    system = first.bordered(V, Y)
+    assert system is not None and system.size == 40 and system.border[1].shape == (7, 7)
+    normal = 4.0 * (V @ V.T) * (Y @ Y.T) + first.ridge * np.eye(40)
+    b = rng.standard_normal(40)
+    expected = np.linalg.solve(normal, b)
+    np.testing.assert_allclose(system.solve(b), expected, rtol=0, atol=1e-3 * np.abs(expected).max())
+    assert system.bordered(V, Y) is None                     # bordered once only
+
+
+def test_polish_with_a_reused_system_reaches_the_fresh_polish():
+    """A polish of all rows that borders the system of an earlier polish of the first rows at a nearby F
+    settles the same violations to the same factor (up to rounding) as a polish that factorises afresh."""
+    from sdpembed.solvers.numax.factor_polish import _normal_factor, polish_with_system
+
+    rng, V, F, values = _instance(S=40, r=30, k=5, seed=5)
+    lo, hi = values - 0.05, values + 0.05
+    lo[:5] = values[:5] + 1e-4 * rng.uniform(1, 3, 5)
+    hi[35:] = values[35:] - 1e-4 * rng.uniform(1, 3, 5)       # violated rows among the bordering ones too
+    nearby = F + 1e-5 * rng.standard_normal(F.shape)
+    earlier = _normal_factor(V[:34], V[:34] @ nearby)
+    fresh, fresh_system = polish_with_system(V, F, lo, hi, tol=1e-9)
+    reused, system = polish_with_system(V, F, lo, hi, tol=1e-9, system=earlier)
+    assert fresh is not None and reused is not None
+    assert fresh_system.border is None and system.border is not None and system.factor is earlier.factor
+    new = _values(V, reused)
+    assert np.max(np.maximum(lo - new, new - hi)) <= 1e-9
+    np.testing.assert_allclose(reused, fresh, rtol=0, atol=1e-8)
+    # a system of other rows (more of them than V has) is not used: the polish factorises afresh
+    again, other = polish_with_system(V[:20], F, lo[:20], hi[:20], tol=1e-9, system=earlier)
+    assert other is not earlier and (again is None or np.all(np.isfinite(again)))
