@@ -62,6 +62,8 @@ def rank_time(row: dict | None) -> str:
 def _stopped(step: dict) -> str:
     """What ended a failed run of a rank search, in a few words."""
     message = step["message"]
+    if "stall at the working-set cap" in message:
+        return "stall at the cap"
     if "round forecast" in message:
         return "round forecast"
     if "would need about" in message:
@@ -133,9 +135,10 @@ which the scaled principal directions meet δ) or NuMax's rank (`initial_rank="f
 first, at δ(1 − 10⁻³), its time in the cell's; a rank at which a map meeting δ exists). The search
 below R₀ is the one of the run's code (rank_adjust's docstring, "The rank search"). CPU seconds of the
 cell's process (one BLAS thread); wall seconds depend on the load. Ranks tried in order (×k: k runs
-at that rank); a failed rank was given up by the forecast of its run, of its column-generation rounds, by the 1% rule or
-by the iteration budget (rank_adjust's docstring, "Failing fast"); the rank found is the lowest
-that met δ on all pairs, not an optimum.
+at that rank); a failed rank was given up by the forecast of its run, of its column-generation rounds,
+by the stall rule at FroMax's working-set cap, by the 1% rule or by the iteration budget
+(rank_adjust's docstring, "Failing fast"); the rank found is the lowest that met δ on all pairs, not
+an optimum.
 
 {search}
 """

@@ -110,26 +110,62 @@ def _sym_factor(X: np.ndarray, Y: np.ndarray, rank: int) -> np.ndarray:
     return np.sqrt(np.maximum(w, 0.0))[:, None] * (Q @ U).T
 
 
+#: Largest ‖x‖²/d² (squared point norm over squared pair distance) for which the secants' Gram
+#: matrix VVᵀ of a pair operator is assembled from the points' Gram matrix (its rounding grows with it).
+POINT_GRAM_RATIO = 1e2
+
+
+def _secant_gram(ops: FactorOps) -> np.ndarray:
+    """VVᵀ (S, S), the Gram matrix of the unit secants.
+
+    For pairs of points, v_kᵀv_l = (x_i − x_j)ᵀ(x_i' − x_j') / (d_k d_l) is read off the points'
+    Gram matrix G = X_a X_aᵀ, (G_ii' − G_ij' − G_ji' + G_jj') / (d_k d_l): O(n_a² N + S²) instead
+    of the O(S² N) product of the explicit secants. Its rounding, about ε‖x‖²/(d_k d_l) an entry,
+    stays within a small multiple of the product's while ‖x‖²/d² ≤ :data:`POINT_GRAM_RATIO`;
+    otherwise (near-duplicate pairs) the explicit product is used.
+    """
+    if ops.pairs:
+        op = ops.op
+        sq = np.einsum("ij,ij->i", op.points, op.points)
+        if float(sq.max()) <= POINT_GRAM_RATIO * float(op.norms.min()) ** 2:
+            G = op.points @ op.points.T
+            A = G[op.i] - G[op.j]                           # (S, n_a): (x_i − x_j)ᵀx_p for pair k = (i, j), point p
+            inv = 1.0 / op.norms
+            K = np.empty((ops.S, ops.S))
+            step = max(1, 4_000_000 // max(ops.S, 1))       # row blocks: no S×S temporaries
+            for start in range(0, ops.S, step):
+                rows = slice(start, min(start + step, ops.S))
+                block = A[rows][:, op.i]
+                block -= A[rows][:, op.j]
+                block *= inv[rows, None]
+                block *= inv[None, :]
+                K[rows] = block
+            return K
+    return ops.V @ ops.V.T
+
+
 class _LeastSquares:
     """w = (I + β₁𝒜𝒜*)⁻¹ b for the P-step (3.9): a Cholesky factor of the S×S matrix, or
     warm-started conjugate gradients (matrix-free).
 
-    The exact solve is the bulk of a FroMax iteration. Two triangular solves read the S×S factor
-    twice; after ``invert_after`` solves with the same matrix (a run that is going to be long), the
-    factor is turned into the explicit inverse (LAPACK ``potri``, about three Cholesky
-    factorisations) and each further solve is one symmetric matrix-vector product (BLAS ``symv``,
-    half the matrix read once), cheaper than the two triangular solves and equal to them to
-    rounding (the inverse of this SPD matrix, whose condition number is at most 1 + β₁S, is as
-    accurate as the factor).
+    The exact solve is the bulk of a FroMax iteration. Two triangular solves (BLAS ``trsv``; LAPACK's
+    ``potrs``, behind ``cho_solve``, goes through ``trsm`` with one right-hand side, several times
+    slower) read the S×S factor twice; after ``invert_after`` solves with the same matrix (a run
+    that is going to be long), the factor is turned into the explicit inverse (LAPACK ``potri``,
+    about two Cholesky factorisations) and each further solve is one symmetric matrix-vector
+    product (BLAS ``symv``, half the matrix read once), cheaper than the two triangular solves and
+    equal to them to rounding (the inverse of this SPD matrix, whose condition number is at most
+    1 + β₁S, is as accurate as the factor).
     """
 
     #: CG accuracy of the P-step. Looser solves (1e-6, like the 10 CG steps of the NuMax MATLAB
     #: code) keep the iteration consistent — 𝒜(P) is recomputed exactly — but cost FroMax many
     #: more iterations and fail at ranks the exact solve reaches
     rtol, maxiter = 1e-10, 500
-    #: Exact solves with one factor before it is replaced by the explicit inverse (``potri``
-    #: costs about as much as this many pairs of triangular solves).
-    invert_after = 100
+    #: Exact solves with one factor before it is replaced by the explicit inverse: ``potri`` costs
+    #: about as much as 300 pairs of ``trsv``, and a ``symv`` saves about half a pair, so the
+    #: inverse pays for itself after about this many solves (the rent-or-buy threshold).
+    invert_after = 600
 
     def __init__(self, ops: FactorOps, beta1: float, method: str, exact_max: int) -> None:
         if method not in ("auto", "exact", "cg"):
@@ -142,7 +178,7 @@ class _LeastSquares:
         # full collection, and gigabytes of dead factors pile up on a few hundred points.
         self.op, self.beta1 = ops.op, beta1
         if self.exact:
-            K = ops.V @ ops.V.T                             # built in place: one S×S array
+            K = _secant_gram(ops)                           # built in place: one S×S array
             np.square(K, out=K)                             # 𝒜𝒜* = (VVᵀ)∘(VVᵀ)
             K *= beta1
             K[np.diag_indices_from(K)] += 1.0
@@ -173,7 +209,8 @@ class _LeastSquares:
                     raise RuntimeError(f"LAPACK dpotri failed (info = {info})")
                 self.inverse, self.factor = inverse, None    # the factor may be overwritten: keep the inverse
                 return scipy.linalg.blas.dsymv(1.0, self.inverse, b, lower=1)
-            return scipy.linalg.cho_solve(self.factor, b, check_finite=False)
+            L = self.factor[0]                               # lower triangle (Fortran order)
+            return scipy.linalg.blas.dtrsv(L, scipy.linalg.blas.dtrsv(L, b, lower=1), lower=1, trans=1)
         w, _ = scipy.sparse.linalg.cg(self.operator, b, x0=self.last, rtol=self.rtol, atol=0.0, maxiter=self.maxiter)
         self.last = w
         return w

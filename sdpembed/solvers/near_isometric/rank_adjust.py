@@ -32,7 +32,7 @@ from Ψ₀; stop at the first rank where the method fails and return the last ma
   grow with r for every v, so the ranks at which the truncated map still meets δ form an
   interval, found by bisection, and we jump to its least element. With truncation restarts and
   steps of one, Algorithm 3 would walk through each with zero-iteration runs to the same map.
-* **Failing fast.** Three rules keep a rank that cannot reach δ from costing the whole iteration
+* **Failing fast.** Four rules keep a rank that cannot reach δ from costing the whole iteration
   budget (``max_iter``, 5,000 by default) of its run. (1) Every run forecasts: at each
   ``patience`` checkpoint (200 iterations) it stops as ``stalled`` when, at the pace of the last
   checkpoint's window, the excess of its least distortion over δ would need more iterations than
@@ -41,16 +41,25 @@ from Ψ₀; stop at the first rank where the method fails and return the last ma
   a rank the method cannot reach, each round meets δ on its working set and the next scan finds
   new violators, so no single run stalls while the rounds eat the budget. Before each round
   after the second, the excess over δ of the last map's worst distortion over all pairs (the
-  worst violators are added to the working set), and what the last round's iterations took off
-  it, give the iterations still needed at that pace; when the last round took at least
-  ``patience`` iterations and they exceed what is left of the budget, the run stops as
-  ``stalled`` (short tail rounds, whose excess can stagnate while only a few pairs are left,
-  are never judged). (3) No rank at or below a rank that failed is tried: feasibility is
-  monotone in the rank (a map of rank r that meets δ is one of rank r + 1 with a zero row), so a
-  failure at rank f is evidence against every rank below it, and the search continues only
-  between the highest failed rank below the last success and that success. Rules (1) and (2)
-  are forecasts, not proofs: a rank they give up is reported as failed (``stalled``, with the
-  forecast in the message), never as unreachable.
+  worst violators are added to the working set), and what the last rounds' iterations took off
+  it, give the iterations still needed at that pace; the window is the last rounds back until
+  they took at least ``patience`` iterations (several short rounds are judged together, a
+  window of fewer iterations is not judged), and when the iterations needed exceed what is left
+  of the budget, the run stops as ``stalled``. (3) No rank at or below a rank that failed is
+  tried: feasibility is monotone in the rank (a map of rank r that meets δ is one of rank r + 1
+  with a zero row), so a failure at rank f is evidence against every rank below it, and the
+  search continues only between the highest failed rank below the last success and that
+  success. (4) At FroMax's working-set cap (``exact_max``, below) each round refactorises an
+  S × S matrix whatever its iterations, so rounds, not iterations, are the cost, and the working
+  set churns instead of growing, so that the all-pairs excess over δ oscillates from round to
+  round: there, the last :data:`CAP_STALL_ROUNDS` rounds on the capped set must bring the least
+  excess of their maps below half the least excess before them, or the run stops as
+  ``stalled``. A rank that reaches δ does so with an excess that keeps halving every few rounds;
+  one that cannot settles on a plateau above δ (each round meets δ on its working set and the
+  churn brings back violators). Rules (1), (2) and (4) are forecasts, not proofs: a rank they
+  give up is reported as failed (``stalled``, with the forecast in the message), never as
+  unreachable; the rank search then treats it as failed (rule (3)), so its answer is the least
+  rank met within the rules.
 * **R₀** defaults to the smallest M at which the scaled leading principal directions of the
   secants already meet δ (:func:`~sdpembed.solvers.near_isometric.nonconvex.pca_feasible_rank`; found by
   bisection, the test is monotone in M), so the first run succeeds at once; [1] only asks for
@@ -155,6 +164,10 @@ NUMAX_TAIL_TOL = 1e-6
 #: tolerances (a violation of 1e-6 of the final scan), which a start exactly on the δ-boundary
 #: leaves to the method, and FroMax creeps towards it for ever.
 NUMAX_MARGIN = 1e-3
+
+#: Rule (4) of "Failing fast": at FroMax's working-set cap, these many rounds must halve the least
+#: all-pairs excess over δ seen before them.
+CAP_STALL_ROUNDS = 6
 
 #: The non-convex methods: ``name -> solver(secants, delta, rank, **options)``.
 METHODS: dict[str, Callable[..., NearIsometricResult]] = {"fromax": fromax, "nilepro": nilepro}
@@ -462,40 +475,63 @@ class _NonConvexInner:
     """FroMax or NILE-Pro as the restricted solver of :func:`run_column_generation` (no certificate).
 
     With ``forecast`` in the options, the rounds are forecast too (module docstring, "Failing
-    fast"): the worst distortion of the last round's map on the next working set is its worst
-    over all pairs (the driver adds the worst violators); from what the last round's iterations
-    took off that excess over δ, a round that needed at least ``patience`` iterations says how
-    many more the excess needs at that pace, and when they exceed the budget left the run stops
-    as ``stalled`` before solving the round.
+    fast", rules (2) and (4)): the worst distortion of the last round's map on the next working
+    set is its worst over all pairs (the driver adds the worst violators); from what the last
+    rounds took off that excess over δ (back until they took ``patience`` iterations), the
+    iterations the excess needs at that pace, and when they exceed the budget left the run stops
+    as ``stalled`` before solving the round; at the working-set ``cap``, it stops when the last
+    :data:`CAP_STALL_ROUNDS` rounds did not halve the least excess before them.
     """
 
     certified = False
 
     def __init__(self, solver: Callable[..., NearIsometricResult], delta: float, rank: int,
-                 first_map: np.ndarray, rescale: bool, budget: int, options: dict) -> None:
+                 first_map: np.ndarray, rescale: bool, budget: int, options: dict,
+                 cap: int | None = None) -> None:
         self.solver, self.delta, self.rank, self.first_map, self.options = solver, delta, rank, first_map, options
-        self.rescale, self.budget, self.used = rescale, budget, 0
+        self.rescale, self.budget, self.used, self.cap = rescale, budget, 0, cap
         self.forecast, self.patience = bool(options.get("forecast", False)), int(options.get("patience", 200))
         self.last_map: np.ndarray | None = None
         self.last_iterations = 0
-        self.excess: list[float] = []            # all-pairs excess over δ after each round
+        self.excess: list[float] = []            # all-pairs excess over δ after each round, from the first
+        self.iterations: list[int] = []          # the iterations of each round
+        self.sizes: list[int] = []               # the working set of each round
 
     def _forecast_stop(self, ops: FactorOps) -> str | None:
-        """The message of a run the round forecast gives up, else None (records the excess)."""
+        """The message of a run the round rules give up, else None (records the excess).
+
+        ``excess[m]`` is the all-pairs excess after round m + 1, ``iterations[m]`` and ``sizes[m]``
+        that round's iterations and working set (module docstring, "Failing fast", rules (2), (4)).
+        """
         if self.last_map is None:
             return None
         excess = ops.isometry(self.last_map) - self.delta
         self.excess.append(excess)
-        if not self.forecast or len(self.excess) < 2 or excess <= 0.0 or self.last_iterations < self.patience:
+        if not self.forecast or len(self.excess) < 2 or excess <= 0.0:
             return None
-        shrink = self.excess[-2] - excess
+        k = CAP_STALL_ROUNDS
+        if self.cap is not None and len(self.excess) > k and min(self.sizes[-k:]) >= self.cap:
+            before, recent = min(self.excess[:-k]), min(self.excess[-k:])
+            if recent > 0.5 * before:
+                return (f"stall at the working-set cap: the worst distortion over all pairs {excess + self.delta:.6g}"
+                        f" > delta {self.delta:g}; in the last {k} rounds on {self.cap} pairs its least excess over "
+                        f"delta went only from {before:.3g} to {recent:.3g} (not halved)")
+        # the window: the last rounds, back until they took at least `patience` iterations
+        window = 0
+        for back in range(1, len(self.excess)):
+            window += self.iterations[-back]
+            if window >= self.patience:
+                break
+        if window < self.patience:
+            return None
+        shrink = self.excess[-1 - back] - excess
         left = self.budget - self.used
-        needed = np.inf if shrink <= 0.0 else excess / shrink * self.last_iterations
+        needed = np.inf if shrink <= 0.0 else excess / shrink * window
         if needed <= left:
             return None
         return (f"round forecast: the worst distortion over all pairs {excess + self.delta:.6g} > delta "
-                f"{self.delta:g}; at the pace of the last round ({self.last_iterations} iterations, excess "
-                f"{self.excess[-2]:.3g} -> {excess:.3g}) it would need about {needed:.0f} more iterations, "
+                f"{self.delta:g}; at the pace of the last {back} round(s) ({window} iterations, excess "
+                f"{self.excess[-1 - back]:.3g} -> {excess:.3g}) it would need about {needed:.0f} more iterations, "
                 f"{left} are left of max_iter")
 
     def solve(self, operator: PairSecantOperator, lo: np.ndarray, hi: np.ndarray, warm_start: Any,
@@ -515,6 +551,8 @@ class _NonConvexInner:
             res = self.solver(ops, self.delta, self.rank, warm_start=warm_start, max_iter=max_iter, **self.options)
         self.used += res.iterations
         self.last_iterations = res.iterations
+        self.iterations.append(res.iterations)
+        self.sizes.append(ops.S)
         self.last_map = res.Psi
         Psi = res.Psi
         return RestrictedResult(P=Psi.T @ Psi, y=res.extra["y"], state=res.extra["state"], rank=Psi.shape[0],
@@ -636,8 +674,9 @@ def near_isometric_cg(
     inner_verbose = verbose if isinstance(verbose, int) and not isinstance(verbose, bool) and verbose > 1 else False
     first = _start_map_of_points(X, rank, initial_map, rng)
     max_iter = check_positive_int(options.pop("max_iter", 5000), "max_iter", minimum=0)
+    cap = options.get("exact_max", 6000) if method == "fromax" else None
     inner = _NonConvexInner(solver, delta, rank, first, isinstance(initial_map, str), max_iter,
-                            {"verbose": inner_verbose, **options})
+                            {"verbose": inner_verbose, **options}, cap)
 
     def bounds(i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return np.full(i.shape, 1.0 - delta), np.full(i.shape, 1.0 + delta)
@@ -646,7 +685,7 @@ def near_isometric_cg(
         X, bounds, inner, initial_pairs=initial_pairs, initial_neighbors=initial_neighbors, working_set=working_set,
         max_add=max_add, keep_tol=keep_tol, keep_multiplier=keep_multiplier, loose_tol=None, feas_tol=feas_tol,
         max_rounds=max_rounds, block_rows=block_rows, exact_violations=False, random_state=rng,
-        max_working=options.get("exact_max", 6000) if method == "fromax" else None, active_tol=0.1 * delta,
+        max_working=cap, active_tol=0.1 * delta,
         verbose=bool(verbose), scan_backend=scan_backend)
     last = run.result
     Psi = last.factor

@@ -307,7 +307,10 @@ class DaskScan:
                 blocks = self._blocks[key]
             futures.append(client.submit(_scan_task, points, scan, self._bounds[1], blocks, pure=False))
             sizes.append(sum(pairs[group]))
-        return merge_block_scans(self._wait(futures, sizes, progress), keep)
+        # one group a block, as the local scan: merged by group, the violators of a task's blocks
+        # would be ordered by kind (Gram-valued, then recomputed) across its blocks, and the
+        # selection, which takes ties in the order of the scan, could take other pairs
+        return merge_block_scans([[block] for task in self._wait(futures, sizes, progress) for block in task], keep)
 
     def max_violation(self, instance: Any, P: np.ndarray, *,
                       progress: Callable[[int], object] | None = None) -> float:

@@ -121,6 +121,22 @@ def test_p_step_explicit_inverse_equals_the_cholesky_solve(squares):
     assert b.isometry <= 0.25
 
 
+def test_secant_gram_from_the_points_equals_the_explicit_product(squares, monkeypatch):
+    """The P-step's VVᵀ of a pair operator, read off the points' Gram matrix, is the product of the
+    explicit secants to rounding; and the explicit product is used when pairs are too short for it."""
+    from sdpembed.solvers.near_isometric import fromax as fromax_module
+
+    X, V, pairs = squares
+    paired = FactorOps(PairSecantOperator(X, pairs[:, 0], pairs[:, 1]))
+    gemm = paired.op.V @ paired.op.V.T
+    K = fromax_module._secant_gram(paired)
+    assert not np.array_equal(K, gemm)                           # not the product itself
+    np.testing.assert_allclose(K, gemm, rtol=0, atol=1e-13)
+    monkeypatch.setattr(fromax_module, "POINT_GRAM_RATIO", 1e-3)
+    np.testing.assert_array_equal(fromax_module._secant_gram(paired), gemm)
+    np.testing.assert_array_equal(fromax_module._secant_gram(FactorOps(V)), V @ V.T)
+
+
 def test_pair_operations_match_explicit_secants(squares):
     X, V, pairs = squares
     rng = np.random.default_rng(3)

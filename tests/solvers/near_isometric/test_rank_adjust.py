@@ -188,6 +188,95 @@ def test_round_forecast_leaves_a_reachable_rank_alone(squares):
     np.testing.assert_array_equal(runs[0].Psi, runs[1].Psi)
 
 
+class _RoundOps:
+    """Stands in for a round's FactorOps in the round rules: S pairs, the last map's worst distortion."""
+
+    def __init__(self, S, worst):
+        self.S, self.worst = S, worst
+
+    def isometry(self, Psi):
+        return self.worst
+
+
+def _round_rules(excess, iterations, sizes, cap=100, delta=0.2):
+    """Feed the round rules of ``_NonConvexInner`` a trajectory (the all-pairs excess after each round,
+    its iterations and working set); the round before which they stop the run (None: never) and why."""
+    from sdpembed.solvers.near_isometric.rank_adjust import _NonConvexInner
+
+    inner = _NonConvexInner(fromax, delta, 3, np.eye(3, 5), False, 5000, {"forecast": True, "patience": 200}, cap)
+    inner.last_map = np.eye(3, 5)
+    for round_, (e, its, size) in enumerate(zip(excess, iterations, sizes, strict=True), start=1):
+        inner.iterations.append(its)
+        inner.sizes.append(size)
+        inner.used += its
+        stop = inner._forecast_stop(_RoundOps(size, delta + e))
+        if stop is not None:
+            return round_ + 1, stop
+    return None, None
+
+
+def test_round_rules_on_trajectories():
+    """Rule (4): at the working-set cap, six rounds must halve the least all-pairs excess before them.
+    FroMax-CG on the squares, δ = 0.1, cap 60 (excess after each round): rank 9 cannot reach δ (it
+    settles near 0.1 for 100 rounds) and is stopped before round 11; rank 10 meets δ after 20 rounds
+    with an oscillating excess and is not; nor are MNIST-800's rank 31 (met δ) and rank 27 (still
+    shrinking) at δ = 0.2. Below the cap the rule does not apply. Rule (2) judges short rounds
+    together, once they took ``patience`` iterations."""
+    cap = 60
+    failing = ([0.387, 0.249, 0.281, 0.181, 0.229, 0.169, 0.157, 0.120, 0.118, 0.111, 0.115, 0.108],
+               [6, 9, 8, 11, 8, 10, 11, 11, 8, 13, 11, 10], [30] + [60] * 11)
+    meeting = ([0.348, 0.207, 0.286, 0.103, 0.134, 0.0597, 0.0816, 0.0395, 0.0582, 0.0308, 0.0317, 0.0255,
+                0.0187, 0.0126, 0.0107, 0.00687, 0.00555, 0.00375, 0.0016],
+               [6, 9, 9, 7, 7, 7, 7, 11, 9, 8, 13, 8, 8, 10, 9, 10, 5, 5, 9], [30] + [60] * 18)
+    mnist = [([0.581, 0.304, 0.153, 0.095, 0.023, 0.002], [27, 29, 44, 74, 90, 41], [4407] + [6000] * 5),
+             ([0.501, 0.337, 0.263, 0.151, 0.127, 0.102], [43, 58, 108, 175, 316, 506], [5427] + [6000] * 5)]
+    at, why = _round_rules(*failing, cap=cap, delta=0.1)
+    assert at == 11 and "stall at the working-set cap" in why and "from 0.0905 to 0.111" not in why
+    assert "from 0.181 to 0.111" in why
+    assert _round_rules(*failing, cap=None, delta=0.1)[0] != 11           # no cap: not this rule
+    assert _round_rules(*failing, cap=61, delta=0.1)[0] != 11             # never at the cap
+    assert _round_rules(*meeting, cap=cap, delta=0.1) == (None, None)
+    for trajectory in mnist:
+        assert _round_rules(*trajectory, cap=6000) == (None, None)
+    # short rounds that barely move the excess: judged together once they took 200 iterations
+    at, why = _round_rules([0.30, 0.298, 0.297, 0.296, 0.295], [60] * 5, [50] * 5)
+    assert at == 6 and "last 4 round(s) (240 iterations" in why
+    assert _round_rules([0.30, 0.298, 0.297, 0.296], [60] * 4, [50] * 4) == (None, None)   # 180 < patience
+
+
+def _fromax_squares(X, rank, forecast, **options):
+    return near_isometric_cg(X, 0.1, rank, method="fromax", initial_pairs=30, initial_neighbors=1, max_add=30,
+                             exact_max=60, random_state=0, forecast=forecast, **options)
+
+
+def test_cap_stall_abandons_an_unreachable_rank_early_and_leaves_a_reachable_one(squares):
+    """FroMax-CG with its working set capped below the 300 pairs of the squares: at a rank that cannot
+    reach δ the cap-stall rule ends the run after a few rounds, long before the plain budget; at a
+    reachable rank the rules change nothing."""
+    X = squares[0]
+    plain = _fromax_squares(X, 6, False)
+    fast = _fromax_squares(X, 6, True)
+    assert not plain.success and fast.status == "stalled" and "working-set cap" in fast.message
+    assert fast.extra["rounds"] < plain.extra["rounds"] and fast.iterations < plain.iterations
+    runs = [_fromax_squares(X, NUMAX_RANK[0.1] + 2, flag) for flag in (False, True)]
+    assert runs[0].success and runs[1].success and runs[0].iterations == runs[1].iterations
+    np.testing.assert_array_equal(runs[0].Psi, runs[1].Psi)
+
+
+def test_fromax_ra_at_the_cap_finds_the_rank_of_the_exhaustive_walk(squares):
+    """FroMax RA over all pairs with a capped working set: the bisection with every fail-fast rule ends at
+    the rank of Algorithm 3's walk with steps of one and no forecasts (every rank down to the first one
+    whose run fails within its whole budget)."""
+    X = squares[0]
+    options = {"method": "fromax", "initial_rank": 16, "initial_pairs": 30, "initial_neighbors": 1, "max_add": 30,
+               "exact_max": 60, "random_state": 0}
+    walk = rank_adjust_cg(X, 0.1, rank_step=1, forecast=False, **options)
+    fast = rank_adjust_cg(X, 0.1, **options)
+    assert walk.success and fast.success and fast.rank == walk.rank
+    assert fast.rank - 1 in fast.history["start_rank"][fast.history["status"] != "converged"]
+    assert sum(fast.history["iterations"]) < sum(walk.history["iterations"])
+
+
 # ---------------------------------------------------------------------------- the rank search
 
 

@@ -238,3 +238,43 @@ def test_dask_scan_reduces_its_violators_as_the_local_scan(dask_scan, block_rows
         np.testing.assert_array_equal(
             remote_candidates.select(scan.index, scan.violation, keep, total=scan.fresh),
             _spread_violators(full.i[fresh], full.j[fresh], full.violation[fresh], index[fresh], keep))
+
+
+def test_dask_scan_keeps_the_local_order_of_ties_across_grouped_blocks(client):
+    # Integer points far from the origin mapped by Ψ = 2I: every pair's ratio is exactly 4, so all
+    # violate by the same 3 (ties everywhere). Near pairs are in doubt under the Gram rounding bound
+    # and recomputed ("exact"), far ones keep their Gram value ("clear"): every block holds both
+    # kinds, and a task groups several blocks. The selection takes ties in the order of the scan,
+    # so the Dask scan must list the violators in the local order, block by block.
+    from sdpembed.solvers.numax.candidates import PairCandidates
+    from sdpembed.solvers.numax.pair_scan import scan_block, scan_round
+
+    rng = np.random.default_rng(3)
+    X = np.unique(rng.integers(0, 40, (60, 2)), axis=0).astype(float) + 1e3
+    factor = 2.0 * np.eye(2)
+
+    def bounds(i, j):
+        return np.ones(i.shape), np.ones(i.shape)
+
+    tol = 3.0 - 1e-9
+    local = scan_pair_violations(X, factor.T @ factor, bounds, tol=tol, block_rows=3, factor=factor,
+                                 exact_values=False)
+    assert np.all(local.violation == 3.0) and local.i.size == pair_count(X.shape[0])
+    distances, scan = PairDistances(X, 3), scan_round(X, factor.T @ factor, factor, tol, False, None, None)
+    blocks = [scan_block(X, scan, bounds, distances.block(start)) for start in distances.starts()]
+    assert len(blocks) > 4 and all(b.clear is not None and b.exact is not None for b in blocks)   # both kinds
+    with DaskScan(client, tasks_per_worker=1) as backend, threadpool_limits(1):
+        remote = backend.scan(X, factor.T @ factor, bounds, tol=tol, block_rows=3, factor=factor,
+                              exact_values=False)
+        _same_scan(remote, local)
+        for keep in (5, 40):
+            _same_scan(backend.scan(X, factor.T @ factor, bounds, tol=tol, block_rows=3, factor=factor,
+                                    exact_values=False, keep=keep),
+                       scan_pair_violations(X, factor.T @ factor, bounds, tol=tol, block_rows=3, factor=factor,
+                                            exact_values=False, keep=keep))
+        chosen = []
+        for scan_backend in (LocalScan(), backend):
+            candidates = PairCandidates(X, bounds, scan_backend, 3)
+            scan = candidates.scan(factor.T @ factor, factor, tol, False, keep=40)
+            chosen.append(candidates.select(scan.index, scan.violation, 40, total=scan.fresh))
+        np.testing.assert_array_equal(chosen[1], chosen[0])
