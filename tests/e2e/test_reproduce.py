@@ -298,6 +298,9 @@ def test_the_thesis_mvu_seeds_reason_test_decides_from_its_own_numbers(tmp_path)
                 assert s["difference"][key] == pytest.approx(s["quality"]["MVU"]["harmonic"]
                                                              - s["quality"][key]["harmonic"])
         d = [s["difference"][f"Isomap k = {k_table}"] for s in certified]   # uncertified never averaged in
+        for m, v in data["by_measure"][f"Isomap k = {k_table}"].items():
+            gaps = [s["quality"]["MVU"][m] - s["quality"][f"Isomap k = {k_table}"][m] for s in certified]
+            assert not gaps or v == pytest.approx(sum(gaps) / len(gaps))
         interval = data["intervals"][f"Isomap k = {k_table}"]
         assert interval["count"] == len(d)
         if len(d) >= 2:
