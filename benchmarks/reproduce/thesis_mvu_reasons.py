@@ -547,6 +547,150 @@ def _manifolds_against_isomap(config: dict, png: Path, variant: str) -> Outcome:
                    + "."))
 
 
+def t_interval(values, level: float = 0.95) -> dict:
+    """The mean of ``values`` and its two-sided ``level`` t-interval (sample standard deviation over √S,
+    S − 1 degrees of freedom); the interval is undefined (NaN) for fewer than two values."""
+    from scipy.stats import t
+    d = np.asarray(values, dtype=float)
+    if len(d) < 2:
+        return {"mean": float(d.mean()) if len(d) else float("nan"), "se": float("nan"), "low": float("nan"),
+                "high": float("nan"), "count": len(d)}
+    se = float(d.std(ddof=1) / np.sqrt(len(d)))
+    half = float(t.ppf(0.5 + level / 2.0, len(d) - 1)) * se
+    return {"mean": float(d.mean()), "se": se, "low": float(d.mean()) - half, "high": float(d.mean()) + half,
+            "count": len(d)}
+
+
+def seeds_decision(interval: dict, certified: bool) -> str:
+    """The rule of :func:`table3_2_reasons_seeds` on the interval of the per-seed differences MVU − Isomap."""
+    if not certified:
+        return "undecided (a solve is not a certified optimum)"
+    if not interval["count"] >= 2:
+        return "undecided (fewer than two samples)"
+    return "refuted" if interval["high"] < 0.0 else "supported"
+
+
+def table3_2_reasons_seeds(config: dict, png: Path) -> Outcome:
+    """Table 3.2 — the reason test of the digits disagreement: is it within the noise of the sample?
+
+    Paper
+    -----
+    Table 3.2 (Sec. 3.1.9): exact MVU (k = 5) best on average in trust and intersection over the
+    thesis' four data sets, Isomap at k = 15; l = 15. The thesis reports one sample per data set.
+
+    Departures
+    ----------
+    - On one seeded sample of 500 digits (r = 3, l = 15, angle edges) the certified equality
+      optimum's harmonic mean of continuity, trust and intersection is 0.675 against Isomap's
+      (k = 15) 0.695 (``table3_2_reasons_variant``); on a 400-image MNIST 20×20 sample the
+      certified equality optimum (0.582) is above Isomap's 0.570
+      (``table3_2_reasons_manifold_equality``'s control) while on a 500-image one it is below
+      (0.557 against 0.580). Refuted so far: r, Isomap's k, the data set's resolution, the SDP
+      variant, the measures, smooth image manifolds.
+    - Hypothesis, fixed before this run: (noise) the sign of MVU − Isomap is the sample's — over
+      the seeded samples ``seeds`` of ``n`` points of each data set of ``sets``, the per-seed
+      difference of the harmonic means, exact MVU (the ``variant`` SDP with the angle edges of
+      (3.8), k = ``k``, the interior point) minus Isomap at k = ``k_isomap[0]`` (the table's),
+      r = ``r``, l = ``l``. Rule, per data set: *supported* (within noise, or MVU reliably
+      ahead) if the 95 % t-interval of the mean difference (S − 1 degrees of freedom) does not
+      lie wholly below 0; *refuted* (Isomap reliably better: the disagreement is real) if it
+      does; *undecided* if any solve of the data set is not ``optimal`` — uncertified samples are
+      listed, and the interval over the certified ones alone is reported beside the decision,
+      never in it. Isomap at k = ``k_isomap[1:]`` is reported beside it, not decided on. The
+      verdict is *reproduced in trend* only if on every data set the certified interval lies
+      wholly above 0 (MVU reliably ahead, the thesis' ordering); within noise is not the thesis'
+      ordering and stays *differs*.
+    - Reported beside the decision, not decided on (added after the first full run; the rule
+      unchanged): the mean difference of each measure over the certified samples — the thesis
+      has MVU below Isomap in continuity and above it in trust and intersection.
+    - ``n`` below the earlier 500 and the equality variant only (the one closer to Isomap): the
+      interior point's cost grows with the cube of the number of edges, and S solves per data set
+      must fit the run (a timing pilot on 300 digits, seed 1, 2,074 edges: ``optimal`` in 8 CPU
+      s at one BLAS thread; its measures were not computed).
+    """
+    base = _base()
+    l, k, r, variant = config["l"], config["k"], config["r"], config["variant"]
+    k_table = config["k_isomap"][0]
+    raw = {}
+    for name in config["sets"]:
+        samples = []
+        for seed in config["seeds"]:
+            X = _digits_or_mnist(name, config["n"], seed)
+            run = base._exact(X, k, variant, r=r, method="ipm")
+            quality = {"MVU": base._quality(X, run["Y"][:, :r], l)}
+            for k_iso in config["k_isomap"]:
+                Y = Isomap(n_neighbors=k_iso, n_components=r).fit_transform(X)
+                quality[f"Isomap k = {k_iso}"] = base._quality(X, Y, l)
+            difference = {key: quality["MVU"]["harmonic"] - q["harmonic"] for key, q in quality.items()
+                          if key != "MVU"}
+            samples.append({"seed": seed, "solve": _solve_summary(run), "quality": quality,
+                            "difference": difference})
+            print(f"  {name} seed {seed}: {base._solve_text(run)}, MVU {_fmt(quality['MVU'])}, "
+                  + ", ".join(f"{key} {_fmt(q)}" for key, q in quality.items() if key != "MVU"), flush=True)
+        certified = [s for s in samples if s["solve"]["status"] == "optimal"]
+        intervals = {f"Isomap k = {k_iso}": t_interval([s["difference"][f"Isomap k = {k_iso}"] for s in certified])
+                     for k_iso in config["k_isomap"]}
+        all_certified = len(certified) == len(samples)
+        by_measure = {key: {m: float(np.mean([s["quality"]["MVU"][m] - s["quality"][key][m] for s in certified]))
+                            if certified else float("nan") for m in _MEASURES} for key in intervals}
+        raw[name] = {"samples": samples, "intervals": intervals, "by_measure": by_measure,
+                     "certified": all_certified,
+                     "uncertified_seeds": [s["seed"] for s in samples if s["solve"]["status"] != "optimal"],
+                     "decision": seeds_decision(intervals[f"Isomap k = {k_table}"], all_certified)}
+    fig, axes = plt.subplots(1, len(raw), figsize=(6 * len(raw), 3.6), squeeze=False)
+    for ax, name in zip(axes[0], raw, strict=True):
+        for off, (key, interval) in zip(np.linspace(-0.15, 0.15, len(raw[name]["intervals"])),
+                                        raw[name]["intervals"].items(), strict=True):
+            seeds = np.arange(len(raw[name]["samples"]))
+            ok = np.array([s["solve"]["status"] == "optimal" for s in raw[name]["samples"]])
+            d = np.array([s["difference"][key] for s in raw[name]["samples"]])
+            line = ax.plot(seeds[ok] + off, d[ok], "o", label=f"MVU − {key}")[0]
+            ax.plot(seeds[~ok] + off, d[~ok], "x", color=line.get_color())
+            if interval["count"] >= 2:
+                ax.axhspan(interval["low"], interval["high"], color=line.get_color(), alpha=0.15)
+                ax.axhline(interval["mean"], color=line.get_color(), lw=0.8)
+        ax.axhline(0.0, color="k", lw=0.8)
+        ax.set_xticks(np.arange(len(raw[name]["samples"])), [str(s["seed"]) for s in raw[name]["samples"]])
+        ax.set(title=f"{name}, n = {config['n']}, r = {r}, l = {l} ({raw[name]['decision'].split(' (')[0]})",
+               xlabel="seed (× not optimal)", ylabel="harmonic mean difference")
+        ax.legend(fontsize=7)
+    _save(fig, png)
+    keys = [f"Isomap k = {k_iso}" for k_iso in config["k_isomap"]]
+    rows = [[name, s["seed"], base._solve_text(s["solve"]), f"{s['quality']['MVU']['harmonic']:.3f}",
+             *(f"{s['quality'][key]['harmonic']:.3f}" for key in keys),
+             *(f"{s['difference'][key]:+.3f}" for key in keys)] for name in raw for s in raw[name]["samples"]]
+
+    def interval_text(iv: dict) -> str:
+        return (f"mean {iv['mean']:+.3f}, 95 % interval [{iv['low']:+.3f}, {iv['high']:+.3f}] over "
+                f"{iv['count']} certified samples")
+
+    supported = all(raw[name]["decision"] == "supported" for name in raw)
+    ahead = all(raw[name]["certified"] and raw[name]["intervals"][f"Isomap k = {k_table}"]["low"] > 0.0
+                for name in raw)
+    return Outcome(
+        published="Table 3.2: MVU best on average over the four data sets in trust and intersection (average "
+                  f"{' / '.join(f'{v:.3f}' for v in PUBLISHED_TABLE3_2['MVU']['average'])} against Isomap's "
+                  f"{' / '.join(f'{v:.3f}' for v in PUBLISHED_TABLE3_2['Isomap']['average'])}); one sample per "
+                  "data set.",
+        ours=(_md_table(["data", "seed", f"MVU ({variant}) solve", "MVU harmonic",
+                         *(f"{key} harmonic" for key in keys), *(f"MVU − {key}" for key in keys)], rows)
+              + f"\n\nn = {config['n']} per sample, MVU k = {k} (angle edges, {variant} SDP, interior point), "
+              f"r = {r}, l = {l}. "
+              + "; ".join(f"{name}, MVU − {key}: {interval_text(iv)}" for name in raw
+                          for key, iv in raw[name]["intervals"].items()) + ".\n\n"
+              + _md_table(["data", "MVU − (certified mean)", *_MEASURES],
+                          [[name, key, *(f"{v:+.3f}" for v in raw[name]["by_measure"][key].values())]
+                           for name in raw for key in keys])),
+        rows={"sets": raw, "supported": supported, "mvu_ahead": ahead},
+        verdict="reproduced in trend" if ahead else "differs",
+        agreement=("; ".join(
+            f"{name}: MVU − Isomap (k = {k_table}) {interval_text(raw[name]['intervals'][f'Isomap k = {k_table}'])}"
+            + (f", not optimal at seeds {raw[name]['uncertified_seeds']}" if raw[name]["uncertified_seeds"] else "")
+            + f" — the noise hypothesis is {raw[name]['decision']}; by measure (certified mean) "
+            + ", ".join(f"{m} {v:+.3f}" for m, v in raw[name]["by_measure"][f"Isomap k = {k_table}"].items())
+            for name in raw) + "."))
+
+
 # ------------------------------------------------------------------------------------------ Fig. 3.15
 
 
@@ -1329,6 +1473,12 @@ EXPERIMENTS = (
                "with the equality SDP", table3_2_reasons_manifold_equality,
                full={"manifolds": list(MANIFOLDS), "n": 400, "k": 5, "l": 15, "k_isomap": 15, "seed": 0},
                quick={"manifolds": list(MANIFOLDS), "n": 60, "k": 5, "l": 10, "k_isomap": 15, "seed": 0}),
+    Experiment("table3_2_reasons_seeds", "Table 3.2 — the reason test: the digits disagreement against the "
+               "sampling noise (seeded samples)", table3_2_reasons_seeds,
+               full={"sets": ["digits", "mnist"], "n": 300, "k": 5, "l": 15, "r": 3, "variant": "equality",
+                     "k_isomap": [15, 5], "seeds": [0, 1, 2, 3, 4, 5, 6, 7]},
+               quick={"sets": ["digits"], "n": 60, "k": 5, "l": 10, "r": 3, "variant": "equality",
+                      "k_isomap": [15, 5], "seeds": [0, 1]}),
     Experiment("fig3_15_reasons", "Fig. 3.15 — the reason test: the comb's geometry and the solver", fig3_15_reasons,
                full={"n": 300, "teeth": [4, 6, 8, 10, 12], "k_mvu": 3, "k_isomap": 5, "time_limit": 60.0, "seed": 0},
                quick={"n": 60, "teeth": [3, 4], "k_mvu": 3, "k_isomap": 5, "time_limit": 3.0, "seed": 0}),

@@ -650,3 +650,24 @@ def test_stress_summary_of_the_braced_square_and_of_a_non_stress():
     sqdist = np.sum((X[edges[:, 0]] - X[edges[:, 1]]) ** 2, axis=1)
     read, direct = reasons.residual_stress(Y, X, edges, sqdist), reasons.stress_summary(1.0 / sqdist, X, edges)
     assert read == pytest.approx(direct, abs=1e-12) and read["rank"] == direct["rank"] == 3
+
+
+def test_t_interval_against_scipy_and_the_seeds_rule():
+    reasons = load_reproduce("thesis_mvu_reasons")
+    from scipy import stats
+    d = [-0.02, 0.01, -0.03, 0.005]
+    interval = reasons.t_interval(d)
+    low, high = stats.t.interval(0.95, 3, loc=np.mean(d), scale=stats.sem(d))
+    assert interval["mean"] == pytest.approx(np.mean(d)) and interval["count"] == 4
+    assert (interval["low"], interval["high"]) == pytest.approx((low, high))
+    # by hand: sd / √4 and t(0.975, 3) = 3.182446
+    se = np.std(d, ddof=1) / 2.0
+    assert interval["high"] - interval["mean"] == pytest.approx(3.182446 * se, rel=1e-6)
+    assert reasons.seeds_decision(interval, True) == "supported"            # contains 0
+    below = reasons.t_interval([-0.03, -0.02, -0.025])
+    assert below["high"] < 0 and reasons.seeds_decision(below, True) == "refuted"
+    above = reasons.t_interval([0.03, 0.02, 0.025])
+    assert above["low"] > 0 and reasons.seeds_decision(above, True) == "supported"
+    assert reasons.seeds_decision(below, False).startswith("undecided")
+    single = reasons.t_interval([0.1])
+    assert np.isnan(single["low"]) and reasons.seeds_decision(single, True).startswith("undecided")

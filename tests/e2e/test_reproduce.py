@@ -278,3 +278,38 @@ def test_the_thesis_mvu_manifold_and_mix_reason_tests_decide_from_their_own_numb
                                  and run["trace_ratio"] >= 1.5 else None)
         assert (run["stress"] is None) == (run["violation"] <= tol)      # a stalled polish has its stress read
     assert mix["rows"]["ipm"]["method"] == "mvu_ipm" and mix["rows"]["ipm"]["iterations"] <= mix["config"]["max_iter"]
+
+
+def test_the_thesis_mvu_seeds_reason_test_decides_from_its_own_numbers(tmp_path):
+    from scipy import stats
+    record = _run_quick(tmp_path, "table3_2_reasons_seeds", paper="thesis-mvu")["table3_2_reasons_seeds"]
+    config, sets = record["config"], record["rows"]["sets"]
+    k_table = config["k_isomap"][0]
+    assert list(sets) == config["sets"]
+    for data in sets.values():
+        assert [s["seed"] for s in data["samples"]] == config["seeds"]
+        certified = [s for s in data["samples"] if s["solve"]["status"] == "optimal"]
+        assert data["certified"] == (len(certified) == len(data["samples"]))
+        assert data["uncertified_seeds"] == [s["seed"] for s in data["samples"] if s not in certified]
+        for s in data["samples"]:
+            assert s["solve"]["method"] == "mvu_ipm"
+            for k_iso in config["k_isomap"]:
+                key = f"Isomap k = {k_iso}"
+                assert s["difference"][key] == pytest.approx(s["quality"]["MVU"]["harmonic"]
+                                                             - s["quality"][key]["harmonic"])
+        d = [s["difference"][f"Isomap k = {k_table}"] for s in certified]   # uncertified never averaged in
+        for m, v in data["by_measure"][f"Isomap k = {k_table}"].items():
+            gaps = [s["quality"]["MVU"][m] - s["quality"][f"Isomap k = {k_table}"][m] for s in certified]
+            assert not gaps or v == pytest.approx(sum(gaps) / len(gaps))
+        interval = data["intervals"][f"Isomap k = {k_table}"]
+        assert interval["count"] == len(d)
+        if len(d) >= 2:
+            low, high = stats.t.interval(0.95, len(d) - 1, loc=sum(d) / len(d), scale=stats.sem(d))
+            assert (interval["low"], interval["high"]) == pytest.approx((low, high))
+        assert data["decision"] == ("undecided (a solve is not a certified optimum)" if not data["certified"]
+                                    else "undecided (fewer than two samples)" if len(d) < 2
+                                    else "refuted" if interval["high"] < 0 else "supported")
+    assert record["rows"]["supported"] == all(data["decision"] == "supported" for data in sets.values())
+    ahead = all(d["certified"] and d["intervals"][f"Isomap k = {k_table}"]["low"] > 0 for d in sets.values())
+    assert record["rows"]["mvu_ahead"] == ahead
+    assert record["verdict"] == ("reproduced in trend" if ahead else "differs")
