@@ -261,6 +261,10 @@ class LeastSquaresSteps:
     * ``"mixed"``: a single-precision factor, refactorised in double precision (then as
       ``"auto"``) after max(50, S/25) iterations or when :meth:`to_double` is called;
     * ``"inverse"``, ``"cholesky"``, ``"cholesky-single"``: that means throughout.
+
+    The factor of a warm start (``warm_start.factor``) is taken from it: the state no longer holds
+    it, and it is freed as soon as it has been block-updated (:func:`extend_factor`) or found
+    unfit, so that a round never holds its predecessor's S × S factor beside its own.
     """
 
     def __init__(self, op: PairSecantOperator, mode: str, warm_start: ADMMState | None,
