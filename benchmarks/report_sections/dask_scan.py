@@ -70,8 +70,8 @@ training images ({projection["pairs"]:.3g} pairs, {projection_blocks(projection)
 {doc.get("tasks_per_worker", "–")} tasks a worker): a scan on W workers takes pairs / (throughput · W) + (tasks a
 worker) · (cost per task), and the run's scans are
 {projection["scans"]} scans (those of the 800-image run; the number at 60,000 images is not known, and
-the rank — so a pair's cost — grows with n). *Kept* needs the distances on the workers: 24 bytes a
-pair, 43 GB over the cluster (`DaskScan(cache_pairs=...)`). The restricted solves are not distributed
+the rank — so a pair's cost — grows with n). *Kept* needs the distances on the workers: 8 bytes a
+pair, 14 GB over the cluster (`DaskScan(cache_pairs=...)`). The restricted solves are not distributed
 and not included.
 
 {table(("workers", "a scan s (first)", "scans h (first)", "a scan s (kept)", "scans h (kept)"), proj_rows, "rrrrr")}

@@ -268,9 +268,13 @@ class _NuMaxADMM:
         # the factor of I + 𝒜𝒜*, block-updated by the next run when that is cheaper (the kept pairs come
         # first, in their order, then the new ones)
         factor = prev.factor if K_inv is None else None
-        return ADMMState(prev.L, prev.Lam, omega, prev.beta, prev.basis, K_inv, prev.gram, gram_kept,
-                         factor=factor, factor_kept=None if factor is None else keep.copy(),
-                         eig_block=prev.eig_block)
+        state = ADMMState(prev.L, prev.Lam, omega, prev.beta, prev.basis, K_inv, prev.gram, gram_kept,
+                          factor=factor, factor_kept=None if factor is None else keep.copy(),
+                          eig_block=prev.eig_block)
+        # the S × S parts go to the new state only: the finished round's result lets go of them, so that
+        # the next round frees them as soon as it has used them
+        prev.K_inv = prev.gram = prev.factor = None
+        return state
 
 
 def run_column_generation(

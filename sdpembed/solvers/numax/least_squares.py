@@ -209,8 +209,13 @@ def secant_cosines(op: SecantOperator, start: int = 0, dtype=np.float64) -> np.n
         return V[start:] @ V.T
     points, inv_d = op.points, 1.0 / op.norms
     H = points @ points.T
-    # Aᵀ (n_a, S − start): column k is (H_{i_k ·} − H_{j_k ·}) / d_k = (v_kᵀx_a)_a
-    At = np.ascontiguousarray(((H[op.i[start:]] - H[op.j[start:]]) * inv_d[start:, None]).T, dtype=dtype)
+    # Aᵀ (n_a, S − start): column k is (H_{i_k ·} − H_{j_k ·}) / d_k = (v_kᵀx_a)_a, made a block of
+    # columns at a time (no (S − start) × n_a temporaries), and H freed before the S × S result is made
+    At = np.empty((points.shape[0], S - start), dtype=dtype)
+    for first in range(start, S, 1024):
+        block = slice(first, min(first + 1024, S))
+        At[:, block.start - start:block.stop - start] = ((H[op.i[block]] - H[op.j[block]]) * inv_d[block, None]).T
+    del H
     # (v_lᵀv_k)_{l, k} = (Aᵀ_{i_l ·} − Aᵀ_{j_l ·}) / d_l: gathers of contiguous rows, a block at a time
     columns = np.empty((S, S - start), dtype=dtype)
     for first in range(0, S, 256):

@@ -261,6 +261,10 @@ class LeastSquaresSteps:
     * ``"mixed"``: a single-precision factor, refactorised in double precision (then as
       ``"auto"``) after max(50, S/25) iterations or when :meth:`to_double` is called;
     * ``"inverse"``, ``"cholesky"``, ``"cholesky-single"``: that means throughout.
+
+    The factor of a warm start (``warm_start.factor``) is taken from it: the state no longer holds
+    it, and it is freed as soon as it has been block-updated (:func:`extend_factor`) or found
+    unfit, so that a round never holds its predecessor's S × S factor beside its own.
     """
 
     def __init__(self, op: PairSecantOperator, mode: str, warm_start: ADMMState | None,
@@ -275,11 +279,17 @@ class LeastSquaresSteps:
         self.extended = False                         # whether the factor is a block update of the warm start's
         self.fresh = cheaper_from_points(op)
         self.cholesky: CholeskySolve | None = None
-        if mode != "inverse" and not (mode == "auto" and known_inverse is not None):
-            self.cholesky = self._extended(warm_start, np.float32 if single else np.float64, basis)
-            if self.cholesky is not None:
-                self.gram, self.extended = None, True
-                return
+        # the warm start's factor is handed over: the state lets go of it, so that it is freed once
+        # extended (or at once, when it is not used) rather than held beside this run's S × S matrices
+        handed = (None, None) if warm_start is None else (warm_start.factor, warm_start.factor_kept)
+        if warm_start is not None:
+            warm_start.factor = warm_start.factor_kept = None
+        if mode != "inverse" and not (mode == "auto" and known_inverse is not None) and warm_start is not None:
+            self.cholesky = self._extended(warm_start, handed, np.float32 if single else np.float64, basis)
+        del handed
+        if self.cholesky is not None:
+            self.gram, self.extended = None, True
+            return
         # 𝒜𝒜* from the points costs less than reusing the warm start's (self.fresh): then it is computed
         # afresh and factorised in place (no S × S copy, none kept for the next run)
         self.gram = (gram_rows(op, 0, np.float32 if single else np.float64) if self.fresh else
@@ -301,11 +311,11 @@ class LeastSquaresSteps:
             self.gram = None
         return cholesky
 
-    def _extended(self, warm_start: ADMMState | None, dtype, basis: np.ndarray | None) -> CholeskySolve | None:
-        """The warm start's factor, block-updated to these pairs (:func:`extend_factor`), when it is
-        of the precision asked, in the same basis, of the same first pairs and cheaper than a fresh one."""
-        previous = None if warm_start is None else warm_start.factor
-        kept = None if warm_start is None else warm_start.factor_kept
+    def _extended(self, warm_start: ADMMState, handed: tuple, dtype, basis: np.ndarray | None) -> CholeskySolve | None:
+        """The warm start's factor and its kept rows (``handed``), block-updated to these pairs
+        (:func:`extend_factor`), when it is of the precision asked, in the same basis, of the same
+        first pairs and cheaper than a fresh one."""
+        previous, kept = handed
         if previous is None or kept is None or previous.factor is None or previous.dtype != dtype:
             return None
         if not (warm_start.basis is basis or (basis is not None and warm_start.basis is not None
@@ -335,6 +345,7 @@ class LeastSquaresSteps:
         """Leave single precision: 𝒜𝒜* recomputed and factorised in double precision (``"mixed"``)."""
         if self.refinable:
             self.refinable, self.doubled_at = False, iteration
+            self.cholesky = None                    # freed before the double-precision 𝒜𝒜* is made
             self.gram = extend_gram(self.op, None, np.float64)
             self.cholesky = self._factorise(False)
             self.next_switch = iteration + self.period

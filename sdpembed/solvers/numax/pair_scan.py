@@ -49,6 +49,8 @@ __all__ = [
     "worst_ranks",
     "selectable",
     "distance_block",
+    "block_pairs",
+    "kept_block",
     "psd_factor",
     "pair_values",
     "factor_values",
@@ -84,8 +86,9 @@ def factor_values(X: np.ndarray, Psi: np.ndarray, i: np.ndarray, j: np.ndarray, 
     return out
 
 
-#: Bytes a pair of a kept :class:`PairDistances` block holds (two int32 indices, dX and errX).
-CACHE_PAIR_BYTES = 24
+#: Bytes a pair of a kept :class:`PairDistances` block holds (its squared distance dX; the pair's
+#: indices and the rounding bound errX are cheap to recompute, :func:`block_pairs`).
+CACHE_PAIR_BYTES = 8
 
 #: Memory the kept blocks of one :class:`PairDistances` may take (at most an eighth of the machine's).
 CACHE_BYTES = 2 * GIB
@@ -110,7 +113,8 @@ class PairDistances:
     the index arithmetic, most of the cost of a scan. Blocks are kept while they
     total at most ``max_pairs`` pairs (:data:`CACHE_PAIR_BYTES` bytes a pair; beyond, every scan
     recomputes them); by default as many as fit in :func:`cache_pairs_limit` (all 4.99·10⁷ pairs
-    of 10,000 points, 1.2 GB).
+    of 10,000 points, 0.4 GB). Only the distances are kept: a block's pair indices and rounding
+    bounds are recomputed at each scan (:func:`block_pairs`), a small part of its cost.
     """
 
     def __init__(self, X: np.ndarray, block_rows: int | None = None, max_pairs: int | None = None) -> None:
@@ -119,7 +123,7 @@ class PairDistances:
         self.norms2 = np.einsum("ij,ij->i", self.X, self.X)
         self.block_rows = block_rows or max(1, min(n, 4_000_000 // max(n, 1)))
         self._cache = pair_count(n) <= (cache_pairs_limit() if max_pairs is None else max_pairs)
-        self._blocks: dict[int, tuple[np.ndarray, ...]] = {}
+        self._blocks: dict[int, np.ndarray] = {}
 
     def starts(self) -> range:
         """First rows of the blocks."""
@@ -130,13 +134,10 @@ class PairDistances:
         (i[k], j[k]) = (rows[ri[k]], cols[ci[k]]), cols the rows after ``start``."""
         stop = min(start + self.block_rows, self.X.shape[0] - 1)
         if start in self._blocks:
-            rows = np.arange(start, stop)
-            cols = np.arange(start + 1, self.X.shape[0])
-            ri, ci, dX, errX = self._blocks[start]
-            return rows, cols, rows[ri], cols[ci], ri, ci, dX, errX
+            return kept_block(self.X, self.norms2, start, stop, self._blocks[start])
         block = distance_block(self.X, self.norms2, start, stop)
         if self._cache:
-            self._blocks[start] = block[4:]
+            self._blocks[start] = block[6]
         return block
 
 
@@ -145,16 +146,36 @@ def distance_block(X: np.ndarray, norms2: np.ndarray, start: int, stop: int) -> 
     later rows j > i: (i[k], j[k]) = (rows[ri[k]], cols[ci[k]]) in row-major order, their squared
     distances dX from the Gram matrix (``norms2`` the squared norms of the rows of X) and bounds
     errX on the rounding of those."""
-    n = X.shape[0]
+    rows, cols, i, j, ri, ci = block_pairs(start, stop, X.shape[0])
+    dX = (norms2[rows, None] + norms2[None, cols] - 2.0 * (X[rows] @ X[cols].T))[ri, ci]
+    return rows, cols, i, j, ri, ci, dX, _rounding_bound(X, norms2, i, j)
+
+
+def kept_block(X: np.ndarray, norms2: np.ndarray, start: int, stop: int, dX: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The :func:`distance_block` of rows ``start`` ≤ i < ``stop`` from its kept squared distances ``dX``
+    (its ``[6]``): the pairs and the rounding bounds recomputed, the Gram products not."""
+    rows, cols, i, j, ri, ci = block_pairs(start, stop, X.shape[0])
+    return rows, cols, i, j, ri, ci, dX, _rounding_bound(X, norms2, i, j)
+
+
+def block_pairs(start: int, stop: int, n: int) -> tuple[np.ndarray, ...]:
+    """(rows, cols, i, j, ri, ci) of the pairs of rows ``start`` ≤ i < ``stop`` of n points with all
+    later rows j > i, in row-major order: (i[k], j[k]) = (rows[ri[k]], cols[ci[k]]), cols the rows
+    after ``start`` (row ``start`` + r pairs with columns r, …, n − 2 − ``start``)."""
     rows = np.arange(start, stop)
     cols = np.arange(start + 1, n)
-    ri, ci = np.nonzero(cols[None, :] > rows[:, None])
-    ri, ci = ri.astype(np.int32), ci.astype(np.int32)
-    i, j = rows[ri], cols[ci]
-    dX = (norms2[rows, None] + norms2[None, cols] - 2.0 * (X[rows] @ X[cols].T))[ri, ci]
-    # rounding of the Gram-based values: absolute errors of about ε·(‖·‖² + ‖·‖²)·√dim
-    errX = 8.0 * np.finfo(float).eps * (norms2[i] + norms2[j]) * X.shape[1] ** 0.5
-    return rows, cols, i, j, ri, ci, dX, errX
+    counts = cols.size - np.arange(rows.size)
+    ri = np.repeat(np.arange(rows.size, dtype=np.int32), counts)
+    # position k of row r's first pair is first[r]; its column is k − first[r] + r
+    first = np.cumsum(counts) - counts
+    ci = (np.arange(ri.size) - np.repeat(first - np.arange(rows.size), counts)).astype(np.int32)
+    return rows, cols, rows[ri], cols[ci], ri, ci
+
+
+def _rounding_bound(X: np.ndarray, norms2: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+    """Bounds on the rounding of Gram-based squared distances: absolute errors of about
+    ε·(‖x_i‖² + ‖x_j‖²)·√dim."""
+    return 8.0 * np.finfo(float).eps * (norms2[i] + norms2[j]) * X.shape[1] ** 0.5
 
 
 @dataclass

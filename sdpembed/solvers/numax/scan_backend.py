@@ -62,6 +62,7 @@ from .pair_scan import (
     ScanRound,
     cache_pairs_limit,
     distance_block,
+    kept_block,
     merge_block_scans,
     scan_block,
     scan_pair_violations,
@@ -133,18 +134,21 @@ def resolve_scan_backend(backend: object) -> ScanBackend:
 
 # ------------------------------------------------------------------ the tasks (run on the workers)
 def _distances_task(points: tuple[np.ndarray, np.ndarray],
-                    ranges: list[tuple[int, int]]) -> list[tuple[np.ndarray, ...]]:
+                    ranges: list[tuple[int, int]]) -> list[tuple[int, int, np.ndarray]]:
     X, norms2 = points
-    return [distance_block(X, norms2, start, stop) for start, stop in ranges]
+    # only the squared distances are kept (as PairDistances keeps them): 8 bytes a pair
+    return [(start, stop, distance_block(X, norms2, start, stop)[6]) for start, stop in ranges]
 
 
 def _scan_task(points: tuple[np.ndarray, np.ndarray], scan: ScanRound, bounds: PairBounds,
-               blocks: list[tuple[np.ndarray, ...]] | list[tuple[int, int]]) -> list[BlockScan]:
+               blocks: list[tuple[int, int, np.ndarray]] | list[tuple[int, int]]) -> list[BlockScan]:
     X, norms2 = points
     out = []
     for block in blocks:
         if len(block) == 2:                          # a block whose distances are not kept
             block = distance_block(X, norms2, *block)
+        else:
+            block = kept_block(X, norms2, *block)
         out.append(scan_block(X, scan, bounds, block))
     return out
 
@@ -182,7 +186,7 @@ class DaskScan:
         Address of a running scheduler (``tcp://host:8786``), connected to at the first scan.
     cache_pairs : int, optional
         Keep the P-independent part of the scan on the workers while the points have at most this
-        many pairs (24 bytes a pair; default
+        many pairs (8 bytes a pair; default
         :func:`~sdpembed.solvers.numax.pair_scan.cache_pairs_limit` a worker); beyond, every scan
         recomputes it.
     tasks_per_worker : int

@@ -268,10 +268,10 @@ def test_cg_verbose_prints_progress_without_changing_the_iterates(capsys, monkey
 def test_pair_distances_keep_blocks_within_the_memory_budget(monkeypatch):
     from sdpembed.solvers.numax import pair_scan
 
-    # the default budget holds the distances of all 10,000 MNIST test images (4.99e7 pairs, 1.2 GB)
+    # the default budget holds the distances of all 10,000 MNIST test images (4.99e7 pairs, 0.4 GB)
     assert pair_count(10_000) * pair_scan.CACHE_PAIR_BYTES <= pair_scan.CACHE_BYTES
     monkeypatch.setattr(pair_scan, "physical_memory", lambda: 1 << 40)
-    assert pair_scan.cache_pairs_limit(24_000) == 1000
+    assert pair_scan.cache_pairs_limit(8_000) == 1000
     assert pair_scan.cache_pairs_limit() == pair_scan.CACHE_BYTES // pair_scan.CACHE_PAIR_BYTES
     # at most an eighth of the machine: a machine of 8 * 24 * 100 bytes keeps 100 pairs
     monkeypatch.setattr(pair_scan, "physical_memory", lambda: 8 * pair_scan.CACHE_PAIR_BYTES * 100)
@@ -283,9 +283,25 @@ def test_pair_distances_keep_blocks_within_the_memory_budget(monkeypatch):
         first = scan_pair_violations(points, np.eye(4), bounds, tol=0.0, distances=distances)
         again = scan_pair_violations(points, np.eye(4), bounds, tol=0.0, distances=distances)
         assert bool(distances._blocks) == kept
-        kept_pairs = sum(block[0].size for block in distances._blocks.values())
+        kept_pairs = sum(dX.size for dX in distances._blocks.values())
         assert kept_pairs * pair_scan.CACHE_PAIR_BYTES <= 8 * pair_scan.CACHE_PAIR_BYTES * 100
+        # only the distances are kept, 8 bytes a pair
+        assert sum(dX.nbytes for dX in distances._blocks.values()) == kept_pairs * pair_scan.CACHE_PAIR_BYTES
+        assert kept_pairs == (pair_count(points.shape[0]) if kept else 0)
         np.testing.assert_array_equal(first.violation, again.violation)
+
+
+@pytest.mark.parametrize("n, start, stop", [(2, 0, 1), (7, 0, 6), (7, 2, 5), (40, 13, 17), (40, 38, 39)])
+def test_block_pairs_are_the_later_rows_in_row_major_order(n, start, stop):
+    from sdpembed.solvers.numax.pair_scan import block_pairs
+
+    rows, cols, i, j, ri, ci = block_pairs(start, stop, n)
+    ref_ri, ref_ci = np.nonzero(cols[None, :] > rows[:, None])
+    np.testing.assert_array_equal(ri, ref_ri)
+    np.testing.assert_array_equal(ci, ref_ci)
+    assert ri.dtype == ci.dtype == np.int32
+    np.testing.assert_array_equal(i, rows[ref_ri])
+    np.testing.assert_array_equal(j, cols[ref_ci])
 
 
 def _spread_reference(i, j, violation, index, max_add):

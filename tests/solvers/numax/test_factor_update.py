@@ -1,7 +1,10 @@
 """Block updates of the Cholesky factor of I + 𝒜𝒜* across column-generation rounds
 (:func:`sdpembed.solvers.numax.least_squares.extend_factor`) against fresh factorisations."""
 
+import gc
 import pickle
+import tracemalloc
+import weakref
 
 import numpy as np
 import pytest
@@ -10,7 +13,7 @@ from sdpembed.problems.numax_operator import PairSecantOperator
 from sdpembed.secants import pair_count, pairs_from_linear_index
 from sdpembed.solvers.numax import pair_linalg
 from sdpembed.solvers.numax.admm import ADMMState
-from sdpembed.solvers.numax.column_generation import column_generation
+from sdpembed.solvers.numax.column_generation import _NuMaxADMM, _restricted_admm, column_generation
 from sdpembed.solvers.numax.least_squares import CholeskySolve, extend_factor, extension_is_cheaper
 from sdpembed.solvers.numax.pair_linalg import LeastSquaresSteps
 
@@ -112,6 +115,9 @@ def test_least_squares_steps_extend_the_warm_start_factor(mode, rtol):
     np.testing.assert_allclose(_K(V) @ steps(rhs, 1), rhs, rtol=0, atol=rtol * np.abs(rhs).max())
     # a factor of other pairs is refused (a spot check of the kept secants): a fresh factor instead
     other = _pairs(X, np.concatenate([index[100:700][kept], index[:100]]))
+    # (a state hands its factor to one run: this one is new)
+    again = LeastSquaresSteps(_pairs(X, index[:600]), mode, None)
+    state = ADMMState(None, None, None, 1.0, None, factor=again.cholesky, factor_kept=kept)
     refused = LeastSquaresSteps(other, mode, state)
     assert not refused.extended
     V = other.explicit().V
@@ -133,3 +139,62 @@ def test_column_generation_reaches_the_same_optimum_with_and_without_block_updat
     assert fresh.status == extended.status == "optimal"
     assert extended.relative_gap <= 1e-5 and extended.max_violation <= 1e-6
     assert extended.objective == pytest.approx(fresh.objective, rel=1e-6)
+
+
+@pytest.mark.parametrize("extends", [True, False])
+def test_a_warm_start_hands_its_factor_over(extends, monkeypatch):
+    # the run starting from a state takes the state's factor: once extended (or refused) the old factor
+    # is freed, never held beside the new S × S matrices
+    monkeypatch.setattr(pair_linalg, "extension_is_cheaper", lambda *a, **k: extends)
+    X = digits_points(60)
+    index = np.random.default_rng(3).choice(pair_count(60), size=700, replace=False)
+    first = LeastSquaresSteps(_pairs(X, index[:600]), "cholesky", None)
+    old = weakref.ref(first.cholesky.factor)
+    state = ADMMState(None, None, None, 1.0, None, factor=first.cholesky, factor_kept=np.ones(600, bool))
+    del first
+    steps = LeastSquaresSteps(_pairs(X, index), "cholesky", state)
+    assert steps.extended == extends
+    assert state.factor is None and state.factor_kept is None
+    gc.collect()
+    assert old() is None
+
+
+def test_column_generation_carry_leaves_the_finished_round_no_s_by_s_part():
+    X = digits_points(40)
+    index = np.arange(500)
+    op = _pairs(X, index)
+    inner = _restricted_admm("numax", None, feas_tol=1e-6, gap_tol=1e-5, loose_tol=1e-3, loose_max_iter=10,
+                             verbose=False, implicit=True)
+    assert isinstance(inner, _NuMaxADMM)
+    result = inner.solve(op, np.full(500, 0.8), np.full(500, 1.2), None, tight=False)
+    factor = result.state.factor
+    assert factor is not None
+    keep = np.ones(500, bool)
+    keep[:10] = False
+    carried = inner.carry(result, keep, 5)
+    assert carried.factor is factor and carried.factor_kept.sum() == 490
+    # the finished round's state (also its SolveResult's) no longer holds it
+    assert result.state is result.raw.extra["state"]
+    assert result.state.factor is None and result.state.K_inv is None and result.state.gram is None
+
+
+def test_the_double_precision_refactorisation_frees_the_single_factor_first():
+    X = digits_points(100)
+    op = _pairs(X, np.random.default_rng(5).choice(pair_count(100), size=3000, replace=False))
+    S = op.n_constraints
+    tracemalloc.start()
+    try:
+        steps = LeastSquaresSteps(op, "mixed", None)
+        assert steps.cholesky.dtype == np.float32 and steps.refinable
+        before = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        steps.to_double(1)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # one double-precision S × S buffer (𝒜𝒜*, factorised in place) and blocks of gathered rows
+    # (2 · 256 × S), the single-precision factor (half an S × S buffer) already gone
+    assert peak - before < 0.8 * S * S * 8
+    assert steps.cholesky.dtype == np.float64
+    rhs = np.random.default_rng(4).standard_normal(S)
+    np.testing.assert_allclose(_K(op.explicit().V) @ steps(rhs, 2), rhs, rtol=0, atol=1e-10 * np.abs(rhs).max())
