@@ -243,7 +243,7 @@ class _NuMaxADMM:
         spectrum = np.linalg.eigvalsh(factor @ factor.T)
         min_eigenvalue = float(np.min(spectrum, initial=0.0 if F.shape[1] < F.shape[0] else np.inf))
         y = np.concatenate([result.y, np.zeros(S - n_old)])
-        state = self.carry(result, np.ones(n_old, bool), S - n_old)
+        state = self.carry(result, np.ones(n_old, bool), S - n_old, release=False)
         message = f"{result.message}; {S - n_old} pair(s) more settled by a polish of the factor"
         settled = replace(raw, solution=F @ F.T, objective=objective, gap=objective - result.dual_bound,
                           relative_gap=rgap, max_violation=violation, min_eigenvalue=min_eigenvalue, message=message,
@@ -254,7 +254,7 @@ class _NuMaxADMM:
                                 dual_bound=result.dual_bound, relative_gap=rgap, factor=factor, values=values,
                                 raw=settled)
 
-    def carry(self, result: RestrictedResult, keep: np.ndarray, n_added: int) -> ADMMState:
+    def carry(self, result: RestrictedResult, keep: np.ndarray, n_added: int, *, release: bool = True) -> ADMMState:
         # warm start ω on the kept pairs and reuse (I + 𝒜𝒜*)⁻¹ and 𝒜𝒜* of the kept pairs (the next
         # run appends the new pairs' rows)
         prev = result.state
@@ -272,8 +272,10 @@ class _NuMaxADMM:
                           factor=factor, factor_kept=None if factor is None else keep.copy(),
                           eig_block=prev.eig_block)
         # the S × S parts go to the new state only: the finished round's result lets go of them, so that
-        # the next round frees them as soon as it has used them
-        prev.K_inv = prev.gram = prev.factor = None
+        # the next round frees them as soon as it has used them (``release``; a settle attempt keeps them,
+        # since the round goes on from this result if the settled point fails its scan)
+        if release:
+            prev.K_inv = prev.gram = prev.factor = None
         return state
 
 

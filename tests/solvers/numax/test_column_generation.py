@@ -392,3 +392,28 @@ def test_settle_ends_the_run_certified_without_another_restricted_solve():
     assert (settled.objective - verified) / settled.objective <= 1e-5
     assert abs(settled.objective - plain.objective) <= 1e-5 * plain.objective
     assert "polish_system" not in settled.extra
+
+
+def test_a_settle_whose_scan_fails_leaves_the_round_its_warm_start(monkeypatch):
+    """If the settled point then fails its all-pairs scan, the run goes on from the round's own result:
+    the settle attempt must leave that result's S × S warm start (its factor of I + 𝒜𝒜*) in place, and
+    the run still ends at the optimum of a run without settling."""
+    from sdpembed.solvers.numax import column_generation as cg
+
+    real, seen = cg._settled, []
+
+    def failing_scan(candidates, inner, result, *args):
+        real(candidates, inner, result, *args)
+        seen.append(result.state.factor is not None or result.state.K_inv is not None)
+        return None                                     # as if the scan had found a violated pair
+
+    monkeypatch.setattr(cg, "_settled", failing_scan)
+    X = digits_points(150, seed=2)
+    instance = NuMaxInstance(delta=0.2, X=X)
+    options = dict(initial_pairs=300, max_add=200, random_state=0)
+    run = solve_numax_cg(instance, **options)
+    monkeypatch.undo()
+    plain = solve_numax_cg(instance, settle=False, **options)
+    assert seen and all(seen)
+    assert run.status == plain.status == "optimal" and run.extra["settled"] == 0
+    assert abs(run.objective - plain.objective) <= 1e-5 * plain.objective
