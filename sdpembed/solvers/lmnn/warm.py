@@ -175,7 +175,7 @@ class _FullLoss:
             self.cache = (order, a, b, indptr, L.copy(), np.sqrt(self.reach * radius)) if small else None
         self.last = L.copy()
         ZLs, rs, Zs = ZL[order], radius[order], Z[order]
-        D_ab = np.empty(a.size, dtype=self.dtype)                                # ‖L(x_a − x_b)‖², exact, from
+        D_ab = np.empty(a.size, dtype=self.dtype)                                # ‖L(x_a − x_b)‖² in dtype, from
         for start in range(0, a.size, _PAIR_CHUNK):                              # differences in cache-sized chunks
             t = slice(start, start + _PAIR_CHUNK)
             diff = ZLs[a[t]]
@@ -318,9 +318,9 @@ def warm_start_metric(
     dtype : numpy float type, optional
         Precision of the distances and hinge arguments of every evaluation (:class:`_FullLoss`); the sums and
         the gradient's contraction are float64 either way, and the returned ``loss``, ``triplets`` and ``z``
-        come from an exact float64 scan. By default float32 from ``_FLOAT32_FROM`` points on (MNIST, 3,500
-        points: about a sixth of an evaluation saved), float64 below (digits, 1,257 points: no measurable
-        saving, and a path that does not depend on the rounding of float32).
+        come from an exact float64 scan. By default float32 from ``_FLOAT32_FROM`` points on, where the pair
+        gathers' memory traffic dominates an evaluation, and float64 below, where it does not and the path then
+        does not depend on the rounding of float32.
     verbose : bool or int
         One line per stage.
 

@@ -188,7 +188,7 @@ def polish_with_system(
     Y, a = _values(V, F)
     S = V.shape[0]
     if system is not None and system.size != S:
-        system = system.bordered(V, Y) if system.border is None and system.factor.shape[0] < S else None
+        system = system.bordered(V, Y)          # None unless it is an unbordered system of fewer rows
     for _ in range(max_steps):
         target = np.clip(a, lo, hi) - a
         if np.max(np.abs(target), initial=0.0) <= tol:
