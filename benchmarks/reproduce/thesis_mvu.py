@@ -51,6 +51,7 @@ from .common import Experiment, Outcome  # noqa: E402
 from .numax import _md_table, _save  # noqa: E402
 from .thesis_mvu_kernel import DATA_NOTE as _KERNEL_DATA_NOTE  # noqa: E402
 from .thesis_mvu_kernel import EXPERIMENTS as _KERNEL_EXPERIMENTS  # noqa: E402
+from .thesis_mvu_measures import EXPERIMENTS as _MEASURES_EXPERIMENTS  # noqa: E402
 from .thesis_mvu_reasons import EXPERIMENTS as _REASON_EXPERIMENTS  # noqa: E402
 
 TITLE = "Weinberger's thesis, chapter 3: maximum variance unfolding"
@@ -61,8 +62,9 @@ DATA_NOTE = ("Data: swiss rolls and the trefoil knot come from `sdpembed.dataset
              "are not available, scikit-learn's bundled digits and MNIST fives stand in. Table 3.2, Table 3.3 and "
              "Fig. 3.32–3.37 (`reproduce/thesis_mvu_kernel.py`): " + _KERNEL_DATA_NOTE + " Every exact solve "
              "reports its status and certified relative gap; an embedding is only called MVU's when the solve "
-             "is `optimal`. The reason test of a *differs* (`reproduce/thesis_mvu_reasons.py`, its hypothesis "
-             "fixed in its departures before the run) follows the experiment it explains.")
+             "is `optimal`. The reason test of a *differs* (`reproduce/thesis_mvu_reasons.py`, "
+             "`reproduce/thesis_mvu_measures.py`, its hypothesis fixed in its departures before the run) follows the "
+             "experiment it explains.")
 NOT_IMPLEMENTED = [
     "Fig. 3.9, 3.10, 3.26 and 3.31 (the teapot images are not available)",
     "Fig. 3.12 (the rotating-globe images are not available)",
@@ -973,5 +975,6 @@ EXPERIMENTS = (
 ) + _KERNEL_EXPERIMENTS
 # each reason test (key ``<figure>_reasons`` or ``<figure>_reasons_<candidate>``) right after the figure or
 # table it explains
-EXPERIMENTS = tuple(e for figure in EXPERIMENTS for e in (figure, *(r for r in _REASON_EXPERIMENTS if (
+_REASONS = _REASON_EXPERIMENTS + _MEASURES_EXPERIMENTS
+EXPERIMENTS = tuple(e for figure in EXPERIMENTS for e in (figure, *(r for r in _REASONS if (
     r.key == f"{figure.key}_reasons" or r.key.startswith(f"{figure.key}_reasons_")))))

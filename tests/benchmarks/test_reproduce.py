@@ -531,7 +531,8 @@ def test_thesis_mvu_reason_tests_follow_the_experiment_they_explain():
     experiments = load_paper("thesis-mvu").EXPERIMENTS
     keys = [e.key for e in experiments]
     reasons = [k for k in keys if "_reasons" in k]
-    assert len(reasons) == len(load_reproduce("thesis_mvu_reasons").EXPERIMENTS) >= 4
+    assert len(reasons) == (len(load_reproduce("thesis_mvu_reasons").EXPERIMENTS)
+                            + len(load_reproduce("thesis_mvu_measures").EXPERIMENTS)) >= 5
     for key in reasons:                          # <figure>_reasons[_<candidate>] after its figure or a sibling
         figure = key.split("_reasons")[0]
         before = keys[keys.index(key) - 1]
@@ -671,3 +672,42 @@ def test_t_interval_against_scipy_and_the_seeds_rule():
     assert reasons.seeds_decision(below, False).startswith("undecided")
     single = reasons.t_interval([0.1])
     assert np.isnan(single["low"]) and reasons.seeds_decision(single, True).startswith("undecided")
+
+
+def test_measures_rule_supports_on_both_decided_measures_and_refutes_on_either_corrected_interval():
+    measures = load_reproduce("thesis_mvu_measures")
+    from scipy import stats
+    above, straddle = [0.03, 0.02, 0.025, 0.028], [0.02, -0.01, 0.015, -0.005]
+    below = [-0.03, -0.02, -0.025, -0.028]
+    rule = measures.measures_decision({"continuity": below, "trust": above, "intersection": above}, True)
+    assert rule["decision"] == "supported"                       # continuity below decides nothing
+    for m, d in (("continuity", below), ("trust", above)):       # each interval is scipy's at its level
+        low, high = stats.t.interval(0.95, 3, loc=np.mean(d), scale=stats.sem(d))
+        assert (rule["intervals"][m]["low"], rule["intervals"][m]["high"]) == pytest.approx((low, high))
+    low, high = stats.t.interval(0.975, 3, loc=np.mean(above), scale=stats.sem(above))
+    assert measures.REFUTE_LEVEL == pytest.approx(0.975)         # Bonferroni over the two decided measures
+    assert (rule["refute_intervals"]["trust"]["low"], rule["refute_intervals"]["trust"]["high"]) == pytest.approx(
+        (low, high))
+    assert set(rule["refute_intervals"]) == {"trust", "intersection"}
+    one = measures.measures_decision({"continuity": above, "trust": above, "intersection": straddle}, True)
+    assert one["decision"].startswith("undecided (intersection interval")
+    assert measures.measures_decision({"continuity": above, "trust": below, "intersection": above},
+                                      True)["decision"] == "refuted"
+    # below at 95 % but not at the corrected 97.5 %: not refuted
+    edge = [-0.010, -0.003, -0.012, -0.005]
+    assert measures.t_interval(edge, 0.95)["high"] < 0 < measures.t_interval(edge, 0.975)["high"]
+    assert measures.measures_decision({"continuity": above, "trust": edge, "intersection": above},
+                                      True)["decision"].startswith("undecided (trust interval")
+    assert measures.measures_decision({"continuity": above, "trust": above, "intersection": above},
+                                      False)["decision"] == "undecided (a solve is not a certified optimum)"
+    assert measures.measures_decision({"continuity": [0.1], "trust": [0.1], "intersection": [0.1]},
+                                      True)["decision"] == "undecided (fewer than two samples)"
+
+
+def test_measures_verdict_needs_the_digits_supported_and_no_replication_refuted():
+    verdict = load_reproduce("thesis_mvu_measures").measures_verdict
+    assert verdict({"digits": "supported", "mnist": "undecided (x)"}) == "reproduced in trend"
+    assert verdict({"digits": "supported", "mnist": "refuted"}) == "differs"
+    assert verdict({"digits": "undecided (x)", "mnist": "supported"}) == "differs"
+    assert verdict({"digits": "refuted", "mnist": "supported"}) == "differs"
+    assert verdict({"mnist": "supported"}, primary="mnist") == "reproduced in trend"

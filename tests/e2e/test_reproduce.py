@@ -280,6 +280,17 @@ def test_the_thesis_mvu_manifold_and_mix_reason_tests_decide_from_their_own_numb
     assert mix["rows"]["ipm"]["method"] == "mvu_ipm" and mix["rows"]["ipm"]["iterations"] <= mix["config"]["max_iter"]
 
 
+def _certified_samples(data: dict, seeds: list[int]) -> list[dict]:
+    """Check one data set's seeded samples (every seed, by the interior point, the uncertified ones listed)
+    and return the certified ones."""
+    assert [s["seed"] for s in data["samples"]] == seeds
+    assert all(s["solve"]["method"] == "mvu_ipm" for s in data["samples"])
+    certified = [s for s in data["samples"] if s["solve"]["status"] == "optimal"]
+    assert data["certified"] == (len(certified) == len(data["samples"]))
+    assert data["uncertified_seeds"] == [s["seed"] for s in data["samples"] if s not in certified]
+    return certified
+
+
 def test_the_thesis_mvu_seeds_reason_test_decides_from_its_own_numbers(tmp_path):
     from scipy import stats
     record = _run_quick(tmp_path, "table3_2_reasons_seeds", paper="thesis-mvu")["table3_2_reasons_seeds"]
@@ -287,12 +298,8 @@ def test_the_thesis_mvu_seeds_reason_test_decides_from_its_own_numbers(tmp_path)
     k_table = config["k_isomap"][0]
     assert list(sets) == config["sets"]
     for data in sets.values():
-        assert [s["seed"] for s in data["samples"]] == config["seeds"]
-        certified = [s for s in data["samples"] if s["solve"]["status"] == "optimal"]
-        assert data["certified"] == (len(certified) == len(data["samples"]))
-        assert data["uncertified_seeds"] == [s["seed"] for s in data["samples"] if s not in certified]
+        certified = _certified_samples(data, config["seeds"])
         for s in data["samples"]:
-            assert s["solve"]["method"] == "mvu_ipm"
             for k_iso in config["k_isomap"]:
                 key = f"Isomap k = {k_iso}"
                 assert s["difference"][key] == pytest.approx(s["quality"]["MVU"]["harmonic"]
@@ -313,3 +320,41 @@ def test_the_thesis_mvu_seeds_reason_test_decides_from_its_own_numbers(tmp_path)
     ahead = all(d["certified"] and d["intervals"][f"Isomap k = {k_table}"]["low"] > 0 for d in sets.values())
     assert record["rows"]["mvu_ahead"] == ahead
     assert record["verdict"] == ("reproduced in trend" if ahead else "differs")
+
+
+def test_the_thesis_mvu_measures_reason_test_decides_from_its_own_numbers(tmp_path):
+    from scipy import stats
+    key = "table3_2_reasons_measures"
+    record = _run_quick(tmp_path, key, paper="thesis-mvu")[key]
+    config, rows = record["config"], record["rows"]
+    sets = rows["sets"]
+    assert list(sets) == config["sets"] and rows["primary"] == "digits"
+    for name, data in sets.items():
+        certified = _certified_samples(data, config["seeds"])
+        for s in data["samples"]:
+            for m, v in s["difference"].items():
+                assert v == pytest.approx(s["quality"]["MVU"][m] - s["quality"]["Isomap"][m])
+        intervals = {}
+        for m in ("continuity", "trust", "intersection", "harmonic"):
+            d = [s["difference"][m] for s in certified]               # uncertified never averaged in
+            levels = (("intervals", 0.95), ("refute_intervals", 0.975)) if m in ("trust", "intersection") else (
+                ("intervals", 0.95),)
+            for field, level in levels:
+                interval = data[field][m]
+                assert interval["count"] == len(d)
+                if len(d) >= 2:
+                    low, high = stats.t.interval(level, len(d) - 1, loc=sum(d) / len(d), scale=stats.sem(d))
+                    assert (interval["low"], interval["high"]) == pytest.approx((low, high))
+                intervals[(field, m)] = interval
+        decided = ("trust", "intersection")
+        expected = ("undecided (a solve is not a certified optimum)" if not data["certified"]
+                    else "undecided (fewer than two samples)" if len(certified) < 2
+                    else "supported" if all(intervals[("intervals", m)]["low"] > 0 for m in decided)
+                    else "refuted" if any(intervals[("refute_intervals", m)]["high"] < 0 for m in decided)
+                    else "undecided")
+        assert data["decision"].startswith(expected)
+        assert rows["decisions"][name] == data["decision"]
+    ok = sets["digits"]["decision"] == "supported" and all(d["decision"] != "refuted" for n, d in sets.items()
+                                                           if n != "digits")
+    assert record["verdict"] == ("reproduced in trend" if ok else "differs")
+    assert f"is {sets['digits']['decision']}" in record["agreement"]
