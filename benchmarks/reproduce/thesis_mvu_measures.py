@@ -25,12 +25,11 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
-from sklearn.manifold import Isomap  # noqa: E402
 
 from .common import Experiment, Outcome  # noqa: E402
 from .numax import _md_table, _save  # noqa: E402
 from .thesis_mvu_kernel import PUBLISHED_TABLE3_2  # noqa: E402
-from .thesis_mvu_reasons import PUBLISHED_FACES, _base, _digits_or_mnist, _fmt, _solve_summary, t_interval  # noqa: E402
+from .thesis_mvu_reasons import PUBLISHED_FACES, _base, _fmt, _solve_summary, seeded_mvu_and_isomap, t_interval  # noqa: E402
 
 #: The measures the thesis has MVU best in on average (decided on), and the one reported for the record.
 DECIDED = ("trust", "intersection")
@@ -145,10 +144,7 @@ def table3_2_reasons_measures(config: dict, png: Path) -> Outcome:
     for name in config["sets"]:
         samples = []
         for seed in config["seeds"]:
-            X = _digits_or_mnist(name, config["n"], seed)
-            run = base._exact(X, k, variant, r=r, method="ipm")
-            quality = {"MVU": base._quality(X, run["Y"][:, :r], l),
-                       "Isomap": base._quality(X, Isomap(n_neighbors=k_iso, n_components=r).fit_transform(X), l)}
+            run, quality = seeded_mvu_and_isomap(name, config["n"], seed, k, variant, r, l, {"Isomap": k_iso})
             difference = {m: quality["MVU"][m] - quality["Isomap"][m] for m in everything}
             samples.append({"seed": seed, "solve": _solve_summary(run), "quality": quality, "difference": difference})
             print(f"  {name} seed {seed}: {base._solve_text(run)}, MVU {_fmt(quality['MVU'])}, "

@@ -570,6 +570,19 @@ def seeds_decision(interval: dict, certified: bool) -> str:
     return "refuted" if interval["high"] < 0.0 else "supported"
 
 
+def seeded_mvu_and_isomap(name: str, n: int, seed: int, k: int, variant: str, r: int, l: int,
+                          isomaps: dict[str, int]) -> tuple[dict, dict]:
+    """One seeded sample of ``name``: its certified exact MVU (interior point) and the quality
+    measures of MVU's and of each Isomap's (label → Isomap's k) r-dimensional embedding."""
+    base = _base()
+    X = _digits_or_mnist(name, n, seed)
+    run = base._exact(X, k, variant, r=r, method="ipm")
+    quality = {"MVU": base._quality(X, run["Y"][:, :r], l)}
+    for label, k_iso in isomaps.items():
+        quality[label] = base._quality(X, Isomap(n_neighbors=k_iso, n_components=r).fit_transform(X), l)
+    return run, quality
+
+
 def table3_2_reasons_seeds(config: dict, png: Path) -> Outcome:
     """Table 3.2 — the reason test of the digits disagreement: is it within the noise of the sample?
 
@@ -615,12 +628,8 @@ def table3_2_reasons_seeds(config: dict, png: Path) -> Outcome:
     for name in config["sets"]:
         samples = []
         for seed in config["seeds"]:
-            X = _digits_or_mnist(name, config["n"], seed)
-            run = base._exact(X, k, variant, r=r, method="ipm")
-            quality = {"MVU": base._quality(X, run["Y"][:, :r], l)}
-            for k_iso in config["k_isomap"]:
-                Y = Isomap(n_neighbors=k_iso, n_components=r).fit_transform(X)
-                quality[f"Isomap k = {k_iso}"] = base._quality(X, Y, l)
+            run, quality = seeded_mvu_and_isomap(name, config["n"], seed, k, variant, r, l,
+                                                 {f"Isomap k = {k_iso}": k_iso for k_iso in config["k_isomap"]})
             difference = {key: quality["MVU"]["harmonic"] - q["harmonic"] for key, q in quality.items()
                           if key != "MVU"}
             samples.append({"seed": seed, "solve": _solve_summary(run), "quality": quality,
