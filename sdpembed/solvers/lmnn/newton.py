@@ -26,12 +26,14 @@ References
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import scipy.linalg
 
 from .pair_system import PairSystem, symmetric_part
 
-__all__ = ["newton_step"]
+__all__ = ["newton_step", "pcg"]
 
 #: Triplets per svec coordinate beyond which Newton systems are solved by PCG (see :func:`_newton_solver`).
 _PCG_RATIO = 4
@@ -125,7 +127,7 @@ def _newton_solver(system: PairSystem, D: np.ndarray, K: np.ndarray, *, iterativ
 
     def solve(r: np.ndarray) -> np.ndarray:
         if "factor" not in state:
-            x, ok = _pcg(operator, r, lambda z: scipy.linalg.cho_solve(precond, z, check_finite=False), tol=tol)
+            x, ok = pcg(operator, r, lambda z: scipy.linalg.cho_solve(precond, z, check_finite=False), tol=tol)
             if ok:
                 return x
             state["factor"] = _cho_factor(system.gram(D) + K)
@@ -177,16 +179,37 @@ def _matrix_free_solver(system: PairSystem, D: np.ndarray, M: np.ndarray, X: np.
 
     def solve(r: np.ndarray) -> np.ndarray:
         R = system.smat(r)[0]
-        y, _ = _pcg(operator, system.svec((Q.T @ R @ Q)[None]), precondition, maxiter=_MATRIX_FREE_MAXITER, tol=tol)
+        y, _ = pcg(operator, system.svec((Q.T @ R @ Q)[None]), precondition, maxiter=_MATRIX_FREE_MAXITER, tol=tol)
         return system.svec((Q @ system.smat(y)[0] @ Q.T)[None])
 
     return solve
 
 
-def _pcg(operator, r: np.ndarray, precondition, *, maxiter: int | None = None,
-         tol: float = _PCG_TOL) -> tuple[np.ndarray, bool]:
-    """Preconditioned conjugate gradients for an SPD operator; (x, reached the relative residual ``tol``) after
-    at most ``maxiter`` iterations (``_PCG_MAXITER`` by default)."""
+def pcg(operator: Callable[[np.ndarray], np.ndarray], r: np.ndarray,
+        precondition: Callable[[np.ndarray], np.ndarray], *, maxiter: int | None = None,
+        tol: float = _PCG_TOL) -> tuple[np.ndarray, bool]:
+    """Preconditioned conjugate gradients for ``operator(x) = r``, an SPD operator on svec vectors.
+
+    The shared solver of the LMNN interior point: its Newton systems (:func:`newton_step`) and the
+    margin system of :func:`~sdpembed.solvers.lmnn.hinge_ipm.polish_multipliers`.
+
+    Parameters
+    ----------
+    operator, precondition : callable
+        x ↦ Ax and z ↦ P⁻¹z, both SPD.
+    r : ndarray of shape (p,)
+        Right-hand side.
+    maxiter : int, optional
+        Iterations at most (``_PCG_MAXITER`` by default).
+    tol : float
+        Relative residual ‖r − Ax‖ ≤ tol·‖r‖ at which it stops.
+
+    Returns
+    -------
+    x : ndarray of shape (p,)
+    reached : bool
+        Whether the relative residual ``tol`` was reached.
+    """
     maxiter = _PCG_MAXITER if maxiter is None else maxiter
     x = precondition(r)
     res = r - operator(x)
