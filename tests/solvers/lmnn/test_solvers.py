@@ -1113,3 +1113,32 @@ def test_formed_preconditioner_pcg_is_inexact_newton(instances, monkeypatch):
                                              strict=True)]
     expected = [min(newton._INEXACT_MAX, max(newton._PCG_TOL, newton._INEXACT_FACTOR * w)) for w in worst[:-1]]
     assert tols == [t for t in expected for _ in range(2)]          # predictor and corrector of every step
+
+
+def test_early_preconditioner_holds_the_triplets_of_largest_weight(instances, monkeypatch):
+    """Every PCG preconditioner of the formed path is the Newton matrix of a subset of the working set: the
+    _PCG_EARLY·p triplets of largest D_t before the interior point's measures fall below 10⁻³, the
+    _PCG_RATIO/2·p after, never all T (a rank-k update of every triplet costs T·p² flops a step); and the
+    interior point still reaches the restricted optimum of the direct factorisation."""
+    import sdpembed.solvers.lmnn.newton as newton
+    inst = instances["wine"]
+    system = single_system(inst, all_triplets(inst.y, inst.targets))
+    C0 = (1 - inst.mu) * np.asarray(inst.pull_matrix)[None]
+    p, T = system.svec_dim, system.n_triplets
+    assert T > newton._PCG_RATIO * p
+    sizes, gram_subset = [], system.gram_subset
+
+    def recorded(D, rows, dtype=np.float64):
+        if dtype == np.float32:
+            sizes.append(rows.size)
+            assert np.all(D[rows].min() >= np.delete(D, rows).max())      # the rows of largest weight
+        return gram_subset(D, rows, dtype)
+
+    monkeypatch.setattr(system, "gram_subset", recorded)
+    out = hinge_ipm(system, C0, inst.mu)
+    assert ipm_reached(out, 1e-8)
+    assert sizes[0] == newton._PCG_EARLY * p and set(sizes) == {newton._PCG_EARLY * p, newton._PCG_RATIO * p // 2}
+    monkeypatch.setattr(newton, "_PCG_RATIO", 10**9)                        # the direct factorisation
+    direct = hinge_ipm(single_system(inst, all_triplets(inst.y, inst.targets)), C0, inst.mu)
+    floor = max(out.history["gap"][-1], direct.history["gap"][-1])        # each stops at its rounding floor
+    assert out.primal_value == pytest.approx(direct.primal_value, rel=max(1e-8, floor))
