@@ -119,7 +119,7 @@ def _newton_solver(system: PairSystem, D: np.ndarray, K: np.ndarray, *, iterativ
         factor = _cho_factor(system.gram(D) + K)
         return lambda r: scipy.linalg.cho_solve(factor, r, check_finite=False)
     rank = _PCG_RATIO * p // 2 if iterative else _PCG_EARLY * p
-    top = np.sort(np.argpartition(-D, rank)[:rank])
+    top = np.arange(D.size) if rank >= D.size else np.sort(np.argpartition(-D, rank)[:rank])
     precond = _cho_factor(system.gram_subset(D, top, np.float32) + K)
     state: dict = {}
 

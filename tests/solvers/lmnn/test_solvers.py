@@ -1142,3 +1142,6 @@ def test_early_preconditioner_holds_the_triplets_of_largest_weight(instances, mo
     direct = hinge_ipm(single_system(inst, all_triplets(inst.y, inst.targets)), C0, inst.mu)
     floor = max(out.history["gap"][-1], direct.history["gap"][-1])        # each stops at its rounding floor
     assert out.primal_value == pytest.approx(direct.primal_value, rel=max(1e-8, floor))
+    monkeypatch.setattr(newton, "_PCG_RATIO", 2)           # PCG from T > 2p, the early subset 3p ≥ T: all rows
+    small = single_system(inst, all_triplets(inst.y, inst.targets)[: 3 * p - 5])
+    assert ipm_reached(hinge_ipm(small, C0, inst.mu), 1e-8)
