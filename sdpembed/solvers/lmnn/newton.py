@@ -8,9 +8,9 @@ triplet: only a p × p matrix, p = d(d+1)/2 per metric, is solved,
 
 (𝒜(M)_t = tr(M A_t); ⊛ the symmetric Kronecker product of the HKM direction; both parts formed by
 :class:`~sdpembed.solvers.lmnn.pair_system.PairSystem`). Small systems are factored. Large ones
-(T > 4p, one metric) are solved by PCG with the exact operator, preconditioned by H with float32
-rank-k updates in the early steps and, once residuals and gap are below 10⁻³, by the part of H from
-the 2p triplets of largest D_t, also in float32 (:func:`_newton_solver`), a few PCG iterations per
+(T > 4p, one metric) are solved by PCG with the exact operator, preconditioned by the part of H from
+the 3p triplets of largest D_t in the early steps and, once residuals and gap are below 10⁻³, from
+the 2p of largest D_t, rank-k updates in float32 (:func:`_newton_solver`), a few PCG iterations per
 solve, to a relative residual tied to the interior point's progress (inexact Newton, :func:`newton_step`).
 From p = 7,000 (d ≥ 118) no p × p matrix is formed at all (T·p² flops to form, p³/3 to factor
 and 8p² bytes each: minutes a step and gigabytes at d = 164): PCG runs in the congruence that makes
@@ -26,15 +26,20 @@ References
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import scipy.linalg
 
 from .pair_system import PairSystem, symmetric_part
 
-__all__ = ["newton_step"]
+__all__ = ["newton_step", "pcg"]
 
 #: Triplets per svec coordinate beyond which Newton systems are solved by PCG (see :func:`_newton_solver`).
 _PCG_RATIO = 4
+
+#: Triplets per svec coordinate (those of largest D_t) in the early PCG preconditioner (see :func:`_newton_solver`).
+_PCG_EARLY = 3
 
 #: Relative residual and iteration limit of those PCG solves.
 _PCG_TOL = 1e-9
@@ -89,8 +94,11 @@ def _newton_solver(system: PairSystem, D: np.ndarray, K: np.ndarray, *, iterativ
     preconditioned conjugate gradients with the exact operator (one 𝒜 and one 𝒜* per
     iteration, O(n_pairs·d²) flops), preconditioned by
 
-    * early (not ``iterative``): the whole Newton matrix with its rank-k updates in float32
-      (half the flops' time; PCG then needs 1–3 iterations to restore float64 accuracy);
+    * early (not ``iterative``): the Newton matrix of the ``_PCG_EARLY · p`` triplets of largest D_t,
+      rank-k updates in float32, and K. The early D_t are spread over one or two decades only, so the
+      preconditioner needs more triplets than the late one, but not all: PCG then needs a few
+      iterations at the early steps' looser inexact-Newton tolerance, which costs less than the rank-k
+      update of the whole working set (T·p² flops) at T ≫ 3p;
     * late (``iterative``: the interior point's residuals and gap below 10⁻³, see
       :func:`~sdpembed.solvers.lmnn.hinge_ipm.hinge_ipm`): the Newton matrix of only the
       ``_PCG_RATIO/2 · p`` triplets of largest D_t (rank-k updates in float32 as well) and the HKM
@@ -110,11 +118,9 @@ def _newton_solver(system: PairSystem, D: np.ndarray, K: np.ndarray, *, iterativ
     if system.n_blocks != 1 or system.n_triplets <= _PCG_RATIO * p:
         factor = _cho_factor(system.gram(D) + K)
         return lambda r: scipy.linalg.cho_solve(factor, r, check_finite=False)
-    if iterative:
-        top = np.argpartition(-D, _PCG_RATIO * p // 2)[:_PCG_RATIO * p // 2]
-        precond = _cho_factor(system.gram_subset(D, np.sort(top), np.float32) + K)
-    else:
-        precond = _cho_factor(system.gram_subset(D, np.arange(D.size), np.float32) + K)
+    rank = _PCG_RATIO * p // 2 if iterative else _PCG_EARLY * p
+    top = np.arange(D.size) if rank >= D.size else np.sort(np.argpartition(-D, rank)[:rank])
+    precond = _cho_factor(system.gram_subset(D, top, np.float32) + K)
     state: dict = {}
 
     def operator(v: np.ndarray) -> np.ndarray:
@@ -125,7 +131,7 @@ def _newton_solver(system: PairSystem, D: np.ndarray, K: np.ndarray, *, iterativ
 
     def solve(r: np.ndarray) -> np.ndarray:
         if "factor" not in state:
-            x, ok = _pcg(operator, r, lambda z: scipy.linalg.cho_solve(precond, z, check_finite=False), tol=tol)
+            x, ok = pcg(operator, r, lambda z: scipy.linalg.cho_solve(precond, z, check_finite=False), tol=tol)
             if ok:
                 return x
             state["factor"] = _cho_factor(system.gram(D) + K)
@@ -177,16 +183,37 @@ def _matrix_free_solver(system: PairSystem, D: np.ndarray, M: np.ndarray, X: np.
 
     def solve(r: np.ndarray) -> np.ndarray:
         R = system.smat(r)[0]
-        y, _ = _pcg(operator, system.svec((Q.T @ R @ Q)[None]), precondition, maxiter=_MATRIX_FREE_MAXITER, tol=tol)
+        y, _ = pcg(operator, system.svec((Q.T @ R @ Q)[None]), precondition, maxiter=_MATRIX_FREE_MAXITER, tol=tol)
         return system.svec((Q @ system.smat(y)[0] @ Q.T)[None])
 
     return solve
 
 
-def _pcg(operator, r: np.ndarray, precondition, *, maxiter: int | None = None,
-         tol: float = _PCG_TOL) -> tuple[np.ndarray, bool]:
-    """Preconditioned conjugate gradients for an SPD operator; (x, reached the relative residual ``tol``) after
-    at most ``maxiter`` iterations (``_PCG_MAXITER`` by default)."""
+def pcg(operator: Callable[[np.ndarray], np.ndarray], r: np.ndarray,
+        precondition: Callable[[np.ndarray], np.ndarray], *, maxiter: int | None = None,
+        tol: float = _PCG_TOL) -> tuple[np.ndarray, bool]:
+    """Preconditioned conjugate gradients for ``operator(x) = r``, an SPD operator on svec vectors.
+
+    The shared solver of the LMNN interior point: its Newton systems (:func:`newton_step`) and the
+    margin system of :func:`~sdpembed.solvers.lmnn.hinge_ipm.polish_multipliers`.
+
+    Parameters
+    ----------
+    operator, precondition : callable
+        x ↦ Ax and z ↦ P⁻¹z, both SPD.
+    r : ndarray of shape (p,)
+        Right-hand side.
+    maxiter : int, optional
+        Iterations at most (``_PCG_MAXITER`` by default).
+    tol : float
+        Relative residual ‖r − Ax‖ ≤ tol·‖r‖ at which it stops.
+
+    Returns
+    -------
+    x : ndarray of shape (p,)
+    reached : bool
+        Whether the relative residual ``tol`` was reached.
+    """
     maxiter = _PCG_MAXITER if maxiter is None else maxiter
     x = precondition(r)
     res = r - operator(x)

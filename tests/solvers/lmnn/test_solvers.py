@@ -277,6 +277,25 @@ def test_newton_solves_direct_pcg_and_fallback_agree(instances):
     assert abs(outcomes["pcg"].iterations - outcomes["direct"].iterations) <= 2
 
 
+def test_pcg_solves_an_spd_system_to_its_tolerance():
+    """newton.pcg, the PCG shared by the Newton steps and polish_multipliers: against numpy's solve on an
+    ill-conditioned SPD system, with a diagonal (Jacobi) preconditioner; the residual it reports is the true
+    one, and an iteration limit too small to reach the tolerance is reported as not reached."""
+    from sdpembed.solvers.lmnn.newton import pcg
+    rng = np.random.default_rng(3)
+    Q, _ = np.linalg.qr(rng.standard_normal((60, 60)))
+    A = (Q * np.logspace(0, 6, 60)) @ Q.T + np.diag(rng.uniform(1.0, 1e3, 60))
+    r = rng.standard_normal(60)
+    diagonal = np.diag(A).copy()
+    x, reached = pcg(lambda v: A @ v, r, lambda z: z / diagonal, maxiter=500, tol=1e-10)
+    assert reached
+    assert np.linalg.norm(r - A @ x) <= 1e-10 * np.linalg.norm(r)
+    np.testing.assert_allclose(x, np.linalg.solve(A, r), rtol=1e-6, atol=1e-12)
+    x3, reached3 = pcg(lambda v: A @ v, r, lambda z: z / diagonal, maxiter=3, tol=1e-10)
+    assert not reached3 and np.linalg.norm(r - A @ x3) > 1e-10 * np.linalg.norm(r)
+    assert pcg(lambda v: A @ v, np.zeros(60), lambda z: z / diagonal) == (pytest.approx(np.zeros(60)), True)
+
+
 def test_ipm_restricted_problem_matches_cvxpy_on_the_same_triplets(instances):
     inst = instances["gauss"]
     triplets = all_triplets(inst.y, inst.targets)[::3]
@@ -856,8 +875,8 @@ def _random_newton_system(inst, seed=0):
 
 
 def _counting_pcg(newton, counts):
-    """newton._pcg that records how many operator products each solve used."""
-    pcg = newton._pcg
+    """newton.pcg that records how many operator products each solve used."""
+    pcg = newton.pcg
 
     def counted(operator, r, precondition, **options):
         used = [0]
@@ -883,14 +902,14 @@ def test_matrix_free_preconditioner_is_exact_when_it_holds_every_triplet(instanc
     Minv = np.linalg.inv(M)
     exact = scipy.linalg.solve(system.gram(D) + system.skron(Minv, X), r, assume_a="pos")
     saved_rank, counts = newton._MATRIX_FREE_RANK, []
-    saved_pcg, newton._pcg = _counting_pcg(newton, counts)
+    saved_pcg, newton.pcg = _counting_pcg(newton, counts)
     try:
         newton._MATRIX_FREE_RANK = system.n_triplets
         whole = newton._matrix_free_solver(system, D, M, X)(r)
         newton._MATRIX_FREE_RANK = 0
         diagonal = newton._matrix_free_solver(system, D, M, X)(r)
     finally:
-        newton._MATRIX_FREE_RANK, newton._pcg = saved_rank, saved_pcg
+        newton._MATRIX_FREE_RANK, newton.pcg = saved_rank, saved_pcg
     np.testing.assert_allclose(whole, exact, rtol=1e-7, atol=1e-9 * np.abs(exact).max())
     np.testing.assert_allclose(diagonal, exact, rtol=1e-5, atol=1e-7 * np.abs(exact).max())
     assert counts[0] == 1
@@ -904,7 +923,7 @@ def test_matrix_free_solves_stop_at_the_inexact_newton_tolerance(instances):
     import sdpembed.solvers.lmnn.newton as newton
     system, D, M, X, r = _random_newton_system(instances["wine"], seed=1)
     saved_rank, counts, tols = newton._MATRIX_FREE_RANK, [], []
-    saved_pcg, newton._pcg = _counting_pcg(newton, counts)
+    saved_pcg, newton.pcg = _counting_pcg(newton, counts)
     try:
         newton._MATRIX_FREE_RANK = 0
         tight = newton._matrix_free_solver(system, D, M, X)(r)
@@ -917,7 +936,7 @@ def test_matrix_free_solves_stop_at_the_inexact_newton_tolerance(instances):
         sub = single_system(inst, all_triplets(inst.y, inst.targets)[::40])
         hinge_ipm(sub, C0, inst.mu, max_iter=6)
     finally:
-        newton._MATRIX_FREE_RANK, newton._pcg = saved_rank, saved_pcg
+        newton._MATRIX_FREE_RANK, newton.pcg = saved_rank, saved_pcg
         newton._matrix_free_solver, newton._MATRIX_FREE_FROM = solver, saved_from
     assert counts[1] < counts[0]
     error = np.linalg.norm(loose - tight) / np.linalg.norm(tight)
@@ -1039,7 +1058,7 @@ def test_polished_multipliers_solve_the_margin_system(instances, monkeypatch, pc
     y = np.linalg.solve(H, R[rows, cols] * weight)
     expected = bound.copy()
     expected[margin] = np.clip(bound[margin] + D * (A @ y), 0.0, mu)
-    reached, pcg = [], ipm_module._pcg
+    reached, pcg = [], ipm_module.pcg
 
 
     def counted(*args, **kwargs):
@@ -1047,7 +1066,7 @@ def test_polished_multipliers_solve_the_margin_system(instances, monkeypatch, pc
         reached.append(ok)
         return (x, ok) if pcg_reaches else (np.zeros_like(x), False)
 
-    monkeypatch.setattr(ipm_module, "_pcg", counted)
+    monkeypatch.setattr(ipm_module, "pcg", counted)
     np.testing.assert_allclose(polish_multipliers(system, C0, mu, X, alpha, xi, s), expected, rtol=0, atol=1e-9 * mu)
     assert reached == [True]                                 # PCG reaches its tolerance on this system
 
@@ -1085,8 +1104,8 @@ def test_formed_preconditioner_pcg_is_inexact_newton(instances, monkeypatch):
     inst = instances["wine"]
     system = single_system(inst, all_triplets(inst.y, inst.targets))
     assert system.n_triplets > newton._PCG_RATIO * system.svec_dim and system.svec_dim < newton._MATRIX_FREE_FROM
-    tols, pcg = [], newton._pcg
-    monkeypatch.setattr(newton, "_pcg", lambda *a, **k: tols.append(k.get("tol")) or pcg(*a, **k))
+    tols, pcg = [], newton.pcg
+    monkeypatch.setattr(newton, "pcg", lambda *a, **k: tols.append(k.get("tol")) or pcg(*a, **k))
     out = hinge_ipm(system, (1 - inst.mu) * np.asarray(inst.pull_matrix)[None], inst.mu)
     assert ipm_reached(out, 1e-8)
     assert tols[0] == newton._INEXACT_MAX and min(tols) < 1e-8
@@ -1094,3 +1113,35 @@ def test_formed_preconditioner_pcg_is_inexact_newton(instances, monkeypatch):
                                              strict=True)]
     expected = [min(newton._INEXACT_MAX, max(newton._PCG_TOL, newton._INEXACT_FACTOR * w)) for w in worst[:-1]]
     assert tols == [t for t in expected for _ in range(2)]          # predictor and corrector of every step
+
+
+def test_early_preconditioner_holds_the_triplets_of_largest_weight(instances, monkeypatch):
+    """Every PCG preconditioner of the formed path is the Newton matrix of a subset of the working set: the
+    _PCG_EARLY·p triplets of largest D_t before the interior point's measures fall below 10⁻³, the
+    _PCG_RATIO/2·p after, never all T (a rank-k update of every triplet costs T·p² flops a step); and the
+    interior point still reaches the restricted optimum of the direct factorisation."""
+    import sdpembed.solvers.lmnn.newton as newton
+    inst = instances["wine"]
+    system = single_system(inst, all_triplets(inst.y, inst.targets))
+    C0 = (1 - inst.mu) * np.asarray(inst.pull_matrix)[None]
+    p, T = system.svec_dim, system.n_triplets
+    assert T > newton._PCG_RATIO * p
+    sizes, gram_subset = [], system.gram_subset
+
+    def recorded(D, rows, dtype=np.float64):
+        if dtype == np.float32:
+            sizes.append(rows.size)
+            assert np.all(D[rows].min() >= np.delete(D, rows).max())      # the rows of largest weight
+        return gram_subset(D, rows, dtype)
+
+    monkeypatch.setattr(system, "gram_subset", recorded)
+    out = hinge_ipm(system, C0, inst.mu)
+    assert ipm_reached(out, 1e-8)
+    assert sizes[0] == newton._PCG_EARLY * p and set(sizes) == {newton._PCG_EARLY * p, newton._PCG_RATIO * p // 2}
+    monkeypatch.setattr(newton, "_PCG_RATIO", 10**9)                        # the direct factorisation
+    direct = hinge_ipm(single_system(inst, all_triplets(inst.y, inst.targets)), C0, inst.mu)
+    floor = max(out.history["gap"][-1], direct.history["gap"][-1])        # each stops at its rounding floor
+    assert out.primal_value == pytest.approx(direct.primal_value, rel=max(1e-8, floor))
+    monkeypatch.setattr(newton, "_PCG_RATIO", 2)           # PCG from T > 2p, the early subset 3p ≥ T: all rows
+    small = single_system(inst, all_triplets(inst.y, inst.targets)[: 3 * p - 5])
+    assert ipm_reached(hinge_ipm(small, C0, inst.mu), 1e-8)
