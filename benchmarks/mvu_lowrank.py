@@ -18,6 +18,7 @@ first use.
 
     OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/mvu_lowrank.py [--sizes 200,1000,2500]
         [--variants inequality,equality --equality-sizes 200,400]
+    ... --variants slack --omegas 0.987,0.995 --json benchmarks/results/mvu_lowrank_slack.json
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ import report
 from sdpembed.datasets import swiss_roll
 from sdpembed.graphs import neighborhood_graph
 from sdpembed.problems import MVUInstance
-from sdpembed.problems.mvu import proof_margin
+from sdpembed.problems.mvu import algebraic_connectivity, proof_margin
 from sdpembed.solvers.mvu.ipm import solve_mvu_ipm
 from sdpembed.solvers.mvu.lowrank import solve_mvu_lowrank
 
@@ -41,13 +42,14 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def run(sizes, variants, ipm_max: int, limit: float, seed: int, gap_tol: float, loose_from: int,
-        equality_sizes=None) -> list[dict]:
+        equality_sizes=None, omegas=(0.99,)) -> list[dict]:
     print(f"  {'n':>5} {'E':>6} {'variant':<11} {'solver':<8} {'status':<15} {'objective':>14} {'cert. gap':>10} "
           f"{'margin':>8} {'rank':>5} {'time s':>8} {'cpu s':>8} {'load':>5}", flush=True)
     rows = []
     # a small solve by each solver first, so that no timed solve pays the first use's imports
     X, _ = swiss_roll(30, noise=0.05, random_state=seed)
-    warm = MVUInstance(*neighborhood_graph(X, 5), n=30, variant=variants[0])
+    warm = MVUInstance(*neighborhood_graph(X, 5), n=30, variant=variants[0],
+                       omega=omegas[0] if variants[0] == "slack" else None)
     for solve in (solve_mvu_lowrank, solve_mvu_ipm):
         solve(warm)
     for n in sizes:
@@ -55,10 +57,12 @@ def run(sizes, variants, ipm_max: int, limit: float, seed: int, gap_tol: float, 
         edges, D = neighborhood_graph(X, 5)
         centred = X - X.mean(axis=0)
         input_trace = float(np.sum(centred * centred))
-        for variant in variants:
+        lambda2 = algebraic_connectivity(n, edges) if "slack" in variants else None
+        cases = [(v, w) for v in variants for w in (omegas if v == "slack" else (None,))]
+        for variant, omega in cases:
             if variant == "equality" and equality_sizes is not None and n not in equality_sizes:
                 continue
-            instance = MVUInstance(edges=edges, sqdist=D, n=n, variant=variant)
+            instance = MVUInstance(edges=edges, sqdist=D, n=n, variant=variant, omega=omega)
             solvers = [("lowrank", solve_mvu_lowrank)] + ([("ipm", solve_mvu_ipm)] if n <= ipm_max else [])
             tol = gap_tol if n < loose_from else max(gap_tol, 1e-5)
             for name, solve in solvers:
@@ -67,7 +71,9 @@ def run(sizes, variants, ipm_max: int, limit: float, seed: int, gap_tol: float, 
                 elapsed, cpu = time.perf_counter() - t, time.process_time() - cpu
                 y = r.extra.get("y")
                 margin = proof_margin(instance, y) if y is not None and len(y) == len(D) else None
-                row = {"n": n, "edges": int(edges.shape[0]), "variant": variant, "solver": name, "status": r.status,
+                row = {"n": n, "edges": int(edges.shape[0]), "variant": variant, "omega": omega,
+                       "lambda2": lambda2, "least_omega": None if lambda2 is None else 1.0 / (1.0 + lambda2),
+                       "solver": name, "status": r.status,
                        "objective": r.objective, "input_trace": input_trace, "dual_bound": r.dual_bound,
                        "relative_gap": r.relative_gap, "gap_tol": tol, "proof_margin": margin,
                        "max_violation": r.max_violation, "iterations": r.iterations, "time_s": elapsed, "cpu_s": cpu,
@@ -76,7 +82,8 @@ def run(sizes, variants, ipm_max: int, limit: float, seed: int, gap_tol: float, 
                 rows.append(row)
                 rank = "–" if row["rank"] is None else str(row["rank"])
                 shown = "–" if margin is None else f"{margin:.1e}"
-                print(f"  {n:5d} {edges.shape[0]:6d} {variant:<11} {name:<8} {r.status:<15} {r.objective:14.8e} "
+                label = variant if omega is None else f"slack {omega:g}"
+                print(f"  {n:5d} {edges.shape[0]:6d} {label:<11} {name:<8} {r.status:<15} {r.objective:14.8e} "
                       f"{r.relative_gap:10.1e} {shown:>8} {rank:>5} {elapsed:8.1f} {cpu:8.1f} {row['load_after']:5.2f}",
                       flush=True)
     return rows
@@ -88,6 +95,7 @@ def main() -> None:
     parser.add_argument("--variants", default="inequality,equality")
     parser.add_argument("--equality-sizes", default=None,
                         help="the sizes of the equality variant (default: --sizes)")
+    parser.add_argument("--omegas", default="0.99", help="the slack variant's omega values")
     parser.add_argument("--ipm-max", type=int, default=1000, help="largest n the interior point is run at")
     parser.add_argument("--time-limit", type=float, default=900.0, help="seconds per solve")
     parser.add_argument("--seed", type=int, default=0)
@@ -99,7 +107,8 @@ def main() -> None:
     start = time.perf_counter()
     rows = run([int(s) for s in args.sizes.split(",")], args.variants.split(","), args.ipm_max, args.time_limit,
                args.seed, args.gap_tol, args.loose_from,
-               None if args.equality_sizes is None else [int(s) for s in args.equality_sizes.split(",")])
+               None if args.equality_sizes is None else [int(s) for s in args.equality_sizes.split(",")],
+               [float(w) for w in args.omegas.split(",")])
     out = {"benchmark": "mvu_lowrank", "time_limit_s": args.time_limit, "rows": rows}
     stamp = {**report.run_stamp(), "seconds": round(time.perf_counter() - start)}
     report.write_results(args.json, out, stamp)

@@ -79,6 +79,16 @@ gap is within four such margins, the margin exceeds half of ``gap_tol`` and the 
 met, the run stops ``inaccurate`` with a message naming the margin, instead of iterating on a
 gap that more iterations do not shrink; a ``gap_tol`` above the margin certifies.
 
+Where it does not converge: the slack variant with ω near 1 (ω = 0.987 and 0.995 on the swiss rolls
+of BENCHMARKS.md, "Exact MVU at scale", n = 200 and 1,000) ends ``max_iterations``. Its Newton
+phase takes ``max_inner`` steps at every outer iteration without meeting its tolerance — also at
+σ = 100, and also where no edge changes sides of the box between steps and full steps of the
+exact generalised Hessian are taken, so not for the kinks of Π_𝒴 (at ω = 0.995 almost every edge
+is inside the box, as in the equality variant), and f's gradient falls only slowly — so σ is not
+raised and the residual (y⁺ − y)/σ falls slowly too; near the least valid ω the factor is also
+nearly rank one. The registry keeps the interior point as the slack variant's default at every
+size.
+
 The start is classical scaling of the graph's shortest-path distances (an unfolded guess, as in
 Isomap) for the maximisation variants and a small random Y for min_trace, whose optimum folds
 the graph up. Locked-up instances (Sec. 3.1.12): when an equality graph is rigid the dual
