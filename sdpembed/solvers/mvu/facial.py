@@ -88,6 +88,10 @@ from .ipm import solve_in_face, solve_mvu_ipm
 __all__ = ["Face", "clique_stress", "face_of_stress", "independent_rows", "lift_multipliers",
            "neighbourhood_cliques", "solve_mvu_facial"]
 
+#: Largest edge count at which a run over a face that did not end ``optimal`` is followed by the interior
+#: point over all of 1⊥ (its E × E Schur complement).
+FALLBACK_MAX_EDGES = 3000
+
 #: Largest unknown count q(q+1)/2 of W for which the edges' system is tested for determining W.
 DETERMINED_MAX_UNKNOWNS = 2000
 
@@ -314,7 +318,7 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, t
                            feas_tol=feas_tol, max_iter=max_iter, verbose=verbose, time_limit=time_limit, t0=t0,
                            method="facial", rows=rows)
     text += "; the edges leave K free in the face (solved by the interior point there)"
-    if result.status != "optimal":
+    if result.status != "optimal" and len(edges) <= FALLBACK_MAX_EDGES:
         # the face need not be the minimal one, and the interior point over it can break down where
         # the full SDP's does not: the full interior point is the fallback, the better proof is returned
         full = solve_in_face(instance, gap_tol=gap_tol, feas_tol=feas_tol, max_iter=max_iter, verbose=verbose,
