@@ -320,13 +320,39 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, t
     text += "; the edges leave K free in the face (solved by the interior point there)"
     if result.status != "optimal" and len(edges) <= FALLBACK_MAX_EDGES:
         # the face need not be the minimal one, and the interior point over it can break down where
-        # the full SDP's does not: the full interior point is the fallback, the better proof is returned
+        # the full SDP's does not: the full interior point is the fallback; without its optimum, the
+        # more feasible K of the two runs is returned with the smaller proved bound of the two (each
+        # bound holds for the original SDP, whichever run proved it)
         full = solve_in_face(instance, gap_tol=gap_tol, feas_tol=feas_tol, max_iter=max_iter, verbose=verbose,
                              time_limit=time_limit, t0=t0, method="facial")
-        if full.status == "optimal" or full.dual_bound < result.dual_bound:
+        if full.status == "optimal":
             text += f"; that run ended {result.status}, the interior point over all of 1⊥ is returned"
             result = full
+        else:
+            text += (f"; that run ended {result.status}, the interior point over all of 1⊥ {full.status}: the more "
+                     "feasible K of the two with the smaller proved bound")
+            result = _combine(instance, result, full, gap_tol, feas_tol, t0)
     return _annotate(result, text, {**info, "determined": False})
+
+
+def _combine(instance, first: SolveResult, second: SolveResult, gap_tol: float, feas_tol: float,
+             t0: float) -> SolveResult:
+    """The K of the run with the smaller violation, the proved bound and multipliers of the run with the
+    smaller bound; ``optimal`` only if that pair meets both tolerances."""
+    primal = min((first, second), key=lambda r: r.max_violation)
+    dual = min((first, second), key=lambda r: r.dual_bound)
+    objective, violation = primal.objective, primal.max_violation
+    rgap = relative_gap(dual.dual_bound, objective) if np.isfinite(dual.dual_bound) else float("nan")
+    if violation <= feas_tol and abs(rgap) <= gap_tol:
+        status, message = "optimal", f"violation {violation:.2e} <= {feas_tol:g}, certified relative gap {rgap:.2e}"
+    else:
+        status, message = "inaccurate", f"violation {violation:.2e}, certified relative gap {rgap:.2e}"
+    return build_result(
+        instance.problem, instance.variable, primal.solution, objective, dual.dual_bound, sense="max", rgap=rgap,
+        status=status, message=message, method="facial", solver="mvu_facial", max_violation=violation,
+        iterations=first.iterations + second.iterations, start=t0,
+        extra={"Y": primal.extra["Y"], "y": dual.extra["y"]},
+    )
 
 
 def independent_rows(Bv: np.ndarray, *, tol: float = 1e-10) -> np.ndarray:

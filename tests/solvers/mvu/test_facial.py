@@ -5,6 +5,7 @@ has an interior (no stress: the interior point runs)."""
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 
 import numpy as np
@@ -137,3 +138,19 @@ def test_other_variants_are_the_interior_point() -> None:
     inst = MVUInstance.from_points(X, 3, "inequality", link=True, random_state=2)
     a, b = solve_mvu_facial(inst), solve_mvu_ipm(inst)
     assert a.objective == b.objective and a.method == b.method == "ipm"
+
+
+def test_two_unfinished_runs_combine_the_more_feasible_matrix_with_the_smaller_proved_bound() -> None:
+    from sdpembed.solvers.mvu.facial import _combine
+    X, _ = swiss_roll(16, noise=0.1, random_state=2)
+    inst = MVUInstance.from_points(X, 3, "equality", link=True, random_state=2)
+    early, later = solve_mvu_ipm(inst, max_iter=3), solve_mvu_ipm(inst, max_iter=8)
+    assert later.max_violation < early.max_violation and later.dual_bound < early.dual_bound
+    both = _combine(inst, early, later, 1e-6, 1e-6, 0.0)
+    assert both.objective == later.objective and both.dual_bound == later.dual_bound
+    assert both.status == "inaccurate"
+    # the matrix of one run, the proof of the other
+    feasible_early = dataclasses.replace(early, max_violation=0.0)
+    crossed = _combine(inst, feasible_early, later, 1e-6, 1e-6, 0.0)
+    assert crossed.objective == early.objective and crossed.dual_bound == later.dual_bound
+    assert np.array_equal(crossed.extra["y"], later.extra["y"]) and np.array_equal(crossed.solution, early.solution)
