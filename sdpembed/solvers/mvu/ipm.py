@@ -33,7 +33,10 @@ Stopping: the constraint violation of K (relative to τ = max D, (3.11)) is at m
 ``feas_tol`` and the certified relative gap at most ``gap_tol``. Locked-up instances
 (Sec. 3.1.12): when an equality graph is rigid the feasible set has no interior and the dual
 optimum is not attained; the iteration stalls (tiny steps, growing multipliers) and the run
-ends ``inaccurate`` with a message saying so — never ``optimal``.
+ends ``inaccurate`` with a message saying so — never ``optimal``. Facial reduction
+(:mod:`sdpembed.solvers.mvu.facial`) restricts such an SDP to the face of the PSD cone that holds
+its feasible set and runs this interior point there
+(:func:`sdpembed.solvers.mvu.ipm.solve_in_face`).
 
 References
 ----------
