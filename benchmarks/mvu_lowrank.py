@@ -4,7 +4,8 @@ the interior point where it finishes.
 Swiss rolls of n ∈ ``--sizes`` points (noise 0.05, k = 5, angle edges — the graph of
 ``benchmarks/mvu.py``, part 1), the inequality and equality variants (``--variants``): the
 low-rank solver (:func:`sdpembed.solvers.mvu.lowrank.solve_mvu_lowrank`) and the interior point
-(:func:`sdpembed.solvers.mvu.ipm.solve_mvu_ipm`) up to ``--ipm-max`` points, each given
+(:func:`sdpembed.solvers.mvu.ipm.solve_mvu_ipm`) up to ``--ipm-max`` points, and for the equality
+variant facial reduction (:func:`sdpembed.solvers.mvu.facial.solve_mvu_facial`) when ``--solvers`` names it, each given
 ``--time-limit`` seconds and the gap tolerance ``--gap-tol`` (default 1e-6; from
 ``--loose-from`` points on 1e-5, as the proof's own rounding margin
 (:func:`sdpembed.problems.mvu.proof_margin`) is about 1e-6 at n = 2,500). Every answer is
@@ -17,7 +18,7 @@ the final rank of the factor, the certified relative gap, the proof's margin and
 first use.
 
     OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/mvu_lowrank.py [--sizes 200,1000,2500]
-        [--variants inequality,equality --equality-sizes 200,400]
+        [--variants inequality,equality --equality-sizes 200,400] [--solvers lowrank,ipm,facial]
     ... --variants slack --omegas 0.987,0.995 --json benchmarks/results/mvu_lowrank_slack.json
 """
 
@@ -35,6 +36,7 @@ from sdpembed.datasets import swiss_roll
 from sdpembed.graphs import neighborhood_graph
 from sdpembed.problems import MVUInstance
 from sdpembed.problems.mvu import algebraic_connectivity, proof_margin
+from sdpembed.solvers.mvu.facial import solve_mvu_facial
 from sdpembed.solvers.mvu.ipm import solve_mvu_ipm
 from sdpembed.solvers.mvu.lowrank import solve_mvu_lowrank
 
@@ -42,7 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 def run(sizes, variants, ipm_max: int, limit: float, seed: int, gap_tol: float, loose_from: int,
-        equality_sizes=None, omegas=(0.99,)) -> list[dict]:
+        equality_sizes=None, omegas=(0.99,), solver_names=("lowrank", "ipm")) -> list[dict]:
     print(f"  {'n':>5} {'E':>6} {'variant':<11} {'solver':<8} {'status':<15} {'objective':>14} {'cert. gap':>10} "
           f"{'margin':>8} {'rank':>5} {'time s':>8} {'cpu s':>8} {'load':>5}", flush=True)
     rows = []
@@ -50,7 +52,7 @@ def run(sizes, variants, ipm_max: int, limit: float, seed: int, gap_tol: float, 
     X, _ = swiss_roll(30, noise=0.05, random_state=seed)
     warm = MVUInstance(*neighborhood_graph(X, 5), n=30, variant=variants[0],
                        omega=omegas[0] if variants[0] == "slack" else None)
-    for solve in (solve_mvu_lowrank, solve_mvu_ipm):
+    for solve in (solve_mvu_lowrank, solve_mvu_ipm, solve_mvu_facial):
         solve(warm)
     for n in sizes:
         X, _ = swiss_roll(n, noise=0.05, random_state=seed)
@@ -63,7 +65,10 @@ def run(sizes, variants, ipm_max: int, limit: float, seed: int, gap_tol: float, 
             if variant == "equality" and equality_sizes is not None and n not in equality_sizes:
                 continue
             instance = MVUInstance(edges=edges, sqdist=D, n=n, variant=variant, omega=omega)
-            solvers = [("lowrank", solve_mvu_lowrank)] + ([("ipm", solve_mvu_ipm)] if n <= ipm_max else [])
+            solvers = [(name, solve) for name, solve in (("lowrank", solve_mvu_lowrank), ("ipm", solve_mvu_ipm),
+                                                         ("facial", solve_mvu_facial))
+                       if name in solver_names and (name != "ipm" or n <= ipm_max)
+                       and (name != "facial" or variant == "equality")]
             tol = gap_tol if n < loose_from else max(gap_tol, 1e-5)
             for name, solve in solvers:
                 t, cpu = time.perf_counter(), time.process_time()
@@ -98,6 +103,8 @@ def main() -> None:
     parser.add_argument("--omegas", default="0.99", help="the slack variant's omega values")
     parser.add_argument("--ipm-max", type=int, default=1000, help="largest n the interior point is run at")
     parser.add_argument("--time-limit", type=float, default=900.0, help="seconds per solve")
+    parser.add_argument("--solvers", default="lowrank,ipm",
+                        help="of lowrank, ipm, facial (facial reduction: equality only)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--gap-tol", type=float, default=1e-6, help="certified relative gap for status optimal")
     parser.add_argument("--loose-from", type=int, default=2500,
@@ -108,7 +115,7 @@ def main() -> None:
     rows = run([int(s) for s in args.sizes.split(",")], args.variants.split(","), args.ipm_max, args.time_limit,
                args.seed, args.gap_tol, args.loose_from,
                None if args.equality_sizes is None else [int(s) for s in args.equality_sizes.split(",")],
-               [float(w) for w in args.omegas.split(",")])
+               [float(w) for w in args.omegas.split(",")], tuple(args.solvers.split(",")))
     out = {"benchmark": "mvu_lowrank", "time_limit_s": args.time_limit, "rows": rows}
     stamp = {**report.run_stamp(), "seconds": round(time.perf_counter() - start)}
     report.write_results(args.json, out, stamp)

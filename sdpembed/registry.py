@@ -111,6 +111,7 @@ solve_lmnn_gradient = _lazy(".solvers.lmnn.gradient", "solve_lmnn_gradient")
 solve_multi_metric_fast = _lazy(".solvers.lmnn", "solve_multi_metric_fast")
 solve_mvu_ipm = _lazy(".solvers.mvu.ipm", "solve_mvu_ipm")
 solve_mvu_lowrank = _lazy(".solvers.mvu.lowrank", "solve_mvu_lowrank")
+solve_mvu_facial = _lazy(".solvers.mvu.facial", "solve_mvu_facial")
 solve_mvu_oos = _lazy(".solvers.mvu.oos", "solve_mvu_oos")
 solve_numax_admm = _admm_iterations(_lazy(".solvers.numax.admm", "solve_numax_admm", "box_trace_admm"),
                                     restricted=False)
@@ -388,7 +389,8 @@ def _mvu() -> ProblemSpec:
         cvxpy=solve_mvu_cvxpy,
         # the primal–dual interior-point method and the low-rank augmented Lagrangian, both with a
         # certified dual bound; the interior point's E×E Schur complement decides by size
-        methods={"ipm": solve_mvu_ipm, "lowrank": solve_mvu_lowrank},
+        # (and facial reduction for the equality variant, the interior point for the others)
+        methods={"ipm": solve_mvu_ipm, "lowrank": solve_mvu_lowrank, "facial": solve_mvu_facial},
         default_method=lambda instance: ("lowrank" if instance.variant == "inequality"
                                           and instance.n >= MVU_LOWRANK_FROM_N else "ipm"),
         from_dataset=lambda X, y, options: instance_type.from_points(
@@ -396,7 +398,7 @@ def _mvu() -> ProblemSpec:
             angles=getattr(options, "angles", True), link=getattr(options, "link", False),
             random_state=getattr(options, "random_state", None),
         ),
-        memory={"ipm": _mvu_ipm_memory, "lowrank": _mvu_lowrank_memory},
+        memory={"ipm": _mvu_ipm_memory, "lowrank": _mvu_lowrank_memory, "facial": _mvu_ipm_memory},
         sdpa_form=_at_first_call(".problems.standard_form", "mvu_form"),
         suite_cases=_at_first_call(".problems.suite_cases", "mvu_cases"),
         estimators=("sdpembed.MVU",),

@@ -51,6 +51,7 @@ from .common import Experiment, Outcome  # noqa: E402
 from .numax import _md_table, _save  # noqa: E402
 from .thesis_mvu_kernel import DATA_NOTE as _KERNEL_DATA_NOTE  # noqa: E402
 from .thesis_mvu_kernel import EXPERIMENTS as _KERNEL_EXPERIMENTS  # noqa: E402
+from .thesis_mvu_lockup import EXPERIMENTS as _LOCKUP_EXPERIMENTS  # noqa: E402
 from .thesis_mvu_measures import EXPERIMENTS as _MEASURES_EXPERIMENTS  # noqa: E402
 from .thesis_mvu_reasons import EXPERIMENTS as _REASON_EXPERIMENTS  # noqa: E402
 
@@ -975,6 +976,6 @@ EXPERIMENTS = (
 ) + _KERNEL_EXPERIMENTS
 # each reason test (key ``<figure>_reasons`` or ``<figure>_reasons_<candidate>``) right after the figure or
 # table it explains
-_REASONS = _REASON_EXPERIMENTS + _MEASURES_EXPERIMENTS
+_REASONS = _REASON_EXPERIMENTS + _MEASURES_EXPERIMENTS + _LOCKUP_EXPERIMENTS
 EXPERIMENTS = tuple(e for figure in EXPERIMENTS for e in (figure, *(r for r in _REASONS if (
     r.key == f"{figure.key}_reasons" or r.key.startswith(f"{figure.key}_reasons_")))))

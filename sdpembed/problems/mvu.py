@@ -90,6 +90,7 @@ __all__ = [
     "incidence_matrix",
     "proof_margin",
     "slack_is_bounded",
+    "svec_edge_matrix",
     "variational_compression",
     "variational_dual_bound",
     "verified_dual_bound",
@@ -303,9 +304,10 @@ def incidence_matrix(n: int, edges: np.ndarray) -> sp.csr_matrix:
 VARIATIONAL_QR_BLOCK = 4096
 
 
-def _svec_edge_matrix(B: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def svec_edge_matrix(B: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """M (E × m(m+1)/2) with M @ svec_u(Z) = (b_eᵀ Z b_e)_e, svec_u(Z) the upper triangle of Z
-    (off-diagonal entries counted twice through the coefficient 2 b_a b_b)."""
+    (off-diagonal entries counted twice through the coefficient 2 b_a b_b), for the rows b_e of
+    ``B`` (E × m); also the row and column indices (a, b) of the upper triangle, ``numpy.triu_indices(m)``."""
     m = B.shape[1]
     a, b = np.triu_indices(m)
     M = B[:, a] * B[:, b] * np.where(a == b, 1.0, 2.0)
@@ -324,7 +326,7 @@ def variational_compression(Q: np.ndarray, edges: np.ndarray, sqdist: np.ndarray
     R = np.zeros((0, p + 1))
     for start in range(0, edges.shape[0], VARIATIONAL_QR_BLOCK):
         block = edges[start:start + VARIATIONAL_QR_BLOCK]
-        M, _, _ = _svec_edge_matrix(Q[block[:, 0]] - Q[block[:, 1]])
+        M, _, _ = svec_edge_matrix(Q[block[:, 0]] - Q[block[:, 1]])
         R = np.linalg.qr(np.vstack([R, np.column_stack([M, D[start:start + VARIATIONAL_QR_BLOCK]])]), mode="r")
     if R.shape[0] < p + 1:                          # fewer edges than unknowns: ρ = 0 rows added
         R = np.vstack([R, np.zeros((p + 1 - R.shape[0], p + 1))])

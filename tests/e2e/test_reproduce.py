@@ -358,3 +358,15 @@ def test_the_thesis_mvu_measures_reason_test_decides_from_its_own_numbers(tmp_pa
                                                            if n != "digits")
     assert record["verdict"] == ("reproduced in trend" if ok else "differs")
     assert f"is {sets['digits']['decision']}" in record["agreement"]
+
+
+def test_the_thesis_mvu_facial_reduction_reason_test_decides_by_its_rule(tmp_path):
+    record = _run_quick(tmp_path, "fig3_28_reasons_facial", paper="thesis-mvu")["fig3_28_reasons_facial"]
+    tol = record["config"]["tol"]
+    for run in record["rows"]["runs"]:
+        assert run["method"] == "mvu_facial" and run["face_dim"] + run["stress_rank"] == record["config"]["n"] - 1
+        # the input is feasible: the proved bound U is at least its trace T
+        assert run["bound_ratio"] >= 1.0 - 1e-9
+        assert run["locked"] is (True if run["bound_ratio"] <= 1.01 else False if run["polish_violation"] <= tol
+                                 and run["trace_ratio"] >= 1.5 else None)
+        assert run["status"] != "optimal" or run["relative_gap"] <= 1e-6

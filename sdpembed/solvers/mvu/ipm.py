@@ -33,7 +33,10 @@ Stopping: the constraint violation of K (relative to τ = max D, (3.11)) is at m
 ``feas_tol`` and the certified relative gap at most ``gap_tol``. Locked-up instances
 (Sec. 3.1.12): when an equality graph is rigid the feasible set has no interior and the dual
 optimum is not attained; the iteration stalls (tiny steps, growing multipliers) and the run
-ends ``inaccurate`` with a message saying so — never ``optimal``.
+ends ``inaccurate`` with a message saying so — never ``optimal``. Facial reduction
+(:mod:`sdpembed.solvers.mvu.facial`) restricts such an SDP to the face of the PSD cone that holds
+its feasible set and runs this interior point there
+(:func:`sdpembed.solvers.mvu.ipm.solve_in_face`).
 
 References
 ----------
@@ -65,6 +68,7 @@ __all__ = [
     "LOCK_UP_HINT",
     "centered_basis",
     "edge_gram",
+    "solve_in_face",
     "solve_mvu_ipm",
 ]
 
@@ -189,20 +193,37 @@ def solve_mvu_ipm(
     """
     limit = (1 if instance.n < 300 else None) if blas_threads == -1 else blas_threads
     with threadpool_limits(limits=limit, user_api="blas"):
-        return _solve(instance, gap_tol, feas_tol, max_iter, step_fraction, verbose, time_limit)
+        return solve_in_face(instance, gap_tol=gap_tol, feas_tol=feas_tol, max_iter=max_iter,
+                             step_fraction=step_fraction, verbose=verbose, time_limit=time_limit)
 
 
-def _solve(instance, gap_tol, feas_tol, max_iter, step_fraction, verbose, time_limit) -> SolveResult:
-    """The body of :func:`solve_mvu_ipm`."""
-    t0 = time.perf_counter()
+def solve_in_face(instance, *, basis: np.ndarray | None = None, certificate=None, gap_tol: float = 1e-6,
+                  feas_tol: float = 1e-6, max_iter: int = 100, step_fraction: float | None = None,
+                  verbose: bool | int = False, time_limit: float | None = None, t0: float | None = None,
+                  method: str = "ipm", rows: np.ndarray | None = None) -> SolveResult:
+    """The interior point of :func:`solve_mvu_ipm` over K = V X Vᵀ for an orthonormal ``basis`` V
+    (n × q, columns ⊥ 1; default the Helmert basis of 1⊥, :func:`centered_basis`): the SDP
+    restricted to a face of the PSD cone, as facial reduction (:mod:`sdpembed.solvers.mvu.facial`)
+    leaves it. ``certificate(y)`` turns the reduced dual iterate y (VᵀL(y)V ⪰ cI) into
+    ``(bound, proved multipliers)`` for the *original* problem (default
+    :func:`~sdpembed.problems.mvu.dual_bound`, valid for V = the basis of 1⊥). Runs under the
+    caller's BLAS thread limit; other parameters as :func:`solve_mvu_ipm`. ``rows`` (optional) selects
+    the edge constraints the interior point keeps — those the others depend on in the face, whose
+    Schur complement would otherwise be singular; ``certificate`` then receives multipliers of those
+    rows only.
+    """
+    t0 = time.perf_counter() if t0 is None else t0
     n, edges = instance.n, instance.edges
+    sqdist = instance.sqdist
+    if rows is not None:
+        edges, sqdist = edges[rows], sqdist[rows]
     E = edges.shape[0]
     max_iter = check_positive_int(max_iter, "max_iter")
     if step_fraction is not None and not 0.0 < step_fraction < 1.0:
         raise ValueError(f"step_fraction must lie in (0, 1), got {step_fraction!r}")
     report_every = 1 if verbose is True else int(verbose or 0)
     tau = instance.tau
-    D = instance.sqdist / tau                          # work at the scale τ = 1 (K scales by τ, y does not)
+    D = sqdist / tau                          # work at the scale τ = 1 (K scales by τ, y does not)
     c = instance.trace_weight
     variant = instance.variant
     hist: dict[str, list[float]] = {k: [] for k in ("objective", "dual_bound", "relative_gap", "violation",
@@ -213,7 +234,7 @@ def _solve(instance, gap_tol, feas_tol, max_iter, step_fraction, verbose, time_l
         rgap = relative_gap(bound, objective) if np.isfinite(bound) else float("nan")
         return build_result(
             instance.problem, instance.variable, K, objective, bound, sense="max", rgap=rgap, status=status,
-            message=message, method="ipm", solver="mvu_ipm", max_violation=float(instance.max_violation(K)),
+            message=message, method=method, solver=f"mvu_{method}", max_violation=float(instance.max_violation(K)),
             iterations=iteration, start=t0, history={k: np.asarray(v) for k, v in hist.items()},
             extra={**extra, "y": y_feas},
         )
@@ -222,6 +243,12 @@ def _solve(instance, gap_tol, feas_tol, max_iter, step_fraction, verbose, time_l
         raise ValueError(f"the interior-point method is dense in n; n = {n} exceeds {DUAL_DENSE_LIMIT}: use "
                          "variational MVU (sdpembed.solvers.mvu.variational) at this size")
     lam2 = algebraic_connectivity(n, edges)
+    V = centered_basis(n) if basis is None else np.asarray(basis, dtype=np.float64)
+    Bt = V[edges[:, 0]] - V[edges[:, 1]]               # B̃ = BV, rows b̃_e
+    m = V.shape[1]
+    if basis is not None:                              # λ_min of the unit weights on the face (≥ λ₂)
+        lam2 = float(np.linalg.eigvalsh(Bt.T @ Bt)[0])
+    bound_of = (lambda w: dual_bound(instance, w)) if certificate is None else certificate
     if variant == "slack" and instance.omega * lam2 < c:
         K = np.zeros((n, n))
         return result(K, "unbounded",
@@ -231,9 +258,6 @@ def _solve(instance, gap_tol, feas_tol, max_iter, step_fraction, verbose, time_l
 
     if report_every:
         say(f"mvu ipm: n = {n}, {E} edges ({variant}); each iteration factorises an {E} x {E} Schur complement")
-    V = centered_basis(n)
-    Bt = V[edges[:, 0]] - V[edges[:, 1]]               # B̃ = BV, rows b̃_e
-    m = n - 1
 
     def A(X):                                          # 𝒜(VXVᵀ) = (b̃_eᵀ X b̃_e)_e
         return np.einsum("ij,ij->i", Bt @ X, Bt)
@@ -261,7 +285,7 @@ def _solve(instance, gap_tol, feas_tol, max_iter, step_fraction, verbose, time_l
         y = np.full(E, 2.0 * c / lam2)
     Z = At(y) - c * np.eye(m)
     z = (G.T(y) - cost) if G is not None else np.zeros(0)
-    ecc = float(np.max(distances_from_first(n, edges, np.sqrt(D))))
+    ecc = float(np.max(distances_from_first(n, instance.edges, np.sqrt(instance.sqdist / tau))))
     # a perfectly centred start, XZ = μ₀I and x∘z = μ₀, scaled so that tr X = m·ecc² (ecc: the
     # eccentricity of node 0 in the graph metric, a guess of the unfolded size)
     Zinv = cho_solve((np.linalg.cholesky(Z), True), np.eye(m))
@@ -275,7 +299,7 @@ def _solve(instance, gap_tol, feas_tol, max_iter, step_fraction, verbose, time_l
     stalls = 0
     for iteration in range(1, max_iter + 1):
         K_unit = V @ X @ V.T
-        bound, y_feas = dual_bound(instance, y)
+        bound, y_feas = bound_of(y)
         if bound < best_bound:
             best_bound, best_y = bound, y_feas
         K = tau * K_unit
@@ -290,7 +314,8 @@ def _solve(instance, gap_tol, feas_tol, max_iter, step_fraction, verbose, time_l
                      if hist["step_primal"] else "")
             say(f"mvu ipm it {iteration:3d}  obj {objective:.10g}  bound {best_bound:.10g}  gap {rgap:.2e}  "
                 f"viol {violation:.2e}  mu {mu:.2e}{steps}  {time.perf_counter() - t0:7.1f}s")
-        score = max(violation / feas_tol, abs(rgap) / gap_tol)
+        # without a proved bound yet (a face's lifted certificate), the violation alone ranks the iterates
+        score = max(violation / feas_tol, abs(rgap) / gap_tol if np.isfinite(rgap) else 0.0)
         if score < best_score:
             best_score, best_X = score, X.copy()
         if violation <= feas_tol and abs(rgap) <= gap_tol:       # a negative gap: K too infeasible to trust

@@ -1,0 +1,435 @@
+"""The equality MVU SDP by facial reduction: lock-ups (thesis Sec. 3.1.12) found, reduced away and
+certified.
+
+The SDP and its dual are those of :mod:`sdpembed.problems.mvu` (notation 𝒜, L(y), c = 1).
+
+Why
+---
+When the neighbourhood graph is rigid the equality SDP has no strictly feasible point: its
+feasible set lies in a proper face of the PSD cone, the dual optimum is not attained, and the
+interior point (:mod:`sdpembed.solvers.mvu.ipm`) and the low-rank solver stall with growing
+multipliers. The face is exposed by a *stress*: edge weights ω with Ω = L(ω) ⪰ 0 and ωᵀD = 0.
+For every feasible K, ⟨Ω, K⟩ = Σ_e ω_e 𝒜(K)_e = ωᵀD = 0, and two PSD matrices with a zero inner
+product have orthogonal ranges: range K ⊂ null Ω. An equilibrium stress of the inputs X₀
+(Σ_j ω_ij(x_i − x_j) = 0 at every i, i.e. ΩX₀ = 0) has ωᵀD = tr X₀ᵀΩX₀ = 0.
+
+Finding the stress: a small auxiliary problem per clique
+---------------------------------------------------------
+We do not take the stress from the diverging multipliers of a stalled solve (a direction known
+only to the accuracy at which the solver stalled, and at n = 1,000 the interior point's E × E
+Schur complement is out of reach) but build it from the instance alone, as Krislock and
+Wolkowicz [2] do for sensor networks: on a clique C of the graph (with angle edges, every input
+and its neighbours, (3.8)) all distances are known, so classical scaling of −½JD_CJ gives the
+clique's points X_C up to a rigid motion, and when they are affinely dependent (|C| ≥ d + 2 points
+in d dimensions) the projector Ω_C onto the complement of span(1, X_C) in R^C is a PSD equilibrium
+stress of the clique (Ω_C1 = 0, Ω_CX_C = 0; every symmetric matrix with zero row sums on a
+complete graph is an L(ω)). Their sum Ω = Σ_C Ω_C is PSD, an equilibrium stress of every point
+set with the graph's distances, and null Ω ∩ 1⊥ = the functions affine on every clique: when
+overlapping cliques share d + 1 affinely independent points it is span(X₀), the graph is locked
+at its input, and the face has dimension q = d. Cliques are grown greedily from every edge at
+every vertex (``neighbourhood_cliques``); the clique's rank is decided at ``rank_tol`` of its
+largest eigenvalue and the face at ``face_tol`` of Ω's.
+
+The reduced SDP and the certificate
+-----------------------------------
+With V (n × q) an orthonormal basis of null Ω ∩ 1⊥, K = VWVᵀ and W ⪰ 0 of order q. When the
+edges determine W (the E × q(q+1)/2 system 𝒜(VWVᵀ) = D has full column rank; q = d: locked at
+the input) W is their least-squares solution and the reduced dual multipliers y_R solve
+VᵀL(y_R)V = I (minimum norm); otherwise the reduced SDP is solved by the interior point over the
+face (:func:`sdpembed.solvers.mvu.ipm.solve_in_face`, strictly feasible when the face is the
+minimal one). Either way the reduced dual is lifted to the original dual by adding the stress:
+y = f·y_R + t·ω with f scaling VᵀL(fy_R)V − I to εI and, in the basis [V, U] of 1⊥ (U the
+eigenvectors of Ω with eigenvalues Λ ≥ λ₊ > 0), t the least value with
+tΛ ⪰ (1 + ε)I − fUᵀL(y_R)U + f²UᵀL(y_R)V (fVᵀL(y_R)V − I)⁻¹ VᵀL(y_R)U — the Schur complement
+condition for L(y) ⪰ I on 1⊥. Its value is f·y_RᵀD + t·ωᵀD: the reduced bound plus the rounding
+residual of the stress; ε (a few candidates, the smallest predicted bound wins) trades the
+reduced slack against t.
+
+Validity with the numerical Ω: the lift only *proposes* y. The bound is proved by
+:func:`sdpembed.problems.mvu.dual_bound` applied to the assembled y exactly as for any
+multipliers — a Cholesky factorisation of L(y) + t·11ᵀ − cI shifted down by a rigorous bound on
+its rounding errors, and yᵀD rounded upwards — so neither the stress's equilibrium, nor its
+PSD-ness, nor the face's accuracy enters the proof: an inaccurate Ω gives a weaker bound, never a
+wrong one, and ``sdpembed verify`` proves the same bound from the ``dual_y`` a solution file
+carries. The status is ``optimal`` only when that proved bound is within ``gap_tol`` of the
+returned K's objective and K meets the constraints to ``feas_tol``.
+
+The proof's own limit: the lifted y carries t·ω with t ≳ 1/λ₊, and the Cholesky proof's rounding
+shift grows with tr L(y) (:func:`~sdpembed.problems.mvu.proof_margin`), so the margin grows like
+tr Ω/λ₊. A framework whose stress is weak on its complement (a long thin surface, where the cliques
+resist bending only through their small curvature) gets a valid but loose bound, and the run ends
+``inaccurate`` with the lock-up reported — never ``optimal`` without the proved gap. When the face
+is larger than the minimal one, the interior point over it can break down as over all of 1⊥; up to
+``FALLBACK_MAX_EDGES`` edges the interior point over 1⊥ then runs too, and the more feasible K
+is returned with the smaller proved bound of the two.
+
+What is reported: the face's dimension q, the stress's rank n − 1 − q and its least eigenvalue on
+the complement λ₊ (relative to its largest), whether the edges determine K in the face (a
+lock-up: the feasible set is one point) and K's rank.
+
+References
+----------
+.. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+   Pennsylvania, 2007. Implemented here: the equality MVU SDP (3.11)–(3.15) of Sec. 3.1.4, the
+   angle edges (3.8), locked-up graphs (Sec. 3.1.12).
+.. [2] N. Krislock and H. Wolkowicz, "Explicit sensor network localization using semidefinite
+   representations and facial reductions", SIAM Journal on Optimization 20(5), 2679–2708, 2010.
+   Implemented here: the face of a clique with known distances, its intersection over cliques.
+.. [3] J. M. Borwein and H. Wolkowicz, "Facial reduction for a cone-convex programming problem",
+   Journal of the Australian Mathematical Society (Series A) 30(3), 369–380, 1981. Implemented
+   here: the restriction to the face exposed by a PSD dual direction with zero objective.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from threadpoolctl import threadpool_limits
+
+from ..._progress import say
+from ...graphs import graph_laplacian
+from ...problems.mvu import DUAL_DENSE_LIMIT, dual_bound, proof_margin, svec_edge_matrix
+from ...results import SolveResult, build_result, relative_gap
+from .ipm import solve_in_face, solve_mvu_ipm
+
+__all__ = ["Face", "clique_stress", "face_of_stress", "independent_rows", "lift_multipliers",
+           "neighbourhood_cliques", "solve_mvu_facial"]
+
+#: Largest edge count at which a run over a face that did not end ``optimal`` is followed by the interior
+#: point over all of 1⊥ (its E × E Schur complement).
+FALLBACK_MAX_EDGES = 3000
+
+#: Largest unknown count q(q+1)/2 of W for which the edges' system is tested for determining W.
+DETERMINED_MAX_UNKNOWNS = 2000
+
+
+def neighbourhood_cliques(n: int, edges: np.ndarray, *, min_size: int = 3) -> list[np.ndarray]:
+    """Cliques of the graph, one grown greedily from each edge (i, s) inside the neighbours of i
+    (the neighbours with most common neighbours first), distinct, of at least ``min_size``
+    vertices, each sorted. With angle edges (3.8) every input's neighbourhood is among them."""
+    adjacency = np.zeros((n, n), dtype=bool)
+    adjacency[edges[:, 0], edges[:, 1]] = adjacency[edges[:, 1], edges[:, 0]] = True
+    found: set[tuple[int, ...]] = set()
+    for i in range(n):
+        near = np.flatnonzero(adjacency[i])
+        common = adjacency[np.ix_(near, near)]
+        order = np.argsort(-common.sum(axis=1), kind="stable")
+        near, common = near[order], common[np.ix_(order, order)]
+        for seed in range(near.size):
+            allowed = common[seed].copy()
+            members = [seed]
+            for j in np.flatnonzero(allowed):
+                if allowed[j]:
+                    members.append(j)
+                    allowed &= common[j]
+            if len(members) + 1 >= min_size:
+                found.add(tuple(sorted([i, *near[members].tolist()])))
+    return [np.array(c) for c in sorted(found)]
+
+
+def clique_stress(n: int, edges: np.ndarray, sqdist: np.ndarray, *, rank_tol: float = 1e-10,
+                  cliques: list[np.ndarray] | None = None) -> tuple[np.ndarray, int]:
+    """The stress ω = Σ_C ω_C of the module docstring: for each clique C, Ω_C the projector onto
+    the eigenvectors of the clique's Gram matrix −½JD_CJ (classical scaling, J the centring) whose
+    eigenvalues are at most ``rank_tol`` of its largest, 1 excluded; ω_e = −Σ_C (Ω_C)_ij.
+
+    Returns
+    -------
+    omega : ndarray of shape (E,)
+        L(ω) = Σ_C Ω_C (PSD up to rounding).
+    stressed : int
+        The cliques with a nonzero stress (affinely dependent points).
+    """
+    if cliques is None:
+        cliques = neighbourhood_cliques(n, edges)
+    keys = edges[:, 0].astype(np.int64) * n + edges[:, 1]
+    order = np.argsort(keys)
+    omega = np.zeros(edges.shape[0])
+    stressed = 0
+    sizes = np.array([c.size for c in cliques], dtype=int)
+    for m in np.unique(sizes):
+        members = np.stack([c for c in cliques if c.size == m])           # (C, m), each row sorted
+        a, b = np.triu_indices(m, 1)
+        pair_keys = members[:, a].astype(np.int64) * n + members[:, b]
+        index = order[np.searchsorted(keys, pair_keys, sorter=order)]     # (C, m(m−1)/2) edge indices
+        Dc = np.zeros((len(members), m, m))
+        Dc[:, a, b] = sqdist[index]
+        Dc += Dc.transpose(0, 2, 1)
+        J = np.eye(m) - 1.0 / m
+        G = -0.5 * J @ Dc @ J
+        scale = np.abs(G).max(axis=(1, 2), keepdims=True)
+        levels, vectors = np.linalg.eigh(G + scale / m)                  # 1 moved to the eigenvalue scale
+        null = levels <= rank_tol * levels[:, -1:]
+        if not null.any():
+            continue
+        P = np.einsum("cik,cjk->cij", vectors * null[:, None, :], vectors)
+        np.add.at(omega, index, -P[:, a, b])
+        stressed += int(np.sum(null.any(axis=1)))
+    return omega, stressed
+
+
+@dataclass(frozen=True)
+class Face:
+    """The face of the PSD cone exposed by a stress Ω = L(ω): ``V`` (n × q) an orthonormal basis of
+    null Ω ∩ 1⊥, ``U`` (n × (n − 1 − q)) of the rest of 1⊥, ``levels`` Ω's eigenvalues on U
+    (ascending) and ``top`` its largest."""
+
+    V: np.ndarray
+    U: np.ndarray
+    levels: np.ndarray
+    top: float
+
+    @property
+    def dim(self) -> int:
+        """q, the face's dimension."""
+        return self.V.shape[1]
+
+    @property
+    def stress_floor(self) -> float:
+        """λ₊/λ_max: the stress's least eigenvalue on the complement of the face, relative (0 if none)."""
+        return float(self.levels[0] / self.top) if self.levels.size and self.top > 0 else 0.0
+
+
+def face_of_stress(n: int, edges: np.ndarray, omega: np.ndarray, *, face_tol: float = 1e-11) -> Face:
+    """The :class:`Face` of L(ω): eigenvectors of L(ω) on 1⊥ whose eigenvalues are at most ``face_tol``
+    of the largest span the face (dense ``eigh``, O(n³))."""
+    L = graph_laplacian(n, edges, omega).toarray()
+    top = max(float(np.abs(L).sum(axis=1).max()), 1e-300)
+    levels, vectors = np.linalg.eigh(L + (2.0 * top / n))              # 1 moved above every eigenvalue
+    ones = int(np.argmax(np.abs(vectors.sum(axis=0))))
+    keep = np.ones(n, dtype=bool)
+    keep[ones] = False
+    levels, vectors = levels[keep], vectors[:, keep]
+    largest = float(levels[-1]) if levels.size else 0.0
+    in_face = levels <= face_tol * max(largest, 1e-300)
+    return Face(V=vectors[:, in_face], U=vectors[:, ~in_face], levels=levels[~in_face], top=largest)
+
+
+def lift_multipliers(instance, face: Face, omega: np.ndarray, y_face: np.ndarray, *,
+                     epsilons=(1e-9, 1e-8, 1e-7, 1e-6)) -> np.ndarray:
+    """Multipliers y = f·y_R + t·ω of the original equality SDP from reduced ones y_R with
+    VᵀL(y_R)V ⪰ a positive multiple of I (module docstring): for each ε of ``epsilons`` f and t
+    are chosen by the Schur-complement condition, and the y with the smallest predicted proved
+    bound (yᵀD and the proof's rounding margin, :func:`~sdpembed.problems.mvu.proof_margin`) is
+    returned — to be proved by :func:`~sdpembed.problems.mvu.dual_bound`, which decides."""
+    n, edges, D = instance.n, instance.edges, instance.sqdist
+    basis = np.hstack([face.V, face.U])
+    A = basis.T @ (graph_laplacian(n, edges, y_face) @ basis)
+    A = 0.5 * (A + A.T)
+    q = face.dim
+    AVV, AUV, AUU = A[:q, :q], A[q:, :q], A[q:, q:]
+    low = float(np.linalg.eigvalsh(AVV)[0]) if q else 1.0
+    if not low > 0.0:
+        return y_face
+    root = 1.0 / np.sqrt(face.levels)
+    best, best_y = float("inf"), y_face
+    for eps in epsilons:
+        f = (1.0 + eps) / low                        # λ_min(f·A_VV) = 1 + ε
+        S = f * AVV - np.eye(q)
+        cross = f * AUV
+        H = (1.0 + eps) * np.eye(n - 1 - q) - f * AUU + cross @ np.linalg.solve(S, cross.T)
+        t = max(float(np.linalg.eigvalsh(root[:, None] * H * root[None, :])[-1]), 0.0) * (1.0 + 1e-6)
+        y = f * y_face + t * omega
+        predicted = float(y @ D) * (1.0 + proof_margin(instance, y))
+        if predicted < best:
+            best, best_y = predicted, y
+    return best_y
+
+
+def solve_mvu_facial(
+    instance,
+    *,
+    gap_tol: float = 1e-6,
+    feas_tol: float = 1e-6,
+    max_iter: int = 100,
+    rank_tol: float = 1e-10,
+    face_tol: float = 1e-11,
+    verbose: bool | int = False,
+    time_limit: float | None = None,
+    blas_threads: int | None = -1,
+) -> SolveResult:
+    """Solve an equality :class:`~sdpembed.problems.MVUInstance` by facial reduction (module
+    docstring) and certify the answer for the original SDP; other variants, and equality graphs
+    without a clique stress, are solved by the interior point (:func:`~sdpembed.solvers.mvu.ipm.solve_mvu_ipm`).
+
+    Parameters
+    ----------
+    instance : MVUInstance
+    gap_tol, feas_tol, max_iter, verbose, time_limit, blas_threads
+        As :func:`~sdpembed.solvers.mvu.ipm.solve_mvu_ipm` (``max_iter`` and ``time_limit`` bound the
+        interior point over the face when the edges do not determine K in it).
+    rank_tol : float
+        A clique's points are affinely dependent where its Gram matrix has eigenvalues at most
+        ``rank_tol`` of its largest (:func:`clique_stress`).
+    face_tol : float
+        The face is spanned by the stress's eigenvectors with eigenvalues at most ``face_tol`` of
+        its largest (:func:`face_of_stress`).
+
+    Returns
+    -------
+    SolveResult
+        ``method`` ``"facial"``; ``extra`` holds the proved multipliers ``y`` of the original SDP,
+        ``face_dim`` q, ``stress_rank`` n − 1 − q, ``stress_min_on_complement`` λ₊/λ_max,
+        ``stressed_cliques``, ``determined`` (the edges determine K in the face: a lock-up) and the
+        embedding ``Y``.
+    """
+    if instance.variant != "equality":
+        return solve_mvu_ipm(instance, gap_tol=gap_tol, feas_tol=feas_tol, max_iter=max_iter, verbose=verbose,
+                             time_limit=time_limit, blas_threads=blas_threads)
+    if instance.n > DUAL_DENSE_LIMIT:
+        raise ValueError(f"facial reduction is dense in n; n = {instance.n} exceeds {DUAL_DENSE_LIMIT}")
+    limit = (1 if instance.n < 300 else None) if blas_threads == -1 else blas_threads
+    with threadpool_limits(limits=limit, user_api="blas"):
+        return _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, time_limit)
+
+
+def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, time_limit) -> SolveResult:
+    """The body of :func:`solve_mvu_facial`."""
+    t0 = time.perf_counter()
+    n, edges, D = instance.n, instance.edges, instance.sqdist
+    omega, stressed = clique_stress(n, edges, D, rank_tol=rank_tol)
+    face = face_of_stress(n, edges, omega, face_tol=face_tol) if stressed else None
+    info = {"stressed_cliques": stressed, "face_dim": n - 1 if face is None else face.dim,
+            "stress_rank": 0 if face is None else n - 1 - face.dim,
+            "stress_min_on_complement": 0.0 if face is None else face.stress_floor}
+    if verbose:
+        say(f"mvu facial: n = {n}, {len(edges)} edges; {stressed} stressed cliques, face of dimension "
+            f"{info['face_dim']} (stress rank {info['stress_rank']}, λ+/λmax {info['stress_min_on_complement']:.1e})")
+    text = (f"; facial reduction: {stressed} stressed cliques, face of dimension {info['face_dim']} "
+            f"(stress of rank {info['stress_rank']}, least eigenvalue on the complement "
+            f"{info['stress_min_on_complement']:.2e} of its largest)")
+    if face is None or face.dim == n - 1:
+        result = solve_in_face(instance, gap_tol=gap_tol, feas_tol=feas_tol, max_iter=max_iter, verbose=verbose,
+                               time_limit=time_limit, t0=t0, method="facial")
+        return _annotate(result, text, {**info, "determined": False})
+
+    def certificate(y_face: np.ndarray) -> tuple[float, np.ndarray]:
+        return dual_bound(instance, lift_multipliers(instance, face, omega, y_face))
+
+    Bv = face.V[edges[:, 0]] - face.V[edges[:, 1]]
+    q = face.dim
+    if q * (q + 1) // 2 <= min(DETERMINED_MAX_UNKNOWNS, len(edges)):
+        M, a, b = svec_edge_matrix(Bv)
+        sigma = np.linalg.svd(M, compute_uv=False)
+        if sigma[-1] > 1e-8 * sigma[0]:
+            return _determined(instance, face, M, a, b, certificate, gap_tol, feas_tol, t0, info, text)
+    rows = independent_rows(Bv)
+    info["independent_edges"] = int(rows.size)
+
+    def certificate_of_rows(y_rows: np.ndarray) -> tuple[float, np.ndarray]:
+        y_face = np.zeros(len(edges))
+        y_face[rows] = y_rows
+        return certificate(y_face)
+
+    result = solve_in_face(instance, basis=face.V, certificate=certificate_of_rows, gap_tol=gap_tol,
+                           feas_tol=feas_tol, max_iter=max_iter, verbose=verbose, time_limit=time_limit, t0=t0,
+                           method="facial", rows=rows)
+    text += "; the edges leave K free in the face (solved by the interior point there)"
+    if result.status != "optimal" and len(edges) <= FALLBACK_MAX_EDGES:
+        # the face need not be the minimal one, and the interior point over it can break down where
+        # the full SDP's does not: the full interior point is the fallback; without its optimum, the
+        # more feasible K of the two runs is returned with the smaller proved bound of the two (each
+        # bound holds for the original SDP, whichever run proved it)
+        full = solve_in_face(instance, gap_tol=gap_tol, feas_tol=feas_tol, max_iter=max_iter, verbose=verbose,
+                             time_limit=time_limit, t0=t0, method="facial")
+        if full.status == "optimal":
+            text += f"; that run ended {result.status}, the interior point over all of 1⊥ is returned"
+            result = full
+        else:
+            text += (f"; that run ended {result.status}, the interior point over all of 1⊥ {full.status}: the more "
+                     "feasible K of the two with the smaller proved bound")
+            result = _combine(instance, result, full, gap_tol, feas_tol, t0)
+    return _annotate(result, text, {**info, "determined": False})
+
+
+def _combine(instance, first: SolveResult, second: SolveResult, gap_tol: float, feas_tol: float,
+             t0: float) -> SolveResult:
+    """The K of the run with the smaller violation, the proved bound and multipliers of the run with the
+    smaller bound; ``optimal`` only if that pair meets both tolerances."""
+    primal = min((first, second), key=lambda r: r.max_violation)
+    dual = min((first, second), key=lambda r: r.dual_bound)
+    objective, violation = primal.objective, primal.max_violation
+    rgap = relative_gap(dual.dual_bound, objective) if np.isfinite(dual.dual_bound) else float("nan")
+    if violation <= feas_tol and abs(rgap) <= gap_tol:
+        status, message = "optimal", f"violation {violation:.2e} <= {feas_tol:g}, certified relative gap {rgap:.2e}"
+    else:
+        status, message = "inaccurate", f"violation {violation:.2e}, certified relative gap {rgap:.2e}"
+    return build_result(
+        instance.problem, instance.variable, primal.solution, objective, dual.dual_bound, sense="max", rgap=rgap,
+        status=status, message=message, method="facial", solver="mvu_facial", max_violation=violation,
+        iterations=first.iterations + second.iterations, start=t0,
+        extra={"Y": primal.extra["Y"], "y": dual.extra["y"]},
+    )
+
+
+def independent_rows(Bv: np.ndarray, *, tol: float = 1e-10) -> np.ndarray:
+    """Edges whose constraint matrices b_eb_eᵀ (rows b_e of ``Bv``, the edges in face coordinates) are
+    linearly independent and span those of all edges: the pivots of a pivoted Cholesky factorisation
+    (LAPACK ``dpstrf``) of their Gram matrix (b_eᵀb_f)², stopped at ``tol`` of its largest diagonal
+    entry; sorted."""
+    from scipy.linalg.lapack import dpstrf  # at first use (DESIGN.md, "Start-up")
+
+    gram = (Bv @ Bv.T) ** 2
+    scale = float(np.max(np.diag(gram)))
+    _, pivots, rank, _ = dpstrf(gram, lower=1, tol=tol * scale)
+    return np.sort(pivots[:rank] - 1)
+
+
+def _determined(instance, face, M, a, b, certificate, gap_tol, feas_tol, t0, info, text) -> SolveResult:
+    """The face's one feasible point: W from the edges by least squares, y_R with VᵀL(y_R)V = I."""
+    q = face.dim
+    w, *_ = np.linalg.lstsq(M, instance.sqdist, rcond=None)
+    W = np.zeros((q, q))
+    W[a, b] = w
+    W = W + np.triu(W, 1).T
+    levels, vectors = np.linalg.eigh(W)
+    bound, y = certificate(_unit_on_face(instance, face.V))
+    factor = face.V @ (vectors * np.sqrt(np.maximum(levels, 0.0)))
+    K = factor @ factor.T
+    objective = instance.objective(K)
+    violation = float(instance.max_violation(K))
+    rgap = relative_gap(bound, objective) if np.isfinite(bound) else float("nan")
+    rank = int(np.sum(levels > 1e-9 * max(float(levels[-1]), 1e-300)))
+    text = (text + f"; the edges determine K in the face (rank {rank}): the graph is locked up (Sec. 3.1.12), "
+            f"the feasible set is one Gram matrix")
+    if violation <= feas_tol and abs(rgap) <= gap_tol:
+        status, message = "optimal", f"violation {violation:.2e} <= {feas_tol:g}, certified relative gap {rgap:.2e}"
+    else:
+        status = "inaccurate"
+        message = f"violation {violation:.2e} (tolerance {feas_tol:g}), certified relative gap {rgap:.2e} " \
+                  f"(tolerance {gap_tol:g})"
+    return build_result(
+        instance.problem, instance.variable, K, objective, bound, sense="max", rgap=rgap, status=status,
+        message=message + text, method="facial", solver="mvu_facial", max_violation=violation, iterations=1,
+        start=t0, extra={**info, "determined": True, "rank": rank, "y": y, "Y": factor[:, ::-1]},
+    )
+
+
+def _unit_on_face(instance, V: np.ndarray) -> np.ndarray:
+    """Multipliers y_R with L(y_R)V = V, the minimum-norm solution by the sparse normal equations of
+    the linear map y ↦ L(y)V (the transposed rigidity matrix of the configuration V): VᵀL(y_R)V = I
+    with no coupling UᵀL(y_R)V to the rest of 1⊥, so the lift needs no 1/ε term. V lies in the
+    map's range when the configuration is infinitesimally rigid (V is orthogonal to its
+    infinitesimal motions, translations and rotations VS, S skew); the tiny diagonal shift only
+    regularises the rotations' null space."""
+    import scipy.sparse as sp  # at first use (DESIGN.md, "Start-up")
+    from scipy.sparse.linalg import splu
+
+    n, edges = instance.n, instance.edges
+    E, q = edges.shape[0], V.shape[1]
+    diff = V[edges[:, 0]] - V[edges[:, 1]]
+    rows = np.concatenate([(edges[:, k, None] * q + np.arange(q)).ravel() for k in (0, 1)])
+    cols = np.tile(np.repeat(np.arange(E), q), 2)
+    G = sp.csc_matrix((np.concatenate([diff.ravel(), -diff.ravel()]), (rows, cols)), shape=(n * q, E))
+    normal = (G @ G.T).tocsc()
+    shift = 1e-12 * float(abs(normal).max())
+    return G.T @ splu((normal + shift * sp.identity(n * q, format="csc")).tocsc()).solve(V.ravel())
+
+
+def _annotate(result: SolveResult, text: str, info: dict) -> SolveResult:
+    """``result`` with the facial reduction's ``text`` appended to its message and ``info`` in its extra."""
+    result.message += text
+    result.extra.update(info)
+    return result
