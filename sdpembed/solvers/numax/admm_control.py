@@ -19,6 +19,12 @@ same outer loop around their own iterate update, and :class:`ADMMControl` is tha
   to ``inaccurate`` when the final certificate, on the original secants, misses them
   (:meth:`ADMMControl.demote`).
 
+Optionally the fixed-point map of the iteration is accelerated (:class:`AndersonMixing`, Walker
+and Ni's type II with SCS 3's safeguard): the variant hands it each iterate's input x, its output
+T(x) and the residual T(x) − x, and starts the next iteration from the combination Σγⱼ T(xⱼ) of
+the last outputs that minimises ‖Σγⱼ (T(xⱼ) − xⱼ)‖ subject to Σγⱼ = 1, unless that point's own
+residual turns out larger, when it goes back to the plain step.
+
 The options of the loop come in two bundles shared by both variants: :class:`ADMMStopping` (the
 tolerances, the iteration and time limits, the check cadence) and :class:`ADMMPenalty` (β, the
 multiplier step η and the balancing schedule).
@@ -32,6 +38,12 @@ References
 .. [2] S. Boyd, N. Parikh, E. Chu, B. Peleato and J. Eckstein, "Distributed optimization and
    statistical learning via the alternating direction method of multipliers", Foundations and
    Trends in Machine Learning 3(1), 1–122, 2011. Implemented here: residual balancing, Sec. 3.4.1.
+.. [3] H. F. Walker and P. Ni, "Anderson acceleration for fixed-point iterations", SIAM Journal on
+   Numerical Analysis 49(4), 1715–1735, 2011. Implemented here: Anderson acceleration of type II
+   (:class:`AndersonMixing`), with the safeguard of SCS 3 (B. O'Donoghue, "Operator splitting for
+   a homogeneous embedding of the linear complementarity problem", SIAM Journal on Optimization
+   31(3), 1999–2023, 2021): an extrapolated point is kept only if its fixed-point residual is no
+   larger than that of the point it was extrapolated from.
 """
 
 from __future__ import annotations
@@ -48,7 +60,8 @@ import numpy as np
 from ..._progress import say
 from ..._validate import check_positive_int
 
-__all__ = ["ADMMControl", "ADMMPenalty", "ADMMStopping", "MAX_CONSTRAINTS", "announce_setup", "check_bundle"]
+__all__ = ["ADMMControl", "ADMMPenalty", "ADMMStopping", "AndersonMixing", "MAX_CONSTRAINTS", "announce_setup",
+           "check_bundle"]
 
 #: The most secants an ADMM takes by default (``max_constraints``): its least-squares step holds the
 #: S × S inverse (I + 𝒜𝒜*)⁻¹, 3 GiB at this size. Above it, listed secants are solved by column
@@ -279,3 +292,110 @@ class ADMMControl:
     def traces(self) -> dict[str, np.ndarray]:
         """The history as arrays: one entry per iteration (``TRACE_KEYS``) or per check (``CHECK_KEYS``)."""
         return {key: np.asarray(value) for key, value in self.history.items()}
+
+
+class AndersonMixing:
+    """Anderson acceleration of type II for a fixed-point iteration x ↦ T(x) (Walker and Ni [3]),
+    safeguarded as in SCS 3.
+
+    The caller evaluates T at its current point x and reports T(x) and the residual f = T(x) − x
+    (:meth:`record`); the next point is then Σⱼ γⱼ T(xⱼ) over the last ``memory`` + 1 recorded
+    points (:meth:`weights`, :meth:`combine`), with γ minimising ‖Σⱼ γⱼ fⱼ‖ subject to Σⱼ γⱼ = 1
+    (a least-squares problem in the differences of the residuals, with a small Tikhonov term).
+    Safeguard: when the point evaluated was such a combination and its residual exceeds
+    ``safeguard`` times the residual of the point it was extrapolated from, the combination is
+    rejected — the memory is cleared and the iteration goes on from the plain step T(x) of that
+    earlier point (:attr:`fallback`).
+
+    The state may hold more than the residual measures (``output`` is the whole state, ``residual``
+    only the part on which the fixed-point residual is measured), and a ``payload`` the caller
+    combines itself (e.g. low-rank factors); quantities linear in the state stay consistent under
+    the combinations, since Σⱼ γⱼ = 1.
+
+    Parameters
+    ----------
+    memory : int
+        Number of residual differences kept (m ≥ 1).
+    safeguard : float
+        Largest accepted ratio of the residual at an extrapolated point to the residual it was
+        extrapolated from.
+    regularization : float
+        Tikhonov weight, relative to the largest squared norm of a residual difference.
+
+    Attributes
+    ----------
+    outputs, residuals, payloads : list
+        The recorded T(xⱼ), fⱼ and payloads, oldest first.
+    fallback : tuple
+        (T(x), payload) of the point the rejected combination was extrapolated from.
+    accepted, rejected : int
+        Counts of the extrapolated points kept and rejected.
+    """
+
+    def __init__(self, memory: int, safeguard: float = 1.0, regularization: float = 1e-10) -> None:
+        self.memory = check_positive_int(memory, "memory")
+        _check_nonnegative(safeguard, "safeguard")
+        _check_nonnegative(regularization, "regularization")
+        self.safeguard, self.regularization = float(safeguard), float(regularization)
+        self.outputs: list[np.ndarray] = []
+        self.residuals: list[np.ndarray] = []
+        self.payloads: list[object] = []
+        self.accepted = self.rejected = 0
+        self.fallback: tuple[np.ndarray, object] | None = None
+        self._reference = math.inf              # the residual norm an extrapolated point must not exceed
+        self._extrapolated = False
+
+    def reset(self) -> None:
+        """Forget the memory (e.g. when the iteration map changes: a new penalty)."""
+        self.outputs.clear()
+        self.residuals.clear()
+        self.payloads.clear()
+        self._extrapolated = False
+
+    def record(self, output: np.ndarray, residual: np.ndarray, payload: object = None) -> bool:
+        """Report T(x) (``output``), the residual T(x) − x (``residual``) and the caller's
+        ``payload`` at the current point x; False when x was an extrapolated point the safeguard
+        rejects (then nothing is recorded, the memory is cleared, and the caller goes on from
+        :attr:`fallback`)."""
+        norm = float(np.linalg.norm(residual))
+        if self._extrapolated and not norm <= self.safeguard * self._reference:
+            self.rejected += 1
+            self.fallback = (self.outputs[-1], self.payloads[-1])
+            self.reset()
+            return False
+        self.accepted += self._extrapolated
+        self.outputs.append(output)
+        self.residuals.append(residual)
+        self.payloads.append(payload)
+        if len(self.outputs) > self.memory + 1:
+            del self.outputs[0], self.residuals[0], self.payloads[0]
+        self._reference, self._extrapolated = norm, False
+        return True
+
+    def weights(self) -> np.ndarray | None:
+        """γ (summing to 1, oldest first) of the next point Σⱼ γⱼ T(xⱼ), or None (too little memory,
+        or a singular least-squares problem): then the next point is the plain step. Not None marks
+        the next evaluation as extrapolated, to be judged by the safeguard."""
+        if len(self.residuals) < 2:
+            return None
+        F = np.stack(self.residuals, axis=1)                       # (n, m + 1)
+        dF = np.diff(F, axis=1)                                    # (n, m)
+        gram = dF.T @ dF
+        gram[np.diag_indices_from(gram)] += self.regularization * max(float(np.max(np.diag(gram))), 1e-300)
+        try:
+            theta = np.linalg.solve(gram, dF.T @ F[:, -1])
+        except np.linalg.LinAlgError:
+            return None
+        if not np.all(np.isfinite(theta)):
+            return None
+        # x⁺ = T(x_m) − Σᵢ θᵢ (T(x_{i+1}) − T(x_i)), as weights on the outputs
+        gamma = np.zeros(F.shape[1])
+        gamma[-1] = 1.0
+        gamma[1:] -= theta
+        gamma[:-1] += theta
+        self._extrapolated = True
+        return gamma
+
+    def combine(self, gamma: np.ndarray) -> np.ndarray:
+        """Σⱼ γⱼ T(xⱼ) over the recorded outputs."""
+        return np.stack(self.outputs, axis=1) @ gamma

@@ -57,7 +57,16 @@ from ...problems.numax_certificate import (
 from ...problems.numax_operator import PairSecantOperator
 from ...results import SolveResult, build_result, relative_gap
 from .admm import ADMMState, check_constraint_count, warm_start_iterates
-from .admm_control import MAX_CONSTRAINTS, ADMMControl, ADMMPenalty, ADMMStopping, announce_setup, check_bundle
+from .admm_control import (
+    BALANCE_EVERY,
+    MAX_CONSTRAINTS,
+    ADMMControl,
+    ADMMPenalty,
+    ADMMStopping,
+    AndersonMixing,
+    announce_setup,
+    check_bundle,
+)
 from .factor_polish import polish_with_system
 from .least_squares import secant_cosines
 from .pair_linalg import (
@@ -128,6 +137,15 @@ class PairNumerics:
         if its own violation and gap meet the tolerances (it is PSD and of the same rank by
         construction, and the dual bound is the ADMM's). On the last restricted problem of
         column generation this ends the run in a fraction of the iterations.
+    anderson : int
+        Memory of an Anderson acceleration of the iteration's fixed-point map
+        (:class:`~sdpembed.solvers.numax.admm_control.AndersonMixing`, safeguarded); 0 (the default)
+        runs the plain iteration. The accelerated state is (𝒜(L), ω, Λ's coefficients a and z,
+        M = L + Λ as P′ + μΛ₀ + 𝒜*(u), 𝒜(P′), K z, 𝒜(Λ)), with P′ a combination of the last
+        ``anderson`` + 1 projections kept as their stacked factors; the fixed-point residual is
+        measured on (𝒜(L), ω, z, u, 𝒜(P′), a, μ). No extrapolation is made into an iteration that
+        balances the penalty, and a rescaling of the multipliers clears the memory. It changes the
+        path, never the problem or the certificate.
     """
 
     eig_tol: float = 1e-1
@@ -135,6 +153,7 @@ class PairNumerics:
     eig_precision: str = "double"
     least_squares: str = "auto"
     polish: bool = True
+    anderson: int = 0
 
     def __post_init__(self) -> None:
         if isinstance(self.eig_tol, bool) or not isinstance(self.eig_tol, numbers.Real) or not self.eig_tol > 0.0:
@@ -146,6 +165,7 @@ class PairNumerics:
             raise ValueError(f"least_squares must be one of {LEAST_SQUARES_MODES}, got {self.least_squares!r}")
         if not isinstance(self.polish, bool | np.bool_):
             raise ValueError(f"polish must be a bool, got {self.polish!r}")
+        check_positive_int(self.anderson, "anderson", minimum=0)
 
 
 @dataclass(frozen=True)
@@ -180,6 +200,24 @@ class OutsideMonitor:
             raise ValueError(f"work must be callable or None, got {self.work!r}")
         if isinstance(self.ratio, bool) or not isinstance(self.ratio, numbers.Real) or not self.ratio > 0.0:
             raise ValueError(f"ratio must be a positive real number, got {self.ratio!r}")
+
+
+def _anderson_step(mixing: AndersonMixing, plain: tuple, x_in: np.ndarray | None, rescaled: bool, n_measured: int,
+                   no_extrapolation: bool) -> tuple[np.ndarray, list | None]:
+    """The next point of an accelerated run and the parts (γ, U, s) of its P′ = Σ γ U diag(s) Uᵀ:
+    ``plain`` = (T(x), (U, s) of its projection) is recorded against the input ``x_in`` (not after
+    a rescaling of the multipliers, which changes the map, nor on the first iteration, whose input
+    is the warm start's); parts None: the safeguard rejected x_in, go on from ``mixing.fallback``."""
+    output, factor = plain
+    if x_in is None or rescaled:
+        mixing.reset()
+        return output, [(1.0, *factor)]
+    if not mixing.record(output, (output - x_in)[:n_measured], factor):
+        return mixing.fallback[0], None
+    gamma = None if no_extrapolation else mixing.weights()
+    if gamma is None:
+        return output, [(1.0, *factor)]
+    return mixing.combine(gamma), [(g, U, s) for g, (U, s) in zip(gamma, mixing.payloads, strict=True)]
 
 
 def pair_trace_admm(
@@ -314,6 +352,11 @@ def pair_trace_admm(
     admm_work, monitor_work = 0.0, 0.0
     n_active = geom.points.shape[0]
     c, residual = np.zeros(S), 1.0
+    # Anderson acceleration (numerics.anderson): the state x = (𝒜(L), ω, z, u, 𝒜(P'), a, μ, Kz, 𝒜(Λ))
+    # with M = L + Λ = P' + μ Λ₀ + 𝒜*(u) and P' a combination of earlier projections (their factors
+    # stacked); the fixed-point residual is measured on its first 5S + 2 entries
+    mixing = AndersonMixing(numerics.anderson) if numerics.anderson else None
+    x_in, rescaled, n_measured = None, False, 5 * S + 2
     for iteration in control.iterations():
         beta = control.beta
         q = np.clip(AL - omega, lo, hi)                                          # (10)
@@ -348,6 +391,7 @@ def pair_trace_admm(
         control.record(objective, e1, e2, rank)
         residual = control.residual
 
+        rescaled = False
         if control.balance_due() and prev is not None:
             # ‖L⁺ − L‖ with L⁺ = P − Λ + 𝒜*(c) and L = P' − Λ' + 𝒜*(c'), Λ − Λ' = −η(a' Λ₀ + 𝒜*(z' − c'))
             U0, s0, AP0, P0_dot_Lam0, c0, z0, a0, rhs0, Kz0 = prev
@@ -362,9 +406,13 @@ def pair_trace_admm(
             factor = control.balance(norm_rP, norm_rq, np.sqrt(max(dL2, 0.0)), np.linalg.norm(dAL))
             if factor != 1.0:
                 a, z, Kz, A_Lam, omega = a / factor, z / factor, Kz / factor, A_Lam / factor, omega / factor
+            rescaled = factor != 1.0
         prev = (U_P, s_P, AP, P_dot_Lam0, c, z_old, a_old, rhs, Kz_old)
         # L⁺ + Λ⁺ = P + (a⁺ − a) Λ₀ + 𝒜*(c − z + z⁺)  (Λ⁺ after any rescaling)
         M = ImplicitMatrix(geom, U_P, s_P, a - a_old, Lam0, 0.0, None, c - z_old + z, constants_single)
+        if mixing is not None:
+            # T(x): the plain step's state, before the check (which may polish P)
+            plain = (np.concatenate([AL, omega, z, c - z_old + z, AP, [a, a - a_old], Kz, A_Lam]), (U_P, s_P))
         if abs(a) < 1e-18:
             a = 0.0
 
@@ -425,6 +473,19 @@ def pair_trace_admm(
                         f"stopped at iteration {iteration}: pairs outside the problem violate by "
                         f"{outside:.2e}, the working pairs only by {violation:.2e} (e1 {e1:.1e}, e2 {e2:.1e})")
                     break
+        if mixing is not None:
+            state_next, parts = _anderson_step(mixing, plain, x_in, rescaled, n_measured, no_extrapolation=(
+                control.penalty.adaptive and iteration + 1 <= control.penalty.adapt_until
+                and (iteration + 1) % BALANCE_EVERY == 0))
+            if parts is None:                # a rejected extrapolation: the balancing's ‖ΔL‖ has no reference
+                prev, parts = None, [(1.0, *mixing.fallback[1])]
+            x_in = state_next
+            AL, omega, z, u_in, _, (a, mu_in), Kz, A_Lam = np.split(state_next, [S, 2 * S, 3 * S, 4 * S, 5 * S,
+                                                                                5 * S + 2, 6 * S + 2])
+            a, mu_in = float(a), float(mu_in)
+            M = ImplicitMatrix(geom, np.hstack([U for _, U, _ in parts]),
+                               np.concatenate([g * s for g, _, s in parts]), mu_in, Lam0, 0.0, None, u_in,
+                               constants_single)
 
     # the iterates, formed once, for a warm start; P and its certificate from the explicit secants
     Lam = geom.adjoint(z) + (a * Lam0 if (Lam0 is not None and a != 0.0) else 0.0)
@@ -456,5 +517,6 @@ def pair_trace_admm(
         extra={"y": y_feasible, "rank": rank, "state": state, "reduced_dim": r, "factor": factor,
                "values": values, "full_eigensolves": shrink.full_count, "partial_eigensolves": shrink.partial_count,
                "double_precision_from": steps.doubled_at, "polished": bool(polish_note),
-               "factor_extended": steps.extended, "polish_system": polish_system},
+               "factor_extended": steps.extended, "polish_system": polish_system,
+               "anderson": None if mixing is None else (mixing.accepted, mixing.rejected)},
     )
