@@ -74,12 +74,7 @@ from .multiplier_repair import repair_rounds
 from .pair_system import PairSystem, single_system, target_rank
 from .warm import warm_start_metric
 
-__all__ = ["DIRECT_REPAIR_FROM", "RoundOptions", "seed_triplets", "solve_lmnn_fast", "solve_multi_metric_fast"]
-
-#: svec dimension d(d+1)/2 from which :func:`solve_lmnn_fast` (``repair="auto"``) goes from the first-order
-#: start straight to the multiplier repair instead of the working-set rounds: there the rounds' Newton steps
-#: are matrix-free in the p entries of M (:mod:`sdpembed.solvers.lmnn.newton`), minutes each at d = 164.
-DIRECT_REPAIR_FROM = 7000
+__all__ = ["RoundOptions", "seed_triplets", "solve_lmnn_fast", "solve_multi_metric_fast"]
 
 
 @dataclass(frozen=True)
@@ -321,7 +316,7 @@ def solve_lmnn_fast(
     first_order_keep: float = 0.05,
     first_order_fix: float | None = 0.05,
     first_order_start: bool = True,
-    repair: str = "auto",
+    repair: str = "fallback",
     time_limit: float | None = None,
     verbose: bool | int = RoundOptions.verbose,
 ) -> SolveResult:
@@ -375,15 +370,14 @@ def solve_lmnn_fast(
         Also warm-start the first interior-point solve from that metric and the multipliers
         μ·φ'_η of the smoothed loss (:func:`first_order_ipm_start`; fewer Newton steps than a
         cold start or :func:`warm_start`'s shifted dual start).
-    repair : {"auto", "direct", "fallback", "off"}
+    repair : {"fallback", "direct", "off"}
         The multiplier repair (:mod:`sdpembed.solvers.lmnn.multiplier_repair`): the dual of (2.11) restricted
         to the near-margin triplets of a fixed metric, solved with one Newton unknown per such triplet and
-        certified by :func:`~sdpembed.problems.lmnn.lmnn_dual_bound`. ``"direct"``: instead of the working-set
-        rounds, from the first-order start (:func:`~sdpembed.solvers.lmnn.multiplier_repair.repair_rounds`);
-        ``"fallback"``: after the rounds, from their metric and multipliers, when their certified gap is
-        above ``gap_tol`` and the time limit allows; ``"auto"``: ``"direct"`` from d(d+1)/2 ≥
-        ``DIRECT_REPAIR_FROM`` (7,000: d ≥ 118, where every Newton step of the rounds' interior point in the
-        entries of M is matrix-free and costs minutes), ``"fallback"`` below; ``"off"``: never.
+        certified by :func:`~sdpembed.problems.lmnn.lmnn_dual_bound`. ``"fallback"``: after the working-set
+        rounds, from their metric and multipliers, when their certified gap is above ``gap_tol`` and the time
+        limit allows; ``"direct"``: instead of the rounds, from the first-order start
+        (:func:`~sdpembed.solvers.lmnn.multiplier_repair.repair_rounds`; the rounds run if it cannot);
+        ``"off"``: never.
     time_limit : float, optional
         Seconds: no new round and no new Newton step starts after this (the first-order start
         stops its stages at half of it). A run stopped this way reports ``max_iterations`` with
@@ -446,11 +440,9 @@ def solve_lmnn_fast(
         """μ Σ_t (C_ij − C_il) over fixed triplets (their multiplier α_t = μ in (2.14))."""
         return triplet_outer_sum(X, triplets, np.full(triplets.shape[0], mu))[0][None]
 
-    if repair not in ("auto", "direct", "fallback", "off"):
-        raise ValueError(f"repair must be 'auto', 'direct', 'fallback' or 'off', got {repair!r}")
+    if repair not in ("direct", "fallback", "off"):
+        raise ValueError(f"repair must be 'fallback', 'direct' or 'off', got {repair!r}")
     deadline = None if time_limit is None else start + float(time_limit)
-    if repair == "auto":
-        repair = "direct" if d * (d + 1) // 2 >= DIRECT_REPAIR_FROM else "fallback"
     rounds = None
     if repair == "direct" and warm is not None:
         rounds = _repair(instance, warm.M, (warm.triplets, warm.alpha), warm.loss, None, options, deadline)
@@ -467,8 +459,11 @@ def solve_lmnn_fast(
         )
         if (repair == "fallback" and rounds.rgap > gap_tol
                 and (deadline is None or time.perf_counter() < deadline)):
-            rounds = _repair(instance, rounds.Ms[0], (rounds.working, rounds.alpha), rounds.objective, rounds,
-                             options, deadline) or rounds
+            # from the lower-loss metric of the rounds' last and the first-order start
+            M_from, loss_from = ((warm.M, warm.loss) if warm is not None and warm.loss < rounds.objective
+                                 else (rounds.Ms[0], rounds.objective))
+            rounds = _repair(instance, M_from, (rounds.working, rounds.alpha), loss_from, rounds, options,
+                             deadline) or rounds
     status, message = _status(rounds, options)
     # a run stopped early (time or iteration limit) returns the better of its last iterate and its first-order
     # start: an interior-point iterate far from its central path can have a higher loss than the start
@@ -556,14 +551,14 @@ def _status(rounds: _Rounds, options: RoundOptions) -> tuple[str, str]:
     """``optimal`` only for a certified gap ≤ gap_tol (a converged working set, or one stopped on that gap)."""
     gap_tol, add_tol, tol, max_rounds, max_iter = (options.gap_tol, options.add_tol, options.tol, options.max_rounds,
                                                    options.max_iter)
-    if rounds.converged and rounds.rgap <= gap_tol:
-        return "optimal", (f"every omitted hinge <= {add_tol:g} after {rounds.round} round(s) on "
-                           f"{rounds.working.shape[0]} triplets; certified relative gap {rounds.rgap:.2e} "
-                           f"<= {gap_tol:g}")
     if rounds.repair is not None and rounds.certified and rounds.rgap <= gap_tol:
         return "optimal", (f"certified relative gap {rounds.rgap:.2e} <= {gap_tol:g} by the multiplier repair "
                            f"({rounds.repair['free']} free near-margin and {rounds.repair['fixed']} fixed triplets, "
                            f"{rounds.repair['rounds']} round(s), {rounds.repair['newton_steps']} Newton steps)")
+    if rounds.converged and rounds.rgap <= gap_tol:
+        return "optimal", (f"every omitted hinge <= {add_tol:g} after {rounds.round} round(s) on "
+                           f"{rounds.working.shape[0]} triplets; certified relative gap {rounds.rgap:.2e} "
+                           f"<= {gap_tol:g}")
     if rounds.certified and rounds.rgap <= gap_tol:
         return "optimal", (f"certified relative gap {rounds.rgap:.2e} <= {gap_tol:g} after {rounds.round} round(s) "
                            f"on {rounds.working.shape[0]} triplets (the working set had not settled: "

@@ -93,7 +93,7 @@ class RepairOutcome:
     bound: float             # lmnn_dual_bound of (triplets, alpha)
     M: np.ndarray            # the metric of lowest loss (2.11) seen: the given one or an iterate (PSD)
     objective: float         # its loss (2.11)
-    last: np.ndarray         # the interior point's last metric (PSD): the split of a next round
+    last: np.ndarray         # the interior point's last metric (PSD)
     n_fixed: int
     n_free: int
     iterations: int
@@ -321,7 +321,12 @@ def repair_multipliers(
                 f"dres {dres:.1e}  gap {gap:.1e}  nu {nu:.1e}  steps {steps[0]:.2f}/{steps[1]:.2f}  pcg {steps[3]}"
                 + (f"  loss {loss:.10g}  bound {bound:.10g}" if np.isfinite(bound) else ""))
         converged = worst <= tol
-        if converged or (np.isfinite(best) and relative_gap(best_loss, best, unit) <= gap_tol):
+        # an M ⪰ 0 with ⟨C0, M⟩ + μ Σ [𝒜(M)]₊ < 0 proves the restricted problem unbounded below and its dual
+        # infeasible (hinge_ipm, "Unboundedness"): the split fixed triplets that no free multiplier can offset
+        linear = float(np.sum(C0 * Mk[0]))
+        unbounded = (linear + mu * float(np.maximum(AM, 0.0).sum())
+                     < -1e-10 * (abs(linear) + mu * float(np.abs(AM).sum())))
+        if converged or unbounded or (np.isfinite(best) and relative_gap(best_loss, best, unit) <= gap_tol):
             break
         if deadline is not None and time.perf_counter() > deadline:
             break
@@ -405,20 +410,22 @@ def repair_rounds(
     upper_bound: float | None = None,
     band: float = 2e-2,
     rounds: int = 3,
+    growth: float = 2.0,
     gap_tol: float = 1e-5,
     deadline: float | None = None,
     verbose: bool | int = False,
     **options,
 ) -> RepairOutcome | None:
-    """:func:`repair_multipliers` repeated on a new split: each round splits the triplets at the previous
-    round's last interior-point metric (the minimiser of the restricted problem, nearer an optimum than the
-    metric it was split at) and starts from its multipliers, until the certified gap is ≤ ``gap_tol``, the
-    ``deadline`` passes or ``rounds`` are done. The split at a metric far from an optimum fixes or drops
-    triplets that sit at the margin of an optimum; the restricted optimum is then below the full one (the
-    bound stays valid, module docstring) and its minimiser leaves some of those hinges on the wrong side —
-    the next split, at that minimiser, sees them. Returns the last round's outcome with the lowest loss and
-    the highest bound of all rounds (the metric of that loss; the triplets and multipliers of that bound;
-    ``iterations`` and ``seconds`` summed), or None when no round could run (:func:`repair_multipliers`).
+    """:func:`repair_multipliers` repeated on wider splits: while the certified gap is above ``gap_tol``, the next
+    round splits the triplets at the metric of lowest loss found so far with the band times ``growth`` and
+    starts from the multipliers found, until the ``deadline`` passes, ``rounds`` are done or a split has more
+    free triplets than ``max_free``. A split at a metric away from an optimum fixes or drops triplets that sit
+    at the margin of the optimum: the restricted optimum is then below the full one (the bound stays valid,
+    module docstring), and its minimiser can be far from the optimum (the dropped hinges are not seen), so
+    the next split is not made there but wider, where those triplets are free. Returns the last round's
+    outcome with the lowest loss and the highest bound of all rounds (the metric of that loss; the triplets and
+    multipliers of that bound; ``iterations`` and ``seconds`` summed), or None when no round could run
+    (:func:`repair_multipliers`).
     ``options`` go to :func:`repair_multipliers` (``tol``, ``max_iter``, ``max_free``)."""
     best: RepairOutcome | None = None
     unit = loss_unit(instance.mu)
@@ -443,6 +450,6 @@ def repair_rounds(
                 f"gap {gap:.2e}, {out.seconds:.1f} s")
         if gap <= gap_tol or (deadline is not None and time.perf_counter() > deadline):
             break
-        # the next split at the restricted minimiser, whose loss repair_multipliers evaluates
-        M, alpha_start, upper_bound = out.last, (out.triplets, out.alpha), None
+        # a gap left by the split: the next one, wider, at the metric of lowest loss
+        M, alpha_start, upper_bound, band = out.M, (out.triplets, out.alpha), out.objective, growth * band
     return best
