@@ -333,7 +333,7 @@ def main() -> None:
                 "first_order_seconds": result.extra.get("first_order_seconds"),
                 "first_order_loss": result.extra.get("first_order_loss"), "returned": result.extra.get("returned"),
                 "repair": result.extra.get("repair"),
-                "fixed_triplets": int(result.history["fixed"][-1]) if len(result.history["fixed"]) else 0,
+                "fixed_triplets": (int(result.history["fixed"][-1]) if len(result.history.get("fixed", ())) else 0),
                 "knn_error": knn_error(factor(result.solution), Xtr, ytr, Xte, yte),
                 "energy_error": energy_error(factor(result.solution), Xtr, ytr, Xte, yte, targets)}
         rows.append(ours)

@@ -62,7 +62,14 @@ import scipy.linalg
 
 from ..._progress import say
 from ...graphs import radius_hinges
-from ...problems.lmnn import LMNNInstance, lmnn_dual_bound, loss_unit, project_psd, triplet_outer_sum
+from ...problems.lmnn import (
+    LMNNInstance,
+    lmnn_dual_bound,
+    loss_unit,
+    project_psd,
+    triplet_keys,
+    triplet_outer_sum,
+)
 from ...results import relative_gap
 from .newton import _max_step_pos, _max_step_psd, _pcg
 from .pair_system import PairSystem, single_system, symmetric_part
@@ -263,17 +270,14 @@ def repair_multipliers(
     # start: α from the given multipliers (μ/2 where none), M lifted off the boundary, X = [C(α)]₊ + ν M⁻¹
     gamma = _START_MARGIN * mu
     alpha = np.full(m, 0.5 * mu)
-    if alpha_start is not None:
+    if alpha_start is not None and len(alpha_start[0]):
         n = instance.n_points
-        keys = (free[:, 0] * n + free[:, 1]) * n + free[:, 2]
-        given_t, given_a = alpha_start
-        given = (given_t[:, 0].astype(np.int64) * n + given_t[:, 1]) * n + given_t[:, 2]
+        given = triplet_keys(np.asarray(alpha_start[0]), n)
         order = np.argsort(given)
-        pos = np.minimum(np.searchsorted(given[order], keys), max(given.size - 1, 0))
-        hit = given.size > 0
-        if hit:
-            found = given[order][pos] == keys
-            alpha[found] = np.asarray(given_a, dtype=np.float64)[order][pos][found]
+        given, given_alpha = given[order], np.asarray(alpha_start[1], dtype=np.float64)[order]
+        pos = np.minimum(np.searchsorted(given, triplet_keys(free, n)), given.size - 1)
+        found = given[pos] == triplet_keys(free, n)
+        alpha[found] = given_alpha[pos[found]]
     alpha = np.clip(alpha, gamma, mu - gamma)
     lam = np.linalg.eigvalsh(M)
     Mk = M + max(1e-3 * float(lam[-1]) - float(lam[0]), 0.0) * np.eye(d)
