@@ -284,6 +284,9 @@ def main() -> None:
     parser.add_argument("--tol", type=float, default=1e-5,
                         help="our interior-point tolerance ('optimal' still needs a certified gap <= 1e-5)")
     parser.add_argument("--no-cvxpy", action="store_true", help="skip the CVXPY ground truth")
+    parser.add_argument("--verbose", type=int, default=0, help="our solver's progress lines (1: rounds, 2: steps)")
+    parser.add_argument("--repair", default="fallback", choices=("fallback", "direct", "off"),
+                        help="our solver's multiplier repair (solve_lmnn_fast's repair)")
     parser.add_argument("--json", default=str(ROOT / "benchmarks" / "results" / "lmnn_peers.json"))
     parser.add_argument("--alternate", type=int, default=0, metavar="N",
                         help="instead of the table: N rounds of ours and each peer back to back on each data set, "
@@ -318,7 +321,8 @@ def main() -> None:
                      "energy_error": energy_error(eye, Xtr, ytr, Xte, yte, targets)})
 
         load_before, cpu = os.getloadavg()[0], time.process_time()
-        result = solve_lmnn_fast(instance, tol=args.tol, time_limit=args.time_limit)
+        result = solve_lmnn_fast(instance, tol=args.tol, time_limit=args.time_limit, verbose=args.verbose,
+                                 repair=args.repair)
         cpu = time.process_time() - cpu
         ours = {**base, "method": "sdpembed (fast)", "status": result.status, "seconds": result.wall_time,
                 "cpu_seconds": cpu, "load_before": load_before, "load_after": os.getloadavg()[0],
@@ -328,7 +332,8 @@ def main() -> None:
                 "active": int(result.extra["active"]),
                 "first_order_seconds": result.extra.get("first_order_seconds"),
                 "first_order_loss": result.extra.get("first_order_loss"), "returned": result.extra.get("returned"),
-                "fixed_triplets": int(result.history["fixed"][-1]) if len(result.history["fixed"]) else 0,
+                "repair": result.extra.get("repair"),
+                "fixed_triplets": (int(result.history["fixed"][-1]) if len(result.history.get("fixed", ())) else 0),
                 "knn_error": knn_error(factor(result.solution), Xtr, ytr, Xte, yte),
                 "energy_error": energy_error(factor(result.solution), Xtr, ytr, Xte, yte, targets)}
         rows.append(ours)
@@ -391,7 +396,7 @@ def main() -> None:
         "benchmark": "lmnn_peers",
         "split": f"sklearn train_test_split(test_size=0.3, stratify=y, random_state={SEED}); PCA (where stated) "
                  "and StandardScaler fitted on the training part",
-        "k": K, "mu": MU, "time_limit_s": args.time_limit, "ours_tol": args.tol,
+        "k": K, "mu": MU, "time_limit_s": args.time_limit, "ours_tol": args.tol, "ours_repair": args.repair,
         "objective_note": "LMNNInstance.objective(M) on our instance for every method; peers optimise a differently "
                           "scaled, non-convex loss in L with their own target neighbours; M = L^T L",
         "rows": [{key: value for key, value in r.items() if key != "L"} for r in rows],

@@ -70,6 +70,7 @@ from ...problems.lmnn import (
 )
 from ...results import SolveResult, build_result, relative_gap
 from .hinge_ipm import IPMOutcome, first_order_ipm_start, hinge_ipm, ipm_reached, warm_start
+from .multiplier_repair import repair_rounds
 from .pair_system import PairSystem, single_system, target_rank
 from .warm import warm_start_metric
 
@@ -128,6 +129,7 @@ class _Rounds:
     timed_out: bool = False
     alpha: np.ndarray | None = None      # multipliers of ``working`` (the solved set, fixed triplets at μ last)
     certified: bool = False              # stopped on the certified gap before the working set settled
+    repair: dict | None = None           # the multiplier repair's summary when it ran (:func:`_repair`)
 
 
 def _sorted_member(queries: np.ndarray, keys: np.ndarray) -> np.ndarray:
@@ -314,6 +316,7 @@ def solve_lmnn_fast(
     first_order_keep: float = 0.05,
     first_order_fix: float | None = 0.05,
     first_order_start: bool = True,
+    repair: str = "fallback",
     time_limit: float | None = None,
     verbose: bool | int = RoundOptions.verbose,
 ) -> SolveResult:
@@ -367,6 +370,14 @@ def solve_lmnn_fast(
         Also warm-start the first interior-point solve from that metric and the multipliers
         μ·φ'_η of the smoothed loss (:func:`first_order_ipm_start`; fewer Newton steps than a
         cold start or :func:`warm_start`'s shifted dual start).
+    repair : {"fallback", "direct", "off"}
+        The multiplier repair (:mod:`sdpembed.solvers.lmnn.multiplier_repair`): the dual of (2.11) restricted
+        to the near-margin triplets of a fixed metric, solved with one Newton unknown per such triplet and
+        certified by :func:`~sdpembed.problems.lmnn.lmnn_dual_bound`. ``"fallback"``: after the working-set
+        rounds, from their metric and multipliers, when their certified gap is above ``gap_tol`` and the time
+        limit allows; ``"direct"``: instead of the rounds, from the first-order start
+        (:func:`~sdpembed.solvers.lmnn.multiplier_repair.repair_rounds`; the rounds run if it cannot);
+        ``"off"``: never.
     time_limit : float, optional
         Seconds: no new round and no new Newton step starts after this (the first-order start
         stops its stages at half of it). A run stopped this way reports ``max_iterations`` with
@@ -429,16 +440,30 @@ def solve_lmnn_fast(
         """μ Σ_t (C_ij − C_il) over fixed triplets (their multiplier α_t = μ in (2.14))."""
         return triplet_outer_sum(X, triplets, np.full(triplets.shape[0], mu))[0][None]
 
-    rounds = _working_set_rounds(
-        n=n, mu=mu, C0=(1.0 - mu) * P[None], working=working,
-        build_system=lambda triplets: single_system(instance, triplets),
-        hinge_stream=lambda Ms, threshold: [radius_hinges(X, y, targets, Ms[0], threshold=threshold)],
-        pull=lambda Ms: float(np.sum(P * Ms[0])),
-        bound=lambda triplets, alpha, objective: lmnn_dual_bound(instance, triplets, alpha, upper_bound=objective),
-        options=options, deadline=None if time_limit is None else start + float(time_limit),
-        tight=warm is not None, start=ipm_start, fixed=fixed, fold=fold,
-        early_certificate=True,
-    )
+    if repair not in ("direct", "fallback", "off"):
+        raise ValueError(f"repair must be 'fallback', 'direct' or 'off', got {repair!r}")
+    deadline = None if time_limit is None else start + float(time_limit)
+    rounds = None
+    if repair == "direct" and warm is not None:
+        rounds = _repair(instance, warm.M, (warm.triplets, warm.alpha), warm.loss, None, options, deadline)
+    if rounds is None:
+        rounds = _working_set_rounds(
+            n=n, mu=mu, C0=(1.0 - mu) * P[None], working=working,
+            build_system=lambda triplets: single_system(instance, triplets),
+            hinge_stream=lambda Ms, threshold: [radius_hinges(X, y, targets, Ms[0], threshold=threshold)],
+            pull=lambda Ms: float(np.sum(P * Ms[0])),
+            bound=lambda triplets, alpha, objective: lmnn_dual_bound(instance, triplets, alpha,
+                                                                     upper_bound=objective),
+            options=options, deadline=deadline, tight=warm is not None, start=ipm_start, fixed=fixed, fold=fold,
+            early_certificate=True,
+        )
+        if (repair == "fallback" and rounds.rgap > gap_tol
+                and (deadline is None or time.perf_counter() < deadline)):
+            # from the lower-loss metric of the rounds' last and the first-order start
+            M_from, loss_from = ((warm.M, warm.loss) if warm is not None and warm.loss < rounds.objective
+                                 else (rounds.Ms[0], rounds.objective))
+            rounds = _repair(instance, M_from, (rounds.working, rounds.alpha), loss_from, rounds, options,
+                             deadline) or rounds
     status, message = _status(rounds, options)
     # a run stopped early (time or iteration limit) returns the better of its last iterate and its first-order
     # start: an interior-point iterate far from its central path can have a higher loss than the start
@@ -462,11 +487,45 @@ def solve_lmnn_fast(
         history=rounds.history,
         extra={"triplets": working, "alpha": rounds.alpha, "active": rounds.active, "rounds": rounds.round,
                "newton_steps": rounds.newton, "restricted_value": out.primal_value,
-               "returned": "first_order_start" if start_returned else "interior_point",
+               "returned": "first_order_start" if start_returned else "interior_point", "repair": rounds.repair,
                **({} if warm is None else {
                    "first_order_loss": warm.loss, "first_order_seconds": warm.seconds,
                    "first_order_iterations": warm.iterations, "first_order_triplets": warm.triplets.shape[0]})},
     )
+
+
+def _repair(instance: LMNNInstance, M: np.ndarray, alpha_start: tuple, loss: float, rounds: _Rounds | None,
+            options: RoundOptions, deadline: float | None) -> _Rounds | None:
+    """The multiplier repair (:func:`~sdpembed.solvers.lmnn.multiplier_repair.repair_rounds`) from the metric M
+    of loss ``loss`` and the multipliers ``alpha_start``, as the rounds' result: ``rounds`` (the working-set
+    rounds before it) updated where the repair proves a smaller gap, or a new one (the direct path). None
+    when no repair could run (too many free triplets) and there were no rounds."""
+    out = repair_rounds(instance, M, alpha_start=alpha_start, upper_bound=loss, gap_tol=options.gap_tol,
+                        tol=options.tol, deadline=deadline, verbose=options.verbose)
+    if out is None:
+        return rounds
+    unit = loss_unit(instance.mu)
+    rgap = relative_gap(out.objective, out.bound, unit)
+    summary = {"free": out.n_free, "fixed": out.n_fixed, "newton_steps": out.iterations,
+               "rounds": out.rounds, "seconds": out.seconds, "gap": rgap}
+    if rounds is not None:
+        rounds.newton += out.iterations
+        rounds.repair = summary
+        if rgap >= rounds.rgap:
+            return rounds
+        rounds.Ms, rounds.objective, rounds.bound, rounds.rgap = out.M[None], out.objective, out.bound, rgap
+        rounds.working, rounds.alpha = out.triplets, out.alpha
+        rounds.certified = rgap <= options.gap_tol
+        return rounds
+    active = int(np.count_nonzero(radius_hinges(instance.X, instance.y, instance.targets, out.M)[1] > 0.0))
+    ipm = IPMOutcome(M=out.last[None], alpha=out.alpha, xi=np.zeros(0), primal_value=out.objective,
+                     dual_value=out.bound, converged=out.converged, iterations=out.iterations,
+                     stalled=not out.converged)
+    timed_out = deadline is not None and time.perf_counter() > deadline and rgap > options.gap_tol
+    return _Rounds(Ms=out.M[None], objective=out.objective, bound=out.bound, rgap=rgap, working=out.triplets,
+                   out=ipm, converged=True, round=out.rounds, added=0, newton=out.iterations, active=active,
+                   history={}, timed_out=timed_out, alpha=out.alpha, certified=rgap <= options.gap_tol,
+                   repair=summary)
 
 
 def _on_span(instance):
@@ -492,6 +551,10 @@ def _status(rounds: _Rounds, options: RoundOptions) -> tuple[str, str]:
     """``optimal`` only for a certified gap ≤ gap_tol (a converged working set, or one stopped on that gap)."""
     gap_tol, add_tol, tol, max_rounds, max_iter = (options.gap_tol, options.add_tol, options.tol, options.max_rounds,
                                                    options.max_iter)
+    if rounds.repair is not None and rounds.certified and rounds.rgap <= gap_tol:
+        return "optimal", (f"certified relative gap {rounds.rgap:.2e} <= {gap_tol:g} by the multiplier repair "
+                           f"({rounds.repair['free']} free near-margin and {rounds.repair['fixed']} fixed triplets, "
+                           f"{rounds.repair['rounds']} round(s), {rounds.repair['newton_steps']} Newton steps)")
     if rounds.converged and rounds.rgap <= gap_tol:
         return "optimal", (f"every omitted hinge <= {add_tol:g} after {rounds.round} round(s) on "
                            f"{rounds.working.shape[0]} triplets; certified relative gap {rounds.rgap:.2e} "

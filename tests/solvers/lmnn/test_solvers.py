@@ -103,10 +103,14 @@ def test_fast_is_the_registered_default(instances, fast_results):
 
 def test_fast_is_honest_when_stopped_early(instances, optima):
     inst = instances["wine"]
-    stopped = solve_lmnn_fast(inst, max_iter=3)                    # three Newton steps per round
+    stopped = solve_lmnn_fast(inst, max_iter=3, repair="off")      # three Newton steps per round
     assert stopped.status != "optimal"
     assert stopped.dual_bound <= optima["wine"] * (1 + 1e-9)       # still a true bound
-    one_round = solve_lmnn_fast(inst, max_rounds=1, initial_triplets=all_triplets(inst.y, inst.targets)[:2])
+    repaired = solve_lmnn_fast(inst, max_iter=3)                   # the default multiplier repair certifies it
+    assert repaired.status == "optimal" and repaired.extra["repair"] is not None
+    assert repaired.dual_bound <= optima["wine"] * (1 + 1e-9) <= repaired.objective * (1 + 1e-9)
+    one_round = solve_lmnn_fast(inst, max_rounds=1, initial_triplets=all_triplets(inst.y, inst.targets)[:2],
+                                repair="off")
     assert one_round.status == "max_iterations" and "still growing" in one_round.message
     assert one_round.dual_bound <= optima["wine"] * (1 + 1e-9)
 
@@ -151,7 +155,8 @@ def test_a_tiny_optimum_is_certified_against_the_loss_unit(case):
         assert 0.0 <= result.objective - result.dual_bound <= 1e-5 * inst.mu
         assert result.relative_gap == pytest.approx((result.objective - result.dual_bound) / inst.mu, rel=1e-9)
     assert fast.dual_bound <= truth.objective + 1e-12 and truth.dual_bound <= fast.objective + 1e-12
-    strict = solve_lmnn_fast(inst, gap_tol=1e-12)       # optimal still means the certificate proves gap_tol
+    # optimal still means the certificate proves gap_tol (the rounds' own; the multiplier repair can prove more)
+    strict = solve_lmnn_fast(inst, gap_tol=1e-12, repair="off")
     assert strict.status == "inaccurate" and strict.objective - strict.dual_bound > 1e-12 * inst.mu
 
 
@@ -949,7 +954,7 @@ def test_a_stopped_run_returns_the_better_of_its_iterate_and_its_start(instances
     """One Newton step from the first-order start leaves an iterate with a higher loss than the start; the
     run (not optimal) returns the start, says so, and its bound is still the multipliers' certified one."""
     inst = instances["wine"]
-    stopped = solve_lmnn_fast(inst, max_iter=1, max_rounds=1)
+    stopped = solve_lmnn_fast(inst, max_iter=1, max_rounds=1, repair="off")
     assert stopped.status == "max_iterations" and "first-order start" in stopped.message
     assert stopped.extra["returned"] == "first_order_start"
     assert stopped.history["objective"][-1] > stopped.objective          # the iterate it did not return

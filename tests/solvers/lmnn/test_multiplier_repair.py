@@ -1,0 +1,147 @@
+"""Multiplier repair (``solvers/lmnn/multiplier_repair.py``): the dual of (2.11) restricted to the near-margin
+triplets of a fixed metric, solved in the multipliers — against the CVXPY optimum, with certified bounds."""
+
+import numpy as np
+import pytest
+from sklearn.datasets import load_digits, load_wine
+from sklearn.decomposition import PCA
+
+from sdpembed.formulations.lmnn import solve_lmnn_working_set
+from sdpembed.problems import LMNNInstance
+from sdpembed.problems.lmnn import lmnn_dual_bound, loss_unit
+from sdpembed.results import relative_gap
+from sdpembed.solvers.lmnn.fast import solve_lmnn_fast
+from sdpembed.solvers.lmnn.multiplier_repair import (
+    _schur,
+    _SchurSolver,
+    repair_multipliers,
+    repair_rounds,
+    repair_split,
+)
+from sdpembed.solvers.lmnn.pair_system import single_system
+from sdpembed.solvers.lmnn.warm import warm_start_metric
+
+
+def _digits(dims: int, per_class: int) -> LMNNInstance:
+    X, y = load_digits(return_X_y=True)
+    rng = np.random.default_rng(5)
+    idx = np.sort(np.concatenate([rng.choice(np.flatnonzero(y == c), per_class, replace=False) for c in (1, 7, 9)]))
+    Z = PCA(dims, random_state=0).fit_transform(X[idx])
+    return LMNNInstance.from_data((Z - Z.mean(axis=0)) / Z.std(axis=0), y[idx], k=3, mu=0.5)
+
+
+def _wine() -> LMNNInstance:
+    X, y = load_wine(return_X_y=True)
+    rng = np.random.default_rng(2)
+    idx = np.sort(np.concatenate([rng.choice(np.flatnonzero(y == c), 20, replace=False) for c in range(3)]))
+    Z = X[idx]
+    return LMNNInstance.from_data((Z - Z.mean(axis=0)) / Z.std(axis=0), y[idx], k=3, mu=0.5)
+
+
+@pytest.fixture(scope="module")
+def cases():
+    """Each instance with the CVXPY bracket of its optimum (its certified bound, its objective) and the
+    first-order metric of the fast driver's start."""
+    out = {}
+    for name, inst in (("wine", _wine()), ("digits-10", _digits(10, 20))):
+        truth = solve_lmnn_working_set(inst)
+        assert truth.relative_gap <= 1e-5
+        warm = warm_start_metric(inst.X, inst.y, inst.targets, inst.mu, np.asarray(inst.pull_matrix), keep=0.05)
+        out[name] = (inst, (truth.dual_bound, truth.objective), warm)
+    return out
+
+
+@pytest.mark.parametrize("name", ["wine", "digits-10"])
+def test_repair_certifies_the_optimum_where_the_plain_multipliers_do_not(name, cases):
+    inst, (lower, upper), warm = cases[name]
+    unit = loss_unit(inst.mu)
+    plain = lmnn_dual_bound(inst, warm.triplets, warm.alpha, upper_bound=warm.loss)
+    assert relative_gap(warm.loss, plain, unit) > 1e-3                  # the start's own multipliers prove little
+    out = repair_rounds(inst, warm.M, alpha_start=(warm.triplets, warm.alpha), upper_bound=warm.loss, gap_tol=1e-6)
+    assert out.bound <= upper * (1 + 1e-9) and lower <= out.objective * (1 + 1e-9)
+    assert relative_gap(out.objective, out.bound, unit) <= 1e-6
+    assert out.objective == pytest.approx(inst.objective(out.M), rel=1e-12)
+    assert np.linalg.eigvalsh(out.M)[0] >= -1e-12 * np.abs(out.M).max()
+    # the bound is the certificate of the returned multipliers, which lie in [0, μ] (μ on the fixed triplets)
+    assert np.all((out.alpha >= 0) & (out.alpha <= inst.mu)) and np.all(out.alpha[:out.n_fixed] == inst.mu)
+    assert lmnn_dual_bound(inst, out.triplets, out.alpha, upper_bound=out.objective) == pytest.approx(out.bound)
+
+
+def test_a_split_that_misses_margin_triplets_gives_a_lower_but_valid_bound(cases):
+    inst, (lower, upper), warm = cases["digits-10"]
+    good = repair_rounds(inst, warm.M, upper_bound=warm.loss, gap_tol=1e-6)
+    narrow = repair_multipliers(inst, warm.M, band=5e-3)
+    assert narrow.n_free < good.n_free
+    assert narrow.bound <= upper * (1 + 1e-9)
+    assert relative_gap(upper, narrow.bound, loss_unit(inst.mu)) > 1e-4 > relative_gap(upper, good.bound, 1.0)
+
+
+def _hinge_arguments(inst: LMNNInstance, M: np.ndarray, triplets: np.ndarray) -> np.ndarray:
+    U, W = inst.X[triplets[:, 0]] - inst.X[triplets[:, 1]], inst.X[triplets[:, 0]] - inst.X[triplets[:, 2]]
+    return 1.0 + np.einsum("ij,jk,ik->i", U, M, U) - np.einsum("ij,jk,ik->i", W, M, W)
+
+
+def test_split_and_limits(cases):
+    inst, _, warm = cases["wine"]
+    fixed, free = repair_split(inst, warm.M, 0.05)
+    assert fixed.shape[0] and free.shape[0]
+    assert np.all(_hinge_arguments(inst, warm.M, fixed) > 0.05 - 1e-9)
+    assert np.all(np.abs(_hinge_arguments(inst, warm.M, free)) <= 0.05 + 1e-9)
+    every = inst.triplets()
+    h = _hinge_arguments(inst, warm.M, every)
+    assert fixed.shape[0] == np.sum(h > 0.05) and free.shape[0] == np.sum(np.abs(h) <= 0.05)
+    assert repair_multipliers(inst, warm.M, band=0.05, max_free=free.shape[0] - 1) is None
+
+
+def test_schur_complement_is_the_operator():
+    """The m × m matrix formed from the pairs' Gram matrices equals tr(A_t M A_s X⁻¹) + diag, applied by
+    the exact operator column by column (float64), and its float32 version agrees to single precision."""
+    inst = _digits(6, 10)
+    rng = np.random.default_rng(0)
+    triplets = inst.triplets()[rng.choice(inst.n_triplets, 40, replace=False)]
+    system = single_system(inst, triplets)
+    d = inst.dim
+    A, B = rng.standard_normal((d, d)), rng.standard_normal((d, d))
+    M, X = A @ A.T + np.eye(d), B @ B.T + np.eye(d)
+    diag = rng.uniform(0.5, 2.0, triplets.shape[0])
+    H = _schur(system, M, np.linalg.inv(X), diag)
+    op = _SchurSolver(system, M, np.linalg.inv(X), diag, 1e-12, single=False)
+    columns = np.column_stack([op.operator(e) for e in np.eye(triplets.shape[0])])
+    np.testing.assert_allclose(H, columns, rtol=1e-10, atol=1e-10 * np.abs(H).max())
+    np.testing.assert_allclose(H, H.T, rtol=0, atol=1e-12 * np.abs(H).max())
+    H32 = _schur(system, M, np.linalg.inv(X), diag, np.float32)
+    np.testing.assert_allclose(H32, H, rtol=0, atol=1e-4 * np.abs(H).max())
+    # the solver solves it (PCG from the float32 factor, or the float64 factor)
+    r = rng.standard_normal(triplets.shape[0])
+    x = _SchurSolver(system, M, np.linalg.inv(X), diag, 1e-12)(r)
+    np.testing.assert_allclose(H @ x, r, rtol=0, atol=1e-8 * np.abs(r).max())
+
+
+# ------------------------------------------------------------------------- in the fast driver
+@pytest.mark.parametrize("name", ["wine", "digits-10"])
+def test_direct_repair_path_matches_cvxpy(name, cases):
+    inst, (lower, upper), _ = cases[name]
+    result = solve_lmnn_fast(inst, repair="direct")
+    assert result.status == "optimal", result.message
+    assert "multiplier repair" in result.message and result.extra["repair"]["free"] > 0
+    assert result.dual_bound <= upper * (1 + 1e-9) and lower <= result.objective * (1 + 1e-9)
+    assert result.objective <= upper * (1 + 1e-5)
+    assert result.objective == pytest.approx(inst.objective(result.solution), rel=1e-12)
+    assert lmnn_dual_bound(inst, result.extra["triplets"], result.extra["alpha"],
+                           upper_bound=result.objective) == pytest.approx(result.dual_bound)
+
+
+def test_fallback_repair_certifies_where_the_rounds_stop_short(cases):
+    """Rounds cut to one Newton step end uncertified; the fallback repair from their metric certifies."""
+    inst, (lower, upper), _ = cases["digits-10"]
+    plain = solve_lmnn_fast(inst, max_iter=1, repair="off")
+    assert plain.status != "optimal" and plain.relative_gap > 1e-5 and plain.extra["repair"] is None
+    result = solve_lmnn_fast(inst, max_iter=1, repair="fallback")
+    assert result.status == "optimal", result.message
+    assert result.extra["repair"] is not None
+    assert result.dual_bound <= upper * (1 + 1e-9) and lower <= result.objective * (1 + 1e-9)
+
+
+def test_repair_option_is_checked(cases):
+    with pytest.raises(ValueError, match="repair must be"):
+        solve_lmnn_fast(cases["wine"][0], repair="always")
