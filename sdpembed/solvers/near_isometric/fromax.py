@@ -25,15 +25,27 @@ Rederivations and departures (formulas of [1] are partly garbled in the PDF text
 * **P-step in closed form, P never formed.** I + β₁𝒜*𝒜 is positive definite, so the
   pseudo-inverse of (3.9) is an inverse. As in our NuMax ADMM, its solution is
   P = sym(XY) + 𝒜*(w) with (I + β₁𝒜𝒜*)w = c − β₁𝒜(sym XY), c = β₁q − λ: an S×S system with
-  𝒜𝒜* = (VVᵀ)∘(VVᵀ), factorised once by Cholesky (in column generation once per round,
-  cheaper here than extending an explicit inverse as our NuMax-CG does; after 100 solves
-  with one factor it is replaced by the explicit inverse, one ``symv`` per solve), or solved by
+  𝒜𝒜* = (VVᵀ)∘(VVᵀ) (VVᵀ read off the points' Gram matrix for pairs of points,
+  :func:`~sdpembed.solvers.numax.least_squares.secant_cosines`), factorised once by Cholesky
+  (in column generation once per round, cheaper here than extending an explicit inverse as our
+  NuMax-CG does; after 600 solves with one factor it is replaced by the explicit inverse, one
+  ``symv`` per solve), or solved by
   conjugate gradients (relative residual 1e-10, warm-started; much slower) when S exceeds
   ``exact_max``. Then 𝒜(P) = 𝒜(sym XY) + 𝒜𝒜*w, with β₁𝒜𝒜*w = c − β₁𝒜(sym XY) − w for free.
   P is kept *implicitly*: the X- and Y-steps need only PYᵀ and PX, i.e. 𝒜*(w)A =
   Vᵀ diag(w)(VA) for (N, M) matrices A, and ½‖P − XY‖² is assembled from M×M products,
   wᵀ𝒜𝒜*w and wᵀ𝒜(·). An iteration costs O(S² + S N M) (O(S² + n_a N M) on the pairs of n_a
   points), not O(S N²).
+* **P-step in single precision.** From ``single_from`` secants on (:data:`SINGLE_FROM`), the
+  S×S matrix is formed, factorised and solved in single precision: the solves are bound by
+  reading the factor, which then takes half the bytes (at S = 6,000 two ``strsv`` take about half
+  the time of two ``dtrsv`` and ``spotrf`` half that of ``dpotrf``). I + β₁𝒜𝒜* has its
+  eigenvalues in [1, 1 + β₁S], so w is accurate to about 10⁻⁶ relatively; 𝒜(P) is taken from the
+  same w, so each iteration is an ADMM sweep on a system perturbed at that level, and nothing
+  accumulates (P is rebuilt from XY and w every iteration). Whether a map meets δ is always judged
+  in double precision on the map itself, so the precision changes the path of the iterates, never
+  what a result claims. The fixed-point stall test (``tol``) is not met below that accuracy, so
+  such runs stop as ``stalled`` by the ``patience`` rule and the forecast instead.
 * **Symmetric P.** XY is not symmetric; we take P symmetric (the paper's "P ⪰ 0, symmetric"),
   which replaces XY by sym(XY) in (3.9) — the same minimiser over symmetric P.
 * **Which Ψ.** The paper returns Y = Ψ. At every iteration we test Y, Xᵀ and the best rank-M
@@ -70,6 +82,7 @@ import scipy.sparse.linalg
 
 from ..._validate import check_positive_int, check_random_state
 from ...problems.numax_operator import SecantOperator
+from ..numax.least_squares import cholesky_factor, secant_cosines
 from .nonconvex import (
     BestMap,
     FactorOps,
@@ -110,38 +123,10 @@ def _sym_factor(X: np.ndarray, Y: np.ndarray, rank: int) -> np.ndarray:
     return np.sqrt(np.maximum(w, 0.0))[:, None] * (Q @ U).T
 
 
-#: Largest ‖x‖²/d² (squared point norm over squared pair distance) for which the secants' Gram
-#: matrix VVᵀ of a pair operator is assembled from the points' Gram matrix (its rounding grows with it).
-POINT_GRAM_RATIO = 1e2
-
-
-def _secant_gram(ops: FactorOps) -> np.ndarray:
-    """VVᵀ (S, S), the Gram matrix of the unit secants.
-
-    For pairs of points, v_kᵀv_l = (x_i − x_j)ᵀ(x_i' − x_j') / (d_k d_l) is read off the points'
-    Gram matrix G = X_a X_aᵀ, (G_ii' − G_ij' − G_ji' + G_jj') / (d_k d_l): O(n_a² N + S²) instead
-    of the O(S² N) product of the explicit secants. Its rounding, about ε‖x‖²/(d_k d_l) an entry,
-    stays within a small multiple of the product's while ‖x‖²/d² ≤ :data:`POINT_GRAM_RATIO`;
-    otherwise (near-duplicate pairs) the explicit product is used.
-    """
-    if ops.pairs:
-        op = ops.op
-        sq = np.einsum("ij,ij->i", op.points, op.points)
-        if float(sq.max()) <= POINT_GRAM_RATIO * float(op.norms.min()) ** 2:
-            G = op.points @ op.points.T
-            A = G[op.i] - G[op.j]                           # (S, n_a): (x_i − x_j)ᵀx_p for pair k = (i, j), point p
-            inv = 1.0 / op.norms
-            K = np.empty((ops.S, ops.S))
-            step = max(1, 4_000_000 // max(ops.S, 1))       # row blocks: no S×S temporaries
-            for start in range(0, ops.S, step):
-                rows = slice(start, min(start + step, ops.S))
-                block = A[rows][:, op.i]
-                block -= A[rows][:, op.j]
-                block *= inv[rows, None]
-                block *= inv[None, :]
-                K[rows] = block
-            return K
-    return ops.V @ ops.V.T
+#: Working sets of at least this many secants solve the P-step in single precision (module
+#: docstring, "P-step in single precision"): the capped working sets of 800 MNIST images (4,000 to
+#: 6,000 pairs) are where it was measured; the translating squares' 3,240 secants stay in double.
+SINGLE_FROM = 4000
 
 
 class _LeastSquares:
@@ -155,7 +140,8 @@ class _LeastSquares:
     about two Cholesky factorisations) and each further solve is one symmetric matrix-vector
     product (BLAS ``symv``, half the matrix read once), cheaper than the two triangular solves and
     equal to them to rounding (the inverse of this SPD matrix, whose condition number is at most
-    1 + β₁S, is as accurate as the factor).
+    1 + β₁S, is as accurate as the factor). With ``single``, the matrix, its factor and inverse
+    are single precision (``strsv``, ``ssymv``); w is returned in double precision.
     """
 
     #: CG accuracy of the P-step. Looser solves (1e-6, like the 10 CG steps of the NuMax MATLAB
@@ -167,7 +153,7 @@ class _LeastSquares:
     #: inverse pays for itself after about this many solves (the rent-or-buy threshold).
     invert_after = 600
 
-    def __init__(self, ops: FactorOps, beta1: float, method: str, exact_max: int) -> None:
+    def __init__(self, ops: FactorOps, beta1: float, method: str, exact_max: int, single: bool = False) -> None:
         if method not in ("auto", "exact", "cg"):
             raise ValueError(f"least_squares must be 'auto', 'exact' or 'cg', got {method!r}")
         self.exact = method == "exact" or (method == "auto" and ops.S <= exact_max)
@@ -177,14 +163,16 @@ class _LeastSquares:
         # column-generation round (a new FactorOps) would leave its S×S factor behind until a rare
         # full collection, and gigabytes of dead factors pile up on a few hundred points.
         self.op, self.beta1 = ops.op, beta1
+        self.single = bool(single) and self.exact
         if self.exact:
-            K = _secant_gram(ops)                           # built in place: one S×S array
+            dtype = np.float32 if self.single else np.float64
+            # VVᵀ (from the points' Gram matrix for pairs of points), built in place: one S×S array
+            K = secant_cosines(ops.op, dtype=dtype)
             np.square(K, out=K)                             # 𝒜𝒜* = (VVᵀ)∘(VVᵀ)
             K *= beta1
             K[np.diag_indices_from(K)] += 1.0
-            # K is symmetric: its transpose is the same matrix in Fortran order, which LAPACK
-            # factorises in place (a C-ordered K would be copied: a second S×S array)
-            self.factor = scipy.linalg.cho_factor(K.T, lower=True, overwrite_a=True, check_finite=False)
+            # K is symmetric: LAPACK factorises it in place in whichever order it is stored
+            self.factor: np.ndarray | None = cholesky_factor(K)
             del K
             self.inverse: np.ndarray | None = None          # lower triangle of (I + β₁𝒜𝒜*)⁻¹, once formed
             self.n_solves = 0
@@ -200,17 +188,25 @@ class _LeastSquares:
 
     def solve(self, b: np.ndarray) -> np.ndarray:
         if self.exact:
+            # looked up, not stored: SciPy's BLAS wrappers do not pickle
+            blas, lapack = scipy.linalg.blas, scipy.linalg.lapack
+            symv, trsv, potri = ((blas.ssymv, blas.strsv, lapack.spotri) if self.single
+                                 else (blas.dsymv, blas.dtrsv, lapack.dpotri))
+            if self.single:
+                b = b.astype(np.float32)
+            if self.inverse is None:
+                self.n_solves += 1
+                if self.n_solves >= self.invert_after:
+                    inverse, info = potri(self.factor, lower=1, overwrite_c=1)
+                    if info != 0:                            # impossible after a successful Cholesky
+                        raise RuntimeError(f"LAPACK potri failed (info = {info})")
+                    self.inverse, self.factor = inverse, None    # the factor may be overwritten: keep the inverse
             if self.inverse is not None:
-                return scipy.linalg.blas.dsymv(1.0, self.inverse, b, lower=1)
-            self.n_solves += 1
-            if self.n_solves >= self.invert_after:
-                inverse, info = scipy.linalg.lapack.dpotri(self.factor[0], lower=1, overwrite_c=1)
-                if info != 0:                                # impossible after a successful Cholesky
-                    raise RuntimeError(f"LAPACK dpotri failed (info = {info})")
-                self.inverse, self.factor = inverse, None    # the factor may be overwritten: keep the inverse
-                return scipy.linalg.blas.dsymv(1.0, self.inverse, b, lower=1)
-            L = self.factor[0]                               # lower triangle (Fortran order)
-            return scipy.linalg.blas.dtrsv(L, scipy.linalg.blas.dtrsv(L, b, lower=1), lower=1, trans=1)
+                w = symv(1.0, self.inverse, b, lower=1)
+            else:
+                L = self.factor                              # lower triangle (Fortran order)
+                w = trsv(L, trsv(L, b, lower=1), lower=1, trans=1)
+            return w.astype(np.float64, copy=False)
         w, _ = scipy.sparse.linalg.cg(self.operator, b, x0=self.last, rtol=self.rtol, atol=0.0, maxiter=self.maxiter)
         self.last = w
         return w
@@ -263,6 +259,7 @@ def fromax(
     patience: int = 200,
     least_squares: str = "auto",
     exact_max: int = 6000,
+    single_from: int | None = SINGLE_FROM,
     warm_start: FroMaxState | None = None,
     random_state=None,
     verbose: bool | int = False,
@@ -298,6 +295,9 @@ def fromax(
         How the S×S system of the P-step is solved; ``auto`` factorises it when S ≤ ``exact_max``.
     exact_max : int
         Largest S factorised by ``auto`` (the factor takes 8·S² bytes).
+    single_from : int or None
+        Factorise and solve the P-step's S×S system in single precision from this many secants on
+        (None: never; see the module docstring, "P-step in single precision").
     warm_start : FroMaxState, optional
         Start from these iterates (λ must have one entry per secant).
     random_state : None, int or Generator
@@ -329,6 +329,8 @@ def fromax(
         raise ValueError(f"margin must lie in [0, 1), got {margin}")
     patience = check_positive_int(patience, "patience", minimum=0)
     exact_max = check_positive_int(exact_max, "exact_max")
+    if single_from is not None:
+        single_from = check_positive_int(single_from, "single_from")
     rng = check_random_state(random_state)
     S, N = ops.S, ops.N
     if warm_start is not None:
@@ -372,8 +374,9 @@ def fromax(
     elif max_iter > 0:                                     # max_iter = 0 only evaluates Ψ₀: no S×S factor
         # the factorisation depends only on the secants and β₁: rank adjustment reuses it across runs
         cache = ops.__dict__.setdefault("_fromax_least_squares", {})
-        key = (beta1, least_squares, exact_max)
-        ls = cache.get(key) or cache.setdefault(key, _LeastSquares(ops, beta1, least_squares, exact_max))
+        single = single_from is not None and S >= single_from
+        key = (beta1, least_squares, exact_max, single)
+        ls = cache.get(key) or cache.setdefault(key, _LeastSquares(ops, beta1, least_squares, exact_max, single))
 
         AXY = np.einsum("ij,ij->i", BX, BY)               # 𝒜(sym(XY)) = ((Xᵀv_k)·(Yv_k))_k
         AP = AXY.copy()                                    # P₀ = sym(X₀Y₀)

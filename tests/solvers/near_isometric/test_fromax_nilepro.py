@@ -113,7 +113,7 @@ def test_p_step_explicit_inverse_equals_the_cholesky_solve(squares):
         ops = FactorOps(V)                                   # a fresh cache of the factor per run
         ls = _LeastSquares(ops, 1.0, "auto", 6000)
         ls.invert_after = after
-        ops.__dict__["_fromax_least_squares"] = {(1.0, "auto", 6000): ls}
+        ops.__dict__["_fromax_least_squares"] = {(1.0, "auto", 6000, False): ls}
         runs[after] = fromax(ops, 0.25, NUMAX_RANK[0.25])
     a, b = runs[10**9], runs[5]
     assert a.status == b.status == "converged" and a.iterations == b.iterations > 5
@@ -121,20 +121,51 @@ def test_p_step_explicit_inverse_equals_the_cholesky_solve(squares):
     assert b.isometry <= 0.25
 
 
-def test_secant_gram_from_the_points_equals_the_explicit_product(squares, monkeypatch):
-    """The P-step's VVᵀ of a pair operator, read off the points' Gram matrix, is the product of the
-    explicit secants to rounding; and the explicit product is used when pairs are too short for it."""
-    from sdpembed.solvers.near_isometric import fromax as fromax_module
+def test_p_step_matrix_of_a_pair_operator_equals_the_explicit_one(squares, monkeypatch):
+    """The P-step's matrix I + β₁(VVᵀ)∘(VVᵀ) of a pair operator, whose VVᵀ is read off the points'
+    Gram matrix (``secant_cosines``), is that of the explicit secants to rounding; so is it when every
+    pair takes ``secant_cosines``' per-pair fallback (its rows and columns from the secants, which
+    differ from the product V Vᵀ in the last bit: a tolerance, not bit equality)."""
+    from sdpembed.solvers.numax import least_squares
 
     X, V, pairs = squares
     paired = FactorOps(PairSecantOperator(X, pairs[:, 0], pairs[:, 1]))
-    gemm = paired.op.V @ paired.op.V.T
-    K = fromax_module._secant_gram(paired)
-    assert not np.array_equal(K, gemm)                           # not the product itself
-    np.testing.assert_allclose(K, gemm, rtol=0, atol=1e-13)
-    monkeypatch.setattr(fromax_module, "POINT_GRAM_RATIO", 1e-3)
-    np.testing.assert_array_equal(fromax_module._secant_gram(paired), gemm)
-    np.testing.assert_array_equal(fromax_module._secant_gram(FactorOps(V)), V @ V.T)
+    explicit = (paired.op.V @ paired.op.V.T) ** 2 * 1.3 + np.eye(paired.S)
+
+    def matrix(ops):
+        L = np.tril(_LeastSquares(ops, 1.3, "exact", 6000).factor)
+        return L @ L.T
+
+    np.testing.assert_allclose(matrix(paired), explicit, rtol=0, atol=1e-11)
+    np.testing.assert_allclose(matrix(FactorOps(V)), (V @ V.T) ** 2 * 1.3 + np.eye(len(V)), rtol=0, atol=1e-11)
+    monkeypatch.setattr(least_squares, "SHORT_PAIR_RATIO", 0.0)             # every pair from its secant
+    cosines = least_squares.secant_cosines(paired.op)
+    np.testing.assert_allclose(cosines, paired.op.V @ paired.op.V.T, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(matrix(paired), explicit, rtol=0, atol=1e-11)
+
+
+def test_single_precision_p_step_is_accurate_and_fromax_meets_delta(squares):
+    """From ``single_from`` secants the P-step is solved in single precision: w to about 1e-6
+    relatively, and a FroMax run still meets δ, judged in double precision on the map."""
+    rng = np.random.default_rng(4)
+    V = squares[1]
+    ops = FactorOps(V)
+    double, single = _LeastSquares(ops, 1.0, "exact", 6000), _LeastSquares(ops, 1.0, "exact", 6000, single=True)
+    assert single.factor.dtype == np.float32 and double.factor.dtype == np.float64
+    single.invert_after = 3                                             # the single-precision inverse too
+    for _ in range(5):
+        b = rng.standard_normal(len(V))
+        w, w32 = double.solve(b), single.solve(b)
+        assert w32.dtype == np.float64
+        assert np.linalg.norm(w32 - w) <= 1e-5 * np.linalg.norm(w)
+        assert np.linalg.norm(w32 - w) > 0.0                            # not the double-precision solve
+    assert single.inverse is not None and single.inverse.dtype == np.float32
+    rank = NUMAX_RANK[0.25]
+    runs = {name: fromax(FactorOps(V), 0.25, rank, single_from=frm) for name, frm in (("d", None), ("s", len(V)))}
+    assert runs["s"].status == runs["d"].status == "converged"
+    for res in runs.values():
+        assert isometry_constants(res.Psi, secants=V).delta <= 0.25
+    assert runs["s"].iterations != runs["d"].iterations or not np.array_equal(runs["s"].Psi, runs["d"].Psi)
 
 
 def test_pair_operations_match_explicit_secants(squares):
