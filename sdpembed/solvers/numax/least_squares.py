@@ -6,8 +6,10 @@ the secants' outer products, entries (v_kᵀv_l)²) is the expensive part of K t
 :func:`extend_gram` reuses the block of the kept pairs and computes only the new pairs' rows,
 O(S k r) for k new ones. The secants of pairs of points need not be touched at all:
 :func:`secant_cosines` reads v_kᵀv_l off the Gram matrix of the n_a points the pairs join,
-O(n_a² r) and gathers of O(S²); when n_a ≤ S, 𝒜𝒜* is made afresh that way every round and
-factorised in place (:func:`cheaper_from_points`), with no S × S copy.
+O(n_a² r) and gathers of O(S²); when n_a ≤ S, 𝒜𝒜* is made afresh every round and factorised in
+place (:func:`cheaper_from_points`), with no S × S copy — its lower triangle, which the
+factorisation reads, that way or by ``syrk`` of the secants, whichever costs less
+(:func:`cosines_by_syrk`).
 
 Two ways to apply K⁻¹ in the iterations:
 
