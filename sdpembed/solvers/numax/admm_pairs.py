@@ -441,7 +441,7 @@ def pair_trace_admm(
                 polished = None
                 if rgap <= gap_tol:
                     polished, system = polish_with_system(op.V, U_P * np.sqrt(s_P), lo, hi, tol=0.5 * feas_tol,
-                                                          cosines=lambda: secant_cosines(op, 0, np.float32))
+                                                          cosines=lambda: secant_cosines(op, 0, np.float32, lower=True))
                     polish_failures += polished is None
                 if polished is not None:
                     U_new, sigma, _ = np.linalg.svd(polished, full_matrices=False)

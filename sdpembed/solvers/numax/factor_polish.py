@@ -60,18 +60,31 @@ def _normal_product(V: np.ndarray, Y: np.ndarray, t: np.ndarray) -> np.ndarray:
     return 2.0 * np.einsum("ij,ij->i", V @ dF, Y)
 
 
+#: columns of 4·YYᵀ made at a time by :func:`_normal_factor` (an S × NORMAL_BLOCK temporary)
+NORMAL_BLOCK = 1024
+
+
 def _normal_factor(V: np.ndarray, Y: np.ndarray, cosines: np.ndarray | None = None) -> NormalSystem | None:
     """J Jᵀ = 4 (VVᵀ) ∘ (YYᵀ) factorised in single precision (``syrk`` and ``potrf``
     on :func:`~sdpembed.solvers.numax.least_squares.factorisation_threads` threads), with a ridge of
     10⁻⁷ of its largest diagonal entry against rank deficiency; None if the factorisation fails even so.
-    ``cosines``, if given, is VVᵀ (its lower triangle is read, and overwritten)."""
+    ``cosines``, if given, is VVᵀ (its lower triangle is read, and overwritten).
+
+    One S × S array is made (or none, with ``cosines``): 4·YYᵀ multiplies its lower triangle
+    ``NORMAL_BLOCK`` columns at a time."""
     S = V.shape[0]
     with factorisation_thread_limit(S):
         if cosines is None:
             normal = scipy.linalg.blas.ssyrk(1.0, V.astype(np.float32), lower=1)        # lower triangles
         else:
             normal = np.asfortranarray(cosines, dtype=np.float32)
-        normal *= scipy.linalg.blas.ssyrk(4.0, Y.astype(np.float32), lower=1)
+        Y32 = Y.astype(np.float32)
+        for first in range(0, S, NORMAL_BLOCK):
+            block = slice(first, min(first + NORMAL_BLOCK, S))
+            product = (Y32[block] @ Y32[first:].T).T            # rows first, … of these columns of YYᵀ
+            product *= 4.0
+            normal[first:, block] *= product                     # both in Fortran order
+        del Y32
         ridge = 1e-7 * float(normal.diagonal().max(initial=1.0))
         normal[np.diag_indices(S)] += ridge
         factor, info = scipy.linalg.lapack.spotrf(normal, lower=1, clean=0, overwrite_a=1)

@@ -292,13 +292,15 @@ class LeastSquaresSteps:
             return
         # 𝒜𝒜* from the points costs less than reusing the warm start's (self.fresh): then it is computed
         # afresh and factorised in place (no S × S copy, none kept for the next run)
-        self.gram = (gram_rows(op, 0, np.float32 if single else np.float64) if self.fresh else
+        inverse = mode == "inverse" or (mode == "auto" and known_inverse is not None)
+        # a factorisation reads the lower triangle only
+        self.gram = (gram_rows(op, 0, np.float32 if single else np.float64, lower=not inverse) if self.fresh else
                      extend_gram(op, None if warm_start is None else warm_start.gram,
                                  np.float32 if single else np.float64,
                                  kept=None if warm_start is None else warm_start.gram_kept))
         # "auto": the factor is inverted once the extra cost of its triangular solves (≈ one symv
         # each) has added up to that of potri (≈ S³ flops against 2S² a solve)
-        if mode == "inverse" or (mode == "auto" and known_inverse is not None):
+        if inverse:
             self.K_inv, self.next_switch = least_squares_inverse(op, known_inverse, self.gram), 0
         else:
             self.cholesky = self._factorise(single)
@@ -346,7 +348,8 @@ class LeastSquaresSteps:
         if self.refinable:
             self.refinable, self.doubled_at = False, iteration
             self.cholesky = None                    # freed before the double-precision 𝒜𝒜* is made
-            self.gram = extend_gram(self.op, None, np.float64)
+            self.gram = (gram_rows(self.op, 0, np.float64, lower=True) if self.fresh
+                         else extend_gram(self.op, None, np.float64))
             self.cholesky = self._factorise(False)
             self.next_switch = iteration + self.period
 

@@ -350,12 +350,26 @@ def selectable(i: np.ndarray, j: np.ndarray, violation: np.ndarray, keep: int) -
     holding them holds them too, so blocks of a scan reduce their own violators and the scan reduces
     their concatenation again.
     """
-    if violation.size <= keep:
-        return np.arange(violation.size)
-    order, best = worst_ranks(i, j, violation)
-    chosen = np.zeros(order.size, bool)
-    chosen[order[:keep]] = True
-    chosen[order[best[best < order.size]]] = True
+    n = violation.size
+    if n <= keep:
+        return np.arange(n)
+    # no sort of the violators (a block of a first scan holds millions): the ``keep`` worst are those
+    # above the keep-th largest value and the earliest of those equal to it
+    chosen = np.zeros(n, bool)
+    threshold = np.partition(violation, n - keep)[n - keep]
+    above = violation > threshold
+    chosen |= above
+    chosen[np.flatnonzero(violation == threshold)[: keep - int(np.count_nonzero(above))]] = True
+    # each point's worst pair: its largest violation, at the earliest position among equal ones
+    worst = np.full(int(max(i.max(), j.max())) + 1, -np.inf)
+    np.maximum.at(worst, i, violation)
+    np.maximum.at(worst, j, violation)
+    first = np.full(worst.size, n)
+    positions = np.arange(n)
+    for ends in (i, j):
+        at = violation == worst[ends]
+        np.minimum.at(first, ends[at], positions[at])
+    chosen[first[first < n]] = True
     return np.flatnonzero(chosen)
 
 

@@ -417,3 +417,36 @@ def test_a_settle_whose_scan_fails_leaves_the_round_its_warm_start(monkeypatch):
     assert seen and all(seen)
     assert run.status == plain.status == "optimal" and run.extra["settled"] == 0
     assert abs(run.objective - plain.objective) <= 1e-5 * plain.objective
+
+
+def test_restricted_solves_work_in_the_points_span_when_it_has_a_faint_direction(monkeypatch):
+    """The points' span keeps every direction above rounding: one of 1e-7 of the largest singular value
+    (MNIST's 10,000 test images have one of 6e-7) is a direction of the secants, and a basis without it
+    fails the restricted ADMM's check, which then recomputes a span from each round's secants (here:
+    none, all N dimensions). With it, no round does; the certified optimum is that of the full space."""
+    import sdpembed.solvers.numax.admm_pairs as admm_pairs
+    from sdpembed.problems.numax_operator import PairSecantOperator
+    from sdpembed.solvers.numax.column_generation import _points_span
+    from sdpembed.solvers.numax.pair_linalg import holds_secants
+
+    rng = np.random.default_rng(4)
+    X = np.zeros((60, 30))
+    X[:, :8] = rng.standard_normal((60, 8))
+    X[7, 8] = 1e-7 * np.linalg.norm(X[:, :8], 2)      # a faint direction of one point
+    basis = _points_span(X)
+    assert basis is not None and basis.shape == (30, 9)
+    i, j = np.triu_indices(60, 1)
+    assert holds_secants(PairSecantOperator(X, i, j), basis)
+
+    spans = []
+    secant_span = admm_pairs.secant_span
+    monkeypatch.setattr(admm_pairs, "secant_span", lambda V: spans.append(V.shape) or secant_span(V))
+    instance = NuMaxInstance(delta=0.1, X=X)
+    result = solve_numax_cg(instance, initial_pairs=200, max_add=100, random_state=0)
+    assert result.status == "optimal" and result.extra["rounds"] > 1
+    assert spans == []                                 # every round in the points' span
+    full = solve_numax_cg(instance, initial_pairs=200, max_add=100, random_state=0,
+                          admm_options={"basis": np.eye(30)})
+    assert full.status == "optimal"
+    assert abs(result.objective - full.objective) <= 1e-5 * full.objective
+    assert instance.max_violation(result.solution) <= 1e-6

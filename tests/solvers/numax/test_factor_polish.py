@@ -113,3 +113,31 @@ def test_polish_with_a_reused_system_reaches_the_fresh_polish():
     # a system of other rows (more of them than V has) is not used: the polish factorises afresh
     again, other = polish_with_system(V[:20], F, lo[:20], hi[:20], tol=1e-9, system=earlier)
     assert other is not earlier and (again is None or np.all(np.isfinite(again)))
+
+
+@pytest.mark.parametrize("with_cosines", [False, True])
+def test_normal_factor_makes_one_square_array_and_factorises_the_normal_matrix(monkeypatch, with_cosines):
+    """J Jᵀ = 4 (VVᵀ) ∘ (YYᵀ) is formed in one S × S array, 4·YYᵀ multiplied in by blocks of columns
+    (not a second S × S product): the factor's L Lᵀ is the dense double-precision J Jᵀ plus the ridge to
+    single-precision rounding, and the traced peak is the S × S array it makes (none, given the cosines)
+    and a block (before: one S × S array more)."""
+    import tracemalloc
+
+    import sdpembed.solvers.numax.factor_polish as factor_polish
+
+    monkeypatch.setattr(factor_polish, "NORMAL_BLOCK", 200, raising=False)         # several blocks, a ragged last one
+    rng, V, F, _ = _instance(S=1100, r=60, k=24, seed=6)
+    Y = V @ F
+    cosines = (V @ V.T).astype(np.float32).T if with_cosines else None    # Fortran order, as secant_cosines
+    tracemalloc.start()
+    try:
+        system = factor_polish._normal_factor(V, Y, cosines)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert system is not None
+    S = V.shape[0]
+    assert peak < (0.5 if with_cosines else 1.5) * S * S * 4
+    L = np.tril(system.factor.astype(np.float64))
+    normal = 4.0 * (V @ V.T) * (Y @ Y.T) + system.ridge * np.eye(S)
+    np.testing.assert_allclose(L @ L.T, normal, rtol=0, atol=1e-5 * np.abs(normal).max())

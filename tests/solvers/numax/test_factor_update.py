@@ -198,3 +198,36 @@ def test_the_double_precision_refactorisation_frees_the_single_factor_first():
     assert steps.cholesky.dtype == np.float64
     rhs = np.random.default_rng(4).standard_normal(S)
     np.testing.assert_allclose(_K(op.explicit().V) @ steps(rhs, 2), rhs, rtol=0, atol=1e-10 * np.abs(rhs).max())
+
+
+@pytest.mark.parametrize("dtype, atol", [(np.float32, 2e-6), (np.float64, 1e-13)])
+def test_lower_secant_cosines_by_syrk_are_the_secants_inner_products(dtype, atol):
+    """The lower triangle of VVᵀ for a factorisation: by syrk of the secants when that is cheaper than the
+    route through the points (pairs among nearly as many points as pairs), without the points' n_a × n_a
+    and n_a × S arrays; it equals VVᵀ of the explicit secants, its strict upper triangle is zero, and the
+    least squares factorised from it solve (I + 𝒜𝒜*) c = b."""
+    from sdpembed.solvers.numax.least_squares import cosines_by_syrk, secant_cosines
+
+    X = digits_points(300)
+    op = _pairs(X, np.random.default_rng(6).choice(pair_count(300), size=500, replace=False))
+    S, V_bytes = op.n_constraints, op.V.nbytes
+    # all pairs of few points in many dimensions: the points' Gram matrix is the cheaper route
+    wide = np.random.default_rng(8).standard_normal((50, 1500))
+    assert cosines_by_syrk(op, dtype) and not cosines_by_syrk(_pairs(wide, np.arange(pair_count(50))), dtype)
+    tracemalloc.start()
+    try:
+        cosines = secant_cosines(op, 0, dtype, lower=True)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # the result, and at most two copies of V (the route through the points: 2.3 S × S here)
+    assert peak < S * S * np.dtype(dtype).itemsize + 2 * V_bytes
+    assert cosines.dtype == dtype and cosines.flags.f_contiguous
+    V = op.explicit().V
+    assert not np.triu(cosines, 1).any()
+    np.testing.assert_allclose(np.tril(cosines), np.tril(V @ V.T), rtol=0, atol=atol)
+    np.testing.assert_allclose(np.tril(secant_cosines(op, 0, dtype)), np.tril(V @ V.T), rtol=0, atol=atol)
+    steps = LeastSquaresSteps(op, "cholesky-single" if dtype == np.float32 else "cholesky", None)
+    rhs = np.random.default_rng(7).standard_normal(S)
+    rtol = 1e-4 if dtype == np.float32 else 1e-10
+    np.testing.assert_allclose(_K(V) @ steps(rhs, 1), rhs, rtol=0, atol=rtol * np.abs(rhs).max())

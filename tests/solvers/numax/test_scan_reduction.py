@@ -8,7 +8,7 @@ import pytest
 from sdpembed.datasets import load_mnist
 from sdpembed.secants import linear_index_of_pairs, pair_count
 from sdpembed.solvers.numax.candidates import PairCandidates, _spread_violators
-from sdpembed.solvers.numax.pair_scan import scan_pair_violations, selectable
+from sdpembed.solvers.numax.pair_scan import scan_pair_violations, selectable, worst_ranks
 from sdpembed.solvers.numax.scan_backend import LocalScan
 
 
@@ -75,6 +75,32 @@ def test_selectable_of_blocks_is_selectable_of_the_whole(seed):
         np.testing.assert_array_equal(kept, selectable(i, j, violation, keep))
         np.testing.assert_array_equal(_spread_violators(i[kept], j[kept], violation[kept], index[kept], keep, total=m),
                                       _spread_violators(i, j, violation, index, keep))
+
+
+def _selectable_by_sort(i, j, violation, keep):
+    """The definition of selectable: the first ``keep`` in the order of decreasing violation (ties to the
+    earlier) and every point's first pair in that order."""
+    if violation.size <= keep:
+        return np.arange(violation.size)
+    order, best = worst_ranks(i, j, violation)
+    chosen = np.zeros(order.size, bool)
+    chosen[order[:keep]] = True
+    chosen[order[best[best < order.size]]] = True
+    return np.flatnonzero(chosen)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_selectable_without_a_sort_takes_the_sorted_lists_pairs(seed):
+    """selectable finds the keep worst by a partition and each point's worst pair by its largest violation
+    and earliest position: the same positions as the sorted order, ties included."""
+    rng = np.random.default_rng(seed)
+    n, m = (30, 2000) if seed % 2 else (400, 5000)
+    i = rng.integers(0, n - 1, m)
+    j = i + 1 + rng.integers(0, n - 1 - i)
+    violation = np.round(rng.random(m), 1 + seed % 3)           # few distinct values: many ties
+    violation[rng.choice(m, 50, replace=False)] = violation.max()
+    for keep in (1, 2, 7, 60, 199, 200, 1999, m - 1, m):
+        np.testing.assert_array_equal(selectable(i, j, violation, keep), _selectable_by_sort(i, j, violation, keep))
 
 
 @pytest.mark.slow
