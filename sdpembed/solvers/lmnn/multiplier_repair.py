@@ -71,7 +71,7 @@ from ...problems.lmnn import (
     triplet_outer_sum,
 )
 from ...results import relative_gap
-from .newton import _max_step_pos, _max_step_psd, pcg
+from .newton import max_step_pos, max_step_psd, pcg
 from .pair_system import PairSystem, single_system, symmetric_part
 
 __all__ = ["RepairOutcome", "repair_multipliers", "repair_rounds", "repair_split"]
@@ -384,8 +384,8 @@ def _newton_step(system: PairSystem, C0: np.ndarray, mu: float, M: np.ndarray, X
         return dM, dX, dalpha, dxi, ds
 
     def steps(dM, dX, dalpha, dxi, ds) -> tuple[float, float]:
-        tp = min(_max_step_psd(M, dM), _max_step_pos(xi, dxi), _max_step_pos(s, ds))
-        td = min(_max_step_psd(X, dX), _max_step_pos(alpha, dalpha), _max_step_pos(beta, -dalpha))
+        tp = min(max_step_psd(M, dM), max_step_pos(xi, dxi), max_step_pos(s, ds))
+        td = min(max_step_psd(X, dX), max_step_pos(alpha, dalpha), max_step_pos(beta, -dalpha))
         return tp, td
 
     dM, dX, dalpha, dxi, ds = direction(-Mb, -alpha * s, -beta * xi)           # predictor (σ = 0)

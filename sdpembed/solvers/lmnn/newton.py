@@ -33,7 +33,7 @@ import scipy.linalg
 
 from .pair_system import PairSystem, symmetric_part
 
-__all__ = ["newton_step", "pcg"]
+__all__ = ["max_step_pos", "max_step_psd", "newton_step", "pcg"]
 
 #: Triplets per svec coordinate beyond which Newton systems are solved by PCG (see :func:`_newton_solver`).
 _PCG_RATIO = 4
@@ -64,15 +64,53 @@ _INEXACT_FACTOR = 1e-2
 _INEXACT_MAX = 1e-4
 
 
-def _max_step_psd(S: np.ndarray, dS: np.ndarray) -> float:
-    """Largest t with S + t dS ⪰ 0 for stacked S ≻ 0 (inf if dS keeps it PSD)."""
+def max_step_psd(S: np.ndarray, dS: np.ndarray) -> float:
+    """Largest step keeping a stack of positive definite matrices positive semidefinite.
+
+    Parameters
+    ----------
+    S : ndarray of shape (m, p, p)
+        Symmetric positive definite matrices (an interior point's metric blocks or their duals).
+    dS : ndarray of shape (m, p, p)
+        Symmetric directions.
+
+    Returns
+    -------
+    float
+        The largest t with S + t dS ⪰ 0 for every block, or ``inf`` if no t > 0 leaves the cone:
+        −1/λ_min(L⁻¹ dS L⁻ᵀ) with S = L Lᵀ.
+
+    References
+    ----------
+    .. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+       Pennsylvania, 2007, Sec. 2.1.3 (the SDP of the loss (2.11) these interior points solve).
+    """
     L = np.linalg.cholesky(S)
     Linv = np.linalg.inv(L)
     lam = np.linalg.eigvalsh(Linv @ dS @ Linv.transpose(0, 2, 1)).min()
     return np.inf if lam >= 0.0 else -1.0 / lam
 
 
-def _max_step_pos(v: np.ndarray, dv: np.ndarray) -> float:
+def max_step_pos(v: np.ndarray, dv: np.ndarray) -> float:
+    """Largest step keeping a positive vector nonnegative.
+
+    Parameters
+    ----------
+    v : ndarray
+        Positive entries (slacks or multipliers of an interior point).
+    dv : ndarray
+        A direction of the same shape.
+
+    Returns
+    -------
+    float
+        min over dv_i < 0 of −v_i / dv_i, or ``inf`` if no entry decreases.
+
+    References
+    ----------
+    .. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+       Pennsylvania, 2007, Sec. 2.1.3 (the SDP of the loss (2.11) these interior points solve).
+    """
     neg = dv < 0.0
     return float(np.min(-v[neg] / dv[neg])) if np.any(neg) else np.inf
 
@@ -272,8 +310,8 @@ def newton_step(system: PairSystem, C0: np.ndarray, mu: float, M: np.ndarray, X:
         return dM, dX, dalpha, dbeta, dxi, ds
 
     def steps(dM, dX, dalpha, dbeta, dxi, ds) -> tuple[float, float]:
-        tp = min(_max_step_psd(M, dM), _max_step_pos(xi, dxi), _max_step_pos(s, ds))
-        td = min(_max_step_psd(X, dX), _max_step_pos(alpha, dalpha), _max_step_pos(beta, dbeta))
+        tp = min(max_step_psd(M, dM), max_step_pos(xi, dxi), max_step_pos(s, ds))
+        td = min(max_step_psd(X, dX), max_step_pos(alpha, dalpha), max_step_pos(beta, dbeta))
         return tp, td
 
     # predictor (affine scaling, σ = 0)
