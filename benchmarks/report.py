@@ -81,7 +81,7 @@ def run_stamp(argv: Sequence[str] | None = None) -> dict:
         "command": " ".join([*env, "python", script_name, *argv[1:]]),
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "commit": commit,
-        "machine": f"{platform.machine()}, {os.cpu_count()} cores, {memory:.0f} GiB, "
+        "machine": f"{platform.machine()} ({cpu_model()}), {os.cpu_count()} cores, {memory:.0f} GiB, "
                    f"Python {platform.python_version()}",
         # None when threadpoolctl finds no BLAS; a list when several BLAS libraries
         # are loaded with different thread counts (e.g. numpy's and scipy's own).
@@ -90,6 +90,21 @@ def run_stamp(argv: Sequence[str] | None = None) -> dict:
         "versions": {name: getattr(sys.modules[name], "__version__", None)
                      for name in VERSIONED if name in sys.modules},
     }
+
+
+def cpu_model() -> str:
+    """The processor's model name (``/proc/cpuinfo``; ``platform.processor()`` elsewhere, "unknown CPU" if empty).
+
+    Stamped beside every run because the machines of successive sessions differ while their
+    architecture and core count do not.
+    """
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
 
 
 def best_cpu(fn: Callable[[], object], repeat: int) -> tuple[float, object]:

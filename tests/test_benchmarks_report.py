@@ -83,6 +83,18 @@ def test_the_run_stamp_says_how_the_run_was_made(report, monkeypatch):
     assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", stamp["date"])
     assert {"commit", "machine", "blas_threads", "load_average", "versions"} <= set(stamp)
     assert "Run: `OPENBLAS_NUM_THREADS=1 " in report.run_line(stamp)
+    assert f"({report.cpu_model()})" in stamp["machine"]
+
+
+def test_the_cpu_model_is_read_from_proc_cpuinfo(report, monkeypatch, tmp_path):
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text("processor\t: 0\nvendor_id\t: X\nmodel name\t: Example CPU 9000\nflags\t: fpu\n")
+    real_path = report.Path
+    monkeypatch.setattr(report, "Path", lambda p: cpuinfo if p == "/proc/cpuinfo" else real_path(p))
+    assert report.cpu_model() == "Example CPU 9000"
+    cpuinfo.write_text("processor\t: 0\n")
+    monkeypatch.setattr(report.platform, "processor", lambda: "")
+    assert report.cpu_model() == "unknown CPU"
 
 
 @pytest.mark.parametrize(("found", "expected"), [([], None), ([4], 4), ([1, 4], [1, 4]), ([2, 2], 2)])

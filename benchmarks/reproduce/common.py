@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from report import run_stamp  # the benchmarks' run stamp (benchmarks/ is on sys.path, see __init__)
+from report import cpu_model, run_stamp  # the benchmarks' run stamp (benchmarks/ is on sys.path, see __init__)
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "benchmarks" / "results" / "reproduce"
@@ -100,8 +100,8 @@ def quick_departures(experiment: Experiment) -> list[str]:
 
 
 def machine() -> str:
-    """The machine's architecture, cores and Python version."""
-    return f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    """The machine's architecture, processor, cores and Python version."""
+    return f"{platform.machine()} ({cpu_model()}), {os.cpu_count()} cores, Python {platform.python_version()}"
 
 
 def parallel_map(function: Callable, items: list, workers: int) -> list:
