@@ -19,7 +19,9 @@ are unchanged). The thesis trained on all 60,000 MNIST training images (LMNN 3-N
 Every method sees the same preprocessed training data and k = 3 target neighbours, μ = 0.5
 (metric-learn ``regularization=0.5``, pylmnn ``weight_push_loss=0.5``). For each method:
 
-* wall time of the fit (the peers' is measured inside their process, imports excluded);
+* wall time of the fit (the peers' is measured inside their process, imports excluded; ours
+  includes building the instance, ``LMNNInstance.from_data``, whose target-neighbour search the
+  peers' ``fit`` makes too);
 * the (2.11) objective of the returned metric, ``LMNNInstance.objective(M)`` on OUR instance
   (our target neighbours, μ, margin 1). The peers optimise a different problem — the
   non-convex loss in L, over their own target neighbours, with their own scaling of the
@@ -240,15 +242,15 @@ def alternate(args) -> None:
 
     for name in track(args.datasets.split(","), "data sets", unit="data set"):
         Xtr, Xte, ytr, yte = load(name)
-        instance = LMNNInstance.from_data(Xtr, ytr, k=K, mu=MU)
         for rnd in range(args.alternate):
             shift = rnd % len(methods)
             for method in methods[shift:] + methods[:shift]:
                 load_before = os.getloadavg()[0]
                 if method == "ours":
-                    cpu = time.process_time()
+                    cpu, wall = time.process_time(), time.perf_counter()
+                    instance = LMNNInstance.from_data(Xtr, ytr, k=K, mu=MU)   # the peers' fit finds targets too
                     result = solve_lmnn_fast(instance, tol=args.tol, time_limit=args.time_limit)
-                    row = {"seconds": result.wall_time, "cpu_seconds": time.process_time() - cpu,
+                    row = {"seconds": time.perf_counter() - wall, "cpu_seconds": time.process_time() - cpu,
                            "status": result.status, "relative_gap": result.relative_gap,
                            "newton_steps": int(result.iterations),
                            "first_order_seconds": result.extra.get("first_order_seconds")}
@@ -309,7 +311,9 @@ def main() -> None:
 
     for name in track(args.datasets.split(","), "data sets", unit="data set"):
         Xtr, Xte, ytr, yte = load(name)
-        instance = LMNNInstance.from_data(Xtr, ytr, k=K, mu=MU)
+        setup_cpu, setup_wall = time.process_time(), time.perf_counter()
+        instance = LMNNInstance.from_data(Xtr, ytr, k=K, mu=MU)   # timed with ours: the peers' fit finds targets too
+        setup_cpu, setup_wall = time.process_time() - setup_cpu, time.perf_counter() - setup_wall
         base = {"dataset": name, "n_train": int(Xtr.shape[0]), "n_test": int(Xte.shape[0]), "dim": int(Xtr.shape[1]),
                 "n_triplets": int(instance.n_triplets)}
         print(f"\n{name}: train {Xtr.shape[0]} × {Xtr.shape[1]}, test {Xte.shape[0]}, "
@@ -323,8 +327,8 @@ def main() -> None:
         load_before, cpu = os.getloadavg()[0], time.process_time()
         result = solve_lmnn_fast(instance, tol=args.tol, time_limit=args.time_limit, verbose=args.verbose,
                                  repair=args.repair)
-        cpu = time.process_time() - cpu
-        ours = {**base, "method": "sdpembed (fast)", "status": result.status, "seconds": result.wall_time,
+        cpu = time.process_time() - cpu + setup_cpu
+        ours = {**base, "method": "sdpembed (fast)", "status": result.status, "seconds": result.wall_time + setup_wall,
                 "cpu_seconds": cpu, "load_before": load_before, "load_after": os.getloadavg()[0],
                 "objective": result.objective, "dual_bound": result.dual_bound,
                 "relative_gap": result.relative_gap, "newton_steps": int(result.iterations),
@@ -337,7 +341,7 @@ def main() -> None:
                 "knn_error": knn_error(factor(result.solution), Xtr, ytr, Xte, yte),
                 "energy_error": energy_error(factor(result.solution), Xtr, ytr, Xte, yte, targets)}
         rows.append(ours)
-        print(f"  sdpembed   {result.status:<14} {result.wall_time:9.2f} s  cpu {cpu:9.2f} s  objective "
+        print(f"  sdpembed   {result.status:<14} {ours['seconds']:9.2f} s  cpu {cpu:9.2f} s  objective "
               f"{result.objective:.8g}  gap {result.relative_gap:.1e}  rounds {ours['rounds']}  newton "
               f"{ours['newton_steps']}  active {ours['active']:,}  knn error {ours['knn_error']:.4f}  energy "
               f"error {ours['energy_error']:.4f}  load {load_before:.1f}  returned {ours['returned']}", flush=True)

@@ -185,7 +185,8 @@ def _working_set_rounds(*, n, mu, C0, working, build_system, hinge_stream, pull,
     hinges costs several more Newton steps).
 
     ``early_certificate``: a round solved to ``tol`` also stops inside the interior point, at the first
-    iterate whose worst relative measure is ≤ ``certify_below``·``tol`` and whose polished multipliers
+    iterate whose relative primal residual and gap are ≤ ``certify_below``·``tol`` (its dual residual up to
+    ten times that: :func:`~sdpembed.solvers.lmnn.hinge_ipm.hinge_ipm`'s ``certify``) and whose polished multipliers
     (:func:`~sdpembed.solvers.lmnn.hinge_ipm.polish_multipliers`) give a certified gap (the same evaluation
     as after the round, on the same triplets) ≤ min(``gap_tol``, ``tol``): no looser than the interior
     point's own stop would leave it; the round then takes that certificate's hinge scan and bound rather than

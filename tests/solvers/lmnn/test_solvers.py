@@ -1005,6 +1005,32 @@ def test_polished_multipliers_certify_earlier_and_a_wrong_identification_does_no
     assert relative_gap(optimum, lmnn_dual_bound(inst, triplets, wrong), loss_unit(mu)) > 1e-3
 
 
+def test_the_early_certificate_is_tried_before_the_dual_residual_is_small(instances):
+    """The early certificate is tried at the first iterate whose primal residual and gap are below
+    ``certify_below`` and whose dual residual is below ten times that (the polish makes C(α′) = X, so the
+    dual residual need not be small already): a threshold between an iterate's primal measures and its
+    dual residual stops the method at that iterate (a rule on the worst of the three would not try it)."""
+    import sys
+
+    ipm_module = sys.modules["sdpembed.solvers.lmnn.hinge_ipm"]
+    inst = instances["gauss"]
+    triplets = all_triplets(inst.y, inst.targets)
+    system, C0, mu = single_system(inst, triplets), (1 - inst.mu) * np.asarray(inst.pull_matrix)[None], inst.mu
+    history = hinge_ipm(system, C0, mu, tol=1e-10).history
+    pres, dres, gap = (np.asarray(history[key]) for key in ("pres", "dres", "gap"))
+    tried = np.maximum(np.maximum(pres, gap), dres / ipm_module._CERTIFY_DRES)
+    # an iterate whose dual residual dominates, with no earlier iterate below the threshold it sets
+    candidates = [i for i in range(1, len(dres)) if dres[i] > tried[i] and np.all(tried[:i] > tried[i])]
+    assert candidates
+    it = candidates[0]
+    calls = []
+    out = hinge_ipm(system, C0, mu, tol=1e-10, certify=lambda M, alpha: calls.append(1) or True,
+                    certify_below=tried[it])
+    assert out.certified and len(calls) == 1
+    assert out.iterations == it + 1                          # history index it is iteration it + 1
+    assert max(pres[it], dres[it], gap[it]) > tried[it]      # the worst measure was still above the threshold
+
+
 def test_a_certified_stop_reuses_its_hinge_scan(instances, monkeypatch):
     """When the interior point stops on the early certificate, the round takes the hinge scan and the bound
     of that certificate instead of scanning every hinge again: one scan per certificate tried, and the
@@ -1013,14 +1039,17 @@ def test_a_certified_stop_reuses_its_hinge_scan(instances, monkeypatch):
 
     import sdpembed.solvers.lmnn.fast as lmnn_fast
     ipm_module = sys.modules["sdpembed.solvers.lmnn.hinge_ipm"]
-    inst = instances["wine"]
+    inst = instances["gauss"]    # certifies early (on wine and iris no polish finds multipliers)
     scans, tries = [], []
     scan, polish = lmnn_fast.radius_hinges, ipm_module.polish_multipliers
     monkeypatch.setattr(lmnn_fast, "radius_hinges", lambda *a, **k: scans.append(1) or scan(*a, **k))
-    monkeypatch.setattr(ipm_module, "polish_multipliers", lambda *a, **k: tries.append(1) or polish(*a, **k))
+    monkeypatch.setattr(ipm_module, "polish_multipliers",
+                        lambda *a, **k: (lambda alpha: tries.append(alpha is not None) or alpha)(polish(*a, **k)))
     result = solve_lmnn_fast(inst, tol=1e-5)
     assert result.status == "optimal" and result.extra["rounds"] == 1
-    assert len(tries) >= 1 and len(scans) == len(tries)        # the last try certified: no further scan
+    # one scan per certificate tried (a polish that found no multipliers tries none); the last one certified:
+    # no further scan
+    assert sum(tries) >= 1 and len(scans) == sum(tries)
     assert result.objective == pytest.approx(inst.objective(result.solution), rel=1e-12)
     assert result.dual_bound == lmnn_dual_bound(inst, result.extra["triplets"], result.extra["alpha"],
                                                 upper_bound=result.objective)
