@@ -6,13 +6,11 @@ has an interior (no stress: the interior point runs)."""
 from __future__ import annotations
 
 import dataclasses
-import warnings
 
 import numpy as np
 import pytest
 
 from sdpembed.datasets import swiss_roll
-from sdpembed.formulations.mvu import solve_mvu_cvxpy
 from sdpembed.problems import MVUInstance
 from sdpembed.problems.mvu import dual_bound, verified_dual_bound
 from sdpembed.solvers.mvu.facial import (
@@ -23,6 +21,8 @@ from sdpembed.solvers.mvu.facial import (
     solve_mvu_facial,
 )
 from sdpembed.solvers.mvu.ipm import solve_mvu_ipm
+
+from .conftest import certified_truth
 
 
 def _complete(X: np.ndarray) -> MVUInstance:
@@ -78,9 +78,7 @@ def test_a_flexible_cycle_has_no_stress_and_is_not_called_locked() -> None:
     assert res.extra["stress_rank"] == 0 and not res.extra["determined"]
     assert "locked up" not in res.message
     assert res.status == "optimal", res.message
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        truth = solve_mvu_cvxpy(inst, "CLARABEL")
+    truth = certified_truth(inst)
     assert abs(res.objective - truth.objective) <= 1e-4 * abs(truth.objective)
 
 
@@ -89,10 +87,7 @@ def test_agreement_with_cvxpy_on_the_equality_agreement_instances(seed: int) -> 
     # the equality instances of tests/solvers/mvu/test_lowrank.py's agreement list
     X, _ = swiss_roll(16, noise=0.1, random_state=seed)
     inst = MVUInstance.from_points(X, 3, "equality", angles=seed % 2 == 0, link=True, random_state=seed)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        truth = solve_mvu_cvxpy(inst, "CLARABEL")
-    assert truth.status == "optimal"
+    truth = certified_truth(inst)
     res = solve_mvu_facial(inst)
     assert res.status == "optimal", res.message
     assert abs(res.objective - truth.objective) <= 1e-4 * abs(truth.objective)

@@ -3,7 +3,6 @@ agreement with CVXPY, bounds that are bounds, honest statuses, the registry and 
 
 from __future__ import annotations
 
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -12,21 +11,27 @@ import pytest
 import sdpembed
 from sdpembed import load_instance
 from sdpembed.datasets import swiss_roll
-from sdpembed.formulations.mvu import solve_mvu_cvxpy
 from sdpembed.problems import MVUInstance
 from sdpembed.problems.mvu import proof_margin
 from sdpembed.registry import MVU_LOWRANK_FROM_N, get_problem
 from sdpembed.solvers.mvu.lowrank import solve_mvu_lowrank
 from sdpembed.validation.verify import Solution, verify_solution
 
+from .conftest import certified_truth
+
 SUITE = Path(sdpembed.__file__).parent / "data" / "suite"
 
-# the tiny agreement instances of tests/solvers/mvu/test_mvu.py (Clarabel ends optimal on them) that
-# the low-rank solver certifies; equality seed 1 and slack seed 1 are not among them (see the module
-# docstring of sdpembed.solvers.mvu.lowrank: a saddle point it does not leave)
+# tiny instances with a certified CVXPY optimum (conftest.certified_truth) that the low-rank solver
+# certifies; those of STALLS are not among them (see the module docstring of sdpembed.solvers.mvu.lowrank:
+# a saddle point it does not leave)
 AGREEMENT = [("equality", None, 2), ("equality", None, 3), ("inequality", None, 2), ("inequality", None, 3),
-             ("inequality", None, 5), ("slack", 0.9, 0), ("slack", 0.9, 2), ("min_trace", None, 1),
-             ("min_trace", None, 3)]
+             ("inequality", None, 5), ("slack", 0.9, 0), ("slack", 0.9, 2), ("min_trace", None, 3),
+             ("min_trace", None, 5)]
+
+# where the Newton phase stops at a saddle point: equality and slack seed 1 on every machine tried, min_trace
+# seed 1 on some processors only (certified on one, a stall at violation 1.4e-4 on another: the rounding of
+# the path decides which local minimiser of the penalty it reaches)
+STALLS = [("equality", None, 1), ("slack", 0.9, 1), ("min_trace", None, 1)]
 
 
 def _tiny(seed: int, variant: str, omega: float | None, n: int = 16, k: int = 3) -> MVUInstance:
@@ -37,10 +42,7 @@ def _tiny(seed: int, variant: str, omega: float | None, n: int = 16, k: int = 3)
 @pytest.mark.parametrize("variant,omega,seed", AGREEMENT)
 def test_lowrank_matches_cvxpy_with_certified_bound(variant: str, omega: float | None, seed: int) -> None:
     inst = _tiny(seed, variant, omega)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        truth = solve_mvu_cvxpy(inst, "CLARABEL")
-    assert truth.status == "optimal"
+    truth = certified_truth(inst)
     res = solve_mvu_lowrank(inst)
     assert res.status == "optimal", res.message
     f_star = truth.objective
@@ -52,6 +54,22 @@ def test_lowrank_matches_cvxpy_with_certified_bound(variant: str, omega: float |
     assert res.dual_bound >= f_star - 1e-6 * max(abs(f_star), 1.0)
     assert abs(res.relative_gap) <= 1e-5
     np.testing.assert_allclose(res.extra["Y"] @ res.extra["Y"].T, res.solution, atol=1e-9 * np.abs(res.solution).max())
+
+
+@pytest.mark.parametrize("variant,omega,seed", STALLS)
+def test_lowrank_is_honest_where_it_can_stall(variant: str, omega: float | None, seed: int) -> None:
+    inst = _tiny(seed, variant, omega)
+    truth = certified_truth(inst)
+    res = solve_mvu_lowrank(inst)
+    f_star = truth.objective
+    if res.status == "optimal":
+        assert abs(res.objective - f_star) <= 1e-4 * max(abs(f_star), 1.0)
+    else:
+        assert res.status in ("max_iterations", "inaccurate")
+        assert "returning the iterate closest to the tolerances" in res.message
+    # a bound it proves, certified or not, lies above the optimum
+    if np.isfinite(res.dual_bound):
+        assert res.dual_bound >= f_star - 1e-6 * max(abs(f_star), 1.0)
 
 
 def test_infeasible_and_locked_up_runs_are_never_optimal() -> None:

@@ -60,6 +60,13 @@ PINNED = {
     "pairs warm mixed": (66, 14.939557313418321, 14.939443406033114, 1.0, 21),
 }
 
+#: Relative tolerance of the pinned objective and bound. Double-precision runs repeat to rounding on any
+#: processor; the mixed-precision run's single-precision 𝒜𝒜* (an ssyrk) is summed in an order the BLAS
+#: kernel of the processor chooses, which moved its objective by 7e-10 relative between two x86-64
+#: machines with the same iterations, checks and β: its values are pinned to 1e-8, below what a change of
+#: the loop moves (stopped one or two iterations earlier, its objective differs by 8.9e-8 and 1.4e-6).
+PINNED_RTOL = {"pairs warm mixed": 1e-8}
+
 
 @pytest.fixture(scope="module")
 def recorded():
@@ -79,8 +86,9 @@ def test_iterates_are_pinned(runs, name):
     assert result.iterations == iterations
     assert len(result.history["check_iteration"]) == checks
     assert result.history["beta"][-1] == beta
-    assert result.objective == pytest.approx(objective, rel=1e-12)
-    assert result.dual_bound == pytest.approx(bound, rel=1e-12)
+    rtol = PINNED_RTOL.get(name, 1e-12)
+    assert result.objective == pytest.approx(objective, rel=rtol)
+    assert result.dual_bound == pytest.approx(bound, rel=rtol)
 
 
 LINE_50 = ("admm it     50  tr P 10.97264312  e1 7.56e-04  e2 4.17e-04  viol 5.81e-03  bound 10.50442328  "
