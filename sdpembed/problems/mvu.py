@@ -34,7 +34,9 @@ Both are O(n³) and dense, run to n = :data:`DUAL_DENSE_LIMIT`. The shift grows 
 (n + 1)u·tr L(y) (u the unit roundoff): multipliers that carry a large multiple of a stress (the
 facial reduction's lift, :mod:`sdpembed.solvers.mvu.facial`) have tr L(y) ≫ yᵀD, and there the
 factorisation runs in numpy's long double (u = 2⁻⁶⁴ on x86-64, the same error analysis with that
-u; ``_proof_unit``) and yᵀD is evaluated exactly in rational arithmetic before it is rounded up.
+u; ``_proof_unit``), its shift bounded after the factorisation by γ_{n+1}·ρ(|R̃ᵀ||R̃|) (Collatz–
+Wielandt, ``_factor_norm_bound``: near ‖L(y)‖₂ where tr L(y) is tens of times larger), and yᵀD
+is evaluated exactly in rational arithmetic before it is rounded up.
 The smallest proved yᵀD,
 rounded upwards, is an upper bound on the optimum whether or not the run converged, and
 :func:`verified_dual_bound` computes it from the multipliers a solution file carries
@@ -515,8 +517,10 @@ def algebraic_connectivity(n: int, edges: np.ndarray) -> float:
 EXTENDED_PROOF_FROM = 1e-6
 
 #: Largest n for which the proof runs in extended precision: its Cholesky factorisation is numpy's own
-#: (LAPACK has no long double), O(n³) in interpreted blocks.
-EXTENDED_PROOF_MAX_N = 2000
+#: (LAPACK has no long double), O(n³) in interpreted blocks — 0.9 s at n = 1,000, paid by every certificate
+#: of a solver that certifies each iterate (the interior point over a face) — while below this size it is
+#: a few hundredths of a second.
+EXTENDED_PROOF_MAX_N = 500
 
 #: Rows and columns per block of the extended-precision Cholesky factorisation.
 _EXTENDED_BLOCK = 64
@@ -595,29 +599,45 @@ def proof_margin(instance, y: np.ndarray) -> float:
     y = _project(instance, np.asarray(y, dtype=np.float64))
     diagonal = np.bincount(edges[:, 0], weights=y, minlength=n) + np.bincount(edges[:, 1], weights=y, minlength=n)
     c = instance.trace_weight
+    return 2.0 * _shift_of_proof(n, edges, y, c, diagonal) / max(abs(c), 1e-300)
+
+
+def _shift_of_proof(n: int, edges: np.ndarray, y: np.ndarray, c: float, diagonal: np.ndarray) -> float:
+    """The shift δ the proof of y subtracts first: :func:`_proof_shift` in double, the smaller of it and
+    :func:`_aimed_shift` in extended precision."""
     u = _proof_unit(n, edges, y, c, diagonal)
-    return 2.0 * _proof_shift(n, edges, y, c, diagonal, u)[0] / max(abs(c), 1e-300)
+    delta = _proof_shift(n, edges, y, c, diagonal, u)[0]
+    if u < 0.5 * _EPS:
+        aimed = _aimed_shift(n, edges, y, c, u)
+        if aimed is not None:
+            delta = min(delta, aimed)
+    return delta
 
 
 def _cholesky_completes(F: np.ndarray) -> bool:
     """Whether the Cholesky factorisation F = RᵀR runs to completion (every pivot positive) in the arithmetic
-    of F's dtype: LAPACK's for double, numpy's own right-looking blocked factorisation otherwise (long
-    double, which LAPACK lacks). Each entry of R is (F_ij − Σ_k r_ki r_kj)/r_ii (r_ii = the square root of
-    the same form) with the sum evaluated in some order, which is all Demmel's backward-error bound assumes
-    (Higham [4], Lemma 8.4: any order of evaluation; Theorem 10.3)."""
+    of F's dtype (:func:`_cholesky_factor`)."""
+    return _cholesky_factor(F) is not None
+
+
+def _cholesky_factor(F: np.ndarray) -> np.ndarray | None:
+    """The computed Cholesky factor of F (upper R, F ≈ RᵀR) in the arithmetic of F's dtype, or None when a
+    pivot is not positive: LAPACK's for double, numpy's own right-looking blocked factorisation otherwise
+    (long double, which LAPACK lacks). Each entry of R is (F_ij − Σ_k r_ki r_kj)/r_ii (r_ii = the square root
+    of the same form) with the sum evaluated in some order, which is all Demmel's backward-error bound
+    assumes (Higham [4], Lemma 8.4: any order of evaluation; Theorem 10.3)."""
     if F.dtype == np.float64:
         try:
-            np.linalg.cholesky(F)
+            return np.linalg.cholesky(F).T
         except np.linalg.LinAlgError:
-            return False
-        return True
+            return None
     A = np.triu(F)
     n, b = A.shape[0], _EXTENDED_BLOCK
     for k0 in range(0, n, b):
         k1 = min(k0 + b, n)
         for j in range(k0, k1):                        # the diagonal block, column by column
             if not A[j, j] > 0:
-                return False
+                return None
             A[j, j] = np.sqrt(A[j, j])
             A[j, j + 1:k1] /= A[j, j]
             row = A[j, j + 1:k1]
@@ -630,7 +650,49 @@ def _cholesky_completes(F: np.ndarray) -> bool:
         for m0 in range(k1, n, b):                     # the trailing upper triangle, a block row at a time
             m1 = min(m0 + b, n)
             A[m0:m1, m0:] -= panel[:, m0 - k1:m1 - k1].T @ panel[:, m0 - k1:]
-    return True
+    return np.triu(A)                                  # the trailing updates also wrote below the diagonal
+
+
+def _perron_vector(A: np.ndarray, steps: int = 30) -> np.ndarray:
+    """A positive approximate Perron vector of AᵀA for a nonnegative upper-triangular A with a positive
+    diagonal (power steps in double), scaled to a least entry of 1."""
+    A = A.astype(np.float64)
+    x = np.ones(A.shape[0])
+    for _ in range(steps):
+        x = A.T @ (A @ x)
+        x /= x.max()
+    return x / x.min()
+
+
+def _factor_norm_estimate(F: np.ndarray) -> float | None:
+    """An estimate of ρ(|R|ᵀ|R|), R the Cholesky factor of F, from F's factor in double lifted by a small
+    shift so that it completes (None if even that fails): what the shift of the extended-precision proof is
+    aimed at (:func:`_factor_norm_bound` checks it afterwards)."""
+    Fd = F.astype(np.float64)
+    Fd[np.diag_indices(len(Fd))] += len(Fd) * _EPS * float(np.abs(np.diag(Fd)).sum())
+    R = _cholesky_factor(Fd)
+    if R is None:
+        return None
+    A = np.abs(R)
+    x = _perron_vector(A)
+    return float(np.max(A.T @ (A @ x) / x))
+
+
+def _factor_norm_bound(R: np.ndarray, u: float) -> float:
+    """A rigorous upper bound on ρ(|R|ᵀ|R|) ≥ ‖|R|ᵀ|R|‖₂ for a computed factor R: Collatz–Wielandt,
+    ρ(B) ≤ max_j (Bx)_j/x_j for a nonnegative B and any x > 0, with Bx = |R|ᵀ(|R|x) evaluated in R's
+    arithmetic (unit roundoff u). Sums of n nonnegative terms are computed to within a relative γ_n
+    (γ_n = nu/(1 − nu)) and an absolute nη for underflow (η ≤ double's smallest subnormal), so with
+    x ≥ 1, (Bx)_j ≤ (ẑ_j + nη(1 + Σ_i |r_ij|))/(1 − γ_n)² for the computed ẑ; the quotient and the
+    conversion to double are rounded upwards by (1 + u)(1 + eps)."""
+    n = R.shape[0]
+    A = np.abs(R)
+    x = _perron_vector(A).astype(R.dtype)
+    z = A.T @ (A @ x)
+    gamma = n * u / (1.0 - n * u)
+    ratio = float(np.max(z / x)) * (1.0 + u) * (1.0 + _EPS)
+    column = float(np.max(A.sum(axis=0))) * 2.0
+    return (ratio + n * _TINY * (1.0 + column)) / (1.0 - gamma) ** 2 * (1.0 + 4.0 * _EPS)
 
 
 def _proves_feasible(n: int, edges: np.ndarray, y: np.ndarray, c: float) -> tuple[bool, float]:
@@ -650,7 +712,10 @@ def _proves_feasible(n: int, edges: np.ndarray, y: np.ndarray, c: float) -> tupl
     and λ_min(F) ≥ −e_chol; both bounds get an absolute term for gradual underflow (double's
     smallest subnormal, larger than long double's), as in Rump (2006), so subnormal numbers do not
     void them. Hence δ ≥ e_chol + e_form and a successful factorisation prove the exact matrix PSD.
-    The factorisation is as cheap as a third of one LU and proves what a dense eigenvalue
+    In long double, δ is first aimed at 1.25·γ_{n+1}·ρ̂ (``_aimed_shift``, ρ̂ an estimate of
+    ρ(|R̃ᵀ||R̃|)) and checked after the factorisation with e_chol = γ_{n+1}·ρ̄, ρ̄ ≥ ρ(|R̃ᵀ||R̃|) ≥
+    ‖|R̃ᵀ||R̃|‖₂ ≥ ‖ΔF‖₂/γ_{n+1} proved by ``_factor_norm_bound``; when that check fails, the
+    a-priori δ above is used. The factorisation is as cheap as a third of one LU and proves what a dense eigenvalue
     decomposition with a heuristic backward-error constant could only estimate.
 
     Returns
@@ -667,6 +732,19 @@ def _proves_feasible(n: int, edges: np.ndarray, y: np.ndarray, c: float) -> tupl
     s = c + max(1.0, abs(c))
     t = dtype(s) / dtype(n)
     delta, gamma, e_form = _proof_shift(n, edges, y, c, np.diag(L), u)
+    if dtype != np.float64:
+        aimed = _aimed_shift(n, edges, y, c, u)
+        if aimed is not None and aimed < delta:
+            F = L + t
+            F[np.diag_indices(n)] -= dtype(c) + dtype(aimed)
+            R = _cholesky_factor(F)
+            if R is None:
+                return False, aimed
+            bound_trace = float(np.abs(np.diag(F).astype(np.float64)).sum()) * (1.0 + n * _EPS)
+            required = (gamma * _factor_norm_bound(R, u) + e_form + 4.0 * u * aimed
+                        + 8.0 * n * (2.0 * (n + 2) + bound_trace) * _TINY)
+            if aimed >= required:
+                return True, aimed
     F = L + t
     F[np.diag_indices(n)] -= dtype(c) + dtype(delta)
     bound_trace = float(np.abs(np.diag(F).astype(np.float64)).sum()) * (1.0 + n * _EPS)
@@ -675,6 +753,22 @@ def _proves_feasible(n: int, edges: np.ndarray, y: np.ndarray, c: float) -> tupl
     if not delta >= required:                          # cannot happen unless n²ε is not small
         return False, delta
     return _cholesky_completes(F), delta
+
+
+def _aimed_shift(n: int, edges: np.ndarray, y: np.ndarray, c: float, u: float) -> float | None:
+    """The shift the extended-precision proof tries first: 1.01(1.25·γ_{n+1}·ρ̂ + e_form) plus the underflow
+    term, ρ̂ the estimate of ρ(|R|ᵀ|R|) for the factor R of L(y) + t·11ᵀ − cI (:func:`_factor_norm_estimate`,
+    in double) — for a Laplacian dominated by a stress, ρ(|R|ᵀ|R|) is near ‖L(y)‖₂, tens of times below the
+    trace that bounds it a priori. None when the estimate fails."""
+    L = _dense_laplacian(n, edges, y)
+    F = L + (c + max(1.0, abs(c))) / n
+    F[np.diag_indices(n)] -= c
+    rho = _factor_norm_estimate(F)
+    if rho is None:
+        return None
+    _, gamma, e_form = _proof_shift(n, edges, y, c, np.diag(L), u)
+    trace = float(np.abs(np.diag(F)).sum()) * (1.0 + n * _EPS)
+    return 1.01 * (1.25 * gamma * rho + e_form) + 8.0 * n * (2.0 * (n + 2) + trace) * _TINY
 
 
 def slack_is_bounded(instance) -> bool:
@@ -792,9 +886,12 @@ def dual_bound(instance, y: np.ndarray) -> tuple[float, np.ndarray]:
     if unit < 0.5 * _EPS and 0.0 < c and mu < c:
         # a proof in extended precision (a lifted stress: tr L(y) large, its δ small) would be wasted on the
         # worst-case lowering 16nε‖L(y)‖ of the estimate: first aim at c + 2δ from the typical one
-        target = c + 2.0 * _proof_shift(n, edges, y, c, diagonal, unit)[0]
+        target = c + 2.0 * _shift_of_proof(n, edges, y, c, diagonal)
         steer = estimate - typical
-        first = [y] if steer >= target else [_project(instance, y * (target / steer))] if steer > 0.0 else []
+        # y itself first when the estimate allows it (multipliers this function proved prove the same bound)
+        first = [y] if estimate >= c else []
+        if 0.0 < steer < target:
+            first.append(_project(instance, y * (target / steer)))
     cache: list[tuple[np.ndarray, float]] = []
 
     def strict() -> tuple[np.ndarray, float]:

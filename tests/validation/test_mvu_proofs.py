@@ -276,6 +276,13 @@ def test_the_extended_factorisation_resolves_an_eigenvalue_below_double_rounding
         M = A - level * np.eye(150)
         assert mvu_problem._cholesky_completes(M.astype(np.longdouble)) is expected
         assert mvu_problem._cholesky_completes(M) is expected
+    # its factor is LAPACK's, upper triangular, and the Collatz–Wielandt bound lies above ρ(|R|ᵀ|R|)
+    R = mvu_problem._cholesky_factor(A.astype(np.longdouble))
+    assert np.array_equal(R, np.triu(R))
+    np.testing.assert_allclose(R.astype(np.float64), np.linalg.cholesky(A).T, atol=1e-10 * np.sqrt(np.abs(A).max()))
+    rho = np.linalg.eigvalsh(np.abs(R.astype(np.float64)).T @ np.abs(R.astype(np.float64)))[-1]
+    bound = mvu_problem._factor_norm_bound(R, mvu_problem._EXT_UNIT)
+    assert rho <= bound <= rho * (1 + 1e-3)
 
 
 def test_the_dual_value_is_rounded_upwards_even_under_cancellation():
