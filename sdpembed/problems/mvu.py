@@ -517,10 +517,11 @@ def algebraic_connectivity(n: int, edges: np.ndarray) -> float:
 EXTENDED_PROOF_FROM = 1e-6
 
 #: Largest n for which the proof runs in extended precision: its Cholesky factorisation is numpy's own
-#: (LAPACK has no long double), O(n³) in interpreted blocks — 0.9 s at n = 1,000, paid by every certificate
-#: of a solver that certifies each iterate (the interior point over a face) — while below this size it is
-#: a few hundredths of a second.
-EXTENDED_PROOF_MAX_N = 500
+#: (LAPACK has no long double), O(n³) in interpreted blocks — 0.9 s at n = 1,000 and a tenth of that at
+#: n = 500, paid by every certificate of a solver that certifies each iterate (the interior point over a
+#: face, whose multipliers are often far from provable) — while below this size it costs a few hundredths
+#: of a second.
+EXTENDED_PROOF_MAX_N = 300
 
 #: Rows and columns per block of the extended-precision Cholesky factorisation.
 _EXTENDED_BLOCK = 64

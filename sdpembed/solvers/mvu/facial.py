@@ -58,7 +58,7 @@ The proof's own limit: the lifted y carries t·ω with t ≳ 1/λ₊, so tr L(y)
 than yᵀD. The Cholesky proof's rounding shift grows like (n + 1)u·tr L(y)
 (:func:`~sdpembed.problems.mvu.proof_margin`), so the proof of such multipliers runs in extended
 precision (long double, u = 2⁻⁶⁴ on x86-64; :func:`~sdpembed.problems.mvu.dual_bound` chooses it
-from y alone when double's margin would exceed 1e-6 and n ≤ 500, and ``sdpembed verify`` proves the
+from y alone when double's margin would exceed 1e-6 and n ≤ 300, and ``sdpembed verify`` proves the
 same way; its shift is bounded by ρ(|R|ᵀ|R|), near ‖L(y)‖₂, rather than tr L(y)),
 and the dual value yᵀD, whose terms cancel, is summed exactly. A framework whose stress is weak on
 its complement (a long thin surface, where the cliques resist bending only through their small
