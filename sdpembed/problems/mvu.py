@@ -30,7 +30,14 @@ steers: the point is *proved* dual feasible by a Cholesky factorisation of
 L(y) + t·11ᵀ − cI shifted down by a rigorous bound on the rounding errors of forming and
 factorising it (Demmel [2], Rump [3]; ``_proves_feasible``) — a dense LAPACK eigenvalue
 decomposition has no backward-error constant one could cite, a Cholesky factorisation has.
-Both are O(n³) and dense, run to n = :data:`DUAL_DENSE_LIMIT`. The smallest proved yᵀD,
+Both are O(n³) and dense, run to n = :data:`DUAL_DENSE_LIMIT`. The shift grows like
+(n + 1)u·tr L(y) (u the unit roundoff): multipliers that carry a large multiple of a stress (the
+facial reduction's lift, :mod:`sdpembed.solvers.mvu.facial`) have tr L(y) ≫ yᵀD, and there the
+factorisation runs in numpy's long double (u = 2⁻⁶⁴ on x86-64, the same error analysis with that
+u; ``_proof_unit``), its shift bounded after the factorisation by γ_{n+1}·ρ(|R̃ᵀ||R̃|) (Collatz–
+Wielandt, ``_factor_norm_bound``: near ‖L(y)‖₂ where tr L(y) is tens of times larger), and yᵀD
+is evaluated exactly in rational arithmetic before it is rounded up.
+The smallest proved yᵀD,
 rounded upwards, is an upper bound on the optimum whether or not the run converged, and
 :func:`verified_dual_bound` computes it from the multipliers a solution file carries
 (``dual_y``; the centering multiplier ``dual_t`` is optional, as t is free in the dual and
@@ -65,6 +72,10 @@ References
 .. [3] S. M. Rump, "Verification of positive definiteness", BIT Numerical Mathematics 46(2),
    433–452, 2006. Used here: a successful floating-point Cholesky factorisation of a matrix
    shifted by its rounding-error bound as a proof of positive semidefiniteness.
+.. [4] N. J. Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., SIAM, 2002. Used
+   here: the standard model of floating-point arithmetic (Sec. 2.2), Lemma 8.4 (an inner product
+   subtracted and divided, in any order of evaluation) and Theorem 10.3 (Cholesky's backward error),
+   for an arithmetic of any unit roundoff u.
 """
 
 from __future__ import annotations
@@ -449,22 +460,29 @@ def variational_dual_bound(Q: np.ndarray, edges: np.ndarray, sqdist: np.ndarray,
     return best, objective
 
 
-def _dense_laplacian(n: int, edges: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """L(y) as a dense array, the values of :func:`~sdpembed.graphs.graph_laplacian` without SciPy
+def _dense_laplacian(n: int, edges: np.ndarray, y: np.ndarray, dtype=np.float64) -> np.ndarray:
+    """L(y) as a dense array of ``dtype``, the values of :func:`~sdpembed.graphs.graph_laplacian` without SciPy
     (``verify`` proves MVU bounds with numpy alone): off-diagonal entries −y_e exactly, diagonal
-    Σ_{e∋i} y_e summed in floating point."""
+    Σ_{e∋i} y_e summed in floating point of ``dtype``."""
     y = np.asarray(y, dtype=np.float64)
     i, j = edges[:, 0], edges[:, 1]
-    L = np.zeros((n, n))
+    L = np.zeros((n, n), dtype=dtype)
     np.add.at(L, (i, j), -y)
     np.add.at(L, (j, i), -y)
-    L[np.diag_indices(n)] = np.bincount(i, weights=y, minlength=n) + np.bincount(j, weights=y, minlength=n)
+    if dtype == np.float64:
+        L[np.diag_indices(n)] = np.bincount(i, weights=y, minlength=n) + np.bincount(j, weights=y, minlength=n)
+    else:                                              # bincount sums in double: the diagonal in dtype
+        diagonal = np.zeros(n, dtype=dtype)
+        np.add.at(diagonal, i, y.astype(dtype))
+        np.add.at(diagonal, j, y.astype(dtype))
+        L[np.diag_indices(n)] = diagonal
     return L
 
 
-def _min_eig_perp(n: int, edges: np.ndarray, y: np.ndarray, level: float) -> float:
-    """An estimate of λ_min(L(y)) on 1⊥ lowered by a backward-error margin (or a value ≥
-    ``level`` when that is all it says). L(y) + s·11ᵀ/n with s = max(level, 0) + 1 moves the
+def _eig_estimate(n: int, edges: np.ndarray, y: np.ndarray, level: float) -> tuple[float, float, float]:
+    """An estimate of λ_min(L(y)) on 1⊥ (or a value ≥ ``level`` when that is all it says) and two
+    backward-error margins to lower it by: a worst case, 16nε‖L(y)‖, and the few ε‖L(y)‖ a dense
+    symmetric eigensolver makes in practice. L(y) + s·11ᵀ/n with s = max(level, 0) + 1 moves the
     eigenvalue of 1 to s > level, so λ_min of the shifted matrix is min(s, λ_min on 1⊥).
 
     This steers the construction of a dual point (:func:`dual_bound`), which is then proved
@@ -477,8 +495,14 @@ def _min_eig_perp(n: int, edges: np.ndarray, y: np.ndarray, level: float) -> flo
     forming = 8.0 * _EPS * float(np.abs(y).max(initial=0.0)) * float(
         np.max(np.bincount(edges.ravel(), minlength=n))
     )
-    margin = 16.0 * n * _EPS * max(spectral, 1.0) + forming + 4.0 * _EPS * shift
-    return float(w[0]) - margin
+    return float(w[0]), 16.0 * n * _EPS * max(spectral, 1.0) + forming + 4.0 * _EPS * shift, \
+        4.0 * _EPS * (max(spectral, 1.0) + shift)
+
+
+def _min_eig_perp(n: int, edges: np.ndarray, y: np.ndarray, level: float) -> float:
+    """The estimate of :func:`_eig_estimate` lowered by its margin."""
+    estimate, margin, _ = _eig_estimate(n, edges, y, level)
+    return estimate - margin
 
 
 def algebraic_connectivity(n: int, edges: np.ndarray) -> float:
@@ -487,17 +511,65 @@ def algebraic_connectivity(n: int, edges: np.ndarray) -> float:
     return _min_eig_perp(n, edges, np.ones(edges.shape[0]), 0.0)
 
 
-def _proof_shift(n: int, edges: np.ndarray, y: np.ndarray, c: float, diagonal: np.ndarray
+#: The double-precision proof's own margin 2δ/|c| (:func:`proof_margin`) above which the proof runs in
+#: extended precision (long double, when it is finer than double): below it the double proof already meets
+#: the default gap tolerance of 1e-6.
+EXTENDED_PROOF_FROM = 1e-6
+
+#: Largest n for which the proof runs in extended precision: its Cholesky factorisation is numpy's own
+#: (LAPACK has no long double), O(n³) in interpreted blocks — 0.9 s at n = 1,000 and a tenth of that at
+#: n = 500, paid by every certificate of a solver that certifies each iterate (the interior point over a
+#: face, whose multipliers are often far from provable) — while below this size it costs a few hundredths
+#: of a second.
+EXTENDED_PROOF_MAX_N = 300
+
+#: Rows and columns per block of the extended-precision Cholesky factorisation.
+_EXTENDED_BLOCK = 64
+
+
+def _extended_unit() -> float:
+    """The unit roundoff u of numpy's long double when its arithmetic is finer than double's, else 0.
+
+    u = eps/2 of ``np.finfo(np.longdouble)`` (2⁻⁶⁴ for the x87 80-bit format of x86-64, 2⁻¹¹³ for IEEE
+    quad); long double is double on some platforms, and an x87 unit switched to double precision would
+    round to 53 bits whatever the type says, so an addition and a product whose exact results need 61
+    bits are checked to come out exact before u is trusted."""
+    info = np.finfo(np.longdouble)
+    if info.nmant <= np.finfo(np.float64).nmant + 8:
+        return 0.0
+    one, a, b = np.longdouble(1), np.longdouble(2.0**-40), np.longdouble(2.0**-20)
+    exact_sum = (one + b) + a + np.longdouble(2.0**-60)
+    if (one + np.longdouble(2.0**-60)) == one or (one + a) * (one + b) != exact_sum:
+        return 0.0
+    return float(info.eps) / 2.0
+
+
+_EXT_UNIT = _extended_unit()
+
+
+def _proof_unit(n: int, edges: np.ndarray, y: np.ndarray, c: float, diagonal: np.ndarray) -> float:
+    """The unit roundoff the proof of y runs in: long double's (:func:`_extended_unit`) when there is one, n ≤
+    :data:`EXTENDED_PROOF_MAX_N` and the double proof's margin 2δ/|c| exceeds :data:`EXTENDED_PROOF_FROM`;
+    double's otherwise. A function of (n, edges, y, c) alone, so ``verify`` proves the same way."""
+    u = 0.5 * _EPS
+    if _EXT_UNIT and n <= EXTENDED_PROOF_MAX_N:
+        delta = _proof_shift(n, edges, y, c, diagonal, u)[0]
+        if 2.0 * delta > EXTENDED_PROOF_FROM * max(abs(c), 1e-300):
+            return _EXT_UNIT
+    return u
+
+
+def _proof_shift(n: int, edges: np.ndarray, y: np.ndarray, c: float, diagonal: np.ndarray, u: float
                  ) -> tuple[float, float, float]:
-    """The shift δ of ``_proves_feasible`` for L(y) with the given diagonal, with γ_{n+1}/(1 − γ_{n+1})'s
-    γ and the forming error e_form (its docstring)."""
+    """The shift δ of ``_proves_feasible`` for L(y) with the given diagonal in arithmetic of unit roundoff
+    u, with γ_{n+1}/(1 − γ_{n+1})'s γ and the forming error e_form (its docstring). The trace is summed
+    in double: the entries' conversion and the sum err by at most a relative (n + 1)·2⁻⁵³ ≤ n·eps."""
     s = c + max(1.0, abs(c))
     t = s / n
     W = float(np.bincount(edges.ravel(), weights=np.repeat(np.abs(y), 2), minlength=n).max())
     max_degree = float(np.max(np.bincount(edges.ravel(), minlength=n)))
-    u = 0.5 * _EPS                                     # the unit roundoff of round-to-nearest
     gamma = (n + 1) * u / (1.0 - (n + 1) * u)
-    trace = float(np.abs(diagonal + t - c).sum()) * (1.0 + 2.0 * n * u)
+    trace = float(np.abs(np.asarray(diagonal, dtype=np.float64) + t - c).sum()) * (1.0 + n * _EPS)
     e_form = 4.0 * u * ((3.0 + max_degree) * W + 2.0 * abs(s) + abs(c)) + 8.0 * n * _TINY
     # the margin δ costs a relative (n + 1)u·tr L(y) / c of the bound: no more than the proof needs
     delta = 1.01 * (gamma / (1.0 - gamma) * trace + e_form) + 8.0 * n * (2.0 * (n + 2) + trace) * _TINY
@@ -507,7 +579,9 @@ def _proof_shift(n: int, edges: np.ndarray, y: np.ndarray, c: float, diagonal: n
 def proof_margin(instance, y: np.ndarray) -> float:
     """The relative gap the proof of :func:`dual_bound` itself costs at multipliers y: it aims
     λ_min(L(y)|₁⊥) at c + 2δ, δ the rounding shift of its Cholesky proof (about
-    γ_{n+1}·tr L(y), Demmel's bound), so a bound proved from y exceeds the dual value of the exact
+    γ_{n+1}·tr L(y), Demmel's bound, γ_{n+1} = (n + 1)u/(1 − (n + 1)u) for the unit roundoff u of the
+    arithmetic the proof runs in: double's, or long double's when double's margin exceeds
+    :data:`EXTENDED_PROOF_FROM`), so a bound proved from y exceeds the dual value of the exact
     optimum by about 2δ/|c| of itself. A gap tolerance below this cannot be certified from y;
     it grows with n and with the multipliers' sum (tr L(y) = 2Σ_e y_e).
 
@@ -526,7 +600,100 @@ def proof_margin(instance, y: np.ndarray) -> float:
     y = _project(instance, np.asarray(y, dtype=np.float64))
     diagonal = np.bincount(edges[:, 0], weights=y, minlength=n) + np.bincount(edges[:, 1], weights=y, minlength=n)
     c = instance.trace_weight
-    return 2.0 * _proof_shift(n, edges, y, c, diagonal)[0] / max(abs(c), 1e-300)
+    return 2.0 * _shift_of_proof(n, edges, y, c, diagonal) / max(abs(c), 1e-300)
+
+
+def _shift_of_proof(n: int, edges: np.ndarray, y: np.ndarray, c: float, diagonal: np.ndarray) -> float:
+    """The shift δ the proof of y subtracts first: :func:`_proof_shift` in double, the smaller of it and
+    :func:`_aimed_shift` in extended precision."""
+    u = _proof_unit(n, edges, y, c, diagonal)
+    delta = _proof_shift(n, edges, y, c, diagonal, u)[0]
+    if u < 0.5 * _EPS:
+        aimed = _aimed_shift(n, edges, y, c, u)
+        if aimed is not None:
+            delta = min(delta, aimed)
+    return delta
+
+
+def _cholesky_completes(F: np.ndarray) -> bool:
+    """Whether the Cholesky factorisation F = RᵀR runs to completion (every pivot positive) in the arithmetic
+    of F's dtype (:func:`_cholesky_factor`)."""
+    return _cholesky_factor(F) is not None
+
+
+def _cholesky_factor(F: np.ndarray) -> np.ndarray | None:
+    """The computed Cholesky factor of F (upper R, F ≈ RᵀR) in the arithmetic of F's dtype, or None when a
+    pivot is not positive: LAPACK's for double, numpy's own right-looking blocked factorisation otherwise
+    (long double, which LAPACK lacks). Each entry of R is (F_ij − Σ_k r_ki r_kj)/r_ii (r_ii = the square root
+    of the same form) with the sum evaluated in some order, which is all Demmel's backward-error bound
+    assumes (Higham [4], Lemma 8.4: any order of evaluation; Theorem 10.3)."""
+    if F.dtype == np.float64:
+        try:
+            return np.linalg.cholesky(F).T
+        except np.linalg.LinAlgError:
+            return None
+    A = np.triu(F)
+    n, b = A.shape[0], _EXTENDED_BLOCK
+    for k0 in range(0, n, b):
+        k1 = min(k0 + b, n)
+        for j in range(k0, k1):                        # the diagonal block, column by column
+            if not A[j, j] > 0:
+                return None
+            A[j, j] = np.sqrt(A[j, j])
+            A[j, j + 1:k1] /= A[j, j]
+            row = A[j, j + 1:k1]
+            A[j + 1:k1, j + 1:k1] -= np.triu(np.multiply.outer(row, row))
+        if k1 == n:
+            break
+        for j in range(k0, k1):                        # the block row: R₁₁ᵀ R₁₂ = F₁₂ by forward substitution
+            A[j, k1:] = (A[j, k1:] - A[k0:j, j] @ A[k0:j, k1:]) / A[j, j]
+        panel = A[k0:k1, k1:]
+        for m0 in range(k1, n, b):                     # the trailing upper triangle, a block row at a time
+            m1 = min(m0 + b, n)
+            A[m0:m1, m0:] -= panel[:, m0 - k1:m1 - k1].T @ panel[:, m0 - k1:]
+    return np.triu(A)                                  # the trailing updates also wrote below the diagonal
+
+
+def _perron_vector(A: np.ndarray, steps: int = 30) -> np.ndarray:
+    """A positive approximate Perron vector of AᵀA for a nonnegative upper-triangular A with a positive
+    diagonal (power steps in double), scaled to a least entry of 1."""
+    A = A.astype(np.float64)
+    x = np.ones(A.shape[0])
+    for _ in range(steps):
+        x = A.T @ (A @ x)
+        x /= x.max()
+    return x / x.min()
+
+
+def _factor_norm_estimate(F: np.ndarray) -> float | None:
+    """An estimate of ρ(|R|ᵀ|R|), R the Cholesky factor of F, from F's factor in double lifted by a small
+    shift so that it completes (None if even that fails): what the shift of the extended-precision proof is
+    aimed at (:func:`_factor_norm_bound` checks it afterwards)."""
+    Fd = F.astype(np.float64)
+    Fd[np.diag_indices(len(Fd))] += len(Fd) * _EPS * float(np.abs(np.diag(Fd)).sum())
+    R = _cholesky_factor(Fd)
+    if R is None:
+        return None
+    A = np.abs(R)
+    x = _perron_vector(A)
+    return float(np.max(A.T @ (A @ x) / x))
+
+
+def _factor_norm_bound(R: np.ndarray, u: float) -> float:
+    """A rigorous upper bound on ρ(|R|ᵀ|R|) ≥ ‖|R|ᵀ|R|‖₂ for a computed factor R: Collatz–Wielandt,
+    ρ(B) ≤ max_j (Bx)_j/x_j for a nonnegative B and any x > 0, with Bx = |R|ᵀ(|R|x) evaluated in R's
+    arithmetic (unit roundoff u). Sums of n nonnegative terms are computed to within a relative γ_n
+    (γ_n = nu/(1 − nu)) and an absolute nη for underflow (η ≤ double's smallest subnormal), so with
+    x ≥ 1, (Bx)_j ≤ (ẑ_j + nη(1 + Σ_i |r_ij|))/(1 − γ_n)² for the computed ẑ; the quotient and the
+    conversion to double are rounded upwards by (1 + u)(1 + eps)."""
+    n = R.shape[0]
+    A = np.abs(R)
+    x = _perron_vector(A).astype(R.dtype)
+    z = A.T @ (A @ x)
+    gamma = n * u / (1.0 - n * u)
+    ratio = float(np.max(z / x)) * (1.0 + u) * (1.0 + _EPS)
+    column = float(np.max(A.sum(axis=0))) * 2.0
+    return (ratio + n * _TINY * (1.0 + column)) / (1.0 - gamma) ** 2 * (1.0 + 4.0 * _EPS)
 
 
 def _proves_feasible(n: int, edges: np.ndarray, y: np.ndarray, c: float) -> tuple[bool, float]:
@@ -534,15 +701,22 @@ def _proves_feasible(n: int, edges: np.ndarray, y: np.ndarray, c: float) -> tupl
     factorisation of the matrix shifted down by δ.
 
     1 is an eigenvector of that matrix (L(y)1 = 0) with eigenvalue s − c > 0, so it is PSD iff
-    λ_min(L(y)|₁⊥) ≥ c: this is the dual feasibility of (y, t). F = fl(L(y) + t·11ᵀ − (c + δ)I)
-    differs from the exact matrix shifted by δ by at most e_form in the 2-norm (a bound on its
-    absolute row sums of rounding errors: 2u((3 + deg_max)W + 2|s| + |c| + δ), W = max_i
-    Σ_{e∋i} |y_e|, u = 2⁻⁵³ the unit roundoff, doubled). If Cholesky runs to completion on F, then F + ΔF = R̃ᵀR̃ with
-    |ΔF| ≤ γ_{n+1}|R̃ᵀ||R̃| (Demmel 1989), so ‖ΔF‖₂ ≤ γ_{n+1}‖R̃‖_F² ≤ γ_{n+1}/(1 − γ_{n+1})·tr F
-    and λ_min(F) ≥ −e_chol; both bounds get an absolute term for gradual underflow, as in
-    Rump (2006), so subnormal numbers do not void them. Hence
-    δ ≥ e_chol + e_form and a successful factorisation prove the exact matrix PSD. The
-    factorisation is as cheap as a third of one LU and proves what a dense eigenvalue
+    λ_min(L(y)|₁⊥) ≥ c: this is the dual feasibility of (y, t). The matrix is formed and factorised
+    in an arithmetic of unit roundoff u (:func:`_proof_unit`: double, u = 2⁻⁵³, or long double when
+    double's margin would cost more than :data:`EXTENDED_PROOF_FROM` of the bound — a stress lifted
+    by a large multiple makes tr L(y) large). F = fl(L(y) + t·11ᵀ − (c + δ)I) differs from the exact
+    matrix shifted by δ by at most e_form in the 2-norm (a bound on its absolute row sums of
+    rounding errors: 2u((3 + deg_max)W + 2|s| + |c| + δ), W = max_i Σ_{e∋i} |y_e|, doubled). If
+    Cholesky runs to completion on F, then F + ΔF = R̃ᵀR̃ with |ΔF| ≤ γ_{n+1}|R̃ᵀ||R̃| (Demmel 1989;
+    the standard model of arithmetic fl(a ∘ b) = (a ∘ b)(1 + θ), |θ| ≤ u, for +, −, ×, / and √, and
+    any order of summation, Higham [4]), so ‖ΔF‖₂ ≤ γ_{n+1}‖R̃‖_F² ≤ γ_{n+1}/(1 − γ_{n+1})·tr F
+    and λ_min(F) ≥ −e_chol; both bounds get an absolute term for gradual underflow (double's
+    smallest subnormal, larger than long double's), as in Rump (2006), so subnormal numbers do not
+    void them. Hence δ ≥ e_chol + e_form and a successful factorisation prove the exact matrix PSD.
+    In long double, δ is first aimed at 1.25·γ_{n+1}·ρ̂ (``_aimed_shift``, ρ̂ an estimate of
+    ρ(|R̃ᵀ||R̃|)) and checked after the factorisation with e_chol = γ_{n+1}·ρ̄, ρ̄ ≥ ρ(|R̃ᵀ||R̃|) ≥
+    ‖|R̃ᵀ||R̃|‖₂ ≥ ‖ΔF‖₂/γ_{n+1} proved by ``_factor_norm_bound``; when that check fails, the
+    a-priori δ above is used. The factorisation is as cheap as a third of one LU and proves what a dense eigenvalue
     decomposition with a heuristic backward-error constant could only estimate.
 
     Returns
@@ -552,23 +726,50 @@ def _proves_feasible(n: int, edges: np.ndarray, y: np.ndarray, c: float) -> tupl
         The margin δ the proof subtracts: λ_min(L(y)|₁⊥) must exceed c by about 2δ for the
         factorisation to succeed.
     """
-    L = _dense_laplacian(n, edges, y)
+    diagonal = np.bincount(edges[:, 0], weights=y, minlength=n) + np.bincount(edges[:, 1], weights=y, minlength=n)
+    u = _proof_unit(n, edges, y, c, diagonal)
+    dtype = np.float64 if u == 0.5 * _EPS else np.longdouble
+    L = _dense_laplacian(n, edges, y, dtype)
     s = c + max(1.0, abs(c))
-    t = s / n
-    delta, gamma, e_form = _proof_shift(n, edges, y, c, np.diag(L))
-    u = 0.5 * _EPS
+    t = dtype(s) / dtype(n)
+    delta, gamma, e_form = _proof_shift(n, edges, y, c, np.diag(L), u)
+    if dtype != np.float64:
+        aimed = _aimed_shift(n, edges, y, c, u)
+        if aimed is not None and aimed < delta:
+            F = L + t
+            F[np.diag_indices(n)] -= dtype(c) + dtype(aimed)
+            R = _cholesky_factor(F)
+            if R is None:
+                return False, aimed
+            bound_trace = float(np.abs(np.diag(F).astype(np.float64)).sum()) * (1.0 + n * _EPS)
+            required = (gamma * _factor_norm_bound(R, u) + e_form + 4.0 * u * aimed
+                        + 8.0 * n * (2.0 * (n + 2) + bound_trace) * _TINY)
+            if aimed >= required:
+                return True, aimed
     F = L + t
-    F[np.diag_indices(n)] -= c + delta
-    bound_trace = float(np.abs(np.diag(F)).sum()) * (1.0 + 2.0 * n * u)
+    F[np.diag_indices(n)] -= dtype(c) + dtype(delta)
+    bound_trace = float(np.abs(np.diag(F).astype(np.float64)).sum()) * (1.0 + n * _EPS)
     required = (gamma / (1.0 - gamma) * bound_trace + e_form + 4.0 * u * delta
                 + 8.0 * n * (2.0 * (n + 2) + bound_trace) * _TINY)
     if not delta >= required:                          # cannot happen unless n²ε is not small
         return False, delta
-    try:
-        np.linalg.cholesky(F)
-    except np.linalg.LinAlgError:
-        return False, delta
-    return True, delta
+    return _cholesky_completes(F), delta
+
+
+def _aimed_shift(n: int, edges: np.ndarray, y: np.ndarray, c: float, u: float) -> float | None:
+    """The shift the extended-precision proof tries first: 1.01(1.25·γ_{n+1}·ρ̂ + e_form) plus the underflow
+    term, ρ̂ the estimate of ρ(|R|ᵀ|R|) for the factor R of L(y) + t·11ᵀ − cI (:func:`_factor_norm_estimate`,
+    in double) — for a Laplacian dominated by a stress, ρ(|R|ᵀ|R|) is near ‖L(y)‖₂, tens of times below the
+    trace that bounds it a priori. None when the estimate fails."""
+    L = _dense_laplacian(n, edges, y)
+    F = L + (c + max(1.0, abs(c))) / n
+    F[np.diag_indices(n)] -= c
+    rho = _factor_norm_estimate(F)
+    if rho is None:
+        return None
+    _, gamma, e_form = _proof_shift(n, edges, y, c, np.diag(L), u)
+    trace = float(np.abs(np.diag(F)).sum()) * (1.0 + n * _EPS)
+    return 1.01 * (1.25 * gamma * rho + e_form) + 8.0 * n * (2.0 * (n + 2) + trace) * _TINY
 
 
 def slack_is_bounded(instance) -> bool:
@@ -586,8 +787,18 @@ def _project(instance, y: np.ndarray) -> np.ndarray:
 
 
 def _dual_value(y: np.ndarray, D: np.ndarray) -> float:
-    """yᵀD rounded upwards by a bound on its floating-point error."""
-    return float(y @ D) + 2.0 * y.size * _EPS * float(np.abs(y) @ D)
+    """yᵀD rounded upwards: by a bound on its floating-point error, or, when that bound exceeds 1e-9 of
+    the value (multipliers carrying a large multiple of a stress, whose terms cancel in yᵀD), exactly in
+    rational arithmetic and then rounded to the next double above."""
+    value = float(y @ D)
+    slack = 2.0 * y.size * _EPS * float(np.abs(y) @ D)
+    if slack <= 1e-9 * abs(value):
+        return value + slack
+    from fractions import Fraction
+
+    exact = sum(map(Fraction.__mul__, map(Fraction, y.tolist()), map(Fraction, D.tolist())), Fraction(0))
+    value = float(exact)                               # correctly rounded
+    return value if Fraction(value) >= exact else float(np.nextafter(value, np.inf))
 
 
 def _strict_point(instance) -> tuple[np.ndarray, float]:
@@ -633,7 +844,10 @@ def dual_bound(instance, y: np.ndarray) -> tuple[float, np.ndarray]:
     L(y) + t·11ᵀ − cI shifted down by a rigorous rounding-error bound
     (``_proves_feasible``), and its dual objective yᵀD, rounded upwards, bounds every
     feasible objective value from above. When the factorisation fails the margin above c is
-    raised and the construction repeated; a point that is never proved gives ``inf``.
+    raised and the construction repeated; a point that is never proved gives ``inf``. When the
+    proof runs in extended precision (``_proof_unit``) the first point tried is aimed at c + 2δ
+    from the estimate lowered only by a few ε‖L(y)‖, as the worst-case lowering 16nε‖L(y)‖ would
+    cost more than that proof's margin.
 
     Parameters
     ----------
@@ -665,7 +879,20 @@ def dual_bound(instance, y: np.ndarray) -> tuple[float, np.ndarray]:
         return float("inf"), y
     c = instance.trace_weight
     y = _project(instance, y)
-    mu = _min_eig_perp(n, edges, y, c)
+    estimate, lowering, typical = _eig_estimate(n, edges, y, c)
+    mu = estimate - lowering
+    first = []
+    diagonal = np.bincount(edges[:, 0], weights=y, minlength=n) + np.bincount(edges[:, 1], weights=y, minlength=n)
+    unit = _proof_unit(n, edges, y, c, diagonal)
+    if unit < 0.5 * _EPS and 0.0 < c and mu < c:
+        # a proof in extended precision (a lifted stress: tr L(y) large, its δ small) would be wasted on the
+        # worst-case lowering 16nε‖L(y)‖ of the estimate: first aim at c + 2δ from the typical one
+        target = c + 2.0 * _shift_of_proof(n, edges, y, c, diagonal)
+        steer = estimate - typical
+        # y itself first when the estimate allows it (multipliers this function proved prove the same bound)
+        first = [y] if estimate >= c else []
+        if 0.0 < steer < target:
+            first.append(_project(instance, y * (target / steer)))
     cache: list[tuple[np.ndarray, float]] = []
 
     def strict() -> tuple[np.ndarray, float]:
@@ -675,7 +902,8 @@ def dual_bound(instance, y: np.ndarray) -> tuple[float, np.ndarray]:
 
     margin = 0.0
     for _ in range(4):
-        points = [_project(instance, cand) for cand in _candidates(instance, y, mu, c + margin, strict)]
+        points = first + [_project(instance, cand) for cand in _candidates(instance, y, mu, c + margin, strict)]
+        first = []
         needed = 0.0
         for value, _, cand in sorted(((_dual_value(cand, D), i, cand) for i, cand in enumerate(points)),
                                      key=lambda item: item[:2]):

@@ -255,3 +255,46 @@ def test_multipliers_of_an_unbounded_slack_instance_prove_nothing():
     arrays = {"K": np.zeros((16, 16)), "dual_y": np.full(instance.n_constraints, 1e-3)}
     cert = verify_solution(instance, solution_from_arrays(instance, arrays))
     assert not cert.passed and "prove no finite bound" in " ".join(cert.reasons)
+
+
+@pytest.mark.skipif(not mvu_problem._EXT_UNIT, reason="numpy's long double is no finer than double here")
+def test_the_extended_factorisation_resolves_an_eigenvalue_below_double_rounding():
+    """A path graph's Laplacian (λ_min = 0, ‖L‖ < 4) shifted by ±1e-15 in long double: the factorisation
+    in long double tells the two apart, which double's rounding (about n·2⁻⁵³·4 ≈ 2e-14 here) cannot."""
+    n = 50
+    L = mvu_problem._dense_laplacian(n, np.column_stack([np.arange(n - 1), np.arange(1, n)]), np.ones(n - 1),
+                                     np.longdouble)
+    shift = np.longdouble(1e-15) * np.eye(n, dtype=np.longdouble)
+    assert mvu_problem._cholesky_completes(L + shift)
+    assert not mvu_problem._cholesky_completes(L - shift)
+    # the blocked factorisation on a matrix of several blocks agrees with LAPACK's on either side of 0
+    rng = np.random.default_rng(0)
+    G = rng.standard_normal((150, 150))
+    A = G @ G.T
+    low = np.linalg.eigvalsh(A)[0]
+    for level, expected in ((0.9 * low, True), (1.1 * low, False)):
+        M = A - level * np.eye(150)
+        assert mvu_problem._cholesky_completes(M.astype(np.longdouble)) is expected
+        assert mvu_problem._cholesky_completes(M) is expected
+    # its factor is LAPACK's, upper triangular, and the Collatz–Wielandt bound lies above ρ(|R|ᵀ|R|)
+    R = mvu_problem._cholesky_factor(A.astype(np.longdouble))
+    assert np.array_equal(R, np.triu(R))
+    np.testing.assert_allclose(R.astype(np.float64), np.linalg.cholesky(A).T, atol=1e-10 * np.sqrt(np.abs(A).max()))
+    rho = np.linalg.eigvalsh(np.abs(R.astype(np.float64)).T @ np.abs(R.astype(np.float64)))[-1]
+    bound = mvu_problem._factor_norm_bound(R, mvu_problem._EXT_UNIT)
+    assert rho <= bound <= rho * (1 + 1e-3)
+
+
+def test_the_dual_value_is_rounded_upwards_even_under_cancellation():
+    """yᵀD of multipliers whose terms cancel (a lifted stress): never below the exact rational value, and
+    within one unit in the last place of it."""
+    from fractions import Fraction
+
+    rng = np.random.default_rng(1)
+    big = rng.standard_normal(400) * 1e9
+    y = np.concatenate([big, -big * (1 + 2.0**-40), rng.random(10)])
+    D = np.concatenate([np.full(400, 1.0 + 2.0**-30), np.full(400, 1.0), rng.random(10) * 3.0])
+    exact = sum(Fraction(a) * Fraction(b) for a, b in zip(y.tolist(), D.tolist(), strict=True))
+    value = mvu_problem._dual_value(y, D)
+    assert Fraction(value) >= exact
+    assert value - float(exact) <= 2.0 * np.spacing(abs(float(exact)))

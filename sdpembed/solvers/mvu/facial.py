@@ -54,14 +54,20 @@ wrong one, and ``sdpembed verify`` proves the same bound from the ``dual_y`` a s
 carries. The status is ``optimal`` only when that proved bound is within ``gap_tol`` of the
 returned K's objective and K meets the constraints to ``feas_tol``.
 
-The proof's own limit: the lifted y carries t·ω with t ≳ 1/λ₊, and the Cholesky proof's rounding
-shift grows with tr L(y) (:func:`~sdpembed.problems.mvu.proof_margin`), so the margin grows like
-tr Ω/λ₊. A framework whose stress is weak on its complement (a long thin surface, where the cliques
-resist bending only through their small curvature) gets a valid but loose bound, and the run ends
-``inaccurate`` with the lock-up reported — never ``optimal`` without the proved gap. When the face
-is larger than the minimal one, the interior point over it can break down as over all of 1⊥; up to
-``FALLBACK_MAX_EDGES`` edges the interior point over 1⊥ then runs too, and the more feasible K
-is returned with the smaller proved bound of the two.
+The proof's own limit: the lifted y carries t·ω with t ≳ 1/λ₊, so tr L(y) ≈ t·tr Ω is far larger
+than yᵀD. The Cholesky proof's rounding shift grows like (n + 1)u·tr L(y)
+(:func:`~sdpembed.problems.mvu.proof_margin`), so the proof of such multipliers runs in extended
+precision (long double, u = 2⁻⁶⁴ on x86-64; :func:`~sdpembed.problems.mvu.dual_bound` chooses it
+from y alone when double's margin would exceed 1e-6 and n ≤ 300, and ``sdpembed verify`` proves the
+same way; its shift is bounded by ρ(|R|ᵀ|R|), near ‖L(y)‖₂, rather than tr L(y)),
+and the dual value yᵀD, whose terms cancel, is summed exactly. A framework whose stress is weak on
+its complement (a long thin surface, where the cliques resist bending only through their small
+curvature and the noise) still gets a valid bound, only a looser one when t·tr Ω·(n + 1)u or the
+double-precision eigenvalues that steer the lift (errors ≈ ε·t·‖Ω‖) approach the gap tolerance;
+the run then ends ``inaccurate`` with the lock-up reported — never ``optimal`` without the proved
+gap. When the face is larger than the minimal one, the interior point over it can break down as
+over all of 1⊥; up to ``FALLBACK_MAX_EDGES`` edges the interior point over 1⊥ then runs too, and
+the more feasible K is returned with the smaller proved bound of the two.
 
 What is reported: the face's dimension q, the stress's rank n − 1 − q and its least eigenvalue on
 the complement λ₊ (relative to its largest), whether the edges determine K in the face (a

@@ -149,3 +149,19 @@ def test_two_unfinished_runs_combine_the_more_feasible_matrix_with_the_smaller_p
     crossed = _combine(inst, feasible_early, later, 1e-6, 1e-6, 0.0)
     assert crossed.objective == early.objective and crossed.dual_bound == later.dual_bound
     assert np.array_equal(crossed.extra["y"], later.extra["y"]) and np.array_equal(crossed.solution, early.solution)
+
+
+def test_a_locked_roll_with_a_weak_stress_is_certified_by_the_extended_precision_proof() -> None:
+    # the benchmark's roll at n = 200 (noise 0.05, k = 5, angle edges): locked at its input, but the stress
+    # is weak on its complement (λ₊/λ_max ≈ 2e-8), so the lifted multipliers carry t ≈ 8e7 times the stress
+    # and tr L(y) ≈ 3e10; the double proof's rounding margin alone was 1.2e-3 of the bound (gap 5.3e-3)
+    X, _ = swiss_roll(200, noise=0.05, random_state=0)
+    inst = MVUInstance.from_points(X, 5, "equality")
+    res = solve_mvu_facial(inst, gap_tol=1e-5)
+    trace = float(np.sum((X - X.mean(axis=0)) ** 2))
+    assert res.extra["determined"] and res.extra["face_dim"] == 3 and res.extra["stress_min_on_complement"] < 1e-7
+    assert res.status == "optimal", res.message
+    # the input is feasible: a valid bound is at least its trace, and this one is within 1e-5 of it
+    assert trace * (1 - 1e-12) <= res.dual_bound <= trace * (1 + 1e-5)
+    assert np.sum(res.extra["y"]) > 1e9                 # the lifted stress: beyond the double proof's reach
+    assert verified_dual_bound(inst, {"dual_y": res.extra["y"]}) == res.dual_bound
