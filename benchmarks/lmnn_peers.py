@@ -285,7 +285,7 @@ def main() -> None:
                         help="our interior-point tolerance ('optimal' still needs a certified gap <= 1e-5)")
     parser.add_argument("--no-cvxpy", action="store_true", help="skip the CVXPY ground truth")
     parser.add_argument("--verbose", type=int, default=0, help="our solver's progress lines (1: rounds, 2: steps)")
-    parser.add_argument("--repair", default="fallback", choices=("fallback", "direct", "off"),
+    parser.add_argument("--repair", default="auto", choices=("auto", "fallback", "direct", "off"),
                         help="our solver's multiplier repair (solve_lmnn_fast's repair)")
     parser.add_argument("--json", default=str(ROOT / "benchmarks" / "results" / "lmnn_peers.json"))
     parser.add_argument("--alternate", type=int, default=0, metavar="N",
