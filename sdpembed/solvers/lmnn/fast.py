@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -70,11 +71,21 @@ from ...problems.lmnn import (
 )
 from ...results import SolveResult, build_result, relative_gap
 from .hinge_ipm import IPMOutcome, first_order_ipm_start, hinge_ipm, ipm_reached, warm_start
+from .margin_rounds import margin_rounds
 from .multiplier_repair import repair_rounds
 from .pair_system import PairSystem, single_system, target_rank
 from .warm import warm_start_metric
 
 __all__ = ["RoundOptions", "seed_triplets", "solve_lmnn_fast", "solve_multi_metric_fast"]
+
+#: ``repair="auto"`` takes the direct path from this many entries d(d+1)/2 of M on: the interior point in M
+#: then forms Newton systems of that order with every working triplet (d = 50 certifies by the rounds, d = 164
+#: does not reach a second round in minutes), the one in the multipliers systems of the near-margin triplets.
+DIRECT_FROM = 5000
+
+#: The smoothing stages of the first-order start on the direct path: down to η = 10⁻³, whose metric splits
+#: the margin triplets from the rest well enough for a band of ``_DIRECT_BAND`` (:mod:`.margin_rounds`).
+_DIRECT_ETAS, _DIRECT_BAND = (0.3, 0.03, 0.01, 3e-3, 1e-3), 5e-3
 
 
 @dataclass(frozen=True)
@@ -317,7 +328,7 @@ def solve_lmnn_fast(
     first_order_keep: float = 0.05,
     first_order_fix: float | None = 0.05,
     first_order_start: bool = True,
-    repair: str = "fallback",
+    repair: str = "auto",
     time_limit: float | None = None,
     verbose: bool | int = RoundOptions.verbose,
 ) -> SolveResult:
@@ -371,14 +382,17 @@ def solve_lmnn_fast(
         Also warm-start the first interior-point solve from that metric and the multipliers
         μ·φ'_η of the smoothed loss (:func:`first_order_ipm_start`; fewer Newton steps than a
         cold start or :func:`warm_start`'s shifted dual start).
-    repair : {"fallback", "direct", "off"}
+    repair : {"auto", "fallback", "direct", "off"}
         The multiplier repair (:mod:`sdpembed.solvers.lmnn.multiplier_repair`): the dual of (2.11) restricted
         to the near-margin triplets of a fixed metric, solved with one Newton unknown per such triplet and
         certified by :func:`~sdpembed.problems.lmnn.lmnn_dual_bound`. ``"fallback"``: after the working-set
         rounds, from their metric and multipliers, when their certified gap is above ``gap_tol`` and the time
-        limit allows; ``"direct"``: instead of the rounds, from the first-order start
-        (:func:`~sdpembed.solvers.lmnn.multiplier_repair.repair_rounds`; the rounds run if it cannot);
-        ``"off"``: never.
+        limit allows (:func:`~sdpembed.solvers.lmnn.multiplier_repair.repair_rounds`); ``"direct"``: instead of
+        the rounds, from a first-order start smoothed down to η = 10⁻³, the multiplier interior point on a
+        partition of the triplets corrected at each restricted minimiser
+        (:func:`~sdpembed.solvers.lmnn.margin_rounds.margin_rounds`; the rounds run if it cannot);
+        ``"auto"``: ``"direct"`` from d(d+1)/2 ≥ :data:`DIRECT_FROM` with the first-order start,
+        ``"fallback"`` otherwise; ``"off"``: never.
     time_limit : float, optional
         Seconds: no new round and no new Newton step starts after this (the first-order start
         stops its stages at half of it). A run stopped this way reports ``max_iterations`` with
@@ -419,10 +433,17 @@ def solve_lmnn_fast(
     X = instance.X
     P = np.asarray(instance.pull_matrix)
     warm = fixed = ipm_start = None
+    if repair not in ("auto", "direct", "fallback", "off"):
+        raise ValueError(f"repair must be 'auto', 'fallback', 'direct' or 'off', got {repair!r}")
+    if repair == "auto":
+        repair = ("direct" if first_order and initial_triplets is None
+                  and instance.dim * (instance.dim + 1) // 2 >= DIRECT_FROM
+                  else "fallback")
     if initial_triplets is not None:
         working = check_triplets(instance, initial_triplets)
     elif first_order:
         warm = warm_start_metric(X, y, targets, mu, P, keep=first_order_keep, verbose=verbose,
+                                 etas=_DIRECT_ETAS if repair == "direct" else (0.3, 0.03),
                                  time_budget=None if time_limit is None else 0.5 * float(time_limit))
         working, alpha0 = warm.triplets, warm.alpha
         if first_order_fix is not None:
@@ -441,12 +462,11 @@ def solve_lmnn_fast(
         """μ Σ_t (C_ij − C_il) over fixed triplets (their multiplier α_t = μ in (2.14))."""
         return triplet_outer_sum(X, triplets, np.full(triplets.shape[0], mu))[0][None]
 
-    if repair not in ("direct", "fallback", "off"):
-        raise ValueError(f"repair must be 'fallback', 'direct' or 'off', got {repair!r}")
     deadline = None if time_limit is None else start + float(time_limit)
     rounds = None
     if repair == "direct" and warm is not None:
-        rounds = _repair(instance, warm.M, (warm.triplets, warm.alpha), warm.loss, None, options, deadline)
+        rounds = _repair(instance, warm.M, (warm.triplets, warm.alpha), warm.loss, None, options, deadline,
+                         margin=True)
     if rounds is None:
         rounds = _working_set_rounds(
             n=n, mu=mu, C0=(1.0 - mu) * P[None], working=working,
@@ -496,13 +516,15 @@ def solve_lmnn_fast(
 
 
 def _repair(instance: LMNNInstance, M: np.ndarray, alpha_start: tuple, loss: float, rounds: _Rounds | None,
-            options: RoundOptions, deadline: float | None) -> _Rounds | None:
-    """The multiplier repair (:func:`~sdpembed.solvers.lmnn.multiplier_repair.repair_rounds`) from the metric M
+            options: RoundOptions, deadline: float | None, margin: bool = False) -> _Rounds | None:
+    """The multiplier repair (:func:`~sdpembed.solvers.lmnn.multiplier_repair.repair_rounds`, or with
+    ``margin`` :func:`~sdpembed.solvers.lmnn.margin_rounds.margin_rounds`) from the metric M
     of loss ``loss`` and the multipliers ``alpha_start``, as the rounds' result: ``rounds`` (the working-set
     rounds before it) updated where the repair proves a smaller gap, or a new one (the direct path). None
     when no repair could run (too many free triplets) and there were no rounds."""
-    out = repair_rounds(instance, M, alpha_start=alpha_start, upper_bound=loss, gap_tol=options.gap_tol,
-                        tol=options.tol, deadline=deadline, verbose=options.verbose)
+    run = (partial(margin_rounds, band=_DIRECT_BAND) if margin else partial(repair_rounds, tol=options.tol))
+    out = run(instance, M, alpha_start=alpha_start, upper_bound=loss, gap_tol=options.gap_tol, deadline=deadline,
+              verbose=options.verbose)
     if out is None:
         return rounds
     unit = loss_unit(instance.mu)

@@ -74,7 +74,7 @@ from ...results import relative_gap
 from .newton import max_step_pos, max_step_psd, pcg
 from .pair_system import PairSystem, single_system, symmetric_part
 
-__all__ = ["RepairOutcome", "repair_multipliers", "repair_rounds", "repair_split"]
+__all__ = ["RepairOutcome", "merge_outcomes", "repair_multipliers", "repair_rounds", "repair_split"]
 
 #: Rows of the Schur complement gathered at once (bounds the temporaries of the gathers to this many rows).
 _ROWS = 2048
@@ -196,6 +196,7 @@ def repair_multipliers(
     M: np.ndarray,
     *,
     band: float = 1e-2,
+    split: tuple[np.ndarray, np.ndarray] | None = None,
     alpha_start: tuple[np.ndarray, np.ndarray] | None = None,
     upper_bound: float | None = None,
     tol: float = 1e-9,
@@ -219,6 +220,10 @@ def repair_multipliers(
     band : float
         Triplets with |h_t(M)| ≤ band are free (units of the margin 1 of (2.6)). Wider: more unknowns,
         and a bound less sensitive to M's distance from an optimum.
+    split : (fixed, free) triplet arrays, optional
+        The partition to solve instead of the one of ``band`` at M (:func:`repair_split`): α = μ on
+        ``fixed``, free on ``free``, 0 elsewhere; M then only starts the primal iterate. The bound is
+        valid for any partition (module docstring).
     alpha_start : (triplets, alpha), optional
         Multipliers to start from (e.g. the interior point's); free triplets not listed start at μ/2.
     upper_bound : float, optional
@@ -248,7 +253,7 @@ def repair_multipliers(
     start_time = time.perf_counter()
     mu, d = instance.mu, instance.dim
     M = project_psd(np.asarray(M, dtype=np.float64))
-    fixed, free = repair_split(instance, M, band)
+    fixed, free = repair_split(instance, M, band) if split is None else split
     m = free.shape[0]
     if m == 0 or m > max_free:
         if verbose:
@@ -406,6 +411,19 @@ def _newton_step(system: PairSystem, C0: np.ndarray, mu: float, M: np.ndarray, X
             (tp, td, sigma, solve.products, solve.exact is None))
 
 
+def merge_outcomes(previous: RepairOutcome | None, out: RepairOutcome) -> RepairOutcome:
+    """``out`` carrying the lowest loss and the highest bound of it and ``previous`` (the earlier rounds; both
+    stay valid: a loss of a PSD metric, a certified bound), with their Newton steps and seconds summed."""
+    if previous is not None:
+        if previous.objective < out.objective:
+            out.M, out.objective = previous.M, previous.objective
+        if previous.bound > out.bound:
+            out.triplets, out.alpha, out.bound = previous.triplets, previous.alpha, previous.bound
+        out.iterations += previous.iterations
+        out.seconds += previous.seconds
+    return out
+
+
 def repair_rounds(
     instance: LMNNInstance,
     M: np.ndarray,
@@ -439,14 +457,7 @@ def repair_rounds(
         if out is None:
             break
         out.rounds = round_
-        if best is not None:         # the lowest loss and the highest bound of all rounds (both stay valid)
-            if best.objective < out.objective:
-                out.M, out.objective = best.M, best.objective
-            if best.bound > out.bound:
-                out.triplets, out.alpha, out.bound = best.triplets, best.alpha, best.bound
-            out.iterations += best.iterations
-            out.seconds += best.seconds
-        best = out
+        best = merge_outcomes(best, out)
         gap = relative_gap(out.objective, out.bound, unit)
         if verbose:
             say(f"  repair round {round_}: {out.n_free} free, {out.n_fixed} fixed triplets (band {band:g}), "

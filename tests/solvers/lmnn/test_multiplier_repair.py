@@ -11,6 +11,7 @@ from sdpembed.problems import LMNNInstance
 from sdpembed.problems.lmnn import lmnn_dual_bound, loss_unit
 from sdpembed.results import relative_gap
 from sdpembed.solvers.lmnn.fast import solve_lmnn_fast
+from sdpembed.solvers.lmnn.margin_rounds import best_scale, margin_rounds
 from sdpembed.solvers.lmnn.multiplier_repair import (
     _schur,
     _SchurSolver,
@@ -145,3 +146,60 @@ def test_fallback_repair_certifies_where_the_rounds_stop_short(cases):
 def test_repair_option_is_checked(cases):
     with pytest.raises(ValueError, match="repair must be"):
         solve_lmnn_fast(cases["wine"][0], repair="always")
+
+
+# ------------------------------------------------------------------------- the margin rounds
+@pytest.mark.parametrize("name", ["wine", "digits-10"])
+def test_margin_rounds_correct_a_split_that_misses_margin_triplets(name, cases):
+    """A narrow band at the first-order metric leaves the single repair's bound short of the optimum; the rounds,
+    re-partitioning at each restricted minimiser with the same band, certify the CVXPY optimum."""
+    inst, (lower, upper), warm = cases[name]
+    unit = loss_unit(inst.mu)
+    band = 2e-3
+    single = repair_multipliers(inst, warm.M, band=band, alpha_start=(warm.triplets, warm.alpha), gap_tol=1e-7)
+    assert relative_gap(upper, single.bound, unit) > 1e-5          # the split alone proves too little
+    out = margin_rounds(inst, warm.M, band=band, alpha_start=(warm.triplets, warm.alpha), upper_bound=warm.loss,
+                        gap_tol=1e-7)
+    assert out.rounds > 1
+    assert out.bound <= upper * (1 + 1e-9) and lower <= out.objective * (1 + 1e-9)
+    assert relative_gap(out.objective, out.bound, unit) <= 1e-7
+    assert out.objective == pytest.approx(inst.objective(out.M), rel=1e-12)
+    assert np.all((out.alpha >= 0) & (out.alpha <= inst.mu))
+    assert lmnn_dual_bound(inst, out.triplets, out.alpha, upper_bound=out.objective) == pytest.approx(out.bound)
+
+
+def test_margin_rounds_limits(cases):
+    inst, _, warm = cases["wine"]
+    assert margin_rounds(inst, warm.M, band=0.05, max_free=1) is None      # more free triplets than one
+    # a passed deadline: one Newton step, a bound that is still certified
+    out = margin_rounds(inst, warm.M, band=0.05, deadline=0.0)
+    assert out.rounds == 1 and out.iterations == 1
+    assert lmnn_dual_bound(inst, out.triplets, out.alpha, upper_bound=out.objective) == pytest.approx(out.bound)
+
+
+def test_auto_takes_the_direct_path_from_direct_from(cases, monkeypatch):
+    """``repair="auto"`` runs the margin rounds from the first-order start instead of the working-set rounds once
+    d(d+1)/2 reaches ``DIRECT_FROM`` (lowered here to the instance's size), and certifies the CVXPY optimum."""
+    import sdpembed.solvers.lmnn.fast as fast
+
+    inst, (lower, upper), _ = cases["digits-10"]
+    below = solve_lmnn_fast(inst)
+    assert below.status == "optimal" and below.extra["repair"] is None          # the rounds certified it
+    monkeypatch.setattr(fast, "DIRECT_FROM", inst.dim * (inst.dim + 1) // 2)
+    result = solve_lmnn_fast(inst)
+    assert result.status == "optimal", result.message
+    assert "multiplier repair" in result.message and result.extra["repair"]["free"] > 0
+    assert result.dual_bound <= upper * (1 + 1e-9) and lower <= result.objective * (1 + 1e-9)
+    assert lmnn_dual_bound(inst, result.extra["triplets"], result.extra["alpha"],
+                           upper_bound=result.objective) == pytest.approx(result.dual_bound)
+
+
+@pytest.mark.parametrize("name", ["wine", "digits-10"])
+def test_best_scale_minimises_the_loss_along_the_ray(name, cases):
+    """The exact minimiser of ε(sM) over s ≥ 1/2 against a fine grid of the loss itself (every triplet)."""
+    inst, _, warm = cases[name]
+    s = best_scale(inst, warm.M)
+    grid = np.linspace(0.5, 3.0, 501)
+    losses = np.array([inst.objective(t * warm.M) for t in grid])
+    assert inst.objective(s * warm.M) <= losses.min() * (1 + 1e-12)
+    assert abs(s - grid[np.argmin(losses)]) <= 0.01 or inst.objective(s * warm.M) < losses.min()
