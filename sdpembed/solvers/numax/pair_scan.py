@@ -8,8 +8,10 @@ taken in blocks against all later rows (:class:`PairDistances` keeps the P-indep
 across scans). Squared distances from Gram matrices lose ε·(‖x_i‖² + ‖x_j‖²) to cancellation;
 every pair whose violation could exceed the tolerance within that error is recomputed from its
 explicit difference (:func:`pair_values`, :func:`factor_values`), so the scan is exact to
-rounding. :func:`initial_working_set` draws the first working set of pairs (each point's nearest
-neighbours, then random pairs).
+rounding. A screen over each block's rectangle of ratios, with one rounding bound for all its pairs
+but the near-duplicate ones (:func:`scan_block`), settles the pairs that are not near a bound, so
+that only the few others are looked at one by one. :func:`initial_working_set` draws the first
+working set of pairs (each point's nearest neighbours, then random pairs).
 
 References
 ----------
@@ -24,7 +26,7 @@ References
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -48,9 +50,12 @@ __all__ = [
     "is_member",
     "worst_ranks",
     "selectable",
+    "DistanceBlock",
     "distance_block",
+    "default_block_rows",
+    "rectangle_entries",
+    "CLOSE_FACTOR",
     "block_pairs",
-    "kept_block",
     "psd_factor",
     "pair_values",
     "factor_values",
@@ -86,76 +91,144 @@ def factor_values(X: np.ndarray, Psi: np.ndarray, i: np.ndarray, j: np.ndarray, 
     return out
 
 
-#: Bytes a pair of a kept :class:`PairDistances` block holds (its squared distance dX; the pair's
-#: indices and the rounding bound errX are cheap to recompute, :func:`block_pairs`).
+#: Bytes a kept :class:`PairDistances` block holds for each entry of its rectangle (a squared
+#: distance; the pairs' indices and rounding bounds are cheap to recompute for the few pairs a scan
+#: looks at closely, :class:`DistanceBlock`).
 CACHE_PAIR_BYTES = 8
 
 #: Memory the kept blocks of one :class:`PairDistances` may take (at most an eighth of the machine's).
 CACHE_BYTES = 2 * GIB
 
+#: A pair whose Gram-based squared distance is at most this multiple of its block's rounding bound
+#: (about ε·(‖x_i‖² + ‖x_j‖²)·√dim) is *close* (near-duplicate points): the screen of a scan cannot
+#: bound its rounding by the block's, so every scan looks at it closely.
+CLOSE_FACTOR = 2.0**20
+
 
 def cache_pairs_limit(budget: int = CACHE_BYTES) -> int:
-    """The most pairs whose distances a :class:`PairDistances` keeps: ``budget`` bytes, at most an
-    eighth of the physical memory, at :data:`CACHE_PAIR_BYTES` a pair."""
+    """The most entries (pairs, and the few slots of a block's rectangle that are none) whose
+    distances a :class:`PairDistances` keeps: ``budget`` bytes, at most an eighth of the physical
+    memory, at :data:`CACHE_PAIR_BYTES` an entry."""
     memory = physical_memory()
     if memory is not None:
         budget = min(budget, memory // 8)
     return int(budget) // CACHE_PAIR_BYTES
 
 
+def default_block_rows(n: int) -> int:
+    """Rows of a scan block of n points: about four million entries a block, and at least eight blocks,
+    so that the unused lower triangle of a block's rectangle (:class:`DistanceBlock`) stays within about
+    a sixteenth of its entries."""
+    return max(1, min(n, 4_000_000 // max(n, 1), -(-n // 8)))
+
+
+def rectangle_entries(n: int, block_rows: int) -> int:
+    """Entries of the rectangles of all blocks of ``block_rows`` rows of n points (:class:`DistanceBlock`)."""
+    starts = np.arange(0, max(n - 1, 0), block_rows, dtype=np.int64)
+    rows = np.minimum(starts + block_rows, n - 1) - starts
+    return int(np.sum(rows * (n - 1 - starts)))
+
+
 class PairDistances:
     """The part of an all-pairs scan that does not depend on P, computed once for the points X.
 
-    Block by block of ``block_rows`` rows (against all later rows): the pairs i < j and their
-    squared distances ‖x_i − x_j‖² from the Gram matrix, with bounds on the rounding of those.
-    Column generation scans all pairs of the same points every round (and the monitor of its
-    tight rounds more often); with this object the later scans skip the n × n × N products and
-    the index arithmetic, most of the cost of a scan. Blocks are kept while they
-    total at most ``max_pairs`` pairs (:data:`CACHE_PAIR_BYTES` bytes a pair; beyond, every scan
-    recomputes them); by default as many as fit in :func:`cache_pairs_limit` (all 4.99·10⁷ pairs
-    of 10,000 points, 0.4 GB). Only the distances are kept: a block's pair indices and rounding
-    bounds are recomputed at each scan (:func:`block_pairs`), a small part of its cost.
+    Block by block of ``block_rows`` rows (against all later rows; default
+    :func:`default_block_rows`): the squared distances ‖x_i − x_j‖² from the Gram matrix, with the
+    bounds on their rounding that the scan's screen needs (:class:`DistanceBlock`). Column
+    generation scans all pairs of the same points every round (and the monitor of its tight rounds
+    more often); with this object the later scans skip the n × n × N products, most of the cost of a
+    scan. Blocks are kept while their rectangles total at most ``max_pairs`` entries
+    (:data:`CACHE_PAIR_BYTES` bytes an entry, :func:`rectangle_entries`; beyond, every scan
+    recomputes them); by default as many as fit in :func:`cache_pairs_limit` (all 4.99·10⁷ pairs of
+    10,000 points, 0.42 GB).
     """
 
     def __init__(self, X: np.ndarray, block_rows: int | None = None, max_pairs: int | None = None) -> None:
         self.X = as_matrix(X, "X", min_rows=2)
         n = self.X.shape[0]
         self.norms2 = np.einsum("ij,ij->i", self.X, self.X)
-        self.block_rows = block_rows or max(1, min(n, 4_000_000 // max(n, 1)))
-        self._cache = pair_count(n) <= (cache_pairs_limit() if max_pairs is None else max_pairs)
-        self._blocks: dict[int, np.ndarray] = {}
+        self.block_rows = block_rows or default_block_rows(n)
+        limit = cache_pairs_limit() if max_pairs is None else max_pairs
+        self._cache = rectangle_entries(n, self.block_rows) <= limit
+        self._blocks: dict[int, DistanceBlock] = {}
 
     def starts(self) -> range:
         """First rows of the blocks."""
         return range(0, self.X.shape[0] - 1, self.block_rows)
 
-    def block(self, start: int) -> tuple[np.ndarray, ...]:
-        """(rows, cols, i, j, ri, ci, dX, errX) of the block starting at row ``start``: its pairs
-        (i[k], j[k]) = (rows[ri[k]], cols[ci[k]]), cols the rows after ``start``."""
-        stop = min(start + self.block_rows, self.X.shape[0] - 1)
+    def block(self, start: int) -> DistanceBlock:
+        """The :class:`DistanceBlock` of the rows ``start`` ≤ i < ``start`` + ``block_rows``."""
         if start in self._blocks:
-            return kept_block(self.X, self.norms2, start, stop, self._blocks[start])
-        block = distance_block(self.X, self.norms2, start, stop)
+            return self._blocks[start]
+        block = distance_block(self.X, self.norms2, start, min(start + self.block_rows, self.X.shape[0] - 1))
         if self._cache:
-            self._blocks[start] = block[6]
+            self._blocks[start] = block
         return block
 
 
-def distance_block(X: np.ndarray, norms2: np.ndarray, start: int, stop: int) -> tuple[np.ndarray, ...]:
-    """(rows, cols, i, j, ri, ci, dX, errX) of the pairs of rows ``start`` ≤ i < ``stop`` with all
-    later rows j > i: (i[k], j[k]) = (rows[ri[k]], cols[ci[k]]) in row-major order, their squared
-    distances dX from the Gram matrix (``norms2`` the squared norms of the rows of X) and bounds
-    errX on the rounding of those."""
-    rows, cols, i, j, ri, ci = block_pairs(start, stop, X.shape[0])
-    dX = (norms2[rows, None] + norms2[None, cols] - 2.0 * (X[rows] @ X[cols].T))[ri, ci]
-    return rows, cols, i, j, ri, ci, dX, _rounding_bound(X, norms2, i, j)
+@dataclass(eq=False)
+class DistanceBlock:
+    """The P-independent part of the scan of the pairs of rows ``start`` ≤ i < ``stop`` with all later
+    rows j > i, as a rectangle: entry (r, c) is the pair (``start`` + r, ``start`` + 1 + c), a pair
+    when c ≥ r.
+
+    ``dX`` holds the pairs' squared distances from the Gram matrix, NaN at the entries that are no
+    pair and at the close pairs (those within :data:`CLOSE_FACTOR` times ``err``, the largest rounding
+    bound of the block's squared distances), which are listed apart: their
+    flat positions ``close`` (increasing) and squared distances ``close_dX``. ``dmin`` is the least
+    squared distance of the other pairs (inf if there are none), ``screened`` their number, and
+    ``counted`` the block's pairs of distinct points. With these a scan bounds the rounding of every
+    pair that is not close at once (:func:`scan_block`).
+    """
+
+    start: int
+    stop: int
+    dX: np.ndarray
+    close: np.ndarray
+    close_dX: np.ndarray
+    err: float
+    dmin: float
+    screened: int
+    counted: int
+    _box: tuple | None = field(default=None, repr=False)
+
+    @property
+    def pairs(self) -> int:
+        """The block's pairs (those of identical points included)."""
+        return self.screened + self.close.size
+
+    def box(self, bounds: PairBounds) -> tuple[float, float]:
+        """(the largest lower bound, the smallest upper bound) of the block's pairs: a ratio
+        v_ijᵀPv_ij between them satisfies every pair's bounds. Computed once for a ``bounds``
+        (compared by identity; another one recomputes it)."""
+        if self._box is None or self._box[0] is not bounds:
+            _, _, i, j, _, _ = block_pairs(self.start, self.stop, self.start + 1 + self.dX.shape[1])
+            lo, hi = bounds(i, j)
+            self._box = (bounds, float(np.max(lo, initial=-np.inf)), float(np.min(hi, initial=np.inf)))
+        return self._box[1], self._box[2]
 
 
-def kept_block(X: np.ndarray, norms2: np.ndarray, start: int, stop: int, dX: np.ndarray) -> tuple[np.ndarray, ...]:
-    """The :func:`distance_block` of rows ``start`` ≤ i < ``stop`` from its kept squared distances ``dX``
-    (its ``[6]``): the pairs and the rounding bounds recomputed, the Gram products not."""
-    rows, cols, i, j, ri, ci = block_pairs(start, stop, X.shape[0])
-    return rows, cols, i, j, ri, ci, dX, _rounding_bound(X, norms2, i, j)
+def distance_block(X: np.ndarray, norms2: np.ndarray, start: int, stop: int) -> DistanceBlock:
+    """The :class:`DistanceBlock` of the rows ``start`` ≤ i < ``stop`` of X (``norms2`` the squared
+    norms of its rows)."""
+    n, dim = X.shape
+    rows, cols = np.arange(start, stop), np.arange(start + 1, n)
+    dX = norms2[rows, None] + norms2[None, cols] - 2.0 * (X[rows] @ X[cols].T)
+    lower = cols[None, :] <= rows[:, None]                       # entries that are no pair
+    norms_rows, norms_cols = norms2[rows], norms2[cols]
+    err = float(_rounding_bound(X, norms2, rows[np.argmax(norms_rows)], cols[np.argmax(norms_cols)]))
+    with np.errstate(invalid="ignore"):
+        close = np.flatnonzero(~lower & (dX <= CLOSE_FACTOR * err))
+    dX[lower] = np.nan
+    flat = dX.reshape(-1)
+    close_dX = flat[close].copy()
+    flat[close] = np.nan
+    dmin = float(np.fmin.reduce(flat)) if flat.size else np.nan
+    pairs = int(rows.size * cols.size - rows.size * (rows.size - 1) // 2)
+    i, j = rows[close // cols.size], cols[close % cols.size]
+    distinct = int(np.count_nonzero(np.any(X[i] != X[j], axis=1))) if close.size else 0
+    return DistanceBlock(start, stop, dX, close, close_dX, err, np.inf if np.isnan(dmin) else dmin,
+                         pairs - close.size, pairs - close.size + distinct)
 
 
 def block_pairs(start: int, stop: int, n: int) -> tuple[np.ndarray, ...]:
@@ -182,9 +255,10 @@ def _rounding_bound(X: np.ndarray, norms2: np.ndarray, i: np.ndarray, j: np.ndar
 class ScanResult:
     """Outcome of a scan of all pairs: the violators and the worst violation overall.
 
-    ``max_violation`` is max over all nonzero pairs of max(lo − v'Pv, v'Pv − hi), with the
-    pairs near or above ``tol`` evaluated exactly and the rest bounded through the Gram
-    values (it can be negative: every constraint strictly satisfied). ``found`` counts the
+    ``max_violation`` bounds max over all nonzero pairs of max(lo − v'Pv, v'Pv − hi) from above,
+    with the pairs near or above ``tol`` evaluated exactly and the rest bounded through the Gram
+    values (those the screen settles through their block's extreme ratios, :func:`scan_block`; it
+    can be negative: every constraint strictly satisfied). ``found`` counts the
     violators above ``tol``, ``fresh`` those of them outside the scan's ``exclude``; (i, j,
     violation) lists the fresh ones, or with ``keep`` only those a spread selection can take
     (:func:`selectable`), in the order of the full list.
@@ -230,7 +304,7 @@ def scan_pair_violations(
     tol : float
         Report pairs whose violation exceeds ``tol``.
     block_rows : int, optional
-        Rows per block (default: about 4 million pairs a block).
+        Rows per block (default :func:`default_block_rows`).
     factor : ndarray of shape (r, N), optional
         Ψ with ΨᵀΨ = P, if known: saves the eigendecomposition of P, and the exact
         recomputation uses ‖Ψd‖² (O(N r) a pair instead of O(N²)).
@@ -269,7 +343,7 @@ def scan_pair_violations(
     for start in distances.starts():
         block = distances.block(start)
         if progress is not None:
-            progress(int(block[2].size))
+            progress(block.pairs)
         parts.append([scan_block(X, scan, bounds, block)])
     return merge_block_scans(parts, keep)
 
@@ -277,13 +351,15 @@ def scan_pair_violations(
 @dataclass
 class ScanRound:
     """What every block of one scan shares: P (None when its factor is given), the factor Ψ,
-    Y = XΨᵀ with its squared row norms, the scan's ``tol`` and ``exact_values``, and its
-    ``exclude`` (sorted linear pair indices, or None) and ``keep`` (see :func:`scan_pair_violations`)."""
+    Y = XΨᵀ with its squared row norms ``ny``, the squared row norms ``nx`` of X, the scan's ``tol``
+    and ``exact_values``, and its ``exclude`` (sorted linear pair indices, or None) and ``keep`` (see
+    :func:`scan_pair_violations`)."""
 
     P: np.ndarray | None
     Psi: np.ndarray
     Y: np.ndarray
     ny: np.ndarray
+    nx: np.ndarray
     tol: float
     exact_values: bool
     exclude: np.ndarray | None = None
@@ -299,8 +375,8 @@ def scan_round(X: np.ndarray, P: np.ndarray | None, factor: np.ndarray | None, t
         exclude = np.unique(np.asarray(exclude, dtype=np.int64))
     if keep is not None and (isinstance(keep, bool) or int(keep) != keep or keep < 1):
         raise ValueError(f"keep must be None or an integer >= 1, got {keep!r}")
-    return ScanRound(P if factor is None else None, Psi, Y, np.einsum("ij,ij->i", Y, Y), tol, exact_values,
-                     exclude, None if keep is None else int(keep))
+    return ScanRound(P if factor is None else None, Psi, Y, np.einsum("ij,ij->i", Y, Y), np.einsum("ij,ij->i", X, X),
+                     tol, exact_values, exclude, None if keep is None else int(keep))
 
 
 @dataclass
@@ -395,14 +471,56 @@ def _reported(n: int, scan: ScanRound, clear: tuple | None, exact: tuple | None,
     return BlockScan(parts[0], parts[1], worst, counted, found, fresh)
 
 
-def scan_block(X: np.ndarray, scan: ScanRound, bounds: PairBounds, block: tuple[np.ndarray, ...]) -> BlockScan:
-    """Scan the pairs of one :func:`distance_block` of X (see :func:`scan_pair_violations`)."""
-    rows, cols, i, j, ri, ci, dX, errX = block
+def scan_block(X: np.ndarray, scan: ScanRound, bounds: PairBounds, block: DistanceBlock) -> BlockScan:
+    """Scan the pairs of one :class:`DistanceBlock` of X (see :func:`scan_pair_violations`).
+
+    A screen first, over the block's rectangle: the ratios ‖y_i − y_j‖² / ‖x_i − x_j‖² of its pairs
+    from Gram matrices, and one bound U on the rounding of every one of them that is not close (from
+    the block's largest rounding bounds, its least squared distance and its largest ratio). A pair
+    whose ratio lies in [lo′ − tol + U, hi′ + tol − U], where lo′ and hi′ are the largest lower and the
+    smallest upper bound of the block's pairs (:meth:`DistanceBlock.box`), violates by at most ``tol``
+    even after its own rounding bound: it is neither reported nor recomputed, and the block's worst
+    violation counts it through the extreme ratios. Only the other pairs (the violators and those
+    near a bound, and the close ones) get their indices, bounds and rounding bounds, and are judged
+    as before: by their Gram values where those are clearly on one side of ``tol``, otherwise from
+    their explicit differences. The violators and their values are those of judging every pair so.
+    """
+    start, stop = block.start, block.stop
+    rows, cols = np.arange(start, stop), np.arange(start + 1, X.shape[0])
     Y, ny, tol = scan.Y, scan.ny, scan.tol
     eps = np.finfo(float).eps
+    dY = ny[rows, None] + ny[None, cols] - 2.0 * (Y[rows] @ Y[cols].T)
+    flat_dY = dY.reshape(-1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        screen = (dY / block.dX).reshape(-1)                  # NaN where no pair, or a close one
+    worst = -np.inf
+    if block.screened:
+        lo_box, hi_box = block.box(bounds)
+        rmin, rmax = float(np.fmin.reduce(screen)), float(np.fmax.reduce(screen))
+        reach = max(abs(rmin), abs(rmax))
+        # the rounding bound of any screened pair's ratio (errY ≤ errY_max, errX ≤ err, dX ≥ dmin),
+        # doubled, with the rounding of the comparisons themselves
+        err_y = 8.0 * eps * (float(ny[rows].max()) + float(ny[cols].max())) * max(Y.shape[1], 1) ** 0.5
+        margin = (2.0 * (err_y + reach * block.err) / (block.dmin - block.err) if block.dmin > block.err else np.inf)
+        margin += 16.0 * eps * (reach + sum(abs(v) for v in (lo_box, hi_box, tol) if np.isfinite(v)))
+        if np.isfinite(margin) and np.isfinite(reach):
+            low, high = lo_box - tol + margin, hi_box + tol - margin
+            with np.errstate(invalid="ignore"):
+                look = np.flatnonzero((screen < low) | (screen > high))
+            if look.size < block.screened:
+                worst = min(max(lo_box - rmin, rmax - hi_box) + margin, tol)
+        else:
+            look = np.flatnonzero(~np.isnan(screen))
+    else:
+        look = np.empty(0, np.int64)
+    # the close pairs (NaN in the rectangle) in their place: the pairs looked at, in row-major order
+    at = np.searchsorted(look, block.close)
+    look_dX = np.insert(block.dX.reshape(-1)[look], at, block.close_dX)
+    look = np.insert(look, at, block.close)
+    i, j = rows[look // cols.size], cols[look % cols.size]
+    dY, dX = flat_dY[look], look_dX
+    errX = _rounding_bound(X, scan.nx, i, j)
     clear_part = exact_part = None
-    worst, counted = -np.inf, 0
-    dY = (ny[rows, None] + ny[None, cols] - 2.0 * (Y[rows] @ Y[cols].T))[ri, ci]
     errY = 8.0 * eps * (ny[i] + ny[j]) * max(Y.shape[1], 1) ** 0.5
     lo, hi = bounds(i, j)
     with np.errstate(divide="ignore", invalid="ignore"):  # zero or tiny dX: suspect anyway
@@ -413,14 +531,12 @@ def scan_block(X: np.ndarray, scan: ScanRound, bounds: PairBounds, block: tuple[
     sure = ~suspect
     if np.any(sure):
         worst = max(worst, float(np.max(estimate[sure] + uncertainty[sure])))
-        counted += int(sure.sum())
     if not scan.exact_values:
         with np.errstate(invalid="ignore"):
             clear = suspect & (dX > errX) & (estimate - uncertainty > tol)
         if np.any(clear):
             clear_part = (i[clear], j[clear], estimate[clear])
             worst = max(worst, float(np.max(estimate[clear] + uncertainty[clear])))
-            counted += int(clear.sum())
             suspect &= ~clear
     if np.any(suspect):
         i, j, lo, hi = i[suspect], j[suspect], lo[suspect], hi[suspect]
@@ -429,11 +545,11 @@ def scan_block(X: np.ndarray, scan: ScanRound, bounds: PairBounds, block: tuple[
         if i.size:
             values = pair_values(X, scan.P, i, j) if scan.P is not None else factor_values(X, scan.Psi, i, j)
             violation = np.maximum(lo - values, values - hi)
-            worst, counted = max(worst, float(violation.max())), counted + i.size
+            worst = max(worst, float(violation.max()))
             bad = violation > tol
             if np.any(bad):
                 exact_part = (i[bad], j[bad], violation[bad])
-    return _reported(X.shape[0], scan, clear_part, exact_part, worst, counted)
+    return _reported(X.shape[0], scan, clear_part, exact_part, worst, block.counted)
 
 
 def merge_block_scans(groups: list[list[BlockScan]], keep: int | None = None) -> ScanResult:

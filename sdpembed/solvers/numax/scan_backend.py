@@ -15,7 +15,8 @@ both:
   times a scan, not once a block), and the driver gathers each task's violators (the pairs above
   the scan's threshold, with the worst violation and the count of each block; with ``keep`` only
   those a selection of ``keep`` can take, so that no task returns a list that grows like n²). The
-  P-independent part of a task's blocks — their pairs' squared distances and rounding bounds — is computed once,
+  P-independent part of a task's blocks — their pairs' squared distances and rounding bounds
+  (:class:`~sdpembed.solvers.numax.pair_scan.DistanceBlock`) — is computed once,
   by a task whose result stays on its worker, and every later scan of the same points runs where it is.
 
 Identical output. A task computes exactly what the local scan computes for its block: the same
@@ -25,9 +26,10 @@ thread, so the driver's scans must too for bit-identical output). The driver con
 blocks' violators in the local order, so the scan's result — violators, their order and values,
 the worst violation — is the local scan's, and so is every solve that uses it (tested on a
 two-worker ``LocalCluster``). The blocks are the grain of parallel work: ``block_rows`` of the
-solver sets how many there are (by default about four million pairs a block, so a problem of a
-few thousand points is a single block and a single task; give at least ``tasks_per_worker`` blocks
-a worker, e.g. ``block_rows`` of n / (8·workers), to use them all). ``verify``'s check runs in
+solver sets how many there are (by default
+:func:`~sdpembed.solvers.numax.pair_scan.default_block_rows`: about four million entries a block and
+at least eight blocks; give at least ``tasks_per_worker`` blocks a worker, e.g. ``block_rows`` of
+n / (8·workers), to use them all). ``verify``'s check runs in
 tasks of whole blocks of 65,536 pairs, as in this process, and its maximum does not depend on
 their order.
 
@@ -53,17 +55,17 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from ...secants import pair_count
 from .pair_scan import (
     BlockScan,
+    DistanceBlock,
     PairBounds,
     PairDistances,
     ScanResult,
     ScanRound,
     cache_pairs_limit,
     distance_block,
-    kept_block,
     merge_block_scans,
+    rectangle_entries,
     scan_block,
     scan_pair_violations,
     scan_round,
@@ -133,24 +135,18 @@ def resolve_scan_backend(backend: object) -> ScanBackend:
 
 
 # ------------------------------------------------------------------ the tasks (run on the workers)
-def _distances_task(points: tuple[np.ndarray, np.ndarray],
-                    ranges: list[tuple[int, int]]) -> list[tuple[int, int, np.ndarray]]:
+def _distances_task(points: tuple[np.ndarray, np.ndarray], ranges: list[tuple[int, int]]) -> list[DistanceBlock]:
     X, norms2 = points
-    # only the squared distances are kept (as PairDistances keeps them): 8 bytes a pair
-    return [(start, stop, distance_block(X, norms2, start, stop)[6]) for start, stop in ranges]
+    return [distance_block(X, norms2, start, stop) for start, stop in ranges]
 
 
 def _scan_task(points: tuple[np.ndarray, np.ndarray], scan: ScanRound, bounds: PairBounds,
-               blocks: list[tuple[int, int, np.ndarray]] | list[tuple[int, int]]) -> list[BlockScan]:
+               blocks: list[DistanceBlock] | list[tuple[int, int]]) -> list[BlockScan]:
     X, norms2 = points
-    out = []
-    for block in blocks:
-        if len(block) == 2:                          # a block whose distances are not kept
-            block = distance_block(X, norms2, *block)
-        else:
-            block = kept_block(X, norms2, *block)
-        out.append(scan_block(X, scan, bounds, block))
-    return out
+    # a block whose distances are not kept is a range of rows
+    return [scan_block(X, scan, bounds,
+                       block if isinstance(block, DistanceBlock) else distance_block(X, norms2, *block))
+            for block in blocks]
 
 
 def task_groups(sizes: list[int], tasks: int) -> list[slice]:
@@ -185,8 +181,9 @@ class DaskScan:
     scheduler : str, optional
         Address of a running scheduler (``tcp://host:8786``), connected to at the first scan.
     cache_pairs : int, optional
-        Keep the P-independent part of the scan on the workers while the points have at most this
-        many pairs (8 bytes a pair; default
+        Keep the P-independent part of the scan on the workers while the rectangles of its blocks
+        have at most this many entries (8 bytes an entry,
+        :func:`~sdpembed.solvers.numax.pair_scan.rectangle_entries`; default
         :func:`~sdpembed.solvers.numax.pair_scan.cache_pairs_limit` a worker); beyond, every scan
         recomputes it.
     tasks_per_worker : int
@@ -298,7 +295,7 @@ class DaskScan:
             self._bounds = (bounds, self._scatter(bounds))
         scan = self._scatter(scan_round(X, P, factor, tol, exact_values, exclude, keep))
         limit = cache_pairs_limit() * self.workers() if self.cache_pairs is None else self.cache_pairs
-        cache = pair_count(n) <= limit
+        cache = rectangle_entries(n, distances.block_rows) <= limit
         ranges = [(start, min(start + distances.block_rows, n - 1)) for start in distances.starts()]
         pairs = [int((n - 1 - np.arange(start, stop)).sum()) for start, stop in ranges]
         futures, sizes = [], []

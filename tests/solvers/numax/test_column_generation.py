@@ -8,7 +8,7 @@ import pytest
 
 from sdpembed import NuMaxInstance, solve
 from sdpembed.datasets import gaussian_points, translating_squares
-from sdpembed.secants import all_secants, pair_count
+from sdpembed.secants import all_secants
 from sdpembed.solvers.numax.column_generation import column_generation, solve_numax_cg
 from sdpembed.solvers.numax.pair_scan import PairDistances, scan_pair_violations
 
@@ -268,26 +268,30 @@ def test_cg_verbose_prints_progress_without_changing_the_iterates(capsys, monkey
 def test_pair_distances_keep_blocks_within_the_memory_budget(monkeypatch):
     from sdpembed.solvers.numax import pair_scan
 
-    # the default budget holds the distances of all 10,000 MNIST test images (4.99e7 pairs, 0.4 GB)
-    assert pair_count(10_000) * pair_scan.CACHE_PAIR_BYTES <= pair_scan.CACHE_BYTES
+    # the default budget holds the distances of all 10,000 MNIST test images (the rectangles of their
+    # blocks: 5.2e7 entries, 0.42 GB)
+    assert pair_scan.rectangle_entries(10_000, pair_scan.default_block_rows(10_000)) * pair_scan.CACHE_PAIR_BYTES \
+        <= pair_scan.CACHE_BYTES
     monkeypatch.setattr(pair_scan, "physical_memory", lambda: 1 << 40)
     assert pair_scan.cache_pairs_limit(8_000) == 1000
     assert pair_scan.cache_pairs_limit() == pair_scan.CACHE_BYTES // pair_scan.CACHE_PAIR_BYTES
-    # at most an eighth of the machine: a machine of 8 * 24 * 100 bytes keeps 100 pairs
+    # at most an eighth of the machine: a machine of 8 * 8 * 100 bytes keeps 100 entries
     monkeypatch.setattr(pair_scan, "physical_memory", lambda: 8 * pair_scan.CACHE_PAIR_BYTES * 100)
     assert pair_scan.cache_pairs_limit() == 100
-    X = np.random.default_rng(0).standard_normal((15, 4))                  # 105 pairs: over the budget
+    X = np.random.default_rng(0).standard_normal((15, 4))
     bounds = lambda i, j: (np.full(i.shape, 0.9), np.full(i.shape, 1.1))   # noqa: E731
-    for points, kept in ((X, False), (X[:14], True)):                      # 91 pairs: within it
+    # blocks of 3 rows: 15 points make 118 entries (over the budget), 13 points 90 (within it)
+    for points, kept in ((X, False), (X[:13], True)):
+        entries = pair_scan.rectangle_entries(points.shape[0], 3)
         distances = PairDistances(points, 3)
         first = scan_pair_violations(points, np.eye(4), bounds, tol=0.0, distances=distances)
         again = scan_pair_violations(points, np.eye(4), bounds, tol=0.0, distances=distances)
-        assert bool(distances._blocks) == kept
-        kept_pairs = sum(dX.size for dX in distances._blocks.values())
-        assert kept_pairs * pair_scan.CACHE_PAIR_BYTES <= 8 * pair_scan.CACHE_PAIR_BYTES * 100
-        # only the distances are kept, 8 bytes a pair
-        assert sum(dX.nbytes for dX in distances._blocks.values()) == kept_pairs * pair_scan.CACHE_PAIR_BYTES
-        assert kept_pairs == (pair_count(points.shape[0]) if kept else 0)
+        assert bool(distances._blocks) == kept == (entries <= 100)
+        kept_entries = sum(block.dX.size for block in distances._blocks.values())
+        assert kept_entries * pair_scan.CACHE_PAIR_BYTES <= 8 * pair_scan.CACHE_PAIR_BYTES * 100
+        # the distances are kept, 8 bytes an entry
+        assert sum(block.dX.nbytes for block in distances._blocks.values()) == kept_entries * pair_scan.CACHE_PAIR_BYTES
+        assert kept_entries == (entries if kept else 0)
         np.testing.assert_array_equal(first.violation, again.violation)
 
 

@@ -73,8 +73,9 @@ def test_dask_scan_returns_the_local_scan(dask_scan, block_rows, one_sided, exac
                                     exact_values=exact_values, distances=distances, progress=counted.append)
             _same_scan(remote, local)
         assert sum(counted) == 2 * pair_count(X.shape[0])
-        # the blocks grouped into at most two tasks a worker (11 blocks of 4 rows: 4 tasks)
-        assert len(counted) == 2 * (1 if block_rows is None else 4)
+        # the blocks grouped into at most two tasks a worker (11 blocks of 4 rows, or the default 8
+        # blocks of 6: 4 tasks)
+        assert len(counted) == 2 * 4
     assert tol == np.inf and local.i.size == 0 and np.isfinite(local.max_violation)
 
 

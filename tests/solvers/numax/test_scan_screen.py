@@ -1,0 +1,113 @@
+"""The screen of the all-pairs scan: a block's ratios from Gram matrices and one rounding bound for all
+its pairs that are not close set aside every pair that violates by at most ``tol`` even after its
+own rounding bound. The violators, their values and order, and the counts are those of judging every
+pair one by one (the screen switched off: every pair close), and the worst violation is an upper
+bound of that scan's, within ``tol``; only the pairs near a bound are looked at one by one."""
+
+import numpy as np
+import pytest
+
+from sdpembed.datasets import load_mnist
+from sdpembed.secants import all_secants, pair_count
+from sdpembed.solvers.numax import pair_scan
+from sdpembed.solvers.numax.pair_scan import PairDistances, rectangle_entries, scan_pair_violations
+
+
+def _bounds(lo, hi, labels=None):
+    """Two-sided bounds, or NuMax-Class's one-sided ones by ``labels``; counts the pairs it is asked for."""
+    def bounds(i, j):
+        bounds.asked += np.size(i)
+        if labels is None:
+            return np.full(np.shape(i), lo), np.full(np.shape(i), hi)
+        same = labels[i] == labels[j]
+        return np.where(same, -np.inf, lo), np.where(same, hi, np.inf)
+    bounds.asked = 0
+    return bounds
+
+
+def _unscreened(monkeypatch, *args, **kwargs):
+    """The scan with every pair close: each one judged by itself, as before the screen."""
+    with monkeypatch.context() as m:
+        m.setattr(pair_scan, "CLOSE_FACTOR", np.inf)
+        return scan_pair_violations(*args, **kwargs)
+
+
+def _same_violators(screened, reference, tol):
+    for key in ("i", "j", "violation"):
+        np.testing.assert_array_equal(getattr(screened, key), getattr(reference, key))
+    assert (screened.n_pairs, screened.found, screened.fresh) == (reference.n_pairs, reference.found, reference.fresh)
+    # an upper bound of the pairs' worst violation, which it passes only where that is at most tol
+    assert screened.max_violation >= reference.max_violation
+    assert screened.max_violation == reference.max_violation or screened.max_violation <= tol
+
+
+def _cases():
+    rng = np.random.default_rng(4)
+    gauss = rng.standard_normal((70, 5))
+    near = gauss.copy()
+    near[[3, 9, 20]] = near[[2, 8, 2]]                              # duplicates: zero secants
+    near[[30, 31]] = near[[40, 41]] + 1e-7 * rng.standard_normal((2, 5))   # near-duplicates: close pairs
+    far = gauss + 1e3                                               # far from the origin: large rounding bounds
+    mnist, _ = load_mnist(size=28, n_samples=300, random_state=0)
+    return {"gauss": gauss, "near": near, "far": far, "mnist": mnist}
+
+
+@pytest.mark.parametrize("name", ["gauss", "near", "far", "mnist"])
+@pytest.mark.parametrize("one_sided", [False, True])
+@pytest.mark.parametrize("exact_values", [True, False])
+def test_the_screened_scan_finds_what_judging_every_pair_finds(monkeypatch, name, one_sided, exact_values):
+    X = _cases()[name]
+    rng = np.random.default_rng(len(name))
+    labels = rng.integers(0, 3, X.shape[0]) if one_sided else None
+    # P: the projection on the leading principal directions, scaled so that ratios spread over the bounds,
+    # and the same P nudged: many pairs sit near a bound
+    _, _, rows = np.linalg.svd(X - X.mean(axis=0), full_matrices=False)
+    Psi = rows[: max(2, X.shape[1] // 3)] * 1.05
+    for factor in (Psi, Psi * (1 + 1e-7), Psi[:1]):
+        for tol, block_rows in ((1e-6, None), (1e-3, 7), (0.0, 1), (np.inf, None)):
+            bounds = _bounds(0.8, 1.2, labels)
+            distances = PairDistances(X, block_rows)
+            scans = [scan_pair_violations(X, None, bounds, tol=tol, factor=factor, exact_values=exact_values,
+                                          distances=distances) for _ in range(2)]        # kept distances too
+            reference = _unscreened(monkeypatch, X, None, bounds, tol=tol, factor=factor, block_rows=block_rows,
+                                    exact_values=exact_values)
+            for screened in scans:
+                _same_violators(screened, reference, tol)
+
+
+def test_the_screen_finds_the_dense_violators_of_near_duplicate_points():
+    X = _cases()["near"]
+    P = np.diag([1.3, 1.0, 0.9, 1.1, 0.7])
+    bounds = _bounds(0.8, 1.2)
+    with pytest.warns(UserWarning, match="zero secant"):
+        V, pairs = all_secants(X, return_pairs=True)
+    values = np.einsum("ij,ij->i", V @ P, V)
+    violation = np.maximum(0.8 - values, values - 1.2)
+    scan = scan_pair_violations(X, P, bounds, tol=1e-9, block_rows=9)
+    assert {tuple(p) for p in pairs[violation > 1e-9]} == set(zip(scan.i.tolist(), scan.j.tolist(), strict=True))
+    assert scan.n_pairs == len(pairs) == pair_count(X.shape[0]) - 4          # (2, 3), (2, 20), (3, 20), (8, 9)
+    assert scan.max_violation == pytest.approx(violation.max(), abs=1e-12)
+
+
+def test_a_scan_with_few_violators_looks_at_few_pairs():
+    """After the first scan (which bounds every block once), a scan of a P with few pairs near its bounds
+    asks for the bounds of those pairs only: the others are settled by the screen."""
+    X, _ = load_mnist(size=28, n_samples=400, random_state=1)
+    _, _, rows = np.linalg.svd(X - X.mean(axis=0), full_matrices=False)
+    bounds = _bounds(0.05, 1.5)
+    distances = PairDistances(X)
+    first = scan_pair_violations(X, None, bounds, tol=1e-6, factor=rows[:60], distances=distances)
+    assert bounds.asked >= pair_count(X.shape[0])
+    bounds.asked = 0
+    again = scan_pair_violations(X, None, bounds, tol=1e-6, factor=rows[:60], distances=distances)
+    assert bounds.asked < pair_count(X.shape[0]) // 20
+    assert again.found == first.found and again.n_pairs == pair_count(X.shape[0])
+
+
+def test_kept_distances_fill_the_blocks_rectangles():
+    for n, block_rows in ((2, 1), (9, 4), (40, 7), (41, 40), (300, 38)):
+        X = np.random.default_rng(n).standard_normal((n, 3))
+        distances = PairDistances(X, block_rows)
+        blocks = [distances.block(start) for start in distances.starts()]
+        assert sum(b.dX.size for b in blocks) == rectangle_entries(n, block_rows)
+        assert sum(np.count_nonzero(~np.isnan(b.dX)) + b.close.size for b in blocks) == pair_count(n)
