@@ -82,7 +82,12 @@ from Ψ₀; stop at the first rank where the method fails and return the last ma
   non-convex method need not find a map at a lower rank that has one. Over all pairs NuMax's
   working pairs that its factor nearly makes active (within δ/10 of a bound) also seed the
   first working set. The NuMax solve is part of the run's time; it pays when the PCA rank is
-  far above the answer (BENCHMARKS.md, "The linear-embedding family").
+  far above the answer (BENCHMARKS.md, "The linear-embedding family"). Only feasibility matters
+  here, not optimality: NuMax is solved to a relative gap of :data:`NUMAX_START_GAP` (and
+  residual :data:`NUMAX_START_TOL`) instead of its 10⁻⁵, while its final scan still proves every
+  pair within δ(1 − :data:`NUMAX_MARGIN`) + ``feas_tol``; a less optimal P may have a higher
+  rank, which the jump of "Feasible truncations are skipped" takes down to the least truncation
+  that still meets δ on all pairs.
 
 **Algorithm 4 (FroMax/NILE-Pro CG).** The method is solved on a working set of pairs, all
 pairs are scanned for violators, the worst are added, and the method is run again
@@ -105,6 +110,12 @@ is within δ (to ``feas_tol``), and the reported ``isometry`` is measured on all
   slower than the last.
 * Rank adjustment over column generation starts every rank from the first working set plus
   the pairs within δ/10 of a bound under the last map that met δ.
+* **In the span of the points.** Every secant lies in the span of the centred points, of dimension
+  r ≤ min(n − 1, N). The runs, their scans and the NuMax start work in the coordinates XB of an
+  orthonormal basis B of it (:func:`span_coordinates`): a map Ψ_B (M, r) there is the map Ψ_B Bᵀ
+  of the points, with the same distortion of every pair (the constraints (2.8) see a map only
+  through the secants), and every product with the points costs r/N of its cost in Rᴺ. The maps
+  returned are Ψ_B Bᵀ, their distortion measured again on the points themselves.
 
 **What is provably comparable with NuMax.** NuMax (4) minimises tr P over the same
 constraints; any map that meets δ gives a feasible P = ΨᵀΨ, hence ‖Ψ‖_F² = tr ΨᵀΨ ≥ the NuMax
@@ -136,7 +147,9 @@ import numpy as np
 from ..._validate import as_matrix, check_delta, check_positive_int, check_random_state
 from ...problems.numax_operator import PairSecantOperator, SecantOperator
 from ...secants import linear_index_of_pairs, pair_count, pairs_from_linear_index
+from ..numax.admm_control import ADMMStopping
 from ..numax.column_generation import (
+    SPAN_RTOL,
     RestrictedResult,
     column_generation,
     run_column_generation,
@@ -158,7 +171,8 @@ from .nonconvex import (
     truncate_map,
 )
 
-__all__ = ["METHODS", "rank_adjust", "near_isometric_cg", "rank_adjust_cg", "pair_gram", "pair_isometry"]
+__all__ = ["METHODS", "rank_adjust", "near_isometric_cg", "rank_adjust_cg", "pair_gram", "pair_isometry",
+           "span_coordinates"]
 
 #: Eigenvalues of NuMax's P below this share of the largest are left out of its factor (the rank
 #: threshold of NuMax's estimator, ``sdpembed.linear.factor.DEFAULT_TAIL_TOL``).
@@ -168,6 +182,11 @@ NUMAX_TAIL_TOL = 1e-6
 #: tolerances (a violation of 1e-6 of the final scan), which a start exactly on the δ-boundary
 #: leaves to the method, and FroMax creeps towards it for ever.
 NUMAX_MARGIN = 1e-3
+
+#: The NuMax start is solved to this certified relative gap and residual tolerance (NuMax-CG's own
+#: are 1e-5): it needs a P that is feasible, which the final all-pairs scan proves to ``feas_tol``
+#: whatever the gap, not an optimal one (module docstring, "R₀ from NuMax").
+NUMAX_START_GAP, NUMAX_START_TOL = 1e-2, 1e-3
 
 #: Rule (4) of "Failing fast": at FroMax's working-set cap, the pace of the least all-pairs excess
 #: over δ is measured over this many rounds (a geometric rate per round).
@@ -313,6 +332,11 @@ def numax_factor(P: np.ndarray) -> np.ndarray:
     return np.sqrt(np.maximum(w[:r], 0.0))[:, None] * U[:, :r].T
 
 
+def _numax_start_options() -> dict[str, Any]:
+    """NuMax-CG's tolerances for the NuMax start (:data:`NUMAX_START_GAP`, :data:`NUMAX_START_TOL`)."""
+    return {"gap_tol": NUMAX_START_GAP, "admm_options": {"stopping": ADMMStopping(tol=NUMAX_START_TOL)}}
+
+
 def _start(initial_rank: object, initial_map: np.ndarray | str | None, N: int,
            pca_start: Callable[[], tuple[int, np.ndarray | str]],
            numax_start: Callable[[], np.ndarray]) -> tuple[int, np.ndarray | str]:
@@ -424,7 +448,7 @@ def rank_adjust(
     def numax_start() -> np.ndarray:
         inner = delta * (1.0 - NUMAX_MARGIN)
         return secant_column_generation(ops.V, np.full(ops.S, 1.0 - inner), np.full(ops.S, 1.0 + inner),
-                                        random_state=rng).solution
+                                        random_state=rng, **_numax_start_options()).solution
 
     initial_rank, initial_map = _start(initial_rank, initial_map, ops.N, lambda: pca_feasible_rank(ops, delta),
                                        numax_start)
@@ -479,6 +503,53 @@ def pair_isometry(X: np.ndarray, Psi: np.ndarray, *, block_rows: int | None = No
     scan = resolve_scan_backend(scan_backend).scan(X, Psi.T @ Psi, unit, tol=np.inf, block_rows=block_rows,
                                                    factor=Psi)
     return float(scan.max_violation), scan.n_pairs
+
+
+def span_coordinates(X: np.ndarray, max_rank: int) -> tuple[np.ndarray, np.ndarray | None]:
+    """The points in coordinates of the span of their secants: (XB, B), with B (N, r) an orthonormal
+    basis of the span of the centred rows, when r < N and every rank asked for (``max_rank``) is at
+    most r; else (X, None).
+
+    Every secant x_i − x_j lies in that span, so x_i − x_j = BBᵀ(x_i − x_j) and, for a map Ψ_B of
+    the coordinates, ‖Ψ_B(Bᵀx_i − Bᵀx_j)‖ = ‖Ψ_B Bᵀ(x_i − x_j)‖: a map Ψ_B (M, r) that meets δ on all
+    pairs of the rows of XB is the map Ψ = Ψ_B Bᵀ that meets δ on all pairs of X (the constraints
+    𝒜(ΨᵀΨ) of (2.8) of [1] see Ψ only through its action on the secants). Each product of FroMax or
+    NILE-Pro with the points then costs r/N of the one in Rᴺ (MNIST's 784 pixels span 581
+    dimensions over 800 images). Directions whose singular value is at most
+    :data:`~sdpembed.solvers.numax.column_generation.SPAN_RTOL` of the largest are rounding and left
+    out; the maps are judged again on X itself (:func:`_in_point_coordinates`).
+    """
+    _, sigma, rows = np.linalg.svd(X - X.mean(axis=0), full_matrices=False)
+    keep = sigma > SPAN_RTOL * sigma[0] if sigma.size and sigma[0] > 0 else np.ones(sigma.size, bool)
+    if keep.sum() >= X.shape[1] or max_rank > keep.sum():
+        return X, None
+    basis = np.ascontiguousarray(rows[keep].T)
+    return X @ basis, basis
+
+
+def _in_point_coordinates(result: NearIsometricResult, basis: np.ndarray | None, X: np.ndarray,
+                          feas_tol: float, **scan: Any) -> NearIsometricResult:
+    """``result`` of a run on the coordinates XB of :func:`span_coordinates` as a result on the points X:
+    its maps Ψ_B (also those of ``extra["final"]`` and ``extra["last"]``) become Ψ_B Bᵀ, and its
+    distortion is measured again over all pairs of X (a ``converged`` map that misses δ + ``feas_tol``
+    there is reported ``stalled``). ``extra["basis"]`` is B: ``state``, ``y`` and ``inner`` stay in
+    its coordinates. Unchanged when ``basis`` is None."""
+    if basis is None:
+        return result
+
+    def lifted(res: NearIsometricResult) -> NearIsometricResult:
+        return dataclasses.replace(res, Psi=res.Psi @ basis.T)
+
+    extra = {**result.extra, "basis": basis}
+    for key in ("final", "last"):
+        if isinstance(extra.get(key), NearIsometricResult):
+            extra[key] = lifted(extra[key])
+    isometry = pair_isometry(X, result.Psi @ basis.T, **scan)[0]
+    status, message = result.status, result.message
+    if status == "converged" and isometry > result.delta + feas_tol:
+        status, message = "stalled", f"{message}; over the points themselves the distortion is {isometry:.6g}"
+    return dataclasses.replace(lifted(result), isometry=isometry, status=status, message=message, extra=extra,
+                               max_violation=max(isometry - result.delta, 0.0))
 
 
 class _NonConvexInner:
@@ -682,8 +753,10 @@ def near_isometric_cg(
         ``status`` ``converged`` when the final scan proved every pair within δ + ``feas_tol``;
         ``isometry`` on all pairs; ``extra``: ``pairs`` (final working set, (S, 2)),
         ``working_set`` (linear indices), ``rounds``, ``state``, ``y``, ``inner`` (the last
-        restricted result); ``history``: the per-round trace of the driver (``objective`` is
-        ‖Ψ‖_F², ``admm_iterations`` the method's iterations).
+        restricted result), and ``basis`` (B of :func:`span_coordinates`, in whose coordinates
+        ``state``, ``y`` and ``inner`` are; absent when the points span Rᴺ or ``rank`` exceeds
+        their span); ``history``: the per-round trace of the driver (``objective`` is ‖Ψ‖_F²,
+        ``admm_iterations`` the method's iterations).
     """
     start = time.perf_counter()
     solver = _method(method)
@@ -702,6 +775,9 @@ def near_isometric_cg(
     feas_tol = check_positive_float(feas_tol, "feas_tol", allow_zero=True)
     inner_verbose = verbose if isinstance(verbose, int) and not isinstance(verbose, bool) and verbose > 1 else False
     first = _start_map_of_points(X, rank, initial_map, rng)
+    points, basis = span_coordinates(X, rank)
+    if basis is not None:
+        first = first @ basis                    # the start's action on the secants (module docstring)
     max_iter = check_positive_int(options.pop("max_iter", 5000), "max_iter", minimum=0)
     cap = options.get("exact_max", 6000) if method == "fromax" else None
     inner = _NonConvexInner(solver, delta, rank, first, isinstance(initial_map, str), max_iter,
@@ -711,18 +787,17 @@ def near_isometric_cg(
         return np.full(i.shape, 1.0 - delta), np.full(i.shape, 1.0 + delta)
 
     run = run_column_generation(
-        X, bounds, inner, initial_pairs=initial_pairs, initial_neighbors=initial_neighbors, working_set=working_set,
-        max_add=max_add, keep_tol=keep_tol, keep_multiplier=keep_multiplier, loose_tol=None, feas_tol=feas_tol,
-        max_rounds=max_rounds, block_rows=block_rows, exact_violations=False, random_state=rng,
-        max_working=cap, active_tol=0.1 * delta,
-        verbose=bool(verbose), scan_backend=scan_backend)
+        points, bounds, inner, initial_pairs=initial_pairs, initial_neighbors=initial_neighbors,
+        working_set=working_set, max_add=max_add, keep_tol=keep_tol, keep_multiplier=keep_multiplier, loose_tol=None,
+        feas_tol=feas_tol, max_rounds=max_rounds, block_rows=block_rows, exact_violations=False, random_state=rng,
+        max_working=cap, active_tol=0.1 * delta, verbose=bool(verbose), scan_backend=scan_backend)
     last = run.result
     Psi = last.factor
     status = run.status if run.status in NONCONVEX_STATUSES else "stalled"
     # the final scan bounds max |‖Ψv‖² − 1| − δ over all pairs (exact to its rounding bound)
-    isometry = delta + run.worst_violation if np.isfinite(run.worst_violation) else pair_isometry(X, Psi)[0]
+    isometry = delta + run.worst_violation if np.isfinite(run.worst_violation) else pair_isometry(points, Psi)[0]
     n_pairs = pair_count(X.shape[0])
-    return NearIsometricResult(
+    result = NearIsometricResult(
         Psi=Psi, delta=delta, isometry=isometry, status=status, message=f"{method}-cg: {run.message}",
         method=f"{method}_cg", iterations=int(sum(run.history["admm_iterations"])),
         wall_time=time.perf_counter() - start, history=run.history,
@@ -730,6 +805,7 @@ def near_isometric_cg(
         max_violation=max(isometry - delta, 0.0),
         extra={"pairs": run.pairs, "working_set": run.working, "rounds": run.rounds, "state": last.state,
                "y": last.y, "inner": last.raw, "scan_violation": run.max_violation})
+    return _in_point_coordinates(result, basis, X, feas_tol, block_rows=block_rows, scan_backend=scan_backend)
 
 
 def rank_adjust_cg(
@@ -774,7 +850,8 @@ def rank_adjust_cg(
     Returns
     -------
     NearIsometricResult
-        As for :func:`rank_adjust`; ``isometry`` is over all pairs.
+        As for :func:`rank_adjust`; ``isometry`` is over all pairs of ``X``; ``extra["basis"]`` as
+        for :func:`near_isometric_cg` (the maps of ``final`` and ``last`` are maps of the points).
     """
     _method(method)
     X = as_matrix(X, "X", min_rows=2)
@@ -783,6 +860,15 @@ def rank_adjust_cg(
     min_rank, max_steps, rank_step = _check_ra(min_rank, max_steps, rank_step, restart, X.shape[1])
     block_rows = options.get("block_rows")
     backend = resolve_scan_backend(scan_backend)
+    # every run, scan and the NuMax start in the coordinates of the points' span (span_coordinates)
+    given = [initial_rank] if isinstance(initial_rank, numbers.Integral) and not isinstance(initial_rank, bool) else []
+    if isinstance(initial_map, np.ndarray):
+        initial_map = as_matrix(initial_map, "initial_map", n_cols=X.shape[1])
+        given.append(initial_map.shape[0])
+    points, basis = span_coordinates(X, max([min_rank, *given]))
+    if basis is not None and isinstance(initial_map, np.ndarray):
+        initial_map = initial_map @ basis
+    original, X = X, points
 
     def measure(Psi: np.ndarray) -> float:
         return pair_isometry(X, Psi, block_rows=block_rows, scan_backend=backend)[0]
@@ -835,7 +921,8 @@ def rank_adjust_cg(
         def box(i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
             return np.full(i.shape, 1.0 - inner), np.full(i.shape, 1.0 + inner)
 
-        res = column_generation(X, box, random_state=rng, block_rows=block_rows, scan_backend=backend)
+        res = column_generation(X, box, random_state=rng, block_rows=block_rows, scan_backend=backend,
+                                **_numax_start_options())
         pairs = res.extra["pairs"]
         cache["working_set"] = near_bound(numax_factor(res.solution), pairs,
                                           linear_index_of_pairs(pairs[:, 0], pairs[:, 1], X.shape[0]))
@@ -856,5 +943,7 @@ def rank_adjust_cg(
             cache["working_set"] = near_bound(res.Psi, res.extra["pairs"], res.extra["working_set"])
         return res
 
-    return _adjust(run_at_rank, measure, initial_rank, initial_map, min_rank, max_steps, rank_step, restart,
-                   delta, f"{method}_cg", verbose)
+    result = _adjust(run_at_rank, measure, initial_rank, initial_map, min_rank, max_steps, rank_step, restart,
+                     delta, f"{method}_cg", verbose)
+    return _in_point_coordinates(result, basis, original, options.get("feas_tol", 1e-12), block_rows=block_rows,
+                                 scan_backend=backend)

@@ -8,7 +8,12 @@ from sdpembed.datasets import translating_squares
 from sdpembed.isometry import isometry_constants
 from sdpembed.solvers.near_isometric.fromax import _LeastSquares, fromax
 from sdpembed.solvers.near_isometric.nilepro import nilepro
-from sdpembed.solvers.near_isometric.rank_adjust import near_isometric_cg, rank_adjust, rank_adjust_cg
+from sdpembed.solvers.near_isometric.rank_adjust import (
+    near_isometric_cg,
+    rank_adjust,
+    rank_adjust_cg,
+    span_coordinates,
+)
 
 from .conftest import NUMAX_RANK, check_provable
 
@@ -106,6 +111,28 @@ def test_rank_adjustment_with_cg(squares, numax_bounds):
     res = rank_adjust_cg(X, 0.4, method="nilepro", initial_pairs=60, random_state=0)
     assert res.success and res.rank - 1 in res.history["start_rank"][res.history["status"] != "converged"]
     check_provable(res.Psi, 0.4, numax_bounds[0.4], X=X)
+
+
+def test_runs_work_in_the_span_of_the_points(squares, numax_bounds):
+    """25 images of 49 pixels span at most 24 dimensions: span_coordinates keeps every pair's distance, and
+    the runs iterate in those coordinates (FroMax's X has r < N rows) yet return maps of the points, with
+    rows in the span, that meet δ on every pair of the points themselves; no reduction for a rank beyond r."""
+    X = squares[0]
+    points, B = span_coordinates(X, 8)
+    r = B.shape[1]
+    assert r < X.shape[1] and points.shape == (len(X), r)
+    np.testing.assert_allclose(B.T @ B, np.eye(r), atol=1e-12)
+    i, j = np.triu_indices(len(X), 1)
+    np.testing.assert_allclose(np.linalg.norm(points[i] - points[j], axis=1), np.linalg.norm(X[i] - X[j], axis=1),
+                               rtol=1e-12)
+    assert span_coordinates(X, r + 1)[1] is None and span_coordinates(points, 8)[1] is None
+    res = near_isometric_cg(X, 0.25, NUMAX_RANK[0.25], method="fromax", initial_pairs=40, random_state=0)
+    assert res.success and res.extra["state"].X.shape == (r, NUMAX_RANK[0.25]) and res.Psi.shape[1] == X.shape[1]
+    np.testing.assert_allclose(res.Psi @ res.extra["basis"] @ res.extra["basis"].T, res.Psi, atol=1e-12)
+    assert res.isometry == pytest.approx(check_provable(res.Psi, 0.25, numax_bounds[0.25], X=X), abs=1e-12)
+    ra = rank_adjust_cg(X, 0.25, method="nilepro", initial_pairs=40, random_state=0)
+    assert ra.success and "basis" in ra.extra and ra.extra["final"].Psi.shape == ra.Psi.shape == (ra.rank, 49)
+    assert ra.isometry == pytest.approx(check_provable(ra.Psi, 0.25, numax_bounds[0.25], X=X), abs=1e-12)
 
 
 # ---------------------------------------------------------------------------- failing fast
@@ -360,6 +387,31 @@ def test_numax_start_is_a_rank_that_meets_delta(squares, numax_bounds, method):
         check_provable(res.Psi, 0.25, numax_bounds[0.25], X=X)
     with pytest.raises(ValueError, match="initial_rank must not be given"):
         rank_adjust(V, 0.25, initial_rank=8, initial_map="from_numax")
+
+
+def test_numax_start_is_solved_for_feasibility_not_optimality(squares, monkeypatch):
+    """The NuMax start runs NuMax-CG to NUMAX_START_GAP, not to its own 1e-5: its final scan still proves
+    P feasible, and R₀, the first run (δ met at once) and the rank found are those of a tight start."""
+    import sdpembed.solvers.near_isometric.rank_adjust as ra
+
+    X, runs = squares[0], []
+
+    def spy(*args, **kwargs):
+        runs.append((kwargs.get("gap_tol"), result := column_generation(*args, **kwargs)))
+        return result
+
+    from sdpembed.solvers.numax.column_generation import column_generation
+
+    monkeypatch.setattr(ra, "column_generation", spy)
+    options = {"method": "nilepro", "initial_map": "from_numax", "initial_pairs": 40, "random_state": 0}
+    loose = rank_adjust_cg(X, 0.25, **options)
+    monkeypatch.setattr(ra, "NUMAX_START_GAP", 1e-5)
+    monkeypatch.setattr(ra, "NUMAX_START_TOL", 1e-5)
+    tight = rank_adjust_cg(X, 0.25, **options)
+    assert [gap for gap, _ in runs] == [1e-2, 1e-5] and runs[0][1].status == "optimal"
+    assert runs[0][1].max_violation <= 1e-6                            # feasible on all pairs, proven by the scan
+    assert loose.history["start_rank"][0] == tight.history["start_rank"][0] and loose.history["iterations"][0] == 0
+    assert loose.success and loose.rank == tight.rank
 
 
 def test_numax_factor_has_numax_rank():
