@@ -333,6 +333,9 @@ def pair_trace_admm(
     bound, violation, rgap, rank, objective = 0.0, float("inf"), float("inf"), 0, 0.0
     last_monitor = 0
     last_polish, polish_failures, polish_note, polish_system = -POLISH_EVERY, 0, "", None
+    # the normal system of the last polish that reached the box but not the gap: the next attempt,
+    # a few iterations on, refines with it instead of factorising J Jᵀ (S × S) afresh
+    retry_system = None
     # [iteration, value] of the last reference of the stall test, for max(e₁, e₂), violation, gap
     residual_seen, violation_seen, gap_seen = [None, np.inf], [None, np.inf], [None, np.inf]
 
@@ -441,8 +444,10 @@ def pair_trace_admm(
                 polished = None
                 if rgap <= gap_tol:
                     polished, system = polish_with_system(op.V, U_P * np.sqrt(s_P), lo, hi, tol=0.5 * feas_tol,
-                                                          cosines=lambda: secant_cosines(op, 0, np.float32, lower=True))
+                                                          cosines=lambda: secant_cosines(op, 0, np.float32, lower=True),
+                                                          system=retry_system)
                     polish_failures += polished is None
+                    retry_system = system if polished is not None else None
                 if polished is not None:
                     U_new, sigma, _ = np.linalg.svd(polished, full_matrices=False)
                     polished_gap = relative_gap(float(sigma @ sigma), bound)

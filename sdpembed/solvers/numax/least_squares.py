@@ -193,20 +193,24 @@ def gram_rows(op: SecantOperator, start: int, dtype=np.float64, lower: bool = Fa
 
 
 #: floating-point operations an entry of the gathers of :func:`secant_cosines`' route through the points
-#: costs (memory traffic, measured against ``syrk`` on MNIST pairs at S = 12,000 and 19,000)
+#: costs (memory traffic, measured against ``syrk`` on MNIST pairs at S = 12,000 and 19,000) from
+#: ``GATHER_POINTS`` points on; among fewer points the rows gathered come from a smaller n_a × S
+#: array and an entry costs less, in proportion to n_a (measured at 800, 2,000 and 4,000 points)
 GATHER_FLOPS = 300.0
+GATHER_POINTS = 4000
 
 
 def cosines_by_syrk(op: SecantOperator, dtype=np.float64) -> bool:
     """Whether the lower triangle of VVᵀ costs less by ``syrk`` of the secants, S²r multiply-adds (at
     twice the rate in single precision), than through the Gram matrix of the points
     (:func:`secant_cosines`): 2n_a²r for it in double precision and gathers of S² + S·n_a entries,
-    ``GATHER_FLOPS`` each."""
+    ``GATHER_FLOPS`` · min(1, n_a / ``GATHER_POINTS``) each."""
     if not isinstance(op, PairSecantOperator):
         return True
     S, n_a, r = op.n_constraints, op.points.shape[0], op.dim
     rate = 2.0 if np.dtype(dtype) == np.float32 else 1.0
-    return S * S * r / rate <= 2.0 * n_a * n_a * r + GATHER_FLOPS * S * (S + n_a)
+    gather = GATHER_FLOPS * min(1.0, n_a / GATHER_POINTS)
+    return S * S * r / rate <= 2.0 * n_a * n_a * r + gather * S * (S + n_a)
 
 
 def secant_cosines(op: SecantOperator, start: int = 0, dtype=np.float64, lower: bool = False) -> np.ndarray:

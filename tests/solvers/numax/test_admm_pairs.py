@@ -450,3 +450,35 @@ def test_anderson_acceleration_keeps_a_warm_started_state_consistent():
     again = pair_trace_admm(op, 0.9, 1.1, warm_start=accelerated.extra["state"],
                             numerics=PairNumerics(polish=False, anderson=5))
     assert again.status == "optimal" and again.iterations <= 20
+
+
+def test_a_polish_retried_after_its_gap_failed_reuses_the_normal_system(monkeypatch):
+    """A polish that reaches the box but misses the gap is tried again a few iterations on with the
+    same factorised J Jᵀ (only refinement steps), not a fresh S × S factorisation; the run still ends
+    at the certified optimum, polished with the reused system."""
+    from sdpembed.solvers.numax import admm_pairs, factor_polish
+
+    op, state = _warm_started_mnist(120, 1500)
+    plain = pair_trace_admm(op, 0.9, 1.1, warm_start=state, numerics=PairNumerics(polish=False))
+    factorisations, calls = [], []
+    normal_factor, polish = factor_polish._normal_factor, admm_pairs.polish_with_system
+
+    def counted(*args, **kwargs):
+        factorisations.append(1)
+        return normal_factor(*args, **kwargs)
+
+    def spoiled(V, F, lo, hi, **kwargs):
+        F_new, system = polish(V, F, lo, hi, **kwargs)
+        calls.append((kwargs.get("system"), system))
+        if F_new is not None and len(calls) == 1:
+            F_new = 1.001 * F_new            # tr P up by 0.2 %: the gap test rejects this polish
+        return F_new, system
+
+    monkeypatch.setattr(factor_polish, "_normal_factor", counted)
+    monkeypatch.setattr(admm_pairs, "polish_with_system", spoiled)
+    result = pair_trace_admm(op, 0.9, 1.1, warm_start=state)
+    assert len(calls) == 2 and calls[0][0] is None and calls[0][1] is not None
+    assert calls[1][0] is calls[0][1] and len(factorisations) == 1
+    assert result.status == "optimal" and result.extra["polished"]
+    assert result.max_violation <= 1e-6 and result.relative_gap <= 1e-5
+    assert result.objective == pytest.approx(plain.objective, rel=2e-5)

@@ -231,3 +231,16 @@ def test_lower_secant_cosines_by_syrk_are_the_secants_inner_products(dtype, atol
     rhs = np.random.default_rng(7).standard_normal(S)
     rtol = 1e-4 if dtype == np.float32 else 1e-10
     np.testing.assert_allclose(_K(V) @ steps(rhs, 1), rhs, rtol=0, atol=rtol * np.abs(rhs).max())
+
+
+def test_cosines_of_many_pairs_among_few_points_come_from_the_points():
+    """Single-precision cosines of 10,000 pairs among 800 points in 581 dimensions (MNIST-800's late
+    rounds) are gathered through the points' Gram matrix, the cheaper route there; those of 12,000
+    pairs among 4,000 points in 639 dimensions are made by syrk."""
+    from sdpembed.solvers.numax.least_squares import cosines_by_syrk
+
+    rng = np.random.default_rng(9)
+    for n, S, r, by_syrk in ((800, 10000, 581, False), (4000, 12000, 639, True)):
+        index = rng.choice(pair_count(n), size=S, replace=False)
+        op = _pairs(rng.standard_normal((n, r)), index)
+        assert cosines_by_syrk(op, np.float32) is by_syrk
