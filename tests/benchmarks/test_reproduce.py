@@ -705,6 +705,38 @@ def test_measures_rule_supports_on_both_decided_measures_and_refutes_on_either_c
                                       True)["decision"] == "undecided (fewer than two samples)"
 
 
+def test_interval_power_is_the_frequency_of_simulated_intervals_clearing_zero():
+    measures = load_reproduce("thesis_mvu_measures")
+    from scipy import stats
+    rng = np.random.default_rng(4)
+    for sd, effect, samples, level in ((0.014, 0.0075, 12, 0.95), (0.013, -0.006, 30, 0.975), (0.02, 0.002, 5, 0.95)):
+        d = effect + sd * rng.standard_normal((40_000, samples))
+        half = stats.t.ppf(0.5 + level / 2.0, samples - 1) * d.std(axis=1, ddof=1) / np.sqrt(samples)
+        clears = d.mean(axis=1) - half > 0 if effect > 0 else d.mean(axis=1) + half < 0
+        assert measures.interval_power(sd, effect, samples, level) == pytest.approx(clears.mean(), abs=0.01)
+        iv = measures.t_interval(d[0], level)                    # the simulated interval is the rule's
+        assert (iv["low"], iv["high"]) == pytest.approx((d[0].mean() - half[0], d[0].mean() + half[0]))
+
+
+def test_the_larger_measures_test_reads_fresh_seeds_and_its_stated_powers():
+    measures = load_reproduce("thesis_mvu_measures")
+    (larger,) = [e for e in measures.EXPERIMENTS if e.key == "table3_2_reasons_measures_larger"]
+    seeds = larger.full["seeds"]
+    assert len(set(seeds)) == len(seeds) == 48 and f"S = {len(seeds)} seeds" in larger.run.__doc__
+    assert f"{len(seeds)} fresh seeds" in larger.title
+    read = set()                                  # every seed any other thesis-mvu experiment draws with
+    for e in load_paper("thesis-mvu").EXPERIMENTS:
+        for config in ((e.quick,) if e is larger else (e.full, e.quick)):
+            read |= set(config.get("seeds", [])) | ({config["seed"]} if "seed" in config else set())
+    assert not read & set(seeds)
+    doc = " ".join(larger.run.__doc__.split())
+    for sd, effect, level, stated in ((0.0138, 0.0075, 0.95, "0.96"), (0.0138, 0.011, 0.95, "1.00"),
+                                      (0.0138, 0.004, 0.95, "0.50"), (0.0243, 0.033, 0.95, "1.00"),
+                                      (0.0134, -0.006, 0.975, "0.78")):
+        assert f"{sd}" in doc
+        assert f"{measures.interval_power(sd, effect, len(seeds), level):.2f}" == stated and stated in doc
+
+
 def test_measures_verdict_needs_the_digits_supported_and_no_replication_refuted():
     verdict = load_reproduce("thesis_mvu_measures").measures_verdict
     assert verdict({"digits": "supported", "mnist": "undecided (x)"}) == "reproduced in trend"

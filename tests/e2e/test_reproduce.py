@@ -322,9 +322,9 @@ def test_the_thesis_mvu_seeds_reason_test_decides_from_its_own_numbers(tmp_path)
     assert record["verdict"] == ("reproduced in trend" if ahead else "differs")
 
 
-def test_the_thesis_mvu_measures_reason_test_decides_from_its_own_numbers(tmp_path):
+@pytest.mark.parametrize("key", ["table3_2_reasons_measures", "table3_2_reasons_measures_larger"])
+def test_the_thesis_mvu_measures_reason_test_decides_from_its_own_numbers(tmp_path, key):
     from scipy import stats
-    key = "table3_2_reasons_measures"
     record = _run_quick(tmp_path, key, paper="thesis-mvu")[key]
     config, rows = record["config"], record["rows"]
     sets = rows["sets"]

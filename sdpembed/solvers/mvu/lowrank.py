@@ -79,9 +79,12 @@ gap is within four such margins, the margin exceeds half of ``gap_tol`` and the 
 met, the run stops ``inaccurate`` with a message naming the margin, instead of iterating on a
 gap that more iterations do not shrink; a ``gap_tol`` above the margin certifies.
 
-Where it does not converge: the slack variant with ω near 1 (ω = 0.987 and 0.995 on the swiss rolls
-of BENCHMARKS.md, "Exact MVU at scale", n = 200 and 1,000) ends ``max_iterations``. Its Newton
-phase takes ``max_inner`` steps at every outer iteration without meeting its tolerance — also at
+Where it does not converge: the slack variant with ω near 1 (ω = 0.987 and 0.995 on the 1,000-point
+swiss roll of BENCHMARKS.md, "Exact MVU at scale"; the 200-point roll certifies at both) ends
+``max_iterations``. Its Newton phase takes ``max_inner`` steps at most outer iterations without
+meeting its tolerance, about half of them cut by the line search (given longer, the certified gap
+falls below 1e-5 while the residual stalls above ``feas_tol``: σ waits for an inner solve that
+does not converge) — also at
 σ = 100, and also where no edge changes sides of the box between steps and full steps of the
 exact generalised Hessian are taken, so not for the kinks of Π_𝒴 (at ω = 0.995 almost every edge
 is inside the box, as in the equality variant), and f's gradient falls only slowly — so σ is not
