@@ -61,9 +61,10 @@ PINNED = {
 }
 
 #: Relative tolerance of the pinned objective and bound. Double-precision runs repeat to rounding on any
-#: processor; the mixed-precision run's single-precision 𝒜𝒜* (an ssyrk) is summed in an order the BLAS
-#: kernel of the processor chooses, which moved its objective by 7e-10 relative between two x86-64
-#: machines with the same iterations, checks and β: its values are pinned to 1e-8, below what a change of
+#: processor; the mixed-precision run's single-precision 𝒜𝒜* is rounded differently by its route (ssyrk of
+#: the secants or gathers from the points, which least_squares.cosines_by_syrk chooses by size) and by the
+#: BLAS kernel of the processor: 7e-10 relative apart between two x86-64 machines, 6e-10 between the two
+#: routes, with the same iterations, checks and β. Its values are pinned to 1e-8, below what a change of
 #: the loop moves (stopped one or two iterations earlier, its objective differs by 8.9e-8 and 1.4e-6).
 PINNED_RTOL = {"pairs warm mixed": 1e-8}
 
