@@ -227,8 +227,9 @@ def repair_multipliers(
     alpha_start : (triplets, alpha), optional
         Multipliers to start from (e.g. the interior point's); free triplets not listed start at μ/2.
     upper_bound : float, optional
-        A loss (2.11) of a PSD metric: the gap of the early stop is measured against it, and
-        :func:`~sdpembed.problems.lmnn.lmnn_dual_bound` takes it for its trace bound. By default the loss at M.
+        A loss (2.11) of a PSD metric, possibly not M: the gap of the early stop is measured against the
+        lower of it and the losses seen, and :func:`~sdpembed.problems.lmnn.lmnn_dual_bound` takes that
+        for its trace bound. The outcome's ``M`` and ``objective`` are always a metric and its own loss.
     tol : float
         Stop when the relative residuals and the relative gap of the restricted problem are ≤ tol.
     max_iter : int
@@ -259,8 +260,10 @@ def repair_multipliers(
         if verbose:
             say(f"  repair: {m} free triplets (band {band:g}) - {'none' if m == 0 else 'too many'}; not repaired")
         return None
-    if upper_bound is None:
-        upper_bound = instance.objective(M)
+    # the returned metric is paired with its own loss; a lower loss of another metric (upper_bound) only
+    # tightens the certificate's trace bound and the early stop
+    own_loss = float(instance.objective(M))
+    at_hand = own_loss if upper_bound is None else min(own_loss, float(upper_bound))
     system = single_system(instance, free)
     C0 = (1.0 - mu) * np.asarray(instance.pull_matrix) + triplet_outer_sum(instance.X, fixed,
                                                                           np.full(fixed.shape[0], mu))[0]
@@ -299,7 +302,7 @@ def repair_multipliers(
     n_cone = d + 2 * m
     norm_c0 = 1.0 + float(np.linalg.norm(C0))
     history: dict[str, list] = {key: [] for key in ("primal", "dual", "pres", "dres", "gap", "bound", "loss")}
-    best_M, best_loss = M, float(upper_bound)
+    best_M, best_loss = M, own_loss
     converged, best, best_alpha, it, steps = False, -np.inf, alpha.copy(), 0, (0.0, 0.0, 0.0, 0, True)
     for it in range(1, max_iter + 1):
         AM = system.apply(Mk)
@@ -319,7 +322,7 @@ def repair_multipliers(
             loss = instance.objective(candidate)
             if loss < best_loss:
                 best_M, best_loss = candidate, loss
-            bound = certified(alpha, best_loss)
+            bound = certified(alpha, min(best_loss, at_hand))
             if bound > best:
                 best, best_alpha = bound, alpha.copy()
         for key, value in (("primal", pobj + offset), ("dual", dobj + offset), ("pres", pres), ("dres", dres),
@@ -335,7 +338,8 @@ def repair_multipliers(
         linear = float(np.sum(C0 * Mk[0]))
         unbounded = (linear + mu * float(np.maximum(AM, 0.0).sum())
                      < -1e-10 * (abs(linear) + mu * float(np.abs(AM).sum())))
-        if converged or unbounded or (np.isfinite(best) and relative_gap(best_loss, best, unit) <= gap_tol):
+        closed = np.isfinite(best) and relative_gap(min(best_loss, at_hand), best, unit) <= gap_tol
+        if converged or unbounded or closed:
             break
         if deadline is not None and time.perf_counter() > deadline:
             break
@@ -353,7 +357,7 @@ def repair_multipliers(
     loss = instance.objective(candidate)
     if loss < best_loss:
         best_M, best_loss = candidate, loss
-    final = certified(alpha, best_loss)
+    final = certified(alpha, min(best_loss, at_hand))
     if final < best:
         alpha, final = best_alpha, best
     return RepairOutcome(

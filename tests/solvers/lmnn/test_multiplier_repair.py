@@ -203,3 +203,20 @@ def test_best_scale_minimises_the_loss_along_the_ray(name, cases):
     losses = np.array([inst.objective(t * warm.M) for t in grid])
     assert inst.objective(s * warm.M) <= losses.min() * (1 + 1e-12)
     assert abs(s - grid[np.argmin(losses)]) <= 0.01 or inst.objective(s * warm.M) < losses.min()
+
+
+@pytest.mark.parametrize("gap_tol", [1e-3, 3e-3, 1e-4])
+def test_the_returned_metric_carries_its_own_loss_and_the_certified_gap(gap_tol):
+    # later margin rounds start from the last restricted minimiser with the lower loss of an earlier metric at
+    # hand: the outcome once paired that loss with the new metric (reported 24.71 for a metric of loss 48.6,
+    # 'optimal' at gap_tol 1e-3); the pair is now a metric and its own loss, whose gap is the certified one
+    inst = _digits(10, 20)
+    unit = loss_unit(inst.mu)
+    res = solve_lmnn_fast(inst, repair="direct", gap_tol=gap_tol)
+    assert res.status == "optimal"
+    assert res.objective == pytest.approx(inst.objective(res.solution), rel=1e-12)
+    assert relative_gap(inst.objective(res.solution), res.dual_bound, unit) <= gap_tol
+    warm = warm_start_metric(inst.X, inst.y, inst.targets, inst.mu, np.asarray(inst.pull_matrix), keep=0.05)
+    out = margin_rounds(inst, warm.M, band=2e-3, alpha_start=(warm.triplets, warm.alpha), upper_bound=warm.loss,
+                        gap_tol=gap_tol, loose_tol=0.1, tol=1e-9, max_rounds=6)
+    assert out.objective == pytest.approx(inst.objective(out.M), rel=1e-12)
