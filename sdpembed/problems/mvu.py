@@ -533,9 +533,10 @@ def _extended_unit() -> float:
     u = eps/2 of ``np.finfo(np.longdouble)`` (2⁻⁶⁴ for the x87 80-bit format of x86-64, 2⁻¹¹³ for IEEE
     quad); long double is double on some platforms, and an x87 unit switched to double precision would
     round to 53 bits whatever the type says, so an addition and a product whose exact results need 61
-    bits are checked to come out exact before u is trusted."""
+    bits are checked to come out exact before u is trusted. Only those two formats are trusted: IBM's
+    double-double (ppc64, 105 bits) does not round as the standard model the proof rests on assumes."""
     info = np.finfo(np.longdouble)
-    if info.nmant <= np.finfo(np.float64).nmant + 8:
+    if info.nmant not in (63, 112):                    # x87 extended, IEEE quad
         return 0.0
     one, a, b = np.longdouble(1), np.longdouble(2.0**-40), np.longdouble(2.0**-20)
     exact_sum = (one + b) + a + np.longdouble(2.0**-60)
@@ -550,9 +551,12 @@ _EXT_UNIT = _extended_unit()
 def _proof_unit(n: int, edges: np.ndarray, y: np.ndarray, c: float, diagonal: np.ndarray) -> float:
     """The unit roundoff the proof of y runs in: long double's (:func:`_extended_unit`) when there is one, n ≤
     :data:`EXTENDED_PROOF_MAX_N` and the double proof's margin 2δ/|c| exceeds :data:`EXTENDED_PROOF_FROM`;
-    double's otherwise. A function of (n, edges, y, c) alone, so ``verify`` proves the same way."""
+    double's otherwise. A function of (n, edges, y, c) alone, so ``verify`` proves the same way on a platform
+    with the same long double; where long double is double (e.g. Windows, macOS on arm64) it proves in
+    double, a weaker bound or none, never a wrong one."""
     u = 0.5 * _EPS
-    if _EXT_UNIT and n <= EXTENDED_PROOF_MAX_N:
+    # (n + 1)u ≤ eps/2: the proof's factors 1/(1 − γ) round to 1 in double and its slack (1 + 4 eps) covers them
+    if _EXT_UNIT and n <= EXTENDED_PROOF_MAX_N and (n + 1) * _EXT_UNIT <= 0.5 * _EPS:
         delta = _proof_shift(n, edges, y, c, diagonal, u)[0]
         if 2.0 * delta > EXTENDED_PROOF_FROM * max(abs(c), 1e-300):
             return _EXT_UNIT
