@@ -498,6 +498,11 @@ def solve_lmnn_fast(
     if keep is not None:
         _lift(rounds, full, keep, objective=lambda Ms: full.objective(Ms[0]),
               bound=lambda triplets, alpha, objective: lmnn_dual_bound(full, triplets, alpha, upper_bound=objective))
+        if status == "optimal" and rounds.rgap > options.gap_tol:
+            # the status was decided on the span's coordinates; the full instance's loss and bound decide it
+            status = "inaccurate"
+            message += (f"; on the full instance the certified relative gap is {rounds.rgap:.2e} "
+                        f"> gap_tol = {options.gap_tol:g}")
     M = rounds.Ms[0]
     objective, bound, rgap, working, out = rounds.objective, rounds.bound, rounds.rgap, rounds.working, rounds.out
     if start_returned:

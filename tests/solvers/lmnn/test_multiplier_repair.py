@@ -220,3 +220,23 @@ def test_the_returned_metric_carries_its_own_loss_and_the_certified_gap(gap_tol)
     out = margin_rounds(inst, warm.M, band=2e-3, alpha_start=(warm.triplets, warm.alpha), upper_bound=warm.loss,
                         gap_tol=gap_tol, loose_tol=0.1, tol=1e-9, max_rounds=6)
     assert out.objective == pytest.approx(inst.objective(out.M), rel=1e-12)
+
+
+def test_a_gap_that_grows_on_the_full_instance_is_not_optimal(monkeypatch):
+    # the driver solves on the coordinates that span the differences (a constant feature is left out) and
+    # lifts the metric back; its status is decided again on the full instance's loss and bound
+    import sdpembed.solvers.lmnn.fast as fast
+
+    base = _wine()
+    X = np.column_stack([base.X, np.ones(base.n_points)])
+    inst = LMNNInstance.from_data(X, base.y, k=3, mu=0.5)
+    assert inst.spanning_coordinates.size < inst.dim
+    assert solve_lmnn_fast(inst).status == "optimal"
+    lift = fast._lift
+
+    def lift_with_a_larger_loss(rounds, full, keep, *, objective, bound):
+        lift(rounds, full, keep, objective=lambda Ms: 1.1 * objective(Ms), bound=bound)
+
+    monkeypatch.setattr(fast, "_lift", lift_with_a_larger_loss)
+    res = solve_lmnn_fast(inst)
+    assert res.status == "inaccurate" and "on the full instance" in res.message
