@@ -16,6 +16,13 @@ from sdpembed.problems import MVUInstance, MVUOOSInstance
 from ..conftest import tiny_lmnn_instances
 
 
+def _mvu_truth(instance):
+    """Clarabel's answer, or SCS's where Clarabel ends short of its tolerances (as on some processors on this
+    instance: ``optimal_inaccurate``), so that the solved-model test sees a solved model on every machine."""
+    result = solve_mvu_cvxpy(instance, "CLARABEL")
+    return result if result.status == "optimal" else solve_mvu_cvxpy(instance, "SCS")
+
+
 def _ground_truths(instances):
     X, _ = swiss_roll(20, random_state=0)
     numax = instances["gaussian"]
@@ -24,7 +31,7 @@ def _ground_truths(instances):
     return {
         "numax": (lambda: solve_box_trace_cvxpy(numax.secant_matrix, lo, hi), (20, 20)),
         "sparse_linear": (lambda: solve_sparse_linear_cvxpy(D, sigma=0.1, tau=1.0), (4, 4)),
-        "mvu": (lambda: solve_mvu_cvxpy(MVUInstance.from_points(X, 4, "inequality")), (20, 20)),
+        "mvu": (lambda: _mvu_truth(MVUInstance.from_points(X, 4, "inequality")), (20, 20)),
         "mvu_oos": (lambda: solve_mvu_oos_cvxpy(MVUOOSInstance.from_points(X[1:], X[1:, :2], X[0], 4)), (3, 3)),
         "lmnn": (lambda: solve_lmnn_cvxpy(next(iter(tiny_lmnn_instances().values()))), None),
     }
@@ -68,4 +75,4 @@ def test_a_solved_model_gives_a_symmetric_certified_matrix(name, instances):
     assert np.array_equal(result.solution, result.solution.T)
     assert result.iterations > 0
     assert result.extra["cvxpy_status"] == cp.OPTIMAL
-    assert result.message.startswith("CVXPY status 'optimal' from CLARABEL")
+    assert result.message.startswith(("CVXPY status 'optimal' from CLARABEL", "CVXPY status 'optimal' from SCS"))
