@@ -95,3 +95,13 @@ def tiny_lmnn_instances() -> dict[str, LMNNInstance]:
         "wine": LMNNInstance.from_data(*labelled_subset(Xw, yw, 8, 5, 1), k=2, mu=0.3),
         "gauss": LMNNInstance.from_data(Xg, yg, k=2, mu=0.7),
     }
+
+
+def clarabel_or_scs(instance):
+    """CVXPY's MVU ground truth by Clarabel, or by SCS where Clarabel ends short of ``optimal``: whether it
+    reaches its tolerances on tiny degenerate SDPs depends on the processor (``optimal_inaccurate`` on one
+    machine for an instance it solves on another)."""
+    from sdpembed.formulations.mvu import solve_mvu_cvxpy
+
+    result = solve_mvu_cvxpy(instance, "CLARABEL")
+    return result if result.status == "optimal" else solve_mvu_cvxpy(instance, "SCS")

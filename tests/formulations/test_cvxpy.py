@@ -7,20 +7,12 @@ import pytest
 
 from sdpembed.datasets import swiss_roll
 from sdpembed.formulations.lmnn import solve_lmnn_cvxpy
-from sdpembed.formulations.mvu import solve_mvu_cvxpy
 from sdpembed.formulations.mvu_oos import solve_mvu_oos_cvxpy
 from sdpembed.formulations.numax import solve_box_trace_cvxpy
 from sdpembed.formulations.sparse_linear import solve_sparse_linear_cvxpy
 from sdpembed.problems import MVUInstance, MVUOOSInstance
 
-from ..conftest import tiny_lmnn_instances
-
-
-def _mvu_truth(instance):
-    """Clarabel's answer, or SCS's where Clarabel ends short of its tolerances (as on some processors on this
-    instance: ``optimal_inaccurate``), so that the solved-model test sees a solved model on every machine."""
-    result = solve_mvu_cvxpy(instance, "CLARABEL")
-    return result if result.status == "optimal" else solve_mvu_cvxpy(instance, "SCS")
+from ..conftest import clarabel_or_scs, tiny_lmnn_instances
 
 
 def _ground_truths(instances):
@@ -31,7 +23,7 @@ def _ground_truths(instances):
     return {
         "numax": (lambda: solve_box_trace_cvxpy(numax.secant_matrix, lo, hi), (20, 20)),
         "sparse_linear": (lambda: solve_sparse_linear_cvxpy(D, sigma=0.1, tau=1.0), (4, 4)),
-        "mvu": (lambda: _mvu_truth(MVUInstance.from_points(X, 4, "inequality")), (20, 20)),
+        "mvu": (lambda: clarabel_or_scs(MVUInstance.from_points(X, 4, "inequality")), (20, 20)),
         "mvu_oos": (lambda: solve_mvu_oos_cvxpy(MVUOOSInstance.from_points(X[1:], X[1:, :2], X[0], 4)), (3, 3)),
         "lmnn": (lambda: solve_lmnn_cvxpy(next(iter(tiny_lmnn_instances().values()))), None),
     }

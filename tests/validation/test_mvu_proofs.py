@@ -257,6 +257,15 @@ def test_multipliers_of_an_unbounded_slack_instance_prove_nothing():
     assert not cert.passed and "prove no finite bound" in " ".join(cert.reasons)
 
 
+def test_the_extended_proof_is_available_where_numpy_has_x87_long_double():
+    # the skip below must not hide the extended proof on the platforms CI and this project run on
+    import platform
+    import sys
+
+    if sys.platform.startswith("linux") and platform.machine() in ("x86_64", "i686"):
+        assert mvu_problem._EXT_UNIT == 2.0**-64
+
+
 @pytest.mark.skipif(not mvu_problem._EXT_UNIT, reason="numpy's long double is no finer than double here")
 def test_the_extended_factorisation_resolves_an_eigenvalue_below_double_rounding():
     """A path graph's Laplacian (λ_min = 0, ‖L‖ < 4) shifted by ±1e-15 in long double: the factorisation

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import warnings
 
-from sdpembed.formulations.mvu import solve_mvu_cvxpy
 from sdpembed.results import SolveResult
+
+from ...conftest import clarabel_or_scs
 
 
 def certified_truth(instance) -> SolveResult:
@@ -19,8 +20,6 @@ def certified_truth(instance) -> SolveResult:
     """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        truth = solve_mvu_cvxpy(instance, "CLARABEL")
-        if truth.status != "optimal":
-            truth = solve_mvu_cvxpy(instance, "SCS")
+        truth = clarabel_or_scs(instance)
     assert truth.status == "optimal", truth.message
     return truth
