@@ -88,9 +88,9 @@ Every step's face must hold the feasible set for the bound to be tight, not for 
 that cut off feasible points (a stress found at the limit of the auxiliary SDP's resolution) gives a K
 that misses the constraints or a bound the proof rejects, and the status says so.
 
-What is reported: the face's dimension q (``face_dims``: one per step), the stress's rank n − 1 − q
-and its least eigenvalue on the complement λ₊ (relative to its largest), whether the edges determine K in the face (a
-lock-up: the feasible set is one point) and K's rank.
+What is reported: the clique face's dimension q (and ``face_dims``, one per step), the stress's rank
+n − 1 − q and its least eigenvalue on the complement λ₊ (relative to its largest), whether the edges
+determine K in the last face (a lock-up: the feasible set is one point) and K's rank.
 
 References
 ----------
@@ -435,9 +435,10 @@ def solve_mvu_facial(
     -------
     SolveResult
         ``method`` ``"facial"``; ``extra`` holds the proved multipliers ``y`` of the original SDP,
-        ``face_dim`` q, ``stress_rank`` n − 1 − q, ``stress_min_on_complement`` λ₊/λ_max,
-        ``stressed_cliques``, ``determined`` (the edges determine K in the face: a lock-up) and the
-        embedding ``Y``.
+        ``face_dim`` q (the clique stress's face), ``face_dims`` (the face of every facial-reduction step
+        taken, :func:`face_stress`; K lies in the last), ``stress_rank`` n − 1 − q,
+        ``stress_min_on_complement`` λ₊/λ_max, ``stressed_cliques``, ``determined`` (the edges determine K
+        in the last face: a lock-up) and the embedding ``Y``.
     """
     if instance.variant != "equality":
         return solve_mvu_ipm(instance, gap_tol=gap_tol, feas_tol=feas_tol, max_iter=max_iter, verbose=verbose,
@@ -456,6 +457,7 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, t
     omega, stressed = clique_stress(n, edges, D, rank_tol=rank_tol)
     face = face_of_stress(n, edges, omega, face_tol=face_tol) if stressed else None
     info = {"stressed_cliques": stressed, "face_dim": n - 1 if face is None else face.dim,
+            "face_dims": [] if face is None else [face.dim],
             "stress_rank": 0 if face is None else n - 1 - face.dim,
             "stress_min_on_complement": 0.0 if face is None else face.stress_floor}
     if verbose:
@@ -489,7 +491,6 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, t
                 rank = face.dim - inner.dim
                 face, Bv, system = inner, inner_Bv, inner_system
                 info["face_dims"] = [step.dim for step, _ in steps]
-                info["face_dim"] = face.dim
                 if verbose:
                     say(f"mvu facial: a stress of the SDP in that face (rank {rank}) leaves a face of dimension "
                         f"{face.dim}")
