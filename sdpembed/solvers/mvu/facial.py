@@ -41,8 +41,9 @@ null S. :func:`face_stress` finds the stress of largest rank by the central path
 SDP min μ s.t. W + μI ⪰ 0 over the affine set of W that meets the edges ([4]), whose dual optimal points
 are exactly these stresses and whose central path ends at a maximally complementary pair ([5]); when
 that SDP's optimum is negative the restricted SDP has a strictly feasible point and the face is the
-minimal one. The step repeats on the smaller face, and the
-lift below runs through every step, innermost first.
+minimal one. The step repeats on the smaller face while its face still admits a Gram matrix that meets
+the edges (least-squares residual at most ``STEP_RESIDUAL_TOL`` of τ), and the lift below runs through
+every step, innermost first.
 
 The reduced SDP and the certificate
 -----------------------------------
