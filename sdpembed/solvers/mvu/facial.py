@@ -30,6 +30,21 @@ at its input, and the face has dimension q = d. Cliques are grown greedily from 
 every vertex (``neighbourhood_cliques``); the clique's rank is decided at ``rank_tol`` of its
 largest eigenvalue and the face at ``face_tol`` of Ω's.
 
+Further steps: a stress of the SDP restricted to the face
+--------------------------------------------------------
+The clique stress sees each clique alone: where rigid parts are held together by edges that close no
+stressed clique (bodies joined by bars, a pendant piece), null Ω ∩ 1⊥ also holds their separate affine
+motions and the face is larger than the minimal one — the SDP restricted to it still has no strictly
+feasible point. The restricted SDP, W ⪰ 0 with b_eᵀWb_e = D_e (b_e the edge in face coordinates), then
+has its own stress: S = VᵀL(z)V ⪰ 0, S ≠ 0, zᵀD = 0 ([3]'s step repeated), and every feasible W lies in
+null S. :func:`face_stress` finds the stress of largest rank by the central path of the small auxiliary
+SDP min μ s.t. W + μI ⪰ 0 over the affine set of W that meets the edges ([4]), whose dual optimal points
+are exactly these stresses and whose central path ends at a maximally complementary pair ([5]); when
+that SDP's optimum is negative the restricted SDP has a strictly feasible point and the face is the
+minimal one. The step repeats on the smaller face while its face still admits a Gram matrix that meets
+the edges (least-squares residual at most ``STEP_RESIDUAL_TOL`` of τ), and the lift below runs through
+every step, innermost first.
+
 The reduced SDP and the certificate
 -----------------------------------
 With V (n × q) an orthonormal basis of null Ω ∩ 1⊥, K = VWVᵀ and W ⪰ 0 of order q. When the
@@ -37,7 +52,8 @@ edges determine W (the E × q(q+1)/2 system 𝒜(VWVᵀ) = D has full column ran
 the input) W is their least-squares solution and the reduced dual multipliers y_R solve
 VᵀL(y_R)V = I (minimum norm); otherwise the reduced SDP is solved by the interior point over the
 face (:func:`sdpembed.solvers.mvu.ipm.solve_in_face`, strictly feasible when the face is the
-minimal one). Either way the reduced dual is lifted to the original dual by adding the stress:
+minimal one). Either way the reduced dual is lifted to the original dual by adding the stress (after
+further steps, each step's stress in turn, from the innermost face out, ``lift_multipliers``):
 y = f·y_R + t·ω with f scaling VᵀL(fy_R)V − I to εI and, in the basis [V, U] of 1⊥ (U the
 eigenvectors of Ω with eigenvalues Λ ≥ λ₊ > 0), t the least value with
 tΛ ⪰ (1 + ε)I − fUᵀL(y_R)U + f²UᵀL(y_R)V (fVᵀL(y_R)V − I)⁻¹ VᵀL(y_R)U — the Schur complement
@@ -69,9 +85,13 @@ gap. When the face is larger than the minimal one, the interior point over it ca
 over all of 1⊥; up to ``FALLBACK_MAX_EDGES`` edges the interior point over 1⊥ then runs too, and
 the more feasible K is returned with the smaller proved bound of the two.
 
-What is reported: the face's dimension q, the stress's rank n − 1 − q and its least eigenvalue on
-the complement λ₊ (relative to its largest), whether the edges determine K in the face (a
-lock-up: the feasible set is one point) and K's rank.
+Every step's face must hold the feasible set for the bound to be tight, not for it to be valid: a step
+that cut off feasible points (a stress found at the limit of the auxiliary SDP's resolution) gives a K
+that misses the constraints or a bound the proof rejects, and the status says so.
+
+What is reported: the clique face's dimension q (and ``face_dims``, one per step), the stress's rank
+n − 1 − q and its least eigenvalue on the complement λ₊ (relative to its largest), whether the edges
+determine K in the last face (a lock-up: the feasible set is one point) and K's rank.
 
 References
 ----------
@@ -84,6 +104,13 @@ References
 .. [3] J. M. Borwein and H. Wolkowicz, "Facial reduction for a cone-convex programming problem",
    Journal of the Australian Mathematical Society (Series A) 30(3), 369–380, 1981. Implemented
    here: the restriction to the face exposed by a PSD dual direction with zero objective.
+.. [4] Y.-L. Cheung, S. Schurr and H. Wolkowicz, "Preprocessing and regularization for degenerate
+   semidefinite programs", in Computational and Analytical Mathematics, Springer Proceedings in
+   Mathematics & Statistics 50, 251–303, 2013. Used here: the exposing vector of a further face as the
+   solution of an auxiliary SDP.
+.. [5] M. Halická, E. de Klerk and C. Roos, "On the convergence of the central path in semidefinite
+   optimization", SIAM Journal on Optimization 12(4), 1090–1099, 2002. Used here: the central path's
+   limit is a maximally complementary solution (of largest rank).
 """
 
 from __future__ import annotations
@@ -100,15 +127,20 @@ from ...problems.mvu import DUAL_DENSE_LIMIT, dual_bound, proof_margin, svec_edg
 from ...results import SolveResult, build_result, relative_gap
 from .ipm import solve_in_face, solve_mvu_ipm
 
-__all__ = ["Face", "clique_stress", "face_of_stress", "independent_rows", "lift_multipliers",
+__all__ = ["Face", "clique_stress", "face_of_stress", "face_stress", "independent_rows", "lift_multipliers",
            "neighbourhood_cliques", "solve_mvu_facial"]
 
 #: Largest edge count at which a run over a face that did not end ``optimal`` is followed by the interior
 #: point over all of 1⊥ (its E × E Schur complement).
 FALLBACK_MAX_EDGES = 3000
 
-#: Largest unknown count q(q+1)/2 of W for which the edges' system is tested for determining W.
+#: Largest unknown count q(q+1)/2 of W for which the edges' system is tested for determining W, and a further
+#: facial-reduction step (:func:`face_stress`) is sought.
 DETERMINED_MAX_UNKNOWNS = 2000
+
+#: Largest least-squares residual of the edges, relative to τ, over a further step's face for the step to be
+#: taken: a face that no Gram matrix meeting the edges lies in was cut too small.
+STEP_RESIDUAL_TOL = 1e-5
 
 
 def neighbourhood_cliques(n: int, edges: np.ndarray, *, min_size: int = 3) -> list[np.ndarray]:
@@ -213,35 +245,162 @@ def face_of_stress(n: int, edges: np.ndarray, omega: np.ndarray, *, face_tol: fl
     return Face(V=vectors[:, in_face], U=vectors[:, ~in_face], levels=levels[~in_face], top=largest)
 
 
-def lift_multipliers(instance, face: Face, omega: np.ndarray, y_face: np.ndarray, *,
-                     epsilons=(1e-9, 1e-8, 1e-7, 1e-6)) -> np.ndarray:
-    """Multipliers y = f·y_R + t·ω of the original equality SDP from reduced ones y_R with
-    VᵀL(y_R)V ⪰ a positive multiple of I (module docstring): for each ε of ``epsilons`` f and t
-    are chosen by the Schur-complement condition, and the y with the smallest predicted proved
-    bound (yᵀD and the proof's rounding margin, :func:`~sdpembed.problems.mvu.proof_margin`) is
-    returned — to be proved by :func:`~sdpembed.problems.mvu.dual_bound`, which decides."""
-    n, edges, D = instance.n, instance.edges, instance.sqdist
-    basis = np.hstack([face.V, face.U])
-    A = basis.T @ (graph_laplacian(n, edges, y_face) @ basis)
-    A = 0.5 * (A + A.T)
+def face_stress(instance, face: Face, *, null_tol: float = 1e-8, gap: float = 1e-11, max_newton: int = 50,
+                system=None) -> tuple[np.ndarray, Face] | None:
+    """A further facial-reduction step: a stress of the SDP restricted to ``face`` and the smaller face it
+    exposes inside it, or None when that SDP has a strictly feasible point (module docstring).
+
+    With K = VWVᵀ the restricted SDP's constraints are 𝒜_V(W)_e = b_eᵀWb_e = D_e (b_e the edge in face
+    coordinates): W = W_p + Σ_k c_k Δ_k (W_p the least-squares solution, Δ_k a basis of the null space of
+    𝒜_V, at ``null_tol`` of its largest singular value). The auxiliary SDP
+
+        minimise μ  s.t.  W_p + Σ_k c_k Δ_k + μI ⪰ 0,
+
+    whose optimum is at most 0 (the instance is feasible), has the dual: maximise −⟨S, W_p⟩ s.t. S ⪰ 0,
+    tr S = 1, ⟨S, Δ_k⟩ = 0 — S = 𝒜_V*(z) = VᵀL(z)V for some z with zᵀD = ⟨S, W_p⟩ = 0 at an optimum of
+    value 0: a PSD stress of the restricted SDP ([4] of the module docstring). Its central path (barrier
+    −log det, the parameter multiplied by 4 per centring, until the gap q/parameter is ``gap`` of W_p's
+    scale or rounding stops the centring) ends at a maximally complementary pair ([5]), so S = G/tr G
+    (G = (W + μI)⁻¹ at the last centre) is a stress of the largest rank. The directions where the last
+    centring shrank W + μI more than twofold span its range; a μ below 0 (some W ≻ 0 meets the edges)
+    means there is none. z is the least-norm solution of VᵀL(z)V = S, zᵀD = 0.
+
+    Returns
+    -------
+    (z, inner) or None
+        z (E,) and the inner :class:`Face`: V the rest of ``face``, U the stress's range, ``levels`` its
+        eigenvalues there. Any inaccuracy only weakens the bound :func:`~sdpembed.problems.mvu.dual_bound`
+        proves from the lifted multipliers (:func:`lift_multipliers`).
+    """
+    edges, D = instance.edges, instance.sqdist / instance.tau
     q = face.dim
-    AVV, AUV, AUU = A[:q, :q], A[q:, :q], A[q:, q:]
-    low = float(np.linalg.eigvalsh(AVV)[0]) if q else 1.0
-    if not low > 0.0:
-        return y_face
-    root = 1.0 / np.sqrt(face.levels)
+    Bv = face.V[edges[:, 0]] - face.V[edges[:, 1]]
+    M, a, b, (left, sigma, right) = _edge_system(Bv) if system is None else system
+    r = int(np.sum(sigma > null_tol * sigma[0]))
+
+    def matrix(coefficients: np.ndarray) -> np.ndarray:
+        out = np.zeros(coefficients.shape[:-1] + (q, q))
+        out[..., a, b] = coefficients
+        out[..., b, a] = coefficients
+        return out
+
+    Wp = matrix(right[:r].T @ ((left[:, :r].T @ D) / sigma[:r]))
+    A = np.concatenate([matrix(right[r:]), np.eye(q)[None]])          # the Δ_k, then μ's I
+    low, top = np.linalg.eigvalsh(Wp)[[0, -1]]
+    scale = max(abs(low), abs(top))
+    x = np.zeros(len(A))
+    x[-1] = 2.0 * max(-low, 0.0) + scale
+    barrier = q / x[-1]
+    unit = np.zeros(len(A))
+    unit[-1] = 1.0
+    levels = previous = np.linalg.eigvalsh(Wp + x[-1] * np.eye(q))
+    centre = x
+    while True:
+        for _ in range(max_newton):                   # centring: damped Newton on barrier·μ − log det
+            W = Wp + np.tensordot(x, A, 1)
+            GA = np.linalg.solve(W, A)                       # (W⁻¹Δ_k)
+            grad = barrier * unit - np.einsum("kii->k", GA)
+            hess = np.einsum("kij,lji->kl", GA, GA)
+            step = -np.linalg.solve(hess, grad)
+            decrement = float(-grad @ step)
+            length = 1.0 / (1.0 + np.sqrt(decrement)) if decrement > 0.25 else 1.0
+            while np.linalg.eigvalsh(W + length * np.tensordot(step, A, 1))[0] <= 0.0 and length > 1e-12:
+                length *= 0.5
+            x = x + length * step
+            if x[-1] < 0.0:                           # W_p + Σ c_k Δ_k ≻ 0: the restricted SDP is strictly feasible
+                return None
+            if decrement < 1e-12:
+                break
+        else:                                         # rounding stops the centring: the last centre is the answer
+            break
+        centre = x
+        previous, levels = levels, np.linalg.eigvalsh(Wp + np.tensordot(x, A, 1))
+        if q / barrier <= gap * scale:
+            break
+        barrier *= 4.0
+    x = centre
+    rank = int(np.sum(previous > 2.0 * levels))
+    if rank == 0 or rank == q:
+        return None
+    # S = G/tr G by W's eigenvectors (its inverse would carry errors of ε·cond); the least-norm z with 𝒜_V*(z) = S
+    # and zᵀD = 0; the inner face from 𝒜_V*(z) itself, so that the lift sees the stress it adds
+    values, vectors = np.linalg.eigh(Wp + np.tensordot(x, A, 1))
+    S = (vectors / values) @ vectors.T / np.sum(1.0 / values)
+    system = np.vstack([M.T * np.where(a == b, 1.0, 0.5)[:, None], D[None]])
+    z = np.linalg.lstsq(system, np.append(S[a, b], 0.0), rcond=null_tol)[0]
+    Bz = (Bv * z[:, None]).T @ Bv
+    levels, turn = np.linalg.eigh(0.5 * (Bz + Bz.T))
+    inner = Face(V=face.V @ turn[:, :q - rank], U=face.V @ turn[:, q - rank:], levels=levels[q - rank:],
+                 top=float(levels[-1]))
+    return z, inner
+
+
+def _edge_system(Bv: np.ndarray):
+    """The edges' linear system on W in face coordinates: M (E × q(q+1)/2,
+    :func:`~sdpembed.problems.mvu.svec_edge_matrix`), its index arrays and its thin singular value decomposition."""
+    M, a, b = svec_edge_matrix(Bv)
+    return M, a, b, np.linalg.svd(M, full_matrices=False)
+
+
+def _edge_residual(system, D: np.ndarray) -> float:
+    """max_e |𝒜_V(W)_e − D_e| at the least-squares W of the edges' ``system`` (:func:`_edge_system`)."""
+    _, _, _, (left, sigma, _) = system
+    r = int(np.sum(sigma > 1e-8 * sigma[0]))
+    return float(np.max(np.abs(D - left[:, :r] @ (left[:, :r].T @ D))))
+
+
+def lift_multipliers(instance, steps, y_face: np.ndarray, *,
+                     epsilons=(1e-9, 1e-8, 1e-7, 1e-6)) -> np.ndarray:
+    """Multipliers of the original equality SDP from reduced ones y_R with VᵀL(y_R)V ⪰ a positive multiple
+    of I on the innermost face V, lifted through the facial-reduction ``steps`` (pairs (:class:`Face`,
+    stress), outermost first, each face inside the one before): at each step, innermost first,
+    y ← f·y + t·ω (module docstring), f and t chosen by the Schur-complement condition on the span of
+    that step's [V, U]. For each ε of ``epsilons`` (the same at every step) the y with the smallest
+    predicted proved bound (yᵀD, the proof's rounding margin, :func:`~sdpembed.problems.mvu.proof_margin`, and
+    the factor by which λ_min(L(y)|₁⊥) falls short of 1, estimated) is returned — to be proved by
+    :func:`~sdpembed.problems.mvu.dual_bound`, which decides."""
+    D = instance.sqdist
     best, best_y = float("inf"), y_face
     for eps in epsilons:
-        f = (1.0 + eps) / low                        # λ_min(f·A_VV) = 1 + ε
-        S = f * AVV - np.eye(q)
-        cross = f * AUV
-        H = (1.0 + eps) * np.eye(n - 1 - q) - f * AUU + cross @ np.linalg.solve(S, cross.T)
-        t = max(float(np.linalg.eigvalsh(root[:, None] * H * root[None, :])[-1]), 0.0) * (1.0 + 1e-6)
-        y = f * y_face + t * omega
-        predicted = float(y @ D) * (1.0 + proof_margin(instance, y))
+        y = y_face
+        for face, omega in reversed(steps):
+            y = _lift_step(instance, face, omega, y, eps)
+            if y is None:
+                break
+        if y is None:
+            continue
+        predicted = float(y @ D) * (1.0 + proof_margin(instance, y)) / min(_least_level(instance, y), 1.0)
         if predicted < best:
             best, best_y = predicted, y
     return best_y
+
+
+def _least_level(instance, y: np.ndarray) -> float:
+    """An estimate of λ_min(L(y)) on 1⊥ (dense ``eigvalsh``, 1 moved above the spectrum): a y the lift left
+    below 1 there is scaled up by :func:`~sdpembed.problems.mvu.dual_bound`, which costs its bound that factor."""
+    L = graph_laplacian(instance.n, instance.edges, y).toarray()
+    top = float(np.abs(L).sum(axis=1).max())
+    return float(np.linalg.eigvalsh(L + (2.0 * top + 2.0) / instance.n)[0])
+
+
+def _lift_step(instance, face: Face, omega: np.ndarray, y: np.ndarray, eps: float) -> np.ndarray | None:
+    """One step of :func:`lift_multipliers`: f·y + t·ω with λ_min(f·VᵀL(y)V) = 1 + ε and t the least value
+    making L(f·y + t·ω) ⪰ (1 + ε)I on span[V, U] by the Schur complement (module docstring); None when
+    VᵀL(y)V is not positive definite."""
+    basis = np.hstack([face.V, face.U])
+    A = basis.T @ (graph_laplacian(instance.n, instance.edges, y) @ basis)
+    A = 0.5 * (A + A.T)
+    q, k = face.dim, face.U.shape[1]
+    AVV, AUV, AUU = A[:q, :q], A[q:, :q], A[q:, q:]
+    low = float(np.linalg.eigvalsh(AVV)[0]) if q else 1.0
+    if not low > 0.0:
+        return None
+    root = 1.0 / np.sqrt(face.levels)
+    f = (1.0 + eps) / low                            # λ_min(f·A_VV) = 1 + ε
+    cross = f * AUV
+    H = (1.0 + eps) * np.eye(k) - f * AUU + cross @ np.linalg.solve(f * AVV - np.eye(q), cross.T)
+    t = max(float(np.linalg.eigvalsh(root[:, None] * H * root[None, :])[-1]), 0.0) * (1.0 + 1e-6)
+    return f * y + t * omega
 
 
 def solve_mvu_facial(
@@ -277,9 +436,10 @@ def solve_mvu_facial(
     -------
     SolveResult
         ``method`` ``"facial"``; ``extra`` holds the proved multipliers ``y`` of the original SDP,
-        ``face_dim`` q, ``stress_rank`` n − 1 − q, ``stress_min_on_complement`` λ₊/λ_max,
-        ``stressed_cliques``, ``determined`` (the edges determine K in the face: a lock-up) and the
-        embedding ``Y``.
+        ``face_dim`` q (the clique stress's face), ``face_dims`` (the face of every facial-reduction step
+        taken, :func:`face_stress`; K lies in the last), ``stress_rank`` n − 1 − q,
+        ``stress_min_on_complement`` λ₊/λ_max, ``stressed_cliques``, ``determined`` (the edges determine K
+        in the last face: a lock-up) and the embedding ``Y``.
     """
     if instance.variant != "equality":
         return solve_mvu_ipm(instance, gap_tol=gap_tol, feas_tol=feas_tol, max_iter=max_iter, verbose=verbose,
@@ -298,6 +458,7 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, t
     omega, stressed = clique_stress(n, edges, D, rank_tol=rank_tol)
     face = face_of_stress(n, edges, omega, face_tol=face_tol) if stressed else None
     info = {"stressed_cliques": stressed, "face_dim": n - 1 if face is None else face.dim,
+            "face_dims": [] if face is None else [face.dim],
             "stress_rank": 0 if face is None else n - 1 - face.dim,
             "stress_min_on_complement": 0.0 if face is None else face.stress_floor}
     if verbose:
@@ -311,16 +472,39 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, t
                                time_limit=time_limit, t0=t0, method="facial")
         return _annotate(result, text, {**info, "determined": False})
 
+    steps = [(face, omega)]
+
     def certificate(y_face: np.ndarray) -> tuple[float, np.ndarray]:
-        return dual_bound(instance, lift_multipliers(instance, face, omega, y_face))
+        return dual_bound(instance, lift_multipliers(instance, steps, y_face))
 
     Bv = face.V[edges[:, 0]] - face.V[edges[:, 1]]
-    q = face.dim
-    if q * (q + 1) // 2 <= min(DETERMINED_MAX_UNKNOWNS, len(edges)):
-        M, a, b = svec_edge_matrix(Bv)
-        sigma = np.linalg.svd(M, compute_uv=False)
+    system = None
+    while face.dim * (face.dim + 1) // 2 <= min(DETERMINED_MAX_UNKNOWNS, len(edges)):
+        system = _edge_system(Bv) if system is None else system
+        found = face_stress(instance, face, system=system)
+        if found is not None:
+            z, inner = found
+            inner_Bv = inner.V[edges[:, 0]] - inner.V[edges[:, 1]]
+            inner_system = _edge_system(inner_Bv)
+            miss = _edge_residual(inner_system, D) / instance.tau
+            if miss <= STEP_RESIDUAL_TOL:
+                steps.append((inner, z))
+                rank = face.dim - inner.dim
+                face, Bv, system = inner, inner_Bv, inner_system
+                info["face_dims"] = [step.dim for step, _ in steps]
+                if verbose:
+                    say(f"mvu facial: a stress of the SDP in that face (rank {rank}) leaves a face of dimension "
+                        f"{face.dim}")
+                text += (f"; a stress of the SDP restricted to that face (rank {rank}, facial reduction step "
+                         f"{len(steps)}) leaves a face of dimension {face.dim}")
+                continue
+            # a stress found at the limit of the auxiliary SDP's resolution: its face cuts the feasible set off
+            text += (f"; a stress of rank {face.dim - inner.dim} of the SDP restricted to the face of dimension "
+                     f"{face.dim} was not taken (no Gram matrix of its face meets the edges: residual {miss:.1e} of τ)")
+        M, a, b, (_, sigma, _) = system
         if sigma[-1] > 1e-8 * sigma[0]:
             return _determined(instance, face, M, a, b, certificate, gap_tol, feas_tol, t0, info, text)
+        break
     rows = independent_rows(Bv)
     info["independent_edges"] = int(rows.size)
 
