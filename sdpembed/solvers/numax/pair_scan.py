@@ -32,7 +32,7 @@ import numpy as np
 
 from ..._memory import GIB, physical_memory
 from ..._validate import as_matrix
-from ...secants import linear_index_of_pairs, pair_count
+from ...secants import linear_index_of_pairs, pair_count, scaled_differences
 
 __all__ = [
     "PairBounds",
@@ -75,7 +75,7 @@ def psd_factor(P: np.ndarray) -> np.ndarray:
 
 def pair_values(X: np.ndarray, P: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
     """v_ijᵀPv_ij from explicit differences (exact to rounding)."""
-    D = X[i] - X[j]
+    D = scaled_differences(X, i, j)[0]
     return np.einsum("ij,ij->i", D @ P, D) / np.einsum("ij,ij->i", D, D)
 
 
@@ -85,7 +85,7 @@ def factor_values(X: np.ndarray, Psi: np.ndarray, i: np.ndarray, j: np.ndarray, 
     out = np.empty(i.size)
     for start in range(0, i.size, chunk):
         part = slice(start, start + chunk)
-        D = X[i[part]] - X[j[part]]
+        D = scaled_differences(X, i[part], j[part])[0]
         B = D @ Psi.T
         out[part] = np.einsum("ij,ij->i", B, B) / np.einsum("ij,ij->i", D, D)
     return out
@@ -217,8 +217,8 @@ def distance_block(X: np.ndarray, norms2: np.ndarray, start: int, stop: int) -> 
     lower = cols[None, :] <= rows[:, None]                       # entries that are no pair
     norms_rows, norms_cols = norms2[rows], norms2[cols]
     err = float(_rounding_bound(X, norms2, rows[np.argmax(norms_rows)], cols[np.argmax(norms_cols)]))
-    with np.errstate(invalid="ignore"):
-        close = np.flatnonzero(~lower & (dX <= CLOSE_FACTOR * err))
+    with np.errstate(invalid="ignore"):      # NaN (norms beyond the range of squares) is close: judged alone
+        close = np.flatnonzero(~lower & ~(dX > CLOSE_FACTOR * err))
     dX[lower] = np.nan
     flat = dX.reshape(-1)
     close_dX = flat[close].copy()
@@ -548,7 +548,7 @@ def scan_block(X: np.ndarray, scan: ScanRound, bounds: PairBounds, block: Distan
         ratio = dY / dX
         estimate = np.maximum(lo - ratio, ratio - hi)
         uncertainty = (errY + np.abs(ratio) * errX) / (dX - errX)
-        suspect = (dX <= errX) | (estimate + uncertainty > tol)
+        suspect = ~(dX > errX) | ~(estimate + uncertainty <= tol)        # NaN: suspect
     sure = ~suspect
     if np.any(sure):
         worst = max(worst, float(np.max(estimate[sure] + uncertainty[sure])))

@@ -154,3 +154,20 @@ def test_the_rounding_of_the_points_images_is_bounded(monkeypatch, screen):
         # beyond the rounding of the explicit differences (8e-11 here), every violator is reported
         assert {pair for pair, v in violation.items() if v > 1e-9} <= reported
         assert scan.max_violation >= float(max(violation.values())) - 1e-9
+
+
+@pytest.mark.parametrize("scale", [1e-170, 1.0, 1e160])
+def test_points_whose_squares_under_or_overflow_are_judged(scale):
+    """Squared norms of points of norm 1e-170 underflow to 0 and those of norm 1e160 overflow: Gram values
+    0/0 and NaN. Such pairs were settled (NaN compares false) and the scan reported no violator and a worst
+    violation of −inf; the ratios are those of the points at scale 1 (exact rational arithmetic)."""
+    rng = np.random.default_rng(3)
+    base = rng.standard_normal((12, 3))
+    Psi = np.diag([1.3, 1.0, 0.7])
+    exact = _exact_ratios(base, Psi)
+    violation = {pair: max(0.8 - float(r), float(r) - 1.2) for pair, r in exact.items()}
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        scan = scan_pair_violations(base * scale, None, _bounds(0.8, 1.2), tol=1e-9, factor=Psi)
+    assert set(zip(scan.i.tolist(), scan.j.tolist(), strict=True)) == {p for p, v in violation.items() if v > 1e-9}
+    assert scan.max_violation == pytest.approx(max(violation.values()), abs=1e-12)
+    assert scan.n_pairs == pair_count(12)
