@@ -136,6 +136,26 @@ def test_runs_work_in_the_span_of_the_points(squares, numax_bounds):
     assert 0.0 <= ra.isometry - check_provable(ra.Psi, 0.25, numax_bounds[0.25], X=X) + 1e-15 <= 1e-11
 
 
+def test_a_secant_outside_the_kept_span_is_measured_on_the_points():
+    """Two points that differ by 1e-13 in a direction no other pair spans: span_coordinates leaves it out
+    (singular value below SPAN_RTOL), so every map of the span's coordinates sends that secant to ~0. Judged
+    again on X the run is not 'converged' (distortion 1), and neither are the maps it keeps in ``extra``:
+    ``final`` was returned 'converged' with its distortion 2e-11 of the span's coordinates."""
+    from sdpembed.solvers.near_isometric.rank_adjust import pair_isometry
+
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.standard_normal((30, 2)), np.zeros(30)])
+    X[29] = X[28]
+    X[29, 2] = 1e-13
+    assert span_coordinates(X, 2)[1].shape == (3, 2)
+    res = rank_adjust_cg(X, 0.2, method="nilepro", random_state=0, initial_rank=2)
+    assert res.status == "stalled" and res.isometry == pytest.approx(1.0, abs=1e-9)
+    for key in ("final", "last"):
+        kept = res.extra[key]
+        assert kept.isometry == pytest.approx(pair_isometry(X, kept.Psi)[0], abs=1e-12), key
+        assert kept.status != "converged", key
+
+
 # ---------------------------------------------------------------------------- failing fast
 
 
