@@ -522,14 +522,16 @@ def scan_block(X: np.ndarray, scan: ScanRound, bounds: PairBounds, block: Distan
                                   float(scan.ey[rows].max() + scan.ey[cols].max()))
         margin = (2.0 * (err_y + reach * block.err) / (block.dmin - block.err) if block.dmin > block.err else np.inf)
         margin += 16.0 * eps * (reach + sum(abs(v) for v in (lo_box, hi_box, tol) if np.isfinite(v)))
-        if np.isfinite(margin) and np.isfinite(reach):
+        # with squared image norms below a quarter of the largest double no squared distance overflows: NaN
+        # ratios are then the rectangle's non-pairs and close pairs only
+        if np.isfinite(margin) and np.isfinite(reach) and float(ny.max()) <= 0.25 * np.finfo(float).max:
             low, high = lo_box - tol + margin, hi_box + tol - margin
             with np.errstate(invalid="ignore"):
                 look = np.flatnonzero((screen < low) | (screen > high))
             if look.size < block.screened:
                 worst = min(max(lo_box - rmin, rmax - hi_box) + margin, tol)
         else:
-            look = np.flatnonzero(~np.isnan(screen))
+            look = np.flatnonzero(~np.isnan(block.dX.reshape(-1)))
     else:
         look = np.empty(0, np.int64)
     # the close pairs (NaN in the rectangle) in their place: the pairs looked at, in row-major order

@@ -171,3 +171,12 @@ def test_points_whose_squares_under_or_overflow_are_judged(scale):
     assert set(zip(scan.i.tolist(), scan.j.tolist(), strict=True)) == {p for p, v in violation.items() if v > 1e-9}
     assert scan.max_violation == pytest.approx(max(violation.values()), abs=1e-12)
     assert scan.n_pairs == pair_count(12)
+
+
+def test_a_map_whose_images_overflow_reports_every_violator():
+    """Ψ of norm 1e155: the images' squared distances overflow (inf, and NaN where inf − inf), and the screen
+    settled the NaN ratios as satisfied (31 of the 66 violators unreported, the worst violation inf)."""
+    X = np.random.default_rng(3).standard_normal((12, 3))
+    with np.errstate(over="ignore", invalid="ignore"):
+        scan = scan_pair_violations(X, None, _bounds(0.8, 1.2), tol=1e-9, factor=np.diag([1.3, 1.0, 0.7]) * 1e155)
+    assert scan.found == scan.i.size == pair_count(12) and scan.max_violation == np.inf
