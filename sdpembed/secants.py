@@ -33,6 +33,7 @@ __all__ = [
     "iter_secant_blocks",
     "iter_secant_quadratic_forms",
     "normalize_rows",
+    "scaled_differences",
     "pair_count",
     "pairs_from_linear_index",
     "linear_index_of_pairs",
@@ -80,6 +81,16 @@ def pairs_from_linear_index(index: np.ndarray, n_points: int) -> tuple[np.ndarra
     start = i * n - i * (i + 1) // 2
     j = k - start + i + 1
     return i, j
+
+
+def scaled_differences(X: np.ndarray, i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(D, e): the differences x_i − x_j = 2^e_k·D_k, each row scaled by a power of two (exactly) to a
+    largest entry in [1/2, 1) (zero rows unscaled), so that quotients of their quadratic forms neither
+    under- nor overflow on points of tiny or huge norm (squares of norms below 1e-154 or above 1e154 do)."""
+    D = X[i] - X[j]
+    top = np.max(np.abs(D), axis=1, initial=0.0)
+    exponent = np.frexp(np.where(top > 0.0, top, 1.0))[1]
+    return np.ldexp(D, -exponent[:, None]), exponent
 
 
 def normalize_rows(differences: np.ndarray, scale: float, *, name: str = "X") -> tuple[np.ndarray, np.ndarray]:
@@ -239,17 +250,23 @@ def iter_secant_quadratic_forms(
         r = i - rows.start
         q = g_diag[i] + g_diag[j] - 2.0 * (Z[rows] @ X.T)[r, j]
         d = h_diag[i] + h_diag[j] - 2.0 * (X[rows] @ X.T)[r, j]
-        close = d < cancellation_rtol * (h_diag[i] + h_diag[j])
+        # so are pairs whose squares leave the range of doubles (inf, NaN, or 0 from underflow)
+        close = ~(np.isfinite(q) & np.isfinite(d) & (d > 0.0) & (d >= cancellation_rtol * (h_diag[i] + h_diag[j])))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            values = q / d
+        norms = np.sqrt(np.maximum(d, 0.0))
         if np.any(close):
-            V = X[i[close]] - X[j[close]]
-            q[close] = np.einsum("ij,ij->i", V @ P, V)
-            d[close] = np.einsum("ij,ij->i", V, V)
-        keep = np.sqrt(np.maximum(d, 0.0)) > ZERO_SECANT_RTOL * max(scale, 1e-300)
+            V, exponent = scaled_differences(X, i[close], j[close])
+            squares = np.einsum("ij,ij->i", V, V)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                values[close] = np.einsum("ij,ij->i", V @ P, V) / squares
+            norms[close] = np.ldexp(np.sqrt(squares), exponent)
+        keep = norms > ZERO_SECANT_RTOL * max(scale, 1e-300)
         dropped = int((~keep).sum())
         if dropped:
             warnings.warn(f"{dropped} zero secant(s) from duplicate points in X were dropped", UserWarning,
                           stacklevel=2)
-        yield q[keep] / d[keep]
+        yield values[keep]
 
 
 def _pair_range(pairs: tuple[int, int], total: int) -> tuple[int, int]:

@@ -143,3 +143,24 @@ def test_secant_quadratic_forms_equal_those_of_the_secants(pairs):
 def test_secant_quadratic_forms_refuse_a_matrix_of_the_wrong_shape():
     with pytest.raises(ValueError, match="shape"):
         next(iter_secant_quadratic_forms(np.eye(4), np.eye(3)))
+
+
+@pytest.mark.parametrize("scale", [1e-170, 1.0, 1e160])
+def test_point_form_max_violation_on_points_whose_squares_under_or_overflow(scale):
+    """The feasibility check of a point-form NuMax instance (``sdpembed verify``): squared norms of points
+    of norm 1e-170 underflow to 0 and those of norm 1e160 overflow, and every pair was dropped as a zero
+    secant, the check reporting 0 for a P that violates δ by 0.49. The quadratic forms are the secants'
+    at every scale (power-of-two scaled differences)."""
+    from sdpembed.problems.numax import NuMaxInstance
+
+    base = np.random.default_rng(3).standard_normal((12, 3))
+    P = np.diag([1.69, 1.0, 0.49])
+    V, _ = all_secants(base, return_pairs=True)
+    reference = float(np.max(np.abs(np.einsum("ij,ij->i", V @ P, V) - 1.0)) - 0.2)
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("error")          # no pair is a zero secant
+        forms = np.concatenate(list(iter_secant_quadratic_forms(base * scale, P)))
+        violation = NuMaxInstance(delta=0.2, X=base * scale).max_violation(P)
+    assert forms.size == pair_count(12)
+    np.testing.assert_allclose(forms, np.einsum("ij,ij->i", V @ P, V), rtol=1e-13)
+    assert violation == pytest.approx(reference, abs=1e-13) and reference > 0.48

@@ -530,26 +530,29 @@ def span_coordinates(X: np.ndarray, max_rank: int) -> tuple[np.ndarray, np.ndarr
 def _in_point_coordinates(result: NearIsometricResult, basis: np.ndarray | None, X: np.ndarray,
                           feas_tol: float, **scan: Any) -> NearIsometricResult:
     """``result`` of a run on the coordinates XB of :func:`span_coordinates` as a result on the points X:
-    its maps Ψ_B (also those of ``extra["final"]`` and ``extra["last"]``) become Ψ_B Bᵀ, and its
+    its maps Ψ_B (also those of ``extra["final"]`` and ``extra["last"]``) become Ψ_B Bᵀ, and their
     distortion is measured again over all pairs of X (a ``converged`` map that misses δ + ``feas_tol``
     there is reported ``stalled``). ``extra["basis"]`` is B: ``state``, ``y`` and ``inner`` stay in
     its coordinates. Unchanged when ``basis`` is None."""
     if basis is None:
         return result
+    measured: dict[int, float] = {}          # one scan a map (``final`` is usually the result's own)
 
-    def lifted(res: NearIsometricResult) -> NearIsometricResult:
-        return dataclasses.replace(res, Psi=res.Psi @ basis.T)
+    def lifted(res: NearIsometricResult, **changes: Any) -> NearIsometricResult:
+        if id(res.Psi) not in measured:
+            measured[id(res.Psi)] = pair_isometry(X, res.Psi @ basis.T, **scan)[0]
+        isometry = measured[id(res.Psi)]
+        status, message = res.status, res.message
+        if status == "converged" and isometry > res.delta + feas_tol:
+            status, message = "stalled", f"{message}; over the points themselves the distortion is {isometry:.6g}"
+        return dataclasses.replace(res, Psi=res.Psi @ basis.T, isometry=isometry, status=status, message=message,
+                                   max_violation=max(isometry - res.delta, 0.0), **changes)
 
     extra = {**result.extra, "basis": basis}
     for key in ("final", "last"):
         if isinstance(extra.get(key), NearIsometricResult):
             extra[key] = lifted(extra[key])
-    isometry = pair_isometry(X, result.Psi @ basis.T, **scan)[0]
-    status, message = result.status, result.message
-    if status == "converged" and isometry > result.delta + feas_tol:
-        status, message = "stalled", f"{message}; over the points themselves the distortion is {isometry:.6g}"
-    return dataclasses.replace(lifted(result), isometry=isometry, status=status, message=message, extra=extra,
-                               max_violation=max(isometry - result.delta, 0.0))
+    return lifted(result, extra=extra)
 
 
 class _NonConvexInner:

@@ -32,7 +32,7 @@ import numpy as np
 
 from ..._memory import GIB, physical_memory
 from ..._validate import as_matrix
-from ...secants import linear_index_of_pairs, pair_count
+from ...secants import linear_index_of_pairs, pair_count, scaled_differences
 
 __all__ = [
     "PairBounds",
@@ -75,7 +75,7 @@ def psd_factor(P: np.ndarray) -> np.ndarray:
 
 def pair_values(X: np.ndarray, P: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
     """v_ijᵀPv_ij from explicit differences (exact to rounding)."""
-    D = X[i] - X[j]
+    D = scaled_differences(X, i, j)[0]
     return np.einsum("ij,ij->i", D @ P, D) / np.einsum("ij,ij->i", D, D)
 
 
@@ -85,7 +85,7 @@ def factor_values(X: np.ndarray, Psi: np.ndarray, i: np.ndarray, j: np.ndarray, 
     out = np.empty(i.size)
     for start in range(0, i.size, chunk):
         part = slice(start, start + chunk)
-        D = X[i[part]] - X[j[part]]
+        D = scaled_differences(X, i[part], j[part])[0]
         B = D @ Psi.T
         out[part] = np.einsum("ij,ij->i", B, B) / np.einsum("ij,ij->i", D, D)
     return out
@@ -217,8 +217,8 @@ def distance_block(X: np.ndarray, norms2: np.ndarray, start: int, stop: int) -> 
     lower = cols[None, :] <= rows[:, None]                       # entries that are no pair
     norms_rows, norms_cols = norms2[rows], norms2[cols]
     err = float(_rounding_bound(X, norms2, rows[np.argmax(norms_rows)], cols[np.argmax(norms_cols)]))
-    with np.errstate(invalid="ignore"):
-        close = np.flatnonzero(~lower & (dX <= CLOSE_FACTOR * err))
+    with np.errstate(invalid="ignore"):      # NaN (norms beyond the range of squares) is close: judged alone
+        close = np.flatnonzero(~lower & ~(dX > CLOSE_FACTOR * err))
     dX[lower] = np.nan
     flat = dX.reshape(-1)
     close_dX = flat[close].copy()
@@ -249,6 +249,19 @@ def _rounding_bound(X: np.ndarray, norms2: np.ndarray, i: np.ndarray, j: np.ndar
     """Bounds on the rounding of Gram-based squared distances: absolute errors of about
     ε·(‖x_i‖² + ‖x_j‖²)·√dim."""
     return 8.0 * np.finfo(float).eps * (norms2[i] + norms2[j]) * X.shape[1] ** 0.5
+
+
+def _image_rounding(nx: np.ndarray, Psi: np.ndarray) -> np.ndarray:
+    """η_i bounding ‖fl(Ψx_i) − Ψx_i‖ for the rows of Y = XΨᵀ (``nx`` the squared norms of the rows of X):
+    each entry is a sum of N products, rounded by about ε·√N·Σ_l |ψ_kl x_il| ≤ ε·√N·‖ψ_k‖‖x_i‖, far above
+    ε‖y_i‖ when a large Ψ cancels on the points."""
+    return 8.0 * np.finfo(float).eps * Psi.shape[1] ** 0.5 * float(np.linalg.norm(Psi)) * np.sqrt(nx)
+
+
+def _image_error(reach: np.ndarray | float, eta: np.ndarray | float) -> np.ndarray | float:
+    """|‖ŷ_i − ŷ_j‖² − ‖Ψ(x_i − x_j)‖²| for images ŷ off by at most η in all (η_i + η_j) and
+    ‖ŷ_i‖ + ‖ŷ_j‖ ≤ ``reach``: 2‖Ψ(x_i − x_j)‖η + η² with ‖Ψ(x_i − x_j)‖ ≤ reach + η."""
+    return (2.0 * reach + 3.0 * eta) * eta
 
 
 @dataclass
@@ -352,8 +365,9 @@ def scan_pair_violations(
 class ScanRound:
     """What every block of one scan shares: P (None when its factor is given), the factor Ψ,
     Y = XΨᵀ with its squared row norms ``ny``, the squared row norms ``nx`` of X, the scan's ``tol``
-    and ``exact_values``, and its ``exclude`` (sorted linear pair indices, or None) and ``keep`` (see
-    :func:`scan_pair_violations`)."""
+    and ``exact_values``, its ``exclude`` (sorted linear pair indices, or None) and ``keep`` (see
+    :func:`scan_pair_violations`), and ``ey``, bounds on the rounding of the rows of Y
+    (:func:`_image_rounding`; None: taken as exact)."""
 
     P: np.ndarray | None
     Psi: np.ndarray
@@ -364,6 +378,7 @@ class ScanRound:
     exact_values: bool
     exclude: np.ndarray | None = None
     keep: int | None = None
+    ey: np.ndarray | None = None
 
 
 def scan_round(X: np.ndarray, P: np.ndarray | None, factor: np.ndarray | None, tol: float,
@@ -375,8 +390,9 @@ def scan_round(X: np.ndarray, P: np.ndarray | None, factor: np.ndarray | None, t
         exclude = np.unique(np.asarray(exclude, dtype=np.int64))
     if keep is not None and (isinstance(keep, bool) or int(keep) != keep or keep < 1):
         raise ValueError(f"keep must be None or an integer >= 1, got {keep!r}")
-    return ScanRound(P if factor is None else None, Psi, Y, np.einsum("ij,ij->i", Y, Y), np.einsum("ij,ij->i", X, X),
-                     tol, exact_values, exclude, None if keep is None else int(keep))
+    nx = np.einsum("ij,ij->i", X, X)
+    return ScanRound(P if factor is None else None, Psi, Y, np.einsum("ij,ij->i", Y, Y), nx,
+                     tol, exact_values, exclude, None if keep is None else int(keep), _image_rounding(nx, Psi))
 
 
 @dataclass
@@ -501,16 +517,21 @@ def scan_block(X: np.ndarray, scan: ScanRound, bounds: PairBounds, block: Distan
         # the rounding bound of any screened pair's ratio (errY ≤ errY_max, errX ≤ err, dX ≥ dmin),
         # doubled, with the rounding of the comparisons themselves
         err_y = 8.0 * eps * (float(ny[rows].max()) + float(ny[cols].max())) * max(Y.shape[1], 1) ** 0.5
+        if scan.ey is not None:
+            err_y += _image_error(float(np.sqrt(ny[rows].max()) + np.sqrt(ny[cols].max())),
+                                  float(scan.ey[rows].max() + scan.ey[cols].max()))
         margin = (2.0 * (err_y + reach * block.err) / (block.dmin - block.err) if block.dmin > block.err else np.inf)
         margin += 16.0 * eps * (reach + sum(abs(v) for v in (lo_box, hi_box, tol) if np.isfinite(v)))
-        if np.isfinite(margin) and np.isfinite(reach):
+        # with squared image norms below a quarter of the largest double no squared distance overflows: NaN
+        # ratios are then the rectangle's non-pairs and close pairs only
+        if np.isfinite(margin) and np.isfinite(reach) and float(ny.max()) <= 0.25 * np.finfo(float).max:
             low, high = lo_box - tol + margin, hi_box + tol - margin
             with np.errstate(invalid="ignore"):
                 look = np.flatnonzero((screen < low) | (screen > high))
             if look.size < block.screened:
                 worst = min(max(lo_box - rmin, rmax - hi_box) + margin, tol)
         else:
-            look = np.flatnonzero(~np.isnan(screen))
+            look = np.flatnonzero(~np.isnan(block.dX.reshape(-1)))
     else:
         look = np.empty(0, np.int64)
     # the close pairs (NaN in the rectangle) in their place: the pairs looked at, in row-major order
@@ -522,12 +543,14 @@ def scan_block(X: np.ndarray, scan: ScanRound, bounds: PairBounds, block: Distan
     errX = _rounding_bound(X, scan.nx, i, j)
     clear_part = exact_part = None
     errY = 8.0 * eps * (ny[i] + ny[j]) * max(Y.shape[1], 1) ** 0.5
+    if scan.ey is not None:
+        errY += _image_error(np.sqrt(ny[i]) + np.sqrt(ny[j]), scan.ey[i] + scan.ey[j])
     lo, hi = bounds(i, j)
     with np.errstate(divide="ignore", invalid="ignore"):  # zero or tiny dX: suspect anyway
         ratio = dY / dX
         estimate = np.maximum(lo - ratio, ratio - hi)
         uncertainty = (errY + np.abs(ratio) * errX) / (dX - errX)
-        suspect = (dX <= errX) | (estimate + uncertainty > tol)
+        suspect = ~(dX > errX) | ~(estimate + uncertainty <= tol)        # NaN: suspect
     sure = ~suspect
     if np.any(sure):
         worst = max(worst, float(np.max(estimate[sure] + uncertainty[sure])))

@@ -129,10 +129,31 @@ def test_runs_work_in_the_span_of_the_points(squares, numax_bounds):
     res = near_isometric_cg(X, 0.25, NUMAX_RANK[0.25], method="fromax", initial_pairs=40, random_state=0)
     assert res.success and res.extra["state"].X.shape == (r, NUMAX_RANK[0.25]) and res.Psi.shape[1] == X.shape[1]
     np.testing.assert_allclose(res.Psi @ res.extra["basis"] @ res.extra["basis"].T, res.Psi, atol=1e-12)
-    assert res.isometry == pytest.approx(check_provable(res.Psi, 0.25, numax_bounds[0.25], X=X), abs=1e-12)
+    # the scan's bound on the distortion: above the exact one by at most its rounding margin
+    assert 0.0 <= res.isometry - check_provable(res.Psi, 0.25, numax_bounds[0.25], X=X) + 1e-15 <= 1e-11
     ra = rank_adjust_cg(X, 0.25, method="nilepro", initial_pairs=40, random_state=0)
     assert ra.success and "basis" in ra.extra and ra.extra["final"].Psi.shape == ra.Psi.shape == (ra.rank, 49)
-    assert ra.isometry == pytest.approx(check_provable(ra.Psi, 0.25, numax_bounds[0.25], X=X), abs=1e-12)
+    assert 0.0 <= ra.isometry - check_provable(ra.Psi, 0.25, numax_bounds[0.25], X=X) + 1e-15 <= 1e-11
+
+
+def test_a_secant_outside_the_kept_span_is_measured_on_the_points():
+    """Two points that differ by 1e-13 in a direction no other pair spans: span_coordinates leaves it out
+    (singular value below SPAN_RTOL), so every map of the span's coordinates sends that secant to ~0. Judged
+    again on X the run is not 'converged' (distortion 1), and neither are the maps it keeps in ``extra``:
+    ``final`` was returned 'converged' with its distortion 2e-11 of the span's coordinates."""
+    from sdpembed.solvers.near_isometric.rank_adjust import pair_isometry
+
+    rng = np.random.default_rng(0)
+    X = np.column_stack([rng.standard_normal((30, 2)), np.zeros(30)])
+    X[29] = X[28]
+    X[29, 2] = 1e-13
+    assert span_coordinates(X, 2)[1].shape == (3, 2)
+    res = rank_adjust_cg(X, 0.2, method="nilepro", random_state=0, initial_rank=2)
+    assert res.status == "stalled" and res.isometry == pytest.approx(1.0, abs=1e-9)
+    for key in ("final", "last"):
+        kept = res.extra[key]
+        assert kept.isometry == pytest.approx(pair_isometry(X, kept.Psi)[0], abs=1e-12), key
+        assert kept.status != "converged", key
 
 
 # ---------------------------------------------------------------------------- failing fast

@@ -111,3 +111,72 @@ def test_kept_distances_fill_the_blocks_rectangles():
         blocks = [distances.block(start) for start in distances.starts()]
         assert sum(b.dX.size for b in blocks) == rectangle_entries(n, block_rows)
         assert sum(np.count_nonzero(~np.isnan(b.dX)) + b.close.size for b in blocks) == pair_count(n)
+
+
+def _exact_ratios(X, Psi):
+    """‖Ψ(x_i − x_j)‖² / ‖x_i − x_j‖² of every pair in rational arithmetic (the floats as given)."""
+    from fractions import Fraction
+
+    Xf = [[Fraction(float(v)) for v in row] for row in X]
+    Pf = [[Fraction(float(v)) for v in row] for row in Psi]
+    out = {}
+    for i in range(len(Xf)):
+        for j in range(i + 1, len(Xf)):
+            d = [a - b for a, b in zip(Xf[i], Xf[j], strict=True)]
+            y = [sum(p * v for p, v in zip(row, d, strict=True)) for row in Pf]
+            out[(i, j)] = sum(v * v for v in y) / sum(v * v for v in d)
+    return out
+
+
+@pytest.mark.parametrize("screen", [True, False])
+def test_the_rounding_of_the_points_images_is_bounded(monkeypatch, screen):
+    """Y = XΨᵀ is rounded too: by ε·Σ|ψ_kl x_l|, far above ε‖y‖ when a large Ψ cancels on points far
+    from the origin. Here (points near the line of (1, 1), 10³ from the origin; Ψ of norm 10⁶ across it)
+    the Gram ratios are 7e-8 off, and a pair violating its bound by 3e-8 (exact rational arithmetic) was
+    settled as satisfied, by the screen and by the pair-by-pair judgement alike."""
+    from fractions import Fraction
+
+    rng = np.random.default_rng(7)
+    K, c, n = 1e6, 1e3, 24
+    u = rng.uniform(-1.0, 1.0, n)
+    s = u * (1.0 + 0.01 * rng.standard_normal(n))
+    X = np.column_stack([c + u + s / K, c + u - s / K]) / np.sqrt(2.0)
+    Psi = (K / np.sqrt(2.0)) * np.array([[1.0, -1.0]])
+    exact = _exact_ratios(X, Psi)
+    if not screen:
+        monkeypatch.setattr(pair_scan, "CLOSE_FACTOR", np.inf)
+    ratios = sorted(exact.values())
+    for q in (0.2, 0.4, 0.6, 0.8):
+        hi = float(ratios[int(q * len(ratios))]) - 3e-8
+        scan = scan_pair_violations(X, None, _bounds(-np.inf, hi), tol=0.0, factor=Psi)
+        violation = {pair: r - Fraction(hi) for pair, r in exact.items()}
+        reported = set(zip(scan.i.tolist(), scan.j.tolist(), strict=True))
+        # beyond the rounding of the explicit differences (8e-11 here), every violator is reported
+        assert {pair for pair, v in violation.items() if v > 1e-9} <= reported
+        assert scan.max_violation >= float(max(violation.values())) - 1e-9
+
+
+@pytest.mark.parametrize("scale", [1e-170, 1.0, 1e160])
+def test_points_whose_squares_under_or_overflow_are_judged(scale):
+    """Squared norms of points of norm 1e-170 underflow to 0 and those of norm 1e160 overflow: Gram values
+    0/0 and NaN. Such pairs were settled (NaN compares false) and the scan reported no violator and a worst
+    violation of −inf; the ratios are those of the points at scale 1 (exact rational arithmetic)."""
+    rng = np.random.default_rng(3)
+    base = rng.standard_normal((12, 3))
+    Psi = np.diag([1.3, 1.0, 0.7])
+    exact = _exact_ratios(base, Psi)
+    violation = {pair: max(0.8 - float(r), float(r) - 1.2) for pair, r in exact.items()}
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        scan = scan_pair_violations(base * scale, None, _bounds(0.8, 1.2), tol=1e-9, factor=Psi)
+    assert set(zip(scan.i.tolist(), scan.j.tolist(), strict=True)) == {p for p, v in violation.items() if v > 1e-9}
+    assert scan.max_violation == pytest.approx(max(violation.values()), abs=1e-12)
+    assert scan.n_pairs == pair_count(12)
+
+
+def test_a_map_whose_images_overflow_reports_every_violator():
+    """Ψ of norm 1e155: the images' squared distances overflow (inf, and NaN where inf − inf), and the screen
+    settled the NaN ratios as satisfied (31 of the 66 violators unreported, the worst violation inf)."""
+    X = np.random.default_rng(3).standard_normal((12, 3))
+    with np.errstate(over="ignore", invalid="ignore"):
+        scan = scan_pair_violations(X, None, _bounds(0.8, 1.2), tol=1e-9, factor=np.diag([1.3, 1.0, 0.7]) * 1e155)
+    assert scan.found == scan.i.size == pair_count(12) and scan.max_violation == np.inf
