@@ -895,6 +895,37 @@ def _counting_pcg(newton, counts):
     return pcg, counted
 
 
+def test_float32_preconditioner_inverts_its_matrix_and_falls_back_to_float64(instances, monkeypatch):
+    """The PCG preconditioner of the formed path is H = Σ_{t ∈ rows} D_t c_t c_tᵀ + M⁻¹ ⊛ X formed, factored and
+    applied in float32: its solves agree with a float64 solve of H to float32 accuracy, and come back in
+    float64. If the float32 Cholesky fails, the matrix is factored in float64 (the float64 solve itself)."""
+    import scipy.linalg
+
+    import sdpembed.solvers.lmnn.newton as newton
+    system, D, M, X, r = _random_newton_system(instances["wine"])
+    Minv = np.linalg.inv(M)
+    rows = np.sort(np.argpartition(-D, system.svec_dim)[:system.svec_dim])
+    H = system.gram_subset(D, rows) + system.skron(Minv, X)
+    exact = scipy.linalg.solve(H, r, assume_a="pos")
+    solve = newton._float32_factor(system, D, rows, Minv, X)
+    z = solve(r)
+    assert z.dtype == np.float64
+    assert np.linalg.norm(z - exact) <= 1e-4 * np.linalg.norm(exact)
+    assert np.linalg.norm(z - exact) > 1e-12 * np.linalg.norm(exact)        # rounded in float32, not float64
+    factor, factored = scipy.linalg.cho_factor, []
+
+    def float64_only(A, **options):
+        factored.append(A.dtype)
+        if A.dtype == np.float32:
+            raise np.linalg.LinAlgError("not positive definite")
+        return factor(A, **options)
+
+    monkeypatch.setattr(scipy.linalg, "cho_factor", float64_only)
+    z = newton._float32_factor(system, D, rows, Minv, X)(r)
+    assert factored == [np.float32, np.float64] and z.dtype == np.float64
+    np.testing.assert_allclose(z, exact, rtol=1e-5, atol=1e-5 * np.abs(exact).max())   # the float32 rank-k part
+
+
 def test_matrix_free_preconditioner_is_exact_when_it_holds_every_triplet(instances):
     """With every triplet in its exact (Woodbury) part, the matrix-free preconditioner is the inverse of the
     Newton matrix in the congruent coordinates: PCG stops at its first residual check (one operator product),
@@ -1162,11 +1193,11 @@ def test_early_preconditioner_holds_the_triplets_of_largest_weight(instances, mo
     assert T > newton._PCG_RATIO * p
     sizes, gram_subset = [], system.gram_subset
 
-    def recorded(D, rows, dtype=np.float64):
+    def recorded(D, rows, dtype=np.float64, **options):
         if dtype == np.float32:
             sizes.append(rows.size)
             assert np.all(D[rows].min() >= np.delete(D, rows).max())      # the rows of largest weight
-        return gram_subset(D, rows, dtype)
+        return gram_subset(D, rows, dtype, **options)
 
     monkeypatch.setattr(system, "gram_subset", recorded)
     out = hinge_ipm(system, C0, inst.mu)
