@@ -143,8 +143,24 @@ class PairSystem:
         return out
 
     def _triplet_features_t(self, rows) -> np.ndarray:
-        """svec(u_a u_aᵀ − w_b w_bᵀ) of the triplets ``rows`` (a slice or indices), transposed: (p, |rows|)."""
-        return self.features_t(self.U[self.a[rows]]) - self.features_t(self.W[self.b[rows]])
+        """svec(u_a u_aᵀ − w_b w_bᵀ) of the triplets ``rows`` (a slice or indices), transposed: (p, |rows|).
+
+        :meth:`features_t` of the u and of the w, subtracted one row of the upper triangle at a time into the
+        output (the same products and differences, so the same values, without two (p, |rows|) temporaries)."""
+        U = np.ascontiguousarray(self.U[self.a[rows]].T)
+        W = np.ascontiguousarray(self.W[self.b[rows]].T)
+        d = U.shape[0]
+        out = np.empty((self.svec_dim, U.shape[1]))
+        root2_u, root2_w = U * np.sqrt(2.0), W * np.sqrt(2.0)
+        pos = 0
+        for i in range(d):
+            np.square(U[i], out=out[pos])
+            out[pos] -= np.square(W[i])
+            part = out[pos + 1:pos + d - i]
+            np.multiply(root2_u[i + 1:], U[i], out=part)
+            part -= root2_w[i + 1:] * W[i]
+            pos += d - i
+        return out
 
     def _features_u(self) -> np.ndarray:
         if self._cache_u is None:

@@ -242,6 +242,11 @@ def test_newton_matrix_through_triplets_equals_through_pairs():
     np.testing.assert_allclose(part + system.gram_subset(D, np.flatnonzero(rest)), columns, atol=1e-10)
     # transposed features: the same values as the row layout; the float32 preconditioner's matrix to float32 accuracy
     np.testing.assert_array_equal(system.features_t(system.W), system.features(system.W).T)
+    # the triplets' features c_a − c_b, subtracted row by row: the values of the two feature arrays' difference
+    for triplets in (rows, slice(3, 17)):
+        np.testing.assert_array_equal(system._triplet_features_t(triplets),
+                                      system.features_t(system.U[system.a[triplets]])
+                                      - system.features_t(system.W[system.b[triplets]]))
     full32 = system.gram_subset(D, np.arange(T), np.float32)
     np.testing.assert_allclose(full32, columns, atol=1e-5 * np.abs(columns).max())
     chunk, cache = pair_system._CHUNK, pair_system._FEATURE_CACHE
