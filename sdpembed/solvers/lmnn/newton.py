@@ -123,9 +123,10 @@ def _cho_factor(H: np.ndarray):
         return scipy.linalg.cho_factor(H + ridge * np.eye(H.shape[0]), lower=True, check_finite=False)
 
 
-def _newton_solver(system: PairSystem, D: np.ndarray, K: np.ndarray, *, iterative: bool = True,
-                   hkm: tuple[np.ndarray, np.ndarray] | None = None, tol: float = _PCG_TOL):
-    """A solver of the Newton system [𝒜*D𝒜 + K] v = r of :func:`~sdpembed.solvers.lmnn.hinge_ipm.hinge_ipm`.
+def _newton_solver(system: PairSystem, D: np.ndarray, Minv: np.ndarray, X: np.ndarray, *, iterative: bool = True,
+                   tol: float = _PCG_TOL):
+    """A solver of the Newton system [𝒜*D𝒜 + K] v = r of :func:`~sdpembed.solvers.lmnn.hinge_ipm.hinge_ipm`,
+    K = M⁻¹ ⊛ X the HKM term (``Minv`` = M⁻¹).
 
     Directly (Cholesky of the formed matrix, T·p² flops) when the working set has at most
     ``_PCG_RATIO`` triplets per svec coordinate or several metric blocks. Otherwise by
@@ -144,38 +145,53 @@ def _newton_solver(system: PairSystem, D: np.ndarray, K: np.ndarray, *, iterativ
       triplets away from their margin have D_t → 0 (α_t → 0 with s_t > 0, or α_t → μ with
       ξ_t > 0), so the preconditioned matrix tends to I and PCG needs a few iterations.
 
-    PCG stops at the relative residual ``tol`` (inexact Newton, as in :func:`_matrix_free_solver`: see
-    :func:`newton_step`); if it does not reach it in ``_PCG_MAXITER`` iterations, the full float64 matrix is
-    formed and factored after all.
+    The preconditioner is formed (K included), factored and applied in float32 (:func:`_float32_factor`):
+    its rank-k part is float32 already, and the accuracy of the direction is that of PCG with the exact
+    float64 operator; a float32 factorisation that fails (rounding at a nearly singular K) is redone in
+    float64. PCG stops at the relative residual ``tol`` (inexact Newton, as in :func:`_matrix_free_solver`:
+    see :func:`newton_step`); if it does not reach it in ``_PCG_MAXITER`` iterations, the full float64 matrix
+    is formed and factored after all.
 
-    ``hkm`` = (M⁻¹, X), the factors of K = M⁻¹ ⊛ X: the operator then applies K as
-    svec(sym(M⁻¹ V X)) (4d³ flops on d × d blocks) instead of the p × p matrix-vector product, which
-    reads the whole of K (13 MB at p = 1,275) at every PCG iteration.
+    The operator applies K as svec(sym(M⁻¹ V X)) (4d³ flops on d × d blocks) instead of the p × p
+    matrix-vector product, which reads the whole of K (13 MB at p = 1,275) at every PCG iteration.
     """
-    p = K.shape[0]
+    p = system.svec_dim
     if system.n_blocks != 1 or system.n_triplets <= _PCG_RATIO * p:
-        factor = _cho_factor(system.gram(D) + K)
+        factor = _cho_factor(system.gram(D) + system.skron(Minv, X))
         return lambda r: scipy.linalg.cho_solve(factor, r, check_finite=False)
     rank = _PCG_RATIO * p // 2 if iterative else _PCG_EARLY * p
     top = np.arange(D.size) if rank >= D.size else np.sort(np.argpartition(-D, rank)[:rank])
-    precond = _cho_factor(system.gram_subset(D, top, np.float32) + K)
+    precondition = _float32_factor(system, D, top, Minv, X)
     state: dict = {}
 
     def operator(v: np.ndarray) -> np.ndarray:
         V = system.smat(v)
-        if hkm is None:
-            return system.svec(system.adjoint(D * system.apply(V))) + K @ v
-        return system.svec(system.adjoint(D * system.apply(V)) + symmetric_part(hkm[0] @ V @ hkm[1]))
+        return system.svec(system.adjoint(D * system.apply(V)) + symmetric_part(Minv @ V @ X))
 
     def solve(r: np.ndarray) -> np.ndarray:
         if "factor" not in state:
-            x, ok = pcg(operator, r, lambda z: scipy.linalg.cho_solve(precond, z, check_finite=False), tol=tol)
+            x, ok = pcg(operator, r, precondition, tol=tol)
             if ok:
                 return x
-            state["factor"] = _cho_factor(system.gram(D) + K)
+            state["factor"] = _cho_factor(system.gram(D) + system.skron(Minv, X))
         return scipy.linalg.cho_solve(state["factor"], r, check_finite=False)
 
     return solve
+
+
+def _float32_factor(system: PairSystem, D: np.ndarray, rows: np.ndarray, Minv: np.ndarray,
+                    X: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    """z ↦ H⁻¹z for H = Σ_{t ∈ rows} D_t c_t c_tᵀ + M⁻¹ ⊛ X, H formed, factored and solved in float32 (half the
+    memory traffic of float64 in the factorisation and in every triangular solve of PCG); in float64 if the
+    float32 Cholesky fails."""
+    H = system.gram_subset(D, rows, np.float32, accumulate=np.float32)
+    H += system.skron(Minv.astype(np.float32), X.astype(np.float32))
+    try:
+        factor = scipy.linalg.cho_factor(H, lower=True, check_finite=False)
+    except np.linalg.LinAlgError:
+        factor = _cho_factor(system.gram_subset(D, rows, np.float32) + system.skron(Minv, X))
+        return lambda z: scipy.linalg.cho_solve(factor, z, check_finite=False)
+    return lambda z: scipy.linalg.cho_solve(factor, z.astype(np.float32), check_finite=False).astype(np.float64)
 
 
 def _matrix_free_solver(system: PairSystem, D: np.ndarray, M: np.ndarray, X: np.ndarray, tol: float = _PCG_TOL):
@@ -296,7 +312,7 @@ def newton_step(system: PairSystem, C0: np.ndarray, mu: float, M: np.ndarray, X:
     if system.n_blocks == 1 and system.svec_dim >= _MATRIX_FREE_FROM:
         solve = _matrix_free_solver(system, D, M, X, tol=inexact)
     else:
-        solve = _newton_solver(system, D, system.skron(Minv, X), iterative=iterative, hkm=(Minv, X), tol=inexact)
+        solve = _newton_solver(system, D, Minv, X, iterative=iterative, tol=inexact)
 
     def direction(rX: np.ndarray, ra: np.ndarray, rb: np.ndarray) -> tuple:
         g = R3 - (rb - xi * R2) / beta + ra / alpha

@@ -143,8 +143,24 @@ class PairSystem:
         return out
 
     def _triplet_features_t(self, rows) -> np.ndarray:
-        """svec(u_a u_aᵀ − w_b w_bᵀ) of the triplets ``rows`` (a slice or indices), transposed: (p, |rows|)."""
-        return self.features_t(self.U[self.a[rows]]) - self.features_t(self.W[self.b[rows]])
+        """svec(u_a u_aᵀ − w_b w_bᵀ) of the triplets ``rows`` (a slice or indices), transposed: (p, |rows|).
+
+        :meth:`features_t` of the u and of the w, subtracted one row of the upper triangle at a time into the
+        output (the same products and differences, so the same values, without two (p, |rows|) temporaries)."""
+        U = np.ascontiguousarray(self.U[self.a[rows]].T)
+        W = np.ascontiguousarray(self.W[self.b[rows]].T)
+        d = U.shape[0]
+        out = np.empty((self.svec_dim, U.shape[1]))
+        root2_u, root2_w = U * np.sqrt(2.0), W * np.sqrt(2.0)
+        pos = 0
+        for i in range(d):
+            np.square(U[i], out=out[pos])
+            out[pos] -= np.square(W[i])
+            part = out[pos + 1:pos + d - i]
+            np.multiply(root2_u[i + 1:], U[i], out=part)
+            part -= root2_w[i + 1:] * W[i]
+            pos += d - i
+        return out
 
     def _features_u(self) -> np.ndarray:
         if self._cache_u is None:
@@ -298,13 +314,15 @@ class PairSystem:
         have their own pairs, as after a first-order warm start."""
         return self.gram_subset(D, np.arange(self.n_triplets))
 
-    def gram_subset(self, D: np.ndarray, rows: np.ndarray, dtype: type = np.float64) -> np.ndarray:
+    def gram_subset(self, D: np.ndarray, rows: np.ndarray, dtype: type = np.float64,
+                    accumulate: type = np.float64) -> np.ndarray:
         """Σ_{t ∈ rows} D_t (c_a − c_b)(c_a − c_b)ᵀ of a single block (the preconditioners of
         :mod:`sdpembed.solvers.lmnn.newton`), each chunk's rank-k update in ``dtype`` (float32: half the time,
-        entries to ~1e-7 relative), summed in float64. Every chunk's F Fᵀ is exactly symmetric (numpy hands
-        F @ F.T to BLAS syrk and mirrors the triangle), so their sum is too: no symmetrising pass."""
+        entries to ~1e-7 relative), summed in ``accumulate`` (float32 for a preconditioner factored in float32).
+        Every chunk's F Fᵀ is exactly symmetric (numpy hands F @ F.T to BLAS syrk and mirrors the triangle), so
+        their sum is too: no symmetrising pass."""
         p = self.svec_dim
-        H = np.zeros((p, p))
+        H = np.zeros((p, p), dtype=accumulate)
         if dtype == np.float32 and 4 * self.n_triplets * p <= _FEATURE_CACHE:
             # the float32 features c_a − c_b of every triplet, formed once per working set (the early PCG
             # preconditioners are formed from all triplets at every Newton step; gathering and converting the
@@ -331,7 +349,8 @@ class PairSystem:
 
     def skron(self, G: np.ndarray, K: np.ndarray) -> np.ndarray:
         """G ⊛ K (symmetric Kronecker product) of stacked blocks, block-diagonal (c·p, c·p):
-        the matrix of H ↦ svec((G H K + K H G)/2) in orthonormal svec coordinates.
+        the matrix of H ↦ svec((G H K + K H G)/2) in orthonormal svec coordinates, in the precision of G
+        and K (float32 blocks give a float32 matrix, for a preconditioner).
 
         With E_r = (e_i e_jᵀ + e_j e_iᵀ)/n_r, r = (i, j), and s = (k, l), tr(E_r A E_s B) =
         (A_jk B_li + A_jl B_ki + A_ik B_lj + A_il B_kj)/(n_r n_s); for symmetric G, K the two orders
@@ -341,7 +360,7 @@ class PairSystem:
         """
         p, c = self.svec_dim, self.n_blocks
         f_ji, f_jj, f_ii, scale = _skron_indices(self.dim)
-        out = np.zeros((c * p, c * p)) if c > 1 else None
+        out = np.zeros((c * p, c * p), dtype=np.result_type(G, K)) if c > 1 else None
         for blk in range(c):
             g, k = symmetric_part(G[blk:blk + 1])[0].ravel(), symmetric_part(K[blk:blk + 1])[0].ravel()
             T = np.take(g, f_ji) * np.take(k, f_ji).T

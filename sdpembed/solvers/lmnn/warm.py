@@ -133,7 +133,10 @@ class _FullLoss:
 
     The per-point test is what makes the cache pay: the global test σ_min(L L₀⁻¹)²·θ·r⁰ ≥ r needs a
     reach θ so large that the cache holds several times the pairs, and it still fails at most
-    evaluations.
+    evaluations. Where the per-point test fails (its max e is the largest move of any point), the pairs
+    it cannot clear are few: with σ_p = √(θ·r⁰_p) − √r_p − e_p, a pair is outside both radii at L once
+    σ_a ≥ e_b and σ_b ≥ e_a; the others, up to ``n²/256``, get their distance at L, and the cache holds if
+    none of them is inside a radius without being a cached pair (:meth:`_risky_pairs_outside`).
     """
 
     def __init__(self, X: np.ndarray, y: np.ndarray, targets: np.ndarray, P: np.ndarray, mu: float, *,
@@ -153,7 +156,7 @@ class _FullLoss:
         self.rows = max(1, block_size // n)
         self.eta = 1.0
         self.reach, self.move = float(reach), float(move)
-        self.cache, self.last, self.reused = None, None, 0
+        self.cache, self.last, self.reused, self.reused_pairwise = None, None, 0, 0
 
     def __call__(self, x: np.ndarray) -> tuple[float, np.ndarray]:
         Z, mu, eta, targets = self.Z, self.mu, self.eta, self.targets
@@ -165,7 +168,7 @@ class _FullLoss:
         UL = self.target_dist @ L_dist.T                                         # ‖L u_ij‖², one product
         d_target = np.einsum("ij,ij->i", UL, UL).reshape(n, k)
         radius = 1.0 + d_target.max(axis=1)
-        if self._cache_holds(L, radius):
+        if self._cache_holds(L, radius, ZL):
             self.reused += 1
             order, a, b, indptr = self.cache[:4]                                 # in the order of the reference
         else:
@@ -215,21 +218,60 @@ class _FullLoss:
         loss = (1.0 - mu) * float(np.sum((L @ self.P) * L)) + mu * push
         return loss, (2.0 * L @ (0.5 * (G + G.T))).ravel()
 
-    def _cache_holds(self, L: np.ndarray, radius: np.ndarray) -> bool:
+    def _cache_holds(self, L: np.ndarray, radius: np.ndarray, ZL: np.ndarray) -> bool:
         """Whether the cached pairs hold every pair (a, b) with ‖L(x_a − x_b)‖² < max(r_a, r_b) at L (exact test).
 
         A pair left out at the reference factor L₀ has ‖L₀w‖ ≥ √(θ·max(r⁰_a, r⁰_b)), w = x_a − x_b, θ = ``reach``
         (the float32 test keeps a superset of the pairs inside θ·r⁰). At L, ‖Lw‖ ≥ ‖L₀w‖ − e_a − e_b with
-        e_p = ‖(L − L₀)z_p‖; so if √(θ·r⁰_p) ≥ √r_p + e_p + max e for every point p, then for the point a of the
-        larger radius now ‖Lw‖ ≥ √(θ·r⁰_a) − e_a − e_b ≥ √r_a: the pair is outside both radii.
+        e_p = ‖(L − L₀)z_p‖; so with σ_p = √(θ·r⁰_p) − √r_p − e_p, the pair is outside both radii at L if σ_a ≥ e_b
+        and σ_b ≥ e_a (then √(θ·r⁰_a) − e_a − e_b ≥ √r_a, and so for b). Every pair passes if σ_p ≥ max e for
+        every point p; otherwise the pairs that do not pass are checked at L (:meth:`_risky_pairs_outside`).
         """
         if self.cache is None:
             return False
-        L0, root0 = self.cache[4:]
+        L0, root0 = self.cache[4:6]
         E = self.Z @ (L - L0).T
         e = np.sqrt(np.einsum("ij,ij->i", E, E))
         root = np.sqrt(radius)
-        return bool(np.all(root0 >= root + e + float(e.max()) + 1e-9 * root))
+        sigma = root0 - root - e - 1e-9 * root
+        if bool(np.all(sigma >= float(e.max()))):
+            return True
+        if self._risky_pairs_outside(ZL, radius, e, sigma):
+            self.reused_pairwise += 1
+            return True
+        return False
+
+    def _risky_pairs_outside(self, ZL: np.ndarray, radius: np.ndarray, e: np.ndarray, sigma: np.ndarray) -> bool:
+        """Whether every pair (a, b) of different labels with e_b > σ_a (:meth:`_cache_holds`) that is inside
+        max(r_a, r_b) at L is a cached pair; False without forming any if there are more than n²/256 of them (a scan
+        then costs less). Their distances are formed from the mapped points ``ZL`` in the evaluation's precision,
+        with a relative margin of 10⁻⁵ above their rounding (a pair that close counts as inside)."""
+        n = e.size
+        by_move = np.argsort(e)
+        first = np.searchsorted(e[by_move], sigma, side="right")       # b = by_move[first_a:] have e_b > σ_a
+        count = n - first
+        total = int(count.sum())
+        if total > n * n // 256:
+            return False
+        a = np.repeat(np.arange(n), count)
+        b = by_move[np.arange(total) - np.repeat(np.cumsum(count) - count - first, count)]
+        other = self.labels[a] != self.labels[b]
+        a, b = a[other], b[other]
+        diff = ZL[a]
+        diff -= ZL[b]
+        inside = np.einsum("ij,ij->i", diff, diff) < (1.0 + 1e-5) * np.maximum(radius[a], radius[b])
+        if not inside.any():
+            return True
+        # the cached pairs (a', b'), a' < b' in the reference order, are listed by a' and then b' (the scan's
+        # row-major order): their keys a'·n + b' are sorted
+        order, ca, cb = self.cache[:3]
+        rank = np.empty(n, dtype=np.int64)
+        rank[order] = np.arange(n)
+        ra, rb = rank[a[inside]], rank[b[inside]]
+        query = np.minimum(ra, rb) * n + np.maximum(ra, rb)
+        keys = ca.astype(np.int64) * n + cb
+        pos = np.minimum(np.searchsorted(keys, query), keys.size - 1)
+        return bool(keys.size) and bool(np.all(keys[pos] == query))
 
     def _candidates(self, ZL: np.ndarray, radius: np.ndarray,
                     reach: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -242,6 +242,11 @@ def test_newton_matrix_through_triplets_equals_through_pairs():
     np.testing.assert_allclose(part + system.gram_subset(D, np.flatnonzero(rest)), columns, atol=1e-10)
     # transposed features: the same values as the row layout; the float32 preconditioner's matrix to float32 accuracy
     np.testing.assert_array_equal(system.features_t(system.W), system.features(system.W).T)
+    # the triplets' features c_a − c_b, subtracted row by row: the values of the two feature arrays' difference
+    for triplets in (rows, slice(3, 17)):
+        np.testing.assert_array_equal(system._triplet_features_t(triplets),
+                                      system.features_t(system.U[system.a[triplets]])
+                                      - system.features_t(system.W[system.b[triplets]]))
     full32 = system.gram_subset(D, np.arange(T), np.float32)
     np.testing.assert_allclose(full32, columns, atol=1e-5 * np.abs(columns).max())
     chunk, cache = pair_system._CHUNK, pair_system._FEATURE_CACHE
@@ -765,6 +770,76 @@ def test_first_order_candidate_cache_is_exact(name, instances):
     assert 5 <= sum(reused) < 40 and full.reused == 0
 
 
+@pytest.mark.parametrize("name", ["wine", "gauss"])
+def test_first_order_cache_test_is_sound(name, instances):
+    """The cached candidate pairs are declared to hold at L only when every pair of different labels inside
+    max(r_a, r_b) at L is a cached pair (brute force over all pairs), for moves of many sizes from the cache's
+    reference factor; the pairwise check of the pairs the per-point test cannot clear decides some of them."""
+    from sdpembed.solvers.lmnn.warm import _FullLoss
+    inst = instances[name]
+    d, n = inst.dim, inst.n_points
+    rng = np.random.default_rng(3)
+    loss = _FullLoss(inst.X, inst.y, inst.targets, np.asarray(inst.pull_matrix), inst.mu, block_size=37, reach=1.3,
+                     move=0.05)
+    L = np.eye(d) + 0.3 * rng.standard_normal((d, d))
+    loss(L.ravel())
+    loss((1.001 * L).ravel())                                  # a small step: the cache is built at 1.001 L
+    order, a, b = loss.cache[:3]
+    cached = set(zip(np.minimum(order[a], order[b]).tolist(), np.maximum(order[a], order[b]).tolist(), strict=True))
+    i, j = np.triu_indices(n, 1)
+    other = loss.labels[i] != loss.labels[j]
+    i, j = i[other], j[other]
+    verdicts = []
+    for scale in np.geomspace(1e-4, 0.3, 80):
+        L_new = 1.001 * L + scale * rng.standard_normal((d, d)) * np.linalg.norm(L) / d
+        ZL = loss.Z @ L_new.T
+        UL = loss.target_diffs @ L_new.T
+        radius = 1.0 + np.einsum("ij,ij->i", UL, UL).reshape(n, -1).max(axis=1)
+        pairwise = loss.reused_pairwise
+        holds = loss._cache_holds(L_new, radius, ZL)
+        D = np.einsum("ij,ij->i", ZL[i] - ZL[j], ZL[i] - ZL[j])
+        inside = D < np.maximum(radius[i], radius[j])
+        truth = all((p, q) in cached for p, q in zip(i[inside].tolist(), j[inside].tolist(), strict=True))
+        assert truth or not holds
+        verdicts.append("pairwise" if loss.reused_pairwise > pairwise else "per point" if holds else "no")
+    assert {"pairwise", "per point", "no"} <= set(verdicts)
+
+
+def test_first_order_pairwise_check_finds_an_uncached_pair_inside(instances):
+    """The pairwise check of the cache test: with the pairs it must check set through the moves e and slacks σ
+    (pairs with e_b > σ_a), it fails exactly when one of them is inside max(r_a, r_b) at L and not cached."""
+    from sdpembed.solvers.lmnn.warm import _FullLoss
+    inst = instances["gauss"]
+    d, n = inst.dim, inst.n_points
+    rng = np.random.default_rng(4)
+    loss = _FullLoss(inst.X, inst.y, inst.targets, np.asarray(inst.pull_matrix), inst.mu, reach=1.1, move=0.05)
+    L = np.eye(d) + 0.3 * rng.standard_normal((d, d))
+    loss(L.ravel())
+    loss((1.001 * L).ravel())
+    order, a, b = loss.cache[:3]
+    cached = set(zip(np.minimum(order[a], order[b]).tolist(), np.maximum(order[a], order[b]).tolist(), strict=True))
+    ZL = loss.Z @ (0.5 * L).T                                    # distances shrink 4x, radii less: pairs enter
+    UL = loss.target_diffs @ (0.5 * L).T
+    radius = 1.0 + np.einsum("ij,ij->i", UL, UL).reshape(n, -1).max(axis=1)
+    i, j = np.triu_indices(n, 1)
+    D = np.einsum("ij,ij->i", ZL[i] - ZL[j], ZL[i] - ZL[j])
+    inside = (D < np.maximum(radius[i], radius[j])) & (loss.labels[i] != loss.labels[j])
+    uncached = [(p, q) for p, q in zip(i[inside].tolist(), j[inside].tolist(), strict=True) if (p, q) not in cached]
+    outside = np.flatnonzero(~inside & (loss.labels[i] != loss.labels[j]))
+    assert uncached and outside.size
+
+    def check(p, q):                                              # only the pair (p, q) has e_q > σ_p
+        e, sigma = np.zeros(n), np.full(n, 2.0)
+        e[q], sigma[p] = 1.0, 0.5
+        return loss._risky_pairs_outside(ZL, radius, e, sigma)
+
+    p, q = uncached[0]
+    assert not check(p, q) and not check(q, p)
+    assert check(i[outside[0]], j[outside[0]])
+    e, sigma = np.zeros(n), np.full(n, 2.0)
+    assert loss._risky_pairs_outside(ZL, radius, e, sigma)       # no pair to check
+
+
 def test_first_order_warm_start_is_near_the_optimum(instances, optima):
     from sdpembed.solvers.lmnn.warm import warm_start_metric
     inst = instances["wine"]
@@ -893,6 +968,37 @@ def _counting_pcg(newton, counts):
         counts.append(used[0])
         return out
     return pcg, counted
+
+
+def test_float32_preconditioner_inverts_its_matrix_and_falls_back_to_float64(instances, monkeypatch):
+    """The PCG preconditioner of the formed path is H = Σ_{t ∈ rows} D_t c_t c_tᵀ + M⁻¹ ⊛ X formed, factored and
+    applied in float32: its solves agree with a float64 solve of H to float32 accuracy, and come back in
+    float64. If the float32 Cholesky fails, the matrix is factored in float64 (the float64 solve itself)."""
+    import scipy.linalg
+
+    import sdpembed.solvers.lmnn.newton as newton
+    system, D, M, X, r = _random_newton_system(instances["wine"])
+    Minv = np.linalg.inv(M)
+    rows = np.sort(np.argpartition(-D, system.svec_dim)[:system.svec_dim])
+    H = system.gram_subset(D, rows) + system.skron(Minv, X)
+    exact = scipy.linalg.solve(H, r, assume_a="pos")
+    solve = newton._float32_factor(system, D, rows, Minv, X)
+    z = solve(r)
+    assert z.dtype == np.float64
+    assert np.linalg.norm(z - exact) <= 1e-4 * np.linalg.norm(exact)
+    assert np.linalg.norm(z - exact) > 1e-12 * np.linalg.norm(exact)        # rounded in float32, not float64
+    factor, factored = scipy.linalg.cho_factor, []
+
+    def float64_only(A, **options):
+        factored.append(A.dtype)
+        if A.dtype == np.float32:
+            raise np.linalg.LinAlgError("not positive definite")
+        return factor(A, **options)
+
+    monkeypatch.setattr(scipy.linalg, "cho_factor", float64_only)
+    z = newton._float32_factor(system, D, rows, Minv, X)(r)
+    assert factored == [np.float32, np.float64] and z.dtype == np.float64
+    np.testing.assert_allclose(z, exact, rtol=1e-5, atol=1e-5 * np.abs(exact).max())   # the float32 rank-k part
 
 
 def test_matrix_free_preconditioner_is_exact_when_it_holds_every_triplet(instances):
@@ -1162,11 +1268,11 @@ def test_early_preconditioner_holds_the_triplets_of_largest_weight(instances, mo
     assert T > newton._PCG_RATIO * p
     sizes, gram_subset = [], system.gram_subset
 
-    def recorded(D, rows, dtype=np.float64):
+    def recorded(D, rows, dtype=np.float64, **options):
         if dtype == np.float32:
             sizes.append(rows.size)
             assert np.all(D[rows].min() >= np.delete(D, rows).max())      # the rows of largest weight
-        return gram_subset(D, rows, dtype)
+        return gram_subset(D, rows, dtype, **options)
 
     monkeypatch.setattr(system, "gram_subset", recorded)
     out = hinge_ipm(system, C0, inst.mu)
