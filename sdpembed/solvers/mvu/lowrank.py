@@ -56,7 +56,10 @@ eigenvalue means r is too small or Y a saddle, and its eigenvectors are appended
 columns (the rank increase) — for slack and min_trace σ is lowered, so that they can grow out of
 the saddle; for equality and inequality it is kept, as lowering it undoes the feasibility
 reached and the Newton steps grow the new columns along the negative curvature at any σ; the
-same test runs when the residual stalls at the penalty's cap; otherwise y is handed to
+same test runs when the residual stalls at the penalty's cap (a local minimiser of the violation at
+this rank, where every outer iteration has added σ·g to y: the multipliers then restart from those of the
+last penalty at most the lowered one, so that the solve continues from the padded current point);
+otherwise y is handed to
 :func:`~sdpembed.problems.mvu.dual_bound`, which repairs its small infeasibility and *proves*
 the bound. The status is ``optimal`` only when that proved bound is within ``gap_tol`` of the
 returned K's objective and the residual within ``feas_tol``.
@@ -525,7 +528,7 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
     a += D
     Y *= np.sqrt(np.min(D[a > 0] / a[a > 0]))
 
-    y = np.zeros(E)
+    y = y_soft = np.zeros(E)
     trace0 = float(np.sum(Y * Y))
     # the maximisation variants' multipliers are of the order of 1/λ₂ (the strict dual point (2c/λ₂)·1,
     # _laplacian_lambda2): a penalty ten times that stretches the edges by about a tenth of D at the
@@ -597,6 +600,11 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
                     # a soft penalty lets the new columns grow out of the saddle; with the scaled penalty
                     # it is kept, as lowering it undoes the feasibility reached
                     sigma = min(sigma, sigma_start)
+                    if stalled:
+                        # at the cap every outer iteration added σ·g to y: restart from the multipliers of the
+                        # last soft penalty, which the padded point nearly minimises (with the inflated ones the
+                        # next solve left for a point at violation 13.8)
+                        y = y_soft
             elif stalled:
                 status, message = "inaccurate", (f"the augmented Lagrangian stalled at violation {violation:.2e} "
                                                  f"with a dual slack that is PSD (penalty {sigma:.1e})")
@@ -647,6 +655,8 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
         if violation > fall * previous_violation and converged and sigma < sigma_cap:
             sigma *= 10.0                      # a penalty the inner solve cannot meet only ruins its conditioning
         previous_violation = violation
+        if sigma <= sigma_start:
+            y_soft = y
         inner_tol = max(1e-10, min(inner_tol, 0.1 * violation))
         grown = grown or added > 0
         if newton and violation <= prune_below and not grown:
