@@ -56,10 +56,15 @@ eigenvalue means r is too small or Y a saddle, and its eigenvectors are appended
 columns (the rank increase) — for slack and min_trace σ is lowered, so that they can grow out of
 the saddle; for equality and inequality it is kept, as lowering it undoes the feasibility
 reached and the Newton steps grow the new columns along the negative curvature at any σ; the
-same test runs when the residual stalls at the penalty's cap; otherwise y is handed to
+same test runs when the residual stalls at the penalty's cap (a local minimiser of the violation at
+this rank, where every outer iteration has added σ·g to y: the multipliers then restart from those of the
+last penalty at most the lowered one, so that the solve continues from the padded current point);
+otherwise y is handed to
 :func:`~sdpembed.problems.mvu.dual_bound`, which repairs its small infeasibility and *proves*
 the bound. The status is ``optimal`` only when that proved bound is within ``gap_tol`` of the
-returned K's objective and the residual within ``feas_tol``.
+returned K's objective and the residual within ``feas_tol`` — except for the slack variant, which has
+no edge constraints: every K = YYᵀ is feasible, its residual measures only the multipliers, and the
+bound is tried at every Newton iteration, its proved gap alone certifying K.
 
 What the gap means: the augmented Lagrangian meets the edge constraints only approximately, and
 a K that stretches an edge a little can have an objective *above* the optimum — the negative
@@ -82,15 +87,16 @@ gap that more iterations do not shrink; a ``gap_tol`` above the margin certifies
 Where it does not converge: the slack variant with ω near 1 (ω = 0.987 and 0.995 on the 1,000-point
 swiss roll of BENCHMARKS.md, "Exact MVU at scale"; the 200-point roll certifies at both) ends
 ``max_iterations``. Its Newton phase takes ``max_inner`` steps at most outer iterations without
-meeting its tolerance, about half of them cut by the line search (given longer, the certified gap
-falls below 1e-5 while the residual stalls above ``feas_tol``: σ waits for an inner solve that
-does not converge) — also at
-σ = 100, and also where no edge changes sides of the box between steps and full steps of the
-exact generalised Hessian are taken, so not for the kinks of Π_𝒴 (at ω = 0.995 almost every edge
-is inside the box, as in the equality variant), and f's gradient falls only slowly — so σ is not
-raised and the residual (y⁺ − y)/σ falls slowly too; near the least valid ω the factor is also
-nearly rank one. The registry keeps the interior point as the slack variant's default at every
-size.
+meeting its tolerance, about half of them cut by the line search — also at σ = 100, and also where
+no edge changes sides of the box between steps and full steps of the exact generalised Hessian are
+taken (solved to a relative residual of 1e-14, and lowering f by half the model's slope, as a
+quadratic would), so neither the kinks of Π_𝒴 nor the linear algebra: f's gradient falls only
+slowly along a flat valley of the factor (its singular values beyond the second are 1e-2 of the
+first and the dual slack's least eigenvalues 1e-6 – 1e-4, also with 16 columns) — so σ is not
+raised and the residual (y⁺ − y)/σ and the proved gap fall slowly too (the gap to about 3e-3 in
+60 s of CPU time at ω = 0.995); fewer Newton steps per outer iteration advance K faster but leave
+multipliers that are not dual feasible. Near the least valid ω the factor is also nearly rank one. The
+registry keeps the interior point as the slack variant's default at every size.
 
 The start is classical scaling of the graph's shortest-path distances (an unfolded guess, as in
 Isomap) for the maximisation variants and a small random Y for min_trace, whose optimum folds
@@ -269,7 +275,8 @@ def solve_mvu_lowrank(
     SolveResult
         ``solution`` is K = YYᵀ (n × n, PSD and centred by construction); ``dual_bound`` an
         upper bound on the optimum; ``extra`` holds the proved dual-feasible multipliers ``y``
-        of the edge constraints, the factor ``Y`` and the final ``rank``.
+        of the edge constraints, the factor ``Y``, the final ``rank`` and the ``residual``
+        (y⁺ − y)/σ of the last outer iteration (with the violation for equality and inequality).
     """
     limit = (1 if instance.n < 300 else None) if blas_threads == -1 else blas_threads
     with threadpool_limits(limits=limit, user_api="blas"):
@@ -483,7 +490,7 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
         over = (a > D) & (D > 0)
         return float(np.sqrt(np.min(D[over] / a[over]))) if np.any(over) else 1.0
 
-    def result(Y, status, message, bound, y_feas, iteration):
+    def result(Y, status, message, bound, y_feas, iteration, residual=float("nan")):
         Y = Y * feasible_scale(Y)
         K = tau * (Y @ Y.T)
         objective = instance.objective(K)
@@ -492,7 +499,7 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
             instance.problem, instance.variable, K, objective, bound, sense="max", rgap=rgap, status=status,
             message=message, method="lowrank", solver="mvu_lowrank", max_violation=float(instance.max_violation(K)),
             iterations=iteration, start=t0, history={k: np.asarray(v) for k, v in hist.items()},
-            extra={"y": y_feas, "Y": np.sqrt(tau) * Y, "rank": Y.shape[1]},
+            extra={"y": y_feas, "Y": np.sqrt(tau) * Y, "rank": Y.shape[1], "residual": residual},
         )
 
     if variant == "slack" and omega * algebraic_connectivity(n, edges) < c:
@@ -525,7 +532,7 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
     a += D
     Y *= np.sqrt(np.min(D[a > 0] / a[a > 0]))
 
-    y = np.zeros(E)
+    y = y_soft = np.zeros(E)
     trace0 = float(np.sum(Y * Y))
     # the maximisation variants' multipliers are of the order of 1/λ₂ (the strict dual point (2c/λ₂)·1,
     # _laplacian_lambda2): a penalty ten times that stretches the edges by about a tenth of D at the
@@ -580,7 +587,11 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
         # stalled: the penalty is at its cap and the residual does not fall — a local minimiser of the
         # violation at this rank, which the dual slack's negative eigenvectors lead out of
         stalled = sigma >= sigma_cap and violation > 0.25 * previous_violation
-        if violation <= 10 * feas_tol or stalled:
+        rank_test = violation <= 10 * feas_tol or stalled
+        # the slack variant's K is feasible at any residual, so its proved gap alone certifies it: the bound is
+        # tried at every Newton iteration (the residual, which measures the multipliers, can lag far behind)
+        certify = rank_test or (variant == "slack" and newton)
+        if rank_test:
             # the dual slack on 1⊥ (1 moved to the eigenvalue 1): negative eigenvectors raise the rank
             try:
                 w, U = _least_slack(B, Bt, y, c, min(3, n - 1))
@@ -597,35 +608,44 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
                     # a soft penalty lets the new columns grow out of the saddle; with the scaled penalty
                     # it is kept, as lowering it undoes the feasibility reached
                     sigma = min(sigma, sigma_start)
+                    if stalled:
+                        # at the cap every outer iteration added σ·g to y: restart from the multipliers of the
+                        # last soft penalty, which the padded point nearly minimises (with the inflated ones the
+                        # next solve left for a point at violation 13.8)
+                        y = y_soft
+                certify = False
             elif stalled:
                 status, message = "inaccurate", (f"the augmented Lagrangian stalled at violation {violation:.2e} "
                                                  f"with a dual slack that is PSD (penalty {sigma:.1e})")
                 break
-            else:
-                bound_t, y_feas = dual_bound(instance, y)
-                bound = bound_t
-                # the gap of the K that would be returned (shrunk to feasibility for the inequality variant)
-                returned = tau * objective * feasible_scale(Y) ** 2
-                rgap = relative_gap(bound_t, returned)
-                if bound_t < best_bound:
-                    best_bound, best_y = bound_t, y_feas
-                best_gap = relative_gap(best_bound, returned)
-                if violation <= feas_tol and abs(best_gap) <= gap_tol:
-                    status = "optimal"
-                    rgap = best_gap
-                    message = (f"violation {violation:.2e} <= {feas_tol:g}, certified relative gap {rgap:.2e} "
-                               f"<= {gap_tol:g}")
-                    best_Y = Y
-                    break
-                margin = proof_margin(instance, y)
-                if violation <= feas_tol and margin > 0.5 * gap_tol and best_gap <= 4.0 * margin:
-                    # the gap left is the proof's own rounding margin, which more iterations do not shrink
-                    status, message = "inaccurate", (
-                        f"certified relative gap {best_gap:.2e} > gap_tol = {gap_tol:g}: at n = {n} the rounding "
-                        f"margin of the proof alone is {margin:.1e} of the bound (problems.mvu.proof_margin); a "
-                        "gap_tol above it certifies")
-                    best_Y = Y
-                    break
+        if certify:
+            # the residual a certificate needs: none for the slack variant (no edge constraints)
+            met = violation <= feas_tol or variant == "slack"
+            bound_t, y_feas = dual_bound(instance, y)
+            bound = bound_t
+            # the gap of the K that would be returned (shrunk to feasibility for the inequality variant)
+            returned = tau * objective * feasible_scale(Y) ** 2
+            rgap = relative_gap(bound_t, returned)
+            if bound_t < best_bound:
+                best_bound, best_y = bound_t, y_feas
+            best_gap = relative_gap(best_bound, returned)
+            if met and abs(best_gap) <= gap_tol:
+                status = "optimal"
+                rgap = best_gap
+                message = (f"{'residual' if variant == 'slack' else 'violation'} {violation:.2e}"
+                           f"{'' if variant == 'slack' else f' <= {feas_tol:g}'}, certified relative gap "
+                           f"{rgap:.2e} <= {gap_tol:g}")
+                best_Y = Y
+                break
+            margin = proof_margin(instance, y)
+            if met and margin > 0.5 * gap_tol and best_gap <= 4.0 * margin:
+                # the gap left is the proof's own rounding margin, which more iterations do not shrink
+                status, message = "inaccurate", (
+                    f"certified relative gap {best_gap:.2e} > gap_tol = {gap_tol:g}: at n = {n} the rounding "
+                    f"margin of the proof alone is {margin:.1e} of the bound (problems.mvu.proof_margin); a "
+                    "gap_tol above it certifies")
+                best_Y = Y
+                break
         score = violation / feas_tol
         if score < best_score:
             best_score, best_Y = score, Y.copy()
@@ -647,6 +667,8 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
         if violation > fall * previous_violation and converged and sigma < sigma_cap:
             sigma *= 10.0                      # a penalty the inner solve cannot meet only ruins its conditioning
         previous_violation = violation
+        if sigma <= sigma_start:
+            y_soft = y
         inner_tol = max(1e-10, min(inner_tol, 0.1 * violation))
         grown = grown or added > 0
         if newton and violation <= prune_below and not grown:
@@ -663,4 +685,4 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
     if status != "optimal":
         Y = best_Y
         message += " (returning the iterate closest to the tolerances)"
-    return result(Y, status, message, best_bound, best_y, iteration)
+    return result(Y, status, message, best_bound, best_y, iteration, violation)
