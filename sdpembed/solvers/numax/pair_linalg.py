@@ -208,37 +208,42 @@ class PartialShrink:
         return w[w > threshold], V[:, w > threshold]
 
     def _ritz(self, M: ImplicitMatrix, threshold: float, tol: float) -> tuple[np.ndarray, np.ndarray] | None:
-        """Rayleigh–Ritz on the carried block B expanded by its residual directions, repeated
-        (at most three expansions) until every Ritz pair above ``threshold`` has converged;
-        None: use a full solve.
+        """Rayleigh–Ritz on the carried block B (m columns), then on it expanded by residual
+        directions, repeated (at most three expansions) until every Ritz pair above ``threshold``
+        has converged; None: use a full solve.
 
-        The Ritz residuals of B itself span (I − BBᵀ)MB, which needs no eigensolve of the block:
-        the first expansion is made from it directly (the carried block alone is almost never
-        accurate enough — it is the previous iteration's)."""
+        The Ritz pairs (θ, BZ) of B cost no product with M beyond MB, and their residuals
+        MBZ − BZθ span (I − BBᵀ)MB. The carried block alone is never accepted (it is the previous
+        iteration's); each expansion takes the residuals of the unconverged Ritz pairs above the
+        threshold only — the ones the shrinkage uses, typically the rank of P out of the m — and
+        all m residuals when none is (where an eigenvalue rising above the threshold from outside
+        the block would show). The m largest Ritz pairs of the expanded block are kept. The block
+        must hold every eigenvalue above the threshold: when all m Ritz values lie above it, it is
+        too small."""
         m = self.block.shape[1]
         basis = self.block.astype(np.float32) if self.single else self.block
         image = M.apply(basis)
-        directions = image - basis @ (basis.T @ image)
+        theta, U, Y = _rayleigh_ritz(basis, image, m)
         for _ in range(3):                          # at most three expansions
-            Q = orthonormal_complement(directions, basis)
-            basis, image = np.hstack([basis, Q]), np.hstack([image, M.apply(Q)])
-            H = basis.T @ image
-            theta, Z = np.linalg.eigh(0.5 * (H + H.T))
-            theta, Z = theta[-m:], Z[:, -m:]
-            U, Y = basis @ Z, image @ Z
+            R = Y - U * theta
+            unconverged = self._unconverged(theta, R, threshold, tol)
+            Q = orthonormal_complement(R[:, unconverged] if np.any(unconverged) else R, U)
+            theta, U, Y = _rayleigh_ritz(np.hstack([U, Q]), np.hstack([Y, M.apply(Q)]), m)
             if theta[0] >= threshold:                  # the block is too small to hold every eigenvalue above
                 return None
-            R = Y - U * theta
             above = theta > threshold
-            scale = max(float(np.max(np.abs(theta))), threshold, 1e-300)
-            unconverged = above & (np.linalg.norm(R, axis=0) > tol * scale)
-            if not np.any(unconverged):
+            if not np.any(self._unconverged(theta, Y - U * theta, threshold, tol)):
                 self.block = U.astype(np.float64, copy=False)
                 self.partial_count += 1
                 self.since_full += 1
                 return theta[above].astype(np.float64, copy=False), self.block[:, above]
-            basis, image, directions = U, Y, R
         return None
+
+    @staticmethod
+    def _unconverged(theta: np.ndarray, residuals: np.ndarray, threshold: float, tol: float) -> np.ndarray:
+        """Which Ritz pairs lie above ``threshold`` with a residual above ``tol``·max(|θ|, threshold)."""
+        scale = max(float(np.max(np.abs(theta))), threshold, 1e-300)
+        return (theta > threshold) & (np.linalg.norm(residuals, axis=0) > tol * scale)
 
     def __call__(self, M: ImplicitMatrix, threshold: float, accuracy: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
         """(eigenvalues above ``threshold``, their eigenvectors) of M; Ritz residuals below
@@ -352,6 +357,15 @@ class LeastSquaresSteps:
                          else extend_gram(self.op, None, np.float64))
             self.cholesky = self._factorise(False)
             self.next_switch = iteration + self.period
+
+
+def _rayleigh_ritz(basis: np.ndarray, image: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The m largest Ritz values θ of M on the orthonormal ``basis`` (``image`` = M·basis), their Ritz
+    vectors U = basis·Z and images MU = image·Z (no further product with M)."""
+    H = basis.T @ image
+    theta, Z = np.linalg.eigh(0.5 * (H + H.T))
+    theta, Z = theta[-m:], Z[:, -m:]
+    return theta, basis @ Z, image @ Z
 
 
 def orthonormal_complement(directions: np.ndarray, basis: np.ndarray) -> np.ndarray:

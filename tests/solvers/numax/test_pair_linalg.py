@@ -86,6 +86,30 @@ def test_partial_shrink_finds_the_eigenpairs_above_the_threshold(single):
 
 
 @pytest.mark.parametrize("single", [False, True])
+def test_partial_shrink_expands_by_the_unconverged_pairs_above_the_threshold(single):
+    # the expansion takes the residuals of the Ritz pairs the shrinkage uses that have not converged
+    # (at most the five above the threshold), not those of the whole block of five plus the margin
+    op, geometry, rng, u = _shrink_problem(4)
+    shrink = PartialShrink(op.dim, eig_tol=1e-6, refresh_every=50, margin=6, single=single)
+    widths = []
+
+    class Counted(ImplicitMatrix):
+        def apply(self, X):
+            widths.append(X.shape[1])
+            return super().apply(X)
+
+    for _ in range(3):
+        u = u + 1e-3 * np.abs(rng.standard_normal(u.size))
+        M = Counted(geometry, None, None, 0.0, None, 0.0, None, u)
+        exact = np.linalg.eigvalsh(M.dense())
+        widths.clear()
+        theta, vectors = shrink(M, 0.5 * (exact[-5] + exact[-6]))
+        _assert_top_five(M, exact, theta, vectors, single)
+    assert shrink.partial_count == 2 and shrink.block.shape[1] == 11
+    assert widths[0] == 11 and len(widths) >= 2 and max(widths[1:]) <= 5
+
+
+@pytest.mark.parametrize("single", [False, True])
 def test_partial_shrink_started_from_a_carried_block_needs_no_full_solve(single):
     # column generation carries the Ritz block of one restricted problem to the next: a new
     # PartialShrink started from it finds the eigenpairs above the threshold without a full solve
