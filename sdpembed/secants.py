@@ -16,6 +16,8 @@ References
 .. [1] C. Hegde, A. C. Sankaranarayanan, W. Yin and R. G. Baraniuk, "NuMax: A convex approach for
    learning near-isometric linear embeddings", IEEE Transactions on Signal Processing 63(22),
    6109–6121, 2015. Implemented here: the secant set (1).
+.. [2] N. J. Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., SIAM, 2002, §3.1: the
+   worst-case rounding bounds (:func:`gamma`, :func:`gram_distance_error`).
 """
 
 from __future__ import annotations
@@ -253,10 +255,15 @@ def iter_secant_quadratic_forms(
 
         vᵀ P v = (G_ii + G_jj − 2 G_ij) / (H_ii + H_jj − 2 H_ij),
 
-    which costs O(n·N) per row instead of O(N²) per pair. The subtraction loses about
-    ε·(H_ii + H_jj)/‖x_i − x_j‖² in relative accuracy, so a pair whose squared distance is
-    below ``cancellation_rtol``·(‖x_i‖² + ‖x_j‖²) is computed from its difference instead; the
-    others are accurate to about 1e4·ε relative (rounding of the Gram entries, all O(‖x‖²‖P‖)).
+    which costs O(n·N) per row instead of O(N²) per pair. The subtraction loses up to
+    2γ_{N+2}·(H_ii + H_jj)/‖x_i − x_j‖² in relative accuracy (:func:`gram_distance_error`, worst
+    case), so a pair whose squared distance is below ``cancellation_rtol``·(‖x_i‖² + ‖x_j‖²) is
+    computed from its difference instead: the others' denominators are within 2γ_{N+6}/(1 − γ_N)
+    / ``cancellation_rtol`` relative (1.8·10⁻⁹ for N = 784 at the default), their numerators within
+    γ_{2N+2}·(|x_i| + |x_j|)ᵀ|P|(|x_i| + |x_j|) absolute (each term x_ak P_kl x_bl passes through the
+    N roundings of XP, the N of its product with a row and the 2 of the sum: Higham's Lemma 3.1, see
+    :func:`gamma`). These are values, accurate to those bounds, not bounds themselves; the all-pairs
+    scan (:mod:`sdpembed.solvers.numax.pair_scan`) bounds every pair's rounding.
 
     Parameters
     ----------
