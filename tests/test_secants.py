@@ -164,3 +164,35 @@ def test_point_form_max_violation_on_points_whose_squares_under_or_overflow(scal
     assert forms.size == pair_count(12)
     np.testing.assert_allclose(forms, np.einsum("ij,ij->i", V @ P, V), rtol=1e-13)
     assert violation == pytest.approx(reference, abs=1e-13) and reference > 0.48
+
+
+def test_gamma_is_higham_s_constant_in_the_precision_asked():
+    """γ_n = nu/(1 − nu) with u = 2^-53 for doubles and 2^-24 for singles, inf once nu ≥ 1."""
+    from fractions import Fraction
+
+    from sdpembed.secants import gamma
+
+    for n, dtype, u in ((1, np.float64, Fraction(1, 2**53)), (4096, np.float64, Fraction(1, 2**53)),
+                        (784, np.float32, Fraction(1, 2**24))):
+        assert gamma(n, dtype) == pytest.approx(float(n * u / (1 - n * u)), rel=1e-15)
+    assert gamma(2**24, np.float32) == np.inf
+    assert gamma(100, np.float32) > 1e8 * gamma(100)
+
+
+def test_gram_distance_error_bounds_float32_distances():
+    """The bound in float32 holds for distances computed in float32 (the rounding of the precision the
+    products are actually computed in), against exact rational arithmetic."""
+    from fractions import Fraction
+
+    from sdpembed.secants import gram_distance_error
+
+    rng = np.random.default_rng(3)
+    X = (1e3 + rng.standard_normal((6, 2048))).astype(np.float32)
+    norms2 = np.einsum("ij,ij->i", X, X)
+    gram = X @ X.T
+    for i in range(6):
+        for j in range(i + 1, 6):
+            computed = (norms2[i] + norms2[j]) - np.float32(2.0) * gram[i, j]
+            exact = sum((Fraction(float(a)) - Fraction(float(b))) ** 2 for a, b in zip(X[i], X[j], strict=True))
+            assert abs(Fraction(float(computed)) - exact) <= gram_distance_error(
+                float(norms2[i]), float(norms2[j]), X.shape[1], np.float32)

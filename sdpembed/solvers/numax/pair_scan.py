@@ -5,7 +5,8 @@ and of the rank adjustment of Luo et al. (:mod:`sdpembed.solvers.near_isometric.
 No secant is materialised: with Ψ the factor of P (P = ΨᵀΨ) and Y = XΨᵀ,
 v_ijᵀPv_ij = ‖y_i − y_j‖² / ‖x_i − x_j‖², both squared distances read off Gram matrices, rows
 taken in blocks against all later rows (:class:`PairDistances` keeps the P-independent part
-across scans). Squared distances from Gram matrices lose ε·(‖x_i‖² + ‖x_j‖²) to cancellation;
+across scans). Squared distances from Gram matrices lose up to 2γ_{N+2}·(‖x_i‖² + ‖x_j‖²) to
+cancellation (a worst-case bound, :func:`~sdpembed.secants.gram_distance_error`);
 every pair whose violation could exceed the tolerance within that error is recomputed from its
 explicit difference (:func:`pair_values`, :func:`factor_values`), so the scan is exact to
 rounding. A screen over each block's rectangle of ratios, with one rounding bound for all its pairs
@@ -32,7 +33,7 @@ import numpy as np
 
 from ..._memory import GIB, physical_memory
 from ..._validate import as_matrix
-from ...secants import linear_index_of_pairs, pair_count, scaled_differences
+from ...secants import gamma, gram_distance_error, linear_index_of_pairs, pair_count, scaled_differences
 
 __all__ = [
     "PairBounds",
@@ -246,22 +247,28 @@ def block_pairs(start: int, stop: int, n: int) -> tuple[np.ndarray, ...]:
 
 
 def _rounding_bound(X: np.ndarray, norms2: np.ndarray, i: np.ndarray, j: np.ndarray) -> np.ndarray:
-    """Bounds on the rounding of Gram-based squared distances: absolute errors of about
-    ε·(‖x_i‖² + ‖x_j‖²)·√dim."""
-    return 8.0 * np.finfo(float).eps * (norms2[i] + norms2[j]) * X.shape[1] ** 0.5
+    """Worst-case bounds on the rounding of Gram-based squared distances, 2γ_{dim+2}(‖x_i‖² + ‖x_j‖²)
+    (:func:`~sdpembed.secants.gram_distance_error`)."""
+    return gram_distance_error(norms2[i], norms2[j], X.shape[1])
 
 
 def _image_rounding(nx: np.ndarray, Psi: np.ndarray) -> np.ndarray:
     """η_i bounding ‖fl(Ψx_i) − Ψx_i‖ for the rows of Y = XΨᵀ (``nx`` the squared norms of the rows of X):
-    each entry is a sum of N products, rounded by about ε·√N·Σ_l |ψ_kl x_il| ≤ ε·√N·‖ψ_k‖‖x_i‖, far above
-    ε‖y_i‖ when a large Ψ cancels on the points."""
-    return 8.0 * np.finfo(float).eps * Psi.shape[1] ** 0.5 * float(np.linalg.norm(Psi)) * np.sqrt(nx)
+    entry k is a dot product of length N, off by at most γ_N·|ψ_k|ᵀ|x_i| ≤ γ_N‖ψ_k‖‖x_i‖ (worst case,
+    :func:`~sdpembed.secants.gamma`), so η_i = γ_N‖Ψ‖_F‖x_i‖, far above ε‖y_i‖ when a large Ψ cancels on
+    the points. The computed norms are made exact upper bounds: fl(‖x_i‖²) ≥ (1 − γ_N)‖x_i‖², the
+    computed ‖Ψ‖_F² ≥ (1 − γ_{rN})‖Ψ‖_F², and γ_{N+8} in place of γ_N absorbs the product's own roundings."""
+    r, N = Psi.shape
+    exact = 1.0 / np.sqrt((1.0 - gamma(N)) * (1.0 - gamma(r * N + 2)))
+    return gamma(N + 8) * exact * float(np.linalg.norm(Psi)) * np.sqrt(nx)
 
 
-def _image_error(reach: np.ndarray | float, eta: np.ndarray | float) -> np.ndarray | float:
-    """|‖ŷ_i − ŷ_j‖² − ‖Ψ(x_i − x_j)‖²| for images ŷ off by at most η in all (η_i + η_j) and
-    ‖ŷ_i‖ + ‖ŷ_j‖ ≤ ``reach``: 2‖Ψ(x_i − x_j)‖η + η² with ‖Ψ(x_i − x_j)‖ ≤ reach + η."""
-    return (2.0 * reach + 3.0 * eta) * eta
+def _image_error(reach: np.ndarray | float, eta: np.ndarray | float, dim: int) -> np.ndarray | float:
+    """|‖ŷ_i − ŷ_j‖² − ‖Ψ(x_i − x_j)‖²| for images ŷ of length ``dim`` off by at most η in all (η_i + η_j)
+    and fl(‖ŷ_i‖) + fl(‖ŷ_j‖) ≤ ``reach`` (square roots of the computed squared norms): 2‖Ψ(x_i − x_j)‖η + η²
+    with ‖Ψ(x_i − x_j)‖ ≤ ‖ŷ_i‖ + ‖ŷ_j‖ + η, and ‖ŷ‖ ≤ fl(‖ŷ‖)/√(1 − γ_dim); the factor 1 + γ_8 absorbs
+    the bound's own roundings."""
+    return (2.0 * reach / np.sqrt(1.0 - gamma(max(dim, 1))) + 3.0 * eta) * eta * (1.0 + gamma(8))
 
 
 @dataclass
@@ -515,11 +522,12 @@ def scan_block(X: np.ndarray, scan: ScanRound, bounds: PairBounds, block: Distan
         rmin, rmax = float(np.fmin.reduce(screen)), float(np.fmax.reduce(screen))
         reach = max(abs(rmin), abs(rmax))
         # the rounding bound of any screened pair's ratio (errY ≤ errY_max, errX ≤ err, dX ≥ dmin),
-        # doubled, with the rounding of the comparisons themselves
-        err_y = 8.0 * eps * (float(ny[rows].max()) + float(ny[cols].max())) * max(Y.shape[1], 1) ** 0.5
+        # doubled, with the rounding of the comparisons themselves (32u on every magnitude compared: a
+        # worst-case bound for the few flops of the ratio, the box and the comparison)
+        err_y = float(gram_distance_error(float(ny[rows].max()), float(ny[cols].max()), Y.shape[1]))
         if scan.ey is not None:
             err_y += _image_error(float(np.sqrt(ny[rows].max()) + np.sqrt(ny[cols].max())),
-                                  float(scan.ey[rows].max() + scan.ey[cols].max()))
+                                  float(scan.ey[rows].max() + scan.ey[cols].max()), Y.shape[1])
         margin = (2.0 * (err_y + reach * block.err) / (block.dmin - block.err) if block.dmin > block.err else np.inf)
         margin += 16.0 * eps * (reach + sum(abs(v) for v in (lo_box, hi_box, tol) if np.isfinite(v)))
         # with squared image norms below a quarter of the largest double no squared distance overflows: NaN
@@ -542,14 +550,18 @@ def scan_block(X: np.ndarray, scan: ScanRound, bounds: PairBounds, block: Distan
     dY, dX = flat_dY[look], look_dX
     errX = _rounding_bound(X, scan.nx, i, j)
     clear_part = exact_part = None
-    errY = 8.0 * eps * (ny[i] + ny[j]) * max(Y.shape[1], 1) ** 0.5
+    errY = gram_distance_error(ny[i], ny[j], Y.shape[1])
     if scan.ey is not None:
-        errY += _image_error(np.sqrt(ny[i]) + np.sqrt(ny[j]), scan.ey[i] + scan.ey[j])
+        errY += _image_error(np.sqrt(ny[i]) + np.sqrt(ny[j]), scan.ey[i] + scan.ey[j], Y.shape[1])
     lo, hi = bounds(i, j)
     with np.errstate(divide="ignore", invalid="ignore"):  # zero or tiny dX: suspect anyway
         ratio = dY / dX
         estimate = np.maximum(lo - ratio, ratio - hi)
-        uncertainty = (errY + np.abs(ratio) * errX) / (dX - errX)
+        # |d̂Y/d̂X − dY/dX| ≤ (errY + |d̂Y/d̂X|·errX)/(d̂X − errX); then the roundings of the bound (1 + γ_6),
+        # and of the ratio, the estimate and their sum (u on each of |ratio|, |lo|, |hi|, tol: γ_8 in all)
+        sizes = np.abs(ratio) + np.where(np.isfinite(lo), np.abs(lo), 0.0) + np.where(np.isfinite(hi), np.abs(hi), 0.0)
+        uncertainty = ((errY + np.abs(ratio) * errX) / (dX - errX) * (1.0 + gamma(6))
+                       + gamma(8) * (sizes + (abs(tol) if np.isfinite(tol) else 0.0)))
         suspect = ~(dX > errX) | ~(estimate + uncertainty <= tol)        # NaN: suspect
     sure = ~suspect
     if np.any(sure):
@@ -612,13 +624,12 @@ def initial_working_set(X: np.ndarray, size: int, n_neighbors: int, rng: np.rand
     k = min(n_neighbors, n - 1)
     if k > 0:
         norms2 = np.einsum("ij,ij->i", X, X)
-        scale = 8.0 * np.finfo(float).eps * max(N, 1) ** 0.5     # rounding of a Gram distance, as PairDistances
         block = max(1, min(n, 4_000_000 // n))
         lo_parts, hi_parts = [], []
         for start in range(0, n, block):
             rows = np.arange(start, min(start + block, n))
             gram = norms2[rows, None] + norms2[None, :] - 2.0 * (X[rows] @ X.T)
-            err = scale * (norms2[rows, None] + norms2[None, :])
+            err = gram_distance_error(norms2[rows, None], norms2[None, :], N)     # as PairDistances
             gram[np.arange(rows.size), rows] = np.inf                    # a point is not its own neighbour
             # the k-th smallest upper bound bounds the k-th distance: only points whose lower bound
             # lies below it can be among the k nearest

@@ -180,3 +180,31 @@ def test_a_map_whose_images_overflow_reports_every_violator():
     with np.errstate(over="ignore", invalid="ignore"):
         scan = scan_pair_violations(X, None, _bounds(0.8, 1.2), tol=1e-9, factor=np.diag([1.3, 1.0, 0.7]) * 1e155)
     assert scan.found == scan.i.size == pair_count(12) and scan.max_violation == np.inf
+
+
+def test_the_gram_distances_rounding_bound_is_a_worst_case_one():
+    """The rounding of a Gram distance ‖a‖² + ‖b‖² − 2aᵀb is bounded by 2γ_{N+2}(‖a‖² + ‖b‖²), not by the
+    rule of thumb 8ε√N(‖a‖² + ‖b‖²) of random rounding: for a = b, a constant vector of length 65,536 whose
+    partial sums round the same way, the norms (einsum) and the Gram entry (BLAS) are summed in different
+    orders and their difference is 1.4 times the rule of thumb (OpenBLAS, x86-64), 0.04 times the bound."""
+    from fractions import Fraction
+
+    N = 65536
+    eps = np.finfo(float).eps
+    beyond = 0
+    for f in (20347060, 5753865, 34347767, 2**25 + 1):
+        a = np.full(N, 1.0 + f * 2.0**-52)
+        X = np.vstack([a, a, a + np.eye(1, N, 7)[0]])
+        norms2 = np.einsum("ij,ij->i", X, X)
+        block = pair_scan.distance_block(X, norms2, 0, 2)
+        computed = {(0, 1): block.close_dX[0] if block.close.size and block.close[0] == 0 else block.dX[0, 0],
+                    (0, 2): block.dX[0, 1] if not np.isnan(block.dX[0, 1]) else block.close_dX[-1]}
+        for (i, j), d in computed.items():
+            differ = np.flatnonzero(X[i] != X[j])          # exact: the other terms are 0
+            exact = sum((Fraction(x) - Fraction(y)) ** 2 for x, y in zip(X[i, differ].tolist(), X[j, differ].tolist(),
+                                                                         strict=True))
+            error = abs(Fraction(float(d)) - exact)
+            assert error <= block.err
+            assert error <= pair_scan._rounding_bound(X, norms2, np.array([i]), np.array([j]))[0]
+            beyond += error > 8.0 * eps * (norms2[i] + norms2[j]) * N**0.5
+    assert beyond >= 1       # the rule of thumb fails on this machine's summation orders
