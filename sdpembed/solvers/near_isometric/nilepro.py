@@ -41,8 +41,10 @@ Rederivations and departures (the PDF text of [1] is garbled in places):
   a stationary point).
 
 The problem is non-convex: reaching δ is not guaranteed, and nothing certifies optimality.
-Every iteration costs O(S N M) with explicit secants, or O(n_a N M + S M) on the pairs of a
-point set (:class:`~sdpembed.problems.numax_operator.PairSecantOperator`), and O(S log S) for the
+Every iteration costs O(S N M) with explicit secants, or O(min(n_a, 2N) n_a M + S M) on the pairs
+of a point set (:class:`~sdpembed.problems.numax_operator.PairSecantOperator`), whose gradient
+steps are kept as weights of the n_a points (Ψ = Ψ_b − 2WᵀX_a: the gradient of φ is a combination
+of the points, and its images those of the point images 2X_aX_aᵀA), and O(S log S) for the
 ℓ₁-ball projection; no N×N matrix is formed. The images VΨᵀ are linear in Ψ, so the trial
 steps of the line search cost O(S M) each (they are recomputed from Ψ every 50 iterations
 and before δ is declared met, so rounding cannot accumulate).
