@@ -41,8 +41,10 @@ Rederivations and departures (the PDF text of [1] is garbled in places):
   a stationary point).
 
 The problem is non-convex: reaching δ is not guaranteed, and nothing certifies optimality.
-Every iteration costs O(S N M) with explicit secants, or O(n_a N M + S M) on the pairs of a
-point set (:class:`~sdpembed.problems.numax_operator.PairSecantOperator`), and O(S log S) for the
+Every iteration costs O(S N M) with explicit secants, or O(min(n_a, 2N) n_a M + S M) on the pairs
+of a point set (:class:`~sdpembed.problems.numax_operator.PairSecantOperator`), whose gradient
+steps are kept as weights of the n_a points (Ψ = Ψ_b − 2WᵀX_a: the gradient of φ is a combination
+of the points, and its images those of the point images 2X_aX_aᵀA), and O(S log S) for the
 ℓ₁-ball projection; no N×N matrix is formed. The images VΨᵀ are linear in Ψ, so the trial
 steps of the line search cost O(S M) each (they are recomputed from Ψ every 50 iterations
 and before δ is declared met, so rounding cannot accumulate).
@@ -90,6 +92,44 @@ class NILEProState:
     def restricted(self, keep: np.ndarray, n_added: int) -> NILEProState:
         """The state for a new working set: the secants ``keep`` (mask) of this one, then ``n_added`` new ones."""
         return NILEProState(self.Psi, np.concatenate([self.omega[keep], np.zeros(n_added)]), self.step)
+
+
+class _PointSteps:
+    """NILE-Pro's gradient steps on the pairs of a point set kept as point weights: Ψ = Ψ_b − 2WᵀX_a.
+
+    On a pair operator the gradient of φ is 2Ψ𝒜*(r) = 2AᵀX_a with A = Inc(B∘r / d) (n_a, M)
+    (:meth:`~sdpembed.solvers.near_isometric.nonconvex.FactorOps.scatter`), so a step Ψ − ηg adds ηA to W,
+    and the images of the gradient are those of the point images X_a gᵀ = 2KA, K = X_aX_aᵀ: one product of
+    n_a²M operations per iteration (or 2n_aNM through X_a when n_a ≥ 2N) instead of the two of 2n_aNM
+    (Ψ𝒜*(r), then its images), and the (M, N) map is formed only when it is wanted (the periodic
+    refresh of the images, the best map, the result). ‖g‖² = 4⟨A, KA⟩.
+    """
+
+    def __init__(self, ops: FactorOps, Psi: np.ndarray) -> None:
+        self.ops, self.points = ops, ops.op.points
+        self.gram = ops.point_gram() if self.points.shape[0] < 2 * ops.N else None
+        self.base, self.W = Psi, np.zeros((self.points.shape[0], Psi.shape[0]))
+
+    def gradient(self, B: np.ndarray, res: np.ndarray) -> tuple[np.ndarray, np.ndarray, float]:
+        """(A, images of the gradient, ‖gradient‖²) at images ``B`` and residual ``res``."""
+        A = self.ops.scatter(B, res)
+        KA = self.gram @ A if self.gram is not None else self.points @ (self.points.T @ A)
+        return A, self.ops.pair_images(2.0 * KA), 4.0 * float(np.sum(A * KA))
+
+    def snapshot(self) -> tuple[np.ndarray, np.ndarray]:
+        return self.base, self.W.copy()
+
+    def map(self, snapshot: tuple[np.ndarray, np.ndarray] | np.ndarray | None = None) -> np.ndarray:
+        """Ψ of a :meth:`snapshot` (the current one by default; an array is already a map)."""
+        if isinstance(snapshot, np.ndarray):
+            return snapshot
+        base, W = (self.base, self.W) if snapshot is None else snapshot
+        return base - 2.0 * (W.T @ self.points)
+
+    def rebase(self) -> np.ndarray:
+        """The current Ψ, made the new base (W = 0)."""
+        self.base, self.W = self.map(), np.zeros_like(self.W)
+        return self.base
 
 
 def prox_linf(tau: np.ndarray, beta: float) -> np.ndarray:
@@ -192,6 +232,7 @@ def nilepro(
     a = ops.values(B)
     d0 = float(np.max(np.abs(a - 1.0)))
     tracker = BestMap(Psi, d0, delta, patience, time_limit, start, max_iter if forecast else None)
+    steps = _PointSteps(ops, Psi) if ops.pairs else None
     hist: dict[str, list[float]] = {"isometry": [d0], "linf": [np.nan], "residual": [np.nan], "step": [np.nan]}
     status, message, iteration = "max_iterations", f"reached max_iter={max_iter} with distortion above delta", 0
     if d0 <= tracker.accept:
@@ -201,15 +242,19 @@ def nilepro(
             x = prox_linf(a + omega - 1.0, beta)                              # (4.5)-(4.6), τ = 𝒜 + ω − 1
             q = 1.0 + x                                                       # (4.7)
             target = q - omega
-            old = Psi
+            old = Psi if steps is None else steps.snapshot()
             for _ in range(inner_steps):                                      # (4.4), Algorithm 2
                 res = a - target
                 phi = 0.5 * float(res @ res)
-                grad = 2.0 * ops.factor_adjoint(B, res)
-                gnorm2 = float(np.sum(grad * grad))
+                if steps is None:
+                    grad = 2.0 * ops.factor_adjoint(B, res)
+                    gnorm2 = float(np.sum(grad * grad))
+                else:
+                    A, BG, gnorm2 = steps.gradient(B, res)
                 if gnorm2 == 0.0:
                     break
-                BG = ops.images(grad)                                         # images are linear in Ψ
+                if steps is None:
+                    BG = ops.images(grad)                                     # images are linear in Ψ
                 step *= 1.5
                 for _ in range(60):                                           # Armijo backtracking
                     B_t = B - step * BG
@@ -218,9 +263,15 @@ def nilepro(
                     if 0.5 * float(r_t @ r_t) <= phi - 1e-4 * step * gnorm2:
                         break
                     step *= 0.5
-                Psi, B, a = Psi - step * grad, B_t, a_t
+                if steps is None:
+                    Psi = Psi - step * grad
+                else:
+                    steps.W += step * A
+                B, a = B_t, a_t
             d0 = float(np.max(np.abs(a - 1.0)))
             if d0 <= tracker.accept or iteration % 50 == 0:                            # images afresh: no drift
+                if steps is not None:
+                    Psi = steps.rebase()
                 B = ops.images(Psi)
                 a = ops.values(B)
                 d0 = float(np.max(np.abs(a - 1.0)))
@@ -232,15 +283,19 @@ def nilepro(
             r_inf = float(np.max(np.abs(residual)))
             for key, value in zip(hist, (d0, float(np.max(np.abs(x))), r_inf, step), strict=True):
                 hist[key].append(value)
-            tracker.record(Psi, d0)
+            tracker.record(Psi if steps is None else steps.snapshot(), d0)
             progress(iteration, f"distortion {d0:.6f}  ||q-1||inf {hist['linf'][-1]:.6f}  "
                                 f"residual {r_inf:.2e}  step {step:.2e}")
             met = tracker.converged(d0, iteration)
             if met:
                 status, message = "converged", met
                 break
-            move = float(np.linalg.norm(Psi - old)) / max(float(np.linalg.norm(old)), 1e-300)
-            if move <= tol and r_inf <= tol:
+            move = np.inf                                                     # the stall test needs both small
+            if r_inf <= tol:
+                if steps is not None:
+                    Psi, old = steps.map(), steps.map(old)
+                move = float(np.linalg.norm(Psi - old)) / max(float(np.linalg.norm(old)), 1e-300)
+            if move <= tol:
                 status = "stalled"
                 message = (f"fixed point after {iteration} iteration(s) (step {move:.1e}, residual {r_inf:.1e}) "
                            f"with distortion {d0:.6g} > delta {delta:g}")
@@ -249,6 +304,8 @@ def nilepro(
             if stop:
                 status, message = stop
                 break
+    if steps is not None:
+        Psi, tracker.best = steps.map(), steps.map(tracker.best)
     progress(iteration, f"{status}: {message}", force=True)
     return tracker.result(Psi, d0, status, message, "nilepro", iteration, hist, ops.S,
                           {"state": NILEProState(Psi, omega, step), "y": beta * omega})

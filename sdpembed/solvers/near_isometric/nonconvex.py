@@ -214,21 +214,39 @@ class FactorOps:
         self.V = self.op.V
         self.S, self.N = self.V.shape
         self.pairs = isinstance(self.op, PairSecantOperator)
+        self._point_gram: np.ndarray | None = None
         if self.pairs:
             op = self.op
             n_a, k = op.points.shape[0], np.arange(self.S)
-            # incidence (n_a, S): +1 at (i_k, k), −1 at (j_k, k); M = Inc C scatters pair rows onto points
-            self._incidence = scipy.sparse.csr_matrix(
-                (np.concatenate([np.ones(self.S), -np.ones(self.S)]),
-                 (np.concatenate([op.i, op.j]), np.concatenate([k, k]))), shape=(n_a, self.S))
+            signed = np.concatenate([1.0 / op.norms, -1.0 / op.norms])
+            rows, cols = np.concatenate([k, k]), np.concatenate([op.i, op.j])
+            # D (S, n_a): ±1/d_k at (k, i_k), (k, j_k), so that D Z has rows (z_i − z_j)/d_k; its transpose
+            # (n_a, S) scatters pair rows onto points. Sparse products read and write each (S, M) array once.
+            self._differences = scipy.sparse.csr_matrix((signed, (rows, cols)), shape=(self.S, n_a))
+            self._incidence = scipy.sparse.csr_matrix((signed, (cols, rows)), shape=(n_a, self.S))
 
     def images(self, Psi: np.ndarray) -> np.ndarray:
         """B (S, M) with rows Ψv_k."""
         if self.pairs:
-            op = self.op
-            Z = op.points @ Psi.T
-            return (Z[op.i] - Z[op.j]) / op.norms[:, None]
+            return self.pair_images(self.op.points @ Psi.T)
         return self.V @ Psi.T
+
+    def pair_images(self, Z: np.ndarray) -> np.ndarray:
+        """Rows (z_{i_k} − z_{j_k}) / d_k (S, M) of the point images Z = X_a Ψᵀ (n_a, M) (pair operators only)."""
+        return self._differences @ Z
+
+    def scatter(self, B: np.ndarray, w: np.ndarray) -> np.ndarray:
+        """A = Inc (w∘B / d) (n_a, M): Σ_k ± w_k b_k / d_k per point, so that Σ_k w_k b_k v_kᵀ = Aᵀ X_a (pair
+        operators only)."""
+        inc = self._incidence
+        weighted = scipy.sparse.csr_matrix((inc.data * w[inc.indices], inc.indices, inc.indptr), shape=inc.shape)
+        return weighted @ B
+
+    def point_gram(self) -> np.ndarray:
+        """K = X_a X_aᵀ (n_a, n_a) of the (centred) points of a pair operator, computed once."""
+        if self._point_gram is None:
+            self._point_gram = self.op.points @ self.op.points.T
+        return self._point_gram
 
     @staticmethod
     def values(B: np.ndarray) -> np.ndarray:
@@ -237,19 +255,14 @@ class FactorOps:
 
     def factor_adjoint(self, B: np.ndarray, w: np.ndarray) -> np.ndarray:
         """Ψ𝒜*(w) = Σ_k w_k (Ψv_k) v_kᵀ (M, N) from the images B = VΨᵀ."""
-        C = B * w[:, None]
         if self.pairs:
-            op = self.op
-            M = self._incidence @ (C / op.norms[:, None])      # (n_a, M): Σ_k ± w_k Ψv_k / d_k per point
-            return M.T @ op.points
-        return C.T @ self.V
+            return self.scatter(B, w).T @ self.op.points       # (n_a, M): Σ_k ± w_k Ψv_k / d_k per point
+        return (B * w[:, None]).T @ self.V
 
     def matrix_images(self, A: np.ndarray) -> np.ndarray:
         """(S, r) rows v_kᵀA for an (N, r) matrix A (V A)."""
         if self.pairs:
-            op = self.op
-            Z = op.points @ A
-            return (Z[op.i] - Z[op.j]) / op.norms[:, None]
+            return self.pair_images(self.op.points @ A)
         return self.V @ A
 
     def adjoint_times(self, w: np.ndarray, A: np.ndarray) -> np.ndarray:

@@ -179,6 +179,37 @@ def test_pair_operations_match_explicit_secants(squares):
     np.testing.assert_allclose(pair_gram(X), V.T @ V, atol=1e-10)
 
 
+@pytest.mark.parametrize(("points", "delta", "rank", "max_iter"),
+                         [("squares", 0.25, 8, 5000), ("squares", 0.1, 11, 5000), ("few_dimensions", 0.05, 3, 100),
+                          ("few_dimensions", 0.3, 3, 5000)])
+def test_nilepro_point_steps_follow_the_explicit_iterates(squares, monkeypatch, points, delta, rank, max_iter):
+    """On a pair operator NILE-Pro keeps its steps as point weights (nilepro._PointSteps): the same
+    iterates as the (M, N) gradient steps on the explicit secants, through K = X_aX_aᵀ (squares:
+    n_a < 2N) or through X_a (n_a ≥ 2N), without forming Ψ𝒜*(r) — the run fails if it does. The maps
+    are compared through their images ‖Ψv‖² (they may differ off the span of the secants, where the
+    two PCA starts differ)."""
+    if points == "squares":
+        X, V, pairs = squares
+    else:
+        X = np.random.default_rng(5).standard_normal((30, 4))
+        pairs = np.array([(i, j) for i in range(30) for j in range(i + 1, 30)])
+        V = X[pairs[:, 0]] - X[pairs[:, 1]]
+        V /= np.linalg.norm(V, axis=1)[:, None]
+    explicit = nilepro(V, delta, rank, max_iter=max_iter)
+
+    def no_gradient_matrix(self, B, w):
+        raise AssertionError("the point steps form no (M, N) gradient")
+
+    monkeypatch.setattr(FactorOps, "factor_adjoint", no_gradient_matrix)
+    paired = nilepro(PairSecantOperator(X, pairs[:, 0], pairs[:, 1]), delta, rank, max_iter=max_iter)
+    assert paired.iterations == explicit.iterations and paired.status == explicit.status
+    np.testing.assert_allclose(paired.history["isometry"], explicit.history["isometry"], rtol=0, atol=1e-10)
+    for ours, theirs in ((paired.Psi, explicit.Psi), (paired.extra["state"].Psi, explicit.extra["state"].Psi)):
+        np.testing.assert_allclose(np.sum((V @ ours.T) ** 2, axis=1), np.sum((V @ theirs.T) ** 2, axis=1),
+                                   rtol=0, atol=1e-9)
+    assert paired.isometry == pytest.approx(isometry_constants(paired.Psi, secants=V).delta, abs=1e-10)
+
+
 # ---------------------------------------------------------------------------- the methods
 
 
