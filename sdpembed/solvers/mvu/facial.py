@@ -31,7 +31,7 @@ every vertex (``neighbourhood_cliques``); the clique's rank is decided at ``rank
 largest eigenvalue and the face at ``face_tol`` of Ω's.
 
 Further steps: a stress of the SDP restricted to the face
---------------------------------------------------------
+---------------------------------------------------------
 The clique stress sees each clique alone: where rigid parts are held together by edges that close no
 stressed clique (bodies joined by bars, a pendant piece), null Ω ∩ 1⊥ also holds their separate affine
 motions and the face is larger than the minimal one — the SDP restricted to it still has no strictly
