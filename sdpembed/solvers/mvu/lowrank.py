@@ -93,10 +93,10 @@ taken (solved to a relative residual of 1e-14, and lowering f by half the model'
 quadratic would), so neither the kinks of Π_𝒴 nor the linear algebra: f's gradient falls only
 slowly along a flat valley of the factor (its singular values beyond the second are 1e-2 of the
 first and the dual slack's least eigenvalues 1e-6 – 1e-4, also with 16 columns) — so σ is not
-raised and the residual (y⁺ − y)/σ and the proved gap fall slowly too (the gap to about 3e-3 in
-60 s of CPU time at ω = 0.995); fewer Newton steps per outer iteration advance K faster but leave
-multipliers that are not dual feasible. Near the least valid ω the factor is also nearly rank one. The
-registry keeps the interior point as the slack variant's default at every size.
+raised and the residual (y⁺ − y)/σ and the proved gap fall slowly too; fewer Newton
+steps per outer iteration advance K faster but leave multipliers that are not dual feasible.
+Near the least valid ω the factor is also nearly rank one. The registry keeps the interior point
+as the slack variant's default at every size.
 
 The start is classical scaling of the graph's shortest-path distances (an unfolded guess, as in
 Isomap) for the maximisation variants and a small random Y for min_trace, whose optimum folds
