@@ -207,4 +207,7 @@ def test_the_gram_distances_rounding_bound_is_a_worst_case_one():
             assert error <= block.err
             assert error <= pair_scan._rounding_bound(X, norms2, np.array([i]), np.array([j]))[0]
             beyond += error > 8.0 * eps * (norms2[i] + norms2[j]) * N**0.5
-    assert beyond >= 1       # the rule of thumb fails on this machine's summation orders
+    # On OpenBLAS/x86-64 (this project's CI) at least one case exceeds the rule of thumb, so the asserts above
+    # fail with it; other BLAS summation orders may round these cases more kindly, which must not fail the
+    # suite on such a machine: the count is reported, not asserted.
+    print(f"cases beyond 8 eps sqrt(N): {beyond}")
