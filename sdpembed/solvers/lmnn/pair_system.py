@@ -127,40 +127,32 @@ class PairSystem:
             pos += d - i
         return out
 
-    def features_t(self, V: np.ndarray) -> np.ndarray:
-        """:meth:`features` transposed, shape (p, n): svec(v vᵀ) as columns, written one contiguous row of
-        the output per product (cheaper than the column slices of the (n, p) layout); the same products
-        in the same order, so the same values."""
+    def features_t(self, V: np.ndarray, W: np.ndarray | None = None) -> np.ndarray:
+        """:meth:`features` transposed, shape (p, n): svec(v vᵀ) as columns — or svec(v vᵀ − w wᵀ) for the rows
+        of ``W`` (subtracted into the output, without a second (p, n) temporary) — written one contiguous row of
+        the output per product (cheaper than the column slices of the (n, p) layout); the same products in the
+        same order, so the same values."""
         n, d = V.shape
         Vt = np.ascontiguousarray(V.T)
         out = np.empty((self.svec_dim, n), dtype=V.dtype)
         root2 = Vt * np.sqrt(2.0)
+        if W is not None:
+            Wt = np.ascontiguousarray(W.T)
+            root2_w = Wt * np.sqrt(2.0)
         pos = 0
         for i in range(d):
             np.square(Vt[i], out=out[pos])
-            np.multiply(root2[i + 1:], Vt[i], out=out[pos + 1:pos + d - i])
+            part = out[pos + 1:pos + d - i]
+            np.multiply(root2[i + 1:], Vt[i], out=part)
+            if W is not None:
+                out[pos] -= np.square(Wt[i])
+                part -= root2_w[i + 1:] * Wt[i]
             pos += d - i
         return out
 
     def _triplet_features_t(self, rows) -> np.ndarray:
-        """svec(u_a u_aᵀ − w_b w_bᵀ) of the triplets ``rows`` (a slice or indices), transposed: (p, |rows|).
-
-        :meth:`features_t` of the u and of the w, subtracted one row of the upper triangle at a time into the
-        output (the same products and differences, so the same values, without two (p, |rows|) temporaries)."""
-        U = np.ascontiguousarray(self.U[self.a[rows]].T)
-        W = np.ascontiguousarray(self.W[self.b[rows]].T)
-        d = U.shape[0]
-        out = np.empty((self.svec_dim, U.shape[1]))
-        root2_u, root2_w = U * np.sqrt(2.0), W * np.sqrt(2.0)
-        pos = 0
-        for i in range(d):
-            np.square(U[i], out=out[pos])
-            out[pos] -= np.square(W[i])
-            part = out[pos + 1:pos + d - i]
-            np.multiply(root2_u[i + 1:], U[i], out=part)
-            part -= root2_w[i + 1:] * W[i]
-            pos += d - i
-        return out
+        """svec(u_a u_aᵀ − w_b w_bᵀ) of the triplets ``rows`` (a slice or indices), transposed: (p, |rows|)."""
+        return self.features_t(self.U[self.a[rows]], self.W[self.b[rows]])
 
     def _features_u(self) -> np.ndarray:
         if self._cache_u is None:
