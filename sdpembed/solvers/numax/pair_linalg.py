@@ -224,15 +224,17 @@ class PartialShrink:
         basis = self.block.astype(np.float32) if self.single else self.block
         image = M.apply(basis)
         theta, U, Y = _rayleigh_ritz(basis, image, m)
+        R = Y - U * theta
+        unconverged = self._unconverged(theta, R, threshold, tol)
         for _ in range(3):                          # at most three expansions
-            R = Y - U * theta
-            unconverged = self._unconverged(theta, R, threshold, tol)
             Q = orthonormal_complement(R[:, unconverged] if np.any(unconverged) else R, U)
             theta, U, Y = _rayleigh_ritz(np.hstack([U, Q]), np.hstack([Y, M.apply(Q)]), m)
             if theta[0] >= threshold:                  # the block is too small to hold every eigenvalue above
                 return None
             above = theta > threshold
-            if not np.any(self._unconverged(theta, Y - U * theta, threshold, tol)):
+            R = Y - U * theta                          # the residuals both the test and the next expansion use
+            unconverged = self._unconverged(theta, R, threshold, tol)
+            if not np.any(unconverged):
                 self.block = U.astype(np.float64, copy=False)
                 self.partial_count += 1
                 self.since_full += 1
