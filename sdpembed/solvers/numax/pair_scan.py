@@ -371,21 +371,21 @@ def scan_pair_violations(
 @dataclass
 class ScanRound:
     """What every block of one scan shares: P (None when its factor is given), the factor Ψ,
-    Y = XΨᵀ with its squared row norms ``ny``, the squared row norms ``nx`` of X, the scan's ``tol``
-    and ``exact_values``, its ``exclude`` (sorted linear pair indices, or None) and ``keep`` (see
-    :func:`scan_pair_violations`), and ``ey``, bounds on the rounding of the rows of Y
-    (:func:`_image_rounding`; None: taken as exact)."""
+    Y = XΨᵀ with its squared row norms ``ny`` and ``ey``, bounds on the rounding of its rows
+    (:func:`_image_rounding`), the squared row norms ``nx`` of X, the scan's ``tol`` and
+    ``exact_values``, its ``exclude`` (sorted linear pair indices, or None) and ``keep`` (see
+    :func:`scan_pair_violations`)."""
 
     P: np.ndarray | None
     Psi: np.ndarray
     Y: np.ndarray
     ny: np.ndarray
+    ey: np.ndarray
     nx: np.ndarray
     tol: float
     exact_values: bool
     exclude: np.ndarray | None = None
     keep: int | None = None
-    ey: np.ndarray | None = None
 
 
 def scan_round(X: np.ndarray, P: np.ndarray | None, factor: np.ndarray | None, tol: float,
@@ -398,8 +398,8 @@ def scan_round(X: np.ndarray, P: np.ndarray | None, factor: np.ndarray | None, t
     if keep is not None and (isinstance(keep, bool) or int(keep) != keep or keep < 1):
         raise ValueError(f"keep must be None or an integer >= 1, got {keep!r}")
     nx = np.einsum("ij,ij->i", X, X)
-    return ScanRound(P if factor is None else None, Psi, Y, np.einsum("ij,ij->i", Y, Y), nx,
-                     tol, exact_values, exclude, None if keep is None else int(keep), _image_rounding(nx, Psi))
+    return ScanRound(P if factor is None else None, Psi, Y, np.einsum("ij,ij->i", Y, Y), _image_rounding(nx, Psi), nx,
+                     tol, exact_values, exclude, None if keep is None else int(keep))
 
 
 @dataclass
@@ -524,10 +524,9 @@ def scan_block(X: np.ndarray, scan: ScanRound, bounds: PairBounds, block: Distan
         # the rounding bound of any screened pair's ratio (errY ≤ errY_max, errX ≤ err, dX ≥ dmin),
         # doubled, with the rounding of the comparisons themselves (32u on every magnitude compared: a
         # worst-case bound for the few flops of the ratio, the box and the comparison)
-        err_y = float(gram_distance_error(float(ny[rows].max()), float(ny[cols].max()), Y.shape[1]))
-        if scan.ey is not None:
-            err_y += _image_error(float(np.sqrt(ny[rows].max()) + np.sqrt(ny[cols].max())),
-                                  float(scan.ey[rows].max() + scan.ey[cols].max()), Y.shape[1])
+        err_y = (float(gram_distance_error(float(ny[rows].max()), float(ny[cols].max()), Y.shape[1]))
+                 + _image_error(float(np.sqrt(ny[rows].max()) + np.sqrt(ny[cols].max())),
+                                float(scan.ey[rows].max() + scan.ey[cols].max()), Y.shape[1]))
         margin = (2.0 * (err_y + reach * block.err) / (block.dmin - block.err) if block.dmin > block.err else np.inf)
         margin += 16.0 * eps * (reach + sum(abs(v) for v in (lo_box, hi_box, tol) if np.isfinite(v)))
         # with squared image norms below a quarter of the largest double no squared distance overflows: NaN
@@ -550,9 +549,8 @@ def scan_block(X: np.ndarray, scan: ScanRound, bounds: PairBounds, block: Distan
     dY, dX = flat_dY[look], look_dX
     errX = _rounding_bound(X, scan.nx, i, j)
     clear_part = exact_part = None
-    errY = gram_distance_error(ny[i], ny[j], Y.shape[1])
-    if scan.ey is not None:
-        errY += _image_error(np.sqrt(ny[i]) + np.sqrt(ny[j]), scan.ey[i] + scan.ey[j], Y.shape[1])
+    errY = (gram_distance_error(ny[i], ny[j], Y.shape[1])
+            + _image_error(np.sqrt(ny[i]) + np.sqrt(ny[j]), scan.ey[i] + scan.ey[j], Y.shape[1]))
     lo, hi = bounds(i, j)
     with np.errstate(divide="ignore", invalid="ignore"):  # zero or tiny dX: suspect anyway
         ratio = dY / dX
