@@ -53,8 +53,12 @@ LMNN_METHODS = ("fast", "gradient", "working_set", "cvxpy", "rectangular")
 #: Methods accepted by :class:`MultiMetricLMNN` (keys of the "lmnn_multi" registry entry, and "cvxpy").
 MULTI_METRIC_METHODS = ("fast", "cvxpy")
 
-#: Between repeated runs, eigen-directions of M below this fraction of its largest eigenvalue are dropped.
-REPEAT_RTOL = 1e-6
+#: Between repeated runs, eigen-directions of M below this fraction of its largest eigenvalue are dropped. They add
+#: at most this fraction of λ_max‖v‖² to a squared distance, and the next SDP is nearly flat along them (its loss
+#: hardly moves with the metric there): its restricted interior points run off along such directions, and
+#: they are the solver's residue rather than learned scale (a first run certified at a gap of ~10⁻⁵ leaves
+#: eigenvalues between 10⁻⁶ and 10⁻⁴ of λ_max that a cut at 10⁻⁶ kept).
+REPEAT_RTOL = 1e-4
 
 #: Largest number of (test point × training point × k) hinge entries formed at once by the energy rule.
 _ENERGY_BLOCK = 1 << 22
@@ -382,8 +386,8 @@ class LMNN(ClassNamePrefixFeaturesOutMixin, ClassifierMixin, TransformerMixin, B
             L = factor_metric(result.solution)
             if run < n_repeats - 1:
                 # the next run works in the range of L: directions whose eigenvalue is below
-                # REPEAT_RTOL·λ_max carry no distance, and keeping them would leave the next pull
-                # matrix singular (no certified bound); they are dropped
+                # REPEAT_RTOL·λ_max carry (almost) no distance, and keeping them would leave the next
+                # pull matrix singular or nearly so (no certified bound, or a degenerate SDP); they are dropped
                 w = np.sum(L * L, axis=1)
                 L = L[w > REPEAT_RTOL * max(float(w[0]), 1e-300)]
             L_total = L @ L_total

@@ -12,7 +12,14 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from sdpembed.models.lmnn import LMNN, MultiMetricLMNN, energy_scores, factor_metric, multi_metric_energy_scores
+from sdpembed.models.lmnn import (
+    LMNN,
+    REPEAT_RTOL,
+    MultiMetricLMNN,
+    energy_scores,
+    factor_metric,
+    multi_metric_energy_scores,
+)
 from sdpembed.problems import LMNNInstance, MultiMetricLMNNInstance
 from sdpembed.registry import solve
 
@@ -168,13 +175,40 @@ def test_repeated_application(split, fitted):
     np.testing.assert_allclose(twice.results_[0].solution, fitted.metric_, atol=1e-8 * np.abs(fitted.metric_).max())
     # the second run re-chooses the targets under L_1 and learns on L_1 x; the map is L_2 L_1
     L1 = factor_metric(fitted.metric_)
-    L1 = L1[np.sum(L1**2, axis=1) > 1e-6 * np.sum(L1[0] ** 2)]
+    L1 = L1[np.sum(L1**2, axis=1) > REPEAT_RTOL * np.sum(L1[0] ** 2)]
     X1 = X_train @ L1.T
     inst2 = LMNNInstance.from_data(X1, y_train, k=3)
     np.testing.assert_array_equal(twice.targets_, inst2.targets)
     L2 = factor_metric(twice.results_[1].solution)
     np.testing.assert_allclose(twice.metric_, (L2 @ L1).T @ (L2 @ L1), atol=1e-8 * np.abs(twice.metric_).max())
     assert twice.score(X_test, y_test) >= 0.85
+
+
+def test_repeated_application_drops_the_near_null_directions(split, monkeypatch):
+    """Eigen-directions of a run's metric below REPEAT_RTOL = 10⁻⁴ of its largest eigenvalue (a first run's
+    residue: the next SDP is nearly flat along them) are not passed to the next run; those above are."""
+    import dataclasses
+
+    import sdpembed.models.lmnn as lmnn_module
+
+    X_train, _, y_train, _ = split
+    d = X_train.shape[1]
+    dims, calls = [], []
+    spectrum = np.zeros(d)
+    spectrum[:3] = (1.0, 2e-4, 1e-5)          # kept, kept, dropped (kept by the former cut at 10⁻⁶)
+
+    def solve_and_record(instance, method, **options):
+        dims.append(instance.dim)
+        result = solve(instance, method, **options)
+        calls.append(result)
+        if len(calls) == 1:                   # the first run "returns" a metric of a known spectrum
+            Q = np.linalg.qr(np.random.default_rng(0).standard_normal((d, d)))[0]
+            result = dataclasses.replace(result, solution=(Q * spectrum) @ Q.T)
+        return result
+
+    monkeypatch.setattr(lmnn_module, "solve", solve_and_record)
+    LMNN(k=3, n_repeats=2).fit(X_train, y_train)
+    assert dims == [d, 2]
 
 
 def test_other_methods_agree(split, fitted):
