@@ -71,7 +71,7 @@ from ...problems.lmnn import (
 )
 from ...results import SolveResult, build_result, relative_gap
 from .hinge_ipm import IPMOutcome, first_order_ipm_start, hinge_ipm, ipm_reached, warm_start
-from .margin_rounds import margin_rounds
+from .margin_rounds import _lookup, margin_rounds
 from .multiplier_repair import repair_rounds
 from .pair_system import PairSystem, single_system, target_rank
 from .warm import warm_start_metric
@@ -390,7 +390,9 @@ def solve_lmnn_fast(
         limit allows (:func:`~sdpembed.solvers.lmnn.multiplier_repair.repair_rounds`); ``"direct"``: instead of
         the rounds, from a first-order start smoothed down to η = 10⁻³, the multiplier interior point on a
         partition of the triplets corrected at each restricted minimiser
-        (:func:`~sdpembed.solvers.lmnn.margin_rounds.margin_rounds`; the rounds run if it cannot);
+        (:func:`~sdpembed.solvers.lmnn.margin_rounds.margin_rounds`; the rounds run if it cannot, and from its
+        metric of lowest loss and its multipliers, followed by the fallback repair, if it stops above ``gap_tol``
+        with time left — the better certificate of the two is returned);
         ``"auto"``: ``"direct"`` from d(d+1)/2 ≥ :data:`DIRECT_FROM` with the first-order start,
         ``"fallback"`` otherwise; ``"off"``: never.
     time_limit : float, optional
@@ -463,10 +465,22 @@ def solve_lmnn_fast(
         return triplet_outer_sum(X, triplets, np.full(triplets.shape[0], mu))[0][None]
 
     deadline = None if time_limit is None else start + float(time_limit)
-    rounds = None
+    rounds = margin = None
     if repair == "direct" and warm is not None:
         rounds = _repair(instance, warm.M, (warm.triplets, warm.alpha), warm.loss, None, options, deadline,
                          margin=True)
+        if rounds is not None and rounds.rgap > gap_tol and (deadline is None or time.perf_counter() < deadline):
+            # the margin rounds stopped uncertified with time left (a re-partition with more than max_free free
+            # triplets, or their round limit): the working-set rounds, then the fallback repair, from their
+            # metric of lowest loss and their multipliers; the better certificate of the two paths is kept
+            margin, rounds = rounds, None
+            working, fixed, alpha0 = _split_at(instance, margin.Ms[0], (margin.working, margin.alpha),
+                                               first_order_keep, first_order_fix)
+            ipm_start = (margin.Ms, alpha0) if first_order_start and working.shape[0] else None
+            if working.shape[0] == 0:
+                working = seed_triplets(X, y, targets, margin.Ms[0])
+                if fixed is not None:
+                    working = working[~np.isin(triplet_keys(working, n), triplet_keys(fixed, n))]
     if rounds is None:
         rounds = _working_set_rounds(
             n=n, mu=mu, C0=(1.0 - mu) * P[None], working=working,
@@ -478,13 +492,17 @@ def solve_lmnn_fast(
             options=options, deadline=deadline, tight=warm is not None, start=ipm_start, fixed=fixed, fold=fold,
             early_certificate=True,
         )
-        if (repair == "fallback" and rounds.rgap > gap_tol
+        if ((repair == "fallback" or margin is not None) and rounds.rgap > gap_tol
                 and (deadline is None or time.perf_counter() < deadline)):
             # from the lower-loss metric of the rounds' last and the first-order start
             M_from, loss_from = ((warm.M, warm.loss) if warm is not None and warm.loss < rounds.objective
                                  else (rounds.Ms[0], rounds.objective))
             rounds = _repair(instance, M_from, (rounds.working, rounds.alpha), loss_from, rounds, options,
                              deadline) or rounds
+        if margin is not None:
+            better, other = (margin, rounds) if margin.rgap < rounds.rgap else (rounds, margin)
+            better.newton += other.newton
+            rounds = better
     status, message = _status(rounds, options)
     # a run stopped early (time or iteration limit) returns the better of its last iterate and its first-order
     # start: an interior-point iterate far from its central path can have a higher loss than the start
@@ -554,6 +572,23 @@ def _repair(instance: LMNNInstance, M: np.ndarray, alpha_start: tuple, loss: flo
                    out=ipm, converged=True, round=out.rounds, added=0, newton=out.iterations, active=active,
                    history={}, timed_out=timed_out, alpha=out.alpha, certified=rgap <= options.gap_tol,
                    repair=summary)
+
+
+def _split_at(instance: LMNNInstance, M: np.ndarray, alpha_start: tuple, keep: float,
+              fix: float | None) -> tuple[np.ndarray, np.ndarray | None, np.ndarray]:
+    """The working set, the fixed triplets and the working multipliers at a metric M, as the first-order start
+    gives them (:func:`solve_lmnn_fast`): triplets with hinge argument > −``keep`` at M (one scan,
+    :func:`~sdpembed.graphs.radius_hinges`), those above ``fix`` fixed (none when ``fix`` is None); the
+    multipliers of the working ones from ``alpha_start`` = (triplets, α) where listed, μ/2 elsewhere."""
+    n, mu = instance.n_points, instance.mu
+    triplets, z = radius_hinges(instance.X, instance.y, instance.targets, M, threshold=-keep)
+    settled = z > fix if fix is not None else np.zeros(z.shape, dtype=bool)
+    working = triplets[~settled]
+    keys = triplet_keys(np.asarray(alpha_start[0]), n)
+    order = np.argsort(keys)
+    given = _lookup(keys[order], np.asarray(alpha_start[1], dtype=np.float64)[order], triplet_keys(working, n))
+    alpha = np.where(np.isfinite(given), given, 0.5 * mu)
+    return working, (triplets[settled] if fix is not None else None), alpha
 
 
 def _on_span(instance):

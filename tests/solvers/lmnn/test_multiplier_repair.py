@@ -143,6 +143,31 @@ def test_fallback_repair_certifies_where_the_rounds_stop_short(cases):
     assert result.dual_bound <= upper * (1 + 1e-9) and lower <= result.objective * (1 + 1e-9)
 
 
+def test_direct_path_continues_where_the_margin_rounds_stop_uncertified(cases, monkeypatch):
+    """Margin rounds cut to one loosely solved round end above gap_tol with time left (as a re-partition with more
+    than max_free free triplets ends them); the driver goes on with the working-set rounds from their metric and
+    certifies the CVXPY optimum, where it used to return that round's gap as 'inaccurate'."""
+    import sdpembed.solvers.lmnn.fast as fast
+
+    inst, (lower, upper), _ = cases["digits-10"]
+    gaps = []
+
+    def one_loose_round(*args, **kwargs):
+        out = margin_rounds(*args, **{**kwargs, "max_rounds": 1, "loose_tol": 0.1})
+        gaps.append(relative_gap(out.objective, out.bound, loss_unit(inst.mu)))
+        return out
+
+    monkeypatch.setattr(fast, "margin_rounds", one_loose_round)
+    result = solve_lmnn_fast(inst, repair="direct")
+    assert len(gaps) == 1 and gaps[0] > 1e-5                  # the margin rounds alone did not certify
+    assert result.status == "optimal", result.message
+    assert result.relative_gap <= 1e-5
+    assert result.dual_bound <= upper * (1 + 1e-9) and lower <= result.objective * (1 + 1e-9)
+    assert result.objective == pytest.approx(inst.objective(result.solution), rel=1e-12)
+    assert lmnn_dual_bound(inst, result.extra["triplets"], result.extra["alpha"],
+                           upper_bound=result.objective) == pytest.approx(result.dual_bound)
+
+
 def test_repair_option_is_checked(cases):
     with pytest.raises(ValueError, match="repair must be"):
         solve_lmnn_fast(cases["wine"][0], repair="always")
