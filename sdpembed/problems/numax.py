@@ -19,8 +19,9 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import cached_property
 from typing import Any, ClassVar
 
@@ -31,17 +32,20 @@ from .._validate import as_matrix, as_vector, check_delta, check_positive_int
 from ..secants import (
     all_secants,
     class_pair_mask,
+    exact_secant_forms,
     iter_labelled_secant_blocks,
+    iter_secant_form_bounds,
     iter_secant_quadratic_forms,
     pair_count,
     sample_class_secants,
     sample_secants,
+    violation_uncertainty,
 )
 from .base import Instance, file_scalar
 from .numax_certificate import box_violation, certified_lower_bound
 from .numax_operator import PairSecantOperator, SecantOperator
 
-__all__ = ["NuMaxClassInstance", "NuMaxInstance"]
+__all__ = ["NuMaxClassInstance", "NuMaxInstance", "ViolationCheck"]
 
 #: Rows of ``secants`` must have unit norm to this tolerance (they are then renormalised).
 UNIT_NORM_TOL = 1e-6
@@ -71,6 +75,51 @@ def _check_secant_memory(X: object, count: int | None = None) -> None:
     if len(shape) == 2:
         pairs = pair_count(shape[0]) if count is None else min(count, pair_count(shape[0]))
         check_memory(3 * dense_bytes(pairs, shape[1]), f"{pairs} secants of X (S×N float64, N = {shape[1]})")
+
+
+@dataclass(frozen=True)
+class ViolationCheck:
+    """The proved outcome of the feasibility check of a point-form instance (:meth:`check_violation`).
+
+    The exact worst violation max_k (lo_k − v_kᵀPv_k, v_kᵀPv_k − hi_k)₊ over all secants, in exact
+    arithmetic on the doubles given (the bounds 1 ∓ δ exact), lies in [``lower``, ``upper``]; ``value``
+    is the computed one. ``exceeds`` says, proved, whether it exceeds ``tol``: every pair was either
+    proved within ``tol`` or beyond it by its worst-case rounding bound, or decided in exact rational
+    arithmetic (``exact`` such pairs). ``violated`` counts the pairs proved beyond ``tol``, ``pairs``
+    the pairs checked.
+    """
+
+    value: float
+    lower: float
+    upper: float
+    tol: float
+    exceeds: bool
+    pairs: int = 0
+    violated: int = 0
+    exact: int = 0
+
+    @property
+    def error(self) -> float:
+        """The proved bound on |``value`` − the exact worst violation|."""
+        return max(self.upper - self.value, self.value - self.lower)
+
+    @classmethod
+    def merge(cls, checks: Iterable[ViolationCheck], tol: float) -> ViolationCheck:
+        """The check of the union of the pairs of ``checks`` (each with this ``tol``)."""
+        checks = list(checks)
+        return cls(max((c.value for c in checks), default=0.0), max((c.lower for c in checks), default=0.0),
+                   max((c.upper for c in checks), default=0.0), float(tol), any(c.exceeds for c in checks),
+                   sum(c.pairs for c in checks), sum(c.violated for c in checks), sum(c.exact for c in checks))
+
+
+def _rounded_out(value: Fraction) -> tuple[float, float]:
+    """The doubles just below and just above an exact rational (the same when it is one)."""
+    nearest = float(value)
+    if Fraction(nearest) == value:
+        return nearest, nearest
+    if Fraction(nearest) < value:
+        return nearest, float(np.nextafter(nearest, np.inf))
+    return float(np.nextafter(nearest, -np.inf)), nearest
 
 
 class _TraceInstance(Instance):
@@ -119,6 +168,58 @@ class _TraceInstance(Instance):
         lo, hi = self.bounds_of_pairs(i, j)
         bound, _ = certified_lower_bound(PairSecantOperator(self.X, i, j), lo, hi, multipliers)
         return bound
+
+    def check_violation(self, P: np.ndarray, tol: float = 0.0, *, block_size: int = 65536,
+                        progress: Callable[[int], object] | None = None,
+                        pairs: tuple[int, int] | None = None) -> ViolationCheck:
+        """The worst violation of the bounds lo ≤ v_ijᵀPv_ij ≤ hi over all secants of a point-form
+        instance, with a proved verdict on whether it exceeds ``tol`` (:class:`ViolationCheck`).
+
+        The ratios of :func:`~sdpembed.secants.iter_secant_form_bounds` (NuMax eq. (1) secants, from Gram
+        rows, streamed in blocks of ``block_size`` pairs) come with worst-case bounds on their rounding,
+        and :func:`~sdpembed.secants.violation_uncertainty` with bounds on each pair's violation (plus
+        the rounding of the bounds fl(1 ∓ δ) themselves): a pair is proved within ``tol`` or beyond it
+        when its interval lies on one side, and the few others are decided by
+        :func:`~sdpembed.secants.exact_secant_forms`, in exact rational arithmetic against the exact
+        bounds 1 ∓ δ. ``progress(k)`` is told the number of secants of each block; ``pairs`` (start,
+        stop) restricts the check to those linear pair indices (a distributed check splits them so, and
+        :meth:`ViolationCheck.merge` joins the parts).
+        """
+        if not self.point_form:
+            raise ValueError("the proved check of all pairs needs a point-form instance (X)")
+        P = np.asarray(P, dtype=np.float64)
+        tol = float(tol)
+        exact_tol, delta = Fraction(tol), Fraction(self.delta)
+        eps = float(np.finfo(np.float64).eps)
+        checks = []
+        for block in iter_secant_form_bounds(self.X, P, block_size, pairs=pairs):
+            lo, hi = self.bounds_of_pairs(block.i, block.j)
+            has_lo, has_hi = np.isfinite(lo), np.isfinite(hi)
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                estimate = np.maximum(lo - block.values, block.values - hi)
+                # the bounds are fl(1 ∓ δ): within u of the exact 1 ∓ δ
+                spread = (violation_uncertainty(block.values, block.num_err, block.den, block.den_err, lo, hi, tol)
+                          + eps * (np.where(has_lo, np.abs(lo), 0.0) + np.where(has_hi, np.abs(hi), 0.0)))
+                bounded = block.den > block.den_err
+                within = bounded & (estimate + spread <= tol)
+                beyond = bounded & (estimate - spread > tol)
+            sure = within | beyond
+            value = float(np.max(estimate[sure], initial=0.0))
+            lower = float(np.max(estimate[sure] - spread[sure], initial=0.0))
+            upper = float(np.max(estimate[sure] + spread[sure], initial=0.0))
+            doubt = np.flatnonzero(~sure)
+            violated = int(np.count_nonzero(beyond))
+            forms = exact_secant_forms(self.X, P, block.i[doubt], block.j[doubt])
+            for k, form in zip(doubt, forms, strict=True):
+                # every secant has a bound: 1 − δ below, 1 + δ above, or both
+                exact = max([(1 - delta) - form] * bool(has_lo[k]) + [form - (1 + delta)] * bool(has_hi[k]))
+                down, up = _rounded_out(exact)
+                value, lower, upper = max(value, float(exact)), max(lower, down), max(upper, up)
+                violated += int(exact > exact_tol)
+            checks.append(ViolationCheck(value, lower, upper, tol, violated > 0, block.i.size, violated, doubt.size))
+            if progress is not None:
+                progress(block.i.size)
+        return ViolationCheck.merge(checks, tol)
 
     @cached_property
     def secant_pairs(self) -> np.ndarray:
