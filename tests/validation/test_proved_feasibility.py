@@ -175,3 +175,21 @@ def test_exact_forms_of_subnormal_and_huge_doubles():
     P = np.array([[2.0, 1e-300, 0.0], [1e-300, 3e-5, 5e-324], [0.0, 5e-324, 1.0]])
     i, j = np.array([0, 0, 1]), np.array([1, 2, 2])
     assert exact_secant_forms(X, P, i, j) == [_exact_forms(X, P)[k] for k in range(3)]
+
+
+@pytest.mark.parametrize(("name", "proved"), [("numax-squares6-points", True), ("numax-squares5", False)])
+def test_the_suite_records_the_proved_error_of_a_point_form_violation(name, proved, tmp_path):
+    """``suite run`` grades through ``verify``: a point-form entry's record carries the proved bound on
+    its violation's error (NaN for a secant-form entry, whose violation is a computed value)."""
+    from sdpembed.validation.suite import load_suite
+    from sdpembed.validation.suite.runner import grade_solution
+
+    entry = next(entry for entry in load_suite().entries if entry.name == name)
+    instance = entry.load()
+    P = np.eye(instance.dim) * 1.05                     # violates δ = 0.1 nowhere: every ratio is 1.05
+    path = tmp_path / "solution.npz"
+    np.savez(path, P=P)
+    record = grade_solution(entry, path, Tolerances(objective=1e9), instance)
+    assert record.passed, record.reasons
+    assert record.max_violation == 0.0
+    assert (0.0 <= record.violation_error < 1e-12) if proved else np.isnan(record.violation_error)
