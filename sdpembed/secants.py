@@ -52,6 +52,7 @@ __all__ = [
     "SecantFormBounds",
     "iter_secant_form_bounds",
     "exact_secant_forms",
+    "ExactSecantForms",
 ]
 
 def gamma(n: int, dtype: np.dtype | type = np.float64) -> float:
@@ -455,27 +456,38 @@ def _secant_form_blocks(X: np.ndarray, P: np.ndarray, block_size: int, pairs: tu
 
 
 def exact_secant_forms(X: np.ndarray, P: np.ndarray, i: np.ndarray, j: np.ndarray) -> list[Fraction]:
-    """vᵀPv of the secants of the pairs (i[k], j[k]) of rows of ``X``, in exact rational arithmetic.
+    """vᵀPv of the secants of the pairs (i[k], j[k]) of rows of ``X``, in exact rational arithmetic
+    (:class:`ExactSecantForms`, for one call)."""
+    return ExactSecantForms(X, P)(i, j)
+
+
+class ExactSecantForms:
+    """vᵀPv of secants of the rows of ``X``, in exact rational arithmetic: ``forms(i, j)``.
 
     Every double is an integer times a power of two, so with the entries of X and of P written as
     integers over common powers of two (Python integers, of any size), the difference d = x_i − x_j,
     dᵀPd and dᵀd are exact integers, and their quotient an exact :class:`~fractions.Fraction` (the form
-    of P itself: dᵀPd = dᵀ((P + Pᵀ)/2)d). The products are those of a matrix of Python integers
-    (O(N²) integer operations a pair): for the few pairs a rounding bound leaves undecided.
+    of P itself: dᵀPd = dᵀ((P + Pᵀ)/2)d). P is converted once; each pair then costs the O(N²) integer
+    operations of a matrix-vector product: for the few pairs a rounding bound leaves undecided.
     Pairs of identical points are refused.
     """
-    i, j = np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64)
-    if i.size == 0:
-        return []
-    rows, row_shift = _integers(np.asarray(X, dtype=np.float64)[np.concatenate([i, j])])
-    form, form_shift = _integers(np.asarray(P, dtype=np.float64))
-    D = rows[: i.size] - rows[i.size:]
-    numerators = np.sum((D @ form) * D, axis=1)
-    denominators = np.sum(D * D, axis=1)
-    if np.any(denominators == 0):
-        raise ValueError("a pair of identical points has no secant")
-    power = Fraction(2) ** form_shift
-    return [Fraction(int(a), int(b)) * power for a, b in zip(numerators, denominators, strict=True)]
+
+    def __init__(self, X: np.ndarray, P: np.ndarray) -> None:
+        self.X = np.asarray(X, dtype=np.float64)
+        self.form, self.shift = _integers(np.asarray(P, dtype=np.float64))
+
+    def __call__(self, i: np.ndarray, j: np.ndarray) -> list[Fraction]:
+        i, j = np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64)
+        if i.size == 0:
+            return []
+        rows, _ = _integers(self.X[np.concatenate([i, j])])
+        D = (rows[: i.size] - rows[i.size:]).T                      # (N, m): one column a pair
+        numerators = np.sum((self.form @ D) * D, axis=0)
+        denominators = np.sum(D * D, axis=0)
+        if np.any(denominators == 0):
+            raise ValueError("a pair of identical points has no secant")
+        power = Fraction(2) ** self.shift
+        return [Fraction(int(a), int(b)) * power for a, b in zip(numerators, denominators, strict=True)]
 
 
 def _integers(A: np.ndarray) -> tuple[np.ndarray, int]:
@@ -484,10 +496,7 @@ def _integers(A: np.ndarray) -> tuple[np.ndarray, int]:
     mantissa = np.ldexp(fraction, 53).astype(np.int64)          # integers: |A| = |m|·2^(e − 53) exactly
     exponent = exponent.astype(np.int64) - 53
     shift = int(exponent[mantissa != 0].min()) if np.any(mantissa) else 0
-    M = np.empty(A.shape, dtype=object)
-    flat_m, flat_e = mantissa.ravel().tolist(), (exponent - shift).ravel().tolist()
-    M.ravel()[:] = [m << max(e, 0) if m else 0 for m, e in zip(flat_m, flat_e, strict=True)]
-    return M, shift
+    return mantissa.astype(object) << np.maximum(exponent - shift, 0).astype(object), shift
 
 
 def _pair_range(pairs: tuple[int, int], total: int) -> tuple[int, int]:

@@ -30,9 +30,9 @@ import numpy as np
 from .._memory import check_memory, dense_bytes
 from .._validate import as_matrix, as_vector, check_delta, check_positive_int
 from ..secants import (
+    ExactSecantForms,
     all_secants,
     class_pair_mask,
-    exact_secant_forms,
     iter_labelled_secant_blocks,
     iter_secant_form_bounds,
     iter_secant_quadratic_forms,
@@ -86,7 +86,8 @@ class ViolationCheck:
     is the computed one. ``exceeds`` says, proved, whether it exceeds ``tol``: every pair was either
     proved within ``tol`` or beyond it by its worst-case rounding bound, or decided in exact rational
     arithmetic (``exact`` such pairs). ``violated`` counts the pairs proved beyond ``tol``, ``pairs``
-    the pairs checked.
+    the pairs checked, and ``undecided`` those left within their rounding bound of ``tol`` once the
+    verdict was proved (a pair beyond ``tol`` decides it; the others then keep their bounds).
     """
 
     value: float
@@ -97,6 +98,7 @@ class ViolationCheck:
     pairs: int = 0
     violated: int = 0
     exact: int = 0
+    undecided: int = 0
 
     @property
     def error(self) -> float:
@@ -109,7 +111,8 @@ class ViolationCheck:
         checks = list(checks)
         return cls(max((c.value for c in checks), default=0.0), max((c.lower for c in checks), default=0.0),
                    max((c.upper for c in checks), default=0.0), float(tol), any(c.exceeds for c in checks),
-                   sum(c.pairs for c in checks), sum(c.violated for c in checks), sum(c.exact for c in checks))
+                   sum(c.pairs for c in checks), sum(c.violated for c in checks), sum(c.exact for c in checks),
+                   sum(c.undecided for c in checks))
 
 
 def _rounded_out(value: Fraction) -> tuple[float, float]:
@@ -180,10 +183,11 @@ class _TraceInstance(Instance):
         and :func:`~sdpembed.secants.violation_uncertainty` with bounds on each pair's violation (plus
         the rounding of the bounds fl(1 ∓ δ) themselves): a pair is proved within ``tol`` or beyond it
         when its interval lies on one side, and the few others are decided by
-        :func:`~sdpembed.secants.exact_secant_forms`, in exact rational arithmetic against the exact
-        bounds 1 ∓ δ. ``progress(k)`` is told the number of secants of each block; ``pairs`` (start,
-        stop) restricts the check to those linear pair indices (a distributed check splits them so, and
-        :meth:`ViolationCheck.merge` joins the parts).
+        :class:`~sdpembed.secants.ExactSecantForms`, in exact rational arithmetic against the exact
+        bounds 1 ∓ δ (the likeliest violated first; once a pair is proved beyond ``tol`` the verdict is,
+        and the others keep their bounds). ``progress(k)`` is told the number of secants of each block;
+        ``pairs`` (start, stop) restricts the check to those linear pair indices (a distributed check
+        splits them so, and :meth:`ViolationCheck.merge` joins the parts).
         """
         if not self.point_form:
             raise ValueError("the proved check of all pairs needs a point-form instance (X)")
@@ -191,7 +195,9 @@ class _TraceInstance(Instance):
         tol = float(tol)
         exact_tol, delta = Fraction(tol), Fraction(self.delta)
         eps = float(np.finfo(np.float64).eps)
-        checks = []
+        value = lower = upper = 0.0
+        violated = count = 0
+        doubts = []
         for block in iter_secant_form_bounds(self.X, P, block_size, pairs=pairs):
             lo, hi = self.bounds_of_pairs(block.i, block.j)
             has_lo, has_hi = np.isfinite(lo), np.isfinite(hi)
@@ -204,22 +210,42 @@ class _TraceInstance(Instance):
                 within = bounded & (estimate + spread <= tol)
                 beyond = bounded & (estimate - spread > tol)
             sure = within | beyond
-            value = float(np.max(estimate[sure], initial=0.0))
-            lower = float(np.max(estimate[sure] - spread[sure], initial=0.0))
-            upper = float(np.max(estimate[sure] + spread[sure], initial=0.0))
-            doubt = np.flatnonzero(~sure)
-            violated = int(np.count_nonzero(beyond))
-            forms = exact_secant_forms(self.X, P, block.i[doubt], block.j[doubt])
-            for k, form in zip(doubt, forms, strict=True):
+            value = max(value, float(np.max(estimate[sure], initial=0.0)))
+            lower = max(lower, float(np.max(estimate[sure] - spread[sure], initial=0.0)))
+            upper = max(upper, float(np.max(estimate[sure] + spread[sure], initial=0.0)))
+            violated += int(np.count_nonzero(beyond))
+            count += block.i.size
+            if not np.all(sure):
+                doubts.append(tuple(a[~sure] for a in (block.i, block.j, estimate, spread, has_lo, has_hi)))
+            if progress is not None:
+                progress(block.i.size)
+        if not doubts:
+            return ViolationCheck(value, lower, upper, tol, violated > 0, count, violated)
+        i, j, estimate, spread, has_lo, has_hi = (np.concatenate(parts) for parts in zip(*doubts, strict=True))
+        with np.errstate(invalid="ignore"):
+            interval = np.isfinite(estimate) & np.isfinite(spread)
+        # the pairs likeliest beyond tol first: once one is, the verdict is proved and the others keep
+        # their intervals (all but those without one)
+        order = np.argsort(np.where(interval, -estimate, -np.inf), kind="stable")
+        decided = np.zeros(order.size, bool)
+        exact_forms = ExactSecantForms(self.X, P)
+        for start in range(0, order.size, 8):
+            chunk = order[start:start + 8]
+            if violated:
+                chunk = chunk[~interval[chunk]]
+            for k, form in zip(chunk, exact_forms(i[chunk], j[chunk]), strict=True):
                 # every secant has a bound: 1 − δ below, 1 + δ above, or both
                 exact = max([(1 - delta) - form] * bool(has_lo[k]) + [form - (1 + delta)] * bool(has_hi[k]))
                 down, up = _rounded_out(exact)
                 value, lower, upper = max(value, float(exact)), max(lower, down), max(upper, up)
                 violated += int(exact > exact_tol)
-            checks.append(ViolationCheck(value, lower, upper, tol, violated > 0, block.i.size, violated, doubt.size))
-            if progress is not None:
-                progress(block.i.size)
-        return ViolationCheck.merge(checks, tol)
+            decided[chunk] = True
+        left = ~decided
+        value = max(value, float(np.max(estimate[left], initial=0.0)))
+        lower = max(lower, float(np.max(estimate[left] - spread[left], initial=0.0)))
+        upper = max(upper, float(np.max(estimate[left] + spread[left], initial=0.0)))
+        return ViolationCheck(value, lower, upper, tol, violated > 0, count, violated, int(decided.sum()),
+                              int(left.sum()))
 
     @cached_property
     def secant_pairs(self) -> np.ndarray:

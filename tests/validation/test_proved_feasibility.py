@@ -115,7 +115,10 @@ def test_check_brackets_the_exact_worst_violation_and_decides_every_pair(tol):
     worst = max(max(exact), Fraction(0))
     assert check.lower <= worst <= check.upper and check.error < 1e-9
     assert check.exceeds == (worst > Fraction(tol))
-    assert check.violated == sum(v > Fraction(tol) for v in exact) and check.pairs == len(exact) == 14 * 13 // 2 - 1
+    beyond = sum(v > Fraction(tol) for v in exact)
+    # pairs within their bound of tol are decided exactly until one is beyond it (then the verdict is proved)
+    assert check.violated <= beyond <= check.violated + check.undecided and check.pairs == len(exact) == 90
+    assert check.undecided == 0 or check.exceeds
 
 
 def test_one_sided_bounds_of_numax_class_are_checked_exactly():
