@@ -193,6 +193,8 @@ class _TraceInstance(Instance):
             raise ValueError("the proved check of all pairs needs a point-form instance (X)")
         P = np.asarray(P, dtype=np.float64)
         tol = float(tol)
+        if not np.isfinite(tol):
+            raise ValueError(f"tol must be finite, got {tol}")
         exact_tol, delta = Fraction(tol), Fraction(self.delta)
         eps = float(np.finfo(np.float64).eps)
         value = lower = upper = 0.0
@@ -216,14 +218,13 @@ class _TraceInstance(Instance):
             violated += int(np.count_nonzero(beyond))
             count += block.i.size
             if not np.all(sure):
-                doubts.append(tuple(a[~sure] for a in (block.i, block.j, estimate, spread, has_lo, has_hi)))
+                doubts.append(tuple(a[~sure] for a in (block.i, block.j, estimate, spread, bounded, has_lo, has_hi)))
             if progress is not None:
                 progress(block.i.size)
         if not doubts:
             return ViolationCheck(value, lower, upper, tol, violated > 0, count, violated)
-        i, j, estimate, spread, has_lo, has_hi = (np.concatenate(parts) for parts in zip(*doubts, strict=True))
-        with np.errstate(invalid="ignore"):
-            interval = np.isfinite(estimate) & np.isfinite(spread)
+        i, j, estimate, spread, bounded, has_lo, has_hi = (np.concatenate(parts) for parts in zip(*doubts, strict=True))
+        interval = bounded & np.isfinite(estimate) & np.isfinite(spread)       # a ratio bound holds
         # the pairs likeliest beyond tol first: once one is, the verdict is proved and the others keep
         # their intervals (all but those without one)
         order = np.argsort(np.where(interval, -estimate, -np.inf), kind="stable")

@@ -196,3 +196,25 @@ def test_the_suite_records_the_proved_error_of_a_point_form_violation(name, prov
     assert record.passed, record.reasons
     assert record.max_violation == 0.0
     assert (0.0 <= record.violation_error < 1e-12) if proved else np.isnan(record.violation_error)
+
+
+@pytest.mark.parametrize("delta", [0.1, 0.2])
+def test_a_scaled_identity_at_the_bound_is_judged_by_its_exact_ratios(delta):
+    """P = fl(1 + δ)·I gives every secant the ratio fl(1 + δ) exactly, a few 1e-17 above (δ = 0.1) or
+    below (δ = 0.2) the exact bound 1 + δ; the Gram-based ratios are off by about 1e-16, every pair is
+    within its rounding bound of tol = 0, and exact arithmetic decides: FAIL for 0.1 (after the first
+    pairs, the others left undecided), PASS for 0.2 (every pair decided exactly). The old check
+    failed both (computed violation 4.4e-16 > 0)."""
+    X = np.random.default_rng(0).integers(-5, 6, size=(10, 4)).astype(float)
+    instance = NuMaxInstance(delta=delta, X=X)
+    P = (1.0 + delta) * np.eye(4)
+    exact = Fraction(1.0 + delta) - (1 + Fraction(delta))
+    assert (exact > 0) == (delta == 0.1)
+    check = instance.check_violation(P, 0.0)
+    assert check.exceeds == (exact > 0) and check.lower <= max(exact, Fraction(0)) <= check.upper
+    if exact > 0:
+        assert 1 <= check.exact < 45 and check.exact + check.undecided == 45 and check.lower == float(exact)
+    else:
+        assert check.exact == 45 and check.undecided == 0 and check.upper == check.lower == check.value == 0.0
+    cert = verify_solution(instance, P, optimum=4.0 * (1.0 + delta), tolerances=Tolerances(feasibility=0.0))
+    assert cert.passed == (exact <= 0), cert.reasons
