@@ -122,14 +122,14 @@ def quadratic_form_error(norms2_i: np.ndarray | float, norms2_j: np.ndarray | fl
     length ``dim`` whose squared norms *as computed* are ``norms2_i`` and ``norms2_j``, P symmetric with
     ‖|P|‖₂ ≤ ``abs_norm`` (:func:`abs_norm_bound`).
 
-    Each term a_k P_kl b_l of a_ᵀPa + bᵀPb − 2aᵀPb passes through the ``dim`` roundings of its entry of
+    Each term a_k P_kl b_l of aᵀPa + bᵀPb − 2aᵀPb passes through the ``dim`` roundings of its entry of
     XP, the ``dim`` of the row product and the 2 of the sum and difference (the doubling is exact),
     and one more if P was symmetrised as fl((P + Pᵀ)/2); the terms' absolute values sum to
     (|a| + |b|)ᵀ|P|(|a| + |b|) ≤ 2‖|P|‖₂(‖a‖² + ‖b‖²) ([1]_ Lemma 3.1, as in
     :func:`gram_distance_error`, which is the case P = I). γ_{2dim+7} in place of γ_{2dim+3} absorbs the
-    bound's own roundings, and an absolute term gradual underflow (the products' errors of at most
-    the least subnormal, carried through the second product by at most √dim·(‖a‖ + ‖b‖)·‖|P|‖₂ and
-    summed over 2·dim + 3 terms).
+    bound's own roundings, and an absolute term bounds gradual underflow (each product off by at most
+    the least subnormal, the errors of XP carried through the second product by at most
+    √dim·(‖a‖ + ‖b‖), all summed over 2·dim + 3 roundings).
 
     References
     ----------
