@@ -446,6 +446,7 @@ class NuMaxInstance(_TraceInstance):
         materialised); ``progress(k)`` is told the number of secants of each block as it is done.
         In point form ``pairs`` (start, stop) restricts the check to the pairs of those linear
         indices (:func:`~sdpembed.secants.iter_secant_blocks`; a distributed check splits them so).
+        A computed value; :meth:`check_violation` proves the verdict against a tolerance (the oracle's).
         """
         P = np.asarray(P, dtype=np.float64)
         if self.secants is not None:
