@@ -129,7 +129,8 @@ def quadratic_form_error(norms2_i: np.ndarray | float, norms2_j: np.ndarray | fl
     :func:`gram_distance_error`, which is the case P = I). γ_{2dim+7} in place of γ_{2dim+3} absorbs the
     bound's own roundings, and an absolute term bounds gradual underflow (each product off by at most
     the least subnormal, the errors of XP carried through the second product by at most
-    √dim·(‖a‖ + ‖b‖), all summed over 2·dim + 3 roundings).
+    √dim·(‖a‖ + ‖b‖), all summed over 2·dim + 3 roundings; one term for all the pairs given, at
+    their largest norms).
 
     References
     ----------
@@ -139,9 +140,11 @@ def quadratic_form_error(norms2_i: np.ndarray | float, norms2_j: np.ndarray | fl
     dim = max(int(dim), 1)
     exact = 1.0 - gamma(dim, dtype)
     relative = 2.0 * gamma(2 * dim + 7, dtype) * abs_norm / exact
-    norms = np.sqrt((np.asarray(norms2_i) + norms2_j) * 2.0 / exact)
+    sums = np.asarray(norms2_i) + norms2_j
+    # the underflow term is negligible but for tiny data: one for all, at the largest norms
+    norms = float(np.sqrt(2.0 * float(np.max(sums, initial=0.0)) / exact))
     tiny = float(info.smallest_subnormal) * (2 * dim + 3) * (2.0 + np.sqrt(dim) * norms * (1.0 + abs_norm))
-    return relative * (np.asarray(norms2_i) + norms2_j) + tiny
+    return relative * sums + tiny
 
 
 def violation_uncertainty(ratio: np.ndarray, num_err: np.ndarray | float, den: np.ndarray,
@@ -358,8 +361,8 @@ def iter_secant_quadratic_forms(
     values : ndarray of shape (B,)
         vᵀ P v of the block's non-zero secants, in the order of :func:`iter_secant_blocks`.
     """
-    for block in _secant_form_blocks(X, P, block_size, pairs, cancellation_rtol, bounded=False):
-        yield block.values
+    for keep, _, _, values, _, _, _ in _secant_form_blocks(X, P, block_size, pairs, cancellation_rtol, bounded=False):
+        yield values[keep]
 
 
 @dataclass(frozen=True)
@@ -397,7 +400,8 @@ def iter_secant_form_bounds(
     ----------
     .. [1] N. J. Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., SIAM, 2002, §2.1, §3.1.
     """
-    return _secant_form_blocks(X, P, block_size, pairs, cancellation_rtol, bounded=True)
+    for keep, *arrays in _secant_form_blocks(X, P, block_size, pairs, cancellation_rtol, bounded=True):
+        yield SecantFormBounds(*arrays) if keep.all() else SecantFormBounds(*(a[keep] for a in arrays))
 
 
 def _symmetric(P: np.ndarray) -> np.ndarray:
@@ -406,8 +410,9 @@ def _symmetric(P: np.ndarray) -> np.ndarray:
 
 
 def _secant_form_blocks(X: np.ndarray, P: np.ndarray, block_size: int, pairs: tuple[int, int] | None,
-                        cancellation_rtol: float, *, bounded: bool) -> Iterator[SecantFormBounds]:
-    """The blocks of :func:`iter_secant_form_bounds` (without the bounds, zero, unless ``bounded``)."""
+                        cancellation_rtol: float, *, bounded: bool) -> Iterator[tuple[np.ndarray, ...]]:
+    """The blocks of :func:`iter_secant_form_bounds` before the zero secants are dropped: (keep, i, j,
+    values, num_err, den, den_err), the bounds None unless ``bounded``."""
     X = as_matrix(X, "X", min_rows=2)
     P = np.asarray(P, dtype=np.float64)
     if P.shape != (X.shape[1], X.shape[1]):
@@ -431,8 +436,9 @@ def _secant_form_blocks(X: np.ndarray, P: np.ndarray, block_size: int, pairs: tu
         with np.errstate(divide="ignore", invalid="ignore"):
             values = q / d
         norms = np.sqrt(np.maximum(d, 0.0))
-        den, num_err, den_err = d, np.zeros(i.size), np.zeros(i.size)
+        den = num_err = den_err = None
         if bounded:
+            den = d
             num_err = quadratic_form_error(h_diag[i], h_diag[j], dim, abs_norm)
             den_err = gram_distance_error(h_diag[i], h_diag[j], dim)
         if np.any(close):
@@ -452,7 +458,7 @@ def _secant_form_blocks(X: np.ndarray, P: np.ndarray, block_size: int, pairs: tu
         if dropped:
             warnings.warn(f"{dropped} zero secant(s) from duplicate points in X were dropped", UserWarning,
                           stacklevel=3)
-        yield SecantFormBounds(i[keep], j[keep], values[keep], num_err[keep], den[keep], den_err[keep])
+        yield keep, i, j, values, num_err, den, den_err
 
 
 def exact_secant_forms(X: np.ndarray, P: np.ndarray, i: np.ndarray, j: np.ndarray) -> list[Fraction]:

@@ -33,6 +33,7 @@ from ..secants import (
     ExactSecantForms,
     all_secants,
     class_pair_mask,
+    gamma,
     iter_labelled_secant_blocks,
     iter_secant_form_bounds,
     iter_secant_quadratic_forms,
@@ -125,6 +126,40 @@ def _rounded_out(value: Fraction) -> tuple[float, float]:
     return float(np.nextafter(nearest, -np.inf)), nearest
 
 
+def _pair_spread(block: Any, lo: np.ndarray, hi: np.ndarray, has_lo: np.ndarray, has_hi: np.ndarray, tol: float,
+                 look: np.ndarray) -> np.ndarray:
+    """The bounds on the violations of the pairs ``look`` of a block of
+    :func:`~sdpembed.secants.iter_secant_form_bounds` (:func:`~sdpembed.secants.violation_uncertainty`,
+    plus the rounding of the bounds fl(1 ∓ δ) themselves, within u of the exact 1 ∓ δ)."""
+    lo, hi = lo[look], hi[look]
+    return (violation_uncertainty(block.values[look], block.num_err[look], block.den[look], block.den_err[look],
+                                  lo, hi, tol)
+            + _EPS * (np.where(has_lo[look], np.abs(lo), 0.0) + np.where(has_hi[look], np.abs(hi), 0.0)))
+
+
+def _block_spread(block: Any, lo: np.ndarray, hi: np.ndarray, has_lo: np.ndarray, has_hi: np.ndarray,
+                  tol: float) -> float:
+    """One bound on the violation of every pair of a block (:func:`_pair_spread` of each is at most
+    this): the largest numerator terms over the least denominator margin, every term of the bound
+    being monotone in them; 1 + γ_2 absorbs the two more roundings of forming them. inf when a
+    denominator is within its own rounding bound."""
+    if block.values.size == 0:
+        return np.inf
+    margin = float(np.min(block.den - block.den_err))
+    reach = float(np.max(np.abs(block.values)))
+    size_lo = float(np.max(np.where(has_lo, np.abs(lo), 0.0)))
+    size_hi = float(np.max(np.where(has_hi, np.abs(hi), 0.0)))
+    if not (margin > 0.0 and np.isfinite(reach)):
+        return np.inf
+    top = float(np.max(block.num_err)) + reach * float(np.max(block.den_err))
+    bound = violation_uncertainty(np.array(reach), top, np.array(margin), 0.0, np.array(size_lo), np.array(size_hi),
+                                  tol)
+    return float(bound) * (1.0 + gamma(2)) + _EPS * (size_lo + size_hi)
+
+
+_EPS = float(np.finfo(np.float64).eps)
+
+
 class _TraceInstance(Instance):
     """What the trace-minimisation instances share: the objective and the verified dual bound."""
 
@@ -196,7 +231,6 @@ class _TraceInstance(Instance):
         if not np.isfinite(tol):
             raise ValueError(f"tol must be finite, got {tol}")
         exact_tol, delta = Fraction(tol), Fraction(self.delta)
-        eps = float(np.finfo(np.float64).eps)
         value = lower = upper = 0.0
         violated = count = 0
         doubts = []
@@ -205,20 +239,30 @@ class _TraceInstance(Instance):
             has_lo, has_hi = np.isfinite(lo), np.isfinite(hi)
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 estimate = np.maximum(lo - block.values, block.values - hi)
-                # the bounds are fl(1 ∓ δ): within u of the exact 1 ∓ δ
-                spread = (violation_uncertainty(block.values, block.num_err, block.den, block.den_err, lo, hi, tol)
-                          + eps * (np.where(has_lo, np.abs(lo), 0.0) + np.where(has_hi, np.abs(hi), 0.0)))
-                bounded = block.den > block.den_err
-                within = bounded & (estimate + spread <= tol)
-                beyond = bounded & (estimate - spread > tol)
+                # a screen first: one bound for the whole block, then each pair's own bound only where
+                # that one leaves the verdict open or the pair may hold the block's worst bounds
+                screen = _block_spread(block, lo, hi, has_lo, has_hi, tol)
+                settled_in = estimate + screen <= tol
+                settled_out = estimate - screen > tol
+                top = float(np.fmax.reduce(estimate)) if estimate.size else -np.inf
+                look = np.flatnonzero(~(settled_in | settled_out) | (estimate >= top - 2.0 * screen))
+                spread = _pair_spread(block, lo, hi, has_lo, has_hi, tol, look)
+                est = estimate[look]
+                bounded = block.den[look] > block.den_err[look]
+                within = bounded & (est + spread <= tol)
+                beyond = bounded & (est - spread > tol)
             sure = within | beyond
-            value = max(value, float(np.max(estimate[sure], initial=0.0)))
-            lower = max(lower, float(np.max(estimate[sure] - spread[sure], initial=0.0)))
-            upper = max(upper, float(np.max(estimate[sure] + spread[sure], initial=0.0)))
-            violated += int(np.count_nonzero(beyond))
+            settled = settled_in | settled_out
+            settled[look] = False
+            value = max(value, float(np.max(estimate[settled], initial=0.0)), float(np.max(est[sure], initial=0.0)))
+            lower = max(lower, float(np.max(est[sure] - spread[sure], initial=0.0)))
+            upper = max(upper, float(np.max(est[sure] + spread[sure], initial=0.0)))
+            violated += int(np.count_nonzero(beyond)) + int(np.count_nonzero(settled_out[settled]))
             count += block.i.size
             if not np.all(sure):
-                doubts.append(tuple(a[~sure] for a in (block.i, block.j, estimate, spread, bounded, has_lo, has_hi)))
+                doubt = look[~sure]
+                doubts.append((block.i[doubt], block.j[doubt], est[~sure], spread[~sure], bounded[~sure],
+                               has_lo[doubt], has_hi[doubt]))
             if progress is not None:
                 progress(block.i.size)
         if not doubts:
