@@ -218,3 +218,23 @@ def test_a_scaled_identity_at_the_bound_is_judged_by_its_exact_ratios(delta):
         assert check.exact == 45 and check.undecided == 0 and check.upper == check.lower == check.value == 0.0
     cert = verify_solution(instance, P, optimum=4.0 * (1.0 + delta), tolerances=Tolerances(feasibility=0.0))
     assert cert.passed == (exact <= 0), cert.reasons
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_every_tolerance_at_a_pair_s_exact_violation_gets_the_exact_verdict(seed):
+    """Tolerances placed on the doubles just below, at and just above the exact violations of pairs
+    (where the block screen and the pairs' own bounds leave the verdict open): the verdict is always
+    that of the exact worst violation, which the bounds bracket."""
+    X, P = _points_and_form(seed, n=12, dim=5, offset=30.0)
+    instance = NuMaxInstance(delta=0.3, X=X)
+    exact = _exact_violations(_exact_forms(X, P), 0.3)
+    worst = max(max(exact), Fraction(0))
+    top = sorted(exact, reverse=True)[:4]
+    for v in top:
+        near = float(v)
+        for tol in (float(np.nextafter(near, -np.inf)), near, float(np.nextafter(near, np.inf))):
+            if tol < 0:
+                continue
+            check = instance.check_violation(P, tol, block_size=20)
+            assert check.exceeds == (worst > Fraction(tol)), (seed, tol)
+            assert check.lower <= worst <= check.upper
