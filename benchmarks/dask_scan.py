@@ -76,6 +76,9 @@ class Counted:
     def max_violation(self, *args, **kwargs):
         return self.inner.max_violation(*args, **kwargs)
 
+    def check_violation(self, *args, **kwargs):
+        return self.inner.check_violation(*args, **kwargs)
+
 
 def _same(a, b) -> bool:
     return (all(np.array_equal(getattr(a, k), getattr(b, k)) for k in ("i", "j", "violation"))

@@ -178,7 +178,8 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         f"objective error    {error}  ((f - f*) / max(|f*|, 1), tolerance {tolerances.objective:g} in magnitude; "
         f"{side})",
         f"max violation      {format_against(cert.max_violation, tolerances.feasibility)}  "
-        f"(tolerance {tolerances.feasibility:g})",
+        + (f"± {cert.violation_error:.1e} (a proved bound; the verdict is proved)  "
+           if np.isfinite(cert.violation_error) else "") + f"(tolerance {tolerances.feasibility:g})",
         f"asymmetry          {format_against(cert.asymmetry, tolerances.feasibility)}  "
         f"(max |{variable} - {variable}ᵀ| / max(1, max |{variable}|), tolerance {tolerances.feasibility:g})",
         f"PSD violation      {format_against(cert.psd_violation, tolerances.psd)}  "

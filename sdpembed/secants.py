@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Iterator
+from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
@@ -44,6 +46,13 @@ __all__ = [
     "sample_class_secants",
     "gamma",
     "gram_distance_error",
+    "abs_norm_bound",
+    "quadratic_form_error",
+    "violation_uncertainty",
+    "SecantFormBounds",
+    "iter_secant_form_bounds",
+    "exact_secant_forms",
+    "ExactSecantForms",
 ]
 
 def gamma(n: int, dtype: np.dtype | type = np.float64) -> float:
@@ -84,6 +93,79 @@ def gram_distance_error(norms2_i: np.ndarray | float, norms2_j: np.ndarray | flo
     dim = max(int(dim), 1)
     relative = 2.0 * gamma(dim + 6, dtype) / (1.0 - gamma(dim, dtype))
     return relative * (np.asarray(norms2_i) + norms2_j) + (4 * dim + 8) * float(info.smallest_subnormal)
+
+
+def abs_norm_bound(P: np.ndarray) -> float:
+    """A proved upper bound on ‖|P|‖₂ (|P| taken entrywise) for a symmetric P of doubles.
+
+    |P| is symmetric, so ‖|P|‖₂ ≤ ‖|P|‖_∞, its largest absolute row sum, and ‖|P|‖₂ ≤ ‖P‖_F; the
+    computed sums are at least (1 − γ_k) times the exact ones ([1]_ Lemma 3.1, γ_{k+2} absorbing the
+    division and the square root), so the smaller of the two, inflated, bounds ‖|P|‖₂.
+
+    References
+    ----------
+    .. [1] N. J. Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., SIAM, 2002, §3.1.
+    """
+    P = np.asarray(P, dtype=np.float64)
+    if P.size == 0:
+        return 0.0
+    n = P.shape[0]
+    rows = float(np.max(np.abs(P).sum(axis=1))) / (1.0 - gamma(n + 2))
+    frobenius = float(np.sqrt(float(np.einsum("ij,ij->", P, P)) / (1.0 - gamma(P.size + 4))))
+    return min(rows, frobenius)
+
+
+def quadratic_form_error(norms2_i: np.ndarray | float, norms2_j: np.ndarray | float, dim: int,
+                         abs_norm: float, dtype: np.dtype | type = np.float64) -> np.ndarray | float:
+    """Worst-case bound on |q̂ − (a − b)ᵀP(a − b)| for the quadratic form by the Gram identity,
+    q̂ = fl(fl(g_a + g_b) − 2·fl(z_aᵀb)) with Z = fl(XP) and g = fl(rowdot(Z, X)), for two rows a, b of
+    length ``dim`` whose squared norms *as computed* are ``norms2_i`` and ``norms2_j``, P symmetric with
+    ‖|P|‖₂ ≤ ``abs_norm`` (:func:`abs_norm_bound`).
+
+    Each term a_k P_kl b_l of aᵀPa + bᵀPb − 2aᵀPb passes through the ``dim`` roundings of its entry of
+    XP, the ``dim`` of the row product and the 2 of the sum and difference (the doubling is exact),
+    and one more if P was symmetrised as fl((P + Pᵀ)/2); the terms' absolute values sum to
+    (|a| + |b|)ᵀ|P|(|a| + |b|) ≤ 2‖|P|‖₂(‖a‖² + ‖b‖²) ([1]_ Lemma 3.1, as in
+    :func:`gram_distance_error`, which is the case P = I). γ_{2dim+7} in place of γ_{2dim+3} absorbs the
+    bound's own roundings, and an absolute term bounds gradual underflow (each product off by at most
+    the least subnormal, the errors of XP carried through the second product by at most
+    √dim·(‖a‖ + ‖b‖), all summed over 2·dim + 3 roundings; one term for all the pairs given, at
+    their largest norms).
+
+    References
+    ----------
+    .. [1] N. J. Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., SIAM, 2002, §2.1, §3.1.
+    """
+    info = np.finfo(dtype)
+    dim = max(int(dim), 1)
+    exact = 1.0 - gamma(dim, dtype)
+    relative = 2.0 * gamma(2 * dim + 7, dtype) * abs_norm / exact
+    sums = np.asarray(norms2_i) + norms2_j
+    # the underflow term is negligible but for tiny data: one for all, at the largest norms
+    norms = float(np.sqrt(2.0 * float(np.max(sums, initial=0.0)) / exact))
+    tiny = float(info.smallest_subnormal) * (2 * dim + 3) * (2.0 + np.sqrt(dim) * norms * (1.0 + abs_norm))
+    return relative * sums + tiny
+
+
+def violation_uncertainty(ratio: np.ndarray, num_err: np.ndarray | float, den: np.ndarray,
+                          den_err: np.ndarray | float, lo: np.ndarray, hi: np.ndarray,
+                          tol: float = 0.0) -> np.ndarray:
+    """Worst-case bound on the error of the violation max(lo − r̂, r̂ − hi) of a computed ratio
+    r̂ = fl(q̂/ĥ) whose numerator and denominator are off by at most ``num_err`` and ``den_err``
+    (ĥ = ``den``), including the roundings of comparing it with ``tol``.
+
+    |q̂/ĥ − q/h| ≤ (e_q + |q̂/ĥ|·e_h)/(ĥ − e_h) (from q/h − q̂/ĥ = ((q − q̂)ĥ + q̂(ĥ − h))/(hĥ)), then the
+    roundings of the bound itself (1 + γ_6), and of the ratio, the violation and its comparison (u on
+    each of |r̂|, |lo|, |hi|, |tol|: γ_8 in all, [1]_ Lemma 3.1). NaN or negative where ĥ ≤ e_h: such
+    a ratio is not bounded (the caller recomputes it).
+
+    References
+    ----------
+    .. [1] N. J. Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., SIAM, 2002, §3.1.
+    """
+    sizes = np.abs(ratio) + np.where(np.isfinite(lo), np.abs(lo), 0.0) + np.where(np.isfinite(hi), np.abs(hi), 0.0)
+    return ((num_err + np.abs(ratio) * den_err) / (den - den_err) * (1.0 + gamma(6))
+            + gamma(8) * (sizes + (abs(tol) if np.isfinite(tol) else 0.0)))
 
 
 #: Differences with a norm below this (relative to the data scale) count as zero secants.
@@ -255,22 +337,18 @@ def iter_secant_quadratic_forms(
 
         vᵀ P v = (G_ii + G_jj − 2 G_ij) / (H_ii + H_jj − 2 H_ij),
 
-    which costs O(n·N) per row instead of O(N²) per pair. The subtraction loses up to
-    2γ_{N+2}·(H_ii + H_jj)/‖x_i − x_j‖² in relative accuracy (:func:`gram_distance_error`, worst
-    case), so a pair whose squared distance is below ``cancellation_rtol``·(‖x_i‖² + ‖x_j‖²) is
-    computed from its difference instead: the others' denominators are within 2γ_{N+6}/(1 − γ_N)
-    / ``cancellation_rtol`` relative (1.8·10⁻⁹ for N = 784 at the default), their numerators within
-    γ_{2N+2}·(|x_i| + |x_j|)ᵀ|P|(|x_i| + |x_j|) absolute (each term x_ak P_kl x_bl passes through the
-    N roundings of XP, the N of its product with a row and the 2 of the sum: Higham's Lemma 3.1, see
-    :func:`gamma`). These are values, accurate to those bounds, not bounds themselves; the all-pairs
-    scan (:mod:`sdpembed.solvers.numax.pair_scan`) bounds every pair's rounding.
+    which costs O(n·N) per row instead of O(N²) per pair (P is symmetrised first, as vᵀPv is the
+    form of (P + Pᵀ)/2). The subtraction loses up to 2γ_{N+2}·(H_ii + H_jj)/‖x_i − x_j‖² in relative
+    accuracy (:func:`gram_distance_error`, worst case), so a pair whose squared distance is below
+    ``cancellation_rtol``·(‖x_i‖² + ‖x_j‖²) is computed from its difference instead. These are
+    values; :func:`iter_secant_form_bounds` gives the same values with proved bounds on their rounding.
 
     Parameters
     ----------
     X : ndarray of shape (n, N)
         Points as rows.
     P : ndarray of shape (N, N)
-        A symmetric matrix.
+        A square matrix.
     block_size : int
         Pairs per block.
     pairs : (int, int), optional
@@ -283,16 +361,70 @@ def iter_secant_quadratic_forms(
     values : ndarray of shape (B,)
         vᵀ P v of the block's non-zero secants, in the order of :func:`iter_secant_blocks`.
     """
+    for keep, _, _, values, _, _, _ in _secant_form_blocks(X, P, block_size, pairs, cancellation_rtol, bounded=False):
+        yield values[keep]
+
+
+@dataclass(frozen=True)
+class SecantFormBounds:
+    """One block of :func:`iter_secant_form_bounds`: the pairs (i, j) of non-zero secants, the computed
+    ratios ``values`` = fl(q̂/ĥ) of vᵀPv = q/h, and worst-case bounds ``num_err`` ≥ |q̂ − q| and
+    ``den_err`` ≥ |ĥ − h| with ĥ = ``den`` (q and h the exact quadratic forms of P and of I on the
+    pair's difference, or on that difference scaled by a power of two for the pairs computed from it)."""
+
+    i: np.ndarray
+    j: np.ndarray
+    values: np.ndarray
+    num_err: np.ndarray
+    den: np.ndarray
+    den_err: np.ndarray
+
+
+def iter_secant_form_bounds(
+    X: np.ndarray, P: np.ndarray, block_size: int = 65536, *, pairs: tuple[int, int] | None = None,
+    cancellation_rtol: float = 1e-4,
+) -> Iterator[SecantFormBounds]:
+    """The values of :func:`iter_secant_quadratic_forms` (same blocks, pairs and warnings) with proved
+    bounds on their rounding, block by block (:class:`SecantFormBounds`).
+
+    Gram-valued pairs: the numerator's error is bounded by :func:`quadratic_form_error` (with
+    :func:`abs_norm_bound` of the symmetrised P), the denominator's by :func:`gram_distance_error`.
+    Pairs computed from their difference D̂ = fl(x_i − x_j)·2^-e (:func:`scaled_differences`; the scaling
+    is exact): each term of D̂ᵀPD̂ passes through the rounding of the two differences, the 2N of the
+    products and one of the symmetrisation (γ_{2N+3}, ‖|P|‖₂‖d‖² in all), each of D̂ᵀD̂ through N + 2
+    (γ_{N+2}‖d‖²), with ‖d‖² ≤ fl(D̂ᵀD̂)/(1 − γ_{N+2}) ([1]_ Lemma 3.1); γ_{N+6} and γ_{2N+7} absorb the
+    bounds' own roundings and an absolute (4N + 8)·(1 + ‖|P|‖₂) least subnormals the underflow of
+    the scaling. :func:`violation_uncertainty` turns these into bounds on a violation.
+
+    References
+    ----------
+    .. [1] N. J. Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., SIAM, 2002, §2.1, §3.1.
+    """
+    for keep, *arrays in _secant_form_blocks(X, P, block_size, pairs, cancellation_rtol, bounded=True):
+        yield SecantFormBounds(*arrays) if keep.all() else SecantFormBounds(*(a[keep] for a in arrays))
+
+
+def _symmetric(P: np.ndarray) -> np.ndarray:
+    """P itself when symmetric, else fl((P + Pᵀ)/2): vᵀPv is the quadratic form of the symmetric part."""
+    return P if np.array_equal(P, P.T) else 0.5 * (P + P.T)
+
+
+def _secant_form_blocks(X: np.ndarray, P: np.ndarray, block_size: int, pairs: tuple[int, int] | None,
+                        cancellation_rtol: float, *, bounded: bool) -> Iterator[tuple[np.ndarray, ...]]:
+    """The blocks of :func:`iter_secant_form_bounds` before the zero secants are dropped: (keep, i, j,
+    values, num_err, den, den_err), the bounds None unless ``bounded``."""
     X = as_matrix(X, "X", min_rows=2)
     P = np.asarray(P, dtype=np.float64)
     if P.shape != (X.shape[1], X.shape[1]):
         raise ValueError(f"P must be of shape {(X.shape[1],) * 2}, got {P.shape}")
     block_size = check_positive_int(block_size, "block_size")
-    n = X.shape[0]
+    n, dim = X.shape
     first, last = (0, pair_count(n)) if pairs is None else _pair_range(pairs, pair_count(n))
     scale = _data_scale(X)
+    P = _symmetric(P)
     Z = X @ P
     g_diag, h_diag = np.einsum("ij,ij->i", Z, X), np.einsum("ij,ij->i", X, X)
+    abs_norm = abs_norm_bound(P) if bounded else 0.0
     for start in range(first, last, block_size):
         i, j = pairs_from_linear_index(np.arange(start, min(start + block_size, last)), n)
         rows = slice(int(i[0]), int(i[-1]) + 1)          # the block's pairs are row-major: few rows
@@ -304,18 +436,73 @@ def iter_secant_quadratic_forms(
         with np.errstate(divide="ignore", invalid="ignore"):
             values = q / d
         norms = np.sqrt(np.maximum(d, 0.0))
+        den = num_err = den_err = None
+        if bounded:
+            den = d
+            num_err = quadratic_form_error(h_diag[i], h_diag[j], dim, abs_norm)
+            den_err = gram_distance_error(h_diag[i], h_diag[j], dim)
         if np.any(close):
             V, exponent = scaled_differences(X, i[close], j[close])
             squares = np.einsum("ij,ij->i", V, V)
             with np.errstate(divide="ignore", invalid="ignore"):
                 values[close] = np.einsum("ij,ij->i", V @ P, V) / squares
             norms[close] = np.ldexp(np.sqrt(squares), exponent)
+            if bounded:
+                exact = squares / (1.0 - gamma(dim + 2))
+                tiny = (4 * dim + 8) * float(np.finfo(np.float64).smallest_subnormal)
+                den[close] = squares
+                num_err[close] = gamma(2 * dim + 7) * abs_norm * exact + tiny * (1.0 + abs_norm)
+                den_err[close] = gamma(dim + 6) * exact + tiny
         keep = norms > ZERO_SECANT_RTOL * max(scale, 1e-300)
         dropped = int((~keep).sum())
         if dropped:
             warnings.warn(f"{dropped} zero secant(s) from duplicate points in X were dropped", UserWarning,
-                          stacklevel=2)
-        yield values[keep]
+                          stacklevel=3)
+        yield keep, i, j, values, num_err, den, den_err
+
+
+def exact_secant_forms(X: np.ndarray, P: np.ndarray, i: np.ndarray, j: np.ndarray) -> list[Fraction]:
+    """vᵀPv of the secants of the pairs (i[k], j[k]) of rows of ``X``, in exact rational arithmetic
+    (:class:`ExactSecantForms`, for one call)."""
+    return ExactSecantForms(X, P)(i, j)
+
+
+class ExactSecantForms:
+    """vᵀPv of secants of the rows of ``X``, in exact rational arithmetic: ``forms(i, j)``.
+
+    Every double is an integer times a power of two, so with the entries of X and of P written as
+    integers over common powers of two (Python integers, of any size), the difference d = x_i − x_j,
+    dᵀPd and dᵀd are exact integers, and their quotient an exact :class:`~fractions.Fraction` (the form
+    of P itself: dᵀPd = dᵀ((P + Pᵀ)/2)d). P is converted once; each pair then costs the O(N²) integer
+    operations of a matrix-vector product: for the few pairs a rounding bound leaves undecided.
+    Pairs of identical points are refused.
+    """
+
+    def __init__(self, X: np.ndarray, P: np.ndarray) -> None:
+        self.X = np.asarray(X, dtype=np.float64)
+        self.form, self.shift = _integers(np.asarray(P, dtype=np.float64))
+
+    def __call__(self, i: np.ndarray, j: np.ndarray) -> list[Fraction]:
+        i, j = np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64)
+        if i.size == 0:
+            return []
+        rows, _ = _integers(self.X[np.concatenate([i, j])])
+        D = (rows[: i.size] - rows[i.size:]).T                      # (N, m): one column a pair
+        numerators = np.sum((self.form @ D) * D, axis=0)
+        denominators = np.sum(D * D, axis=0)
+        if np.any(denominators == 0):
+            raise ValueError("a pair of identical points has no secant")
+        power = Fraction(2) ** self.shift
+        return [Fraction(int(a), int(b)) * power for a, b in zip(numerators, denominators, strict=True)]
+
+
+def _integers(A: np.ndarray) -> tuple[np.ndarray, int]:
+    """(M, s): an object array of Python integers with A = M·2^s exactly (A finite doubles)."""
+    fraction, exponent = np.frexp(A)
+    mantissa = np.ldexp(fraction, 53).astype(np.int64)          # integers: |A| = |m|·2^(e − 53) exactly
+    exponent = exponent.astype(np.int64) - 53
+    shift = int(exponent[mantissa != 0].min()) if np.any(mantissa) else 0
+    return mantissa.astype(object) << np.maximum(exponent - shift, 0).astype(object), shift
 
 
 def _pair_range(pairs: tuple[int, int], total: int) -> tuple[int, int]:

@@ -19,8 +19,9 @@ References
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from functools import cached_property
 from typing import Any, ClassVar
 
@@ -29,19 +30,23 @@ import numpy as np
 from .._memory import check_memory, dense_bytes
 from .._validate import as_matrix, as_vector, check_delta, check_positive_int
 from ..secants import (
+    ExactSecantForms,
     all_secants,
     class_pair_mask,
+    gamma,
     iter_labelled_secant_blocks,
+    iter_secant_form_bounds,
     iter_secant_quadratic_forms,
     pair_count,
     sample_class_secants,
     sample_secants,
+    violation_uncertainty,
 )
 from .base import Instance, file_scalar
 from .numax_certificate import box_violation, certified_lower_bound
 from .numax_operator import PairSecantOperator, SecantOperator
 
-__all__ = ["NuMaxClassInstance", "NuMaxInstance"]
+__all__ = ["NuMaxClassInstance", "NuMaxInstance", "ViolationCheck"]
 
 #: Rows of ``secants`` must have unit norm to this tolerance (they are then renormalised).
 UNIT_NORM_TOL = 1e-6
@@ -71,6 +76,88 @@ def _check_secant_memory(X: object, count: int | None = None) -> None:
     if len(shape) == 2:
         pairs = pair_count(shape[0]) if count is None else min(count, pair_count(shape[0]))
         check_memory(3 * dense_bytes(pairs, shape[1]), f"{pairs} secants of X (S×N float64, N = {shape[1]})")
+
+
+@dataclass(frozen=True)
+class ViolationCheck:
+    """The proved outcome of the feasibility check of a point-form instance (:meth:`check_violation`).
+
+    The exact worst violation max_k (lo_k − v_kᵀPv_k, v_kᵀPv_k − hi_k)₊ over all secants, in exact
+    arithmetic on the doubles given (the bounds 1 ∓ δ exact), lies in [``lower``, ``upper``]; ``value``
+    is the computed one. ``exceeds`` says, proved, whether it exceeds ``tol``: every pair was either
+    proved within ``tol`` or beyond it by its worst-case rounding bound, or decided in exact rational
+    arithmetic (``exact`` such pairs). ``violated`` counts the pairs proved beyond ``tol``, ``pairs``
+    the pairs checked, and ``undecided`` those left within their rounding bound of ``tol`` once the
+    verdict was proved (a pair beyond ``tol`` decides it; the others then keep their bounds).
+    """
+
+    value: float
+    lower: float
+    upper: float
+    tol: float
+    exceeds: bool
+    pairs: int = 0
+    violated: int = 0
+    exact: int = 0
+    undecided: int = 0
+
+    @property
+    def error(self) -> float:
+        """The proved bound on |``value`` − the exact worst violation|."""
+        return max(self.upper - self.value, self.value - self.lower)
+
+    @classmethod
+    def merge(cls, checks: Iterable[ViolationCheck], tol: float) -> ViolationCheck:
+        """The check of the union of the pairs of ``checks`` (each with this ``tol``)."""
+        checks = list(checks)
+        return cls(max((c.value for c in checks), default=0.0), max((c.lower for c in checks), default=0.0),
+                   max((c.upper for c in checks), default=0.0), float(tol), any(c.exceeds for c in checks),
+                   sum(c.pairs for c in checks), sum(c.violated for c in checks), sum(c.exact for c in checks),
+                   sum(c.undecided for c in checks))
+
+
+def _rounded_out(value: Fraction) -> tuple[float, float]:
+    """The doubles just below and just above an exact rational (the same when it is one)."""
+    nearest = float(value)
+    if Fraction(nearest) == value:
+        return nearest, nearest
+    if Fraction(nearest) < value:
+        return nearest, float(np.nextafter(nearest, np.inf))
+    return float(np.nextafter(nearest, -np.inf)), nearest
+
+
+def _pair_spread(block: Any, lo: np.ndarray, hi: np.ndarray, has_lo: np.ndarray, has_hi: np.ndarray, tol: float,
+                 look: np.ndarray) -> np.ndarray:
+    """The bounds on the violations of the pairs ``look`` of a block of
+    :func:`~sdpembed.secants.iter_secant_form_bounds` (:func:`~sdpembed.secants.violation_uncertainty`,
+    plus the rounding of the bounds fl(1 ∓ δ) themselves, within u of the exact 1 ∓ δ)."""
+    lo, hi = lo[look], hi[look]
+    return (violation_uncertainty(block.values[look], block.num_err[look], block.den[look], block.den_err[look],
+                                  lo, hi, tol)
+            + _EPS * (np.where(has_lo[look], np.abs(lo), 0.0) + np.where(has_hi[look], np.abs(hi), 0.0)))
+
+
+def _block_spread(block: Any, lo: np.ndarray, hi: np.ndarray, has_lo: np.ndarray, has_hi: np.ndarray,
+                  tol: float) -> float:
+    """One bound on the violation of every pair of a block (:func:`_pair_spread` of each is at most
+    this): the largest numerator terms over the least denominator margin, every term of the bound
+    being monotone in them; 1 + γ_2 absorbs the two more roundings of forming them. inf when a
+    denominator is within its own rounding bound."""
+    if block.values.size == 0:
+        return np.inf
+    margin = float(np.min(block.den - block.den_err))
+    reach = float(np.max(np.abs(block.values)))
+    size_lo = float(np.max(np.where(has_lo, np.abs(lo), 0.0)))
+    size_hi = float(np.max(np.where(has_hi, np.abs(hi), 0.0)))
+    if not (margin > 0.0 and np.isfinite(reach)):
+        return np.inf
+    top = float(np.max(block.num_err)) + reach * float(np.max(block.den_err))
+    bound = violation_uncertainty(np.array(reach), top, np.array(margin), 0.0, np.array(size_lo), np.array(size_hi),
+                                  tol)
+    return float(bound) * (1.0 + gamma(2)) + _EPS * (size_lo + size_hi)
+
+
+_EPS = float(np.finfo(np.float64).eps)
 
 
 class _TraceInstance(Instance):
@@ -119,6 +206,91 @@ class _TraceInstance(Instance):
         lo, hi = self.bounds_of_pairs(i, j)
         bound, _ = certified_lower_bound(PairSecantOperator(self.X, i, j), lo, hi, multipliers)
         return bound
+
+    def check_violation(self, P: np.ndarray, tol: float = 0.0, *, block_size: int = 65536,
+                        progress: Callable[[int], object] | None = None,
+                        pairs: tuple[int, int] | None = None) -> ViolationCheck:
+        """The worst violation of the bounds lo ≤ v_ijᵀPv_ij ≤ hi over all secants of a point-form
+        instance, with a proved verdict on whether it exceeds ``tol`` (:class:`ViolationCheck`).
+
+        The ratios of :func:`~sdpembed.secants.iter_secant_form_bounds` (NuMax eq. (1) secants, from Gram
+        rows, streamed in blocks of ``block_size`` pairs) come with worst-case bounds on their rounding,
+        and :func:`~sdpembed.secants.violation_uncertainty` with bounds on each pair's violation (plus
+        the rounding of the bounds fl(1 ∓ δ) themselves): a pair is proved within ``tol`` or beyond it
+        when its interval lies on one side, and the few others are decided by
+        :class:`~sdpembed.secants.ExactSecantForms`, in exact rational arithmetic against the exact
+        bounds 1 ∓ δ (the likeliest violated first; once a pair is proved beyond ``tol`` the verdict is,
+        and the others keep their bounds). ``progress(k)`` is told the number of secants of each block;
+        ``pairs`` (start, stop) restricts the check to those linear pair indices (a distributed check
+        splits them so, and :meth:`ViolationCheck.merge` joins the parts).
+        """
+        if not self.point_form:
+            raise ValueError("the proved check of all pairs needs a point-form instance (X)")
+        P = np.asarray(P, dtype=np.float64)
+        tol = float(tol)
+        if not np.isfinite(tol):
+            raise ValueError(f"tol must be finite, got {tol}")
+        exact_tol, delta = Fraction(tol), Fraction(self.delta)
+        value = lower = upper = 0.0
+        violated = count = 0
+        doubts = []
+        for block in iter_secant_form_bounds(self.X, P, block_size, pairs=pairs):
+            lo, hi = self.bounds_of_pairs(block.i, block.j)
+            has_lo, has_hi = np.isfinite(lo), np.isfinite(hi)
+            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+                estimate = np.maximum(lo - block.values, block.values - hi)
+                # a screen first: one bound for the whole block, then each pair's own bound only where
+                # that one leaves the verdict open or the pair may hold the block's worst bounds
+                screen = _block_spread(block, lo, hi, has_lo, has_hi, tol)
+                settled_in = estimate + screen <= tol
+                settled_out = estimate - screen > tol
+                top = float(np.fmax.reduce(estimate)) if estimate.size else -np.inf
+                look = np.flatnonzero(~(settled_in | settled_out) | (estimate >= top - 2.0 * screen))
+                spread = _pair_spread(block, lo, hi, has_lo, has_hi, tol, look)
+                est = estimate[look]
+                bounded = block.den[look] > block.den_err[look]
+                within = bounded & (est + spread <= tol)
+                beyond = bounded & (est - spread > tol)
+            sure = within | beyond
+            settled = settled_in | settled_out
+            settled[look] = False
+            value = max(value, float(np.max(estimate[settled], initial=0.0)), float(np.max(est[sure], initial=0.0)))
+            lower = max(lower, float(np.max(est[sure] - spread[sure], initial=0.0)))
+            upper = max(upper, float(np.max(est[sure] + spread[sure], initial=0.0)))
+            violated += int(np.count_nonzero(beyond)) + int(np.count_nonzero(settled_out[settled]))
+            count += block.i.size
+            if not np.all(sure):
+                doubt = look[~sure]
+                doubts.append((block.i[doubt], block.j[doubt], est[~sure], spread[~sure], bounded[~sure],
+                               has_lo[doubt], has_hi[doubt]))
+            if progress is not None:
+                progress(block.i.size)
+        if not doubts:
+            return ViolationCheck(value, lower, upper, tol, violated > 0, count, violated)
+        i, j, estimate, spread, bounded, has_lo, has_hi = (np.concatenate(parts) for parts in zip(*doubts, strict=True))
+        interval = bounded & np.isfinite(estimate) & np.isfinite(spread)       # a ratio bound holds
+        # the pairs likeliest beyond tol first: once one is, the verdict is proved and the others keep
+        # their intervals (all but those without one)
+        order = np.argsort(np.where(interval, -estimate, -np.inf), kind="stable")
+        decided = np.zeros(order.size, bool)
+        exact_forms = ExactSecantForms(self.X, P)
+        for start in range(0, order.size, 8):
+            chunk = order[start:start + 8]
+            if violated:
+                chunk = chunk[~interval[chunk]]
+            for k, form in zip(chunk, exact_forms(i[chunk], j[chunk]), strict=True):
+                # every secant has a bound: 1 − δ below, 1 + δ above, or both
+                exact = max([(1 - delta) - form] * bool(has_lo[k]) + [form - (1 + delta)] * bool(has_hi[k]))
+                down, up = _rounded_out(exact)
+                value, lower, upper = max(value, float(exact)), max(lower, down), max(upper, up)
+                violated += int(exact > exact_tol)
+            decided[chunk] = True
+        left = ~decided
+        value = max(value, float(np.max(estimate[left], initial=0.0)))
+        lower = max(lower, float(np.max(estimate[left] - spread[left], initial=0.0)))
+        upper = max(upper, float(np.max(estimate[left] + spread[left], initial=0.0)))
+        return ViolationCheck(value, lower, upper, tol, violated > 0, count, violated, int(decided.sum()),
+                              int(left.sum()))
 
     @cached_property
     def secant_pairs(self) -> np.ndarray:
@@ -318,6 +490,7 @@ class NuMaxInstance(_TraceInstance):
         materialised); ``progress(k)`` is told the number of secants of each block as it is done.
         In point form ``pairs`` (start, stop) restricts the check to the pairs of those linear
         indices (:func:`~sdpembed.secants.iter_secant_blocks`; a distributed check splits them so).
+        A computed value; :meth:`check_violation` proves the verdict against a tolerance (the oracle's).
         """
         P = np.asarray(P, dtype=np.float64)
         if self.secants is not None:

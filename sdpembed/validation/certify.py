@@ -84,6 +84,10 @@ class Certificate:
     """max(0, −λ_min) / max(1, λ_max), the quantity held to ``tolerances.psd``."""
     asymmetry: float = float("nan")
     """max |X − Xᵀ| / max(1, max |X|), held to ``tolerances.feasibility``."""
+    violation_error: float = float("nan")
+    """A proved bound on |``max_violation`` − the exact worst violation| (point-form NuMax instances, whose
+    verdict on the violation is proved: :meth:`~sdpembed.problems.numax.NuMaxInstance.check_violation`);
+    NaN where the violation is a computed value only."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable dict of every field."""
@@ -183,7 +187,8 @@ def certify(
         A progress bar of the scan of all pairs of a point-form instance, on stderr: True
         always, None when stderr is a terminal, False never.
     scan_backend : ScanBackend, optional
-        Where the scan of all pairs of a point-form instance runs (its ``max_violation``; e.g. a
+        Where the scan of all pairs of a point-form instance runs (its ``check_violation``, whose
+        verdict on the violation is proved; e.g. a
         :class:`~sdpembed.solvers.numax.scan_backend.DaskScan`); by default in this process.
 
     Raises
@@ -218,12 +223,16 @@ def certify(
         note("; ".join(reasons))
 
     objective = instance.objective(X)
+    violation_error = float("nan")
     if getattr(instance, "point_form", False):
+        # a proved verdict: every pair within or beyond the tolerance by its rounding bound, or exactly
         with progress_bar(instance.n_constraints, "scanning all pairs", enabled=progress, unit="pairs") as bar:
-            violation = (instance.max_violation(X, progress=bar.update) if scan_backend is None
-                         else scan_backend.max_violation(instance, X, progress=bar.update))
+            check = (instance.check_violation(X, tol.feasibility, progress=bar.update) if scan_backend is None
+                     else scan_backend.check_violation(instance, X, tol.feasibility, progress=bar.update))
+        violation, violation_error, exceeds = check.value, check.error, check.exceeds
     else:
         violation = instance.max_violation(X)
+        exceeds = violation > tol.feasibility
     # a (C, n, n) stack of matrices is judged as their block-diagonal matrix: the same asymmetry,
     # the union of the blocks' spectra
     blocks = X.reshape((-1, *X.shape[-2:]))
@@ -235,7 +244,8 @@ def certify(
     psd_violation = max(0.0, -min_eig) / max(1.0, max_eig)
     rank = tail_rank(eigenvalues[::-1], tail_tol)
 
-    reasons += _matrix_reasons(spec.variable, violation, asymmetry, psd_violation, min_eig, max_eig, tol)
+    reasons += _matrix_reasons(spec.variable, violation, exceeds, violation_error, asymmetry, psd_violation, min_eig,
+                               max_eig, tol)
     error = float("nan")
     if np.isfinite(optimum):
         error = (objective - optimum) / max(abs(optimum), 1.0)
@@ -279,6 +289,7 @@ def certify(
         tolerances=tol,
         psd_violation=psd_violation,
         asymmetry=asymmetry,
+        violation_error=violation_error,
     )
 
 
@@ -307,15 +318,18 @@ def _optimum(instance: Any, spec: Any, optimum: float | None, ground_truth: bool
     return float(optimum), source
 
 
-def _matrix_reasons(variable: str, violation: float, asymmetry: float, psd_violation: float, min_eig: float,
-                    max_eig: float, tol: Tolerances) -> list[str]:
-    """The failed checks of the matrix itself: asymmetry, constraint violation, PSD."""
+def _matrix_reasons(variable: str, violation: float, exceeds: bool, violation_error: float, asymmetry: float,
+                    psd_violation: float, min_eig: float, max_eig: float, tol: Tolerances) -> list[str]:
+    """The failed checks of the matrix itself: asymmetry, constraint violation (``exceeds``: the verdict,
+    proved where ``violation_error`` bounds the rounding), PSD."""
     reasons = []
     if asymmetry > tol.feasibility:
         reasons.append(f"asymmetric {variable}: max |{variable} - {variable}ᵀ| / max(1, max |{variable}|) = "
                        f"{format_against(asymmetry, tol.feasibility)} > {tol.feasibility:g}")
-    if violation > tol.feasibility:
-        reasons.append(f"constraint violation {format_against(violation, tol.feasibility)} > {tol.feasibility:g}")
+    if exceeds:
+        proved = "" if math.isnan(violation_error) else f" (± {violation_error:.1e}, proved)"
+        reasons.append(f"constraint violation {format_against(violation, tol.feasibility)}{proved} > "
+                       f"{tol.feasibility:g}")
     if psd_violation > tol.psd:
         reasons.append(f"PSD violation {format_against(psd_violation, tol.psd)} > {tol.psd:g}: least eigenvalue "
                        f"{min_eig:.3e}, largest {max_eig:.3e} (not PSD)")

@@ -58,13 +58,13 @@ def test_an_objective_that_cannot_be_checked_is_said_before_the_scan(ground_trut
 
     instance = NuMaxInstance(delta=0.2, X=gaussian_points(220, 4, random_state=0))   # 24,090 pairs
     events, scanned = [], []
-    real = NuMaxInstance.max_violation
+    real = NuMaxInstance.check_violation
 
     def scan(self, P, *args, progress=None, **kwargs):
         events.append("scan")
         return real(self, P, *args, progress=lambda k: scanned.append(k) or progress(k), **kwargs)
 
-    monkeypatch.setattr(NuMaxInstance, "max_violation", scan)
+    monkeypatch.setattr(NuMaxInstance, "check_violation", scan)
     cert = verify_solution(instance, 0.5 * np.eye(4), ground_truth=ground_truth, note=events.append, progress=True)
     assert events[-1] == "scan" and len(events) >= 2 and "could not be checked" in events[0]
     assert not cert.passed and any("could not be checked" in reason for reason in cert.reasons)

@@ -33,7 +33,14 @@ import numpy as np
 
 from ..._memory import GIB, physical_memory
 from ..._validate import as_matrix
-from ...secants import gamma, gram_distance_error, linear_index_of_pairs, pair_count, scaled_differences
+from ...secants import (
+    gamma,
+    gram_distance_error,
+    linear_index_of_pairs,
+    pair_count,
+    scaled_differences,
+    violation_uncertainty,
+)
 
 __all__ = [
     "PairBounds",
@@ -555,11 +562,9 @@ def scan_block(X: np.ndarray, scan: ScanRound, bounds: PairBounds, block: Distan
     with np.errstate(divide="ignore", invalid="ignore"):  # zero or tiny dX: suspect anyway
         ratio = dY / dX
         estimate = np.maximum(lo - ratio, ratio - hi)
-        # |d̂Y/d̂X − dY/dX| ≤ (errY + |d̂Y/d̂X|·errX)/(d̂X − errX); then the roundings of the bound (1 + γ_6),
-        # and of the ratio, the estimate and their sum (u on each of |ratio|, |lo|, |hi|, tol: γ_8 in all)
-        sizes = np.abs(ratio) + np.where(np.isfinite(lo), np.abs(lo), 0.0) + np.where(np.isfinite(hi), np.abs(hi), 0.0)
-        uncertainty = ((errY + np.abs(ratio) * errX) / (dX - errX) * (1.0 + gamma(6))
-                       + gamma(8) * (sizes + (abs(tol) if np.isfinite(tol) else 0.0)))
+        # |d̂Y/d̂X − dY/dX| ≤ (errY + |d̂Y/d̂X|·errX)/(d̂X − errX), with the roundings of the bound, the ratio,
+        # the estimate and their comparison with tol
+        uncertainty = violation_uncertainty(ratio, errY, dX, errX, lo, hi, tol)
         suspect = ~(dX > errX) | ~(estimate + uncertainty <= tol)        # NaN: suspect
     sure = ~suspect
     if np.any(sure):

@@ -94,6 +94,12 @@ class ScanBackend(Protocol):
         """``instance.max_violation(P)`` of a point-form instance: the worst violation over all pairs."""
         ...
 
+    def check_violation(self, instance: Any, P: np.ndarray, tol: float, *,
+                        progress: Callable[[int], object] | None = None) -> Any:
+        """``instance.check_violation(P, tol)`` of a point-form instance: the worst violation over all
+        pairs with a proved verdict against ``tol`` (a :class:`~sdpembed.problems.numax.ViolationCheck`)."""
+        ...
+
 
 class LocalScan:
     """The scan in this process, block by block (the default backend; a context manager, like
@@ -122,6 +128,11 @@ class LocalScan:
                       progress: Callable[[int], object] | None = None) -> float:
         """``instance.max_violation(P, progress=progress)``."""
         return instance.max_violation(P, progress=progress)
+
+    def check_violation(self, instance: Any, P: np.ndarray, tol: float, *,
+                        progress: Callable[[int], object] | None = None) -> Any:
+        """``instance.check_violation(P, tol, progress=progress)``."""
+        return instance.check_violation(P, tol, progress=progress)
 
 
 def resolve_scan_backend(backend: object) -> ScanBackend:
@@ -166,6 +177,10 @@ def task_groups(sizes: list[int], tasks: int) -> list[slice]:
 
 def _violation_task(instance: Any, P: np.ndarray, start: int, stop: int) -> float:
     return float(instance.max_violation(P, pairs=(start, stop)))
+
+
+def _check_task(instance: Any, P: np.ndarray, tol: float, start: int, stop: int) -> Any:
+    return instance.check_violation(P, tol, pairs=(start, stop))
 
 
 class DaskScan:
@@ -319,6 +334,12 @@ class DaskScan:
         cluster (blocks of 65,536 pairs, as in this process); other instances are checked here."""
         if not getattr(instance, "point_form", False):
             return instance.max_violation(P, progress=progress)
+        futures, sizes = self._ranges(instance, P, _violation_task)
+        return max(self._wait(futures, sizes, progress), default=0.0)
+
+    def _ranges(self, instance: Any, P: np.ndarray, task: Callable[..., Any], *args: Any) -> tuple[list, list[int]]:
+        """The futures of ``task(instance, P, *args, start, stop)`` over the ranges of pairs of a point-form
+        instance, and the ranges' sizes."""
         total = instance.n_constraints
         client = self.client
         if self._instance is None or self._instance[0] is not instance:
@@ -327,7 +348,16 @@ class DaskScan:
         # about four tasks a worker, each a whole number of the blocks this process would check
         step = VERIFY_BLOCK * max(1, math.ceil(total / (4 * self.workers() * VERIFY_BLOCK)))
         starts = range(0, total, step)
-        futures = [client.submit(_violation_task, self._instance[1], matrix, a, min(a + step, total), pure=False)
+        futures = [client.submit(task, self._instance[1], matrix, *args, a, min(a + step, total), pure=False)
                    for a in starts]
-        sizes = [min(a + step, total) - a for a in starts]
-        return max(self._wait(futures, sizes, progress), default=0.0)
+        return futures, [min(a + step, total) - a for a in starts]
+
+    def check_violation(self, instance: Any, P: np.ndarray, tol: float, *,
+                        progress: Callable[[int], object] | None = None) -> Any:
+        """``instance.check_violation(P, tol)`` of a point-form instance, its ranges of pairs checked on
+        the cluster as in :meth:`max_violation`, the parts joined by their ``merge`` (the same verdict)."""
+        if not getattr(instance, "point_form", False):
+            return instance.check_violation(P, tol, progress=progress)
+        futures, sizes = self._ranges(instance, P, _check_task, tol)
+        checks = self._wait(futures, sizes, progress)
+        return type(checks[0]).merge(checks, tol)

@@ -37,7 +37,9 @@ class RunRecord:
     """The grade of one instance in :func:`run_suite` (``result`` is one of :data:`RESULTS`).
 
     ``objective_error`` is signed, (f − f*) / max(|f*|, 1) in the registry's sense (MVU maximises),
-    and ``asymmetry`` is max |X − Xᵀ| / max(1, max |X|) (:class:`~sdpembed.validation.certify.Certificate`).
+    and ``asymmetry`` is max |X − Xᵀ| / max(1, max |X|) (:class:`~sdpembed.validation.certify.Certificate`);
+    ``violation_error`` is the proved bound on the error of ``max_violation`` of a point-form instance
+    (whose verdict on the violation is proved; NaN for the others).
     For a solution that carries dual multipliers, ``dual_bound`` is the bound the verifier proved from
     them and ``proven_gap`` the relative gap between the objective and it (NaN otherwise).
     """
@@ -53,6 +55,7 @@ class RunRecord:
     max_violation: float = float("nan")
     psd_violation: float = float("nan")
     asymmetry: float = float("nan")
+    violation_error: float = float("nan")
     wall_time: float = float("nan")
     dual_bound: float = float("nan")
     proven_gap: float = float("nan")
@@ -145,7 +148,7 @@ def grade_solution(entry: SuiteEntry, solution: str | os.PathLike, tolerances: T
     record.result = "pass" if cert.passed else "fail"
     record.objective, record.objective_error = cert.objective, cert.objective_error
     record.max_violation, record.psd_violation = cert.max_violation, cert.psd_violation
-    record.asymmetry = cert.asymmetry
+    record.asymmetry, record.violation_error = cert.asymmetry, cert.violation_error
     if submitted.dual_multipliers is not None:        # a proof: the bound verify proved, and its gap
         record.dual_bound, record.proven_gap = cert.dual_bound, cert.relative_gap
     record.reasons.extend(cert.reasons)

@@ -1,0 +1,240 @@
+"""The oracle's feasibility check of point-form NuMax instances is proved (issue 24): every pair is
+within or beyond the tolerance by a worst-case rounding bound, or decided in exact arithmetic.
+
+The references here are brute force in :class:`fractions.Fraction` (every double is a rational), written
+apart from :func:`sdpembed.secants.exact_secant_forms`.
+"""
+
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+from sdpembed.problems.numax import NuMaxClassInstance, NuMaxInstance
+from sdpembed.secants import exact_secant_forms, iter_secant_form_bounds, pairs_from_linear_index
+from sdpembed.validation import Tolerances
+from sdpembed.validation.verify import verify_solution
+
+
+def _exact_forms(X, P):
+    """vᵀPv of every pair i < j of rows of X, in row-major order, by brute force in rationals (None for
+    a pair of identical points)."""
+    rows = [[Fraction(float(x)) for x in row] for row in X]
+    form = [[Fraction(float(p)) for p in row] for row in P]
+    out = []
+    for a in range(len(rows)):
+        for b in range(a + 1, len(rows)):
+            d = [x - y for x, y in zip(rows[a], rows[b], strict=True)]
+            num = sum(d[k] * form[k][m] * d[m] for k in range(len(d)) for m in range(len(d)))
+            squares = sum(t * t for t in d)
+            out.append(num / squares if squares else None)        # None: identical points, no secant
+    return out
+
+
+def _exact_violations(forms, delta, intra=None):
+    """(v − 1 − δ, 1 − δ − v)₊-style violations against the exact bounds 1 ∓ δ (one-sided by ``intra``)."""
+    delta = Fraction(delta)
+    out = []
+    for k, v in enumerate(forms):
+        if v is None:
+            out.append(None)
+            continue
+        sides = [(1 - delta) - v, v - (1 + delta)]
+        if intra is not None:
+            sides = [sides[1]] if intra[k] else [sides[0]]
+        out.append(max(sides))
+    return out
+
+
+def _points_and_form(seed, n=12, dim=5, offset=300.0):
+    """Points far from the origin (their Gram entries dwarf their distances, so the Gram-based ratios
+    lose about 1e-12 to cancellation) and an exactly symmetric PSD P."""
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, dim)) + offset
+    A = rng.normal(size=(dim, dim))
+    M = A @ A.T / dim
+    return X, 0.5 * (M + M.T)
+
+
+def _disagreeing(computed_below: bool):
+    """An instance whose worst pair's computed violation lies below (or above) its exact one by more than
+    two doubles, with the computed and exact worst violations."""
+    for seed in range(60):
+        X, P = _points_and_form(seed)
+        instance = NuMaxInstance(delta=0.1, X=X)
+        computed = instance.max_violation(P)
+        exact = max(_exact_violations(_exact_forms(X, P), 0.1))
+        gap = Fraction(computed) - exact
+        ulp = Fraction(float(np.spacing(computed)))
+        if (gap < -2 * ulp) if computed_below else (gap > 2 * ulp):
+            return instance, P, computed, exact
+    raise AssertionError("no instance of the kind asked among 60 seeds")
+
+
+def test_computed_satisfied_but_exactly_violated_fails_verify():
+    """The computed worst violation is at most the tolerance, the exact one exceeds it: the old check
+    (computed violation > tolerance) passed P; the proved one fails it, deciding the pair exactly."""
+    instance, P, computed, exact = _disagreeing(computed_below=True)
+    tol = computed                                  # computed ≤ tol < exact
+    assert Fraction(computed) <= Fraction(tol) < exact
+    check = instance.check_violation(P, tol)
+    assert check.exceeds and check.exact >= 1
+    assert check.lower <= exact <= check.upper
+    cert = verify_solution(instance, P, optimum=float(np.trace(P)), tolerances=Tolerances(feasibility=tol))
+    assert not cert.passed and any("constraint violation" in r for r in cert.reasons), cert.reasons
+    assert cert.violation_error == check.error and cert.violation_error < 1e-9
+
+
+def test_computed_violated_but_exactly_satisfied_passes_verify():
+    """The reverse: the computed worst violation exceeds the tolerance, the exact one does not."""
+    instance, P, computed, exact = _disagreeing(computed_below=False)
+    tol = float(np.nextafter(computed, -np.inf))
+    while Fraction(float(np.nextafter(tol, -np.inf))) >= exact:
+        tol = float(np.nextafter(tol, -np.inf))
+    assert exact <= Fraction(tol) < Fraction(computed)   # exact ≤ tol < computed
+    check = instance.check_violation(P, tol)
+    assert not check.exceeds and check.exact >= 1 and check.violated == 0
+    assert check.lower <= exact <= check.upper
+    cert = verify_solution(instance, P, optimum=float(np.trace(P)), tolerances=Tolerances(feasibility=tol))
+    assert cert.passed, cert.reasons
+
+
+@pytest.mark.parametrize("tol", [0.0, 1e-6, 0.05, 0.3])
+def test_check_brackets_the_exact_worst_violation_and_decides_every_pair(tol):
+    """Against brute force: lower ≤ exact worst ≤ upper, the verdict and the count of pairs beyond the
+    tolerance are the exact ones, also with a near-duplicate pair (computed from its difference),
+    a duplicate (dropped) and a P that is not symmetric (its form is that of (P + Pᵀ)/2)."""
+    X, P = _points_and_form(7, n=14)
+    X[3] = X[2] + 1e-9 * np.arange(5)
+    X[9] = X[8]
+    P = P + np.triu(np.full(P.shape, 1e-3), 1)
+    instance = NuMaxInstance(delta=0.2, X=X)
+    with pytest.warns(UserWarning, match="zero secant"):
+        check = instance.check_violation(P, tol, block_size=17)
+    exact = [v for v in _exact_violations(_exact_forms(X, P), 0.2) if v is not None]
+    worst = max(max(exact), Fraction(0))
+    assert check.lower <= worst <= check.upper and check.error < 1e-9
+    assert check.exceeds == (worst > Fraction(tol))
+    beyond = sum(v > Fraction(tol) for v in exact)
+    # pairs within their bound of tol are decided exactly until one is beyond it (then the verdict is proved)
+    assert check.violated <= beyond <= check.violated + check.undecided and check.pairs == len(exact) == 90
+    assert check.undecided == 0 or check.exceeds
+
+
+def test_one_sided_bounds_of_numax_class_are_checked_exactly():
+    X, P = _points_and_form(11, n=10)
+    y = np.array([0, 0, 1, 1, 2, 2, 0, 1, 2, 0])
+    instance = NuMaxClassInstance(delta=0.15, X=X, y=y)
+    i, j = np.triu_indices(10, 1)
+    exact = _exact_violations(_exact_forms(X, P), 0.15, intra=y[i] == y[j])
+    worst = max(max(exact), Fraction(0))
+    for tol in (0.0, float(worst), float(np.nextafter(float(worst), -np.inf))):
+        check = instance.check_violation(P, tol)
+        assert check.lower <= worst <= check.upper and check.exceeds == (worst > Fraction(tol))
+
+
+def test_the_check_in_ranges_merges_to_the_whole():
+    X, P = _points_and_form(3, n=30)
+    instance = NuMaxInstance(delta=0.1, X=X)
+    whole = instance.check_violation(P, 0.01)
+    parts = [instance.check_violation(P, 0.01, pairs=(a, min(a + 100, 435))) for a in range(0, 435, 100)]
+    merged = type(whole).merge(parts, 0.01)
+    assert merged == whole
+
+
+def test_the_check_needs_the_point_form():
+    with pytest.raises(ValueError, match="point-form"):
+        NuMaxInstance(delta=0.1, secants=np.eye(3)).check_violation(np.eye(3))
+
+
+def _index(i, j, n):
+    return i * n - i * (i + 1) // 2 + (j - i - 1)
+
+
+@pytest.mark.parametrize("scale", [1e-170, 1.0, 1e160])
+def test_form_bounds_hold_against_exact_arithmetic(scale):
+    """Every pair's rounding bounds (Gram-based, or from its difference for near duplicates and
+    squares beyond the range of doubles) contain its exact ratio, at every scale."""
+    X, P = _points_and_form(5, n=16, dim=6, offset=40.0)
+    X[4] = X[1] + 1e-7
+    X = X * scale
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        blocks = list(iter_secant_form_bounds(X, P, 37))
+    i, j = (np.concatenate([getattr(b, name) for b in blocks]) for name in ("i", "j"))
+    np.testing.assert_array_equal(np.stack([i, j]), np.stack(pairs_from_linear_index(np.arange(120), 16)))
+    exact = _exact_forms(X, P)
+    assert exact_secant_forms(X, P, i, j) == exact
+    for b in blocks:
+        k = np.arange(b.i.size)
+        err = (b.num_err + np.abs(b.values) * b.den_err) / (b.den - b.den_err)
+        assert np.all(b.den > b.den_err)
+        for m in k:
+            assert abs(Fraction(float(b.values[m])) - exact[_index(b.i[m], b.j[m], 16)]) <= Fraction(float(err[m]))
+
+
+def test_exact_forms_of_subnormal_and_huge_doubles():
+    """Integers over common powers of two hold any doubles exactly, from subnormals to 1e300."""
+    X = np.array([[5e-324, 1e300, 0.0], [0.0, -1e300, 3.0], [1.5, 2.0**-1074 * 7, -1e-310]])
+    P = np.array([[2.0, 1e-300, 0.0], [1e-300, 3e-5, 5e-324], [0.0, 5e-324, 1.0]])
+    i, j = np.array([0, 0, 1]), np.array([1, 2, 2])
+    assert exact_secant_forms(X, P, i, j) == [_exact_forms(X, P)[k] for k in range(3)]
+
+
+@pytest.mark.parametrize(("name", "proved"), [("numax-squares6-points", True), ("numax-squares5", False)])
+def test_the_suite_records_the_proved_error_of_a_point_form_violation(name, proved, tmp_path):
+    """``suite run`` grades through ``verify``: a point-form entry's record carries the proved bound on
+    its violation's error (NaN for a secant-form entry, whose violation is a computed value)."""
+    from sdpembed.validation.suite import load_suite
+    from sdpembed.validation.suite.runner import grade_solution
+
+    entry = next(entry for entry in load_suite().entries if entry.name == name)
+    instance = entry.load()
+    P = np.eye(instance.dim) * 1.05                     # violates δ = 0.1 nowhere: every ratio is 1.05
+    path = tmp_path / "solution.npz"
+    np.savez(path, P=P)
+    record = grade_solution(entry, path, Tolerances(objective=1e9), instance)
+    assert record.passed, record.reasons
+    assert record.max_violation == 0.0
+    assert (0.0 <= record.violation_error < 1e-12) if proved else np.isnan(record.violation_error)
+
+
+@pytest.mark.parametrize("delta", [0.1, 0.2])
+def test_a_scaled_identity_at_the_bound_is_judged_by_its_exact_ratios(delta):
+    """P = fl(1 + δ)·I gives every secant the ratio fl(1 + δ) exactly, a few 1e-17 above (δ = 0.1) or
+    below (δ = 0.2) the exact bound 1 + δ; the Gram-based ratios are off by about 1e-16, every pair is
+    within its rounding bound of tol = 0, and exact arithmetic decides: FAIL for 0.1 (after the first
+    pairs, the others left undecided), PASS for 0.2 (every pair decided exactly). The old check
+    failed both (computed violation 4.4e-16 > 0)."""
+    X = np.random.default_rng(0).integers(-5, 6, size=(10, 4)).astype(float)
+    instance = NuMaxInstance(delta=delta, X=X)
+    P = (1.0 + delta) * np.eye(4)
+    exact = Fraction(1.0 + delta) - (1 + Fraction(delta))
+    assert (exact > 0) == (delta == 0.1)
+    check = instance.check_violation(P, 0.0)
+    assert check.exceeds == (exact > 0) and check.lower <= max(exact, Fraction(0)) <= check.upper
+    if exact > 0:
+        assert 1 <= check.exact < 45 and check.exact + check.undecided == 45 and check.lower == float(exact)
+    else:
+        assert check.exact == 45 and check.undecided == 0 and check.upper == check.lower == check.value == 0.0
+    cert = verify_solution(instance, P, optimum=4.0 * (1.0 + delta), tolerances=Tolerances(feasibility=0.0))
+    assert cert.passed == (exact <= 0), cert.reasons
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_every_tolerance_at_a_pair_s_exact_violation_gets_the_exact_verdict(seed):
+    """Tolerances placed on the doubles just below, at and just above the exact violations of pairs
+    (where the block screen and the pairs' own bounds leave the verdict open): the verdict is always
+    that of the exact worst violation, which the bounds bracket."""
+    X, P = _points_and_form(seed, n=12, dim=5, offset=30.0)
+    instance = NuMaxInstance(delta=0.3, X=X)
+    exact = _exact_violations(_exact_forms(X, P), 0.3)
+    worst = max(max(exact), Fraction(0))
+    top = sorted(exact, reverse=True)[:4]
+    for v in top:
+        near = float(v)
+        for tol in (float(np.nextafter(near, -np.inf)), near, float(np.nextafter(near, np.inf))):
+            if tol < 0:
+                continue
+            check = instance.check_violation(P, tol, block_size=20)
+            assert check.exceeds == (worst > Fraction(tol)), (seed, tol)
+            assert check.lower <= worst <= check.upper
