@@ -249,6 +249,10 @@ def test_newton_matrix_through_triplets_equals_through_pairs():
                                       - system.features_t(system.W[system.b[triplets]]))
     full32 = system.gram_subset(D, np.arange(T), np.float32)
     np.testing.assert_allclose(full32, columns, atol=1e-5 * np.abs(columns).max())
+    # the float32 rank-k update of a subset: the rows' features formed in float64 and rounded once, as a cache of
+    # every triplet's float32 features would hold them (one chunk: the same product, the same values)
+    F = system._triplet_features_t(rows).astype(np.float32) * np.sqrt(D[rows]).astype(np.float32)
+    np.testing.assert_array_equal(system.gram_subset(D, rows, np.float32, accumulate=np.float32), F @ F.T)
     chunk, cache = pair_system._CHUNK, pair_system._FEATURE_CACHE
     try:
         pair_system._CHUNK, pair_system._FEATURE_CACHE = 7, 0        # several chunks, features formed per chunk
