@@ -636,15 +636,16 @@ def test_first_order_ipm_start_is_interior_and_centred(instances):
 
 def test_rounds_stop_on_a_certified_gap(instances, optima, monkeypatch):
     """A round solved to tol whose certified gap is ≤ gap_tol ends the loop even if the working set
-    has not settled (here a rough first-order point — 2 L-BFGS steps per stage — leaves one positive
-    omitted hinge after round 1, certified gap 1.7e-4); ``optimal`` then rests on the certificate
+    has not settled (here a rough first-order point — 2 L-BFGS steps per stage from the unscaled start — leaves
+    one positive omitted hinge after round 1, certified gap 1.7e-4); ``optimal`` then rests on the certificate
     alone, which brackets the true optimum and is reproducible from the reported multipliers."""
     import functools
 
     import sdpembed.solvers.lmnn.fast as lmnn_fast
     from sdpembed.solvers.lmnn.warm import warm_start_metric
     inst = instances["gauss"]
-    monkeypatch.setattr(lmnn_fast, "warm_start_metric", functools.partial(warm_start_metric, stage_iter=2))
+    monkeypatch.setattr(lmnn_fast, "warm_start_metric", functools.partial(warm_start_metric, stage_iter=2,
+                                                                          scale_start=False))
     strict = solve_lmnn_fast(inst, first_order_keep=0.2, first_order_fix=None)
     loose = solve_lmnn_fast(inst, first_order_keep=0.2, first_order_fix=None, gap_tol=1e-3)
     assert strict.extra["rounds"] == 2 and strict.history["added"][0] > 0
@@ -853,6 +854,36 @@ def test_first_order_warm_start_is_near_the_optimum(instances, optima):
     assert np.all(warm.z > -0.5) and np.all((warm.alpha >= 0) & (warm.alpha <= inst.mu))
     with pytest.raises(ValueError, match="etas"):
         warm_start_metric(inst.X, inst.y, inst.targets, inst.mu, np.asarray(inst.pull_matrix), etas=(0.0,))
+
+
+def test_scaled_start_is_near_the_best_scale_of_the_ray(instances):
+    """The first stage's start cL₀ (warm._ray_scale): c lies where the smoothed loss along the ray is near its
+    minimum over a fine grid of scales (the loss is convex in c²), below the loss at L₀, and the warm start
+    reports it and counts its evaluations."""
+    from sdpembed.solvers.lmnn import warm as warm_module
+    for name in ("wine", "gauss"):
+        inst = instances[name]
+        P = np.asarray(inst.pull_matrix)
+        loss = warm_module._FullLoss(inst.X, inst.y, inst.targets, P, inst.mu)
+        loss.eta = 0.3
+        L0 = np.eye(inst.dim)
+        calls = []
+
+        def counted(x, calls=calls, loss=loss):
+            calls.append(1)
+            return loss(x)
+
+        scale, evaluations = warm_module._ray_scale(counted, L0)
+        assert evaluations == len(calls)
+        grid = np.linspace(0.02, 1.0, 50)
+        values = np.array([loss(c * L0.ravel())[0] for c in grid])
+        best = float(values.min())
+        value = loss(scale * L0.ravel())[0]
+        assert grid[values.argmin()] < 1.0 and value < loss(L0.ravel())[0]
+        assert value <= best + 0.01 * (values[-1] - best)
+        warm = warm_module.warm_start_metric(inst.X, inst.y, inst.targets, inst.mu, P, stage_iter=0)
+        assert warm.history["scale"] == scale and warm.evaluations == evaluations + 2    # one per stage at L
+        np.testing.assert_allclose(warm.L, scale * L0)
 
 
 @pytest.mark.filterwarnings("error")
