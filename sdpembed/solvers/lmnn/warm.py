@@ -29,7 +29,11 @@ matter of scale (standardised features put the target neighbours tens of margins
 first step is a unit step along the gradient, spends a dozen evaluations and several rejected steps finding
 it. So the first stage starts from c*L₀ (:func:`_ray_scale`): c is halved from 1 until the slope turns
 non-positive, and c* is the minimiser of the cubic interpolating the loss and slope at the last two scales
-(Nocedal & Wright, (3.59)), kept inside that bracket.
+(Nocedal & Wright, (3.59)), kept inside that bracket. Each stage's first L-BFGS step, along the gradient
+before any curvature pair is stored, is taken ``first_step``·‖L‖_F long (L-BFGS runs in the variable L/σ,
+σ = ``first_step``·‖L‖_F, whose first step has unit length; later steps are scaled by the curvature pairs,
+which do not depend on σ) instead of the unit length, which at ‖L‖_F of a few units was rejected by the line
+search at the start of both stages.
 
 **Every triplet, every evaluation.** The loss and gradient are those of the smoothed loss over all
 n²k triplets, to the rounding of the distances' precision (:class:`_FullLoss`): an impostor l can
@@ -376,6 +380,7 @@ def warm_start_metric(
     keep: float = 0.5,
     ftol: float = 1e-6,
     scale_start: bool = True,
+    first_step: float | None = 0.05,
     time_budget: float | None = None,
     dtype: type | None = None,
     verbose: bool | int = False,
@@ -405,6 +410,9 @@ def warm_start_metric(
     scale_start : bool
         Start the first stage from cL0, c the best scale along the ray of L0 for its smoothed loss
         (module docstring, "A scaled start"); its evaluations count in ``evaluations``.
+    first_step : float or None
+        Length of each stage's first L-BFGS step relative to ‖L‖_F (module docstring); ``None``: the plain
+        L-BFGS unit step.
     time_budget : float, optional
         Seconds: no new stage starts after this.
     dtype : numpy float type, optional
@@ -430,6 +438,8 @@ def warm_start_metric(
         raise ValueError(f"etas must be a non-empty sequence of positive numbers, got {etas!r}")
     if not (np.isfinite(keep) and keep >= 0.0):
         raise ValueError(f"keep must be a non-negative number, got {keep!r}")
+    if first_step is not None and not (np.isfinite(first_step) and first_step > 0.0):
+        raise ValueError(f"first_step must be a positive number or None, got {first_step!r}")
     history: dict[str, list] = {key: [] for key in ("eta", "iterations", "smoothed_loss")}
     iterations = evaluations = 0
     if dtype is None:
@@ -442,8 +452,16 @@ def warm_start_metric(
         history["scale"] = scale
     for eta in etas:
         problem.eta = float(eta)
-        result = minimize_lbfgs(problem, L, max_iter=stage_iter, ftol=ftol, gtol=0.0, memory=10)
-        L = result.x.reshape(d, d)
+        # L-BFGS in the variable L/σ: its first step, of unit length, is first_step·‖L‖ long in L (σ = 1: unit)
+        sigma = first_step * float(np.linalg.norm(L)) if first_step is not None else 0.0
+        sigma = sigma if sigma > 0.0 else 1.0
+
+        def scaled(x: np.ndarray, sigma: float = sigma) -> tuple[float, np.ndarray]:
+            value, gradient = problem(sigma * x)
+            return value, sigma * gradient
+
+        result = minimize_lbfgs(scaled, L.ravel() / sigma, max_iter=stage_iter, ftol=ftol, gtol=0.0, memory=10)
+        L = sigma * result.x.reshape(d, d)
         iterations += result.nit
         evaluations += result.nfev
         for key, value in (("eta", eta), ("iterations", result.nit), ("smoothed_loss", result.fun)):

@@ -636,8 +636,8 @@ def test_first_order_ipm_start_is_interior_and_centred(instances):
 
 def test_rounds_stop_on_a_certified_gap(instances, optima, monkeypatch):
     """A round solved to tol whose certified gap is ≤ gap_tol ends the loop even if the working set
-    has not settled (here a rough first-order point — 2 L-BFGS steps per stage from the unscaled start — leaves
-    one positive omitted hinge after round 1, certified gap 1.7e-4); ``optimal`` then rests on the certificate
+    has not settled (here a rough first-order point — 2 plain L-BFGS steps per stage from the unscaled start —
+    leaves one positive omitted hinge after round 1, certified gap 1.7e-4); ``optimal`` then rests on the certificate
     alone, which brackets the true optimum and is reproducible from the reported multipliers."""
     import functools
 
@@ -645,7 +645,7 @@ def test_rounds_stop_on_a_certified_gap(instances, optima, monkeypatch):
     from sdpembed.solvers.lmnn.warm import warm_start_metric
     inst = instances["gauss"]
     monkeypatch.setattr(lmnn_fast, "warm_start_metric", functools.partial(warm_start_metric, stage_iter=2,
-                                                                          scale_start=False))
+                                                                          scale_start=False, first_step=None))
     strict = solve_lmnn_fast(inst, first_order_keep=0.2, first_order_fix=None)
     loose = solve_lmnn_fast(inst, first_order_keep=0.2, first_order_fix=None, gap_tol=1e-3)
     assert strict.extra["rounds"] == 2 and strict.history["added"][0] > 0
@@ -884,6 +884,31 @@ def test_scaled_start_is_near_the_best_scale_of_the_ray(instances):
         warm = warm_module.warm_start_metric(inst.X, inst.y, inst.targets, inst.mu, P, stage_iter=0)
         assert warm.history["scale"] == scale and warm.evaluations == evaluations + 2    # one per stage at L
         np.testing.assert_allclose(warm.L, scale * L0)
+
+
+def test_first_lbfgs_step_of_each_stage_has_the_relative_length_first_step(instances, monkeypatch):
+    """Each stage's first L-BFGS trial point lies first_step·‖L‖_F from the stage's start (the plain unit step
+    without first_step), and the warm start still lands near the optimum."""
+    from sdpembed.solvers.lmnn import warm as warm_module
+    inst = instances["wine"]
+    P = np.asarray(inst.pull_matrix)
+    points, call = [], warm_module._FullLoss.__call__
+
+    def recorded(self, x):
+        points.append(np.array(x, dtype=np.float64))
+        return call(self, x)
+
+    monkeypatch.setattr(warm_module._FullLoss, "__call__", recorded)
+    for first_step in (0.05, 0.2, None):
+        points.clear()
+        warm = warm_module.warm_start_metric(inst.X, inst.y, inst.targets, inst.mu, P, first_step=first_step,
+                                             scale_start=False, etas=(0.3,), stage_iter=1)
+        start, trial = points[0], points[1]
+        expected = 1.0 if first_step is None else first_step * np.linalg.norm(start)
+        assert np.linalg.norm(trial - start) == pytest.approx(expected, rel=1e-12)
+        assert warm.evaluations == len(points)
+    with pytest.raises(ValueError, match="first_step"):
+        warm_module.warm_start_metric(inst.X, inst.y, inst.targets, inst.mu, P, first_step=0.0)
 
 
 @pytest.mark.filterwarnings("error")
