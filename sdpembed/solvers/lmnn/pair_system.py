@@ -11,8 +11,8 @@ matrix of the interior point (:mod:`sdpembed.solvers.lmnn.hinge_ipm`):
 * 𝒜*D𝒜, from the *pairs* when they are few, Σ_a ω_a c_a c_aᵀ + Σ_b ω_b c_b c_bᵀ
   − Σ_t D_t (c_a c_bᵀ + c_b c_aᵀ) with c = svec(uuᵀ) ((3·n_target_pairs + n_impostor_pairs)·p²
   flops), or from the triplets, Σ_t D_t (c_a − c_b)(c_a − c_b)ᵀ (T·p²), whichever is cheaper;
-  BLAS-3, no Python loop over triplets. The float32 features c_a − c_b of every triplet are formed
-  once per working set for the early preconditioners of :mod:`sdpembed.solvers.lmnn.newton`;
+  BLAS-3, no Python loop over triplets. The float32 features c_a − c_b of the triplets a
+  preconditioner of :mod:`sdpembed.solvers.lmnn.newton` uses are formed for those triplets only;
 * G ⊛ K, the symmetric Kronecker product of the HKM direction.
 
 The operator of a single metric (:func:`single_system`) uses only the target pairs of the working
@@ -76,7 +76,6 @@ class PairSystem:
     scale: np.ndarray = field(init=False, repr=False)
     _cache_u: np.ndarray | None = field(init=False, repr=False, default=None)
     _cache_w: np.ndarray | None = field(init=False, repr=False, default=None)
-    _cache_t32: np.ndarray | None = field(init=False, repr=False, default=None)
     #: optional, single block only: the points of the pairs and each pair's two ends (rows of ``points``), target
     #: pairs first, then impostor pairs (u_a = points[ends[0, a]] − points[ends[1, a]], likewise w_b after them);
     #: then :meth:`adjoint` contracts through the points (a signed graph Laplacian) instead of the pairs
@@ -158,17 +157,6 @@ class PairSystem:
         if self._cache_u is None:
             self._cache_u = self.features(self.U)
         return self._cache_u
-
-    def _features_triplets32(self) -> np.ndarray:
-        """svec(u_a u_aᵀ − w_b w_bᵀ) of every triplet in float32 (single block), transposed (p, T), cached:
-        formed in float64 chunk by chunk from the pair differences (:meth:`features_t`) and rounded once."""
-        if self._cache_t32 is None:
-            F32 = np.empty((self.svec_dim, self.n_triplets), dtype=np.float32)
-            for start in range(0, self.n_triplets, _CHUNK):
-                t = slice(start, start + _CHUNK)
-                F32[:, t] = self._triplet_features_t(t)
-            self._cache_t32 = F32
-        return self._cache_t32
 
     def _features_w_rows(self, rows: np.ndarray) -> np.ndarray:
         """svec features of the impostor pairs ``rows``, cached when they fit in ``_FEATURE_CACHE`` bytes."""
@@ -315,27 +303,15 @@ class PairSystem:
         their sum is too: no symmetrising pass."""
         p = self.svec_dim
         H = np.zeros((p, p), dtype=accumulate)
-        if dtype == np.float32 and 4 * self.n_triplets * p <= _FEATURE_CACHE:
-            # the float32 features c_a − c_b of every triplet, formed once per working set (the early PCG
-            # preconditioners are formed from all triplets at every Newton step; gathering and converting the
-            # float64 pair features each time cost as much as the rank-k update itself)
-            F32 = self._features_triplets32()
-            root = np.sqrt(D).astype(np.float32)
-            whole = rows.size == self.n_triplets and np.array_equal(rows, np.arange(rows.size))
-            for start in range(0, rows.size, _CHUNK):
-                t = slice(start, start + _CHUNK) if whole else rows[start:start + _CHUNK]
-                F = F32[:, t] * root[t]
-                if F.shape[1]:
-                    H += F @ F.T
-            return H
-        # features of the rows' pairs formed here, transposed (:meth:`features_t`; cheaper than gathering rows
-        # of cached (n_pairs, p) features, and no cache of every impostor pair's features for a few rows)
+        # the features of the rows' triplets formed here, transposed (:meth:`features_t`), in float64 and rounded once
+        # to ``dtype``: cheaper than gathering rows of cached (n_pairs, p) features or of the features of every
+        # triplet formed once per working set (most of a working set is never among the preconditioners' rows)
+        root = np.sqrt(D).astype(dtype)
         for start in range(0, rows.size, _CHUNK):
             t = rows[start:start + _CHUNK]
-            F = self._triplet_features_t(t)
-            F *= np.sqrt(D[t])
+            F = self._triplet_features_t(t).astype(dtype, copy=False)
+            F *= root[t]
             if F.shape[1]:
-                F = F.astype(dtype, copy=False)
                 H += F @ F.T
         return H
 

@@ -22,6 +22,19 @@ clip(z/η, 0, 1): ∇_L = 2 L G, G = (1 − μ)P + μ Σ_t φ'_η(z_t)(C_ij − 
 stage by stage (continuation), each stage minimised by the plain L-BFGS of
 :mod:`sdpembed.solvers.lbfgs`.
 
+**A scaled start.** Along the ray L = cL₀ every hinge argument z_t = 1 + c²(‖L₀u_ij‖² − ‖L₀(x_i − x_l)‖²)
+is affine in s = c² and the pull term is linear in s, so the smoothed loss is convex in s, and its slope in c,
+⟨∇_L ε(cL₀), L₀⟩, changes sign once, at the best scale. From the Euclidean metric the loss is mostly a
+matter of scale (standardised features put the target neighbours tens of margins apart), and L-BFGS, whose
+first step is a unit step along the gradient, spends a dozen evaluations and several rejected steps finding
+it. So the first stage starts from c*L₀ (:func:`_ray_scale`): c is halved from 1 until the slope turns
+non-positive, and c* is the minimiser of the cubic interpolating the loss and slope at the last two scales
+(Nocedal & Wright, (3.59)), kept inside that bracket. Each stage's first L-BFGS step, along the gradient
+before any curvature pair is stored, is taken ``first_step``·‖L‖_F long (L-BFGS runs in the variable L/σ,
+σ = ``first_step``·‖L‖_F, whose first step has unit length; later steps are scaled by the curvature pairs,
+which do not depend on σ) instead of the unit length, which at ‖L‖_F of a few units was rejected by the line
+search at the start of both stages.
+
 **Every triplet, every evaluation.** The loss and gradient are those of the smoothed loss over all
 n²k triplets, to the rounding of the distances' precision (:class:`_FullLoss`): an impostor l can
 have a positive hinge argument for anchor i only inside the radius 1 + max_j ‖L(x_i − x_j)‖² of i, so
@@ -47,6 +60,8 @@ References
 .. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
    Pennsylvania, 2007. Implemented here: the loss (2.11) in the factor L of (2.9), with a smoothed
    hinge, and its gradient (2.14).
+.. [2] J. Nocedal and S. J. Wright, "Numerical optimization", 2nd ed., Springer, 2006. Implemented here: the
+   cubic interpolation (3.59) of the scaled start.
 """
 
 from __future__ import annotations
@@ -85,7 +100,7 @@ class WarmStart:
     triplets; ``triplets`` those with hinge argument z > −``keep`` at M and ``z`` their
     arguments; ``alpha`` = μ·φ'_η(z), the multiplier estimate; ``iterations`` L-BFGS steps
     in total; ``evaluations`` loss-and-gradient evaluations; ``seconds`` wall time;
-    ``history`` per stage (η, L-BFGS steps, smoothed loss).
+    ``history`` per stage (η, L-BFGS steps, smoothed loss) and the start's ``scale`` c (``scale_start``).
     """
 
     M: np.ndarray
@@ -310,6 +325,41 @@ class _FullLoss:
         return order, np.concatenate(rows), np.concatenate(cols)
 
 
+def _ray_scale(loss, L0: np.ndarray, *, halvings: int = 8) -> tuple[float, int]:
+    """The scale c of the start cL₀ of the first stage (module docstring, "A scaled start") and the evaluations
+    of ``loss`` (value and gradient in L, flattened) it took.
+
+    c is halved from 1 while the slope ⟨∇ε(cL₀), L₀⟩ of the loss along the ray is positive; the minimiser of the
+    cubic through the loss and slope at the last two scales c₀ < c₁ (the slope changes sign between them; the
+    loss is convex in c², so once) is kept at least a tenth of the bracket from its ends. c = 1 when the slope at
+    L₀ is not positive (no smaller scale is better), and the last scale tried when it stays positive.
+    """
+    direction = L0.ravel()
+    evaluations = 0
+
+    def along(c: float) -> tuple[float, float]:
+        nonlocal evaluations
+        evaluations += 1
+        value, gradient = loss(c * direction)
+        return float(value), float(gradient @ direction)
+
+    c0, (f0, g0) = 1.0, along(1.0)
+    if not g0 > 0.0:
+        return 1.0, evaluations
+    while g0 > 0.0:
+        if evaluations > halvings:
+            return c0, evaluations
+        c1, f1, g1 = c0, f0, g0
+        c0 = 0.5 * c1
+        f0, g0 = along(c0)
+    # (3.59) of Nocedal & Wright on [c0, c1]: g0 ≤ 0 < g1
+    d1 = g0 + g1 - 3.0 * (f0 - f1) / (c0 - c1)
+    d2 = float(np.sqrt(max(d1 * d1 - g0 * g1, 0.0)))
+    c = c1 - (c1 - c0) * (g1 + d2 - d1) / (g1 - g0 + 2.0 * d2)
+    width = c1 - c0
+    return float(min(max(c, c0 + 0.1 * width), c1 - 0.1 * width)), evaluations
+
+
 def _scan(X: np.ndarray, y: np.ndarray, targets: np.ndarray, M: np.ndarray,
           threshold: float) -> tuple[np.ndarray, np.ndarray]:
     """Every triplet with hinge argument > threshold at M and that argument (:func:`radius_hinges`: the
@@ -329,6 +379,8 @@ def warm_start_metric(
     stage_iter: int = 30,
     keep: float = 0.5,
     ftol: float = 1e-6,
+    scale_start: bool = True,
+    first_step: float | None = 0.05,
     time_budget: float | None = None,
     dtype: type | None = None,
     verbose: bool | int = False,
@@ -355,6 +407,12 @@ def warm_start_metric(
         The returned ``triplets`` are those with hinge argument > −keep at the final metric.
     ftol : float
         Relative-decrease tolerance of each L-BFGS stage.
+    scale_start : bool
+        Start the first stage from cL0, c the best scale along the ray of L0 for its smoothed loss
+        (module docstring, "A scaled start"); its evaluations count in ``evaluations``.
+    first_step : float or None
+        Length of each stage's first L-BFGS step relative to ‖L‖_F (module docstring); ``None``: the plain
+        L-BFGS unit step.
     time_budget : float, optional
         Seconds: no new stage starts after this.
     dtype : numpy float type, optional
@@ -380,15 +438,30 @@ def warm_start_metric(
         raise ValueError(f"etas must be a non-empty sequence of positive numbers, got {etas!r}")
     if not (np.isfinite(keep) and keep >= 0.0):
         raise ValueError(f"keep must be a non-negative number, got {keep!r}")
+    if first_step is not None and not (np.isfinite(first_step) and first_step > 0.0):
+        raise ValueError(f"first_step must be a positive number or None, got {first_step!r}")
     history: dict[str, list] = {key: [] for key in ("eta", "iterations", "smoothed_loss")}
     iterations = evaluations = 0
     if dtype is None:
         dtype = np.float32 if X.shape[0] >= _FLOAT32_FROM else np.float64
     problem = _FullLoss(X, y, np.asarray(targets, dtype=np.int64), P, mu, dtype=dtype)
+    if scale_start:
+        problem.eta = float(etas[0])
+        scale, evaluations = _ray_scale(problem, L)
+        L = scale * L
+        history["scale"] = scale
     for eta in etas:
         problem.eta = float(eta)
-        result = minimize_lbfgs(problem, L, max_iter=stage_iter, ftol=ftol, gtol=0.0, memory=10)
-        L = result.x.reshape(d, d)
+        # L-BFGS in the variable L/σ: its first step, of unit length, is first_step·‖L‖ long in L (σ = 1: unit)
+        sigma = first_step * float(np.linalg.norm(L)) if first_step is not None else 0.0
+        sigma = sigma if sigma > 0.0 else 1.0
+
+        def scaled(x: np.ndarray, sigma: float = sigma) -> tuple[float, np.ndarray]:
+            value, gradient = problem(sigma * x)
+            return value, sigma * gradient
+
+        result = minimize_lbfgs(scaled, L.ravel() / sigma, max_iter=stage_iter, ftol=ftol, gtol=0.0, memory=10)
+        L = sigma * result.x.reshape(d, d)
         iterations += result.nit
         evaluations += result.nfev
         for key, value in (("eta", eta), ("iterations", result.nit), ("smoothed_loss", result.fun)):

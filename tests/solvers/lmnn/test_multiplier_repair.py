@@ -47,7 +47,10 @@ def cases():
     for name, inst in (("wine", _wine()), ("digits-10", _digits(10, 20))):
         truth = solve_lmnn_working_set(inst)
         assert truth.relative_gap <= 1e-5
-        warm = warm_start_metric(inst.X, inst.y, inst.targets, inst.mu, np.asarray(inst.pull_matrix), keep=0.05)
+        # from the unscaled start: the split tests below need triplets inside their narrow band at this
+        # first-order metric (from the scaled start, wine has none within 2e-3 and there is nothing to repair)
+        warm = warm_start_metric(inst.X, inst.y, inst.targets, inst.mu, np.asarray(inst.pull_matrix), keep=0.05,
+                                 scale_start=False)
         out[name] = (inst, (truth.dual_bound, truth.objective), warm)
     return out
 

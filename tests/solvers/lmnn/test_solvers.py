@@ -249,6 +249,10 @@ def test_newton_matrix_through_triplets_equals_through_pairs():
                                       - system.features_t(system.W[system.b[triplets]]))
     full32 = system.gram_subset(D, np.arange(T), np.float32)
     np.testing.assert_allclose(full32, columns, atol=1e-5 * np.abs(columns).max())
+    # the float32 rank-k update of a subset: the rows' features formed in float64 and rounded once, as a cache of
+    # every triplet's float32 features would hold them (one chunk: the same product, the same values)
+    F = system._triplet_features_t(rows).astype(np.float32) * np.sqrt(D[rows]).astype(np.float32)
+    np.testing.assert_array_equal(system.gram_subset(D, rows, np.float32, accumulate=np.float32), F @ F.T)
     chunk, cache = pair_system._CHUNK, pair_system._FEATURE_CACHE
     try:
         pair_system._CHUNK, pair_system._FEATURE_CACHE = 7, 0        # several chunks, features formed per chunk
@@ -632,15 +636,16 @@ def test_first_order_ipm_start_is_interior_and_centred(instances):
 
 def test_rounds_stop_on_a_certified_gap(instances, optima, monkeypatch):
     """A round solved to tol whose certified gap is ≤ gap_tol ends the loop even if the working set
-    has not settled (here a rough first-order point — 2 L-BFGS steps per stage — leaves one positive
-    omitted hinge after round 1, certified gap 1.7e-4); ``optimal`` then rests on the certificate
+    has not settled (here a rough first-order point — 2 plain L-BFGS steps per stage from the unscaled start —
+    leaves one positive omitted hinge after round 1, certified gap 1.7e-4); ``optimal`` then rests on the certificate
     alone, which brackets the true optimum and is reproducible from the reported multipliers."""
     import functools
 
     import sdpembed.solvers.lmnn.fast as lmnn_fast
     from sdpembed.solvers.lmnn.warm import warm_start_metric
     inst = instances["gauss"]
-    monkeypatch.setattr(lmnn_fast, "warm_start_metric", functools.partial(warm_start_metric, stage_iter=2))
+    monkeypatch.setattr(lmnn_fast, "warm_start_metric", functools.partial(warm_start_metric, stage_iter=2,
+                                                                          scale_start=False, first_step=None))
     strict = solve_lmnn_fast(inst, first_order_keep=0.2, first_order_fix=None)
     loose = solve_lmnn_fast(inst, first_order_keep=0.2, first_order_fix=None, gap_tol=1e-3)
     assert strict.extra["rounds"] == 2 and strict.history["added"][0] > 0
@@ -849,6 +854,61 @@ def test_first_order_warm_start_is_near_the_optimum(instances, optima):
     assert np.all(warm.z > -0.5) and np.all((warm.alpha >= 0) & (warm.alpha <= inst.mu))
     with pytest.raises(ValueError, match="etas"):
         warm_start_metric(inst.X, inst.y, inst.targets, inst.mu, np.asarray(inst.pull_matrix), etas=(0.0,))
+
+
+def test_scaled_start_is_near_the_best_scale_of_the_ray(instances):
+    """The first stage's start cL₀ (warm._ray_scale): c lies where the smoothed loss along the ray is near its
+    minimum over a fine grid of scales (the loss is convex in c²), below the loss at L₀, and the warm start
+    reports it and counts its evaluations."""
+    from sdpembed.solvers.lmnn import warm as warm_module
+    for name in ("wine", "gauss"):
+        inst = instances[name]
+        P = np.asarray(inst.pull_matrix)
+        loss = warm_module._FullLoss(inst.X, inst.y, inst.targets, P, inst.mu)
+        loss.eta = 0.3
+        L0 = np.eye(inst.dim)
+        calls = []
+
+        def counted(x, calls=calls, loss=loss):
+            calls.append(1)
+            return loss(x)
+
+        scale, evaluations = warm_module._ray_scale(counted, L0)
+        assert evaluations == len(calls)
+        grid = np.linspace(0.02, 1.0, 50)
+        values = np.array([loss(c * L0.ravel())[0] for c in grid])
+        best = float(values.min())
+        value = loss(scale * L0.ravel())[0]
+        assert grid[values.argmin()] < 1.0 and value < loss(L0.ravel())[0]
+        assert value <= best + 0.01 * (values[-1] - best)
+        warm = warm_module.warm_start_metric(inst.X, inst.y, inst.targets, inst.mu, P, stage_iter=0)
+        assert warm.history["scale"] == scale and warm.evaluations == evaluations + 2    # one per stage at L
+        np.testing.assert_allclose(warm.L, scale * L0)
+
+
+def test_first_lbfgs_step_of_each_stage_has_the_relative_length_first_step(instances, monkeypatch):
+    """Each stage's first L-BFGS trial point lies first_step·‖L‖_F from the stage's start (the plain unit step
+    without first_step), and the warm start still lands near the optimum."""
+    from sdpembed.solvers.lmnn import warm as warm_module
+    inst = instances["wine"]
+    P = np.asarray(inst.pull_matrix)
+    points, call = [], warm_module._FullLoss.__call__
+
+    def recorded(self, x):
+        points.append(np.array(x, dtype=np.float64))
+        return call(self, x)
+
+    monkeypatch.setattr(warm_module._FullLoss, "__call__", recorded)
+    for first_step in (0.05, 0.2, None):
+        points.clear()
+        warm = warm_module.warm_start_metric(inst.X, inst.y, inst.targets, inst.mu, P, first_step=first_step,
+                                             scale_start=False, etas=(0.3,), stage_iter=1)
+        start, trial = points[0], points[1]
+        expected = 1.0 if first_step is None else first_step * np.linalg.norm(start)
+        assert np.linalg.norm(trial - start) == pytest.approx(expected, rel=1e-12)
+        assert warm.evaluations == len(points)
+    with pytest.raises(ValueError, match="first_step"):
+        warm_module.warm_start_metric(inst.X, inst.y, inst.targets, inst.mu, P, first_step=0.0)
 
 
 @pytest.mark.filterwarnings("error")
