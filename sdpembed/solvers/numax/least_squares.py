@@ -24,8 +24,9 @@ Two ways to apply K⁻¹ in the iterations:
   (:meth:`CholeskySolve.inverse`): with the factor at hand that costs only ``potri``.
 
 When the next round keeps nearly all pairs (the late rounds of column generation), the factor is
-block-updated rather than refactorised (:func:`extend_factor`): the new pairs' rows are appended,
-and the dropped pairs stay in the factor as ghost rows that every solve steps around exactly. In
+block-updated rather than refactorised (:func:`extend_factor`): the new pairs' rows are appended
+as a block (the factor they extend is kept as it is, not copied into a larger array), and the
+dropped pairs stay in the factor as ghost rows that every solve steps around exactly. In
 the early rounds a third or more of the pairs change and the update would cost more than a fresh
 factor; :func:`extension_is_cheaper` decides.
 
@@ -307,7 +308,20 @@ class CholeskySolve:
     overwrite : bool
         Factorise ``gram`` in place when it has the precision asked (no S × S copy); it is then
         no longer G.
+
+    Attributes
+    ----------
+    factor : ndarray
+        The lower Cholesky factor (Fortran order; its strict upper triangle is not referenced) — of
+        the first rows only once :func:`extend_factor` has appended ``borders``.
+    borders : tuple of (ndarray, ndarray)
+        Blocks (B, C) of the rows appended by :func:`extend_factor`, in order: the factor is
+        [[L, 0], [B, C]] with L the factor of the rows before them, kept as blocks so that an
+        extension never copies the S × S factor it extends.
     """
+
+    #: rows appended by :func:`extend_factor` (a class default: states pickled without it load)
+    borders: tuple[tuple[np.ndarray, np.ndarray], ...] = ()
 
     def __init__(self, gram: np.ndarray, single: bool = False, overwrite: bool = False) -> None:
         self.dtype = np.float32 if single else np.float64
@@ -335,6 +349,53 @@ class CholeskySolve:
         return scipy.linalg.blas.strsv if self.dtype == np.float32 else scipy.linalg.blas.dtrsv
 
     @property
+    def order(self) -> int:
+        """Rows of the whole factor (its first block and the ``borders``)."""
+        return self.factor.shape[0] + sum(C.shape[0] for _, C in self.borders)
+
+    def _triangular(self, x: np.ndarray, trans: bool) -> np.ndarray:
+        """L⁻¹x (L⁻ᵀx with ``trans``) for the whole factor L, block by block; x a vector or an
+        (order, n) array of the factor's precision, overwritten."""
+        if x.ndim == 1:
+            def solve(A, v):
+                return self._trsv(A, v, lower=1, trans=int(trans), overwrite_x=1)
+        else:
+            trsm = scipy.linalg.blas.strsm if self.dtype == np.float32 else scipy.linalg.blas.dtrsm
+
+            def solve(A, v):
+                return trsm(1.0, A, v, lower=1, trans_a=int(trans), overwrite_b=1)
+        m = self.factor.shape[0]
+        if not trans:
+            x[:m] = solve(self.factor, x[:m])
+            for B, C in self.borders:
+                k = C.shape[0]
+                x[m:m + k] = solve(C, x[m:m + k] - B @ x[:m])
+                m += k
+            return x
+        end = x.shape[0]
+        for B, C in reversed(self.borders):
+            start = end - C.shape[0]
+            x[start:end] = solve(C, x[start:end])
+            x[:start] -= B.T @ x[start:end]
+            end = start
+        x[:end] = solve(self.factor, x[:end])
+        return x
+
+    def full_factor(self) -> np.ndarray:
+        """The whole lower factor as one array (Fortran order; a copy when there are ``borders``)."""
+        if not self.borders:
+            return self.factor
+        n, m = self.order, self.factor.shape[0]
+        full = np.zeros((n, n), dtype=self.dtype, order="F")
+        full[:m, :m] = self.factor
+        for B, C in self.borders:
+            k = C.shape[0]
+            full[m:m + k, :m] = B
+            full[m:m + k, m:m + k] = C
+            m += k
+        return full
+
+    @property
     def n_ghosts(self) -> int:
         """Rows of the factor that belong to no secant solved for (dropped ones, see :func:`extend_factor`)."""
         return 0 if self._ghosts is None else self._ghosts[0].size
@@ -346,10 +407,9 @@ class CholeskySolve:
             return self._trsv(self.factor, y, lower=1, trans=1, overwrite_x=1).astype(np.float64, copy=False)
         # K_WW c = b through the factor of K over W ∪ D: x = K⁻¹[b; 0], then x − Z H⁻¹ x_D has
         # zeros on D, so its W part solves K_WW c = b
-        x = np.zeros(self.factor.shape[0], dtype=self.dtype)
+        x = np.zeros(self.order, dtype=self.dtype)
         x[self.live] = b
-        x = self._trsv(self.factor, x, lower=1, overwrite_x=1)
-        x = self._trsv(self.factor, x, lower=1, trans=1, overwrite_x=1).astype(np.float64)
+        x = self._triangular(self._triangular(x, False), True).astype(np.float64)
         if self._ghosts is not None:
             positions, Z, H = self._ghosts
             x -= Z @ scipy.linalg.cho_solve(H, x[positions], check_finite=False)
@@ -359,7 +419,7 @@ class CholeskySolve:
         """(I + G)⁻¹ from the factor (which is consumed: this object cannot solve afterwards)."""
         if self.dtype != np.float64:
             raise ValueError("the inverse is formed from a double-precision factor only")
-        factor, self.factor = self.factor, None
+        factor, self.factor, self.borders = self.full_factor(), None, ()
         full = inverse_from_cholesky(factor)
         if self.live is None:
             return full
@@ -378,10 +438,12 @@ def extend_factor(previous: CholeskySolve, kept: np.ndarray, added: np.ndarray) 
 
     The factor of the m secants of ``previous`` (its rows in its own order) is extended by the k
     added secants, L⁺ = [[L, 0], [B, C]] with B = A₂₁L⁻ᵀ and C = chol(A₂₂ − BBᵀ) (A the new rows of
-    I + 𝒜𝒜*), O(m²k + mk² + k³) instead of O((m + k)³). Dropped secants stay in the factor as ghost
-    rows D: with K the matrix over all its rows and Z = K⁻¹E_D (E_D the columns of the identity at
-    D), the solution x = K⁻¹[b; 0] corrected to x − Z (Z_D)⁻¹ x_D vanishes on D, so its other
-    entries solve the restricted system exactly; O(m²|D|) once and O(m|D|) a solve.
+    I + 𝒜𝒜*), O(m²k + mk² + k³) instead of O((m + k)³); L is not copied: the result holds it
+    (``previous``'s own blocks, shared) and (B, C) as one more block of its ``borders``. Dropped
+    secants stay in the factor as ghost rows D: with K the matrix over all its rows and
+    Z = K⁻¹E_D (E_D the columns of the identity at D), the solution x = K⁻¹[b; 0] corrected to
+    x − Z (Z_D)⁻¹ x_D vanishes on D, so its other entries solve the restricted system exactly;
+    O(m²|D|) once and O(m|D|) a solve.
 
     Parameters
     ----------
@@ -396,16 +458,16 @@ def extend_factor(previous: CholeskySolve, kept: np.ndarray, added: np.ndarray) 
     -------
     CholeskySolve
         Solves for the kept secants (in their order), then the added ones; its factor has
-        m + k rows, those of the dropped secants as ghosts.
+        m + k rows, those of the dropped secants as ghosts. It shares ``previous``'s blocks, which
+        must not be used afterwards.
     """
-    L, dtype = previous.factor, previous.dtype
-    m, k = L.shape[0], added.shape[0]
+    dtype = previous.dtype
+    m, k = previous.order, added.shape[0]
     live_before = np.arange(m) if previous.live is None else previous.live
     kept = np.asarray(kept, dtype=bool)
     secants = previous.secants if k == 0 else np.concatenate([previous.secants, added])
-    factor = L
+    borders = previous.borders
     single = dtype == np.float32
-    trsm = scipy.linalg.blas.strsm if single else scipy.linalg.blas.dtrsm
     if k:
         cross = added @ secants.T
         cross *= cross                                          # rows of 𝒜𝒜* of the added secants
@@ -413,14 +475,11 @@ def extend_factor(previous: CholeskySolve, kept: np.ndarray, added: np.ndarray) 
         cross = cross.astype(dtype)
         syrk = scipy.linalg.blas.ssyrk if single else scipy.linalg.blas.dsyrk
         with factorisation_thread_limit(m + k):
-            B = trsm(1.0, L, cross[:, :m], side=1, lower=1, trans_a=1)          # A₂₁ L⁻ᵀ
-            C = syrk(-1.0, B, beta=1.0, c=np.asfortranarray(cross[:, m:]), lower=1)   # A₂₂ − BBᵀ (lower)
-        factor = np.zeros((m + k, m + k), dtype=dtype, order="F")
-        factor[:m, :m] = L
-        factor[m:, :m] = B
-        factor[m:, m:] = cholesky_factor(C)
+            Bt = previous._triangular(np.asfortranarray(cross[:, :m].T), False)          # L⁻¹A₂₁ᵀ = Bᵀ
+            C = syrk(-1.0, Bt, beta=1.0, c=np.asfortranarray(cross[:, m:]), trans=1, lower=1)   # A₂₂ − BBᵀ
+        borders = (*borders, (Bt.T, cholesky_factor(C)))
     out = CholeskySolve.__new__(CholeskySolve)
-    out.dtype, out.factor = dtype, factor
+    out.dtype, out.factor, out.borders = dtype, previous.factor, borders
     out.secants = secants
     out.live = np.concatenate([live_before[kept], np.arange(m, m + k)])
     ghosts = np.setdiff1d(np.arange(m + k), out.live, assume_unique=True)
@@ -429,8 +488,7 @@ def extend_factor(previous: CholeskySolve, kept: np.ndarray, added: np.ndarray) 
         E = np.zeros((m + k, ghosts.size), dtype=dtype, order="F")
         E[ghosts, np.arange(ghosts.size)] = 1.0
         with factorisation_thread_limit(m + k):
-            Z = trsm(1.0, factor, E, lower=1, overwrite_b=1)                       # L⁻¹ E_D
-            Z = trsm(1.0, factor, Z, lower=1, trans_a=1, overwrite_b=1)            # L⁻ᵀ L⁻¹ E_D
+            Z = out._triangular(out._triangular(E, False), True)                 # L⁻ᵀ L⁻¹ E_D
         Z = Z.astype(np.float64)
         H = 0.5 * (Z[ghosts] + Z[ghosts].T)
         out._ghosts = (ghosts, Z, scipy.linalg.cho_factor(H, lower=True, check_finite=False))
@@ -444,7 +502,7 @@ def extension_is_cheaper(previous: CholeskySolve, n_kept: int, n_added: int, n_p
     dimensions, then ``potrf``), counting ``iterations`` solves with the ghost rows — and leaves at
     most one ghost row per 20 secants: the ghosts' products are bound by memory, not by flops, and
     they pile up over the rounds (a refactorisation clears them)."""
-    m, k = float(previous.factor.shape[0]), float(n_added)
+    m, k = float(previous.order), float(n_added)
     live_before = m - previous.n_ghosts
     size, ghosts = float(n_kept + n_added), previous.n_ghosts + live_before - n_kept
     if ghosts > size / 20:

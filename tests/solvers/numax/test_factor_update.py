@@ -41,11 +41,20 @@ def test_appended_rows_give_the_fresh_factor(single, rtol):
     rng = np.random.default_rng(0)
     V = _unit_rows(rng, 260, 25)
     head = _fresh(V[:200], single)
+    lead = head.factor
     grown = extend_factor(head, np.ones(200, bool), V[200:])
-    assert grown.n_ghosts == 0
+    assert grown.n_ghosts == 0 and grown.order == 260
     np.testing.assert_array_equal(grown.live, np.arange(260))
+    # the factor extended is kept as the first block, not copied; the new rows are a block of their own
+    assert grown.factor is lead and len(grown.borders) == 1
     reference = np.linalg.cholesky(_K(V))
-    np.testing.assert_allclose(np.tril(grown.factor), reference, rtol=0, atol=rtol * np.abs(reference).max())
+    np.testing.assert_allclose(np.tril(grown.full_factor()), reference, rtol=0, atol=rtol * np.abs(reference).max())
+    # a second extension appends a second block (its rows against both earlier blocks)
+    W = _unit_rows(rng, 30, 25)
+    twice = extend_factor(grown, np.ones(260, bool), W)
+    assert twice.factor is lead and len(twice.borders) == 2
+    reference = np.linalg.cholesky(_K(np.concatenate([V, W])))
+    np.testing.assert_allclose(np.tril(twice.full_factor()), reference, rtol=0, atol=rtol * np.abs(reference).max())
 
 
 @pytest.mark.parametrize("single, rtol", [(False, 1e-11), (True, 1e-5)])
@@ -65,7 +74,7 @@ def test_drops_and_additions_over_rounds_solve_the_restricted_system(single, rto
         c = solver(b)
         np.testing.assert_allclose(K @ c, b, rtol=0, atol=rtol * np.abs(b).max())
         np.testing.assert_allclose(c, _fresh(current, single)(b), rtol=0, atol=rtol * np.abs(c).max())
-        assert solver.factor.shape[0] == current.shape[0] + solver.n_ghosts
+        assert solver.order == current.shape[0] + solver.n_ghosts
     if not single:
         np.testing.assert_allclose(solver.inverse(), np.linalg.inv(K), rtol=0, atol=1e-11)
 
@@ -143,8 +152,8 @@ def test_column_generation_reaches_the_same_optimum_with_and_without_block_updat
 
 @pytest.mark.parametrize("extends", [True, False])
 def test_a_warm_start_hands_its_factor_over(extends, monkeypatch):
-    # the run starting from a state takes the state's factor: once extended (or refused) the old factor
-    # is freed, never held beside the new S × S matrices
+    # the run starting from a state takes the state's factor: extended, it becomes the first block of
+    # the new factor (not a copy); refused, it is freed — never held beside the new S × S matrices
     monkeypatch.setattr(pair_linalg, "extension_is_cheaper", lambda *a, **k: extends)
     X = digits_points(60)
     index = np.random.default_rng(3).choice(pair_count(60), size=700, replace=False)
@@ -156,7 +165,7 @@ def test_a_warm_start_hands_its_factor_over(extends, monkeypatch):
     assert steps.extended == extends
     assert state.factor is None and state.factor_kept is None
     gc.collect()
-    assert old() is None
+    assert old() is (steps.cholesky.factor if extends else None)
 
 
 def test_column_generation_carry_leaves_the_finished_round_no_s_by_s_part():
