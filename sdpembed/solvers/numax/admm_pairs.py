@@ -74,6 +74,7 @@ from .pair_linalg import (
     LeastSquaresSteps,
     PairGeometry,
     PartialShrink,
+    SpanCoordinates,
     approximate_bound,
     factor_in_original_coordinates,
     holds_secants,
@@ -231,6 +232,7 @@ def pair_trace_admm(
     numerics: PairNumerics | None = None,
     warm_start: ADMMState | None = None,
     basis: np.ndarray | None = None,
+    span: SpanCoordinates | None = None,
     monitor: OutsideMonitor | None = None,
     certify: bool = True,
     keep_polish_system: bool = False,
@@ -256,6 +258,10 @@ def pair_trace_admm(
         An orthonormal basis of a subspace that holds every secant (e.g. the span of all
         centred points, computed once by column generation for all its rounds); used if it
         reproduces every secant to 1e-10, otherwise the span of the secants is computed.
+    span : SpanCoordinates, optional
+        The coordinates of the points of ``operator``'s pairs in a basis of their span, computed
+        once for many problems on pairs of the same points (column generation's rounds): its basis
+        replaces ``basis``, and the points' coordinates in it are read off instead of computed.
     monitor : OutsideMonitor, optional
         A scan of the pairs outside this problem, which ends a run whose accuracy on the working
         pairs is wasted (column generation's rounds).
@@ -291,7 +297,10 @@ def pair_trace_admm(
     eta, tol, feas_tol, gap_tol = penalty.eta, stopping.tol, stopping.feas_tol, stopping.gap_tol
 
     op = None
-    if basis is not None and np.ndim(basis) == 2 and np.shape(basis)[0] == operator.dim:
+    if span is not None:
+        basis = span.basis
+        op = span.reduced(operator)
+    if op is None and basis is not None and np.ndim(basis) == 2 and np.shape(basis)[0] == operator.dim:
         op = operator.in_basis(basis)
         if not holds_secants(operator, basis, op.points):
             op = None

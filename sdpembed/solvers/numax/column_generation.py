@@ -63,6 +63,7 @@ from .admm_control import ADMMStopping, check_bundle
 from .admm_pairs import OutsideMonitor, PairNumerics, pair_trace_admm
 from .candidates import SECANT_BLOCK, Candidates, PairCandidates, SecantCandidates
 from .factor_polish import polish_with_system
+from .pair_linalg import SpanCoordinates
 from .pair_scan import PairBounds
 from .scan_backend import ScanBackend, resolve_scan_backend
 
@@ -685,9 +686,11 @@ def column_generation(
     # S₀ (and its S×S inverse) large while a first loose round cannot yet use it
     initial_neighbors = min(check_positive_int(initial_neighbors, "initial_neighbors", minimum=0),
                             max(1, 2 * initial_pairs // X.shape[0]))
-    basis = _points_span(X) if implicit and "basis" not in (admm_options or {}) else None
+    basis = _points_span(X) if implicit and not {"basis", "span"} & set(admm_options or {}) else None
+    # the points' coordinates in it, once for all rounds
+    span = None if basis is None else SpanCoordinates(X, basis)
     inner = _restricted_admm(problem, admm_options, feas_tol=feas_tol, gap_tol=gap_tol, loose_tol=loose_tol,
-                             loose_max_iter=loose_max_iter, verbose=verbose, implicit=implicit, basis=basis)
+                             loose_max_iter=loose_max_iter, verbose=verbose, implicit=implicit, span=span)
     run = run_column_generation(
         X, bounds, inner, initial_pairs=initial_pairs,
         initial_neighbors=initial_neighbors, max_add=max_add, keep_tol=keep_tol, keep_multiplier=keep_multiplier,
@@ -721,17 +724,18 @@ def _points_span(X: np.ndarray) -> np.ndarray | None:
 
 def _restricted_admm(problem: str, admm_options: dict | None, *, feas_tol: float, gap_tol: float,
                      loose_tol: float | None, loose_max_iter: int, verbose: bool | int, implicit: bool,
-                     basis: np.ndarray | None = None) -> _NuMaxADMM:
+                     span: SpanCoordinates | None = None) -> _NuMaxADMM:
     """The restricted ADMM of NuMax-CG with its tight and loose options (``admm_options`` with the
-    tolerances of :func:`column_generation`; ``basis`` the span every round shares, for ``implicit``)."""
+    tolerances of :func:`column_generation`; ``span`` the points in the basis every round shares, for
+    ``implicit``)."""
     tight_options = dict(admm_options or {})
     if verbose and not isinstance(verbose, bool) and "verbose" not in tight_options:
         tight_options["verbose"] = int(verbose)             # --verbose K: the restricted ADMMs too
     stopping = check_bundle(tight_options.get("stopping"), ADMMStopping, "admm_options['stopping']")
     tight_options["stopping"] = replace(stopping, feas_tol=feas_tol, gap_tol=gap_tol)
     loose_max_iter = check_positive_int(loose_max_iter, "loose_max_iter")
-    if basis is not None:
-        tight_options["basis"] = basis
+    if span is not None:
+        tight_options["span"] = span
     loose_options = dict(tight_options)
     if implicit:
         tight_options["keep_polish_system"] = True         # for _NuMaxADMM.settle
