@@ -269,9 +269,11 @@ class _NuMaxADMM:
         # the factor of I + 𝒜𝒜*, block-updated by the next run when that is cheaper (the kept pairs come
         # first, in their order, then the new ones)
         factor = prev.factor if K_inv is None else None
+        # 𝒜(L) and 𝒜(Λ) of the kept pairs, as the run tracked them: the next run computes the new pairs' only
+        values = None if prev.values is None else tuple(v[keep] for v in prev.values)
         state = ADMMState(prev.L, prev.Lam, omega, prev.beta, prev.basis, K_inv, prev.gram, gram_kept,
                           factor=factor, factor_kept=None if factor is None else keep.copy(),
-                          eig_block=prev.eig_block)
+                          eig_block=prev.eig_block, values=values)
         # the S × S parts go to the new state only: the finished round's result lets go of them, so that
         # the next round frees them as soon as it has used them (``release``; a settle attempt keeps them,
         # since the round goes on from this result if the settled point fails its scan)
@@ -774,8 +776,9 @@ def _cg_result(problem: str, run: ColumnGenerationRun, start: float, proof: dict
 def _light_state(state: ADMMState) -> ADMMState:
     """The warm start a finished run keeps: its iterates and multipliers, without the S × S parts
     (𝒜𝒜*, the factor or inverse of I + 𝒜𝒜*), which a warm-started run rebuilds from its secants and
-    which would make every fitted estimator hold (and pickle) gigabytes at S of 10⁴."""
-    return replace(state, K_inv=None, gram=None, gram_kept=None, factor=None, factor_kept=None)
+    which would make every fitted estimator hold (and pickle) gigabytes at S of 10⁴. Nor the tracked
+    𝒜(L), 𝒜(Λ): a later run may start from it on other pairs, whose values it then computes."""
+    return replace(state, K_inv=None, gram=None, gram_kept=None, factor=None, factor_kept=None, values=None)
 
 
 def secant_column_generation(
