@@ -94,6 +94,8 @@ class PairSecantOperator(SecantOperator):
     def __init__(self, points: np.ndarray, i: np.ndarray, j: np.ndarray) -> None:
         i, j = np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64)
         used, inverse = np.unique(np.concatenate([i, j]), return_inverse=True)
+        #: the rows of ``points`` the pairs touch, in the order of :attr:`points`
+        self.rows = used
         pts = np.asarray(points, dtype=np.float64)[used]
         self.points = pts - pts.mean(axis=0)                  # differences unchanged, less cancellation
         self.i, self.j = inverse[: i.size], inverse[i.size:]
@@ -126,7 +128,7 @@ class PairSecantOperator(SecantOperator):
     def in_basis(self, basis: np.ndarray) -> PairSecantOperator:
         """The pair operator on the points' coordinates in the orthonormal ``basis`` Q (N, r)."""
         out = PairSecantOperator.__new__(PairSecantOperator)
-        out.points, out.i, out.j, out.norms = self.points @ basis, self.i, self.j, self.norms
+        out.points, out.i, out.j, out.norms, out.rows = self.points @ basis, self.i, self.j, self.norms, self.rows
         # the rows through the points: O(n_a N r) rather than O(S N r) for V @ basis
         out.V = (out.points[self.i] - out.points[self.j]) / self.norms[:, None]
         return out

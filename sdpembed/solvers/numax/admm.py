@@ -121,6 +121,11 @@ class ADMMState:
     #: next run in the same basis starts from it instead of a full eigendecomposition
     #: (:class:`~sdpembed.solvers.numax.pair_linalg.PartialShrink`)
     eig_block: np.ndarray | None = None
+    #: (𝒜(L), 𝒜(Λ)) of the *first* len(values[0]) secants of the next run, if known (the values a
+    #: run tracked for its pairs, restricted to the kept ones): a next run in the same ``basis``
+    #: computes only the other secants' values instead of applying 𝒜 to L and Λ
+    #: (:func:`~sdpembed.solvers.numax.admm_pairs.pair_trace_admm`)
+    values: tuple[np.ndarray, np.ndarray] | None = None
 
 
 def _shrink_eigenvalues(M: np.ndarray, threshold: float) -> tuple[np.ndarray, int]:

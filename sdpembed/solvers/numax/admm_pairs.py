@@ -74,6 +74,7 @@ from .pair_linalg import (
     LeastSquaresSteps,
     PairGeometry,
     PartialShrink,
+    SpanCoordinates,
     approximate_bound,
     factor_in_original_coordinates,
     holds_secants,
@@ -220,6 +221,24 @@ def _anderson_step(mixing: AndersonMixing, plain: tuple, x_in: np.ndarray | None
     return mixing.combine(gamma), [(g, U, s) for g, (U, s) in zip(gamma, mixing.payloads, strict=True)]
 
 
+def _warm_values(op: PairSecantOperator, L0: np.ndarray, Lam0: np.ndarray,
+                 carried: tuple[np.ndarray, np.ndarray] | None) -> tuple[np.ndarray, np.ndarray]:
+    """𝒜(L₀) and 𝒜(Λ₀) of a warm start: those of the first secants from ``carried`` (what the run that
+    ended with L₀ and Λ₀ tracked for them, in the same basis), the others' as v_kᵀ L₀ v_k from their
+    rows, O(S_new r²) rather than the O(n_a r²) products through the points."""
+    if carried is None or carried[0].size > op.n_constraints:
+        return op.apply(L0), op.apply(Lam0)
+    n_known = carried[0].size
+    V_new = op.V[n_known:]
+    if V_new.shape[0] == 0:
+        return carried[0].copy(), carried[1].copy()
+    # both matrices in one product: (S_new, r) × (r, 2r)
+    B = V_new @ np.hstack([L0, Lam0])
+    r = L0.shape[0]
+    return (np.concatenate([carried[0], np.einsum("ij,ij->i", B[:, :r], V_new)]),
+            np.concatenate([carried[1], np.einsum("ij,ij->i", B[:, r:], V_new)]))
+
+
 def pair_trace_admm(
     operator: PairSecantOperator,
     lo: np.ndarray,
@@ -231,6 +250,7 @@ def pair_trace_admm(
     numerics: PairNumerics | None = None,
     warm_start: ADMMState | None = None,
     basis: np.ndarray | None = None,
+    span: SpanCoordinates | None = None,
     monitor: OutsideMonitor | None = None,
     certify: bool = True,
     keep_polish_system: bool = False,
@@ -256,6 +276,10 @@ def pair_trace_admm(
         An orthonormal basis of a subspace that holds every secant (e.g. the span of all
         centred points, computed once by column generation for all its rounds); used if it
         reproduces every secant to 1e-10, otherwise the span of the secants is computed.
+    span : SpanCoordinates, optional
+        The coordinates of the points of ``operator``'s pairs in a basis of their span, computed
+        once for many problems on pairs of the same points (column generation's rounds): its basis
+        replaces ``basis``, and the points' coordinates in it are read off instead of computed.
     monitor : OutsideMonitor, optional
         A scan of the pairs outside this problem, which ends a run whose accuracy on the working
         pairs is wasted (column generation's rounds).
@@ -291,7 +315,10 @@ def pair_trace_admm(
     eta, tol, feas_tol, gap_tol = penalty.eta, stopping.tol, stopping.feas_tol, stopping.gap_tol
 
     op = None
-    if basis is not None and np.ndim(basis) == 2 and np.shape(basis)[0] == operator.dim:
+    if span is not None:
+        basis = span.basis
+        op = span.reduced(operator)
+    if op is None and basis is not None and np.ndim(basis) == 2 and np.shape(basis)[0] == operator.dim:
         op = operator.in_basis(basis)
         if not holds_secants(operator, basis, op.points):
             op = None
@@ -302,9 +329,11 @@ def pair_trace_admm(
     geom = PairGeometry(op)
     announce_setup(verbose, S, r)
     steps = LeastSquaresSteps(op, numerics.least_squares, warm_start, basis)
+    same_basis = warm_start is not None and (warm_start.basis is basis or (
+        basis is not None and warm_start.basis is not None and np.array_equal(warm_start.basis, basis)))
     if warm_start is not None:
         L0, Lam0, omega, beta = warm_start_iterates(warm_start, basis, operator.dim, S)
-        AL, A_Lam0 = op.apply(L0), op.apply(Lam0)
+        AL, A_Lam0 = _warm_values(op, L0, Lam0, warm_start.values if same_basis else None)
         norm_Lam0 = float(np.linalg.norm(Lam0))
     else:
         L0 = Lam0 = None
@@ -316,8 +345,7 @@ def pair_trace_admm(
     constants_single = tuple(None if A is None else A.astype(np.float32) for A in (Lam0, L0)) if single else None
     M = ImplicitMatrix(geom, None, None, 1.0, Lam0, 1.0, L0, np.zeros(S), constants_single)   # L + Λ
     shrink = PartialShrink(r, numerics.eig_tol, numerics.refresh_every, single=single)
-    if warm_start is not None and (warm_start.basis is basis or (
-            basis is not None and warm_start.basis is not None and np.array_equal(warm_start.basis, basis))):
+    if same_basis:
         shrink.start_from(warm_start.eig_block)
 
     def combo_norm2(alpha: float, v: np.ndarray, Kv: np.ndarray) -> float:
@@ -496,7 +524,7 @@ def pair_trace_admm(
     Lam = geom.adjoint(z) + (a * Lam0 if (Lam0 is not None and a != 0.0) else 0.0)
     L = M.dense() - Lam
     state = ADMMState(L, Lam, omega, control.beta, basis, steps.K_inv, steps.gram, factor=steps.cholesky,
-                      eig_block=shrink.block)
+                      eig_block=shrink.block, values=(AL.copy(), A_Lam.copy()))
     factor = factor_in_original_coordinates(U_P, s_P, basis)
     explicit = operator.explicit()
     B = explicit.V @ factor.T

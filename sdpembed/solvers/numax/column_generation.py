@@ -63,6 +63,7 @@ from .admm_control import ADMMStopping, check_bundle
 from .admm_pairs import OutsideMonitor, PairNumerics, pair_trace_admm
 from .candidates import SECANT_BLOCK, Candidates, PairCandidates, SecantCandidates
 from .factor_polish import polish_with_system
+from .pair_linalg import SpanCoordinates
 from .pair_scan import PairBounds
 from .scan_backend import ScanBackend, resolve_scan_backend
 
@@ -268,9 +269,11 @@ class _NuMaxADMM:
         # the factor of I + 𝒜𝒜*, block-updated by the next run when that is cheaper (the kept pairs come
         # first, in their order, then the new ones)
         factor = prev.factor if K_inv is None else None
+        # 𝒜(L) and 𝒜(Λ) of the kept pairs, as the run tracked them: the next run computes the new pairs' only
+        values = None if prev.values is None else tuple(v[keep] for v in prev.values)
         state = ADMMState(prev.L, prev.Lam, omega, prev.beta, prev.basis, K_inv, prev.gram, gram_kept,
                           factor=factor, factor_kept=None if factor is None else keep.copy(),
-                          eig_block=prev.eig_block)
+                          eig_block=prev.eig_block, values=values)
         # the S × S parts go to the new state only: the finished round's result lets go of them, so that
         # the next round frees them as soon as it has used them (``release``; a settle attempt keeps them,
         # since the round goes on from this result if the settled point fails its scan)
@@ -685,9 +688,11 @@ def column_generation(
     # S₀ (and its S×S inverse) large while a first loose round cannot yet use it
     initial_neighbors = min(check_positive_int(initial_neighbors, "initial_neighbors", minimum=0),
                             max(1, 2 * initial_pairs // X.shape[0]))
-    basis = _points_span(X) if implicit and "basis" not in (admm_options or {}) else None
+    basis = _points_span(X) if implicit and not {"basis", "span"} & set(admm_options or {}) else None
+    # the points' coordinates in it, once for all rounds
+    span = None if basis is None else SpanCoordinates(X, basis)
     inner = _restricted_admm(problem, admm_options, feas_tol=feas_tol, gap_tol=gap_tol, loose_tol=loose_tol,
-                             loose_max_iter=loose_max_iter, verbose=verbose, implicit=implicit, basis=basis)
+                             loose_max_iter=loose_max_iter, verbose=verbose, implicit=implicit, span=span)
     run = run_column_generation(
         X, bounds, inner, initial_pairs=initial_pairs,
         initial_neighbors=initial_neighbors, max_add=max_add, keep_tol=keep_tol, keep_multiplier=keep_multiplier,
@@ -721,17 +726,18 @@ def _points_span(X: np.ndarray) -> np.ndarray | None:
 
 def _restricted_admm(problem: str, admm_options: dict | None, *, feas_tol: float, gap_tol: float,
                      loose_tol: float | None, loose_max_iter: int, verbose: bool | int, implicit: bool,
-                     basis: np.ndarray | None = None) -> _NuMaxADMM:
+                     span: SpanCoordinates | None = None) -> _NuMaxADMM:
     """The restricted ADMM of NuMax-CG with its tight and loose options (``admm_options`` with the
-    tolerances of :func:`column_generation`; ``basis`` the span every round shares, for ``implicit``)."""
+    tolerances of :func:`column_generation`; ``span`` the points in the basis every round shares, for
+    ``implicit``)."""
     tight_options = dict(admm_options or {})
     if verbose and not isinstance(verbose, bool) and "verbose" not in tight_options:
         tight_options["verbose"] = int(verbose)             # --verbose K: the restricted ADMMs too
     stopping = check_bundle(tight_options.get("stopping"), ADMMStopping, "admm_options['stopping']")
     tight_options["stopping"] = replace(stopping, feas_tol=feas_tol, gap_tol=gap_tol)
     loose_max_iter = check_positive_int(loose_max_iter, "loose_max_iter")
-    if basis is not None:
-        tight_options["basis"] = basis
+    if span is not None:
+        tight_options["span"] = span
     loose_options = dict(tight_options)
     if implicit:
         tight_options["keep_polish_system"] = True         # for _NuMaxADMM.settle
@@ -770,8 +776,9 @@ def _cg_result(problem: str, run: ColumnGenerationRun, start: float, proof: dict
 def _light_state(state: ADMMState) -> ADMMState:
     """The warm start a finished run keeps: its iterates and multipliers, without the S × S parts
     (𝒜𝒜*, the factor or inverse of I + 𝒜𝒜*), which a warm-started run rebuilds from its secants and
-    which would make every fitted estimator hold (and pickle) gigabytes at S of 10⁴."""
-    return replace(state, K_inv=None, gram=None, gram_kept=None, factor=None, factor_kept=None)
+    which would make every fitted estimator hold (and pickle) gigabytes at S of 10⁴. Nor the tracked
+    𝒜(L), 𝒜(Λ): a later run may start from it on other pairs, whose values it then computes."""
+    return replace(state, K_inv=None, gram=None, gram_kept=None, factor=None, factor_kept=None, values=None)
 
 
 def secant_column_generation(

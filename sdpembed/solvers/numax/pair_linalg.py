@@ -13,7 +13,9 @@ describes the iteration). The pieces it is built from are here:
   Cholesky factor or an explicit inverse, in single or double precision;
 * :func:`holds_secants`, :func:`factor_in_original_coordinates`, :func:`approximate_bound` — the
   working basis, the factor Ψ in the original coordinates, and the dual bound used for stopping
-  decisions (the reported certificate is recomputed from the explicit secants).
+  decisions (the reported certificate is recomputed from the explicit secants);
+* :class:`SpanCoordinates` — the coordinates of all the points in one basis of their span and their
+  residuals, computed once for every restricted problem on pairs of these points.
 
 References
 ----------
@@ -45,6 +47,7 @@ __all__ = [
     "LeastSquaresSteps",
     "PairGeometry",
     "PartialShrink",
+    "SpanCoordinates",
     "approximate_bound",
     "factor_in_original_coordinates",
     "holds_secants",
@@ -394,6 +397,54 @@ def holds_secants(operator: PairSecantOperator, basis: np.ndarray, coordinates: 
         return True
     diff = residual[operator.i] - residual[operator.j]
     return bool(np.max(np.linalg.norm(diff, axis=1) / operator.norms, initial=0.0) <= tol)
+
+
+class SpanCoordinates:
+    """The points X (n, N) in an orthonormal basis Q (N, r) of a subspace that holds their span,
+    for every restricted problem on pairs of them (the rounds of column generation).
+
+    A :class:`PairSecantOperator` in the basis needs its n_a points' coordinates and a proof that
+    Q reproduces its secants (:func:`holds_secants`), O(n_a N r) each time. Both follow from the
+    coordinates C = (X − x̄)Q and the residuals ρ = (X − x̄) − CQᵀ of all the points, computed
+    once: the centred points of a pair set have the coordinates C[rows] − mean(C[rows]) (Q is
+    linear), and the residual of a secant is (ρ_i − ρ_j)/d, so (‖ρ_i‖ + ‖ρ_j‖)/d bounds it.
+
+    Parameters
+    ----------
+    X : ndarray of shape (n, N)
+        The points the operators' pairs join.
+    basis : ndarray of shape (N, r)
+        Orthonormal columns.
+    """
+
+    def __init__(self, X: np.ndarray, basis: np.ndarray) -> None:
+        self.X = np.asarray(X, dtype=np.float64)
+        self.basis = basis
+        centred = self.X - self.X.mean(axis=0)
+        self.coordinates = centred @ basis
+        self.residual_norms = np.linalg.norm(centred - self.coordinates @ basis.T, axis=1)
+
+    def reduced(self, operator: PairSecantOperator, tol: float = 1e-10) -> PairSecantOperator | None:
+        """``operator.in_basis(basis)`` from the stored coordinates, in O(n_a r + S r); None unless
+        ``operator`` joins rows of X (its centred points are those of ``X[operator.rows]``,
+        checked exactly, O(n_a N)) and the residual bound proves every secant held to ``tol``
+        (then :func:`holds_secants` decides)."""
+        rows = getattr(operator, "rows", None)
+        if (rows is None or operator.points.shape[1] != self.X.shape[1]
+                or (rows.size and (rows[0] < 0 or rows[-1] >= self.X.shape[0]))):
+            return None
+        points = self.X[rows]
+        if not np.array_equal(points - points.mean(axis=0), operator.points):
+            return None
+        rho = self.residual_norms[rows]
+        if np.max((rho[operator.i] + rho[operator.j]) / operator.norms, initial=0.0) > tol:
+            return None
+        out = PairSecantOperator.__new__(PairSecantOperator)
+        coordinates = self.coordinates[rows]
+        out.points = coordinates - coordinates.mean(axis=0)
+        out.i, out.j, out.norms, out.rows = operator.i, operator.j, operator.norms, rows
+        out.V = (out.points[out.i] - out.points[out.j]) / out.norms[:, None]
+        return out
 
 
 def factor_in_original_coordinates(U: np.ndarray, s: np.ndarray, basis: np.ndarray | None) -> np.ndarray:

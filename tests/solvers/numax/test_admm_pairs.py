@@ -482,3 +482,48 @@ def test_a_polish_retried_after_its_gap_failed_reuses_the_normal_system(monkeypa
     assert result.status == "optimal" and result.extra["polished"]
     assert result.max_violation <= 1e-6 and result.relative_gap <= 1e-5
     assert result.objective == pytest.approx(plain.objective, rel=2e-5)
+
+
+def test_a_run_carries_the_values_of_its_iterates_and_a_warm_start_computes_only_the_new_ones(monkeypatch):
+    """The 𝒜(L), 𝒜(Λ) a run tracks equal 𝒜 applied to the dense L and Λ it returns (to rounding with
+    double-precision least squares); a warm start takes them for its first secants and computes the
+    others' from their rows, the same values as 𝒜 of the whole warm start."""
+    from dataclasses import replace
+
+    from sdpembed.datasets import load_mnist
+    from sdpembed.solvers.numax.admm_pairs import _warm_values
+
+    X, _ = load_mnist(size=20, n_samples=120, random_state=0)
+    op = _pair_operator(X, 1500)
+    run = pair_trace_admm(op, 0.9, 1.1, stopping=LOOSE, numerics=PairNumerics(least_squares="cholesky"))
+    state = run.extra["state"]
+    reduced = op.in_basis(state.basis)
+    for dense, tracked in zip((state.L, state.Lam), state.values, strict=True):
+        np.testing.assert_allclose(tracked, reduced.apply(dense), rtol=0, atol=1e-12)
+    # the next working set: every other pair kept, then 400 new ones
+    keep = np.arange(op.n_constraints) % 2 == 0
+    n = X.shape[0]
+    first, second = op.rows[op.i], op.rows[op.j]                      # the pairs' rows of X
+    known = set(zip(first.tolist(), second.tolist(), strict=True))
+    new = np.array([(i, j) for i in range(n) for j in range(i + 1, n) if (i, j) not in known][:1600:4])
+    nxt = PairSecantOperator(X, np.concatenate([first[keep], new[:, 0]]), np.concatenate([second[keep], new[:, 1]]))
+    carried = tuple(v[keep] for v in state.values)
+    reduced_next = nxt.in_basis(state.basis)
+    values = _warm_values(reduced_next, state.L, state.Lam, carried)
+    for dense, got in zip((state.L, state.Lam), values, strict=True):
+        assert got.shape == (nxt.n_constraints,)
+        np.testing.assert_allclose(got, reduced_next.apply(dense), rtol=0, atol=1e-12)
+    # a warm-started run with the carried values reaches the optimum of one that computes them all
+    warm = replace(state, omega=np.concatenate([state.omega[keep], np.zeros(len(new))]), K_inv=None, gram=None,
+                   factor=None)
+    applied = []
+    through_points = PairSecantOperator.apply
+    monkeypatch.setattr(PairSecantOperator, "apply", lambda self, M: applied.append(1) or through_points(self, M))
+    runs = []
+    for v in (carried, None):
+        applied.clear()
+        runs.append(pair_trace_admm(nxt, 0.9, 1.1, warm_start=replace(warm, values=v), basis=state.basis))
+        assert len(applied) == (0 if v is not None else 2)          # 𝒜(L₀), 𝒜(Λ₀) through the points, or not
+    assert runs[0].status == runs[1].status == "optimal"
+    assert runs[0].objective == pytest.approx(runs[1].objective, rel=2e-5)
+    assert runs[0].max_violation <= 1e-6 and runs[0].relative_gap <= 1e-5

@@ -442,13 +442,15 @@ def test_restricted_solves_work_in_the_points_span_when_it_has_a_faint_direction
     i, j = np.triu_indices(60, 1)
     assert holds_secants(PairSecantOperator(X, i, j), basis)
 
-    spans = []
-    secant_span = admm_pairs.secant_span
+    spans, moved = [], []
+    secant_span, in_basis = admm_pairs.secant_span, PairSecantOperator.in_basis
     monkeypatch.setattr(admm_pairs, "secant_span", lambda V: spans.append(V.shape) or secant_span(V))
+    monkeypatch.setattr(PairSecantOperator, "in_basis", lambda self, Q: moved.append(1) or in_basis(self, Q))
     instance = NuMaxInstance(delta=0.1, X=X)
     result = solve_numax_cg(instance, initial_pairs=200, max_add=100, random_state=0)
     assert result.status == "optimal" and result.extra["rounds"] > 1
     assert spans == []                                 # every round in the points' span
+    assert moved == []                                 # its points' coordinates computed once, not each round
     full = solve_numax_cg(instance, initial_pairs=200, max_add=100, random_state=0,
                           admm_options={"basis": np.eye(30)})
     assert full.status == "optimal"

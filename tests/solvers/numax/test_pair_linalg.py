@@ -10,6 +10,7 @@ from sdpembed.solvers.numax.pair_linalg import (
     LeastSquaresSteps,
     PairGeometry,
     PartialShrink,
+    SpanCoordinates,
     holds_secants,
 )
 
@@ -53,6 +54,28 @@ def test_holds_secants():
     line = ((X[0] - X[1]) / np.linalg.norm(X[0] - X[1]))[:, None]
     assert holds_secants(shifted, line)
     assert not holds_secants(PairSecantOperator(shifted.points, [0], [2]), line)
+
+
+def test_span_coordinates_give_the_operator_in_the_basis():
+    """The pairs' operator in the basis from the points' coordinates computed once equals the one
+    computed from its own points; it is refused for other points or a basis that misses a secant."""
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((60, 9)) @ rng.standard_normal((9, 30)) + 3.0      # a 9-dimensional span, off centre
+    basis = np.linalg.svd(X - X.mean(axis=0), full_matrices=False)[2][:9].T
+    span = SpanCoordinates(X, basis)
+    op = _random_pairs(X[:45], 300)                                          # pairs among some of the points
+    reduced, direct = span.reduced(op), op.in_basis(basis)
+    assert reduced is not None and np.array_equal(reduced.rows, op.rows)
+    for name in ("points", "V"):
+        np.testing.assert_allclose(getattr(reduced, name), getattr(direct, name), rtol=0, atol=1e-12)
+    np.testing.assert_array_equal(reduced.norms, op.norms)
+    # the same values of 𝒜 on a matrix of the basis as the explicit secants in the original coordinates
+    M = rng.standard_normal((9, 9))
+    np.testing.assert_allclose(reduced.apply(M + M.T), op.explicit().apply(basis @ (M + M.T) @ basis.T), atol=1e-10)
+    # other points (the rows of X moved), and a basis without a direction of the span: refused
+    assert span.reduced(_random_pairs(X[:45] * 1.001, 300)) is None
+    assert SpanCoordinates(X, basis[:, :8]).reduced(op) is None
+    assert holds_secants(op, basis) and not holds_secants(op, basis[:, :8])
 
 
 def _shrink_problem(seed):
