@@ -158,8 +158,14 @@ DETERMINED_MAX_UNKNOWNS = 2000
 #: taken: a face that no Gram matrix meeting the edges lies in was cut too small.
 STEP_RESIDUAL_TOL = 1e-5
 
-#: The weight :func:`equilibrate` gives the rows of QᵀL(δ)Q (the support block of the reduced multipliers).
+#: The weight :func:`equilibrate` gives the rows of QᵀL(δ)Q (the support block of the reduced multipliers):
+#: 10-300 gave the same bounds on the n = 400 and 1,000 rolls (the Q block's least eigenvalue 0.9985 -> 0.99999 at
+#: n = 1,000); 1,000 is beyond what the shifted normal equations resolve.
 Q_BLOCK_WEIGHT = 30.0
+
+#: The outermost stress's weakest directions whose coupling to Q :func:`equilibrate` weights by √(λ_m/λ_k): 25 and
+#: 50 gave the same bound on the n = 1,000 roll, 150 a looser one (more dense rows than the solve resolves).
+WEAK_DIRECTIONS = 25
 
 #: The ε of the lift (:func:`lift_multipliers`): its per-iterate candidates, and those every one of which a single
 #: certificate after the interior point over a face proves (ε trades the gap f − 1 against t ∝ 1/ε where a
@@ -728,7 +734,10 @@ def equilibrate(instance, steps, y_face: np.ndarray, Q: np.ndarray) -> tuple[np.
     - each inner stress z + δ with L(z + δ)Q = 0 and BᵀL(δ)B = 0 for B that step's outer face ⊖ Q (its stress
       matrix there, PSD, kept).
 
-    Neither changes the dual value but through K's violation: δᵀD = ⟨L(δ), K⟩ + δᵀ(D − 𝒜(K)) and
+    Where K's configuration flexes the first system has no exact solution; its least-squares residual is steered
+    out of the Q block and out of the coupling to the outermost stress's weakest directions (weighted rows, see
+    the code), where the lift pays for it most. Neither correction changes the dual value but through K's
+    violation: δᵀD = ⟨L(δ), K⟩ + δᵀ(D − 𝒜(K)) and
     ⟨L(δ), K⟩ = tr ΛQᵀL(δ)Q = 0 for both targets (D itself is nearly in the span of the constraints' rows, so a
     row δᵀD = 0 would make the system singular).
 
@@ -738,19 +747,30 @@ def equilibrate(instance, steps, y_face: np.ndarray, Q: np.ndarray) -> tuple[np.
     """
     edges = instance.edges
 
-    def corrected(y, target, basis, weight=0.0):
+    def corrected(y, target, basis, extra=None, values=None):
         rows = _block_rows(edges, _complement(basis, Q))
-        if weight:
-            rows = np.vstack([rows, weight * _block_rows(edges, Q)])
-        return y + _least_norm(instance, Q, target, rows, np.zeros(rows.shape[0]))
+        if extra is None:
+            return y + _least_norm(instance, Q, target, rows, np.zeros(rows.shape[0]))
+        return y + _least_norm(instance, Q, target, np.vstack([rows, extra]),
+                               np.concatenate([np.zeros(rows.shape[0]), values]))
 
     LQ = graph_laplacian(instance.n, edges, y_face) @ Q
-    # QᵀL(δ)Q = 0 is among the rows of L(δ)Q = target already; weighted again, because where K's configuration
-    # flexes the system is inconsistent and the residual left in the Q block costs its own size in the relative
-    # gap (the scaling f), left in the coupling only its square over ε in t. 10-300 gave the same bounds on the
-    # n = 400 and 1,000 rolls (the Q block's least eigenvalue 0.9985 -> 0.99999 at n = 1,000); 1,000 is beyond
-    # what the shifted normal equations resolve
-    y_face = corrected(y_face, Q @ (Q.T @ LQ) - LQ, steps[-1][0].V, weight=Q_BLOCK_WEIGHT)
+    target = Q @ (Q.T @ LQ) - LQ
+    # Where K's configuration flexes, L(δ)Q = target has no exact solution, and where its residual is left
+    # decides its cost. In the Q block (the rows QᵀL(δ)Q = 0) it costs its own size in the relative gap (the
+    # scaling f); in the coupling to the outermost stress's direction u_k, its square over ε·λ_k in t. Both sets
+    # of rows, already among those of L(δ)Q = target, are repeated with weights: Q_BLOCK_WEIGHT, and
+    # √(λ_m/λ_k) (at most 1e3) for the m = WEAK_DIRECTIONS weakest directions
+    outer = steps[0][0]
+    m = min(WEAK_DIRECTIONS, outer.U.shape[1])
+    weak, levels = outer.U[:, :m], outer.levels[:m]
+    weights = np.minimum(np.sqrt(levels[-1] / np.maximum(levels, 1e-300)), 1e3) if m else np.zeros(0)
+    dU, dQ = weak[edges[:, 0]] - weak[edges[:, 1]], Q[edges[:, 0]] - Q[edges[:, 1]]
+    coupling = (weights[:, None, None] * dU.T[:, None, :] * dQ.T[None, :, :]).reshape(m * Q.shape[1], len(edges))
+    extra = np.vstack([Q_BLOCK_WEIGHT * _block_rows(edges, Q), coupling])
+    values = np.concatenate([np.zeros(extra.shape[0] - coupling.shape[0]),
+                             (weights[:, None] * (weak.T @ target)).ravel()])
+    y_face = corrected(y_face, target, steps[-1][0].V, extra, values)
     out = [steps[0]]
     for face, z in steps[1:]:
         out.append((face, corrected(z, -(graph_laplacian(instance.n, edges, z) @ Q), np.hstack([face.V, face.U]))))
