@@ -61,6 +61,19 @@ condition for L(y) ⪰ I on 1⊥. Its value is f·y_RᵀD + t·ωᵀD: the reduc
 residual of the stress; ε (a few candidates, the smallest predicted bound wins) trades the
 reduced slack against t.
 
+The Schur complement's last term divides every coupling to U of the directions where fVᵀL(y)V − I is
+only ε by ε. Two such couplings are not forced by the problem and are removed first (:func:`equilibrate`,
+given the support Q of the returned K): the reduced multipliers' UᵀL(y_R)Q, as the reduced dual constrains
+VᵀL(y_R)V only — least-norm corrections make L(y_R)Q = Q·QᵀL(y_R)Q, the complementary slackness
+(L(y) − I)K = 0 of the original SDP —, and after further steps an inner stress's coupling to the next step's
+complement, as a stress of the restricted SDP need not be an equilibrium stress of K's configuration —
+corrected to L(z)Q = 0 with its matrix on its own face kept. An inner step's t is then taken twice its least
+value: the least leaves L(y) at 1 + ε on that step's U, which the next step would divide by again. A
+determined K after further steps has both the plain and the corrected multipliers lifted and proved, the
+smaller bound kept (after one step L(y_R)V = V already); the interior point over a face lifts its iterates
+as they are and, when it ends without the gap, its last multipliers corrected to the returned K's support
+once more.
+
 Validity with the numerical Ω: the lift only *proposes* y. The bound is proved by
 :func:`sdpembed.problems.mvu.dual_bound` applied to the assembled y exactly as for any
 multipliers — a Cholesky factorisation of L(y) + t·11ᵀ − cI shifted down by a rigorous bound on
@@ -83,7 +96,10 @@ double-precision eigenvalues that steer the lift (errors ≈ ε·t·‖Ω‖) ap
 the run then ends ``inaccurate`` with the lock-up reported — never ``optimal`` without the proved
 gap. When the face is larger than the minimal one, the interior point over it can break down as
 over all of 1⊥; up to ``FALLBACK_MAX_EDGES`` edges the interior point over 1⊥ then runs too, and
-the more feasible K is returned with the smaller proved bound of the two.
+the smaller proved bound of the two is returned with the more feasible K of those whose objective does not
+exceed it (a K above a proved upper bound is infeasible, however small its violation: near a lock-up the
+multipliers are large, and a violation of 4e-9 let the full interior point's K exceed its own proved bound by
+5e-4 on the n = 400 roll).
 
 Every step's face must hold the feasible set for the bound to be tight, not for it to be valid: a step
 that cut off feasible points (a stress found at the limit of the auxiliary SDP's resolution) gives a K
@@ -127,8 +143,8 @@ from ...problems.mvu import DUAL_DENSE_LIMIT, dual_bound, proof_margin, svec_edg
 from ...results import SolveResult, build_result, relative_gap
 from .ipm import solve_in_face, solve_mvu_ipm
 
-__all__ = ["Face", "clique_stress", "face_of_stress", "face_stress", "independent_rows", "lift_multipliers",
-           "neighbourhood_cliques", "solve_mvu_facial"]
+__all__ = ["Face", "clique_stress", "equilibrate", "face_of_stress", "face_stress", "independent_rows",
+           "lift_multipliers", "neighbourhood_cliques", "solve_mvu_facial"]
 
 #: Largest edge count at which a run over a face that did not end ``optimal`` is followed by the interior
 #: point over all of 1⊥ (its E × E Schur complement).
@@ -141,6 +157,21 @@ DETERMINED_MAX_UNKNOWNS = 2000
 #: Largest least-squares residual of the edges, relative to τ, over a further step's face for the step to be
 #: taken: a face that no Gram matrix meeting the edges lies in was cut too small.
 STEP_RESIDUAL_TOL = 1e-5
+
+#: The weight :func:`equilibrate` gives the rows of QᵀL(δ)Q (the support block of the reduced multipliers):
+#: 10-300 gave the same bounds on the n = 400 and 1,000 rolls (the Q block's least eigenvalue 0.9985 -> 0.99999 at
+#: n = 1,000); 1,000 is beyond what the shifted normal equations resolve.
+Q_BLOCK_WEIGHT = 30.0
+
+#: The outermost stress's weakest directions whose coupling to Q :func:`equilibrate` weights by √(λ_m/λ_k): 25 and
+#: 50 gave the same bound on the n = 1,000 roll, 150 a looser one (more dense rows than the solve resolves).
+WEAK_DIRECTIONS = 25
+
+#: The ε of the lift (:func:`lift_multipliers`): its per-iterate candidates, and those every one of which a single
+#: certificate after the interior point over a face proves (ε trades the gap f − 1 against t ∝ 1/ε where a
+#: coupling is left, and the proof's rounding grows with t).
+EPSILONS = (1e-9, 1e-8, 1e-7, 1e-6)
+FINAL_EPSILONS = (1e-8, 1e-7, 1e-6, 2e-6, 4e-6, 8e-6)
 
 
 def neighbourhood_cliques(n: int, edges: np.ndarray, *, min_size: int = 3) -> list[np.ndarray]:
@@ -349,22 +380,24 @@ def _edge_residual(system, D: np.ndarray) -> float:
     return float(np.max(np.abs(D - left[:, :r] @ (left[:, :r].T @ D))))
 
 
-def lift_multipliers(instance, steps, y_face: np.ndarray, *,
-                     epsilons=(1e-9, 1e-8, 1e-7, 1e-6)) -> np.ndarray:
+def lift_multipliers(instance, steps, y_face: np.ndarray, *, epsilons=EPSILONS) -> np.ndarray:
     """Multipliers of the original equality SDP from reduced ones y_R with VᵀL(y_R)V ⪰ a positive multiple
     of I on the innermost face V, lifted through the facial-reduction ``steps`` (pairs (:class:`Face`,
     stress), outermost first, each face inside the one before): at each step, innermost first,
     y ← f·y + t·ω (module docstring), f and t chosen by the Schur-complement condition on the span of
-    that step's [V, U]. For each ε of ``epsilons`` (the same at every step) the y with the smallest
-    predicted proved bound (yᵀD, the proof's rounding margin, :func:`~sdpembed.problems.mvu.proof_margin`, and
-    the factor by which λ_min(L(y)|₁⊥) falls short of 1, estimated) is returned — to be proved by
-    :func:`~sdpembed.problems.mvu.dual_bound`, which decides."""
+    that step's [V, U], t twice that least value at every step but the outermost. For each ε of ``epsilons``
+    (the same at every step) the y with the smallest predicted proved bound (yᵀD, the proof's rounding margin,
+    :func:`~sdpembed.problems.mvu.proof_margin`, and the factor by which λ_min(L(y)|₁⊥) falls short of 1,
+    estimated) is returned — to be proved by :func:`~sdpembed.problems.mvu.dual_bound`, which decides."""
     D = instance.sqdist
     best, best_y = float("inf"), y_face
     for eps in epsilons:
         y = y_face
-        for face, omega in reversed(steps):
-            y = _lift_step(instance, face, omega, y, eps)
+        for k, (face, omega) in enumerate(reversed(steps)):
+            # an inner step's least t leaves L(y) at 1 + ε on that step's U, which the next step's Schur complement
+            # divides the coupling to its own U by: (t·b)²/ε. Twice the least t leaves a margin of about t·s there
+            # instead, and the coupling costs (2t·b)²/(t·s) = 4t·b²/s — the least of κ²/(κ − 1) over κ
+            y = _lift_step(instance, face, omega, y, eps, stretch=2.0 if k < len(steps) - 1 else 1.0)
             if y is None:
                 break
         if y is None:
@@ -383,10 +416,11 @@ def _least_level(instance, y: np.ndarray) -> float:
     return float(np.linalg.eigvalsh(L + (2.0 * top + 2.0) / instance.n)[0])
 
 
-def _lift_step(instance, face: Face, omega: np.ndarray, y: np.ndarray, eps: float) -> np.ndarray | None:
-    """One step of :func:`lift_multipliers`: f·y + t·ω with λ_min(f·VᵀL(y)V) = 1 + ε and t the least value
-    making L(f·y + t·ω) ⪰ (1 + ε)I on span[V, U] by the Schur complement (module docstring); None when
-    VᵀL(y)V is not positive definite."""
+def _lift_step(instance, face: Face, omega: np.ndarray, y: np.ndarray, eps: float, *,
+               stretch: float = 1.0) -> np.ndarray | None:
+    """One step of :func:`lift_multipliers`: f·y + t·ω with λ_min(f·VᵀL(y)V) = 1 + ε and t ``stretch`` times the
+    least value making L(f·y + t·ω) ⪰ (1 + ε)I on span[V, U] by the Schur complement (module docstring); None
+    when VᵀL(y)V is not positive definite."""
     basis = np.hstack([face.V, face.U])
     A = basis.T @ (graph_laplacian(instance.n, instance.edges, y) @ basis)
     A = 0.5 * (A + A.T)
@@ -399,7 +433,7 @@ def _lift_step(instance, face: Face, omega: np.ndarray, y: np.ndarray, eps: floa
     f = (1.0 + eps) / low                            # λ_min(f·A_VV) = 1 + ε
     cross = f * AUV
     H = (1.0 + eps) * np.eye(k) - f * AUU + cross @ np.linalg.solve(f * AVV - np.eye(q), cross.T)
-    t = max(float(np.linalg.eigvalsh(root[:, None] * H * root[None, :])[-1]), 0.0) * (1.0 + 1e-6)
+    t = max(float(np.linalg.eigvalsh(root[:, None] * H * root[None, :])[-1]), 0.0) * (1.0 + 1e-6) * stretch
     return f * y + t * omega
 
 
@@ -474,8 +508,17 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, t
 
     steps = [(face, omega)]
 
-    def certificate(y_face: np.ndarray) -> tuple[float, np.ndarray]:
-        return dual_bound(instance, lift_multipliers(instance, steps, y_face))
+    def certificate(y_face: np.ndarray, support: np.ndarray | None = None) -> tuple[float, np.ndarray]:
+        proved = dual_bound(instance, lift_multipliers(instance, steps, y_face))
+        if support is None or (len(steps) == 1 and last["determined"]):
+            return proved
+        # multipliers complementary to the optimum's support Q (equilibrate): the lift's 1/ε couplings removed;
+        # a single certificate, so each ε is proved rather than predicted
+        y_eq, steps_eq = equilibrate(instance, steps, y_face, support)
+        return min([proved] + [dual_bound(instance, lift_multipliers(instance, steps_eq, y_eq, epsilons=(eps,)))
+                               for eps in FINAL_EPSILONS], key=lambda p: p[0])
+
+    last = {"determined": False, "y_face": None}
 
     Bv = face.V[edges[:, 0]] - face.V[edges[:, 1]]
     system = None
@@ -503,6 +546,7 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, t
                      f"{face.dim} was not taken (no Gram matrix of its face meets the edges: residual {miss:.1e} of τ)")
         M, a, b, (_, sigma, _) = system
         if sigma[-1] > 1e-8 * sigma[0]:
+            last["determined"] = True
             return _determined(instance, face, M, a, b, certificate, gap_tol, feas_tol, t0, info, text)
         break
     rows = independent_rows(Bv)
@@ -511,16 +555,23 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, t
     def certificate_of_rows(y_rows: np.ndarray) -> tuple[float, np.ndarray]:
         y_face = np.zeros(len(edges))
         y_face[rows] = y_rows
+        last["y_face"] = y_face
         return certificate(y_face)
 
     result = solve_in_face(instance, basis=face.V, certificate=certificate_of_rows, gap_tol=gap_tol,
                            feas_tol=feas_tol, max_iter=max_iter, verbose=verbose, time_limit=time_limit, t0=t0,
                            method="facial", rows=rows)
     text += "; the edges leave K free in the face (solved by the interior point there)"
+    if result.status != "optimal" and last["y_face"] is not None:
+        # the last reduced multipliers made complementary to the returned K's support, lifted and proved once more
+        bound, y = certificate(last["y_face"], support=_support(result.solution, face.V))
+        if bound < result.dual_bound:
+            text += f"; multipliers complementary to K's support proved {bound:.10g}"
+            result = _pair(instance, result, bound, y, result.iterations, gap_tol, feas_tol, t0)
     if result.status != "optimal" and len(edges) <= FALLBACK_MAX_EDGES:
         # the face need not be the minimal one, and the interior point over it can break down where
         # the full SDP's does not: the full interior point is the fallback; without its optimum, the
-        # more feasible K of the two runs is returned with the smaller proved bound of the two (each
+        # smaller proved bound of the two runs is returned with the more feasible K not above it (each
         # bound holds for the original SDP, whichever run proved it)
         full = solve_in_face(instance, gap_tol=gap_tol, feas_tol=feas_tol, max_iter=max_iter, verbose=verbose,
                              time_limit=time_limit, t0=t0, method="facial")
@@ -528,30 +579,48 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, t
             text += f"; that run ended {result.status}, the interior point over all of 1⊥ is returned"
             result = full
         else:
-            text += (f"; that run ended {result.status}, the interior point over all of 1⊥ {full.status}: the more "
-                     "feasible K of the two with the smaller proved bound")
+            text += (f"; that run ended {result.status}, the interior point over all of 1⊥ {full.status}: the smaller "
+                     "proved bound of the two with the more feasible K not above it")
             result = _combine(instance, result, full, gap_tol, feas_tol, t0)
     return _annotate(result, text, {**info, "determined": False})
 
 
 def _combine(instance, first: SolveResult, second: SolveResult, gap_tol: float, feas_tol: float,
              t0: float) -> SolveResult:
-    """The K of the run with the smaller violation, the proved bound and multipliers of the run with the
-    smaller bound; ``optimal`` only if that pair meets both tolerances."""
-    primal = min((first, second), key=lambda r: r.max_violation)
+    """The K of the run with the smaller violation among those whose objective does not exceed the smaller proved
+    bound by more than ``gap_tol`` (a K above a proved upper bound is not feasible, whatever its violation, at a
+    constraint scale the multipliers magnify), the proved bound and multipliers of the run with the smaller
+    bound; ``optimal`` only if that pair meets both tolerances."""
     dual = min((first, second), key=lambda r: r.dual_bound)
+    consistent = [r for r in (first, second)
+                  if not np.isfinite(dual.dual_bound) or relative_gap(dual.dual_bound, r.objective) >= -gap_tol]
+    primal = min(consistent or (first, second), key=lambda r: r.max_violation)
+    return _pair(instance, primal, dual.dual_bound, dual.extra["y"], first.iterations + second.iterations, gap_tol,
+                 feas_tol, t0)
+
+
+def _pair(instance, primal: SolveResult, bound: float, y: np.ndarray, iterations: int, gap_tol: float,
+          feas_tol: float, t0: float) -> SolveResult:
+    """The result of ``primal``'s K with the proved ``bound`` and its multipliers ``y``; ``optimal`` only if the
+    pair meets both tolerances."""
     objective, violation = primal.objective, primal.max_violation
-    rgap = relative_gap(dual.dual_bound, objective) if np.isfinite(dual.dual_bound) else float("nan")
+    rgap = relative_gap(bound, objective) if np.isfinite(bound) else float("nan")
     if violation <= feas_tol and abs(rgap) <= gap_tol:
         status, message = "optimal", f"violation {violation:.2e} <= {feas_tol:g}, certified relative gap {rgap:.2e}"
     else:
         status, message = "inaccurate", f"violation {violation:.2e}, certified relative gap {rgap:.2e}"
     return build_result(
-        instance.problem, instance.variable, primal.solution, objective, dual.dual_bound, sense="max", rgap=rgap,
+        instance.problem, instance.variable, primal.solution, objective, bound, sense="max", rgap=rgap,
         status=status, message=message, method="facial", solver="mvu_facial", max_violation=violation,
-        iterations=first.iterations + second.iterations, start=t0,
-        extra={"Y": primal.extra["Y"], "y": dual.extra["y"]},
+        iterations=iterations, start=t0, extra={"Y": primal.extra["Y"], "y": y},
     )
+
+
+def _support(K: np.ndarray, V: np.ndarray, tol: float = 1e-6) -> np.ndarray:
+    """An orthonormal basis (n × r) of the range of K = VWVᵀ: V's combinations by W's eigenvectors with eigenvalues
+    above ``tol`` of its largest."""
+    levels, vectors = np.linalg.eigh(V.T @ K @ V)
+    return V @ vectors[:, levels > tol * max(float(levels[-1]), 1e-300)]
 
 
 def independent_rows(Bv: np.ndarray, *, tol: float = 1e-10) -> np.ndarray:
@@ -575,13 +644,13 @@ def _determined(instance, face, M, a, b, certificate, gap_tol, feas_tol, t0, inf
     W[a, b] = w
     W = W + np.triu(W, 1).T
     levels, vectors = np.linalg.eigh(W)
-    bound, y = certificate(_unit_on_face(instance, face.V))
+    rank = int(np.sum(levels > 1e-9 * max(float(levels[-1]), 1e-300)))
+    bound, y = certificate(_unit_on_face(instance, face.V), support=face.V @ vectors[:, q - rank:])
     factor = face.V @ (vectors * np.sqrt(np.maximum(levels, 0.0)))
     K = factor @ factor.T
     objective = instance.objective(K)
     violation = float(instance.max_violation(K))
     rgap = relative_gap(bound, objective) if np.isfinite(bound) else float("nan")
-    rank = int(np.sum(levels > 1e-9 * max(float(levels[-1]), 1e-300)))
     text = (text + f"; the edges determine K in the face (rank {rank}): the graph is locked up (Sec. 3.1.12), "
             f"the feasible set is one Gram matrix")
     if violation <= feas_tol and abs(rgap) <= gap_tol:
@@ -604,18 +673,108 @@ def _unit_on_face(instance, V: np.ndarray) -> np.ndarray:
     map's range when the configuration is infinitesimally rigid (V is orthogonal to its
     infinitesimal motions, translations and rotations VS, S skew); the tiny diagonal shift only
     regularises the rotations' null space."""
+    return _least_norm(instance, V, V, shift=1e-12, refine=1)
+
+
+def _least_norm(instance, Q: np.ndarray, target: np.ndarray, rows: np.ndarray | None = None,
+                values: np.ndarray | None = None, *, shift: float = 1e-13, refine: int = 3) -> np.ndarray:
+    """The least-norm δ (E,) with L(δ)Q = ``target`` (n × r) and ``rows`` δ = ``values`` (a few dense rows), by the
+    sparse normal equations of the stacked map (y ↦ L(y)Q is the transposed rigidity matrix of the configuration
+    Q), a ``shift`` of their largest entry regularising its null space (the translations and rotations QS, S
+    skew, to which every target here is orthogonal) and ``refine`` steps of iterative refinement. (The shift is
+    small because a near-flexible configuration — a thin sheet's bending — has singular values not far above it:
+    at 1e-12 the refinement stalled with a residual coupling of 0.26 on the n = 400 roll, at 1e-13 2.6e-5.)"""
     import scipy.sparse as sp  # at first use (DESIGN.md, "Start-up")
     from scipy.sparse.linalg import splu
 
     n, edges = instance.n, instance.edges
-    E, q = edges.shape[0], V.shape[1]
-    diff = V[edges[:, 0]] - V[edges[:, 1]]
-    rows = np.concatenate([(edges[:, k, None] * q + np.arange(q)).ravel() for k in (0, 1)])
+    E, q = edges.shape[0], Q.shape[1]
+    diff = Q[edges[:, 0]] - Q[edges[:, 1]]
+    index = np.concatenate([(edges[:, k, None] * q + np.arange(q)).ravel() for k in (0, 1)])
     cols = np.tile(np.repeat(np.arange(E), q), 2)
-    G = sp.csc_matrix((np.concatenate([diff.ravel(), -diff.ravel()]), (rows, cols)), shape=(n * q, E))
+    G = sp.csc_matrix((np.concatenate([diff.ravel(), -diff.ravel()]), (index, cols)), shape=(n * q, E))
+    rhs = target.ravel()
+    if rows is not None and len(rows):
+        G = sp.vstack([G, sp.csc_matrix(rows)]).tocsc()
+        rhs = np.concatenate([rhs, values])
     normal = (G @ G.T).tocsc()
-    shift = 1e-12 * float(abs(normal).max())
-    return G.T @ splu((normal + shift * sp.identity(n * q, format="csc")).tocsc()).solve(V.ravel())
+    shift = shift * float(abs(normal).max())
+    solve = splu((normal + shift * sp.identity(normal.shape[0], format="csc")).tocsc()).solve
+    delta = np.zeros(E)
+    for _ in range(refine):
+        delta = delta + G.T @ solve(rhs - G @ delta)
+    return delta
+
+
+def _block_rows(edges: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """The rows of y ↦ svec(BᵀL(y)B) (the upper triangle, diagonal included): (b_iᵀ(e))(b_jᵀ(e)) per edge e."""
+    diff = B[edges[:, 0]] - B[edges[:, 1]]
+    a, b = np.triu_indices(B.shape[1])
+    return (diff[:, a] * diff[:, b]).T
+
+
+def _complement(basis: np.ndarray, Q: np.ndarray) -> np.ndarray:
+    """An orthonormal basis of span(``basis``) ⊖ span(Q) (``basis`` orthonormal, span Q inside it)."""
+    left = np.linalg.svd(basis.T @ Q, full_matrices=True)[0]
+    return basis @ left[:, Q.shape[1]:]
+
+
+def equilibrate(instance, steps, y_face: np.ndarray, Q: np.ndarray) -> tuple[np.ndarray, list]:
+    """Reduced multipliers and stresses complementary to the support Q (n × r, orthonormal, in the innermost
+    face) of the optimum K = QΛQᵀ, for :func:`lift_multipliers`.
+
+    The lift pays for every coupling of span Q — where L(y) − I is ε only after the scaling f — to the rest of
+    1⊥ by the Schur complement's 1/ε term: the reduced multipliers' UᵀL(y_R)Q (the reduced dual sees VᵀL(y_R)V
+    only), and an inner stress's coupling U'ᵀL(z)Q to the next step's complement (z is a stress of the SDP
+    restricted to its face only; an equilibrium stress of K's configuration has L(z)Q = 0). Both are removed by
+    the least-norm corrections δ of :func:`_least_norm`:
+
+    - y_R + δ with L(y_R + δ)Q = Q·QᵀL(y_R)Q and BᵀL(δ)B = 0 for B the innermost face ⊖ Q: the complementary
+      slackness (L(y) − I)K = 0 of the optimum, with the reduced block off Q kept;
+    - each inner stress z + δ with L(z + δ)Q = 0 and BᵀL(δ)B = 0 for B that step's outer face ⊖ Q (its stress
+      matrix there, PSD, kept).
+
+    Where K's configuration flexes the first system has no exact solution; its least-squares residual is steered
+    out of the Q block and out of the coupling to the outermost stress's weakest directions (weighted rows, see
+    the code), where the lift pays for it most. Neither correction changes the dual value but through K's
+    violation: δᵀD = ⟨L(δ), K⟩ + δᵀ(D − 𝒜(K)) and
+    ⟨L(δ), K⟩ = tr ΛQᵀL(δ)Q = 0 for both targets (D itself is nearly in the span of the constraints' rows, so a
+    row δᵀD = 0 would make the system singular).
+
+    Returns the corrected y_face and steps (the clique stress, outermost, is an equilibrium stress of every point
+    of its face already). Like the lift, the corrections only propose: :func:`~sdpembed.problems.mvu.dual_bound`
+    proves whatever results.
+    """
+    edges = instance.edges
+
+    def corrected(y, target, basis, extra=None, values=None):
+        rows = _block_rows(edges, _complement(basis, Q))
+        if extra is None:
+            return y + _least_norm(instance, Q, target, rows, np.zeros(rows.shape[0]))
+        return y + _least_norm(instance, Q, target, np.vstack([rows, extra]),
+                               np.concatenate([np.zeros(rows.shape[0]), values]))
+
+    LQ = graph_laplacian(instance.n, edges, y_face) @ Q
+    target = Q @ (Q.T @ LQ) - LQ
+    # Where K's configuration flexes, L(δ)Q = target has no exact solution, and where its residual is left
+    # decides its cost. In the Q block (the rows QᵀL(δ)Q = 0) it costs its own size in the relative gap (the
+    # scaling f); in the coupling to the outermost stress's direction u_k, its square over ε·λ_k in t. Both sets
+    # of rows, already among those of L(δ)Q = target, are repeated with weights: Q_BLOCK_WEIGHT, and
+    # √(λ_m/λ_k) (at most 1e3) for the m = WEAK_DIRECTIONS weakest directions
+    outer = steps[0][0]
+    m = min(WEAK_DIRECTIONS, outer.U.shape[1])
+    weak, levels = outer.U[:, :m], outer.levels[:m]
+    weights = np.minimum(np.sqrt(levels[-1] / np.maximum(levels, 1e-300)), 1e3) if m else np.zeros(0)
+    dU, dQ = weak[edges[:, 0]] - weak[edges[:, 1]], Q[edges[:, 0]] - Q[edges[:, 1]]
+    coupling = (weights[:, None, None] * dU.T[:, None, :] * dQ.T[None, :, :]).reshape(m * Q.shape[1], len(edges))
+    extra = np.vstack([Q_BLOCK_WEIGHT * _block_rows(edges, Q), coupling])
+    values = np.concatenate([np.zeros(extra.shape[0] - coupling.shape[0]),
+                             (weights[:, None] * (weak.T @ target)).ravel()])
+    y_face = corrected(y_face, target, steps[-1][0].V, extra, values)
+    out = [steps[0]]
+    for face, z in steps[1:]:
+        out.append((face, corrected(z, -(graph_laplacian(instance.n, edges, z) @ Q), np.hstack([face.V, face.U]))))
+    return y_face, out
 
 
 def _annotate(result: SolveResult, text: str, info: dict) -> SolveResult:

@@ -237,3 +237,58 @@ def test_no_second_step_where_the_restricted_sdp_has_an_interior() -> None:
     omega, _ = clique_stress(inst.n, inst.edges, inst.sqdist)
     first = face_of_stress(inst.n, inst.edges, omega)
     assert first.dim == 7 and face_stress(inst, first) is None
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_a_chain_of_three_locked_bodies_is_certified_through_both_steps(seed: int) -> None:
+    # three rigid bodies in a chain, each pair joined by a double matching of 8 bars: locked at the input (face 3
+    # after two steps). The lift through both steps proved only 5.0e-3 (seed 0) and 5.2e-4 (seed 3) of the optimum
+    # before its multipliers were made complementary to K (equilibrate) and the inner stress taken twice its least
+    X, inst = _bodies([8, 8, 8], [(0, 1, 8, True), (1, 2, 8, True)], seed)
+    trace = float(np.sum((X - X.mean(axis=0)) ** 2))
+    res = solve_mvu_facial(inst, gap_tol=1e-6)
+    assert res.extra["face_dims"] == [11, 3] and res.extra["determined"]
+    assert res.status == "optimal", res.message
+    assert res.objective == pytest.approx(trace, rel=1e-6)     # K from the face, as accurate as its stresses
+    assert trace * (1 - 1e-12) <= res.dual_bound <= trace * (1 + 1e-6)
+    assert verified_dual_bound(inst, {"dual_y": res.extra["y"]}) == res.dual_bound
+
+
+def test_equilibrate_makes_the_multipliers_complementary_to_the_support_and_keeps_the_stress() -> None:
+    # checked densely against L(y) itself: the corrected reduced multipliers act as Q·QᵀL(y)Q on Q and keep the
+    # block off Q; the corrected inner stress is an equilibrium stress of Q and keeps its matrix on its outer face
+    from sdpembed.graphs import graph_laplacian
+    from sdpembed.solvers.mvu.facial import _unit_on_face, equilibrate
+
+    X, inst = _bodies([8, 8, 8], [(0, 1, 8, True), (1, 2, 8, True)], 0)
+    n, edges = inst.n, inst.edges
+    omega, _ = clique_stress(n, edges, inst.sqdist)
+    first = face_of_stress(n, edges, omega)
+    z, inner = face_stress(inst, first)
+    Q = inner.V
+    y = _unit_on_face(inst, first.V)                 # L(y)V ≈ V on the larger face only: it couples Q to the rest
+    y2, steps = equilibrate(inst, [(first, omega), (inner, z)], y, Q)
+
+    def L(w: np.ndarray) -> np.ndarray:
+        return graph_laplacian(n, edges, w).toarray()
+
+    assert np.abs(L(y) @ Q - Q @ (Q.T @ L(y) @ Q)).max() > 1e-2
+    np.testing.assert_allclose(L(y2) @ Q, Q @ (Q.T @ L(y) @ Q), atol=1e-9)
+    z2 = steps[1][1]
+    assert np.abs(L(z) @ Q).max() > 1e-2
+    assert np.abs(L(z2) @ Q).max() < 1e-9 * np.abs(L(z2)).max()
+    B = first.V @ np.linalg.svd(first.V.T @ Q)[0][:, Q.shape[1]:]     # the stress's face ⊖ Q
+    np.testing.assert_allclose(B.T @ L(z2) @ B, B.T @ L(z) @ B, atol=1e-9 * np.abs(L(z)).max())
+    assert steps[0][1] is omega
+
+
+def test_a_matrix_above_a_proved_bound_is_not_returned_for_its_smaller_violation() -> None:
+    from sdpembed.solvers.mvu.facial import _combine
+    X, _ = swiss_roll(16, noise=0.1, random_state=2)
+    inst = MVUInstance.from_points(X, 3, "equality", link=True, random_state=2)
+    run = solve_mvu_ipm(inst, max_iter=8)
+    # a K whose objective is 1 % above the other run's proved bound is infeasible whatever its violation says
+    above = dataclasses.replace(run, objective=run.dual_bound * 1.01, max_violation=0.0, dual_bound=float("inf"))
+    both = _combine(inst, above, run, 1e-6, 1e-6, 0.0)
+    assert both.objective == run.objective and both.dual_bound == run.dual_bound
+    assert np.array_equal(both.solution, run.solution)
