@@ -64,7 +64,13 @@ otherwise y is handed to
 the bound. The status is ``optimal`` only when that proved bound is within ``gap_tol`` of the
 returned K's objective and the residual within ``feas_tol`` — except for the slack variant, which has
 no edge constraints: every K = YYᵀ is feasible, its residual measures only the multipliers, and the
-bound is tried at every Newton iteration, its proved gap alone certifying K.
+bound is tried at every Newton iteration, its proved gap alone certifying K; the K returned is the
+iterate of highest objective (not monotone in the Newton phase). Where the slack variant's y is not
+dual feasible, the certificate's mixing with the strictly feasible ω·1 gains only ωλ₂(L₁) − c per
+unit of weight — nothing as ω nears its least valid value — while every multiplier moves towards ω,
+so the bound jumps towards ωΣD; the multipliers are then first raised where the offending
+eigenvectors of the dual slack vary, by a small linear programme per round (``_raise_multipliers``:
+L(y) is increasing in y, so the raise lowers no eigenvalue), and the smaller proved bound is kept.
 
 What the gap means: the augmented Lagrangian meets the edge constraints only approximately, and
 a K that stretches an edge a little can have an objective *above* the optimum — the negative
@@ -226,6 +232,75 @@ def _least_slack(B, Bt, y, c, k):
         return dense()
     order = np.argsort(w)
     return w[order] - c, U[:, order]
+
+
+def _raise_multipliers(B, y: np.ndarray, D: np.ndarray, c: float, omega: float, rounds: int = 16) -> np.ndarray:
+    """Slack variant: multipliers y ∈ [−ω, ω]ᴱ raised, edge by edge, towards dual feasibility
+    λ_min(L(y)|₁⊥) ≥ c at a small cost in the dual objective yᵀD — the repair that replaces the
+    certificate's mixing with ω·1 where it is expensive.
+
+    L(y) is increasing in y in the PSD order (L(d) ⪰ 0 for d ≥ 0), so raising entries never
+    lowers an eigenvalue. Each round takes the eigenpairs (λ_k, v_k) of L(y) on 1⊥ below the
+    target c + η (η above the proof's rounding shift, :func:`~sdpembed.problems.mvu.proof_margin`)
+    and raises y by the d of the linear programme
+
+        minimise Dᵀd   s.t.   Σ_e d_e (v_k,i − v_k,j)² ≥ 2(c + η − λ_k) for each such k,   0 ≤ d ≤ ω − y,
+
+    its constraints the first-order gains dλ_k/dy_e = ((Be)ᵀv_k)², doubled as λ_min is concave (the
+    linear model overestimates the gain of a large step). Mixing with the strictly feasible ω·1
+    (:func:`~sdpembed.problems.mvu.dual_bound`) raises every multiplier towards ω and gains only
+    ωλ₂(L₁) − c, which vanishes as ω approaches its least valid value; the programme raises the few
+    edges across which the offending eigenvectors vary. The result is not proved here: the caller
+    hands it to :func:`~sdpembed.problems.mvu.dual_bound`, which proves (or repairs the rest of) it.
+
+    Parameters
+    ----------
+    B : sparse matrix of shape (E, n)
+        The incidence matrix (:func:`~sdpembed.problems.mvu.incidence_matrix`).
+    y : ndarray of shape (E,)
+        Multipliers (clipped into [−ω, ω]).
+    D : ndarray of shape (E,)
+        The squared lengths (any positive scale).
+    c : float
+        The trace weight 1 − ω.
+    omega : float
+    rounds : int
+        Eigendecompositions at most (each dense, O(n³)).
+
+    Returns
+    -------
+    ndarray of shape (E,)
+        Multipliers in [−ω, ω]ᴱ at least y entrywise.
+
+    References
+    ----------
+    .. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+       Pennsylvania, 2007. The dual of the slack SDP of Sec. 3.1.6, in the notation of
+       :mod:`sdpembed.problems.mvu`.
+    """
+    import scipy.sparse as sp
+
+    n = B.shape[1]
+    y = np.clip(y, -omega, omega)
+    eps = np.finfo(float).eps
+    shift = abs(c) + 1.0                       # moves the eigenvalue of 1 (L(y)1 = 0) above the target
+    for _ in range(rounds):
+        # η: four times the proof's rounding shift γ_{n+1}·tr L(y) plus the eigensolver's backward error
+        # (Gershgorin: ‖L(y)‖ ≤ 2 max_i Σ_{e∋i} |y_e|)
+        norm = 2.0 * float(np.max(abs(B).T @ np.abs(y)))
+        target = c + 8.0 * (n + 1) * eps * float(np.abs(y).sum()) + 32.0 * n * eps * max(1.0, norm + shift)
+        M = (B.T @ sp.diags(y) @ B).toarray()
+        M += shift / n
+        w, V = scipy.linalg.eigh(M, subset_by_value=[-np.inf, target], driver="evr")
+        if w.size == 0:
+            break
+        gains = np.asarray(B @ V) ** 2         # E × k: dλ_k/dy_e
+        lp = scipy.optimize.linprog(D, A_ub=-gains.T, b_ub=-2.0 * (target - w),
+                                    bounds=np.column_stack([np.zeros_like(y), omega - y]), method="highs")
+        if lp.status != 0:
+            break                              # infeasible even with every multiplier at ω: nothing to gain
+        y = np.minimum(y + np.maximum(lp.x, 0.0), omega)
+    return y
 
 
 def solve_mvu_lowrank(
@@ -591,6 +666,10 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
         # the slack variant's K is feasible at any residual, so its proved gap alone certifies it: the bound is
         # tried at every Newton iteration (the residual, which measures the multipliers, can lag far behind)
         certify = rank_test or (variant == "slack" and newton)
+        if variant == "slack" and -objective < best_score:
+            # every K of the slack variant is feasible: the iterate to return is the one of highest objective,
+            # whose gap to the least bound proved is the least (the Newton phase's objective is not monotone)
+            best_score, best_Y = -objective, Y.copy()
         if rank_test:
             # the dual slack on 1⊥ (1 moved to the eigenvalue 1): negative eigenvectors raise the rank
             try:
@@ -622,9 +701,16 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
             # the residual a certificate needs: none for the slack variant (no edge constraints)
             met = violation <= feas_tol or variant == "slack"
             bound_t, y_feas = dual_bound(instance, y)
+            if variant == "slack" and (tau * float(np.clip(y, -omega, omega) @ D) + 1e-9 * abs(bound_t)
+                                       < min(bound_t, best_bound)):
+                # the certificate mixed y with ω·1 (y was not dual feasible) and cost more than yᵀD; the
+                # targeted raise (_raise_multipliers) costs less, and more so as ω nears its least value
+                bound_r, y_r = dual_bound(instance, _raise_multipliers(B, y, D, c, omega))
+                if bound_r < bound_t:
+                    bound_t, y_feas = bound_r, y_r
             bound = bound_t
             # the gap of the K that would be returned (shrunk to feasibility for the inequality variant)
-            returned = tau * objective * feasible_scale(Y) ** 2
+            returned = -tau * best_score if variant == "slack" else tau * objective * feasible_scale(Y) ** 2
             rgap = relative_gap(bound_t, returned)
             if bound_t < best_bound:
                 best_bound, best_y = bound_t, y_feas
@@ -635,7 +721,7 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
                 message = (f"{'residual' if variant == 'slack' else 'violation'} {violation:.2e}"
                            f"{'' if variant == 'slack' else f' <= {feas_tol:g}'}, certified relative gap "
                            f"{rgap:.2e} <= {gap_tol:g}")
-                best_Y = Y
+                best_Y = best_Y if variant == "slack" else Y
                 break
             margin = proof_margin(instance, y)
             if met and margin > 0.5 * gap_tol and best_gap <= 4.0 * margin:
@@ -644,10 +730,10 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
                     f"certified relative gap {best_gap:.2e} > gap_tol = {gap_tol:g}: at n = {n} the rounding "
                     f"margin of the proof alone is {margin:.1e} of the bound (problems.mvu.proof_margin); a "
                     "gap_tol above it certifies")
-                best_Y = Y
+                best_Y = best_Y if variant == "slack" else Y
                 break
         score = violation / feas_tol
-        if score < best_score:
+        if variant != "slack" and score < best_score:
             best_score, best_Y = score, Y.copy()
         for key, value in zip(hist, (tau * objective, bound, rgap, violation, sigma, Y.shape[1], inner),
                               strict=True):
@@ -682,7 +768,8 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
             newton = True
     if status != "optimal" and variant in ("equality", "min_trace"):
         message += LOCK_UP_HINT
-    if status != "optimal":
+    if status != "optimal" or variant == "slack":
         Y = best_Y
+    if status != "optimal":
         message += " (returning the iterate closest to the tolerances)"
     return result(Y, status, message, best_bound, best_y, iteration, violation)

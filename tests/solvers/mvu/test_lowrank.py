@@ -87,6 +87,18 @@ def test_slack_is_certified_by_its_proved_gap_whatever_the_residual() -> None:
     assert abs(res.objective - f_star) <= 2e-6 * abs(f_star)
 
 
+def test_slack_returns_its_iterate_of_highest_objective() -> None:
+    # every K of the slack variant is feasible, so the iterate to return is the one of highest objective (its
+    # gap to the least proved bound is the least); here the one of least residual, which the other variants
+    # return, was the first-order phase's, at objective -195 against 311.6 (a proved relative gap of 1.6)
+    inst = _tiny(1, "slack", 0.9)
+    res = solve_mvu_lowrank(inst, max_iter=20)
+    assert res.status == "max_iterations"
+    best = float(np.nanmax(res.history["objective"]))
+    assert res.objective >= best - 1e-9 * abs(best)
+    assert 0.0 <= res.relative_gap <= 1e-3
+
+
 def test_infeasible_and_locked_up_runs_are_never_optimal() -> None:
     # squared sides that violate the triangle inequality: no Gram matrix fits
     inst = MVUInstance(np.array([[0, 1], [1, 2], [0, 2]]), np.array([1.0, 1.0, 9.0]), 3)
@@ -161,6 +173,42 @@ def test_slack_near_its_least_valid_omega_raises_the_penalty_and_certifies() -> 
     res = solve_mvu_lowrank(MVUInstance(edges=edges, sqdist=D, n=200, variant="slack", omega=omega))
     assert res.status == "optimal", res.message
     assert res.history["sigma"].max() > 1.0 and 0.0 <= res.relative_gap <= 1e-6
+
+
+def _near_least_omega(n: int, seed: int = 0) -> MVUInstance:
+    """The benchmark's swiss roll (noise 0.05, k = 5) at ω a little above its least valid 1/(1 + λ₂)."""
+    from sdpembed.graphs import neighborhood_graph
+    from sdpembed.problems.mvu import algebraic_connectivity
+
+    X, _ = swiss_roll(n, noise=0.05, random_state=seed)
+    edges, D = neighborhood_graph(X, 5)
+    omega = float(np.ceil(1e3 / (1.0 + algebraic_connectivity(n, edges))) / 1e3)
+    return MVUInstance(edges=edges, sqdist=D, n=n, variant="slack", omega=omega)
+
+
+def test_raised_multipliers_are_proved_at_a_fraction_of_the_mixing_cost() -> None:
+    # CVXPY's optimal multipliers lowered on a third of the edges are not dual feasible: the certificate
+    # mixes them with omega·1, which near the least valid omega (c = 1 − omega ≈ omega·λ₂) costs a large
+    # share of Σ omega·D; the targeted raise keeps every multiplier it need not move
+    from sdpembed.problems.mvu import dual_bound, incidence_matrix
+    from sdpembed.solvers.mvu.lowrank import _raise_multipliers
+
+    inst = _near_least_omega(40)
+    truth = certified_truth(inst)
+    f_star, omega, c = truth.objective, inst.omega, inst.trace_weight
+    rng = np.random.default_rng(0)
+    lowered = truth.extra["y"] - 0.2 * omega * (rng.random(inst.edges.shape[0]) < 1 / 3)
+    B = incidence_matrix(inst.n, inst.edges)
+    L = (B.T @ (lowered[:, None] * B.toarray()))
+    assert np.linalg.eigvalsh(L + np.ones((inst.n, inst.n)))[0] < c - 1e-3     # not dual feasible
+    mixed, _ = dual_bound(inst, lowered)
+    raised = _raise_multipliers(B, lowered, inst.sqdist / inst.tau, c, omega)
+    assert np.all(raised >= np.clip(lowered, -omega, omega)) and np.all(np.abs(raised) <= omega)
+    bound, proved = dual_bound(inst, raised)
+    # proved as they are (no mixing left to do): the bound is their own dual value
+    np.testing.assert_array_equal(proved, raised)
+    assert bound >= f_star - 1e-6 * abs(f_star)
+    assert bound - f_star < 0.1 * (mixed - f_star), (bound, mixed, f_star)
 
 
 def test_a_gap_below_the_proofs_rounding_margin_is_reported_not_chased() -> None:
