@@ -78,10 +78,11 @@ from .warm import warm_start_metric
 
 __all__ = ["RoundOptions", "seed_triplets", "solve_lmnn_fast", "solve_multi_metric_fast"]
 
-#: ``repair="auto"`` takes the direct path from this many entries d(d+1)/2 of M on: the interior point in M
-#: then forms Newton systems of that order with every working triplet (d = 50 certifies by the rounds, d = 164
-#: does not reach a second round in minutes), the one in the multipliers systems of the near-margin triplets.
-DIRECT_FROM = 5000
+#: ``repair="auto"`` takes the direct path from this many entries d(d+1)/2 of M on (d ≥ 77): the interior point in
+#: M forms Newton systems of that order with every working triplet, the one in the multipliers systems of the
+#: near-margin triplets, and the second is the cheaper one from between d = 70 (2,485 entries: the rounds
+#: certify first on MNIST PCA-70) and d = 80 (3,240: the direct path does, also at d = 90).
+DIRECT_FROM = 3000
 
 #: The smoothing stages of the first-order start on the direct path: down to η = 10⁻³, whose metric splits
 #: the margin triplets from the rest well enough for a band of ``_DIRECT_BAND`` (:mod:`.margin_rounds`).
