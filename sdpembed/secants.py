@@ -475,12 +475,15 @@ class ExactSecantForms:
     dᵀPd and dᵀd are exact integers, and their quotient an exact :class:`~fractions.Fraction` (the form
     of P itself: dᵀPd = dᵀ((P + Pᵀ)/2)d). P is converted once; each pair then costs the O(N²) integer
     operations of a matrix-vector product: for the few pairs a rounding bound leaves undecided.
-    Pairs of identical points are refused.
+    Pairs of identical points, and non-finite X or P (no exact form), are refused.
     """
 
     def __init__(self, X: np.ndarray, P: np.ndarray) -> None:
         self.X = np.asarray(X, dtype=np.float64)
-        self.form, self.shift = _integers(np.asarray(P, dtype=np.float64))
+        P = np.asarray(P, dtype=np.float64)
+        if not (np.all(np.isfinite(P)) and np.all(np.isfinite(self.X))):
+            raise ValueError("exact secant forms need finite X and P")
+        self.form, self.shift = _integers(P)
 
     def __call__(self, i: np.ndarray, j: np.ndarray) -> list[Fraction]:
         i, j = np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64)

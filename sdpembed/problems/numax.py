@@ -230,6 +230,8 @@ class _TraceInstance(Instance):
         tol = float(tol)
         if not np.isfinite(tol):
             raise ValueError(f"tol must be finite, got {tol}")
+        if not np.all(np.isfinite(P)):
+            raise ValueError("P must be finite: a non-finite entry has no exact quadratic form")
         exact_tol, delta = Fraction(tol), Fraction(self.delta)
         value = lower = upper = 0.0
         violated = count = 0

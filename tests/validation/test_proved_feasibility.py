@@ -238,3 +238,18 @@ def test_every_tolerance_at_a_pair_s_exact_violation_gets_the_exact_verdict(seed
             check = instance.check_violation(P, tol, block_size=20)
             assert check.exceeds == (worst > Fraction(tol)), (seed, tol)
             assert check.lower <= worst <= check.upper
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_a_non_finite_form_is_refused_not_proved(bad):
+    """P = I with a NaN (or inf) entry coupling a coordinate every point has zero: the Gram-based
+    ratios are all NaN, so every pair went to the exact recomputation, which read the entry as a
+    finite integer (frexp of NaN) and 'proved' every ratio exactly 1: PASS at tol 0. A non-finite P
+    has no exact quadratic form; both the check and the exact forms refuse it."""
+    X = np.hstack([np.random.default_rng(0).normal(size=(6, 3)), np.zeros((6, 1))])
+    P = np.eye(4)
+    P[0, 3] = P[3, 0] = bad
+    with pytest.raises(ValueError, match="finite"):
+        NuMaxInstance(delta=0.1, X=X).check_violation(P, 0.0)
+    with pytest.raises(ValueError, match="finite"):
+        exact_secant_forms(X, P, np.array([0]), np.array([1]))
