@@ -242,12 +242,16 @@ class _TraceInstance(Instance):
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 estimate = np.maximum(lo - block.values, block.values - hi)
                 # a screen first: one bound for the whole block, then each pair's own bound only where
-                # that one leaves the verdict open or the pair may hold the block's worst bounds
+                # that one leaves the verdict open or the pair may hold the block's worst bounds. A pair
+                # settled below top − 3·screen is exactly below top − screen (its own bound, the rounding
+                # of that difference at most screen/8), so below the exact value of the block's top
+                # pair, which bounds it in ``upper`` even when decided exactly at the foot of its
+                # interval (below top − 2·screen left screen/8 unproved)
                 screen = _block_spread(block, lo, hi, has_lo, has_hi, tol)
                 settled_in = estimate + screen <= tol
                 settled_out = estimate - screen > tol
                 top = float(np.fmax.reduce(estimate)) if estimate.size else -np.inf
-                look = np.flatnonzero(~(settled_in | settled_out) | (estimate >= top - 2.0 * screen))
+                look = np.flatnonzero(~(settled_in | settled_out) | (estimate >= top - 3.0 * screen))
                 spread = _pair_spread(block, lo, hi, has_lo, has_hi, tol, look)
                 est = estimate[look]
                 bounded = block.den[look] > block.den_err[look]
