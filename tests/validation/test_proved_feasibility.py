@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from sdpembed.problems.numax import NuMaxClassInstance, NuMaxInstance
-from sdpembed.secants import exact_secant_forms, iter_secant_form_bounds, pairs_from_linear_index
+from sdpembed.secants import abs_norm_bound, exact_secant_forms, iter_secant_form_bounds, pairs_from_linear_index
 from sdpembed.validation import Tolerances
 from sdpembed.validation.verify import verify_solution
 
@@ -253,3 +253,11 @@ def test_a_non_finite_form_is_refused_not_proved(bad):
         NuMaxInstance(delta=0.1, X=X).check_violation(P, 0.0)
     with pytest.raises(ValueError, match="finite"):
         exact_secant_forms(X, P, np.array([0]), np.array([1]))
+
+
+@pytest.mark.parametrize("scale", [1e-170, 1e-200, 2.0**-1000])
+def test_abs_norm_bound_holds_when_the_squares_underflow(scale):
+    """‖|P|‖₂ of s·I (exactly s) and of s·11ᵀ (n = 3: exactly 3s) at scales whose squares underflow to 0:
+    the Frobenius bound computed from those squares was 0, below the norm it bounds."""
+    assert abs_norm_bound(scale * np.eye(4)) >= scale
+    assert abs_norm_bound(scale * np.ones((3, 3))) >= 3.0 * scale
