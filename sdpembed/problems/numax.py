@@ -116,9 +116,21 @@ class ViolationCheck:
                    sum(c.undecided for c in checks))
 
 
+def _as_float(value: Fraction) -> float:
+    """The double nearest an exact rational, ±inf beyond the largest (where ``float`` raises)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return float(np.inf) if value > 0 else float(-np.inf)
+
+
 def _rounded_out(value: Fraction) -> tuple[float, float]:
-    """The doubles just below and just above an exact rational (the same when it is one)."""
-    nearest = float(value)
+    """The doubles just below and just above an exact rational (the same when it is one; the largest
+    double and inf beyond it)."""
+    nearest = _as_float(value)
+    if np.isinf(nearest):
+        big = float(np.finfo(np.float64).max)
+        return (big, nearest) if nearest > 0 else (nearest, -big)
     if Fraction(nearest) == value:
         return nearest, nearest
     if Fraction(nearest) < value:
@@ -288,7 +300,7 @@ class _TraceInstance(Instance):
                 # every secant has a bound: 1 − δ below, 1 + δ above, or both
                 exact = max([(1 - delta) - form] * bool(has_lo[k]) + [form - (1 + delta)] * bool(has_hi[k]))
                 down, up = _rounded_out(exact)
-                value, lower, upper = max(value, float(exact)), max(lower, down), max(upper, up)
+                value, lower, upper = max(value, _as_float(exact)), max(lower, down), max(upper, up)
                 violated += int(exact > exact_tol)
             decided[chunk] = True
         left = ~decided

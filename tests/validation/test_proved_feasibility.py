@@ -261,3 +261,14 @@ def test_abs_norm_bound_holds_when_the_squares_underflow(scale):
     the Frobenius bound computed from those squares was 0, below the norm it bounds."""
     assert abs_norm_bound(scale * np.eye(4)) >= scale
     assert abs_norm_bound(scale * np.ones((3, 3))) >= 3.0 * scale
+
+
+def test_an_exact_violation_beyond_the_doubles_is_bracketed():
+    """P = 1.7e308·11ᵀ is finite, but its exact forms on secants of positive points exceed the largest double
+    (up to 3·1.7e308): float() of the exact violation raised OverflowError. Now the violation is bracketed by
+    the largest double and inf, and P is proved to exceed the tolerance."""
+    X = np.abs(np.random.default_rng(0).normal(size=(5, 3)))
+    P = np.full((3, 3), 1.7e308)
+    with np.errstate(over="ignore", invalid="ignore"):
+        check = NuMaxInstance(delta=0.1, X=X).check_violation(P, 0.0)
+    assert check.exceeds and check.lower == np.finfo(np.float64).max and check.upper == np.inf
