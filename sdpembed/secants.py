@@ -100,7 +100,9 @@ def abs_norm_bound(P: np.ndarray) -> float:
 
     |P| is symmetric, so ‖|P|‖₂ ≤ ‖|P|‖_∞, its largest absolute row sum, and ‖|P|‖₂ ≤ ‖P‖_F; the
     computed sums are at least (1 − γ_k) times the exact ones ([1]_ Lemma 3.1, γ_{k+2} absorbing the
-    division and the square root), so the smaller of the two, inflated, bounds ‖|P|‖₂.
+    division and the square root), so the smaller of the two, inflated, bounds ‖|P|‖₂. The squares of
+    the Frobenius sum can underflow (each by at most the least subnormal, [1]_ §2.1: one such term an
+    entry is added back); the row sums of non-negative doubles cannot lose more than their rounding.
 
     References
     ----------
@@ -111,7 +113,8 @@ def abs_norm_bound(P: np.ndarray) -> float:
         return 0.0
     n = P.shape[0]
     rows = float(np.max(np.abs(P).sum(axis=1))) / (1.0 - gamma(n + 2))
-    frobenius = float(np.sqrt(float(np.einsum("ij,ij->", P, P)) / (1.0 - gamma(P.size + 4))))
+    squares = float(np.einsum("ij,ij->", P, P)) + P.size * float(np.finfo(np.float64).smallest_subnormal)
+    frobenius = float(np.sqrt(squares / (1.0 - gamma(P.size + 4))))
     return min(rows, frobenius)
 
 
@@ -475,12 +478,15 @@ class ExactSecantForms:
     dᵀPd and dᵀd are exact integers, and their quotient an exact :class:`~fractions.Fraction` (the form
     of P itself: dᵀPd = dᵀ((P + Pᵀ)/2)d). P is converted once; each pair then costs the O(N²) integer
     operations of a matrix-vector product: for the few pairs a rounding bound leaves undecided.
-    Pairs of identical points are refused.
+    Pairs of identical points, and non-finite X or P (no exact form), are refused.
     """
 
     def __init__(self, X: np.ndarray, P: np.ndarray) -> None:
         self.X = np.asarray(X, dtype=np.float64)
-        self.form, self.shift = _integers(np.asarray(P, dtype=np.float64))
+        P = np.asarray(P, dtype=np.float64)
+        if not (np.all(np.isfinite(P)) and np.all(np.isfinite(self.X))):
+            raise ValueError("exact secant forms need finite X and P")
+        self.form, self.shift = _integers(P)
 
     def __call__(self, i: np.ndarray, j: np.ndarray) -> list[Fraction]:
         i, j = np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64)

@@ -116,9 +116,21 @@ class ViolationCheck:
                    sum(c.undecided for c in checks))
 
 
+def _as_float(value: Fraction) -> float:
+    """The double nearest an exact rational, ±inf beyond the largest (where ``float`` raises)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return float(np.inf) if value > 0 else float(-np.inf)
+
+
 def _rounded_out(value: Fraction) -> tuple[float, float]:
-    """The doubles just below and just above an exact rational (the same when it is one)."""
-    nearest = float(value)
+    """The doubles just below and just above an exact rational (the same when it is one; the largest
+    double and inf beyond it)."""
+    nearest = _as_float(value)
+    if np.isinf(nearest):
+        big = float(np.finfo(np.float64).max)
+        return (big, nearest) if nearest > 0 else (nearest, -big)
     if Fraction(nearest) == value:
         return nearest, nearest
     if Fraction(nearest) < value:
@@ -230,6 +242,8 @@ class _TraceInstance(Instance):
         tol = float(tol)
         if not np.isfinite(tol):
             raise ValueError(f"tol must be finite, got {tol}")
+        if not np.all(np.isfinite(P)):
+            raise ValueError("P must be finite: a non-finite entry has no exact quadratic form")
         exact_tol, delta = Fraction(tol), Fraction(self.delta)
         value = lower = upper = 0.0
         violated = count = 0
@@ -240,12 +254,16 @@ class _TraceInstance(Instance):
             with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
                 estimate = np.maximum(lo - block.values, block.values - hi)
                 # a screen first: one bound for the whole block, then each pair's own bound only where
-                # that one leaves the verdict open or the pair may hold the block's worst bounds
+                # that one leaves the verdict open or the pair may hold the block's worst bounds. A pair
+                # settled below top − 3·screen is exactly below top − screen (its own bound, the rounding
+                # of that difference at most screen/8), so below the exact value of the block's top
+                # pair, which bounds it in ``upper`` even when decided exactly at the foot of its
+                # interval (below top − 2·screen left screen/8 unproved)
                 screen = _block_spread(block, lo, hi, has_lo, has_hi, tol)
                 settled_in = estimate + screen <= tol
                 settled_out = estimate - screen > tol
                 top = float(np.fmax.reduce(estimate)) if estimate.size else -np.inf
-                look = np.flatnonzero(~(settled_in | settled_out) | (estimate >= top - 2.0 * screen))
+                look = np.flatnonzero(~(settled_in | settled_out) | (estimate >= top - 3.0 * screen))
                 spread = _pair_spread(block, lo, hi, has_lo, has_hi, tol, look)
                 est = estimate[look]
                 bounded = block.den[look] > block.den_err[look]
@@ -282,7 +300,7 @@ class _TraceInstance(Instance):
                 # every secant has a bound: 1 − δ below, 1 + δ above, or both
                 exact = max([(1 - delta) - form] * bool(has_lo[k]) + [form - (1 + delta)] * bool(has_hi[k]))
                 down, up = _rounded_out(exact)
-                value, lower, upper = max(value, float(exact)), max(lower, down), max(upper, up)
+                value, lower, upper = max(value, _as_float(exact)), max(lower, down), max(upper, up)
                 violated += int(exact > exact_tol)
             decided[chunk] = True
         left = ~decided

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from sdpembed.problems.numax import NuMaxClassInstance, NuMaxInstance
-from sdpembed.secants import exact_secant_forms, iter_secant_form_bounds, pairs_from_linear_index
+from sdpembed.secants import abs_norm_bound, exact_secant_forms, iter_secant_form_bounds, pairs_from_linear_index
 from sdpembed.validation import Tolerances
 from sdpembed.validation.verify import verify_solution
 
@@ -238,3 +238,37 @@ def test_every_tolerance_at_a_pair_s_exact_violation_gets_the_exact_verdict(seed
             check = instance.check_violation(P, tol, block_size=20)
             assert check.exceeds == (worst > Fraction(tol)), (seed, tol)
             assert check.lower <= worst <= check.upper
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_a_non_finite_form_is_refused_not_proved(bad):
+    """P = I with a NaN (or inf) entry coupling a coordinate every point has zero: the Gram-based
+    ratios are all NaN, so every pair went to the exact recomputation, which read the entry as a
+    finite integer (frexp of NaN) and 'proved' every ratio exactly 1: PASS at tol 0. A non-finite P
+    has no exact quadratic form; both the check and the exact forms refuse it."""
+    X = np.hstack([np.random.default_rng(0).normal(size=(6, 3)), np.zeros((6, 1))])
+    P = np.eye(4)
+    P[0, 3] = P[3, 0] = bad
+    with pytest.raises(ValueError, match="finite"):
+        NuMaxInstance(delta=0.1, X=X).check_violation(P, 0.0)
+    with pytest.raises(ValueError, match="finite"):
+        exact_secant_forms(X, P, np.array([0]), np.array([1]))
+
+
+@pytest.mark.parametrize("scale", [1e-170, 1e-200, 2.0**-1000])
+def test_abs_norm_bound_holds_when_the_squares_underflow(scale):
+    """‖|P|‖₂ of s·I (exactly s) and of s·11ᵀ (n = 3: exactly 3s) at scales whose squares underflow to 0:
+    the Frobenius bound computed from those squares was 0, below the norm it bounds."""
+    assert abs_norm_bound(scale * np.eye(4)) >= scale
+    assert abs_norm_bound(scale * np.ones((3, 3))) >= 3.0 * scale
+
+
+def test_an_exact_violation_beyond_the_doubles_is_bracketed():
+    """P = 1.7e308·11ᵀ is finite, but its exact forms on secants of positive points exceed the largest double
+    (up to 3·1.7e308): float() of the exact violation raised OverflowError. Now the violation is bracketed by
+    the largest double and inf, and P is proved to exceed the tolerance."""
+    X = np.abs(np.random.default_rng(0).normal(size=(5, 3)))
+    P = np.full((3, 3), 1.7e308)
+    with np.errstate(over="ignore", invalid="ignore"):
+        check = NuMaxInstance(delta=0.1, X=X).check_violation(P, 0.0)
+    assert check.exceeds and check.lower == np.finfo(np.float64).max and check.upper == np.inf

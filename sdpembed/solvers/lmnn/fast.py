@@ -71,7 +71,7 @@ from ...problems.lmnn import (
 )
 from ...results import SolveResult, build_result, relative_gap
 from .hinge_ipm import IPMOutcome, first_order_ipm_start, hinge_ipm, ipm_reached, warm_start
-from .margin_rounds import _lookup, margin_rounds
+from .margin_rounds import lookup_sorted, margin_rounds
 from .multiplier_repair import repair_rounds
 from .pair_system import PairSystem, single_system, target_rank
 from .warm import warm_start_metric
@@ -587,7 +587,7 @@ def _split_at(instance: LMNNInstance, M: np.ndarray, alpha_start: tuple, keep: f
     working = triplets[~settled]
     keys = triplet_keys(np.asarray(alpha_start[0]), n)
     order = np.argsort(keys)
-    given = _lookup(keys[order], np.asarray(alpha_start[1], dtype=np.float64)[order], triplet_keys(working, n))
+    given = lookup_sorted(keys[order], np.asarray(alpha_start[1], dtype=np.float64)[order], triplet_keys(working, n))
     alpha = np.where(np.isfinite(given), given, 0.5 * mu)
     return working, (triplets[settled] if fix is not None else None), alpha
 

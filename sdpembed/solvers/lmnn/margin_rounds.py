@@ -53,14 +53,22 @@ from ...problems.lmnn import LMNNInstance, loss_unit, project_psd, triplet_keys
 from ...results import relative_gap
 from .multiplier_repair import RepairOutcome, merge_outcomes, repair_multipliers, repair_split
 
-__all__ = ["best_scale", "margin_rounds"]
+__all__ = ["best_scale", "lookup_sorted", "margin_rounds"]
 
 #: Multipliers within this fraction of μ of 0 (of μ) count as 0 (as μ) when a settled triplet is dropped (fixed).
 _SETTLED_ALPHA = 1e-3
 
 
-def _lookup(keys: np.ndarray, values: np.ndarray, queries: np.ndarray) -> np.ndarray:
-    """``values`` at the sorted ``keys`` equal to each query, −inf where a query is absent."""
+def lookup_sorted(keys: np.ndarray, values: np.ndarray, queries: np.ndarray) -> np.ndarray:
+    """``values`` at the sorted ``keys`` equal to each query, −inf where a query is absent (one binary
+    search a query: the triplets' multipliers or hinge arguments by their keys,
+    :func:`~sdpembed.problems.lmnn.triplet_keys`).
+
+    References
+    ----------
+    .. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+       Pennsylvania, 2007. The triplets (i, j, l) of the loss (2.11), keyed as integers.
+    """
     if keys.size == 0:
         return np.full(queries.shape, -np.inf)
     pos = np.minimum(np.searchsorted(keys, queries), keys.size - 1)
@@ -181,11 +189,11 @@ def margin_rounds(
         keys = triplet_keys(scanned, n)
         order = np.argsort(keys)
         keys, h_sorted = keys[order], h[order]
-        h_fixed = _lookup(keys, h_sorted, triplet_keys(fixed, n))
-        h_free = _lookup(keys, h_sorted, triplet_keys(free, n))
+        h_fixed = lookup_sorted(keys, h_sorted, triplet_keys(fixed, n))
+        h_free = lookup_sorted(keys, h_sorted, triplet_keys(free, n))
         released = h_fixed <= 0.0
         known = np.sort(np.concatenate([triplet_keys(fixed, n), triplet_keys(free, n)]))
-        added = order[(h_sorted > 0.0) & ~np.isfinite(_lookup(known, np.zeros(known.size), keys))]
+        added = order[(h_sorted > 0.0) & ~np.isfinite(lookup_sorted(known, np.zeros(known.size), keys))]
         changed = int(released.sum()) + added.size
         if verbose:
             say(f"  margin round {round_}: {out.n_free} free, {out.n_fixed} fixed, {out.iterations} Newton steps in "

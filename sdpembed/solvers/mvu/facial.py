@@ -98,8 +98,7 @@ gap. When the face is larger than the minimal one, the interior point over it ca
 over all of 1⊥; up to ``FALLBACK_MAX_EDGES`` edges the interior point over 1⊥ then runs too, and
 the smaller proved bound of the two is returned with the more feasible K of those whose objective does not
 exceed it (a K above a proved upper bound is infeasible, however small its violation: near a lock-up the
-multipliers are large, and a violation of 4e-9 let the full interior point's K exceed its own proved bound by
-5e-4 on the n = 400 roll).
+multipliers are large, and they magnify a tiny violation into a large excess of the objective).
 
 Every step's face must hold the feasible set for the bound to be tight, not for it to be valid: a step
 that cut off feasible points (a stress found at the limit of the auxiliary SDP's resolution) gives a K
@@ -158,13 +157,13 @@ DETERMINED_MAX_UNKNOWNS = 2000
 #: taken: a face that no Gram matrix meeting the edges lies in was cut too small.
 STEP_RESIDUAL_TOL = 1e-5
 
-#: The weight :func:`equilibrate` gives the rows of QᵀL(δ)Q (the support block of the reduced multipliers):
-#: 10-300 gave the same bounds on the n = 400 and 1,000 rolls (the Q block's least eigenvalue 0.9985 -> 0.99999 at
-#: n = 1,000); 1,000 is beyond what the shifted normal equations resolve.
+#: The weight :func:`equilibrate` gives the rows of QᵀL(δ)Q (the support block of the reduced multipliers): large
+#: enough to steer the least-squares residual out of that block, small enough for the shifted normal equations to
+#: resolve the rest.
 Q_BLOCK_WEIGHT = 30.0
 
-#: The outermost stress's weakest directions whose coupling to Q :func:`equilibrate` weights by √(λ_m/λ_k): 25 and
-#: 50 gave the same bound on the n = 1,000 roll, 150 a looser one (more dense rows than the solve resolves).
+#: The outermost stress's weakest directions whose coupling to Q :func:`equilibrate` weights by √(λ_m/λ_k): the
+#: lift divides their couplings by the least levels; many more add dense rows the solve no longer resolves.
 WEAK_DIRECTIONS = 25
 
 #: The ε of the lift (:func:`lift_multipliers`): its per-iterate candidates, and those every one of which a single
@@ -682,8 +681,8 @@ def _least_norm(instance, Q: np.ndarray, target: np.ndarray, rows: np.ndarray | 
     sparse normal equations of the stacked map (y ↦ L(y)Q is the transposed rigidity matrix of the configuration
     Q), a ``shift`` of their largest entry regularising its null space (the translations and rotations QS, S
     skew, to which every target here is orthogonal) and ``refine`` steps of iterative refinement. (The shift is
-    small because a near-flexible configuration — a thin sheet's bending — has singular values not far above it:
-    at 1e-12 the refinement stalled with a residual coupling of 0.26 on the n = 400 roll, at 1e-13 2.6e-5.)"""
+    small because a near-flexible configuration — a thin sheet's bending — has singular values not far above it,
+    which a larger shift damps, and the refinement then stalls.)"""
     import scipy.sparse as sp  # at first use (DESIGN.md, "Start-up")
     from scipy.sparse.linalg import splu
 
