@@ -517,11 +517,12 @@ def algebraic_connectivity(n: int, edges: np.ndarray) -> float:
 EXTENDED_PROOF_FROM = 1e-6
 
 #: Largest n for which the proof runs in extended precision: its Cholesky factorisation is numpy's own
-#: (LAPACK has no long double), O(n³) in interpreted blocks — 0.9 s at n = 1,000 and a tenth of that at
-#: n = 500, paid by every certificate of a solver that certifies each iterate (the interior point over a
-#: face, whose multipliers are often far from provable) — while below this size it costs a few hundredths
-#: of a second.
-EXTENDED_PROOF_MAX_N = 300
+#: (LAPACK has no long double), O(n³) in interpreted blocks — about 1 s of CPU at n = 1,000 (a tenth of that at
+#: n = 500, a few hundredths below 300) — which covers the equality roll of n = 1,000, whose lifted multipliers
+#: prove a gap of 8e-6 in long double and of 0.46 in double. A solver that certifies each iterate pays it
+#: only near the end (``goal`` of :func:`dual_bound`); the choice of precision itself depends on (n, edges, y, c)
+#: alone, so ``verify`` proves the same way.
+EXTENDED_PROOF_MAX_N = 1000
 
 #: Rows and columns per block of the extended-precision Cholesky factorisation.
 _EXTENDED_BLOCK = 64
@@ -548,15 +549,17 @@ def _extended_unit() -> float:
 _EXT_UNIT = _extended_unit()
 
 
-def _proof_unit(n: int, edges: np.ndarray, y: np.ndarray, c: float, diagonal: np.ndarray) -> float:
+def _proof_unit(n: int, edges: np.ndarray, y: np.ndarray, c: float, diagonal: np.ndarray,
+                extended: bool = True) -> float:
     """The unit roundoff the proof of y runs in: long double's (:func:`_extended_unit`) when there is one, n ≤
-    :data:`EXTENDED_PROOF_MAX_N` and the double proof's margin 2δ/|c| exceeds :data:`EXTENDED_PROOF_FROM`;
-    double's otherwise. A function of (n, edges, y, c) alone, so ``verify`` proves the same way on a platform
-    with the same long double; where long double is double (e.g. Windows, macOS on arm64) it proves in
-    double, a weaker bound or none, never a wrong one."""
+    :data:`EXTENDED_PROOF_MAX_N`, the double proof's margin 2δ/|c| exceeds :data:`EXTENDED_PROOF_FROM` and
+    ``extended`` (a caller's choice to prove in double, :func:`dual_bound`'s ``goal``); double's otherwise. A
+    function of (n, edges, y, c) alone by default, so ``verify`` proves the same way on a platform with the same
+    long double; where long double is double (e.g. Windows, macOS on arm64) it proves in double, a weaker bound or
+    none, never a wrong one."""
     u = 0.5 * _EPS
     # (n + 1)u ≤ eps/2: the proof's factors 1/(1 − γ) round to 1 in double and its slack (1 + 4 eps) covers them
-    if _EXT_UNIT and n <= EXTENDED_PROOF_MAX_N and (n + 1) * _EXT_UNIT <= 0.5 * _EPS:
+    if extended and _EXT_UNIT and n <= EXTENDED_PROOF_MAX_N and (n + 1) * _EXT_UNIT <= 0.5 * _EPS:
         delta = _proof_shift(n, edges, y, c, diagonal, u)[0]
         if 2.0 * delta > EXTENDED_PROOF_FROM * max(abs(c), 1e-300):
             return _EXT_UNIT
@@ -607,10 +610,11 @@ def proof_margin(instance, y: np.ndarray) -> float:
     return 2.0 * _shift_of_proof(n, edges, y, c, diagonal) / max(abs(c), 1e-300)
 
 
-def _shift_of_proof(n: int, edges: np.ndarray, y: np.ndarray, c: float, diagonal: np.ndarray) -> float:
+def _shift_of_proof(n: int, edges: np.ndarray, y: np.ndarray, c: float, diagonal: np.ndarray,
+                    extended: bool = True) -> float:
     """The shift δ the proof of y subtracts first: :func:`_proof_shift` in double, the smaller of it and
-    :func:`_aimed_shift` in extended precision."""
-    u = _proof_unit(n, edges, y, c, diagonal)
+    :func:`_aimed_shift` in extended precision (``extended`` as :func:`_proof_unit`)."""
+    u = _proof_unit(n, edges, y, c, diagonal, extended)
     delta = _proof_shift(n, edges, y, c, diagonal, u)[0]
     if u < 0.5 * _EPS:
         aimed = _aimed_shift(n, edges, y, c, u)
@@ -700,7 +704,8 @@ def _factor_norm_bound(R: np.ndarray, u: float) -> float:
     return (ratio + n * _TINY * (1.0 + column)) / (1.0 - gamma) ** 2 * (1.0 + 4.0 * _EPS)
 
 
-def _proves_feasible(n: int, edges: np.ndarray, y: np.ndarray, c: float) -> tuple[bool, float]:
+def _proves_feasible(n: int, edges: np.ndarray, y: np.ndarray, c: float, extended: bool = True
+                     ) -> tuple[bool, float]:
     """Prove L(y) + t·11ᵀ − cI ⪰ 0 for t = fl(s/n), s = c + max(1, |c|), by a Cholesky
     factorisation of the matrix shifted down by δ.
 
@@ -731,7 +736,7 @@ def _proves_feasible(n: int, edges: np.ndarray, y: np.ndarray, c: float) -> tupl
         factorisation to succeed.
     """
     diagonal = np.bincount(edges[:, 0], weights=y, minlength=n) + np.bincount(edges[:, 1], weights=y, minlength=n)
-    u = _proof_unit(n, edges, y, c, diagonal)
+    u = _proof_unit(n, edges, y, c, diagonal, extended)
     dtype = np.float64 if u == 0.5 * _EPS else np.longdouble
     L = _dense_laplacian(n, edges, y, dtype)
     s = c + max(1.0, abs(c))
@@ -839,7 +844,14 @@ def _candidates(instance, y: np.ndarray, mu: float, target: float, strict) -> li
     return out
 
 
-def dual_bound(instance, y: np.ndarray) -> tuple[float, np.ndarray]:
+def _least_candidate_value(instance, y: np.ndarray, mu: float, strict) -> float:
+    """The least dual value yᵀD of the points :func:`_candidates` builds from y, with estimate μ, aimed at c (∞ when
+    there are none)."""
+    return min((float(_project(instance, cand) @ instance.sqdist)
+                for cand in _candidates(instance, y, mu, instance.trace_weight, strict)), default=np.inf)
+
+
+def dual_bound(instance, y: np.ndarray, *, goal: tuple[float, float] | None = None) -> tuple[float, np.ndarray]:
     """A certified upper bound on the optimum of an MVU instance from any multipliers y.
 
     See the module docstring: y is clipped into 𝒴, then scaled or mixed with a strictly
@@ -858,6 +870,13 @@ def dual_bound(instance, y: np.ndarray) -> tuple[float, np.ndarray]:
     instance : MVUInstance
     y : ndarray of shape (E,)
         Multipliers of the edge constraints (sign: the optimum has L(y) ⪰ cI on 1⊥).
+    goal : (float, float), optional
+        (objective, tolerance) of a solver's iterate: the bounds worth an extended-precision proof are those within
+        tolerance·|objective| of the objective. When the least dual value of the points the proof would try in
+        exact arithmetic (y, or y scaled or mixed with the strictly feasible point up to λ_min(L(·)|₁⊥) = c by the
+        estimate lowered only by a few ε‖L(y)‖) lies outside, no proof of y certifies that gap in practice, and y
+        is proved in double: a looser bound or none, never a wrong one. ``None`` (default): the precision of
+        ``_proof_unit``, which ``verify`` uses.
 
     Returns
     -------
@@ -887,7 +906,20 @@ def dual_bound(instance, y: np.ndarray) -> tuple[float, np.ndarray]:
     mu = estimate - lowering
     first = []
     diagonal = np.bincount(edges[:, 0], weights=y, minlength=n) + np.bincount(edges[:, 1], weights=y, minlength=n)
-    unit = _proof_unit(n, edges, y, c, diagonal)
+    cache: list[tuple[np.ndarray, float]] = []
+
+    def strict() -> tuple[np.ndarray, float]:
+        if not cache:
+            cache.append(_strict_point(instance))
+        return cache[0]
+
+    # the least value a proof of y could reach, at no margin: an iterate far from its goal (a lifted stress whose
+    # coupling leaves L(y) indefinite, mixed with y₀; a matrix above the bound at a lock-up) is not worth a proof in
+    # extended precision
+    extended = goal is None or (bool(_EXT_UNIT) and n <= EXTENDED_PROOF_MAX_N and abs(
+        _least_candidate_value(instance, y, estimate - typical, strict) - goal[0])
+        <= goal[1] * max(abs(goal[0]), 1e-300))
+    unit = _proof_unit(n, edges, y, c, diagonal, extended)
     if unit < 0.5 * _EPS and 0.0 < c and mu < c:
         # a proof in extended precision (a lifted stress: tr L(y) large, its δ small) would be wasted on the
         # worst-case lowering 16nε‖L(y)‖ of the estimate: first aim at c + 2δ from the typical one
@@ -897,13 +929,6 @@ def dual_bound(instance, y: np.ndarray) -> tuple[float, np.ndarray]:
         first = [y] if estimate >= c else []
         if 0.0 < steer < target:
             first.append(_project(instance, y * (target / steer)))
-    cache: list[tuple[np.ndarray, float]] = []
-
-    def strict() -> tuple[np.ndarray, float]:
-        if not cache:
-            cache.append(_strict_point(instance))
-        return cache[0]
-
     margin = 0.0
     for _ in range(4):
         points = first + [_project(instance, cand) for cand in _candidates(instance, y, mu, c + margin, strict)]
@@ -911,7 +936,7 @@ def dual_bound(instance, y: np.ndarray) -> tuple[float, np.ndarray]:
         needed = 0.0
         for value, _, cand in sorted(((_dual_value(cand, D), i, cand) for i, cand in enumerate(points)),
                                      key=lambda item: item[:2]):
-            proved, delta = _proves_feasible(n, edges, cand, c)
+            proved, delta = _proves_feasible(n, edges, cand, c, extended)
             if proved:
                 return value, cand
             needed = max(needed, delta)

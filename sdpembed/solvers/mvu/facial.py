@@ -87,8 +87,10 @@ The proof's own limit: the lifted y carries t·ω with t ≳ 1/λ₊, so tr L(y)
 than yᵀD. The Cholesky proof's rounding shift grows like (n + 1)u·tr L(y)
 (:func:`~sdpembed.problems.mvu.proof_margin`), so the proof of such multipliers runs in extended
 precision (long double, u = 2⁻⁶⁴ on x86-64; :func:`~sdpembed.problems.mvu.dual_bound` chooses it
-from y alone when double's margin would exceed 1e-6 and n ≤ 300, and ``sdpembed verify`` proves the
-same way; its shift is bounded by ρ(|R|ᵀ|R|), near ‖L(y)‖₂, rather than tr L(y)),
+from y alone when double's margin would exceed 1e-6 and n ≤ 1,000, and ``sdpembed verify`` proves the
+same way; its shift is bounded by ρ(|R|ᵀ|R|), near ‖L(y)‖₂, rather than tr L(y); an iterate of the interior
+point over a face gets it only when its bound could come within ten gap tolerances of its objective, the
+final certificate always),
 and the dual value yᵀD, whose terms cancel, is summed exactly. A framework whose stress is weak on
 its complement (a long thin surface, where the cliques resist bending only through their small
 curvature and the noise) still gets a valid bound, only a looser one when t·tr Ω·(n + 1)u or the
@@ -507,8 +509,9 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, t
 
     steps = [(face, omega)]
 
-    def certificate(y_face: np.ndarray, support: np.ndarray | None = None) -> tuple[float, np.ndarray]:
-        proved = dual_bound(instance, lift_multipliers(instance, steps, y_face))
+    def certificate(y_face: np.ndarray, support: np.ndarray | None = None, goal: tuple[float, float] | None = None
+                    ) -> tuple[float, np.ndarray]:
+        proved = dual_bound(instance, lift_multipliers(instance, steps, y_face), goal=goal)
         if support is None or (len(steps) == 1 and last["determined"]):
             return proved
         # multipliers complementary to the optimum's support Q (equilibrate): the lift's 1/ε couplings removed;
@@ -551,11 +554,11 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, t
     rows = independent_rows(Bv)
     info["independent_edges"] = int(rows.size)
 
-    def certificate_of_rows(y_rows: np.ndarray) -> tuple[float, np.ndarray]:
+    def certificate_of_rows(y_rows: np.ndarray, goal: tuple[float, float] | None = None) -> tuple[float, np.ndarray]:
         y_face = np.zeros(len(edges))
         y_face[rows] = y_rows
         last["y_face"] = y_face
-        return certificate(y_face)
+        return certificate(y_face, goal=goal)
 
     result = solve_in_face(instance, basis=face.V, certificate=certificate_of_rows, gap_tol=gap_tol,
                            feas_tol=feas_tol, max_iter=max_iter, verbose=verbose, time_limit=time_limit, t0=t0,

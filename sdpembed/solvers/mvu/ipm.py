@@ -79,6 +79,13 @@ LOCK_UP_HINT = ("; an equality MVU whose neighbourhood graph is rigid 'locks up'
                 "inequality/slack variant")
 
 
+#: The iterates of :func:`solve_in_face` whose multipliers could prove a bound within this many gap tolerances of
+#: their objective get the extended-precision proof (:func:`~sdpembed.problems.mvu.dual_bound`'s ``goal``); farther ones
+#: cannot be certified by it, and their bound (a looser one, from the proof in double) only ranks them. The final
+#: certificate of a face (:mod:`sdpembed.solvers.mvu.facial`) is proved without a goal.
+EXTENDED_GOAL = 10.0
+
+
 def centered_basis(n: int) -> np.ndarray:
     """V (n × (n−1)) with orthonormal columns spanning 1⊥ (the Helmert basis, closed form)."""
     k = np.arange(1, n)                                       # column k−1: (e_1 + … + e_k − k e_{k+1}) / √(k(k+1))
@@ -204,9 +211,11 @@ def solve_in_face(instance, *, basis: np.ndarray | None = None, certificate=None
     """The interior point of :func:`solve_mvu_ipm` over K = V X Vᵀ for an orthonormal ``basis`` V
     (n × q, columns ⊥ 1; default the Helmert basis of 1⊥, :func:`centered_basis`): the SDP
     restricted to a face of the PSD cone, as facial reduction (:mod:`sdpembed.solvers.mvu.facial`)
-    leaves it. ``certificate(y)`` turns the reduced dual iterate y (VᵀL(y)V ⪰ cI) into
+    leaves it. ``certificate(y, goal=...)`` turns the reduced dual iterate y (VᵀL(y)V ⪰ cI) into
     ``(bound, proved multipliers)`` for the *original* problem (default
-    :func:`~sdpembed.problems.mvu.dual_bound`, valid for V = the basis of 1⊥). Runs under the
+    :func:`~sdpembed.problems.mvu.dual_bound`, valid for V = the basis of 1⊥); ``goal``, the iterate's objective
+    and :data:`EXTENDED_GOAL` gap tolerances, says which bounds are worth an extended-precision proof (the ``goal``
+    of :func:`~sdpembed.problems.mvu.dual_bound`). Runs under the
     caller's BLAS thread limit; other parameters as :func:`solve_mvu_ipm`. ``rows`` (optional) selects
     the edge constraints the interior point keeps — those the others depend on in the face, whose
     Schur complement would otherwise be singular; ``certificate`` then receives multipliers of those
@@ -248,7 +257,7 @@ def solve_in_face(instance, *, basis: np.ndarray | None = None, certificate=None
     m = V.shape[1]
     if basis is not None:                              # λ_min of the unit weights on the face (≥ λ₂)
         lam2 = float(np.linalg.eigvalsh(Bt.T @ Bt)[0])
-    bound_of = (lambda w: dual_bound(instance, w)) if certificate is None else certificate
+    bound_of = (lambda w, goal: dual_bound(instance, w, goal=goal)) if certificate is None else certificate
     if variant == "slack" and instance.omega * lam2 < c:
         K = np.zeros((n, n))
         return result(K, "unbounded",
@@ -298,13 +307,14 @@ def solve_in_face(instance, *, basis: np.ndarray | None = None, certificate=None
     iteration = 0
     stalls = 0
     for iteration in range(1, max_iter + 1):
-        K_unit = V @ X @ V.T
-        bound, y_feas = bound_of(y)
-        if bound < best_bound:
-            best_bound, best_y = bound, y_feas
-        K = tau * K_unit
+        K = tau * (V @ X @ V.T)
         objective = instance.objective(K)
         violation = float(instance.max_violation(K))
+        # an iterate whose multipliers cannot come within EXTENDED_GOAL gap tolerances of its objective is proved in
+        # double: the extended-precision proof (about 1 s at n = 1,000) pays only near the end
+        bound, y_feas = bound_of(y, goal=(objective, EXTENDED_GOAL * gap_tol))
+        if bound < best_bound:
+            best_bound, best_y = bound, y_feas
         rgap = relative_gap(best_bound, objective)
         mu = (float(np.sum(X * Z)) + float(x @ z)) / (m + p)
         for key, value in zip(hist, (objective, best_bound, rgap, violation, mu), strict=False):

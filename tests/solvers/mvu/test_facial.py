@@ -12,6 +12,7 @@ import pytest
 
 from sdpembed.datasets import swiss_roll
 from sdpembed.problems import MVUInstance
+from sdpembed.problems import mvu as mvu_problem
 from sdpembed.problems.mvu import dual_bound, verified_dual_bound
 from sdpembed.solvers.mvu.facial import (
     clique_stress,
@@ -168,6 +169,23 @@ def test_a_locked_roll_with_a_weak_stress_is_certified_by_the_extended_precision
     assert verified_dual_bound(inst, {"dual_y": res.extra["y"]}) == res.dual_bound
 
 
+@pytest.mark.skipif(not mvu_problem._EXT_UNIT, reason="numpy's long double is no finer than double here")
+def test_a_locked_roll_of_more_than_300_points_is_certified_by_the_extended_precision_proof(monkeypatch) -> None:
+    # the benchmark's roll at n = 320: three facial-reduction steps to the input's face (determined), whose lifted
+    # multipliers prove a gap of 6.5e-6 in long double; below EXTENDED_PROOF_MAX_N = 1,000 since the proof at
+    # n = 1,000 is paid only near the end. The same multipliers proved in double reach only 2.9e-2
+    X, _ = swiss_roll(320, noise=0.05, random_state=0)
+    inst = MVUInstance.from_points(X, 5, "equality")
+    res = solve_mvu_facial(inst, gap_tol=1e-5)
+    trace = float(np.sum((X - X.mean(axis=0)) ** 2))
+    assert res.extra["determined"] and res.extra["face_dims"][-1] == 3
+    assert res.status == "optimal", res.message
+    assert trace * (1 - 1e-12) <= res.dual_bound <= trace * (1 + 1e-5)
+    assert verified_dual_bound(inst, {"dual_y": res.extra["y"]}) == res.dual_bound
+    monkeypatch.setattr(mvu_problem, "EXTENDED_PROOF_MAX_N", 300)
+    assert dual_bound(inst, res.extra["y"])[0] > trace * (1 + 1e-3)
+
+
 def _bodies(sizes: list[int], bars: list[tuple[int, int, int, bool]], seed: int) -> tuple[np.ndarray, MVUInstance]:
     """Rigid bodies (complete graphs on points in general position in R³) joined by bars: (p, q, m, double) joins
     m points of body p to m of body q by a matching, and when ``double`` also each to the next one's partner. No
@@ -227,6 +245,29 @@ def test_a_second_step_leaves_a_pendant_body_free_and_the_interior_point_solves_
     _, inner = face_stress(inst, face_of_stress(inst.n, inst.edges, omega))
     off = truth.solution - inner.V @ (inner.V.T @ truth.solution)
     assert np.abs(off).max() <= 1e-5 * np.abs(truth.solution).max()
+    assert verified_dual_bound(inst, {"dual_y": res.extra["y"]}) == res.dual_bound
+
+
+def test_only_the_iterates_near_the_gap_pay_the_extended_precision_proof(monkeypatch) -> None:
+    # the pendant-body instance above: the interior point over the face certifies each of its 60 iterates, and every
+    # lifted multiplier vector has a double-precision proof margin above EXTENDED_PROOF_FROM (61 of the 67 proofs ran
+    # in long double before the iterates far from their gap were proved in double); the result is the same
+    calls = {"extended": 0, "double": 0}
+    prove = mvu_problem._proves_feasible
+
+    def counted(n, edges, y, c, extended=True):
+        diagonal = np.bincount(edges.ravel(), weights=np.repeat(y, 2), minlength=n)
+        unit = mvu_problem._proof_unit(n, edges, y, c, diagonal, extended)
+        calls["extended" if unit < 0.5 * mvu_problem._EPS else "double"] += 1
+        return prove(n, edges, y, c, extended)
+
+    monkeypatch.setattr(mvu_problem, "_proves_feasible", counted)
+    _, inst = _bodies([10, 10, 6], [(0, 1, 10, True), (0, 2, 3, False)], 0)
+    res = solve_mvu_facial(inst, gap_tol=1e-5)
+    assert res.status == "optimal" and res.relative_gap <= 1e-7, res.message
+    assert calls["double"] >= 50
+    if mvu_problem._EXT_UNIT:                          # the last iterate, within the goal, is proved in long double
+        assert 1 <= calls["extended"] <= 3
     assert verified_dual_bound(inst, {"dual_y": res.extra["y"]}) == res.dual_bound
 
 
