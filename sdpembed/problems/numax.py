@@ -80,7 +80,8 @@ def _check_secant_memory(X: object, count: int | None = None) -> None:
 
 @dataclass(frozen=True)
 class ViolationCheck:
-    """The proved outcome of the feasibility check of a point-form instance (:meth:`check_violation`).
+    """The proved outcome of the feasibility check of a point-form instance
+    (``NuMaxInstance.check_violation``, ``NuMaxClassInstance.check_violation``).
 
     The exact worst violation max_k (lo_k − v_kᵀPv_k, v_kᵀPv_k − hi_k)₊ over all secants, in exact
     arithmetic on the doubles given (the bounds 1 ∓ δ exact), lies in [``lower``, ``upper``]; ``value``
