@@ -51,7 +51,6 @@ __all__ = [
     "violation_uncertainty",
     "SecantFormBounds",
     "iter_secant_form_bounds",
-    "exact_secant_forms",
     "ExactSecantForms",
 ]
 
@@ -462,12 +461,6 @@ def _secant_form_blocks(X: np.ndarray, P: np.ndarray, block_size: int, pairs: tu
             warnings.warn(f"{dropped} zero secant(s) from duplicate points in X were dropped", UserWarning,
                           stacklevel=3)
         yield keep, i, j, values, num_err, den, den_err
-
-
-def exact_secant_forms(X: np.ndarray, P: np.ndarray, i: np.ndarray, j: np.ndarray) -> list[Fraction]:
-    """vᵀPv of the secants of the pairs (i[k], j[k]) of rows of ``X``, in exact rational arithmetic
-    (:class:`ExactSecantForms`, for one call)."""
-    return ExactSecantForms(X, P)(i, j)
 
 
 class ExactSecantForms:

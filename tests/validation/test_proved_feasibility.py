@@ -2,7 +2,7 @@
 within or beyond the tolerance by a worst-case rounding bound, or decided in exact arithmetic.
 
 The references here are brute force in :class:`fractions.Fraction` (every double is a rational), written
-apart from :func:`sdpembed.secants.exact_secant_forms`.
+apart from :class:`sdpembed.secants.ExactSecantForms`.
 """
 
 from fractions import Fraction
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from sdpembed.problems.numax import NuMaxClassInstance, NuMaxInstance
-from sdpembed.secants import abs_norm_bound, exact_secant_forms, iter_secant_form_bounds, pairs_from_linear_index
+from sdpembed.secants import ExactSecantForms, abs_norm_bound, iter_secant_form_bounds, pairs_from_linear_index
 from sdpembed.validation import Tolerances
 from sdpembed.validation.verify import verify_solution
 
@@ -163,7 +163,7 @@ def test_form_bounds_hold_against_exact_arithmetic(scale):
     i, j = (np.concatenate([getattr(b, name) for b in blocks]) for name in ("i", "j"))
     np.testing.assert_array_equal(np.stack([i, j]), np.stack(pairs_from_linear_index(np.arange(120), 16)))
     exact = _exact_forms(X, P)
-    assert exact_secant_forms(X, P, i, j) == exact
+    assert ExactSecantForms(X, P)(i, j) == exact
     for b in blocks:
         k = np.arange(b.i.size)
         err = (b.num_err + np.abs(b.values) * b.den_err) / (b.den - b.den_err)
@@ -177,7 +177,7 @@ def test_exact_forms_of_subnormal_and_huge_doubles():
     X = np.array([[5e-324, 1e300, 0.0], [0.0, -1e300, 3.0], [1.5, 2.0**-1074 * 7, -1e-310]])
     P = np.array([[2.0, 1e-300, 0.0], [1e-300, 3e-5, 5e-324], [0.0, 5e-324, 1.0]])
     i, j = np.array([0, 0, 1]), np.array([1, 2, 2])
-    assert exact_secant_forms(X, P, i, j) == [_exact_forms(X, P)[k] for k in range(3)]
+    assert ExactSecantForms(X, P)(i, j) == [_exact_forms(X, P)[k] for k in range(3)]
 
 
 @pytest.mark.parametrize(("name", "proved"), [("numax-squares6-points", True), ("numax-squares5", False)])
@@ -252,7 +252,7 @@ def test_a_non_finite_form_is_refused_not_proved(bad):
     with pytest.raises(ValueError, match="finite"):
         NuMaxInstance(delta=0.1, X=X).check_violation(P, 0.0)
     with pytest.raises(ValueError, match="finite"):
-        exact_secant_forms(X, P, np.array([0]), np.array([1]))
+        ExactSecantForms(X, P)(np.array([0]), np.array([1]))
 
 
 @pytest.mark.parametrize("scale", [1e-170, 1e-200, 2.0**-1000])
