@@ -127,8 +127,13 @@ class PairSecantOperator(SecantOperator):
 
     def in_basis(self, basis: np.ndarray) -> PairSecantOperator:
         """The pair operator on the points' coordinates in the orthonormal ``basis`` Q (N, r)."""
-        out = PairSecantOperator.__new__(PairSecantOperator)
-        out.points, out.i, out.j, out.norms, out.rows = self.points @ basis, self.i, self.j, self.norms, self.rows
         # the rows through the points: O(n_a N r) rather than O(S N r) for V @ basis
-        out.V = (out.points[self.i] - out.points[self.j]) / self.norms[:, None]
+        return self.with_points(self.points @ basis)
+
+    def with_points(self, points: np.ndarray) -> PairSecantOperator:
+        """The same pairs, with their original lengths, on other coordinates ``points`` (n_a, r) of the same
+        centred points (in the order of ``points``, e.g. in a basis of their span)."""
+        out = PairSecantOperator.__new__(PairSecantOperator)
+        out.points, out.i, out.j, out.norms, out.rows = points, self.i, self.j, self.norms, self.rows
+        out.V = (points[self.i] - points[self.j]) / self.norms[:, None]
         return out

@@ -439,12 +439,8 @@ class SpanCoordinates:
         rho = self.residual_norms[rows]
         if np.max((rho[operator.i] + rho[operator.j]) / operator.norms, initial=0.0) > tol:
             return None
-        out = PairSecantOperator.__new__(PairSecantOperator)
         coordinates = self.coordinates[rows]
-        out.points = coordinates - coordinates.mean(axis=0)
-        out.i, out.j, out.norms, out.rows = operator.i, operator.j, operator.norms, rows
-        out.V = (out.points[out.i] - out.points[out.j]) / out.norms[:, None]
-        return out
+        return operator.with_points(coordinates - coordinates.mean(axis=0))
 
 
 def factor_in_original_coordinates(U: np.ndarray, s: np.ndarray, basis: np.ndarray | None) -> np.ndarray:
