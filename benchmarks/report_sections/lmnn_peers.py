@@ -45,8 +45,10 @@ def alternated(doc: dict) -> str:
                           " / ".join(f"{theirs[k]['cpu_seconds']:.2f}" for k in rounds),
                           num(median(theirs[k]["cpu_seconds"] / ours[k]["cpu_seconds"] for k in rounds), 2, style="f"),
                           f"{faster} of {len(rounds)}"))
+    where = ("each run in a fresh process, ours as the peers'" if doc.get("ours_process") == "fresh"
+             else "ours in the benchmark's own process, the peers each in a fresh one")
     return f"""**Back to back.** {run_line(stamp_of(doc))} Ours and each peer alternated, the order rotating every
-round, so that both see the same load; CPU time (every method runs single-threaded).
+round, so that both see the same load; {where}; CPU time (every method runs single-threaded).
 
 {table(("data", "peer", "rounds", "ours, CPU [s]", "peer, CPU [s]", "median peer / ours", "ours faster"), lines,
        "llrllrr")}

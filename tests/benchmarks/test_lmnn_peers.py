@@ -15,3 +15,19 @@ def test_a_thesis_scale_run_records_its_split_and_the_thesis_whatever_the_output
         assert record["thesis"] == peers.THESIS and "test_size=3000" in record["split"]
     path, record = peers.thesis_scale_record(Path("/tmp/lmnn_peers.json"), ["iris", "mnist10k-pca50"], base)
     assert path.name == "lmnn_peers.json" and record is base
+
+
+def test_alternated_runs_solve_ours_in_a_fresh_process_and_pair_the_ratios_by_round(monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    peers = load_script("lmnn_peers")
+    Xtr, _, ytr, _ = peers.load("iris")
+    row = peers.run_ours(Xtr, ytr, 1e-5, 60.0)
+    assert row["status"] == "optimal" and row["relative_gap"] <= 1e-5
+    assert row["cpu_seconds"] > 0 and row["seconds"] > 0 and row["newton_steps"] >= 1
+    runs = [{"dataset": "d", "method": "ours", "round": 0, "cpu_seconds": 2.0, "status": "optimal"},
+            {"dataset": "d", "method": "ours", "round": 1, "cpu_seconds": 1.0, "status": "optimal"},
+            {"dataset": "d", "method": "p", "round": 1, "cpu_seconds": 3.0, "status": "done"},
+            {"dataset": "d", "method": "p", "round": 0, "cpu_seconds": 5.0, "status": "done"},
+            {"dataset": "d", "method": "ours", "round": 2, "cpu_seconds": 1.0, "status": "optimal"},
+            {"dataset": "d", "method": "p", "round": 2, "cpu_seconds": 9.0, "status": "timeout"}]
+    assert peers.cpu_ratios(runs, "d", "p") == [2.5, 3.0]
