@@ -88,6 +88,12 @@ DIRECT_FROM = 3000
 #: the margin triplets from the rest well enough for a band of ``_DIRECT_BAND`` (:mod:`.margin_rounds`).
 _DIRECT_ETAS, _DIRECT_BAND = (0.3, 0.03, 0.01, 3e-3, 1e-3), 5e-3
 
+#: The smoothing of the first-order start on the working-set path: one stage at η = 0.03, started at the best
+#: scale along the ray of the identity, with room for the L-BFGS steps that the stages (0.3, 0.03) took together.
+#: It stops on its relative decrease at a metric as good for the interior point (the same Newton steps) in fewer
+#: evaluations: a wide first stage spends its steps on a loss the second then changes.
+_ROUNDS_ETAS, _ROUNDS_STAGE_ITER = (0.03,), 60
+
 
 @dataclass(frozen=True)
 class RoundOptions:
@@ -446,7 +452,8 @@ def solve_lmnn_fast(
         working = check_triplets(instance, initial_triplets)
     elif first_order:
         warm = warm_start_metric(X, y, targets, mu, P, keep=first_order_keep, verbose=verbose,
-                                 etas=_DIRECT_ETAS if repair == "direct" else (0.3, 0.03),
+                                 etas=_DIRECT_ETAS if repair == "direct" else _ROUNDS_ETAS,
+                                 stage_iter=30 if repair == "direct" else _ROUNDS_STAGE_ITER,
                                  time_budget=None if time_limit is None else 0.5 * float(time_limit))
         working, alpha0 = warm.triplets, warm.alpha
         if first_order_fix is not None:

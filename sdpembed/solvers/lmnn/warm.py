@@ -400,7 +400,8 @@ def warm_start_metric(
     etas : tuple of float
         Smoothing widths η of the stages, in units of the margin 1 of (2.6) (decreasing). Two stages
         (0.3, 0.03) reach a start as good for the interior-point method as three (1, 0.1, 0.02) in
-        fewer evaluations.
+        fewer evaluations, and one stage (0.03,) of up to twice the steps, from the scaled start, in fewer
+        still (what :func:`~sdpembed.solvers.lmnn.fast.solve_lmnn_fast` uses before its working-set rounds).
     stage_iter : int
         L-BFGS steps per stage at most.
     keep : float
