@@ -508,7 +508,10 @@ def _min_eig_perp(n: int, edges: np.ndarray, y: np.ndarray, level: float) -> flo
 def algebraic_connectivity(n: int, edges: np.ndarray) -> float:
     """λ₂ of the unit-weight Laplacian (3.24), estimated densely (n ≤ a few 1000) and lowered by a
     backward-error margin."""
-    return _min_eig_perp(n, edges, np.ones(edges.shape[0]), 0.0)
+    # the level moves the eigenvalue of 1 above the whole spectrum (λ_max ≤ 2·max degree, Gershgorin): at a
+    # level of 0 it sat at 1, and every λ₂ > 1 read as 1
+    level = 2.0 * float(np.max(np.bincount(edges.ravel(), minlength=n), initial=0))
+    return _min_eig_perp(n, edges, np.ones(edges.shape[0]), level)
 
 
 #: The double-precision proof's own margin 2δ/|c| (:func:`proof_margin`) above which the proof runs in
