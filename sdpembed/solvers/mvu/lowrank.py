@@ -776,5 +776,6 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
     if status != "optimal" or variant == "slack":
         Y = best_Y
     if status != "optimal":
-        message += " (returning the iterate closest to the tolerances)"
+        message += (" (returning the iterate of highest objective)" if variant == "slack"
+                    else " (returning the iterate closest to the tolerances)")
     return result(Y, status, message, best_bound, best_y, iteration, violation)
