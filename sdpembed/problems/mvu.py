@@ -508,7 +508,10 @@ def _min_eig_perp(n: int, edges: np.ndarray, y: np.ndarray, level: float) -> flo
 def algebraic_connectivity(n: int, edges: np.ndarray) -> float:
     """λ₂ of the unit-weight Laplacian (3.24), estimated densely (n ≤ a few 1000) and lowered by a
     backward-error margin."""
-    return _min_eig_perp(n, edges, np.ones(edges.shape[0]), 0.0)
+    # the level moves the eigenvalue of 1 above the whole spectrum (λ_max ≤ 2·max degree, Gershgorin): at a
+    # level of 0 it sat at 1, and every λ₂ > 1 read as 1
+    level = 2.0 * float(np.max(np.bincount(edges.ravel(), minlength=n), initial=0))
+    return _min_eig_perp(n, edges, np.ones(edges.shape[0]), level)
 
 
 #: The double-precision proof's own margin 2δ/|c| (:func:`proof_margin`) above which the proof runs in
@@ -517,11 +520,10 @@ def algebraic_connectivity(n: int, edges: np.ndarray) -> float:
 EXTENDED_PROOF_FROM = 1e-6
 
 #: Largest n for which the proof runs in extended precision: its Cholesky factorisation is numpy's own
-#: (LAPACK has no long double), O(n³) in interpreted blocks — about 1 s of CPU at n = 1,000 (a tenth of that at
-#: n = 500, a few hundredths below 300) — which covers the equality roll of n = 1,000, whose lifted multipliers
-#: prove a gap of 8e-6 in long double and of 0.46 in double. A solver that certifies each iterate pays it
-#: only near the end (``goal`` of :func:`dual_bound`); the choice of precision itself depends on (n, edges, y, c)
-#: alone, so ``verify`` proves the same way.
+#: (LAPACK has no long double), O(n³) in interpreted blocks, many times LAPACK's double factorisation — which
+#: covers the equality roll of n = 1,000, whose lifted multipliers prove a gap below 1e-5 only in long double. A
+#: solver that certifies each iterate pays it only near the end (``goal`` of :func:`dual_bound`); without a
+#: goal the choice of precision depends on (n, edges, y, c) alone, so ``verify`` proves the same way.
 EXTENDED_PROOF_MAX_N = 1000
 
 #: Rows and columns per block of the extended-precision Cholesky factorisation.

@@ -255,17 +255,20 @@ def certify(
                            f"(objective {objective:.10g}, optimum {optimum:.10g})")
     elif verified is not None:
         # f* lies between the objective of a feasible solution and the verified bound: the error is at
-        # most their distance, signed like (f − f*) (below the bound of a maximisation: negative)
+        # most their distance, signed like (f − f*) (below the bound of a maximisation: negative). An objective
+        # beyond the bound (a solution feasible only to the tolerance) is at least that far from f*: the check
+        # is two-sided, as against a known optimum
         sign = 1.0 if spec.sense == "min" else -1.0
         error = (objective - verified) / max(abs(verified), 1.0) if np.isfinite(verified) else -sign * np.inf
         source = "bracketed by the verified dual bound of the given multipliers"
         if not np.isfinite(verified):
             reasons.append(f"the given dual multipliers prove no finite bound ({verified}): the objective could "
                            "not be checked")
-        elif not sign * error <= tol.objective:
-            reasons.append(f"objective {objective:.10g} is {abs(error):.3e} (relative) "
-                           f"{'above' if sign > 0 else 'below'} the verified dual bound {verified:.10g}; "
-                           f"tolerance {tol.objective:g}")
+        elif not abs(error) <= tol.objective:
+            side = "above" if error > 0 else "below"
+            beyond = ": better than the optimum by at least this (an infeasible answer)" if sign * error < 0 else ""
+            reasons.append(f"objective {objective:.10g} is {abs(error):.3e} (relative) {side} the verified dual "
+                           f"bound {verified:.10g}{beyond}; tolerance {tol.objective:g}")
     bound = float("nan") if dual_bound is None else dual_bound
     sign = 1.0 if spec.sense == "min" else -1.0
     if np.isfinite(bound) and np.isfinite(optimum):

@@ -23,6 +23,7 @@ from sdpembed.problems import MVUInstance, MVUOOSInstance
 from sdpembed.problems import mvu as mvu_problem
 from sdpembed.problems import mvu_oos as oos_problem
 from sdpembed.registry import PROBLEMS, solve
+from sdpembed.validation.certify import Tolerances
 from sdpembed.validation.suite import grade_solution, load_suite
 from sdpembed.validation.verify import verify_solution
 
@@ -89,6 +90,7 @@ import dataclasses, json
 import sdpembed
 from sdpembed.io import load_instance, read_solution, write_solution
 from sdpembed.registry import solve
+from sdpembed.validation.certify import Tolerances
 from sdpembed.validation.verify import verify_solution
 out = {}
 for name in json.loads(sys.argv[1]):
@@ -307,3 +309,23 @@ def test_the_dual_value_is_rounded_upwards_even_under_cancellation():
     value = mvu_problem._dual_value(y, D)
     assert Fraction(value) >= exact
     assert value - float(exact) <= 2.0 * np.spacing(abs(float(exact)))
+
+
+def test_an_objective_beyond_the_proved_bound_by_more_than_the_tolerance_fails():
+    """A min_trace MVU K (n = 23, locked: the interior point ended 'inaccurate') within the feasibility tolerance
+    (violation 4.7e-9) whose objective lies 8.3e-4 (relative) above the upper bound its own multipliers prove:
+    f − f* ≥ f − b > 1e-4, so the objective check fails, as it does against a known optimum."""
+    from pathlib import Path
+
+    data = Path(__file__).resolve().parents[1] / "data"
+    instance = load_instance(data / "mvu_min_trace_locked.npz")
+    solution = read_solution(data / "mvu_min_trace_locked_ipm.npz", instance)
+    cert = verify_solution(instance, solution)
+    bound = cert.dual_bound
+    assert cert.max_violation <= 1e-8 and cert.psd_violation <= 1e-12 and np.isfinite(bound)
+    assert (cert.objective - bound) / abs(bound) > 8e-4
+    assert not cert.passed
+    assert "above the verified dual bound" in " ".join(cert.reasons)
+    # the same matrix against its (looser) optimum bracket, a tolerance above the excess, passes
+    loose = verify_solution(instance, solution, tolerances=Tolerances(objective=1e-3))
+    assert loose.passed, loose.reasons

@@ -311,7 +311,7 @@ def solve_in_face(instance, *, basis: np.ndarray | None = None, certificate=None
         objective = instance.objective(K)
         violation = float(instance.max_violation(K))
         # an iterate whose multipliers cannot come within EXTENDED_GOAL gap tolerances of its objective is proved in
-        # double: the extended-precision proof (about 1 s at n = 1,000) pays only near the end
+        # double: the extended-precision proof (O(n³) in interpreted blocks) pays only near the end
         bound, y_feas = bound_of(y, goal=(objective, EXTENDED_GOAL * gap_tol))
         if bound < best_bound:
             best_bound, best_y = bound, y_feas

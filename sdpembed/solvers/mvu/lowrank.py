@@ -247,7 +247,8 @@ def _raise_multipliers(B, y: np.ndarray, D: np.ndarray, c: float, omega: float, 
         minimise Dᵀd   s.t.   Σ_e d_e (v_k,i − v_k,j)² ≥ 2(c + η − λ_k) for each such k,   0 ≤ d ≤ ω − y,
 
     its constraints the first-order gains dλ_k/dy_e = ((Be)ᵀv_k)², doubled as λ_min is concave (the
-    linear model overestimates the gain of a large step). Mixing with the strictly feasible ω·1
+    linear model overestimates the gain of a large step); where the doubled gains do not fit in the box
+    (near the least valid ω), the plain ones. Mixing with the strictly feasible ω·1
     (:func:`~sdpembed.problems.mvu.dual_bound`) raises every multiplier towards ω and gains only
     ωλ₂(L₁) − c, which vanishes as ω approaches its least valid value; the programme raises the few
     edges across which the offending eigenvectors vary. The result is not proved here: the caller
@@ -295,8 +296,12 @@ def _raise_multipliers(B, y: np.ndarray, D: np.ndarray, c: float, omega: float, 
         if w.size == 0:
             break
         gains = np.asarray(B @ V) ** 2         # E × k: dλ_k/dy_e
-        lp = scipy.optimize.linprog(D, A_ub=-gains.T, b_ub=-2.0 * (target - w),
-                                    bounds=np.column_stack([np.zeros_like(y), omega - y]), method="highs")
+        for factor in (2.0, 1.0):
+            # near the least valid ω the doubled gains may not fit in the box: the plain first-order ones then
+            lp = scipy.optimize.linprog(D, A_ub=-gains.T, b_ub=-factor * (target - w),
+                                        bounds=np.column_stack([np.zeros_like(y), omega - y]), method="highs")
+            if lp.status == 0:
+                break
         if lp.status != 0:
             break                              # infeasible even with every multiplier at ω: nothing to gain
         y = np.minimum(y + np.maximum(lp.x, 0.0), omega)
@@ -771,5 +776,6 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
     if status != "optimal" or variant == "slack":
         Y = best_Y
     if status != "optimal":
-        message += " (returning the iterate closest to the tolerances)"
+        message += (" (returning the iterate of highest objective)" if variant == "slack"
+                    else " (returning the iterate closest to the tolerances)")
     return result(Y, status, message, best_bound, best_y, iteration, violation)

@@ -141,7 +141,7 @@ def test_two_unfinished_runs_combine_the_more_feasible_matrix_with_the_smaller_p
     from sdpembed.solvers.mvu.facial import _combine
     X, _ = swiss_roll(16, noise=0.1, random_state=2)
     inst = MVUInstance.from_points(X, 3, "equality", link=True, random_state=2)
-    early, later = solve_mvu_ipm(inst, max_iter=3), solve_mvu_ipm(inst, max_iter=8)
+    early, later = solve_mvu_ipm(inst, max_iter=3), solve_mvu_ipm(inst, max_iter=5)
     assert later.max_violation < early.max_violation and later.dual_bound < early.dual_bound
     both = _combine(inst, early, later, 1e-6, 1e-6, 0.0)
     assert both.objective == later.objective and both.dual_bound == later.dual_bound

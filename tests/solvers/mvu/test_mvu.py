@@ -30,6 +30,8 @@ from sdpembed.validation.embedding_quality import (
     neighborhood_intersection,
 )
 
+from .conftest import certified_truth
+
 VARIANTS = [("equality", None), ("inequality", None), ("slack", 0.9), ("min_trace", None)]
 
 
@@ -169,6 +171,26 @@ def test_slack_with_too_small_omega_is_unbounded() -> None:
     inst = _tiny(0, "slack", 1e-3)
     assert solve_mvu_ipm(inst).status == "unbounded"
     assert solve_mvu_cvxpy(inst).status in ("unbounded", "error", "inaccurate")
+
+
+def test_slack_below_one_half_on_a_well_connected_graph_is_bounded() -> None:
+    # omega * lambda_2 >= 1 - omega decides boundedness: lambda_2 = 5.2 here, so omega = 0.4 (0.4 * 5.2 >= 0.6)
+    # is bounded and CVXPY proves an optimum; an estimate of lambda_2 capped at 1 called every omega <= 1/2
+    # unbounded, whatever the graph
+    from sdpembed.problems.mvu import algebraic_connectivity
+    from sdpembed.solvers.mvu.lowrank import solve_mvu_lowrank
+
+    X = np.random.default_rng(0).standard_normal((12, 2))
+    inst = MVUInstance.from_points(X, 6, "slack", omega=0.4)
+    laplacian = sdpembed.graphs.graph_laplacian(inst.n, inst.edges, np.ones(inst.n_constraints)).toarray()
+    lam2 = np.linalg.eigvalsh(laplacian)[1]
+    assert lam2 > 5.0 and abs(algebraic_connectivity(inst.n, inst.edges) - lam2) <= 1e-9 * lam2
+    truth = certified_truth(inst)
+    for solve in (solve_mvu_ipm, solve_mvu_lowrank):
+        res = solve(inst)
+        assert res.status == "optimal", res.message
+        assert res.dual_bound >= truth.objective * (1 - 1e-7) and res.objective <= truth.dual_bound * (1 + 1e-7)
+        assert abs(res.objective - truth.objective) <= 1e-5 * abs(truth.objective)
 
 
 def test_infeasible_and_locked_up_runs_are_never_optimal() -> None:
