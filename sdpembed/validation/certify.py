@@ -85,9 +85,10 @@ class Certificate:
     asymmetry: float = float("nan")
     """max |X − Xᵀ| / max(1, max |X|), held to ``tolerances.feasibility``."""
     violation_error: float = float("nan")
-    """A proved bound on |``max_violation`` − the exact worst violation| (point-form NuMax instances, whose
-    verdict on the violation is proved: :meth:`~sdpembed.problems.numax.NuMaxInstance.check_violation`);
-    NaN where the violation is a computed value only."""
+    """A proved bound on |``max_violation`` − the exact worst violation| (the NuMax family, point or
+    secant form, whose verdict on the violation is proved:
+    :meth:`~sdpembed.problems.numax.NuMaxInstance.check_violation`); NaN where the violation is a
+    computed value only."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable dict of every field."""
@@ -224,10 +225,14 @@ def certify(
 
     objective = instance.objective(X)
     violation_error = float("nan")
-    if getattr(instance, "point_form", False):
-        # a proved verdict: every pair within or beyond the tolerance by its rounding bound, or exactly
-        with progress_bar(instance.n_constraints, "scanning all pairs", enabled=progress, unit="pairs") as bar:
-            check = (instance.check_violation(X, tol.feasibility, progress=bar.update) if scan_backend is None
+    if hasattr(instance, "check_violation"):
+        # a proved verdict (the NuMax family): every secant within or beyond the tolerance by its
+        # rounding bound, or exactly; the scan of all pairs of a point-form instance where the backend runs
+        point_form = getattr(instance, "point_form", False)
+        with progress_bar(instance.n_constraints, "scanning all pairs" if point_form else "checking the secants",
+                          enabled=progress, unit="pairs" if point_form else "secants") as bar:
+            check = (instance.check_violation(X, tol.feasibility, progress=bar.update)
+                     if scan_backend is None or not point_form
                      else scan_backend.check_violation(instance, X, tol.feasibility, progress=bar.update))
         violation, violation_error, exceeds = check.value, check.error, check.exceeds
     else:
