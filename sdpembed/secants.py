@@ -438,8 +438,9 @@ def iter_row_form_bounds(V: np.ndarray, P: np.ndarray, block_size: int = 65536
 
 
 def _symmetric(P: np.ndarray) -> np.ndarray:
-    """P itself when symmetric, else fl((P + Pᵀ)/2): vᵀPv is the quadratic form of the symmetric part."""
-    return P if np.array_equal(P, P.T) else 0.5 * (P + P.T)
+    """P itself when symmetric, else fl((P + Pᵀ)/2): vᵀPv is the quadratic form of the symmetric part.
+    Formed as 0.5P + 0.5Pᵀ, the same double but for entries near the largest, where P + Pᵀ overflows."""
+    return P if np.array_equal(P, P.T) else 0.5 * P + 0.5 * P.T
 
 
 def _secant_form_blocks(X: np.ndarray, P: np.ndarray, block_size: int, pairs: tuple[int, int] | None,

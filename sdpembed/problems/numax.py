@@ -106,8 +106,9 @@ class ViolationCheck:
 
     @property
     def error(self) -> float:
-        """The proved bound on |``value`` − the exact worst violation|."""
-        return max(self.upper - self.value, self.value - self.lower)
+        """The proved bound on |``value`` − the exact worst violation| (inf when ``value`` is: a violation
+        beyond the largest double, where inf − inf is no bound)."""
+        return float(np.fmax(self.upper - self.value, self.value - self.lower))
 
     @classmethod
     def merge(cls, checks: Iterable[ViolationCheck], tol: float) -> ViolationCheck:
