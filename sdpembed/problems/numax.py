@@ -56,7 +56,8 @@ UNIT_NORM_TOL = 1e-6
 def _unit_rows(value: object, name: str, *, allow_empty: bool = False) -> np.ndarray:
     """Validated, exactly renormalised unit rows (NuMax eq. (1)), read-only."""
     V = as_matrix(value, name, min_rows=0 if allow_empty else 1)
-    norms = np.linalg.norm(V, axis=1)
+    with np.errstate(over="ignore"):               # a norm beyond the doubles is inf: refused below
+        norms = np.linalg.norm(V, axis=1)
     bad = np.abs(norms - 1.0) > UNIT_NORM_TOL
     if np.any(bad):
         raise ValueError(
@@ -175,6 +176,11 @@ def _block_spread(block: Any, lo: np.ndarray, hi: np.ndarray, has_lo: np.ndarray
 
 _EPS = float(np.finfo(np.float64).eps)
 
+#: Secants without a rounding bound (their forms overflowed) recomputed exactly once the verdict is proved,
+#: to bound the worst violation: each costs O(N²) Python-integer operations, and a P near the largest
+#: double leaves every secant without one (hours for all pairs of a few hundred images).
+_EXACT_AFTER_VERDICT = 64
+
 
 class _RowForms:
     """The forms vᵀPv of stored secant rows as :func:`_proved_check` reads a block: each value with its
@@ -239,10 +245,16 @@ def _proved_check(blocks: Iterable[tuple[tuple[np.ndarray, ...], Any, np.ndarray
     order = np.argsort(np.where(interval, -estimate, -np.inf), kind="stable")
     decided = np.zeros(order.size, bool)
     forms = exact_forms()
+    after_verdict = 0
     for start in range(0, order.size, 8):
         chunk = order[start:start + 8]
         if violated:
+            # the verdict is proved: the others keep their intervals; those without one (forms that
+            # overflowed) are bounded exactly up to a budget, beyond which ``upper`` is inf
             chunk = chunk[~interval[chunk]]
+            after_verdict += chunk.size
+            if after_verdict > _EXACT_AFTER_VERDICT:
+                break
         for k, form in zip(chunk, forms(*(key[chunk] for key in keys)), strict=True):
             # every secant has a bound: 1 − δ below, 1 + δ above, or both
             exact = max([(1 - exact_delta) - form] * bool(has_lo[k]) + [form - (1 + exact_delta)] * bool(has_hi[k]))
@@ -251,9 +263,12 @@ def _proved_check(blocks: Iterable[tuple[tuple[np.ndarray, ...], Any, np.ndarray
             violated += int(exact > exact_tol)
         decided[chunk] = True
     left = ~decided
-    value = max(value, float(np.max(estimate[left], initial=0.0)))
-    lower = max(lower, float(np.max(estimate[left] - spread[left], initial=0.0)))
-    upper = max(upper, float(np.max(estimate[left] + spread[left], initial=0.0)))
+    bounded_left = left & interval
+    value = max(value, float(np.max(estimate[bounded_left], initial=0.0)))
+    lower = max(lower, float(np.max(estimate[bounded_left] - spread[bounded_left], initial=0.0)))
+    upper = max(upper, float(np.max(estimate[bounded_left] + spread[bounded_left], initial=0.0)))
+    if np.any(left & ~interval):
+        upper = float(np.inf)
     return ViolationCheck(value, lower, upper, tol, violated > 0, count, violated, int(decided.sum()),
                           int(left.sum()))
 

@@ -383,3 +383,22 @@ def test_an_overflowing_form_of_stored_secants_is_decided_exactly():
     with np.errstate(over="ignore", invalid="ignore"):
         check = instance.check_violation(P, 0.0)
     assert check.exceeds and check.lower == np.finfo(np.float64).max and check.upper == np.inf
+
+
+@pytest.mark.parametrize("form", ["secants", "points"])
+def test_forms_beyond_the_doubles_are_not_all_recomputed_once_the_verdict_is_proved(form):
+    """P = 1.7e308·I: every form overflows, so no secant has a rounding bound. Every one was recomputed in
+    exact arithmetic (O(N²) integer operations each: hours for all pairs of 800 MNIST images); once the
+    first exact ones prove the verdict, only a budget more are, and the worst violation is bracketed by
+    [the largest exact one, inf]."""
+    rng = np.random.default_rng(3)
+    if form == "secants":
+        V = rng.normal(size=(400, 6))
+        instance = NuMaxInstance(delta=0.1, secants=V / np.linalg.norm(V, axis=1)[:, None])
+    else:
+        instance = NuMaxInstance(delta=0.1, X=rng.normal(size=(40, 6)))
+    P = 1.7e308 * np.eye(6)
+    with np.errstate(over="ignore", invalid="ignore"):
+        check = instance.check_violation(P, 1e-5)
+    assert check.exceeds and check.upper == np.inf and check.lower > 1e307
+    assert check.exact <= 8 + 64 < check.exact + check.undecided <= check.pairs
