@@ -92,7 +92,8 @@ class ViolationCheck:
     its worst-case rounding bound, or decided in exact rational arithmetic (``exact`` such secants).
     ``violated`` counts the secants proved beyond ``tol``, ``pairs`` the secants checked, and
     ``undecided`` those left within their rounding bound of ``tol`` once the verdict was proved (a
-    secant beyond ``tol`` decides it; the others then keep their bounds).
+    secant beyond ``tol`` decides it; the others then keep their bounds, and ``upper`` is inf when some
+    left have none: forms that overflowed, beyond the few then recomputed exactly).
     """
 
     value: float
