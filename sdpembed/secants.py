@@ -51,6 +51,7 @@ __all__ = [
     "violation_uncertainty",
     "SecantFormBounds",
     "iter_secant_form_bounds",
+    "iter_row_form_bounds",
     "ExactSecantForms",
 ]
 
@@ -406,9 +407,40 @@ def iter_secant_form_bounds(
         yield SecantFormBounds(*arrays) if keep.all() else SecantFormBounds(*(a[keep] for a in arrays))
 
 
+def iter_row_form_bounds(V: np.ndarray, P: np.ndarray, block_size: int = 65536
+                         ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """vᵀPv of the rows v of ``V`` themselves (the secants of a secant-form instance, as stored: not
+    normalised again), with proved bounds on their rounding, in blocks of ``block_size`` rows.
+
+    Yields (rows, values, errors): the row indices, fl(rowdot(fl(VP̃), V)) with P̃ the symmetrised P
+    (:func:`iter_secant_form_bounds`), and bounds |value − vᵀPv| ≤ error. This is the Gram-identity
+    form of :func:`quadratic_form_error` with the second row b = 0 (every term in b is then exactly
+    zero and adds no rounding), so its bound, at the rows' computed squared norms, holds; it is twice
+    the one-row bound γ_{2N+1}‖|P|‖₂‖v‖², which costs nothing next to any tolerance. A value or bound
+    that overflows is inf or NaN: such a row is not bounded (the caller recomputes it exactly).
+
+    References
+    ----------
+    .. [1] N. J. Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., SIAM, 2002, §2.1, §3.1.
+    """
+    V = as_matrix(V, "V", min_rows=0)
+    P = np.asarray(P, dtype=np.float64)
+    if P.shape != (V.shape[1], V.shape[1]):
+        raise ValueError(f"P must be of shape {(V.shape[1],) * 2}, got {P.shape}")
+    block_size = check_positive_int(block_size, "block_size")
+    P = _symmetric(P)
+    abs_norm = abs_norm_bound(P)
+    for start in range(0, V.shape[0], block_size):
+        rows = V[start:start + block_size]
+        values = np.einsum("ij,ij->i", rows @ P, rows)
+        errors = quadratic_form_error(np.einsum("ij,ij->i", rows, rows), 0.0, V.shape[1], abs_norm)
+        yield np.arange(start, start + rows.shape[0]), values, errors
+
+
 def _symmetric(P: np.ndarray) -> np.ndarray:
-    """P itself when symmetric, else fl((P + Pᵀ)/2): vᵀPv is the quadratic form of the symmetric part."""
-    return P if np.array_equal(P, P.T) else 0.5 * (P + P.T)
+    """P itself when symmetric, else fl((P + Pᵀ)/2): vᵀPv is the quadratic form of the symmetric part.
+    Formed as 0.5P + 0.5Pᵀ, the same double but for entries near the largest, where P + Pᵀ overflows."""
+    return P if np.array_equal(P, P.T) else 0.5 * P + 0.5 * P.T
 
 
 def _secant_form_blocks(X: np.ndarray, P: np.ndarray, block_size: int, pairs: tuple[int, int] | None,
@@ -464,7 +496,8 @@ def _secant_form_blocks(X: np.ndarray, P: np.ndarray, block_size: int, pairs: tu
 
 
 class ExactSecantForms:
-    """vᵀPv of secants of the rows of ``X``, in exact rational arithmetic: ``forms(i, j)``.
+    """vᵀPv of secants of the rows of ``X``, in exact rational arithmetic: ``forms(i, j)`` (of the rows
+    themselves: ``forms.of_rows(k)``).
 
     Every double is an integer times a power of two, so with the entries of X and of P written as
     integers over common powers of two (Python integers, of any size), the difference d = x_i − x_j,
@@ -493,6 +526,18 @@ class ExactSecantForms:
             raise ValueError("a pair of identical points has no secant")
         power = Fraction(2) ** self.shift
         return [Fraction(int(a), int(b)) * power for a, b in zip(numerators, denominators, strict=True)]
+
+    def of_rows(self, k: np.ndarray) -> list[Fraction]:
+        """vᵀPv of the rows ``k`` of ``X`` themselves, exactly (the secants of a secant-form instance as
+        stored, not normalised: vᵀPv, not vᵀPv / vᵀv)."""
+        k = np.asarray(k, dtype=np.int64)
+        if k.size == 0:
+            return []
+        rows, shift = _integers(self.X[k])
+        D = rows.T                                                  # (N, m): one column a row
+        numerators = np.sum((self.form @ D) * D, axis=0)
+        power = Fraction(2) ** (self.shift + 2 * shift)
+        return [Fraction(int(a)) * power for a in numerators]
 
 
 def _integers(A: np.ndarray) -> tuple[np.ndarray, int]:

@@ -311,7 +311,7 @@ class LMNNInstance(_TripletData):
         M = as_matrix(M, "M")
         if M.shape != (self.dim, self.dim):
             raise ValueError(f"M must have shape {(self.dim, self.dim)}, got {M.shape}")
-        return 0.5 * (M + M.T)
+        return 0.5 * M + 0.5 * M.T          # = fl((M + Mᵀ)/2), without overflow for entries near the largest double
 
     def loss_terms(self, M: np.ndarray, block_size: int = 1 << 21) -> tuple[float, float]:
         """(ε_pull, ε_push) at M: the pull term (2.5) = tr(MP) and the push term (2.7), the sum
@@ -802,7 +802,7 @@ class MultiMetricLMNNInstance(_TripletData):
                              f"got {arr.shape}")
         if not np.all(np.isfinite(arr)):
             raise ValueError("the metrics contain NaN or infinite entries")
-        return 0.5 * (arr + arr.transpose(0, 2, 1))
+        return 0.5 * arr + 0.5 * arr.transpose(0, 2, 1)         # as fl((M + Mᵀ)/2), without its overflow
 
     def objective(self, Ms: np.ndarray) -> float:
         """The multi-metric loss: (1 − μ) Σ_c tr(M^c P_c) + μ Σ hinges of (2.17), all triplets."""

@@ -35,6 +35,7 @@ from ..secants import (
     class_pair_mask,
     gamma,
     iter_labelled_secant_blocks,
+    iter_row_form_bounds,
     iter_secant_form_bounds,
     iter_secant_quadratic_forms,
     pair_count,
@@ -55,7 +56,8 @@ UNIT_NORM_TOL = 1e-6
 def _unit_rows(value: object, name: str, *, allow_empty: bool = False) -> np.ndarray:
     """Validated, exactly renormalised unit rows (NuMax eq. (1)), read-only."""
     V = as_matrix(value, name, min_rows=0 if allow_empty else 1)
-    norms = np.linalg.norm(V, axis=1)
+    with np.errstate(over="ignore"):               # a norm beyond the doubles is inf: refused below
+        norms = np.linalg.norm(V, axis=1)
     bad = np.abs(norms - 1.0) > UNIT_NORM_TOL
     if np.any(bad):
         raise ValueError(
@@ -80,16 +82,18 @@ def _check_secant_memory(X: object, count: int | None = None) -> None:
 
 @dataclass(frozen=True)
 class ViolationCheck:
-    """The proved outcome of the feasibility check of a point-form instance
+    """The proved outcome of the feasibility check of an instance of the NuMax family
     (``NuMaxInstance.check_violation``, ``NuMaxClassInstance.check_violation``).
 
     The exact worst violation max_k (lo_k − v_kᵀPv_k, v_kᵀPv_k − hi_k)₊ over all secants, in exact
     arithmetic on the doubles given (the bounds 1 ∓ δ exact), lies in [``lower``, ``upper``]; ``value``
-    is the computed one. ``exceeds`` says, proved, whether it exceeds ``tol``: every pair was either
-    proved within ``tol`` or beyond it by its worst-case rounding bound, or decided in exact rational
-    arithmetic (``exact`` such pairs). ``violated`` counts the pairs proved beyond ``tol``, ``pairs``
-    the pairs checked, and ``undecided`` those left within their rounding bound of ``tol`` once the
-    verdict was proved (a pair beyond ``tol`` decides it; the others then keep their bounds).
+    is the computed one. ``exceeds`` says, proved, whether it exceeds ``tol``: every secant (a pair of
+    points, or a stored row of a secant-form instance) was either proved within ``tol`` or beyond it by
+    its worst-case rounding bound, or decided in exact rational arithmetic (``exact`` such secants).
+    ``violated`` counts the secants proved beyond ``tol``, ``pairs`` the secants checked, and
+    ``undecided`` those left within their rounding bound of ``tol`` once the verdict was proved (a
+    secant beyond ``tol`` decides it; the others then keep their bounds, and ``upper`` is inf when some
+    left have none: forms that overflowed, beyond the few then recomputed exactly).
     """
 
     value: float
@@ -104,8 +108,9 @@ class ViolationCheck:
 
     @property
     def error(self) -> float:
-        """The proved bound on |``value`` − the exact worst violation|."""
-        return max(self.upper - self.value, self.value - self.lower)
+        """The proved bound on |``value`` − the exact worst violation| (inf when ``value`` is: a violation
+        beyond the largest double, where inf − inf is no bound)."""
+        return float(np.fmax(self.upper - self.value, self.value - self.lower))
 
     @classmethod
     def merge(cls, checks: Iterable[ViolationCheck], tol: float) -> ViolationCheck:
@@ -172,6 +177,102 @@ def _block_spread(block: Any, lo: np.ndarray, hi: np.ndarray, has_lo: np.ndarray
 
 _EPS = float(np.finfo(np.float64).eps)
 
+#: Secants without a rounding bound (their forms overflowed) recomputed exactly once the verdict is proved,
+#: to bound the worst violation: each costs O(N²) Python-integer operations, and a P near the largest
+#: double leaves every secant without one (hours for all pairs of a few hundred images).
+_EXACT_AFTER_VERDICT = 64
+
+
+class _RowForms:
+    """The forms vᵀPv of stored secant rows as :func:`_proved_check` reads a block: each value with its
+    rounding bound, over an exact denominator 1."""
+
+    def __init__(self, values: np.ndarray, errors: np.ndarray) -> None:
+        self.values, self.num_err = values, errors
+        self.den, self.den_err = np.ones_like(values), np.zeros_like(values)
+
+
+def _proved_check(blocks: Iterable[tuple[tuple[np.ndarray, ...], Any, np.ndarray, np.ndarray]],
+                  exact_forms: Callable[[], Callable[..., list[Fraction]]], tol: float, delta: float,
+                  progress: Callable[[int], object] | None) -> ViolationCheck:
+    """The proved check of ``check_violation`` over ``blocks`` of (keys, forms, lo, hi): the keys of each
+    secant ((i, j) point pairs, or (k,) rows), its computed form with rounding bounds (``values``,
+    ``num_err``, ``den``, ``den_err`` as in :class:`~sdpembed.secants.SecantFormBounds`) and its bounds.
+    ``exact_forms()`` makes the exact forms of secants by their keys, when some are left undecided."""
+    exact_tol, exact_delta = Fraction(tol), Fraction(delta)
+    value = lower = upper = 0.0
+    violated = count = 0
+    doubts = []
+    for keys, block, lo, hi in blocks:
+        has_lo, has_hi = np.isfinite(lo), np.isfinite(hi)
+        with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+            estimate = np.maximum(lo - block.values, block.values - hi)
+            # a screen first: one bound for the whole block, then each secant's own bound only where
+            # that one leaves the verdict open or the secant may hold the block's worst bounds. A secant
+            # settled below top − 3·screen is exactly below top − screen (its own bound, the rounding
+            # of that difference at most screen/8), so below the exact value of the block's top
+            # secant, which bounds it in ``upper`` even when decided exactly at the foot of its
+            # interval (below top − 2·screen left screen/8 unproved)
+            screen = _block_spread(block, lo, hi, has_lo, has_hi, tol)
+            settled_in = estimate + screen <= tol
+            settled_out = estimate - screen > tol
+            top = float(np.fmax.reduce(estimate)) if estimate.size else -np.inf
+            look = np.flatnonzero(~(settled_in | settled_out) | (estimate >= top - 3.0 * screen))
+            spread = _pair_spread(block, lo, hi, has_lo, has_hi, tol, look)
+            est = estimate[look]
+            bounded = block.den[look] > block.den_err[look]
+            within = bounded & (est + spread <= tol)
+            beyond = bounded & (est - spread > tol)
+        sure = within | beyond
+        settled = settled_in | settled_out
+        settled[look] = False
+        value = max(value, float(np.max(estimate[settled], initial=0.0)), float(np.max(est[sure], initial=0.0)))
+        lower = max(lower, float(np.max(est[sure] - spread[sure], initial=0.0)))
+        upper = max(upper, float(np.max(est[sure] + spread[sure], initial=0.0)))
+        violated += int(np.count_nonzero(beyond)) + int(np.count_nonzero(settled_out[settled]))
+        count += estimate.size
+        if not np.all(sure):
+            doubt = look[~sure]
+            doubts.append((*(key[doubt] for key in keys), est[~sure], spread[~sure], bounded[~sure],
+                           has_lo[doubt], has_hi[doubt]))
+        if progress is not None:
+            progress(estimate.size)
+    if not doubts:
+        return ViolationCheck(value, lower, upper, tol, violated > 0, count, violated)
+    *keys, estimate, spread, bounded, has_lo, has_hi = (np.concatenate(parts) for parts in zip(*doubts, strict=True))
+    interval = bounded & np.isfinite(estimate) & np.isfinite(spread)       # a bound holds
+    # the secants likeliest beyond tol first: once one is, the verdict is proved and the others keep
+    # their intervals (all but those without one)
+    order = np.argsort(np.where(interval, -estimate, -np.inf), kind="stable")
+    decided = np.zeros(order.size, bool)
+    forms = exact_forms()
+    after_verdict = 0
+    for start in range(0, order.size, 8):
+        chunk = order[start:start + 8]
+        if violated:
+            # the verdict is proved: the others keep their intervals; those without one (forms that
+            # overflowed) are bounded exactly up to a budget, beyond which ``upper`` is inf
+            chunk = chunk[~interval[chunk]]
+            after_verdict += chunk.size
+            if after_verdict > _EXACT_AFTER_VERDICT:
+                break
+        for k, form in zip(chunk, forms(*(key[chunk] for key in keys)), strict=True):
+            # every secant has a bound: 1 − δ below, 1 + δ above, or both
+            exact = max([(1 - exact_delta) - form] * bool(has_lo[k]) + [form - (1 + exact_delta)] * bool(has_hi[k]))
+            down, up = _rounded_out(exact)
+            value, lower, upper = max(value, _as_float(exact)), max(lower, down), max(upper, up)
+            violated += int(exact > exact_tol)
+        decided[chunk] = True
+    left = ~decided
+    bounded_left = left & interval
+    value = max(value, float(np.max(estimate[bounded_left], initial=0.0)))
+    lower = max(lower, float(np.max(estimate[bounded_left] - spread[bounded_left], initial=0.0)))
+    upper = max(upper, float(np.max(estimate[bounded_left] + spread[bounded_left], initial=0.0)))
+    if np.any(left & ~interval):
+        upper = float(np.inf)
+    return ViolationCheck(value, lower, upper, tol, violated > 0, count, violated, int(decided.sum()),
+                          int(left.sum()))
+
 
 class _TraceInstance(Instance):
     """What the trace-minimisation instances share: the objective and the verified dual bound."""
@@ -223,93 +324,55 @@ class _TraceInstance(Instance):
     def check_violation(self, P: np.ndarray, tol: float = 0.0, *, block_size: int = 65536,
                         progress: Callable[[int], object] | None = None,
                         pairs: tuple[int, int] | None = None) -> ViolationCheck:
-        """The worst violation of the bounds lo ≤ v_ijᵀPv_ij ≤ hi over all secants of a point-form
-        instance, with a proved verdict on whether it exceeds ``tol`` (:class:`ViolationCheck`).
+        """The worst violation of the bounds lo ≤ vᵀPv ≤ hi over all secants, with a proved verdict on
+        whether it exceeds ``tol`` (:class:`ViolationCheck`).
 
-        The ratios of :func:`~sdpembed.secants.iter_secant_form_bounds` (NuMax eq. (1) secants, from Gram
-        rows, streamed in blocks of ``block_size`` pairs) come with worst-case bounds on their rounding,
-        and :func:`~sdpembed.secants.violation_uncertainty` with bounds on each pair's violation (plus
-        the rounding of the bounds fl(1 ∓ δ) themselves): a pair is proved within ``tol`` or beyond it
-        when its interval lies on one side, and the few others are decided by
+        Point form: the secants are those of NuMax eq. (1), v = (x_i − x_j)/‖x_i − x_j‖ exactly, and the
+        ratios of :func:`~sdpembed.secants.iter_secant_form_bounds` (from Gram rows, streamed in blocks of
+        ``block_size`` pairs) come with worst-case bounds on their rounding. Secant form: the constraint
+        applies to the rows v the instance holds, exactly as those doubles — vᵀPv, not vᵀPv / vᵀv —
+        as the secant operator 𝒜 of (4) and (7) is defined
+        (:class:`~sdpembed.problems.numax_operator.SecantOperator`), solved and bounded by the dual
+        (:meth:`proven_bound`): those rows are unit to within rounding (the file's rows, renormalised
+        once when the instance is built), and the SDP checked is the one the dual bound proves; their
+        forms carry the bounds of :func:`~sdpembed.secants.iter_row_form_bounds`, in blocks of
+        ``block_size`` rows. In both, :func:`~sdpembed.secants.violation_uncertainty` bounds each
+        violation (plus the rounding of the bounds fl(1 ∓ δ) themselves): a secant is proved within
+        ``tol`` or beyond it when its interval lies on one side, and the few others are decided by
         :class:`~sdpembed.secants.ExactSecantForms`, in exact rational arithmetic against the exact
-        bounds 1 ∓ δ (the likeliest violated first; once a pair is proved beyond ``tol`` the verdict is,
-        and the others keep their bounds). ``progress(k)`` is told the number of secants of each block;
-        ``pairs`` (start, stop) restricts the check to those linear pair indices (a distributed check
-        splits them so, and :meth:`ViolationCheck.merge` joins the parts).
+        bounds 1 ∓ δ (the likeliest violated first; once one is proved beyond ``tol`` the verdict is,
+        and the others keep their bounds). ``progress(k)`` is told the number of secants of each
+        block; ``pairs`` (start, stop), point form only, restricts the check to those linear pair
+        indices (a distributed check splits them so, and :meth:`ViolationCheck.merge` joins the parts).
+
+        References
+        ----------
+        .. [1] C. Hegde, A. C. Sankaranarayanan, W. Yin and R. G. Baraniuk, "NuMax: A convex approach
+           for learning near-isometric linear embeddings", IEEE Transactions on Signal Processing
+           63(22), 6109–6121, 2015: the secants (1), the constraints of (4) and (7).
         """
-        if not self.point_form:
-            raise ValueError("the proved check of all pairs needs a point-form instance (X)")
         P = np.asarray(P, dtype=np.float64)
         tol = float(tol)
         if not np.isfinite(tol):
             raise ValueError(f"tol must be finite, got {tol}")
         if not np.all(np.isfinite(P)):
             raise ValueError("P must be finite: a non-finite entry has no exact quadratic form")
-        exact_tol, delta = Fraction(tol), Fraction(self.delta)
-        value = lower = upper = 0.0
-        violated = count = 0
-        doubts = []
-        for block in iter_secant_form_bounds(self.X, P, block_size, pairs=pairs):
-            lo, hi = self.bounds_of_pairs(block.i, block.j)
-            has_lo, has_hi = np.isfinite(lo), np.isfinite(hi)
-            with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-                estimate = np.maximum(lo - block.values, block.values - hi)
-                # a screen first: one bound for the whole block, then each pair's own bound only where
-                # that one leaves the verdict open or the pair may hold the block's worst bounds. A pair
-                # settled below top − 3·screen is exactly below top − screen (its own bound, the rounding
-                # of that difference at most screen/8), so below the exact value of the block's top
-                # pair, which bounds it in ``upper`` even when decided exactly at the foot of its
-                # interval (below top − 2·screen left screen/8 unproved)
-                screen = _block_spread(block, lo, hi, has_lo, has_hi, tol)
-                settled_in = estimate + screen <= tol
-                settled_out = estimate - screen > tol
-                top = float(np.fmax.reduce(estimate)) if estimate.size else -np.inf
-                look = np.flatnonzero(~(settled_in | settled_out) | (estimate >= top - 3.0 * screen))
-                spread = _pair_spread(block, lo, hi, has_lo, has_hi, tol, look)
-                est = estimate[look]
-                bounded = block.den[look] > block.den_err[look]
-                within = bounded & (est + spread <= tol)
-                beyond = bounded & (est - spread > tol)
-            sure = within | beyond
-            settled = settled_in | settled_out
-            settled[look] = False
-            value = max(value, float(np.max(estimate[settled], initial=0.0)), float(np.max(est[sure], initial=0.0)))
-            lower = max(lower, float(np.max(est[sure] - spread[sure], initial=0.0)))
-            upper = max(upper, float(np.max(est[sure] + spread[sure], initial=0.0)))
-            violated += int(np.count_nonzero(beyond)) + int(np.count_nonzero(settled_out[settled]))
-            count += block.i.size
-            if not np.all(sure):
-                doubt = look[~sure]
-                doubts.append((block.i[doubt], block.j[doubt], est[~sure], spread[~sure], bounded[~sure],
-                               has_lo[doubt], has_hi[doubt]))
-            if progress is not None:
-                progress(block.i.size)
-        if not doubts:
-            return ViolationCheck(value, lower, upper, tol, violated > 0, count, violated)
-        i, j, estimate, spread, bounded, has_lo, has_hi = (np.concatenate(parts) for parts in zip(*doubts, strict=True))
-        interval = bounded & np.isfinite(estimate) & np.isfinite(spread)       # a ratio bound holds
-        # the pairs likeliest beyond tol first: once one is, the verdict is proved and the others keep
-        # their intervals (all but those without one)
-        order = np.argsort(np.where(interval, -estimate, -np.inf), kind="stable")
-        decided = np.zeros(order.size, bool)
-        exact_forms = ExactSecantForms(self.X, P)
-        for start in range(0, order.size, 8):
-            chunk = order[start:start + 8]
-            if violated:
-                chunk = chunk[~interval[chunk]]
-            for k, form in zip(chunk, exact_forms(i[chunk], j[chunk]), strict=True):
-                # every secant has a bound: 1 − δ below, 1 + δ above, or both
-                exact = max([(1 - delta) - form] * bool(has_lo[k]) + [form - (1 + delta)] * bool(has_hi[k]))
-                down, up = _rounded_out(exact)
-                value, lower, upper = max(value, _as_float(exact)), max(lower, down), max(upper, up)
-                violated += int(exact > exact_tol)
-            decided[chunk] = True
-        left = ~decided
-        value = max(value, float(np.max(estimate[left], initial=0.0)))
-        lower = max(lower, float(np.max(estimate[left] - spread[left], initial=0.0)))
-        upper = max(upper, float(np.max(estimate[left] + spread[left], initial=0.0)))
-        return ViolationCheck(value, lower, upper, tol, violated > 0, count, violated, int(decided.sum()),
-                              int(left.sum()))
+        if self.point_form:
+            blocks = (((b.i, b.j), b, *self.bounds_of_pairs(b.i, b.j))
+                      for b in iter_secant_form_bounds(self.X, P, block_size, pairs=pairs))
+            return _proved_check(blocks, lambda: ExactSecantForms(self.X, P), tol, self.delta, progress)
+        if pairs is not None:
+            raise ValueError("pairs (a range of pairs of points) restricts the check of a point-form instance only")
+        checks = []
+        for V, lo, hi in self._secant_lists():
+            blocks = (((k,), _RowForms(values, errors), np.full(k.size, lo), np.full(k.size, hi))
+                      for k, values, errors in iter_row_form_bounds(V, P, block_size))
+            checks.append(_proved_check(blocks, lambda V=V: ExactSecantForms(V, P).of_rows, tol, self.delta, progress))
+        return ViolationCheck.merge(checks, tol)
+
+    def _secant_lists(self) -> list[tuple[np.ndarray, float, float]]:
+        """The stored secant lists of a secant-form instance with their bounds (lo, hi) of (*)."""
+        raise NotImplementedError
 
     @cached_property
     def secant_pairs(self) -> np.ndarray:
@@ -490,6 +553,9 @@ class NuMaxInstance(_TraceInstance):
         V = all_secants(self.X)
         V.setflags(write=False)
         return V
+
+    def _secant_lists(self) -> list[tuple[np.ndarray, float, float]]:
+        return [(self.secants, 1.0 - self.delta, 1.0 + self.delta)]
 
     def bounds_of_pairs(self, i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Bounds (1 − δ, 1 + δ) of (4) on the secants of the point pairs (i[k], j[k])."""
@@ -690,6 +756,9 @@ class NuMaxClassInstance(_TraceInstance):
         """(lo, hi) of (7) for secants flagged intra-class or not: [1 − δ, ∞) or (−∞, 1 + δ]."""
         intra = np.asarray(intra, dtype=bool)
         return np.where(intra, -np.inf, 1.0 - self.delta), np.where(intra, 1.0 + self.delta, np.inf)
+
+    def _secant_lists(self) -> list[tuple[np.ndarray, float, float]]:
+        return [(self.inter, 1.0 - self.delta, np.inf), (self.intra, -np.inf, 1.0 + self.delta)]
 
     def bounds_of_pairs(self, i: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Bounds of (7) on the secants of the point pairs (i[k], j[k]) (point form), by their labels."""

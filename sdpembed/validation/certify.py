@@ -85,9 +85,10 @@ class Certificate:
     asymmetry: float = float("nan")
     """max |X − Xᵀ| / max(1, max |X|), held to ``tolerances.feasibility``."""
     violation_error: float = float("nan")
-    """A proved bound on |``max_violation`` − the exact worst violation| (point-form NuMax instances, whose
-    verdict on the violation is proved: :meth:`~sdpembed.problems.numax.NuMaxInstance.check_violation`);
-    NaN where the violation is a computed value only."""
+    """A proved bound on |``max_violation`` − the exact worst violation| (the NuMax family, point or
+    secant form, whose verdict on the violation is proved:
+    :meth:`~sdpembed.problems.numax.NuMaxInstance.check_violation`); NaN where the violation is a
+    computed value only."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-serialisable dict of every field."""
@@ -121,7 +122,7 @@ def objective_side(error: float, sense: str) -> str:
     sense : {"min", "max"}
         The registry's sense of the problem (MVU maximises).
     """
-    if not math.isfinite(error):
+    if math.isnan(error):
         return "not compared with an optimum"
     if error == 0:
         return "at the optimum"
@@ -222,34 +223,39 @@ def certify(
     if note is not None and reasons:
         note("; ".join(reasons))
 
-    objective = instance.objective(X)
+    with np.errstate(over="ignore", invalid="ignore"):
+        objective = float(instance.objective(X))             # ±inf or NaN where the entries overflow it
     violation_error = float("nan")
-    if getattr(instance, "point_form", False):
-        # a proved verdict: every pair within or beyond the tolerance by its rounding bound, or exactly
-        with progress_bar(instance.n_constraints, "scanning all pairs", enabled=progress, unit="pairs") as bar:
-            check = (instance.check_violation(X, tol.feasibility, progress=bar.update) if scan_backend is None
+    if hasattr(instance, "check_violation"):
+        # a proved verdict (the NuMax family): every secant within or beyond the tolerance by its
+        # rounding bound, or exactly; the scan of all pairs of a point-form instance where the backend runs
+        point_form = getattr(instance, "point_form", False)
+        with progress_bar(instance.n_constraints, "scanning all pairs" if point_form else "checking the secants",
+                          enabled=progress, unit="pairs" if point_form else "secants") as bar, \
+                np.errstate(over="ignore", invalid="ignore"):     # overflowed forms are recomputed exactly
+            check = (instance.check_violation(X, tol.feasibility, progress=bar.update)
+                     if scan_backend is None or not point_form
                      else scan_backend.check_violation(instance, X, tol.feasibility, progress=bar.update))
         violation, violation_error, exceeds = check.value, check.error, check.exceeds
     else:
-        violation = instance.max_violation(X)
-        exceeds = violation > tol.feasibility
-    # a (C, n, n) stack of matrices is judged as their block-diagonal matrix: the same asymmetry,
-    # the union of the blocks' spectra
-    blocks = X.reshape((-1, *X.shape[-2:]))
-    transposed = blocks.transpose(0, 2, 1)
-    asymmetry = float(np.max(np.abs(blocks - transposed))) / max(1.0, float(np.max(np.abs(X))))
-    # min over unit x of xᵀXx; an asymmetric X fails the asymmetry check whatever this says
-    eigenvalues = np.sort(np.linalg.eigvalsh(0.5 * (blocks + transposed)).ravel())
+        with np.errstate(over="ignore", invalid="ignore"):
+            violation = float(instance.max_violation(X))
+        # NaN (forms of entries near the largest double overflow to inf − inf) is not within the tolerance
+        exceeds = not violation <= tol.feasibility
+    asymmetry, eigenvalues, psd_violation = _spectrum(X)
     min_eig, max_eig = float(eigenvalues[0]), float(eigenvalues[-1])
-    psd_violation = max(0.0, -min_eig) / max(1.0, max_eig)
-    rank = tail_rank(eigenvalues[::-1], tail_tol)
+    with np.errstate(over="ignore"):                         # tails of eigenvalues near the largest double
+        rank = tail_rank(eigenvalues[::-1], tail_tol)
 
     reasons += _matrix_reasons(spec.variable, violation, exceeds, violation_error, asymmetry, psd_violation, min_eig,
                                max_eig, tol)
     error = float("nan")
     if np.isfinite(optimum):
         error = (objective - optimum) / max(abs(optimum), 1.0)
-        if abs(error) > tol.objective:
+        if math.isnan(objective):
+            reasons.append(f"objective nan: not computable in double precision (the entries of {spec.variable} "
+                           f"overflow its terms), so not within {tol.objective:g} of the optimum {optimum:.10g}")
+        elif abs(error) > tol.objective:
             reasons.append(f"relative objective error {format_against(error, tol.objective, signed=True)} exceeds "
                            f"{tol.objective:g} in magnitude, {objective_side(error, spec.sense)} "
                            f"(objective {objective:.10g}, optimum {optimum:.10g})")
@@ -321,6 +327,36 @@ def _optimum(instance: Any, spec: Any, optimum: float | None, ground_truth: bool
     return float(optimum), source
 
 
+def _spectrum(X: np.ndarray) -> tuple[float, np.ndarray, float]:
+    """(asymmetry, sorted eigenvalues, PSD violation) of X, a matrix or a (C, n, n) stack judged as their
+    block-diagonal matrix (the same asymmetry, the union of the blocks' spectra).
+
+    The asymmetry is max |X − Xᵀ| / max(1, max |X|), the eigenvalues those of (X + Xᵀ)/2 (whose least is
+    min over unit x of xᵀXx; an asymmetric X fails the asymmetry check whatever they say), the PSD
+    violation max(0, −λ_min) / max(1, λ_max). All three are computed on X scaled exactly by a power of
+    two to a largest entry in [1/2, 1), so that entries near the largest double neither overflow
+    (X + Xᵀ, X − Xᵀ) nor stop the eigen-solver; eigenvalues beyond the doubles are reported as ±inf.
+    """
+    blocks = X.reshape((-1, *X.shape[-2:]))
+    top = float(np.max(np.abs(blocks), initial=0.0))
+    exponent = int(np.frexp(top)[1]) if top > 0.0 else 0
+    scaled = np.ldexp(blocks, -exponent)
+    transposed = scaled.transpose(0, 2, 1)
+
+    def relative(value: float, scale: float) -> float:
+        """value / max(1, scale) for the scaled value and scale, without leaving the doubles: 1 is
+        2^-exponent in the scaled units, which overflows for exponent < −1023 (then scale < 1)."""
+        if exponent > 0:
+            return value / max(float(np.ldexp(1.0, -exponent)), scale)
+        return float(np.ldexp(value, exponent)) / max(1.0, float(np.ldexp(scale, exponent)))
+
+    asymmetry = relative(float(np.max(np.abs(scaled - transposed), initial=0.0)), float(np.max(np.abs(scaled))))
+    spectrum = np.sort(np.linalg.eigvalsh(0.5 * (scaled + transposed)).ravel())
+    psd_violation = relative(max(0.0, -float(spectrum[0])), float(spectrum[-1]))
+    with np.errstate(over="ignore"):
+        return asymmetry, np.ldexp(spectrum, exponent), psd_violation
+
+
 def _matrix_reasons(variable: str, violation: float, exceeds: bool, violation_error: float, asymmetry: float,
                     psd_violation: float, min_eig: float, max_eig: float, tol: Tolerances) -> list[str]:
     """The failed checks of the matrix itself: asymmetry, constraint violation (``exceeds``: the verdict,
@@ -329,7 +365,10 @@ def _matrix_reasons(variable: str, violation: float, exceeds: bool, violation_er
     if asymmetry > tol.feasibility:
         reasons.append(f"asymmetric {variable}: max |{variable} - {variable}ᵀ| / max(1, max |{variable}|) = "
                        f"{format_against(asymmetry, tol.feasibility)} > {tol.feasibility:g}")
-    if exceeds:
+    if math.isnan(violation):
+        reasons.append(f"constraint violation nan: not computable in double precision (the entries of {variable} "
+                       f"overflow its terms), so not within {tol.feasibility:g}")
+    elif exceeds:
         proved = "" if math.isnan(violation_error) else f" (± {violation_error:.1e}, proved)"
         reasons.append(f"constraint violation {format_against(violation, tol.feasibility)}{proved} > "
                        f"{tol.feasibility:g}")

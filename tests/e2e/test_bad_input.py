@@ -1,7 +1,7 @@
 """The file contract under random damage: instance, solution and data files built from valid ones
-with random mutations (missing keys, wrong dtypes, shapes and ndim, NaN/inf, empty arrays, huge
-declared sizes, truncated and non-zip files) fed to ``load_instance``, ``read_solution`` and the
-command line (``solve``, ``verify``, ``export``, ``embed``, ``make-instance``, in-process).
+with random mutations (missing keys, wrong dtypes, shapes and ndim, NaN/inf, entries at the edges of
+the doubles, empty arrays, huge declared sizes, truncated and non-zip files) fed to ``load_instance``,
+``read_solution`` and the command line (``solve``, ``verify``, ``export``, ``embed``, ``make-instance``, in-process).
 
 The property: a proper result (exit 0 or 1), or exit 2 with one line on stderr naming the
 argument — never an uncaught exception or a traceback, never a partial output file. Some
@@ -72,6 +72,8 @@ def bases() -> dict[str, tuple[dict[str, np.ndarray], dict[str, np.ndarray]]]:
 # ------------------------------------------------------------------------------- damage
 ARRAY_MUTATIONS = ("drop", "complex", "string", "bool", "object", "int", "add_dim", "ravel", "transpose", "empty",
                    "nan", "inf", "negate", "scalar_to_vector", "huge_scalar", "huge_header", "extra_key")
+#: Finite arrays at the edges of the doubles: an entry ±1.7e308, all scaled by 1e300 or into subnormals.
+EXTREME_MUTATIONS = ("largest", "scale_up", "scale_down")
 FILE_MUTATIONS = ("truncate", "garbage", "empty_file", "text", "plain_npy", "directory", "non_npy_member")
 
 
@@ -115,12 +117,15 @@ def mutate_array(array: np.ndarray, how: str, position: int) -> np.ndarray | byt
         return a.T
     if how == "empty":
         return a[:0] if a.ndim else np.zeros(0)
-    if how in ("nan", "inf", "negate"):
+    if how in ("nan", "inf", "negate", "largest"):
         if a.dtype.kind != "f" or a.size == 0:
             return a
         out = a.copy().reshape(-1)
-        out[position % out.size] = {"nan": np.nan, "inf": np.inf, "negate": -abs(out[position % out.size]) - 1}[how]
+        out[position % out.size] = {"nan": np.nan, "inf": np.inf, "negate": -abs(out[position % out.size]) - 1,
+                                    "largest": (-1.0) ** position * 1.7e308}[how]
         return out.reshape(a.shape)
+    if how in ("scale_up", "scale_down"):           # finite, at the edges of the doubles: 1e300, subnormal
+        return a * (1e300 if how == "scale_up" else 1e-310) if a.dtype.kind == "f" else a
     if how == "scalar_to_vector":
         return np.stack([a, a]) if a.ndim == 0 else a
     if how == "huge_scalar":
@@ -139,7 +144,7 @@ def write_npz(path: Path, arrays: dict[str, np.ndarray | bytes]) -> None:
 
 def damaged_file(path: Path, arrays: dict[str, np.ndarray], how: str, key: str, position: int) -> Path:
     """Write ``arrays`` to ``path`` damaged ``how`` (an array mutation of ``key`` or a file mutation)."""
-    if how in ARRAY_MUTATIONS:
+    if how in ARRAY_MUTATIONS + EXTREME_MUTATIONS:
         changed = dict(arrays)
         if how == "extra_key":
             changed["unexpected"] = np.arange(3.0)
@@ -216,6 +221,7 @@ def fresh(workdir: Path) -> Path:
 
 BASES = st.sampled_from(sorted(_base_instances()))
 DAMAGE = st.sampled_from(ARRAY_MUTATIONS + FILE_MUTATIONS)
+EXTREMES = st.sampled_from(EXTREME_MUTATIONS)
 POSITIONS = st.integers(0, 10**6)           # where a file is cut, which entry becomes NaN, ...
 
 
@@ -285,7 +291,20 @@ def test_solve_verify_export_on_a_damaged_instance(workdir, base, how, data, pos
 
 
 @SETTINGS
-@given(base=BASES, how=DAMAGE, data=st.data(), position=POSITIONS)
+@given(base=BASES, how=EXTREMES, data=st.data(), position=POSITIONS)
+def test_verify_on_an_instance_at_the_edges_of_the_doubles(workdir, base, how, data, position):
+    """``verify`` of a valid solution on an instance whose arrays were pushed to the edges of the doubles:
+    a verdict, or one line naming a file (``solve`` is not asked here: its solvers are another matter)."""
+    arrays, solution = bases()[base]
+    directory = fresh(workdir)
+    instance = drawn_damage(data, arrays, directory / "instance.npz", how, position)
+    write_npz(directory / "sol.npz", solution)
+    assert_clean_outcome(["verify", str(instance), str(directory / "sol.npz")], None,
+                         (str(instance), str(directory / "sol.npz")))
+
+
+@SETTINGS
+@given(base=BASES, how=st.one_of(DAMAGE, EXTREMES), data=st.data(), position=POSITIONS)
 def test_verify_a_damaged_solution(workdir, base, how, data, position):
     arrays, solution = bases()[base]
     directory = fresh(workdir)

@@ -56,25 +56,49 @@ def _points_and_form(seed, n=12, dim=5, offset=300.0):
     return X, 0.5 * (M + M.T)
 
 
-def _disagreeing(computed_below: bool):
-    """An instance whose worst pair's computed violation lies below (or above) its exact one by more than
-    two doubles, with the computed and exact worst violations."""
+def _exact_row_forms(V, P):
+    """vᵀPv of every row v of V as stored (not normalised), by brute force in rationals."""
+    rows = [[Fraction(float(x)) for x in row] for row in V]
+    form = [[Fraction(float(p)) for p in row] for row in P]
+    return [sum(r[k] * form[k][m] * r[m] for k in range(len(r)) for m in range(len(r))) for r in rows]
+
+
+def _secant_instance(seed, n=12, dim=6, delta=0.1):
+    """A secant-form NuMax instance (rows unit to rounding, not exactly) and an exactly symmetric PSD P."""
+    rng = np.random.default_rng(seed)
+    V = rng.normal(size=(n, dim))
+    A = rng.normal(size=(dim, dim))
+    M = A @ A.T / dim
+    return NuMaxInstance(delta=delta, secants=V / np.linalg.norm(V, axis=1)[:, None]), 0.5 * (M + M.T)
+
+
+def _disagreeing(computed_below: bool, secants: bool = False):
+    """An instance whose worst computed violation (``max_violation``, what verify judged a secant-form
+    instance by before) lies below (or above) its exact one by more than ``margin`` doubles, with the
+    computed and exact worst violations: of all pairs of points, or of stored secant rows."""
+    margin = 1 if secants else 2
     for seed in range(60):
-        X, P = _points_and_form(seed)
-        instance = NuMaxInstance(delta=0.1, X=X)
+        if secants:
+            instance, P = _secant_instance(seed)
+            forms = _exact_row_forms(instance.secants, P)
+        else:
+            X, P = _points_and_form(seed)
+            instance, forms = NuMaxInstance(delta=0.1, X=X), _exact_forms(X, P)
         computed = instance.max_violation(P)
-        exact = max(_exact_violations(_exact_forms(X, P), 0.1))
+        exact = max(_exact_violations(forms, 0.1))
         gap = Fraction(computed) - exact
         ulp = Fraction(float(np.spacing(computed)))
-        if (gap < -2 * ulp) if computed_below else (gap > 2 * ulp):
+        if (gap < -margin * ulp) if computed_below else (gap > margin * ulp):
             return instance, P, computed, exact
     raise AssertionError("no instance of the kind asked among 60 seeds")
 
 
-def test_computed_satisfied_but_exactly_violated_fails_verify():
+@pytest.mark.parametrize("secants", [False, True])
+def test_computed_satisfied_but_exactly_violated_fails_verify(secants):
     """The computed worst violation is at most the tolerance, the exact one exceeds it: the old check
-    (computed violation > tolerance) passed P; the proved one fails it, deciding the pair exactly."""
-    instance, P, computed, exact = _disagreeing(computed_below=True)
+    (computed violation > tolerance) passed P, of a point-form instance before session 19 and of a
+    secant-form one until now; the proved one fails it, deciding the pair or row exactly."""
+    instance, P, computed, exact = _disagreeing(computed_below=True, secants=secants)
     tol = computed                                  # computed ≤ tol < exact
     assert Fraction(computed) <= Fraction(tol) < exact
     check = instance.check_violation(P, tol)
@@ -85,9 +109,10 @@ def test_computed_satisfied_but_exactly_violated_fails_verify():
     assert cert.violation_error == check.error and cert.violation_error < 1e-9
 
 
-def test_computed_violated_but_exactly_satisfied_passes_verify():
+@pytest.mark.parametrize("secants", [False, True])
+def test_computed_violated_but_exactly_satisfied_passes_verify(secants):
     """The reverse: the computed worst violation exceeds the tolerance, the exact one does not."""
-    instance, P, computed, exact = _disagreeing(computed_below=False)
+    instance, P, computed, exact = _disagreeing(computed_below=False, secants=secants)
     tol = float(np.nextafter(computed, -np.inf))
     while Fraction(float(np.nextafter(tol, -np.inf))) >= exact:
         tol = float(np.nextafter(tol, -np.inf))
@@ -142,9 +167,9 @@ def test_the_check_in_ranges_merges_to_the_whole():
     assert merged == whole
 
 
-def test_the_check_needs_the_point_form():
+def test_a_range_of_pairs_needs_the_point_form():
     with pytest.raises(ValueError, match="point-form"):
-        NuMaxInstance(delta=0.1, secants=np.eye(3)).check_violation(np.eye(3))
+        NuMaxInstance(delta=0.1, secants=np.eye(3)).check_violation(np.eye(3), pairs=(0, 2))
 
 
 def _index(i, j, n):
@@ -180,10 +205,11 @@ def test_exact_forms_of_subnormal_and_huge_doubles():
     assert ExactSecantForms(X, P)(i, j) == [_exact_forms(X, P)[k] for k in range(3)]
 
 
-@pytest.mark.parametrize(("name", "proved"), [("numax-squares6-points", True), ("numax-squares5", False)])
-def test_the_suite_records_the_proved_error_of_a_point_form_violation(name, proved, tmp_path):
-    """``suite run`` grades through ``verify``: a point-form entry's record carries the proved bound on
-    its violation's error (NaN for a secant-form entry, whose violation is a computed value)."""
+@pytest.mark.parametrize("name", ["numax-squares6-points", "numax-squares5", "numax_class-shapes6"])
+def test_the_suite_records_the_proved_error_of_a_numax_violation(name, tmp_path):
+    """``suite run`` grades through ``verify``: a NuMax-family entry's record carries the proved bound on
+    its violation's error, point form or secant form (NaN for a secant-form entry before: its violation
+    was a computed value)."""
     from sdpembed.validation.suite import load_suite
     from sdpembed.validation.suite.runner import grade_solution
 
@@ -195,7 +221,7 @@ def test_the_suite_records_the_proved_error_of_a_point_form_violation(name, prov
     record = grade_solution(entry, path, Tolerances(objective=1e9), instance)
     assert record.passed, record.reasons
     assert record.max_violation == 0.0
-    assert (0.0 <= record.violation_error < 1e-12) if proved else np.isnan(record.violation_error)
+    assert 0.0 <= record.violation_error < 1e-12
 
 
 @pytest.mark.parametrize("delta", [0.1, 0.2])
@@ -272,3 +298,107 @@ def test_an_exact_violation_beyond_the_doubles_is_bracketed():
     with np.errstate(over="ignore", invalid="ignore"):
         check = NuMaxInstance(delta=0.1, X=X).check_violation(P, 0.0)
     assert check.exceeds and check.lower == np.finfo(np.float64).max and check.upper == np.inf
+
+
+# ---------------------------------------------------------------- secant form: the stored rows, exactly
+
+
+@pytest.mark.parametrize("tol", [0.0, 1e-6, 0.05, 0.3])
+def test_secant_form_check_brackets_the_exact_worst_violation(tol):
+    """Against brute force on the stored rows (vᵀPv, the rows not exactly unit): lower ≤ exact worst ≤
+    upper and the exact verdict, with a P that is not symmetric (its form is that of (P + Pᵀ)/2), in
+    blocks smaller than the list."""
+    instance, P = _secant_instance(4, n=40)
+    P = P + np.triu(np.full(P.shape, 1e-3), 1)
+    exact = _exact_violations(_exact_row_forms(instance.secants, P), 0.1)
+    worst = max(max(exact), Fraction(0))
+    check = instance.check_violation(P, tol, block_size=7)
+    assert check.lower <= worst <= check.upper and check.error < 1e-12
+    assert check.exceeds == (worst > Fraction(tol)) and check.pairs == 40
+    beyond = sum(v > Fraction(tol) for v in exact)
+    assert check.violated <= beyond <= check.violated + check.undecided
+
+
+def test_secant_form_of_numax_class_is_one_sided_and_exact():
+    rng = np.random.default_rng(8)
+    inter, intra = rng.normal(size=(9, 5)), rng.normal(size=(7, 5))
+    instance = NuMaxClassInstance(delta=0.15, inter=inter / np.linalg.norm(inter, axis=1)[:, None],
+                                  intra=intra / np.linalg.norm(intra, axis=1)[:, None])
+    A = rng.normal(size=(5, 5))
+    P = A @ A.T / 5
+    P = 0.5 * (P + P.T)
+    exact = (_exact_violations(_exact_row_forms(instance.inter, P), 0.15, intra=[False] * 9)
+             + _exact_violations(_exact_row_forms(instance.intra, P), 0.15, intra=[True] * 7))
+    worst = max(max(exact), Fraction(0))
+    for tol in (0.0, float(worst), float(np.nextafter(float(worst), -np.inf))):
+        check = instance.check_violation(P, tol)
+        assert check.lower <= worst <= check.upper and check.exceeds == (worst > Fraction(tol))
+        assert check.pairs == 16
+
+
+@pytest.mark.parametrize("delta", [0.1, 0.2])
+def test_a_scaled_identity_on_stored_secants_is_judged_on_the_rows_as_stored(delta):
+    """P = c·I on rows that are unit only to rounding: vᵀPv = c‖v‖² exactly. With c = fl(1 + δ) some rows
+    lie a few 1e-16 beyond 1 + δ (FAIL at tol 0); with c the largest double such that c·max‖v‖² ≤ 1 + δ
+    exactly, every row is within it (PASS), though the computed forms of the longest rows lie within
+    their rounding of the bound and are decided exactly — the SDP (4) as 𝒜 states it on the instance's
+    rows, not on v/‖v‖."""
+    instance, _ = _secant_instance(2, n=30, dim=7, delta=delta)
+    longest = max(_exact_row_forms(instance.secants, np.eye(7)))
+    c = float((1 + Fraction(delta)) / longest)
+    while Fraction(c) * longest > 1 + Fraction(delta):
+        c = float(np.nextafter(c, 0.0))
+    for scale in (1.0 + delta, c):
+        P = scale * np.eye(7)
+        exact = _exact_violations(_exact_row_forms(instance.secants, P), delta)
+        worst = max(max(exact), Fraction(0))
+        check = instance.check_violation(P, 0.0)
+        assert check.exceeds == (worst > 0) == (scale != c) and check.lower <= worst <= check.upper
+        assert check.exact >= 1
+        cert = verify_solution(instance, P, optimum=7.0 * scale, tolerances=Tolerances(feasibility=0.0))
+        assert cert.passed == (worst <= 0), cert.reasons
+
+
+@pytest.mark.parametrize("scale", [1e-300, 1.0, 1e300])
+def test_row_form_bounds_hold_against_exact_arithmetic(scale):
+    """Every stored row's form and its rounding bound contain the exact form, at scales of P where the
+    products underflow or nearly overflow."""
+    from sdpembed.secants import iter_row_form_bounds
+
+    instance, P = _secant_instance(6, n=20)
+    P = P * scale
+    exact = _exact_row_forms(instance.secants, P)
+    assert ExactSecantForms(instance.secants, P).of_rows(np.arange(20)) == exact
+    for rows, values, errors in iter_row_form_bounds(instance.secants, P, 6):
+        for k, value, error in zip(rows, values, errors, strict=True):
+            assert abs(Fraction(float(value)) - exact[k]) <= Fraction(float(error))
+
+
+def test_an_overflowing_form_of_stored_secants_is_decided_exactly():
+    """P = 1.7e308·11ᵀ on positive rows: the computed forms overflow (inf), so every row was a NaN
+    violation, which the computed check (NaN > tol is false) passed; each is now decided exactly."""
+    V = np.abs(np.random.default_rng(0).normal(size=(5, 3)))
+    instance = NuMaxInstance(delta=0.1, secants=V / np.linalg.norm(V, axis=1)[:, None])
+    P = np.full((3, 3), 1.7e308)
+    with np.errstate(over="ignore", invalid="ignore"):
+        check = instance.check_violation(P, 0.0)
+    assert check.exceeds and check.lower == np.finfo(np.float64).max and check.upper == np.inf
+
+
+@pytest.mark.parametrize("form", ["secants", "points"])
+def test_forms_beyond_the_doubles_are_not_all_recomputed_once_the_verdict_is_proved(form):
+    """P = 1.7e308·I: every form overflows, so no secant has a rounding bound. Every one was recomputed in
+    exact arithmetic (O(N²) integer operations each: hours for all pairs of 800 MNIST images); once the
+    first exact ones prove the verdict, only a budget more are, and the worst violation is bracketed by
+    [the largest exact one, inf]."""
+    rng = np.random.default_rng(3)
+    if form == "secants":
+        V = rng.normal(size=(400, 6))
+        instance = NuMaxInstance(delta=0.1, secants=V / np.linalg.norm(V, axis=1)[:, None])
+    else:
+        instance = NuMaxInstance(delta=0.1, X=rng.normal(size=(40, 6)))
+    P = 1.7e308 * np.eye(6)
+    with np.errstate(over="ignore", invalid="ignore"):
+        check = instance.check_violation(P, 1e-5)
+    assert check.exceeds and check.upper == np.inf and check.lower > 1e307
+    assert check.exact <= 8 + 64 < check.exact + check.undecided <= check.pairs

@@ -38,7 +38,7 @@ class RunRecord:
 
     ``objective_error`` is signed, (f − f*) / max(|f*|, 1) in the registry's sense (MVU maximises),
     and ``asymmetry`` is max |X − Xᵀ| / max(1, max |X|) (:class:`~sdpembed.validation.certify.Certificate`);
-    ``violation_error`` is the proved bound on the error of ``max_violation`` of a point-form instance
+    ``violation_error`` is the proved bound on the error of ``max_violation`` of a NuMax-family instance
     (whose verdict on the violation is proved; NaN for the others).
     For a solution that carries dual multipliers, ``dual_bound`` is the bound the verifier proved from
     them and ``proven_gap`` the relative gap between the objective and it (NaN otherwise).
