@@ -628,7 +628,10 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
     grown = False
 
     status, message = "max_iterations", f"reached max_iter={max_iter} without meeting the tolerances"
-    best_bound, best_y, best_score, best_Y = float("inf"), y, float("inf"), Y
+    # the iterate to return when none is certified: the slack variant's of highest objective (every K = YYᵀ is
+    # feasible there), the other variants' of least residual relative to feas_tol
+    best_bound, best_y, best_Y = float("inf"), y, Y
+    best_objective, least_residual = -float("inf"), float("inf")
     previous_violation = float("inf")
     iteration = 0
     newton = False
@@ -666,10 +669,10 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
         # the slack variant's K is feasible at any residual, so its proved gap alone certifies it: the bound is
         # tried at every Newton iteration (the residual, which measures the multipliers, can lag far behind)
         certify = rank_test or (variant == "slack" and newton)
-        if variant == "slack" and -objective < best_score:
+        if variant == "slack" and objective > best_objective:
             # every K of the slack variant is feasible: the iterate to return is the one of highest objective,
             # whose gap to the least bound proved is the least (the Newton phase's objective is not monotone)
-            best_score, best_Y = -objective, Y.copy()
+            best_objective, best_Y = objective, Y.copy()
         if rank_test:
             # the dual slack on 1⊥ (1 moved to the eigenvalue 1): negative eigenvectors raise the rank
             try:
@@ -710,7 +713,7 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
                     bound_t, y_feas = bound_r, y_r
             bound = bound_t
             # the gap of the K that would be returned (shrunk to feasibility for the inequality variant)
-            returned = -tau * best_score if variant == "slack" else tau * objective * feasible_scale(Y) ** 2
+            returned = tau * best_objective if variant == "slack" else tau * objective * feasible_scale(Y) ** 2
             rgap = relative_gap(bound_t, returned)
             if bound_t < best_bound:
                 best_bound, best_y = bound_t, y_feas
@@ -732,9 +735,8 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
                     "gap_tol above it certifies")
                 best_Y = best_Y if variant == "slack" else Y
                 break
-        score = violation / feas_tol
-        if variant != "slack" and score < best_score:
-            best_score, best_Y = score, Y.copy()
+        if variant != "slack" and violation / feas_tol < least_residual:
+            least_residual, best_Y = violation / feas_tol, Y.copy()
         for key, value in zip(hist, (tau * objective, bound, rgap, violation, sigma, Y.shape[1], inner),
                               strict=True):
             hist[key].append(value)
@@ -771,5 +773,6 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
     if status != "optimal" or variant == "slack":
         Y = best_Y
     if status != "optimal":
-        message += " (returning the iterate closest to the tolerances)"
+        message += (" (returning the iterate of highest objective)" if variant == "slack"
+                    else " (returning the iterate closest to the tolerances)")
     return result(Y, status, message, best_bound, best_y, iteration, violation)
