@@ -59,7 +59,12 @@ reached and the Newton steps grow the new columns along the negative curvature a
 same test runs when the residual stalls at the penalty's cap (a local minimiser of the violation at
 this rank, where every outer iteration has added σ·g to y: the multipliers then restart from those of the
 last penalty at most the lowered one, so that the solve continues from the padded current point);
-otherwise y is handed to
+the slack variant's test also runs at every Newton iteration (its residual lags far behind K), on
+the dense least eigenpairs: its multipliers there can be far from dual feasible, with eigenvalues
+near −1 on two or three nodes (pairs folded onto each other) below a cluster near 0, at which the
+shift-invert Lanczos aims and which it returns instead; the negative eigenvectors are then summed
+into one column (being S-orthogonal, the sum has the curvature Σ λ_k < 0) of the size that minimises f
+along it (``_pad_column``), with σ and y kept; otherwise y is handed to
 :func:`~sdpembed.problems.mvu.dual_bound`, which repairs its small infeasibility and *proves*
 the bound. The status is ``optimal`` only when that proved bound is within ``gap_tol`` of the
 returned K's objective and the residual within ``feas_tol`` — except for the slack variant, which has
@@ -96,13 +101,15 @@ swiss roll of BENCHMARKS.md, "Exact MVU at scale"; the 200-point roll certifies 
 meeting its tolerance, about half of them cut by the line search — also at σ = 100, and also where
 no edge changes sides of the box between steps and full steps of the exact generalised Hessian are
 taken (solved to a relative residual of 1e-14, and lowering f by half the model's slope, as a
-quadratic would), so neither the kinks of Π_𝒴 nor the linear algebra: f's gradient falls only
-slowly along a flat valley of the factor (its singular values beyond the second are 1e-2 of the
-first and the dual slack's least eigenvalues 1e-6 – 1e-4, also with 16 columns) — so σ is not
+quadratic would), so neither the kinks of Π_𝒴 nor the linear algebra: the steps keep their length
+and the gradient does not fall, as along a curved valley, where the step's own second-order change
+of the residuals, σ‖(BΔ)_e‖², moves the gradient by as much as the step removes — so σ is not
 raised and the residual (y⁺ − y)/σ and the proved gap fall slowly too; fewer Newton
 steps per outer iteration advance K faster but leave multipliers that are not dual feasible.
-Near the least valid ω the factor is also nearly rank one. The registry keeps the interior point
-as the slack variant's default at every size.
+Near the least valid ω the factor is also nearly rank one (its first singular value 150 times the
+second at ω = 0.987), with its other columns each on a few dozen nodes, and the dual slack has
+eigenvalues of 1e-5 – 1e-4 outside range(Y): a step of the multipliers that keeps it PSD is tiny.
+The registry keeps the interior point as the slack variant's default at every size.
 
 The start is classical scaling of the graph's shortest-path distances (an unfolded guess, as in
 Isomap) for the maximisation variants and a small random Y for min_trace, whose optimum folds
@@ -189,12 +196,16 @@ def _laplacian_lambda2(L1) -> float:
     return float(np.max(w))
 
 
-def _least_slack(B, Bt, y, c, k):
+def _least_slack(B, Bt, y, c, k, direct=False):
     """The k least eigenpairs of the dual slack S = L(y) − cI on 1⊥ (dense below n = 400, else by
     shift-invert Lanczos on L(y) + a·11ᵀ/n, a = c + 1, which moves the eigenvalue of 1 above the
     others; the solves with L(y) + δI use Woodbury's identity for the rank-one term, as L(y)1 = 0).
     Where Lanczos does not converge (a cluster of eigenvalues at the shift), dense up to
-    :data:`DENSE_SLACK_FALLBACK_N` points, else ``ArpackNoConvergence`` for the caller to report."""
+    :data:`DENSE_SLACK_FALLBACK_N` points, else ``ArpackNoConvergence`` for the caller to report.
+
+    The shift at 0 finds the eigenvalues of L(y) *nearest* 0, which are its least only when L(y) is
+    nearly PSD; ``direct=True`` (dense up to :data:`DENSE_SLACK_FALLBACK_N` points) is for multipliers far from
+    dual feasible, whose L(y) can have eigenvalues of order −1 below a cluster near 0."""
     import scipy.sparse as sp
     from scipy.sparse.linalg import LinearOperator, splu
 
@@ -208,7 +219,7 @@ def _least_slack(B, Bt, y, c, k):
         S += a / n
         return scipy.linalg.eigh(S, subset_by_index=[0, min(k, n) - 1])
 
-    if n <= 400:
+    if n <= 400 or (direct and n <= DENSE_SLACK_FALLBACK_N):
         return dense()
     delta = 1e-6 * max(1.0, abs(c))
     lu = splu((L + delta * sp.identity(n, format="csc")).tocsc(), permc_spec="MMD_AT_PLUS_A")
@@ -390,6 +401,15 @@ class _Lagrangian:
         return (-self.c * float(np.sum(Y * Y)) + 0.5 * self.kappa * float(s @ s) + float(z @ g)
                 - float((z - y) @ (z - y)) / (2.0 * sigma))
 
+    def values_along_column(self, Y, g, Bv2, t, y, sigma):
+        """f(Y | t·v) for each entry of t, v a centred unit column with ((Bv)_e)² = ``Bv2`` and g = 𝒜(YYᵀ) − D:
+        the new column adds t² to ‖Y‖² and t²((Bv)_e)² to each residual, and nothing to the translation term."""
+        gt = g[None, :] + (t * t)[:, None] * Bv2[None, :]
+        z = _project_box(self.variant, self.omega, y[None, :] + sigma * gt)
+        s = Y.sum(axis=0)
+        return (-self.c * (float(np.sum(Y * Y)) + t * t) + 0.5 * self.kappa * float(s @ s)
+                + np.einsum("ij,ij->i", z, gt) - np.einsum("ij,ij->i", z - y, z - y) / (2.0 * sigma))
+
     def gradient(self, Y, y, sigma):
         BY, g = self.residual(Y)
         z = _project_box(self.variant, self.omega, y + sigma * g)
@@ -483,6 +503,23 @@ def _inside_box(variant: str, omega: float | None, u: np.ndarray) -> np.ndarray:
     if variant == "slack":
         return np.abs(u) < omega
     return np.ones(u.shape, dtype=bool)
+
+
+def _pad_column(lag: _Lagrangian, Y: np.ndarray, direction: np.ndarray, y: np.ndarray, sigma: float) -> np.ndarray:
+    """Y with the column t·v appended, v the centred ``direction`` and t minimising f(Y | t·v) over a
+    logarithmic grid about the t at which v's most stretched edge has the median edge's length (f along the
+    new column is a function of t² alone: each edge's residual grows by t²((Bv)_e)²). Where no t of the grid
+    lowers f, the least one (the Newton steps grow the column along its negative curvature)."""
+    v = direction - direction.mean()
+    v /= np.linalg.norm(v)
+    Bv2 = np.asarray(lag.B @ v) ** 2
+    base = float(np.sqrt(np.median(lag.D) / np.max(Bv2)))
+    t = base * np.logspace(-3.0, 1.0, 41)
+    _, g = lag.residual(Y)
+    values = lag.values_along_column(Y, g, Bv2, t, y, sigma)
+    best = int(np.argmin(values))
+    step = t[best] if values[best] < lag.value(Y, y, sigma) else t[0]
+    return np.hstack([Y, step * v[:, None]])
 
 
 def _numerical_rank_factor(Y: np.ndarray, spare: int) -> np.ndarray:
@@ -633,7 +670,10 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
     grown = False
 
     status, message = "max_iterations", f"reached max_iter={max_iter} without meeting the tolerances"
-    best_bound, best_y, best_score, best_Y = float("inf"), y, float("inf"), Y
+    # the iterate to return when none is certified: the slack variant's of highest objective (every K = YYᵀ is
+    # feasible there), the other variants' of least residual relative to feas_tol
+    best_bound, best_y, best_Y = float("inf"), y, Y
+    best_objective, least_residual = -float("inf"), float("inf")
     previous_violation = float("inf")
     iteration = 0
     newton = False
@@ -667,24 +707,33 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
         # stalled: the penalty is at its cap and the residual does not fall — a local minimiser of the
         # violation at this rank, which the dual slack's negative eigenvectors lead out of
         stalled = sigma >= sigma_cap and violation > 0.25 * previous_violation
-        rank_test = violation <= 10 * feas_tol or stalled
+        # the slack variant's multipliers are tested at every Newton iteration (early): its residual lags, and a
+        # dual slack with negative eigenvalues there means a rank the factor lacks (module docstring)
+        early = variant == "slack" and newton and not (violation <= 10 * feas_tol or stalled)
+        rank_test = violation <= 10 * feas_tol or stalled or early
         # the slack variant's K is feasible at any residual, so its proved gap alone certifies it: the bound is
         # tried at every Newton iteration (the residual, which measures the multipliers, can lag far behind)
         certify = rank_test or (variant == "slack" and newton)
-        if variant == "slack" and -objective < best_score:
+        if variant == "slack" and objective > best_objective:
             # every K of the slack variant is feasible: the iterate to return is the one of highest objective,
             # whose gap to the least bound proved is the least (the Newton phase's objective is not monotone)
-            best_score, best_Y = -objective, Y.copy()
+            best_objective, best_Y = objective, Y.copy()
         if rank_test:
             # the dual slack on 1⊥ (1 moved to the eigenvalue 1): negative eigenvectors raise the rank
             try:
-                w, U = _least_slack(B, Bt, y, c, min(3, n - 1))
+                w, U = _least_slack(B, Bt, y, c, min(6 if early else 3, n - 1), direct=variant == "slack")
             except ArpackNoConvergence as exc:
                 status, message = "inaccurate", (f"the dual slack's least eigenvalues did not converge ({exc}); "
                                                  "neither the rank nor the certificate can be decided")
                 break
             negative = w < -0.1 * gap_tol * max(1.0, abs(c))
-            if np.any(negative):
+            if np.any(negative) and early:
+                # one column for all of them (eigenvectors are S-orthogonal: their sum has the curvature Σ w_k < 0), at
+                # the size that minimises f along it; σ and y are kept, as the rest of the factor is near its optimum
+                added = 1
+                Y = _pad_column(lag, Y, U[:, negative] @ np.sqrt(-w[negative]), y, sigma)
+                certify = False
+            elif np.any(negative):
                 added = int(negative.sum())
                 step = np.sqrt(np.abs(w[negative]) * trace0 / n)
                 Y = np.hstack([Y, U[:, negative] * step])
@@ -715,7 +764,7 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
                     bound_t, y_feas = bound_r, y_r
             bound = bound_t
             # the gap of the K that would be returned (shrunk to feasibility for the inequality variant)
-            returned = -tau * best_score if variant == "slack" else tau * objective * feasible_scale(Y) ** 2
+            returned = tau * best_objective if variant == "slack" else tau * objective * feasible_scale(Y) ** 2
             rgap = relative_gap(bound_t, returned)
             if bound_t < best_bound:
                 best_bound, best_y = bound_t, y_feas
@@ -737,9 +786,8 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
                     "gap_tol above it certifies")
                 best_Y = best_Y if variant == "slack" else Y
                 break
-        score = violation / feas_tol
-        if variant != "slack" and score < best_score:
-            best_score, best_Y = score, Y.copy()
+        if variant != "slack" and violation / feas_tol < least_residual:
+            least_residual, best_Y = violation / feas_tol, Y.copy()
         for key, value in zip(hist, (tau * objective, bound, rgap, violation, sigma, Y.shape[1], inner),
                               strict=True):
             hist[key].append(value)
