@@ -42,6 +42,20 @@ def test_pair_geometry_applies_the_adjoint_in_both_precisions():
     np.testing.assert_allclose(geometry.factor_values(F), op.explicit().apply(F @ F.T), rtol=1e-10)
 
 
+@pytest.mark.parametrize("n_pairs, by_rows", [(40, True), (60, True), (500, False)])
+def test_pair_geometry_forms_the_adjoint_by_either_route(n_pairs, by_rows):
+    # at most 1.5·n_a pairs: two syrk of the secant rows (positive and negative weights); more: X_aᵀ Lap X_a
+    op = _random_pairs(digits_points(50), n_pairs, seed=n_pairs)
+    assert (2 * n_pairs <= 3 * op.points.shape[0]) == by_rows
+    geometry = PairGeometry(op)
+    rng = np.random.default_rng(n_pairs)
+    for y in (rng.standard_normal(n_pairs), np.abs(rng.standard_normal(n_pairs)), -np.abs(rng.standard_normal(n_pairs)),
+              np.zeros(n_pairs)):
+        formed = geometry.adjoint(y)
+        np.testing.assert_allclose(formed, op.explicit().adjoint(y), atol=1e-12 * max(np.abs(y).sum(), 1.0))
+        assert np.array_equal(formed, formed.T)
+
+
 def test_holds_secants():
     rng = np.random.default_rng(0)
     X = rng.standard_normal((70, 12)) @ rng.standard_normal((12, 40))        # rank 12 in R^40
