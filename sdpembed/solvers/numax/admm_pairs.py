@@ -394,7 +394,7 @@ def pair_trace_admm(
         theta, vectors = shrink(M, 1.0 / beta, residual)                        # (11)
         s_P, U_P = theta - 1.0 / beta, vectors
         rank = s_P.size
-        AP = geom.factor_values(U_P * np.sqrt(s_P))
+        AP = geom.factor_values(U_P * np.sqrt(s_P), shrink.vector_images * np.sqrt(s_P))   # X_a U_P carried
         b = q + omega
         rhs = b - (AP - A_Lam)
         c = steps(rhs, iteration)                                                # (12)-(13); K c = rhs

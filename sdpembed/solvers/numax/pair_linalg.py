@@ -28,6 +28,7 @@ References
 from __future__ import annotations
 
 import numpy as np
+import scipy.linalg
 import scipy.sparse
 
 from ...problems.numax_certificate import dual_objective, signed_multipliers
@@ -111,19 +112,32 @@ class PairGeometry:
         """Lap(v/d²) Y for Y of shape (n_a, m), in Y's precision."""
         return np.asarray(self.laplacian(v, Y.dtype) @ Y)
 
-    def adjoint_apply(self, v: np.ndarray, X: np.ndarray) -> np.ndarray:
-        """𝒜*(v) X = X_aᵀ Lap(v/d²) X_a X for X of shape (r, m), in X's precision."""
+    def adjoint_apply(self, v: np.ndarray, X: np.ndarray, images: np.ndarray | None = None) -> np.ndarray:
+        """𝒜*(v) X = X_aᵀ Lap(v/d²) X_a X for X of shape (r, m), in X's precision; ``images``, if
+        given, is X_a X (n_a, m), known to the caller (it is then not recomputed)."""
         points = self.points_as(X.dtype)
-        return points.T @ self.laplacian_apply(v, points @ X)
+        images = points @ X if images is None else images.astype(X.dtype, copy=False)
+        return points.T @ self.laplacian_apply(v, images)
 
     def adjoint(self, v: np.ndarray) -> np.ndarray:
-        """𝒜*(v) as a dense symmetric (r, r) matrix."""
-        out = self.points.T @ self.laplacian_apply(v, self.points)
-        return 0.5 * (out + out.T)
+        """𝒜*(v) as a dense symmetric (r, r) matrix: X_aᵀ (Lap X_a), 2·n_a·r² flops, or, with at most
+        1.5·n_a pairs, Σ_k v_k v_k v_kᵀ over the secant rows by two ``syrk`` (one for the positive
+        weights, one for the negative: S·r² flops, at a lower rate than the product's)."""
+        S, n_a = v.size, self.points.shape[0]
+        if 2 * S > 3 * n_a:
+            out = self.points.T @ self.laplacian_apply(v, self.points)
+            return 0.5 * (out + out.T)
+        V, positive = self.op.V, v > 0.0
+        # the transposed views (r, k) are Fortran-ordered: syrk reads them without a copy
+        out = scipy.linalg.blas.dsyrk(1.0, (V[positive] * np.sqrt(v[positive])[:, None]).T, lower=1)
+        negative = ~positive
+        out = scipy.linalg.blas.dsyrk(-1.0, (V[negative] * np.sqrt(-v[negative])[:, None]).T, beta=1.0, c=out,
+                                      lower=1, overwrite_c=1)
+        return np.tril(out) + np.tril(out, -1).T
 
-    def factor_values(self, F: np.ndarray) -> np.ndarray:
-        """𝒜(F Fᵀ) = ‖(x_i − x_j)ᵀF‖² / d² for F of shape (r, k)."""
-        Y = self.points @ F
+    def factor_values(self, F: np.ndarray, images: np.ndarray | None = None) -> np.ndarray:
+        """𝒜(F Fᵀ) = ‖(x_i − x_j)ᵀF‖² / d² for F of shape (r, k); ``images``, if given, is X_a F."""
+        Y = self.points @ F if images is None else images
         D = Y[self.op.i] - Y[self.op.j]
         return np.einsum("ij,ij->i", D, D) * self.inv_d2
 
@@ -141,11 +155,12 @@ class ImplicitMatrix:
             geometry, U, s, alpha, Lam0, gamma, L0, u)
         self.constants_single = constants_single
 
-    def apply(self, X: np.ndarray) -> np.ndarray:
-        """M X for X of shape (r, m), in X's precision (float64 or float32)."""
+    def apply(self, X: np.ndarray, images: np.ndarray | None = None) -> np.ndarray:
+        """M X for X of shape (r, m), in X's precision (float64 or float32); ``images``, if given, is
+        X_a X, the points' images (as for ``PairGeometry.adjoint_apply``)."""
         single = X.dtype == np.float32
         Lam0, L0 = self.constants_single if single and self.constants_single else (self.Lam0, self.L0)
-        out = self.g.adjoint_apply(self.u, X)
+        out = self.g.adjoint_apply(self.u, X, images)
         if self.U is not None and self.U.shape[1]:
             U = self.U.astype(X.dtype, copy=False)
             out += U @ (self.s.astype(X.dtype)[:, None] * (U.T @ X))
@@ -174,6 +189,13 @@ class PartialShrink:
     in single precision — twice as fast, with Ritz residuals no smaller than about 1e-5·‖M‖ (a
     floor on the accepted residual; below it a full double-precision eigendecomposition is
     made). For the loose rounds of column generation, whose ADMM stops at 1e-3 accuracy.
+
+    The points' images X_a B of the block B are carried along with it (``images``): a Ritz block
+    is B′ = [B, Q] Z, so X_a B′ = [X_a B, X_a Q] Z costs n_a·m² where a product through the points
+    costs n_a·r·m, and only the expansion directions Q go through the points. The images of the
+    returned eigenvectors (``vector_images``) give 𝒜(P) of the shrunk P without another product
+    (``PairGeometry.factor_values``). They are kept in double precision, and made afresh from
+    the points at every full eigendecomposition and at the start of a run.
     """
 
     #: smallest Ritz residual (relative to ‖M‖) asked of a single-precision Rayleigh–Ritz step
@@ -184,6 +206,10 @@ class PartialShrink:
         self.dim, self.eig_tol, self.refresh_every, self.margin = dim, eig_tol, refresh_every, margin
         self.single = single
         self.block: np.ndarray | None = None
+        #: X_a·block, the points' images of the block (None: not known yet), in double precision
+        self.images: np.ndarray | None = None
+        #: X_a·vectors, the points' images of the eigenvectors the last call returned
+        self.vector_images: np.ndarray | None = None
         self.since_full = 0
         self.full_count = self.partial_count = 0
 
@@ -198,7 +224,7 @@ class PartialShrink:
         Q, R = np.linalg.qr(np.asarray(block, dtype=np.float64))
         if block.shape[1] == 0 or np.min(np.abs(np.diag(R))) < 0.5:      # not (close to) orthonormal
             return
-        self.block = Q
+        self.block, self.images = Q, None
         self.since_full = 0
 
     def _full(self, M: ImplicitMatrix, threshold: float) -> tuple[np.ndarray, np.ndarray]:
@@ -208,6 +234,9 @@ class PartialShrink:
         above = int(np.sum(w > threshold))
         m = min(self.dim, above + self.margin)
         self.block = V[:, self.dim - m:]
+        self.images = M.g.points @ self.block
+        # the eigenvalues above the threshold are the block's last ones (eigh sorts them ascending)
+        self.vector_images = self.images[:, m - above:]
         return w[w > threshold], V[:, w > threshold]
 
     def _ritz(self, M: ImplicitMatrix, threshold: float, tol: float) -> tuple[np.ndarray, np.ndarray] | None:
@@ -225,23 +254,34 @@ class PartialShrink:
         too small."""
         m = self.block.shape[1]
         basis = self.block.astype(np.float32) if self.single else self.block
-        image = M.apply(basis)
-        theta, U, Y = _rayleigh_ritz(basis, image, m)
+        points = M.g.points_as(basis.dtype)
+        images = [M.g.points @ self.block if self.images is None else self.images]
+        image = M.apply(basis, images[0])
+        theta, U, Y, C = _rayleigh_ritz(basis, image, m)
+        # U = [B, Q₁, Q₂, …] C: the images of U are formed once, when it is accepted
+        C = C.astype(np.float64, copy=False)
         R = Y - U * theta
         unconverged = self._unconverged(theta, R, threshold, tol)
         for _ in range(3):                          # at most three expansions
             Q = orthonormal_complement(R[:, unconverged] if np.any(unconverged) else R, U)
-            theta, U, Y = _rayleigh_ritz(np.hstack([U, Q]), np.hstack([Y, M.apply(Q)]), m)
+            images.append(points @ Q)
+            theta, U, Y, Z = _rayleigh_ritz(np.hstack([U, Q]), np.hstack([Y, M.apply(Q, images[-1])]), m)
+            Z = Z.astype(np.float64, copy=False)
+            C = np.vstack([C @ Z[:m], Z[m:]])
             if theta[0] >= threshold:                  # the block is too small to hold every eigenvalue above
+                self.images = None
                 return None
             above = theta > threshold
             R = Y - U * theta                          # the residuals both the test and the next expansion use
             unconverged = self._unconverged(theta, R, threshold, tol)
             if not np.any(unconverged):
                 self.block = U.astype(np.float64, copy=False)
+                self.images = np.hstack(images) @ C
+                self.vector_images = self.images[:, above]
                 self.partial_count += 1
                 self.since_full += 1
                 return theta[above].astype(np.float64, copy=False), self.block[:, above]
+        self.images = None
         return None
 
     @staticmethod
@@ -364,13 +404,14 @@ class LeastSquaresSteps:
             self.next_switch = iteration + self.period
 
 
-def _rayleigh_ritz(basis: np.ndarray, image: np.ndarray, m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _rayleigh_ritz(basis: np.ndarray, image: np.ndarray,
+                   m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """The m largest Ritz values θ of M on the orthonormal ``basis`` (``image`` = M·basis), their Ritz
-    vectors U = basis·Z and images MU = image·Z (no further product with M)."""
+    vectors U = basis·Z, images MU = image·Z (no further product with M) and the coefficients Z."""
     H = basis.T @ image
     theta, Z = np.linalg.eigh(0.5 * (H + H.T))
     theta, Z = theta[-m:], Z[:, -m:]
-    return theta, basis @ Z, image @ Z
+    return theta, basis @ Z, image @ Z, Z
 
 
 def orthonormal_complement(directions: np.ndarray, basis: np.ndarray) -> np.ndarray:

@@ -42,6 +42,20 @@ def test_pair_geometry_applies_the_adjoint_in_both_precisions():
     np.testing.assert_allclose(geometry.factor_values(F), op.explicit().apply(F @ F.T), rtol=1e-10)
 
 
+@pytest.mark.parametrize("n_pairs, by_rows", [(40, True), (60, True), (500, False)])
+def test_pair_geometry_forms_the_adjoint_by_either_route(n_pairs, by_rows):
+    # at most 1.5·n_a pairs: two syrk of the secant rows (positive and negative weights); more: X_aᵀ Lap X_a
+    op = _random_pairs(digits_points(50), n_pairs, seed=n_pairs)
+    assert (2 * n_pairs <= 3 * op.points.shape[0]) == by_rows
+    geometry = PairGeometry(op)
+    rng = np.random.default_rng(n_pairs)
+    for y in (rng.standard_normal(n_pairs), np.abs(rng.standard_normal(n_pairs)), -np.abs(rng.standard_normal(n_pairs)),
+              np.zeros(n_pairs)):
+        formed = geometry.adjoint(y)
+        np.testing.assert_allclose(formed, op.explicit().adjoint(y), atol=1e-12 * max(np.abs(y).sum(), 1.0))
+        assert np.array_equal(formed, formed.T)
+
+
 def test_holds_secants():
     rng = np.random.default_rng(0)
     X = rng.standard_normal((70, 12)) @ rng.standard_normal((12, 40))        # rank 12 in R^40
@@ -117,9 +131,9 @@ def test_partial_shrink_expands_by_the_unconverged_pairs_above_the_threshold(sin
     widths = []
 
     class Counted(ImplicitMatrix):
-        def apply(self, X):
+        def apply(self, X, images=None):
             widths.append(X.shape[1])
-            return super().apply(X)
+            return super().apply(X, images)
 
     for _ in range(3):
         u = u + 1e-3 * np.abs(rng.standard_normal(u.size))
@@ -130,6 +144,29 @@ def test_partial_shrink_expands_by_the_unconverged_pairs_above_the_threshold(sin
         _assert_top_five(M, exact, theta, vectors, single)
     assert shrink.partial_count == 2 and shrink.block.shape[1] == 11
     assert widths[0] == 11 and len(widths) >= 2 and max(widths[1:]) <= 5
+
+
+@pytest.mark.parametrize("single", [False, True])
+def test_partial_shrink_carries_the_points_images_of_its_block(single):
+    # the images X_a B of the block and X_a U of the returned eigenvectors are carried through the
+    # Rayleigh–Ritz steps (B′ = [B, Q] Z) instead of recomputed: they equal the products through the points
+    op, geometry, rng, u = _shrink_problem(3)
+    shrink = PartialShrink(op.dim, eig_tol=1e-6, refresh_every=50, margin=4, single=single)
+    points = geometry.points
+    for _ in range(6):                        # a full solve, then Ritz steps from the carried block
+        u = u + 1e-3 * np.abs(rng.standard_normal(u.size))
+        M = ImplicitMatrix(geometry, None, None, 0.0, None, 0.0, None, u)
+        exact = np.linalg.eigvalsh(M.dense())
+        theta, vectors = shrink(M, 0.5 * (exact[-5] + exact[-6]))
+        scale = np.linalg.norm(points, 2)
+        # single precision: the expansion directions' images are float32 products
+        atol = (1e-5 if single else 1e-12) * scale
+        np.testing.assert_allclose(shrink.images, points @ shrink.block, rtol=0, atol=atol)
+        np.testing.assert_allclose(shrink.vector_images, points @ vectors, rtol=0, atol=atol)
+        values = geometry.factor_values(vectors * np.sqrt(theta), shrink.vector_images * np.sqrt(theta))
+        np.testing.assert_allclose(values, geometry.factor_values(vectors * np.sqrt(theta)),
+                                   rtol=1e-4 if single else 1e-10)
+    assert shrink.full_count == 1 and shrink.partial_count == 5
 
 
 @pytest.mark.parametrize("single", [False, True])
