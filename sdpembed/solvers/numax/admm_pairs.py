@@ -67,7 +67,7 @@ from .admm_control import (
     announce_setup,
     check_bundle,
 )
-from .factor_polish import polish_with_system
+from .factor_polish import polish_with_system, polished_objective_estimate
 from .least_squares import secant_cosines
 from .pair_linalg import (
     ImplicitMatrix,
@@ -78,6 +78,7 @@ from .pair_linalg import (
     approximate_bound,
     factor_in_original_coordinates,
     holds_secants,
+    range_corrected_multipliers,
 )
 
 __all__ = ["LEAST_SQUARES_MODES", "OutsideMonitor", "PairNumerics", "pair_trace_admm"]
@@ -130,14 +131,21 @@ class PairNumerics:
         (:mod:`~sdpembed.solvers.numax.least_squares`).
     polish : bool
         Once max(e₁, e₂) ≤ ``tol`` and the working pairs' violation is at most
-        100·``feas_tol``, try at most every 5 iterations to settle the violation by Gauss–Newton
-        steps on the factor of P (:func:`~sdpembed.solvers.numax.factor_polish.polish_factor`),
-        provided the approximate gap is already within ``gap_tol`` and the S constraints are
-        fewer than the factor's rank·r entries (otherwise the steps' equations are
-        overdetermined; a failed attempt doubles the wait for the next); the polished P is kept only
-        if its own violation and gap meet the tolerances (it is PSD and of the same rank by
-        construction, and the dual bound is the ADMM's). On the last restricted problem of
-        column generation this ends the run in a fraction of the iterations.
+        100·``feas_tol``, at most every 5 iterations: bound the gap with the multipliers β·ω
+        corrected on the range of P
+        (:func:`~sdpembed.solvers.numax.pair_linalg.range_corrected_multipliers`) when β·ω alone
+        does not prove it, and try to settle the violation by Gauss–Newton steps on the factor of P
+        (:func:`~sdpembed.solvers.numax.factor_polish.polish_with_system`) that also move the values
+        within 100·``feas_tol`` of the bound their multiplier prices onto it, provided the gap and
+        its first-order estimate after the polish
+        (:func:`~sdpembed.solvers.numax.factor_polish.polished_objective_estimate`) are within
+        ``gap_tol`` and the S constraints are fewer than the factor's rank·r entries (otherwise the
+        steps' equations are overdetermined; a failed attempt doubles the wait for the next); the
+        polished P is kept only if its own violation and gap meet the tolerances (it is PSD and of
+        the same rank by construction). Neither is tried while a ``monitor`` would end the run first
+        (its ratio times the last outside violation above 100·``feas_tol``). The run's certificate
+        is then made from the multipliers whose bound it stopped on. On the last restricted problem
+        of column generation this ends the run in a fraction of the iterations.
     anderson : int
         Memory of an Anderson acceleration of the iteration's fixed-point map
         (:class:`~sdpembed.solvers.numax.admm_control.AndersonMixing`, safeguarded); 0 (the default)
@@ -359,7 +367,9 @@ def pair_trace_admm(
     U_P, s_P, AP = np.zeros((r, 0)), np.zeros(0), np.zeros(S)
     prev = None                       # the previous iteration's P, 𝒜(P), ⟨P, Λ₀⟩, c, z, a, rhs, Kz: for ‖ΔL‖
     bound, violation, rgap, rank, objective = 0.0, float("inf"), float("inf"), 0, 0.0
-    last_monitor = 0
+    last_monitor, last_correction = 0, -POLISH_EVERY
+    outside_seen = 0.0                # the monitor's last worst violation outside the working pairs
+    y_acted = None                    # multipliers other than β·ω whose bound the last check acted on
     last_polish, polish_failures, polish_note, polish_system = -POLISH_EVERY, 0, "", None
     # the normal system of the last polish that reached the box but not the gap: the next attempt,
     # a few iterations on, refines with it instead of factorising J Jᵀ (S × S) afresh
@@ -458,7 +468,27 @@ def pair_trace_admm(
             # the gap the run acts on: a bound computed only to be printed must not change the iterates
             acted_gap = rgap if decides else float("inf")
             control.record_check(violation, bound, rgap)
-            if (numerics.polish and control.small and feas_tol < violation <= POLISH_FROM * feas_tol
+            y_acted = None
+            # neither the corrected bound nor the polish is worth its cost when the monitor will end the
+            # run (at ratio·outside) before the working pairs reach the polish's range: column generation
+            # then adds the pairs outside whatever this problem's gap
+            settling = numerics.polish and control.small and (
+                monitor is None or monitor.ratio * outside_seen <= POLISH_FROM * feas_tol)
+            if settling and violation <= POLISH_FROM * feas_tol and iteration - last_correction >= POLISH_EVERY:
+                # near the optimum the multipliers lag the iterate: a bound from them corrected on the
+                # range of P (O(S k²) a step, :func:`.range_corrected_multipliers`) often proves the gap
+                # tens of iterations before β·ω does
+                last_correction = iteration
+                if not np.isfinite(bound):
+                    bound = approximate_bound(geom, lo, hi, control.beta * omega)
+                    rgap = relative_gap(objective, bound)
+                if rgap > gap_tol:
+                    y_corrected = range_corrected_multipliers(geom, U_P, control.beta * omega)
+                    corrected = approximate_bound(geom, lo, hi, y_corrected)
+                    if corrected > bound:
+                        bound, rgap, y_acted = corrected, relative_gap(objective, corrected), y_corrected
+                acted_gap = rgap if decides else acted_gap
+            if (settling and feas_tol < violation <= POLISH_FROM * feas_tol
                     and S < rank * r and iteration - last_polish >= POLISH_EVERY * 2**polish_failures):
                 # the gap is often met long before the working pairs' violation: settle that tail
                 # by Gauss–Newton steps on the factor (:mod:`.factor_polish`) if the gap allows.
@@ -470,10 +500,16 @@ def pair_trace_admm(
                     rgap = relative_gap(objective, bound)
                 acted_gap = rgap
                 polished = None
-                if rgap <= gap_tol:
+                # the values the bound's multipliers price are moved onto their bounds too (complementary
+                # slackness), so the polished tr P lands near g(y); the first-order estimate of that tr P
+                # skips a factorisation of J Jᵀ whose P would miss the gap anyway
+                y_bound = control.beta * omega if y_acted is None else y_acted
+                reach = POLISH_FROM * feas_tol
+                if rgap <= gap_tol and relative_gap(polished_objective_estimate(
+                        objective, AP, lo, hi, y_bound, reach), bound) <= gap_tol:
                     polished, system = polish_with_system(op.V, U_P * np.sqrt(s_P), lo, hi, tol=0.5 * feas_tol,
                                                           cosines=lambda: secant_cosines(op, 0, np.float32, lower=True),
-                                                          system=retry_system)
+                                                          system=retry_system, multipliers=y_bound, reach=reach)
                     polish_failures += polished is None
                     retry_system = system if polished is not None else None
                 if polished is not None:
@@ -499,7 +535,7 @@ def pair_trace_admm(
                 break
             if monitor is not None and iteration - last_monitor >= 20 and admm_work >= 10.0 * monitor_work:
                 last_monitor = iteration
-                outside = float(monitor.scan(factor_in_original_coordinates(U_P, s_P, basis)))
+                outside = outside_seen = float(monitor.scan(factor_in_original_coordinates(U_P, s_P, basis)))
                 monitor_work += 0.0 if monitor.work is None else float(monitor.work(rank))
                 if outside > feas_tol and max(violation, e1, e2) <= monitor.ratio * outside:
                     control.message = (
@@ -533,11 +569,13 @@ def pair_trace_admm(
     P = factor.T @ factor
     objective = float(np.trace(P))
     if certify:
-        bound, y_feasible = certified_lower_bound(explicit, lo, hi, control.beta * omega)
+        bound, y_feasible = certified_lower_bound(explicit, lo, hi,
+                                                  control.beta * omega if y_acted is None else y_acted)
         rgap = relative_gap(objective, bound)
         control.demote(violation, rgap, "converged on the pair operator, but on the explicit secants")
     else:
-        bound, rgap, y_feasible = float("nan"), float("nan"), signed_multipliers(control.beta * omega, lo, hi)
+        bound, rgap = float("nan"), float("nan")
+        y_feasible = signed_multipliers(control.beta * omega if y_acted is None else y_acted, lo, hi)
         if control.status == "optimal":
             control.status, control.message = "inaccurate", f"{control.message}; not certified (certify=False)"
     # the spectrum of P = ΨᵀΨ is that of ΨΨᵀ (k × k) and N − k zeros

@@ -43,9 +43,10 @@ from typing import Any
 import numpy as np
 import scipy.linalg
 
+from ...problems.numax_certificate import signed_multipliers
 from .least_squares import factorisation_thread_limit
 
-__all__ = ["NormalSystem", "polish_factor", "polish_with_system"]
+__all__ = ["NormalSystem", "polish_factor", "polish_targets", "polish_with_system", "polished_objective_estimate"]
 
 
 def _values(V: np.ndarray, F: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -152,6 +153,91 @@ def polish_factor(V: np.ndarray, F: np.ndarray, lo: np.ndarray, hi: np.ndarray, 
     return polish_with_system(V, F, lo, hi, tol=tol, **options)[0]
 
 
+def polish_targets(values: np.ndarray, lo: np.ndarray, hi: np.ndarray, multipliers: np.ndarray | None = None,
+                   reach: float = 0.0) -> np.ndarray:
+    """The moves a polish asks of the values a_k = ‖Fᵀv_k‖²: clip(a_k, lo_k, hi_k) − a_k, and, with
+    ``multipliers`` y, b_k − a_k for every a_k within ``reach`` of the bound b_k its y_k prices (lo_k for
+    y_k > 0, hi_k for y_k < 0).
+
+    Complementary slackness puts a constraint with y_k ≠ 0 on its bound at the optimum; an ADMM
+    iterate has it only near, inside or outside. Moving just the violated values (the clip) raises
+    tr P by about Σ y_k (clip(a_k) − a_k) (:func:`polished_objective_estimate`); moving every priced
+    value onto its bound changes it by Σ y_k (b_k − a_k) = g(y) − ⟨𝒜*(y), P⟩ instead, which vanishes
+    to first order when 𝒜*(y) is the identity on the range of P
+    (:func:`~sdpembed.solvers.numax.pair_linalg.range_corrected_multipliers`): the polished tr P then
+    lands on the dual objective g(y). Both moves keep every value in its box.
+
+    Parameters
+    ----------
+    values : ndarray of shape (S,)
+        a = 𝒜(P).
+    lo, hi : ndarray of shape (S,)
+        The bounds (infinite entries allowed).
+    multipliers : ndarray of shape (S,), optional
+        y (y_k > 0 prices lo_k, y_k < 0 prices hi_k; a multiplier of an absent bound is ignored).
+    reach : float
+        Largest distance |b_k − a_k| of a priced value moved onto its bound (0: clip only).
+
+    Returns
+    -------
+    ndarray of shape (S,)
+        The moves.
+
+    References
+    ----------
+    .. [1] C. Hegde, A. C. Sankaranarayanan, W. Yin and R. G. Baraniuk, "NuMax: A convex approach for
+       learning near-isometric linear embeddings", IEEE Transactions on Signal Processing 63(22),
+       6109–6121, 2015. Implemented here: the constraints of the SDP (4) and their multipliers.
+    """
+    target = np.clip(values, lo, hi) - values
+    if multipliers is None or not reach > 0.0:
+        return target
+    y = signed_multipliers(np.asarray(multipliers, dtype=np.float64), lo, hi)
+    with np.errstate(invalid="ignore"):
+        move = np.where(y > 0.0, lo, hi) - values              # finite wherever y ≠ 0 after signing
+    onto = (y != 0.0) & (np.abs(move) <= reach)
+    return np.where(onto, move, target)
+
+
+def polished_objective_estimate(objective: float, values: np.ndarray, lo: np.ndarray, hi: np.ndarray,
+                                y: np.ndarray, reach: float = 0.0) -> float:
+    """tr P after a polish, to first order: ``objective`` + Σ_k y_k t_k for the moves t of
+    :func:`polish_targets` (``y`` and ``reach`` as there).
+
+    Near an optimum with multipliers y, tr P changes like the Lagrangian, tr P − Σ_k y_k (a_k − b_k),
+    so moving a value by t_k changes tr P by about y_k t_k. A caller whose polished P must stay
+    within a gap of a dual bound can thus skip the factorisation of J Jᵀ when the estimate already
+    misses it. Multipliers of the wrong sign for a bound (or of an absent bound) are zeroed first,
+    as in the dual objective.
+
+    Parameters
+    ----------
+    objective : float
+        tr P of the iterate.
+    values : ndarray of shape (S,)
+        a = 𝒜(P).
+    lo, hi : ndarray of shape (S,)
+        The bounds.
+    y : ndarray of shape (S,)
+        Multipliers (y_k > 0 prices lo_k, y_k < 0 prices hi_k).
+    reach : float
+        As for :func:`polish_targets`.
+
+    Returns
+    -------
+    float
+        The estimated trace of the polished P.
+
+    References
+    ----------
+    .. [1] C. Hegde, A. C. Sankaranarayanan, W. Yin and R. G. Baraniuk, "NuMax: A convex approach for
+       learning near-isometric linear embeddings", IEEE Transactions on Signal Processing 63(22),
+       6109–6121, 2015. Implemented here: the Lagrangian of the SDP (4).
+    """
+    y = signed_multipliers(np.asarray(y, dtype=np.float64), lo, hi)
+    return float(objective) + float(y @ polish_targets(values, lo, hi, y, reach))
+
+
 def polish_with_system(
     V: np.ndarray,
     F: np.ndarray,
@@ -163,6 +249,8 @@ def polish_with_system(
     max_refinements: int = 8,
     cosines: Callable[[], np.ndarray] | None = None,
     system: NormalSystem | None = None,
+    multipliers: np.ndarray | None = None,
+    reach: float = 0.0,
 ) -> tuple[np.ndarray | None, NormalSystem | None]:
     """Minimum-norm Gauss–Newton correction of F so that lo ≤ ‖Fᵀv_k‖² ≤ hi for every row of V, with
     the factorised normal system J Jᵀ it used.
@@ -190,6 +278,10 @@ def polish_with_system(
         The system of a polish of the first rows of V (all of them, or fewer: it is then bordered by
         the others, :meth:`NormalSystem.bordered`) at a nearby F; without one, or when it does not
         fit, the system is factorised afresh.
+    multipliers, reach
+        With multipliers y, every value within ``reach`` of the bound its y prices is moved onto it
+        too (:func:`polish_targets`): to first order the polished tr P is then the dual objective
+        g(y) rather than tr P plus the cost of the violated values' moves.
 
     Returns
     -------
@@ -203,7 +295,7 @@ def polish_with_system(
     if system is not None and system.size != S:
         system = system.bordered(V, Y)          # None unless it is an unbordered system of fewer rows
     for _ in range(max_steps):
-        target = np.clip(a, lo, hi) - a
+        target = polish_targets(a, lo, hi, multipliers, reach)
         if np.max(np.abs(target), initial=0.0) <= tol:
             return F, system
         if system is None:

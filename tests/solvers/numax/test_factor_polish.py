@@ -3,7 +3,12 @@
 import numpy as np
 import pytest
 
-from sdpembed.solvers.numax.factor_polish import polish_factor
+from sdpembed.solvers.numax.factor_polish import (
+    polish_factor,
+    polish_targets,
+    polish_with_system,
+    polished_objective_estimate,
+)
 
 
 def _instance(S=40, r=30, k=5, seed=0):
@@ -141,3 +146,36 @@ def test_normal_factor_makes_one_square_array_and_factorises_the_normal_matrix(m
     L = np.tril(system.factor.astype(np.float64))
     normal = 4.0 * (V @ V.T) * (Y @ Y.T) + system.ridge * np.eye(S)
     np.testing.assert_allclose(L @ L.T, normal, rtol=0, atol=1e-5 * np.abs(normal).max())
+
+
+def test_priced_values_within_reach_move_onto_their_bounds():
+    """With multipliers, every value within ``reach`` of the bound its multiplier prices is moved onto
+    it (complementary slackness), the others only clipped; the estimate of the polished trace is the
+    first-order change Σ y_k t_k, checked against the polished factor itself."""
+    rng, V, F, values = _instance(seed=5)
+    lo, hi = values - 0.05, values + 0.05
+    lo[:4] = values[:4] + 1e-4                                  # violated below, priced: onto lo
+    lo[4:8] = values[4:8] - 1e-4                                # inside by 1e-4, priced: onto lo
+    hi[8:12] = values[8:12] + 2e-4                              # inside by 2e-4, priced: onto hi
+    hi[12:14] = values[12:14] - 1e-4                            # violated above, not priced: clipped
+    y = np.zeros(values.size)
+    y[:8], y[8:12] = rng.uniform(0.5, 1.0, 8), -rng.uniform(0.5, 1.0, 4)
+    y[14:16] = 0.3                                              # priced but 0.05 from lo: beyond reach
+    targets = polish_targets(values, lo, hi, y, reach=5e-4)
+    expected = np.clip(values, lo, hi) - values
+    expected[:8], expected[8:12] = lo[:8] - values[:8], hi[8:12] - values[8:12]
+    np.testing.assert_allclose(targets, expected, atol=1e-15)
+    np.testing.assert_array_equal(polish_targets(values, lo, hi, y, reach=0.0), np.clip(values, lo, hi) - values)
+    np.testing.assert_array_equal(polish_targets(values, lo, hi), np.clip(values, lo, hi) - values)
+
+    polished, _ = polish_with_system(V, F, lo, hi, tol=1e-10, multipliers=y, reach=5e-4)
+    new = _values(V, polished)
+    np.testing.assert_allclose(new[:12], np.where(y[:12] > 0, lo[:12], hi[:12]), atol=1e-10)
+    assert np.max(np.maximum(lo - new, new - hi)) <= 1e-10
+    np.testing.assert_allclose(new[14:], values[14:], atol=1e-6)     # unpriced or out of reach: kept
+    objective = float(np.sum(F * F))
+    estimate = polished_objective_estimate(objective, values, lo, hi, y, reach=5e-4)
+    assert estimate == pytest.approx(objective + float(y @ expected), rel=1e-15)
+    # one-sided: a multiplier of an absent bound prices nothing
+    assert np.array_equal(polish_targets(values, np.full(values.size, -np.inf), hi, y, reach=5e-4)[:8],
+                          np.zeros(8))
