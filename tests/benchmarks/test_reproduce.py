@@ -821,3 +821,19 @@ def test_trust_calibration_and_held_out_rule():
     assert trust.held_out_decision(spans, "s = 1", 0.01)["decision"] == "refuted"
     spans["Isomap"]["continuity"] = spans["Lap"]["continuity"] = span(0.0, 0.1)
     assert trust.held_out_decision(spans, "s = 1", 0.01)["decision"].startswith("undecided")
+
+
+def test_the_roll_equality_sentence_reports_the_size_decided_on_not_the_last_run():
+    trust = load_reproduce("thesis_mvu_trust")
+    def run(n, status, c, t, i):
+        return {"n": n, "equality": {"status": status, "continuity": c, "trust": t, "intersection": i}}
+    runs = [run(1000, "optimal", 0.838, 0.578, 0.448), run(1500, "inaccurate", 0.820, 0.631, 0.297)]
+    decision = trust.roll_row_decision(runs[0]["equality"])
+    assert decision == "refuted"                                          # 1.000 − 0.838 > 0.05
+    sentence = trust.graph_sentence({"runs": runs, "decided_n": 1000, "decision": decision})
+    assert "n = 1000" in sentence and "0.838 / 0.578 / 0.448" in sentence and "0.820" not in sentence
+    assert trust.graph_sentence({"runs": runs[1:], "decided_n": None, "decision": "undecided (x)"}).startswith(
+        "no size certified")
+    assert trust.roll_row_decision({"continuity": 0.99, "trust": 0.975, "intersection": 0.985}) == "supported"
+    assert trust.roll_row_decision({"continuity": 0.96, "trust": 0.975, "intersection": 0.985}).startswith("undecided")
+    assert trust.roll_row_decision(None).startswith("undecided")
