@@ -396,12 +396,16 @@ def table3_2_reasons_roll_equality(config: dict, png: Path) -> Outcome:
     for ax, g in zip(axes[0], raw, strict=True):
         for offset, variant in ((-0.2, "equality"), (0.2, "inequality")):
             for x, m in enumerate(("continuity", "trust", "intersection")):
-                values = [r[variant][m] for r in raw[g]["runs"]]
-                ax.plot(x + offset + 0.05 * np.arange(len(values)), values, "o", color="C0" if variant == "equality"
-                        else "C1", label=variant if x == 0 else None)
+                for index, r in enumerate(raw[g]["runs"]):         # a solve that is not optimal: a cross
+                    ok = r[variant]["status"] == "optimal"
+                    ax.plot(x + offset + 0.05 * index, r[variant][m], "o" if ok else "x",
+                            color="C0" if variant == "equality" else "C1",
+                            label=f"{variant}{'' if ok else ' (not optimal)'}" if x == 0 and (index == 0 or not ok)
+                            else None)
         ax.plot(range(3), (1.000, 0.990, 0.990), "_", color="C3", ms=20, mew=2, label="published")
         ax.set_xticks(range(3), ["continuity", "trust", "intersection"])
-        ax.set(title=f"{g}: {raw[g]['decision']}", ylim=(0, 1.05))
+        ax.set(title=f"{g}: {raw[g]['decision']} (n = {', '.join(str(r['n']) for r in raw[g]['runs'])})",
+               ylim=(0, 1.05))
         ax.legend(fontsize=7)
     _save(fig, png)
     return Outcome(
