@@ -533,6 +533,7 @@ def test_thesis_mvu_reason_tests_follow_the_experiment_they_explain():
     reasons = [k for k in keys if "_reasons" in k]
     assert len(reasons) == (len(load_reproduce("thesis_mvu_reasons").EXPERIMENTS)
                             + len(load_reproduce("thesis_mvu_measures").EXPERIMENTS)
+                            + len(load_reproduce("thesis_mvu_trust").EXPERIMENTS)
                             + len(load_reproduce("thesis_mvu_lockup").EXPERIMENTS)) >= 5
     for key in reasons:                          # <figure>_reasons[_<candidate>] after its figure or a sibling
         figure = key.split("_reasons")[0]
@@ -744,3 +745,95 @@ def test_measures_verdict_needs_the_digits_supported_and_no_replication_refuted(
     assert verdict({"digits": "undecided (x)", "mnist": "supported"}) == "differs"
     assert verdict({"digits": "refuted", "mnist": "supported"}) == "differs"
     assert verdict({"mnist": "supported"}, primary="mnist") == "reproduced in trend"
+
+
+def test_trust_readings_against_a_brute_force_evaluation_of_each_reading():
+    trust = load_reproduce("thesis_mvu_trust")
+    from scipy.optimize import minimize_scalar
+
+    from sdpembed.validation.embedding_quality import local_trust
+    rng = np.random.default_rng(11)
+    X = rng.standard_normal((30, 5))
+    Y = X[:, :2] @ np.array([[2.0, 0.3], [0.0, 1.5]]) + 0.8 * rng.standard_normal((30, 2))      # no ties
+    l, n = 4, len(X)
+    DX = np.sqrt(((X[:, None] - X[None]) ** 2).sum(axis=2))
+    DY = np.sqrt(((Y[:, None] - Y[None]) ** 2).sum(axis=2))
+
+    def sets(D, count, itself=False):        # nearest first by sorting each row; the point itself first or left out
+        return [[j for j in np.argsort(D[i], kind="stable") if itself or j != i][:count] for i in range(n)]
+
+    def one_minus_min(pairs, scaled, other):
+        def ratio(s):
+            residual = sum((s * scaled[i, j] - other[i, j]) ** 2 for i, j in pairs)
+            return residual / sum(other[i, j] ** 2 for i, j in pairs)
+        return 1.0 - minimize_scalar(ratio, bounds=(0.0, 100.0), method="bounded", options={"xatol": 1e-12}).fun
+
+    out_pairs = [(i, j) for i, js in enumerate(sets(DY, l)) for j in js]
+    in_pairs = [(i, j) for i, js in enumerate(sets(DX, l)) for j in js]
+    s_c = minimize_scalar(lambda s: sum((s * DY[i, j] - DX[i, j]) ** 2 for i, j in in_pairs), bounds=(0.0, 100.0),
+                          method="bounded", options={"xatol": 1e-12}).x
+    denominator = sum(DY[i, j] ** 2 for i, j in out_pairs)
+    expected = {
+        "printed": one_minus_min(out_pairs, DX, DY),
+        "s = 1": 1.0 - sum((DX[i, j] - DY[i, j]) ** 2 for i, j in out_pairs) / denominator,
+        "continuity's s": 1.0 - sum((DX[i, j] / s_c - DY[i, j]) ** 2 for i, j in out_pairs) / denominator,
+        "s on the outputs": 1.0 - minimize_scalar(lambda s: sum((s * DY[i, j] - DX[i, j]) ** 2 for i, j in out_pairs),
+                                                  bounds=(0.0, 100.0), method="bounded",
+                                                  options={"xatol": 1e-12}).fun / denominator,
+        "per point": np.mean([one_minus_min([(i, j) for j in js], DX, DY) for i, js in enumerate(sets(DY, l))]),
+        "squared distances": one_minus_min(out_pairs, DX ** 2, DY ** 2),
+        "point in its set": one_minus_min([(i, j) for i, js in enumerate(sets(DY, l, itself=True)) for j in js],
+                                          DX, DY),
+    }
+    got = trust.trust_readings(X, Y, l)
+    assert set(got) == set(expected) == set(trust.READINGS)
+    for name, value in expected.items():
+        assert got[name] == pytest.approx(value, abs=1e-8), name
+    assert got["printed"] == pytest.approx(local_trust(X, Y, l), abs=1e-12)
+    assert len({round(v, 6) for v in got.values()}) == len(got)          # the readings differ here
+
+
+def test_trust_calibration_and_held_out_rule():
+    trust = load_reproduce("thesis_mvu_trust")
+
+    def span(lo, hi):
+        return {"min": lo, "median": (lo + hi) / 2, "max": hi}
+
+    # PCA's published trust 0.389: held by 'printed' and 's = 1', the nearer median wins; none when no range holds it
+    assert trust.calibrate({"printed": span(0.30, 0.52), "s = 1": span(0.38, 0.40)}, 0.389) == "s = 1"
+    assert trust.calibrate({"printed": span(0.30, 0.52), "s = 1": span(0.0, 0.3)}, 0.389) == "printed"
+    assert trust.calibrate({"printed": span(0.40, 0.52)}, 0.389) is None
+    assert trust.calibrate({"printed": span(0.3895, 0.52)}, 0.389) == "printed"      # within the rounding
+
+    def row(c_lo, c_hi, printed, other):
+        return {"continuity": span(c_lo, c_hi), "trust": {name: printed if name == "printed" else other
+                                                           for name in trust.READINGS}}
+    # Isomap published 0.978 / 0.964, Lap 0.659 / 0.282
+    spans = {"Isomap": row(0.96, 0.97, span(0.97, 0.98), span(0.95, 0.97)),
+             "Lap": row(0.60, 0.70, span(0.40, 0.50), span(0.25, 0.30))}
+    rule = trust.held_out_decision(spans, "s = 1", 0.01)
+    assert rule["comparable"] == ["Isomap", "Lap"] and rule["decision"] == "supported"
+    assert rule["consistent"]["printed"] == [] and rule["consistent"]["s = 1"] == ["Isomap", "Lap"]
+    assert trust.held_out_decision(spans, "printed", 0.01)["decision"] == "refuted at the calibration"
+    assert trust.held_out_decision(spans, None, 0.01)["decision"] == "refuted at the calibration"
+    assert trust.held_out_decision(spans, "s = 1", 0.0)["comparable"] == ["Lap"]     # 0.978 beyond 0.97
+    spans["Lap"]["trust"]["s = 1"] = span(0.30, 0.35)                               # Lap no longer consistent
+    assert trust.held_out_decision(spans, "s = 1", 0.01)["decision"] == "refuted"
+    spans["Isomap"]["continuity"] = spans["Lap"]["continuity"] = span(0.0, 0.1)
+    assert trust.held_out_decision(spans, "s = 1", 0.01)["decision"].startswith("undecided")
+
+
+def test_the_roll_equality_sentence_reports_the_size_decided_on_not_the_last_run():
+    trust = load_reproduce("thesis_mvu_trust")
+    def run(n, status, c, t, i):
+        return {"n": n, "equality": {"status": status, "continuity": c, "trust": t, "intersection": i}}
+    runs = [run(1000, "optimal", 0.838, 0.578, 0.448), run(1500, "inaccurate", 0.820, 0.631, 0.297)]
+    decision = trust.roll_row_decision(runs[0]["equality"])
+    assert decision == "refuted"                                          # 1.000 − 0.838 > 0.05
+    sentence = trust.graph_sentence({"runs": runs, "decided_n": 1000, "decision": decision})
+    assert "n = 1000" in sentence and "0.838 / 0.578 / 0.448" in sentence and "0.820" not in sentence
+    assert trust.graph_sentence({"runs": runs[1:], "decided_n": None, "decision": "undecided (x)"}).startswith(
+        "no size certified")
+    assert trust.roll_row_decision({"continuity": 0.99, "trust": 0.975, "intersection": 0.985}) == "supported"
+    assert trust.roll_row_decision({"continuity": 0.96, "trust": 0.975, "intersection": 0.985}).startswith("undecided")
+    assert trust.roll_row_decision(None).startswith("undecided")

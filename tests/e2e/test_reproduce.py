@@ -370,3 +370,40 @@ def test_the_thesis_mvu_facial_reduction_reason_test_decides_by_its_rule(tmp_pat
         assert run["locked"] is (True if run["bound_ratio"] <= 1.01 else False if run["polish_violation"] <= tol
                                  and run["trace_ratio"] >= 1.5 else None)
         assert run["status"] != "optimal" or run["relative_gap"] <= 1e-6
+
+
+def test_the_thesis_mvu_trust_and_roll_equality_reason_tests_decide_from_their_own_numbers(tmp_path):
+    from statistics import median
+    keys = "table3_2_reasons_trust,table3_2_reasons_roll_equality"
+    records = _run_quick(tmp_path, keys, paper="thesis-mvu")
+    published = load_reproduce("thesis_mvu_kernel").PUBLISHED_TABLE3_2
+    rows = records["table3_2_reasons_trust"]["rows"]
+    runs, spans = rows["runs"], rows["spans"]
+    for method, span in spans.items():                        # the spans are the seeds' min, median and max
+        for name, s in span["trust"].items():
+            values = [r["trust"][name] for r in runs if r["method"] == method]
+            assert (s["min"], s["median"], s["max"]) == pytest.approx((min(values), median(values), max(values)))
+    pca = spans["PCA"]["trust"]
+    holding = [n for n, s in pca.items() if s["min"] - 5e-4 <= 0.389 <= s["max"] + 5e-4]
+    assert rows["chosen"] == (min(holding, key=lambda n: abs(pca[n]["median"] - 0.389)) if holding else None)
+    tolerance = records["table3_2_reasons_trust"]["config"]["tolerance"] + 5e-4
+    comparable = [m for m in spans if m != "PCA"
+                  and spans[m]["continuity"]["min"] - tolerance <= published[m]["swiss roll"][0]
+                  <= spans[m]["continuity"]["max"] + tolerance]
+    assert rows["comparable"] == comparable
+    if rows["chosen"] in (None, "printed"):
+        assert rows["decision"] == "refuted at the calibration"
+    assert f"is {rows['decision']}" in records["table3_2_reasons_trust"]["agreement"]
+    equality = records["table3_2_reasons_roll_equality"]["rows"]
+    for data in equality.values():
+        certified = [r for r in data["runs"] if r["equality"]["status"] == "optimal"]
+        assert data["decided_n"] == (certified[-1]["n"] if certified else None)
+        assert all(r["equality"]["status"] == "optimal" for r in data["runs"][:-1])   # a failed size ends the graph
+        if not certified:
+            assert data["decision"].startswith("undecided")
+        else:
+            gaps = [p - certified[-1]["equality"][m] for p, m in zip((1.0, 0.99, 0.99),
+                                                                     ("continuity", "trust", "intersection"),
+                                                                     strict=True)]
+            assert data["decision"].startswith("supported" if max(map(abs, gaps)) <= 0.02 else
+                                               "refuted" if max(gaps) > 0.05 else "undecided")
