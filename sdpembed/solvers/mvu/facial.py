@@ -75,7 +75,7 @@ value: the least leaves L(y) at 1 + ε on that step's U, which the next step wou
 determined K after further steps has both the plain and the corrected multipliers lifted and proved, the
 smaller bound kept (after one step L(y_R)V = V already); the interior point over a face lifts its iterates
 as they are and, when it ends without the gap, its last multipliers corrected to the returned K's support
-once more.
+once more (where the face off that support is small enough: ``EQUILIBRATE_MAX_ROWS`` rows).
 
 Validity with the numerical Ω: the lift only *proposes* y. The bound is proved by
 :func:`sdpembed.problems.mvu.dual_bound` applied to the assembled y exactly as for any
@@ -175,6 +175,11 @@ Q_BLOCK_WEIGHT = 30.0
 #: The outermost stress's weakest directions whose coupling to Q :func:`equilibrate` weights by √(λ_m/λ_k): the
 #: lift divides their couplings by the least levels; many more add dense rows the solve no longer resolves.
 WEAK_DIRECTIONS = 25
+
+#: Largest count of dense rows (the block of the face off K's support, b(b+1)/2 for b its dimension) for which
+#: :func:`equilibrate` runs in a final certificate: its sparse normal equations take them as dense rows of length E,
+#: and their product and factorisation grow with their square; above it the plain lifted multipliers are proved.
+EQUILIBRATE_MAX_ROWS = 2000
 
 #: The ε of the lift (:func:`lift_multipliers`): its per-iterate candidates, and those every one of which a single
 #: certificate after the interior point over a face proves (ε trades the gap f − 1 against t ∝ 1/ε where a
@@ -644,6 +649,8 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, t
         proved = dual_bound(instance, lift_multipliers(instance, steps, y_face), goal=goal)
         if support is None or (len(steps) == 1 and last["determined"]):
             return proved
+        if not _equilibrates(steps, support):
+            return proved
         # multipliers complementary to the optimum's support Q (equilibrate): the lift's 1/ε couplings removed;
         # a single certificate, so each ε is proved rather than predicted
         y_eq, steps_eq = equilibrate(instance, steps, y_face, support)
@@ -711,9 +718,11 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, t
     text += "; the edges leave K free in the face (solved by the interior point there)"
     if result.status != "optimal" and last["y_face"] is not None:
         # the last reduced multipliers made complementary to the returned K's support, lifted and proved once more
-        bound, y = certificate(last["y_face"], support=_support(result.solution, face.V))
+        support = _support(result.solution, face.V)
+        bound, y = certificate(last["y_face"], support=support)
         if bound < result.dual_bound:
-            text += f"; multipliers complementary to K's support proved {bound:.10g}"
+            which = "made complementary to K's support" if _equilibrates(steps, support) else "lifted once more"
+            text += f"; the last multipliers {which}: proved bound {bound:.10g}"
             result = _pair(instance, result, bound, y, result.iterations, gap_tol, feas_tol, t0)
     if result.status != "optimal" and len(edges) <= FALLBACK_MAX_EDGES:
         # the face need not be the minimal one, and the interior point over it can break down where
@@ -761,6 +770,13 @@ def _pair(instance, primal: SolveResult, bound: float, y: np.ndarray, iterations
         status=status, message=message, method="facial", solver="mvu_facial", max_violation=violation,
         iterations=iterations, start=t0, extra={"Y": primal.extra["Y"], "y": y},
     )
+
+
+def _equilibrates(steps, support: np.ndarray) -> bool:
+    """Whether a final certificate makes its multipliers complementary to ``support`` (:func:`equilibrate`): the
+    block of the innermost face off the support has at most :data:`EQUILIBRATE_MAX_ROWS` rows."""
+    free = steps[-1][0].dim - support.shape[1]
+    return free * (free + 1) // 2 <= EQUILIBRATE_MAX_ROWS
 
 
 def _support(K: np.ndarray, V: np.ndarray, tol: float = 1e-6) -> np.ndarray:
