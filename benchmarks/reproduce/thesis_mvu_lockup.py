@@ -62,6 +62,11 @@ def fig3_28_reasons_facial(config: dict, png: Path) -> Outcome:
     - A first run polished in 10 dimensions: the face's K (5.07 T, violation 5.1e-6 relative to τ)
       cut to its 10 leading dimensions started at a relative violation of 0.13 and stalled at
       1.7e-5 — the cut, not the rule, failed. ``dims`` is now 60 (the rule unchanged).
+    - The second facial-reduction step on the face of dimension 223 has 24,976 unknowns in W, too many for its
+      primal form: it is posed in the edge multipliers
+      (:func:`sdpembed.solvers.mvu.facial.face_stress_dual`), and its outcome — the faces of every step taken, or
+      the last dual value λ of its auxiliary SDP (W ⪰ λI meeting the edges) when it finds no stress — is reported
+      (the rule unchanged).
     """
     from sdpembed.problems import MVUInstance
     from sdpembed.solvers.mvu.facial import solve_mvu_facial
@@ -90,7 +95,8 @@ def fig3_28_reasons_facial(config: dict, png: Path) -> Outcome:
                "stress_rank": int(result.extra["stress_rank"]),
                "stress_min_on_complement": float(result.extra["stress_min_on_complement"]),
                "stressed_cliques": int(result.extra["stressed_cliques"]),
-               "determined": bool(result.extra["determined"]), "polish_start": history[0],
+               "determined": bool(result.extra["determined"]), "face_dims": list(result.extra["face_dims"]),
+               "dual_form_lower": result.extra.get("dual_form_lower"), "polish_start": history[0],
                "polish_violation": history[-1], "polish_steps": len(history) - 1, "trace_ratio": trace_ratio,
                "locked": locked, "message": result.message}
         raw.append(row)
@@ -112,11 +118,14 @@ def fig3_28_reasons_facial(config: dict, png: Path) -> Outcome:
     decided = {r["k"]: word[r["locked"]] for r in raw}
     return Outcome(
         published="Fig. 3.28: the roll locks at k = 7 (n = 1000): from there only the input's spectrum.",
-        ours=_md_table(["k", "edges", "face q (stress rank, λ+/λmax)", "K determined in the face",
+        ours=_md_table(["k", "edges", "face q (stress rank, λ+/λmax)", "faces of the steps (dual form's λ)",
+                        "K determined in the face",
                         "solve: status, iterations, U / T, K's trace / T, violation",
                         "polish: violation (steps), trace / T", "decision"],
                        [[r["k"], r["edges"],
                          f"{r['face_dim']} ({r['stress_rank']}, {r['stress_min_on_complement']:.1e})",
+                         ", ".join(map(str, r["face_dims"])) + ("" if r["dual_form_lower"] is None
+                                                                 else f" ({r['dual_form_lower']:.1e})"),
                          r["determined"], f"{r['status']}, {r['iterations']}, {r['bound_ratio']:.4f}, "
                          f"{r['objective_ratio']:.3f}, {r['max_violation']:.1e}",
                          f"{r['polish_violation']:.1e} ({r['polish_steps']}), {r['trace_ratio']:.3f}",

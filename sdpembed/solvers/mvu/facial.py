@@ -41,9 +41,12 @@ null S. :func:`face_stress` finds the stress of largest rank by the central path
 SDP min μ s.t. W + μI ⪰ 0 over the affine set of W that meets the edges ([4]), whose dual optimal points
 are exactly these stresses and whose central path ends at a maximally complementary pair ([5]); when
 that SDP's optimum is negative the restricted SDP has a strictly feasible point and the face is the
-minimal one. The step repeats on the smaller face while its face still admits a Gram matrix that meets
-the edges (least-squares residual at most ``STEP_RESIDUAL_TOL`` of τ), and the lift below runs through
-every step, innermost first.
+minimal one. That form parameterises W by a basis of the null space of the edges' system, q(q+1)/2 − E
+directions; above ``DETERMINED_MAX_UNKNOWNS`` unknowns (and up to ``DUAL_STEP_MAX_EDGES`` edges) the step
+is posed in the edge multipliers instead (:func:`face_stress_dual`: the Lagrange dual of the same auxiliary
+SDP, minimise zᵀD s.t. VᵀL(z)V ⪰ 0 of unit trace, whose E × E Newton systems do not grow with q). The step
+repeats on the smaller face while its face still admits a Gram matrix that meets the edges (least-squares
+residual at most ``STEP_RESIDUAL_TOL`` of τ), and the lift below runs through every step, innermost first.
 
 The reduced SDP and the certificate
 -----------------------------------
@@ -72,7 +75,7 @@ value: the least leaves L(y) at 1 + ε on that step's U, which the next step wou
 determined K after further steps has both the plain and the corrected multipliers lifted and proved, the
 smaller bound kept (after one step L(y_R)V = V already); the interior point over a face lifts its iterates
 as they are and, when it ends without the gap, its last multipliers corrected to the returned K's support
-once more.
+once more (where the face off that support is small enough: ``EQUILIBRATE_MAX_ROWS`` rows).
 
 Validity with the numerical Ω: the lift only *proposes* y. The bound is proved by
 :func:`sdpembed.problems.mvu.dual_bound` applied to the assembled y exactly as for any
@@ -144,8 +147,8 @@ from ...problems.mvu import DUAL_DENSE_LIMIT, dual_bound, proof_margin, svec_edg
 from ...results import SolveResult, build_result, relative_gap
 from .ipm import solve_in_face, solve_mvu_ipm
 
-__all__ = ["Face", "clique_stress", "equilibrate", "face_of_stress", "face_stress", "independent_rows",
-           "lift_multipliers", "neighbourhood_cliques", "solve_mvu_facial"]
+__all__ = ["Face", "clique_stress", "equilibrate", "face_of_stress", "face_stress", "face_stress_dual",
+           "independent_rows", "lift_multipliers", "neighbourhood_cliques", "solve_mvu_facial"]
 
 #: Largest edge count at which a run over a face that did not end ``optimal`` is followed by the interior
 #: point over all of 1⊥ (its E × E Schur complement).
@@ -154,6 +157,11 @@ FALLBACK_MAX_EDGES = 3000
 #: Largest unknown count q(q+1)/2 of W for which the edges' system is tested for determining W, and a further
 #: facial-reduction step (:func:`face_stress`) is sought.
 DETERMINED_MAX_UNKNOWNS = 2000
+
+#: Largest edge count at which a face too large for the primal form of a further step (q(q+1)/2 unknowns above
+#: :data:`DETERMINED_MAX_UNKNOWNS`) takes it in the edge multipliers (:func:`face_stress_dual`: Newton steps on an
+#: E × E system).
+DUAL_STEP_MAX_EDGES = 3000
 
 #: Largest least-squares residual of the edges, relative to τ, over a further step's face for the step to be
 #: taken: a face that no Gram matrix meeting the edges lies in was cut too small.
@@ -167,6 +175,11 @@ Q_BLOCK_WEIGHT = 30.0
 #: The outermost stress's weakest directions whose coupling to Q :func:`equilibrate` weights by √(λ_m/λ_k): the
 #: lift divides their couplings by the least levels; many more add dense rows the solve no longer resolves.
 WEAK_DIRECTIONS = 25
+
+#: Largest count of dense rows (the block of the face off K's support, b(b+1)/2 for b its dimension) for which
+#: :func:`equilibrate` runs in a final certificate: its sparse normal equations take them as dense rows of length E,
+#: and their product and factorisation grow with their square; above it the plain lifted multipliers are proved.
+EQUILIBRATE_MAX_ROWS = 2000
 
 #: The ε of the lift (:func:`lift_multipliers`): its per-iterate candidates, and those every one of which a single
 #: certificate after the interior point over a face proves (ε trades the gap f − 1 against t ∝ 1/ε where a
@@ -367,6 +380,112 @@ def face_stress(instance, face: Face, *, null_tol: float = 1e-8, gap: float = 1e
     return z, inner
 
 
+def face_stress_dual(instance, face: Face, *, gap: float = 1e-11, max_newton: int = 50, rows: np.ndarray | None = None,
+                     report: dict | None = None) -> tuple[np.ndarray, Face] | None:
+    """The facial-reduction step of :func:`face_stress` posed in the edge multipliers (its dual form), for a face
+    whose W has too many unknowns q(q+1)/2 for the null-space basis of the primal form.
+
+    With b_e the edge in face coordinates (rows ``rows`` of the edges, default :func:`independent_rows`: the
+    constraint matrices b_eb_eᵀ of the others lie in their span, so every S below is reached) the auxiliary SDP
+
+        minimise zᵀD  s.t.  S(z) = Σ_e z_e b_eb_eᵀ ⪰ 0,  tr S(z) = 1,
+
+    over z ∈ R^rows has the optimum 0 exactly when a stress of the restricted SDP exists (zᵀD = ⟨S(z), W⟩ ≥ 0 for
+    every feasible W ⪰ 0, and > 0 when one is positive definite). It is the Lagrange dual of :func:`face_stress`'s
+    auxiliary SDP, maximise λ s.t. 𝒜_V(W) = D, W ⪰ λI, and both are strictly feasible (S of the unit weights is
+    positive definite on the face of a connected graph). Its central path (barrier −log det S, the objective's
+    weight t multiplied by 4 per centring, damped Newton steps on the E × E system
+    ∇²_{ef} = (b_eᵀS⁻¹b_f)², with tr S = 1 by a Lagrange multiplier) carries the dual point W = S⁻¹/t + λI, which
+    meets the edges with W − λI ≻ 0, and the gap q/t: λ = zᵀD − q/t at a centre. A centre with λ > 0 is a
+    positive definite W meeting the edges: no stress (None), as the primal form's μ < 0. Otherwise the path ends
+    (gap q/t at ``gap`` of D's scale in W, or rounding stops the centring) at a maximally complementary solution
+    ([5] of the module docstring): S(z)'s eigenvalues on the stress's range settle while those on the face fall
+    like 1/t (1/√t without strict complementarity), so its range is spanned by the eigenvectors whose eigenvalues
+    kept more than half their value over the last two centrings. As in the primal form, z is then the
+    least-squares solution of S(z) = S_R (S at the last centre on that range) with zᵀD = 0, by the normal
+    equations of the E × E matrix (b_eᵀb_f)², and the inner face comes from S(z) itself.
+
+    ``report`` (optional) receives ``lower``, the last centre's λ relative to W's scale max_e D_e/|b_e|², and
+    ``centres``, the centres computed.
+
+    Returns
+    -------
+    (z, inner) or None
+        As :func:`face_stress`: z (E,) (zero off ``rows``) and the inner :class:`Face`.
+    """
+    edges, D_all = instance.edges, instance.sqdist / instance.tau
+    q = face.dim
+    Bv = face.V[edges[:, 0]] - face.V[edges[:, 1]]
+    rows = independent_rows(Bv) if rows is None else rows
+    B, D = Bv[rows], D_all[rows]
+    c = np.sum(B * B, axis=1)                                  # tr b_eb_eᵀ
+    scale = float(np.max(D / c))                               # W's scale: b_eᵀWb_e/|b_e|²
+
+    def stress(z: np.ndarray) -> np.ndarray:
+        return (B * z[:, None]).T @ B
+
+    def factor(z: np.ndarray) -> np.ndarray | None:
+        try:
+            return np.linalg.cholesky(stress(z))
+        except np.linalg.LinAlgError:
+            return None
+
+    z = np.full(len(rows), 1.0 / float(np.sum(c)))              # S = BᵀB/tr ≻ 0
+    chol = factor(z)
+    if chol is None:
+        return None
+    t = q / max(float(z @ D), 1e-300)
+    centres: list[tuple[np.ndarray, np.ndarray]] = []
+    while True:
+        centred = False
+        for _ in range(max_newton):
+            Y = np.linalg.solve(chol, B.T)                         # C⁻¹bₑ: (BS⁻¹Bᵀ) = YᵀY
+            P = Y.T @ Y
+            grad = t * D - np.diag(P)
+            kkt = np.block([[P * P, c[:, None]], [c[None], np.zeros((1, 1))]])
+            solution = np.linalg.solve(kkt, -np.append(grad, 0.0))   # LU: late centres' systems are ill-conditioned
+            step, w = solution[:-1], float(solution[-1])
+            decrement = float(-(grad + w * c) @ step)
+            if decrement < 1e-12:
+                centred = True
+                break
+            length = 1.0 / (1.0 + np.sqrt(decrement)) if decrement > 0.25 else 1.0
+            while (new := factor(z + length * step)) is None and length > 1e-12:
+                length *= 0.5
+            if new is None:
+                break
+            z, chol = z + length * step, new
+        if not centred:                                        # rounding stops the centring: the last centre
+            break
+        lower = float(z @ D) - q / t                           # the dual value λ at this centre
+        if report is not None:
+            report.update(lower=lower / scale, centres=len(centres) + 1)
+        if lower > 0.0:                                        # W ⪰ λI ≻ 0 meets the edges: no stress
+            return None
+        centres.append((z, np.linalg.eigvalsh(stress(z))))
+        if q / t <= gap * scale:
+            break
+        t *= 4.0
+    if len(centres) < 3:
+        return None
+    z, levels = centres[-1]
+    rank = int(np.sum(levels > 0.5 * centres[-3][1]))
+    if rank == 0 or rank == q:
+        return None
+    values, vectors = np.linalg.eigh(stress(z))
+    top = vectors[:, q - rank:]
+    target = np.sum((B @ top) ** 2 * values[q - rank:], axis=1)     # (b_eᵀS_Rb_e)_e
+    gram = (B @ B.T) ** 2
+    kkt = np.block([[gram, D[:, None]], [D[None], np.zeros((1, 1))]])
+    z = np.zeros(len(edges))
+    z[rows] = np.linalg.solve(kkt, np.append(target, 0.0))[:-1]
+    Bz = (Bv * z[:, None]).T @ Bv
+    levels, turn = np.linalg.eigh(0.5 * (Bz + Bz.T))
+    inner = Face(V=face.V @ turn[:, :q - rank], U=face.V @ turn[:, q - rank:], levels=levels[q - rank:],
+                 top=float(levels[-1]))
+    return z, inner
+
+
 def _edge_system(Bv: np.ndarray):
     """The edges' linear system on W in face coordinates: M (E × q(q+1)/2,
     :func:`~sdpembed.problems.mvu.svec_edge_matrix`), its index arrays and its thin singular value decomposition."""
@@ -380,6 +499,21 @@ def _edge_residual(system, D: np.ndarray) -> float:
     r = int(np.sum(sigma > 1e-8 * sigma[0]))
     return float(np.max(np.abs(D - left[:, :r] @ (left[:, :r].T @ D))))
 
+
+
+def _primal_form(q: int, edges: int) -> bool:
+    """Whether a face of dimension q takes the primal-form step (:func:`face_stress`) and the test whether the edges
+    determine W: q(q+1)/2 unknowns, at most the edge count and :data:`DETERMINED_MAX_UNKNOWNS`."""
+    return q * (q + 1) // 2 <= min(DETERMINED_MAX_UNKNOWNS, edges)
+
+
+def _row_residual(Bv: np.ndarray, D: np.ndarray) -> float:
+    """max_e |𝒜_V(W)_e − D_e| at the least-norm W that meets the edges of :func:`independent_rows` exactly (W a
+    combination of their b_eb_eᵀ, by the Gram matrix (b_eᵀb_f)²): without the q(q+1)/2 columns of the system."""
+    rows = independent_rows(Bv)
+    gram = (Bv @ Bv[rows].T) ** 2
+    alpha = np.linalg.solve(gram[rows], D[rows])
+    return float(np.max(np.abs(D - gram @ alpha)))
 
 def lift_multipliers(instance, steps, y_face: np.ndarray, *, epsilons=EPSILONS) -> np.ndarray:
     """Multipliers of the original equality SDP from reduced ones y_R with VᵀL(y_R)V ⪰ a positive multiple
@@ -472,7 +606,8 @@ def solve_mvu_facial(
     SolveResult
         ``method`` ``"facial"``; ``extra`` holds the proved multipliers ``y`` of the original SDP,
         ``face_dim`` q (the clique stress's face), ``face_dims`` (the face of every facial-reduction step
-        taken, :func:`face_stress`; K lies in the last), ``stress_rank`` n − 1 − q,
+        taken, :func:`face_stress`; K lies in the last), ``dual_form_lower`` (when a step was posed in the edge
+        multipliers: the last dual value λ of :func:`face_stress_dual`), ``stress_rank`` n − 1 − q,
         ``stress_min_on_complement`` λ₊/λ_max, ``stressed_cliques``, ``determined`` (the edges determine K
         in the last face: a lock-up) and the embedding ``Y``.
     """
@@ -514,6 +649,8 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, t
         proved = dual_bound(instance, lift_multipliers(instance, steps, y_face), goal=goal)
         if support is None or (len(steps) == 1 and last["determined"]):
             return proved
+        if not _equilibrates(steps, support):
+            return proved
         # multipliers complementary to the optimum's support Q (equilibrate): the lift's 1/ε couplings removed;
         # a single certificate, so each ε is proved rather than predicted
         y_eq, steps_eq = equilibrate(instance, steps, y_face, support)
@@ -524,32 +661,47 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, t
 
     Bv = face.V[edges[:, 0]] - face.V[edges[:, 1]]
     system = None
-    while face.dim * (face.dim + 1) // 2 <= min(DETERMINED_MAX_UNKNOWNS, len(edges)):
-        system = _edge_system(Bv) if system is None else system
-        found = face_stress(instance, face, system=system)
+    while True:
+        primal = _primal_form(face.dim, len(edges))
+        if primal:
+            system = _edge_system(Bv) if system is None else system
+            found = face_stress(instance, face, system=system)
+        elif face.dim * (face.dim + 1) // 2 > DETERMINED_MAX_UNKNOWNS and len(edges) <= DUAL_STEP_MAX_EDGES:
+            report: dict = {}
+            found = face_stress_dual(instance, face, report=report)
+            info["dual_form_lower"] = report.get("lower", float("nan"))
+            if found is None:
+                text += (f"; the auxiliary SDP of a further step, in the edge multipliers, found no stress of the SDP "
+                         f"restricted to the face of dimension {face.dim} (last dual value λ = "
+                         f"{report.get('lower', float('nan')):.1e} of W's scale: W ⪰ λI meets the edges)")
+        else:
+            break
         if found is not None:
             z, inner = found
             inner_Bv = inner.V[edges[:, 0]] - inner.V[edges[:, 1]]
-            inner_system = _edge_system(inner_Bv)
-            miss = _edge_residual(inner_system, D) / instance.tau
+            inner_system = _edge_system(inner_Bv) if _primal_form(inner.dim, len(edges)) else None
+            miss = (_edge_residual(inner_system, D) if inner_system is not None
+                    else _row_residual(inner_Bv, D)) / instance.tau
             if miss <= STEP_RESIDUAL_TOL:
                 steps.append((inner, z))
                 rank = face.dim - inner.dim
                 face, Bv, system = inner, inner_Bv, inner_system
                 info["face_dims"] = [step.dim for step, _ in steps]
+                form = "" if primal else " in the edge multipliers"
                 if verbose:
-                    say(f"mvu facial: a stress of the SDP in that face (rank {rank}) leaves a face of dimension "
+                    say(f"mvu facial: a stress of the SDP in that face{form} (rank {rank}) leaves a face of dimension "
                         f"{face.dim}")
-                text += (f"; a stress of the SDP restricted to that face (rank {rank}, facial reduction step "
+                text += (f"; a stress of the SDP restricted to that face{form} (rank {rank}, facial reduction step "
                          f"{len(steps)}) leaves a face of dimension {face.dim}")
                 continue
             # a stress found at the limit of the auxiliary SDP's resolution: its face cuts the feasible set off
             text += (f"; a stress of rank {face.dim - inner.dim} of the SDP restricted to the face of dimension "
                      f"{face.dim} was not taken (no Gram matrix of its face meets the edges: residual {miss:.1e} of τ)")
-        M, a, b, (_, sigma, _) = system
-        if sigma[-1] > 1e-8 * sigma[0]:
-            last["determined"] = True
-            return _determined(instance, face, M, a, b, certificate, gap_tol, feas_tol, t0, info, text)
+        if primal:
+            M, a, b, (_, sigma, _) = system
+            if sigma[-1] > 1e-8 * sigma[0]:
+                last["determined"] = True
+                return _determined(instance, face, M, a, b, certificate, gap_tol, feas_tol, t0, info, text)
         break
     rows = independent_rows(Bv)
     info["independent_edges"] = int(rows.size)
@@ -566,9 +718,11 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, t
     text += "; the edges leave K free in the face (solved by the interior point there)"
     if result.status != "optimal" and last["y_face"] is not None:
         # the last reduced multipliers made complementary to the returned K's support, lifted and proved once more
-        bound, y = certificate(last["y_face"], support=_support(result.solution, face.V))
+        support = _support(result.solution, face.V)
+        bound, y = certificate(last["y_face"], support=support)
         if bound < result.dual_bound:
-            text += f"; multipliers complementary to K's support proved {bound:.10g}"
+            which = "made complementary to K's support" if _equilibrates(steps, support) else "lifted once more"
+            text += f"; the last multipliers {which}: proved bound {bound:.10g}"
             result = _pair(instance, result, bound, y, result.iterations, gap_tol, feas_tol, t0)
     if result.status != "optimal" and len(edges) <= FALLBACK_MAX_EDGES:
         # the face need not be the minimal one, and the interior point over it can break down where
@@ -616,6 +770,13 @@ def _pair(instance, primal: SolveResult, bound: float, y: np.ndarray, iterations
         status=status, message=message, method="facial", solver="mvu_facial", max_violation=violation,
         iterations=iterations, start=t0, extra={"Y": primal.extra["Y"], "y": y},
     )
+
+
+def _equilibrates(steps, support: np.ndarray) -> bool:
+    """Whether a final certificate makes its multipliers complementary to ``support`` (:func:`equilibrate`): the
+    block of the innermost face off the support has at most :data:`EQUILIBRATE_MAX_ROWS` rows."""
+    free = steps[-1][0].dim - support.shape[1]
+    return free * (free + 1) // 2 <= EQUILIBRATE_MAX_ROWS
 
 
 def _support(K: np.ndarray, V: np.ndarray, tol: float = 1e-6) -> np.ndarray:

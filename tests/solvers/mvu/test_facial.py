@@ -344,3 +344,78 @@ def test_a_matrix_above_a_proved_bound_is_not_returned_for_its_smaller_violation
     both = _combine(inst, above, run, 1e-6, 1e-6, 0.0)
     assert both.objective == run.objective and both.dual_bound == run.dual_bound
     assert np.array_equal(both.solution, run.solution)
+
+
+_FRAMEWORKS = [([8, 8], [(0, 1, 8, True)]), ([10, 10, 6], [(0, 1, 10, True), (0, 2, 3, False)]),
+               ([8, 8, 8], [(0, 1, 8, True), (1, 2, 8, True)]), ([8, 8], [(0, 1, 8, False)])]
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+@pytest.mark.parametrize("framework", range(len(_FRAMEWORKS)))
+def test_the_dual_form_exposes_the_face_of_the_primal_form_and_keeps_the_input_in_it(framework: int, seed: int) -> None:
+    # the second step posed in the edge multipliers against the primal form on the body frameworks above (two locked
+    # bodies: 7 -> 3; a pendant body: 11 -> 7; a locked chain: 11 -> 3; a single matching: no stress): the same
+    # inner face, a PSD stress of the restricted SDP with zᵀD = 0, and the input's Gram matrix inside the face
+    from sdpembed.solvers.mvu.facial import face_stress_dual
+
+    X, inst = _bodies(*_FRAMEWORKS[framework], seed)
+    omega, _ = clique_stress(inst.n, inst.edges, inst.sqdist)
+    first = face_of_stress(inst.n, inst.edges, omega)
+    primal, dual = face_stress(inst, first), face_stress_dual(inst, first)
+    if primal is None:
+        assert dual is None
+        return
+    z, inner = dual
+    assert inner.dim == primal[1].dim < first.dim
+    cosines = np.linalg.svd(primal[1].V.T @ inner.V, compute_uv=False)
+    assert cosines.min() > 1 - 1e-9
+    Xc = X - X.mean(axis=0)
+    np.testing.assert_allclose(inner.V @ (inner.V.T @ Xc), Xc, atol=1e-7 * np.abs(Xc).max())
+    Bv = first.V[inst.edges[:, 0]] - first.V[inst.edges[:, 1]]
+    levels = np.linalg.eigvalsh((Bv * z[:, None]).T @ Bv)
+    assert levels[0] > -1e-9 * levels[-1] and np.sum(levels > 1e-6 * levels[-1]) == first.dim - inner.dim
+    assert abs(z @ inst.sqdist) <= 1e-9 * (np.abs(z) @ inst.sqdist)
+
+
+@pytest.mark.parametrize("framework, interior", [(0, False), (3, True)])
+def test_the_dual_forms_verdict_matches_cvxpys_auxiliary_sdp(framework: int, interior: bool) -> None:
+    # CVXPY (Clarabel) on the auxiliary SDP itself, maximise λ s.t. b_eᵀWb_e = D_e, W ⪰ λI in the clique face: its
+    # optimum is 0 where a stress exists (locked bodies) and positive where the restricted SDP has an interior (a
+    # single matching) — the dual form returns a stress exactly in the first case
+    import cvxpy as cp
+
+    from sdpembed.solvers.mvu.facial import face_stress_dual
+
+    _, inst = _bodies(*_FRAMEWORKS[framework], 0)
+    omega, _ = clique_stress(inst.n, inst.edges, inst.sqdist)
+    first = face_of_stress(inst.n, inst.edges, omega)
+    Bv = first.V[inst.edges[:, 0]] - first.V[inst.edges[:, 1]]
+    W, lam = cp.Variable((first.dim, first.dim), symmetric=True), cp.Variable()
+    D = inst.sqdist / inst.tau
+    problem = cp.Problem(cp.Maximize(lam), [cp.sum(cp.multiply(Bv @ W, Bv), axis=1) == D,
+                                            W - lam * np.eye(first.dim) >> 0])
+    problem.solve(solver=cp.CLARABEL)
+    assert problem.status == "optimal"
+    assert (problem.value > 1e-4) == interior and abs(problem.value) < 1.0
+    assert (face_stress_dual(inst, first) is None) == interior
+
+
+def test_the_solver_takes_the_dual_form_where_the_primal_forms_system_is_too_large(monkeypatch) -> None:
+    # the locked chain of three bodies with the primal form's limit lowered below its clique face's 66 unknowns: the
+    # second step runs in the edge multipliers, the edges determine K in its face of dimension 3, and the proved bound
+    # is CVXPY's optimum as through the primal form
+    from sdpembed.solvers.mvu import facial
+
+    X, inst = _bodies([8, 8, 8], [(0, 1, 8, True), (1, 2, 8, True)], 0)
+    trace = float(np.sum((X - X.mean(axis=0)) ** 2))
+    monkeypatch.setattr(facial, "DETERMINED_MAX_UNKNOWNS", 10)
+    res = solve_mvu_facial(inst, gap_tol=1e-6)
+    assert "in the edge multipliers" in res.message
+    assert res.extra["face_dims"] == [11, 3] and res.extra["determined"]
+    assert res.status == "optimal", res.message
+    assert trace * (1 - 1e-12) <= res.dual_bound <= trace * (1 + 1e-6)
+    assert verified_dual_bound(inst, {"dual_y": res.extra["y"]}) == res.dual_bound
+    # a face larger than the dual form's edge limit is left to the interior point, as before
+    monkeypatch.setattr(facial, "DUAL_STEP_MAX_EDGES", 10)
+    res = solve_mvu_facial(inst, gap_tol=1e-6)
+    assert res.extra["face_dims"] == [11] and not res.extra["determined"]
