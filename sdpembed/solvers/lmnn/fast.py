@@ -397,9 +397,8 @@ def solve_lmnn_fast(
         limit allows (:func:`~sdpembed.solvers.lmnn.multiplier_repair.repair_rounds`), and if the rounds had
         settled but that stops above ``gap_tol`` with time left, the margin rounds of the direct path from the
         first-order start (from the rounds' metric without one; the better certificate is returned); ``"direct"``:
-        instead of
-        the rounds, from a first-order start smoothed down to η = 10⁻³, the multiplier interior point on a
-        partition of the triplets corrected at each restricted minimiser
+        instead of the rounds, from a first-order start smoothed down to η = 10⁻³, the multiplier interior point
+        on a partition of the triplets corrected at each restricted minimiser
         (:func:`~sdpembed.solvers.lmnn.margin_rounds.margin_rounds`; the rounds run if it cannot, and from its
         metric of lowest loss and its multipliers, followed by the fallback repair, if it stops above ``gap_tol``
         with time left — the better certificate of the two is returned);
