@@ -394,9 +394,11 @@ def solve_lmnn_fast(
         to the near-margin triplets of a fixed metric, solved with one Newton unknown per such triplet and
         certified by :func:`~sdpembed.problems.lmnn.lmnn_dual_bound`. ``"fallback"``: after the working-set
         rounds, from their metric and multipliers, when their certified gap is above ``gap_tol`` and the time
-        limit allows (:func:`~sdpembed.solvers.lmnn.multiplier_repair.repair_rounds`); ``"direct"``: instead of
-        the rounds, from a first-order start smoothed down to η = 10⁻³, the multiplier interior point on a
-        partition of the triplets corrected at each restricted minimiser
+        limit allows (:func:`~sdpembed.solvers.lmnn.multiplier_repair.repair_rounds`), and if the rounds had
+        settled but that stops above ``gap_tol`` with time left, the margin rounds of the direct path from the
+        first-order start (from the rounds' metric without one; the better certificate is returned); ``"direct"``:
+        instead of the rounds, from a first-order start smoothed down to η = 10⁻³, the multiplier interior point
+        on a partition of the triplets corrected at each restricted minimiser
         (:func:`~sdpembed.solvers.lmnn.margin_rounds.margin_rounds`; the rounds run if it cannot, and from its
         metric of lowest loss and its multipliers, followed by the fallback repair, if it stops above ``gap_tol``
         with time left — the better certificate of the two is returned);
@@ -507,6 +509,15 @@ def solve_lmnn_fast(
                                  else (rounds.Ms[0], rounds.objective))
             rounds = _repair(instance, M_from, (rounds.working, rounds.alpha), loss_from, rounds, options,
                              deadline) or rounds
+        if (margin is None and repair != "off" and rounds.converged and rounds.rgap > gap_tol
+                and not rounds.timed_out and (deadline is None or time.perf_counter() < deadline)):
+            # a settled working set still uncertified with time left: its last interior point stopped far from tol
+            # on a failed factorisation (counted as stalled), and the fallback repair started from its poor
+            # multipliers; the direct path's margin rounds from the first-order start (or, without one, from the
+            # rounds' metric) do not depend on that iterate. Rounds stopped by max_rounds stay stopped.
+            M_from, alpha_from, loss_from = ((warm.M, (warm.triplets, warm.alpha), warm.loss) if warm is not None
+                                             else (rounds.Ms[0], (rounds.working, rounds.alpha), rounds.objective))
+            margin = _repair(instance, M_from, alpha_from, loss_from, None, options, deadline, margin=True)
         if margin is not None:
             better, other = (margin, rounds) if margin.rgap < rounds.rgap else (rounds, margin)
             better.newton += other.newton

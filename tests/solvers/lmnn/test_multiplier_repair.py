@@ -1,16 +1,22 @@
 """Multiplier repair (``solvers/lmnn/multiplier_repair.py``): the dual of (2.11) restricted to the near-margin
 triplets of a fixed metric, solved in the multipliers — against the CVXPY optimum, with certified bounds."""
 
+import dataclasses
+from pathlib import Path
+
 import numpy as np
 import pytest
 from sklearn.datasets import load_digits, load_wine
 from sklearn.decomposition import PCA
 
+from sdpembed import solve
 from sdpembed.formulations.lmnn import solve_lmnn_working_set
+from sdpembed.io import load_instance
 from sdpembed.problems import LMNNInstance
 from sdpembed.problems.lmnn import lmnn_dual_bound, loss_unit
 from sdpembed.results import relative_gap
 from sdpembed.solvers.lmnn.fast import solve_lmnn_fast
+from sdpembed.solvers.lmnn.hinge_ipm import hinge_ipm
 from sdpembed.solvers.lmnn.margin_rounds import best_scale, margin_rounds
 from sdpembed.solvers.lmnn.multiplier_repair import (
     _schur,
@@ -268,3 +274,50 @@ def test_a_gap_that_grows_on_the_full_instance_is_not_optimal(monkeypatch):
     monkeypatch.setattr(fast, "_lift", lift_with_a_larger_loss)
     res = solve_lmnn_fast(inst)
     assert res.status == "inaccurate" and "on the full instance" in res.message
+
+
+# ------------------------------------------------------------------------- tiny instances of the review fuzz
+_DATA = Path(__file__).resolve().parents[2] / "data"
+
+
+def _agrees_with_cvxpy(inst: LMNNInstance, res) -> None:
+    """Certified (own gap ≤ 1e-5, the bound recomputed from the returned multipliers) and agreeing with
+    CVXPY/Clarabel: its metric is feasible, so its loss is above any valid bound; Clarabel stops 'inaccurate' on
+    some of these with a loose bound of its own, which then only has to lie below the returned loss."""
+    truth = solve(inst, "cvxpy", solver="CLARABEL")
+    assert truth.status in ("optimal", "inaccurate") and truth.max_violation <= 1e-9
+    scale = max(abs(truth.objective), inst.gap_scale)
+    assert res.status == "optimal", res.message
+    assert res.relative_gap <= 1e-5
+    assert res.objective == pytest.approx(inst.objective(res.solution), rel=1e-12)
+    assert lmnn_dual_bound(inst, res.extra["triplets"], res.extra["alpha"],
+                           upper_bound=res.objective) == pytest.approx(res.dual_bound)
+    assert res.dual_bound <= truth.objective + 1e-6 * scale          # a bound below CVXPY's (nearly) optimum
+    assert res.objective >= truth.dual_bound - 1e-6 * scale          # and a loss above CVXPY's proved bound
+    assert abs(res.objective - truth.objective) <= 1e-4 * scale
+
+
+@pytest.mark.parametrize("seed", [30, 57, 435, 642, 813, 966])
+def test_default_path_certifies_tiny_instances_whose_rounds_stall(seed):
+    """Review fuzz instances (n 21–39, d 4–5, stored in tests/data): the working-set rounds' interior point stopped
+    far from tol on a failed Cholesky factorisation (counted as stalled, its round as settled), the fallback
+    repair from its multipliers did not certify, and the default path returned 'inaccurate' (gaps 0.02–0.6)
+    where ``repair="direct"`` certifies; the driver now goes on with the direct path's margin rounds."""
+    inst = load_instance(_DATA / f"lmnn_tiny_s{seed}.npz")
+    _agrees_with_cvxpy(inst, solve_lmnn_fast(inst))
+
+
+def test_margin_rounds_certify_where_every_interior_point_stalls(monkeypatch):
+    """Every working-set interior point stopped after three Newton steps as on a failed factorisation
+    (``stalled``, far from tol), whatever path the interior point itself takes: the default (fallback) path
+    still certifies the CVXPY optimum, by the margin rounds from the first-order start."""
+    import sdpembed.solvers.lmnn.fast as fast
+
+    def stalls(*args, **kwargs):
+        out = hinge_ipm(*args, **{**kwargs, "max_iter": 3, "certify": None})
+        return dataclasses.replace(out, converged=False, certified=False, stalled=True)
+
+    monkeypatch.setattr(fast, "hinge_ipm", stalls)
+    inst = load_instance(_DATA / "lmnn_tiny_s57.npz")
+    res = solve_lmnn_fast(inst)
+    _agrees_with_cvxpy(inst, res)
