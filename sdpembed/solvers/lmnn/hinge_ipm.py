@@ -207,6 +207,7 @@ def hinge_ipm(
     history: dict[str, list] = {key: [] for key in ("primal", "dual", "pres", "dres", "gap", "nu")}
     converged = stalled = unbounded = timed_out = certified = False
     it = 0
+    carry: dict = {}         # the PCG preconditioner's rank-k part, carried from step to step (newton._carried_gram)
     for it in range(1, max_iter + 1):
         AM = system.apply(M)
         R1 = C0 + system.adjoint(alpha) - X                      # dual residual (want 0; α + β = μ is kept)
@@ -246,7 +247,7 @@ def hinge_ipm(
         try:
             M, X, alpha, beta, xi, s = newton_step(system, C0, mu, M, X, alpha, beta, xi, s, nu, n_cone,
                                                    iterative=max(pres, dres, gap) < _PCG_SWITCH,
-                                                   accuracy=max(pres, dres, gap))
+                                                   accuracy=max(pres, dres, gap), carry=carry)
         except np.linalg.LinAlgError:
             stalled = True       # a factorisation failed at the boundary: keep the last iterate
             break

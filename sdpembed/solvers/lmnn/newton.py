@@ -41,6 +41,18 @@ _PCG_RATIO = 4
 #: Triplets per svec coordinate (those of largest D_t) in the early PCG preconditioner (see :func:`_newton_solver`).
 _PCG_EARLY = 3
 
+#: A preconditioner carried to the next Newton step (:func:`_carried_gram`) keeps a triplet's weight, scaled by the
+#: median change of D, while it is within this factor of the new D_t; only the others are updated.
+_PCG_CARRY_FACTOR = 2.0
+
+#: svec dimension p from which the preconditioner is carried: its rank-k part costs 3p³ flops a step, a PCG
+#: iteration about T·d² (T ≈ 8p triplets), so the formation saved against the few PCG iterations a carried
+#: preconditioner adds grows as d²; below (digits-pca30, p = 465) the added iterations cost more than it saves.
+_PCG_CARRY_FROM = 1000
+
+#: ... unless at least this fraction of the carried rows would be updated: then it is formed afresh (0: always).
+_PCG_CARRY_MAX = 0.5
+
 #: Relative residual and iteration limit of those PCG solves.
 _PCG_TOL = 1e-9
 _PCG_MAXITER = 60
@@ -124,7 +136,7 @@ def _cho_factor(H: np.ndarray):
 
 
 def _newton_solver(system: PairSystem, D: np.ndarray, Minv: np.ndarray, X: np.ndarray, *, iterative: bool = True,
-                   tol: float = _PCG_TOL):
+                   tol: float = _PCG_TOL, carry: dict | None = None):
     """A solver of the Newton system [𝒜*D𝒜 + K] v = r of :func:`~sdpembed.solvers.lmnn.hinge_ipm.hinge_ipm`,
     K = M⁻¹ ⊛ X the HKM term (``Minv`` = M⁻¹).
 
@@ -152,6 +164,13 @@ def _newton_solver(system: PairSystem, D: np.ndarray, Minv: np.ndarray, X: np.nd
     see :func:`newton_step`); if it does not reach it in ``_PCG_MAXITER`` iterations, the full float64 matrix
     is formed and factored after all.
 
+    With ``carry`` (a dict kept by the interior point across its Newton steps), p ≥ ``_PCG_CARRY_FROM`` and in
+    the early steps, the preconditioner's rank-k part is carried from the previous step and only its rows whose
+    weight moved by more than ``_PCG_CARRY_FACTOR`` are updated (:func:`_carried_gram`); K is new at every step,
+    so H is factored again (p³/3 flops against the 3p³ of the rank-k part). Not in the late steps: there the
+    D_t spread over decades (those at the margin grow as 1/ν, the others fall as ν), and a carried
+    preconditioner costs more PCG iterations than the 2p³ flops of the late rank-k part it saves.
+
     The operator applies K as svec(sym(M⁻¹ V X)) (4d³ flops on d × d blocks) instead of the p × p
     matrix-vector product, which reads the whole of K (13 MB at p = 1,275) at every PCG iteration.
     """
@@ -161,7 +180,10 @@ def _newton_solver(system: PairSystem, D: np.ndarray, Minv: np.ndarray, X: np.nd
         return lambda r: scipy.linalg.cho_solve(factor, r, check_finite=False)
     rank = _PCG_RATIO * p // 2 if iterative else _PCG_EARLY * p
     top = np.arange(D.size) if rank >= D.size else np.sort(np.argpartition(-D, rank)[:rank])
-    precondition = _float32_factor(system, D, top, Minv, X)
+    if p < _PCG_CARRY_FROM or iterative:
+        carry = None
+    gram = None if carry is None else _carried_gram(system, D, top, carry)
+    precondition = _float32_factor(system, D, top, Minv, X, gram=gram, carry=carry)
     state: dict = {}
 
     def operator(v: np.ndarray) -> np.ndarray:
@@ -179,13 +201,59 @@ def _newton_solver(system: PairSystem, D: np.ndarray, Minv: np.ndarray, X: np.nd
     return solve
 
 
+def _carried_gram(system: PairSystem, D: np.ndarray, top: np.ndarray, carry: dict) -> np.ndarray | None:
+    """The rank-k part of the PCG preconditioner, Σ_{t ∈ R} D̃_t c_t c_tᵀ in float32, updated from the previous
+    Newton step's (``carry``, same ``system``) instead of formed from all its rows again; None (and ``carry``
+    reset) when it is to be formed afresh by :func:`_float32_factor`.
+
+    The previous rows R₀ with weights D̃ are kept, all weights scaled by the median ratio m of D_t / D̃_t over
+    R₀ (the interior point moves most D_t of the top triplets by a common factor); a triplet whose D_t is
+    not within ``_PCG_CARRY_FACTOR`` of m·D̃_t gets its new D_t by a rank-k update with the signed differences,
+    and the triplets of ``top`` not in R₀ are added with their D_t. So every held weight is within that
+    factor of the triplet's current D_t: the rank-k part lies between 1/``_PCG_CARRY_FACTOR`` and
+    ``_PCG_CARRY_FACTOR`` times Σ_{t ∈ R} D_t c_t c_tᵀ in the Loewner order; the updates cost the changed rows' rank-k
+    flops, not those of all of R. At least ``_PCG_CARRY_MAX`` of R₀ to update: formed afresh. The state
+    left in ``carry`` (rows, weights, float32 matrix) is the one for the next step.
+    """
+    if carry.get("system") is not system:
+        carry.clear()
+        carry.update(system=system, rows=top, weights=D[top].copy(), gram=None)
+        return None
+    rows, weights, gram = carry["rows"], carry["weights"], carry["gram"]
+    scale = float(np.median(D[rows] / weights))
+    weights = scale * weights
+    ratio = D[rows] / weights
+    off = np.flatnonzero((ratio > _PCG_CARRY_FACTOR) | (ratio < 1.0 / _PCG_CARRY_FACTOR))
+    if gram is None or off.size >= _PCG_CARRY_MAX * rows.size:
+        carry.update(rows=top, weights=D[top].copy(), gram=None)
+        return None
+    added = np.setdiff1d(top, rows, assume_unique=True)
+    changed = np.concatenate([rows[off], added])
+    delta = np.zeros_like(D)
+    delta[rows[off]] = D[rows[off]] - weights[off]
+    delta[added] = D[added]
+    gram = gram * np.float32(scale)
+    for sign in (1.0, -1.0):
+        part = changed[sign * delta[changed] > 0.0]
+        if part.size:
+            gram += np.float32(sign) * system.gram_subset(np.abs(delta), part, np.float32, accumulate=np.float32)
+    weights[off] = D[rows[off]]
+    carry.update(rows=np.concatenate([rows, added]), weights=np.concatenate([weights, D[added]]), gram=gram)
+    return gram
+
+
 def _float32_factor(system: PairSystem, D: np.ndarray, rows: np.ndarray, Minv: np.ndarray,
-                    X: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+                    X: np.ndarray, *, gram: np.ndarray | None = None,
+                    carry: dict | None = None) -> Callable[[np.ndarray], np.ndarray]:
     """z ↦ H⁻¹z for H = Σ_{t ∈ rows} D_t c_t c_tᵀ + M⁻¹ ⊛ X, H formed, factored and solved in float32 (half the
     memory traffic of float64 in the factorisation and in every triangular solve of PCG); in float64 if the
-    float32 Cholesky fails."""
-    H = system.gram_subset(D, rows, np.float32, accumulate=np.float32)
-    H += system.skron(Minv.astype(np.float32), X.astype(np.float32))
+    float32 Cholesky fails. ``gram``, if given, is the float32 rank-k part to use instead of the rows'
+    (:func:`_carried_gram`)."""
+    if gram is None:
+        gram = system.gram_subset(D, rows, np.float32, accumulate=np.float32)
+        if carry is not None:
+            carry["gram"] = gram
+    H = gram + system.skron(Minv.astype(np.float32), X.astype(np.float32))
     try:
         factor = scipy.linalg.cho_factor(H, lower=True, check_finite=False)
     except np.linalg.LinAlgError:
@@ -292,7 +360,7 @@ def pcg(operator: Callable[[np.ndarray], np.ndarray], r: np.ndarray,
 
 def newton_step(system: PairSystem, C0: np.ndarray, mu: float, M: np.ndarray, X: np.ndarray, alpha: np.ndarray,
                 beta: np.ndarray, xi: np.ndarray, s: np.ndarray, nu: float, n_cone: int,
-                iterative: bool = False, accuracy: float = 0.0) -> tuple[np.ndarray, ...]:
+                iterative: bool = False, accuracy: float = 0.0, carry: dict | None = None) -> tuple[np.ndarray, ...]:
     """One Mehrotra predictor–corrector step of :func:`~sdpembed.solvers.lmnn.hinge_ipm.hinge_ipm` (HKM
     direction) from the iterate (M, X, α, β, ξ, s) with mean complementarity ``nu`` over ``n_cone``
     cone dimensions; returns the next iterate in that order. ``iterative`` allows the late PCG
@@ -301,7 +369,9 @@ def newton_step(system: PairSystem, C0: np.ndarray, mu: float, M: np.ndarray, X:
     (inexact Newton):
     ``_INEXACT_FACTOR``·accuracy within [``_PCG_TOL``, ``_INEXACT_MAX``]; early steps, far from the
     optimum, need no direction accurate to 10⁻⁹, and the PCG residual falls by about one decade per
-    fixed number of iterations. Raises ``LinAlgError`` when rounding leaves no interior step."""
+    fixed number of iterations. ``carry``: the state :func:`_newton_solver` carries its preconditioner in from
+    one step to the next (an empty dict at the first step). Raises ``LinAlgError`` when rounding leaves no
+    interior step."""
     R1 = C0 + system.adjoint(alpha) - X
     R2 = mu - alpha - beta
     R3 = 1.0 + system.apply(M) + s - xi
@@ -312,7 +382,7 @@ def newton_step(system: PairSystem, C0: np.ndarray, mu: float, M: np.ndarray, X:
     if system.n_blocks == 1 and system.svec_dim >= _MATRIX_FREE_FROM:
         solve = _matrix_free_solver(system, D, M, X, tol=inexact)
     else:
-        solve = _newton_solver(system, D, Minv, X, iterative=iterative, tol=inexact)
+        solve = _newton_solver(system, D, Minv, X, iterative=iterative, tol=inexact, carry=carry)
 
     def direction(rX: np.ndarray, ra: np.ndarray, rb: np.ndarray) -> tuple:
         g = R3 - (rb - xi * R2) / beta + ra / alpha

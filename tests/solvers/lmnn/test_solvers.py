@@ -1337,6 +1337,7 @@ def test_early_preconditioner_holds_the_triplets_of_largest_weight(instances, mo
         return gram_subset(D, rows, dtype, **options)
 
     monkeypatch.setattr(system, "gram_subset", recorded)
+    monkeypatch.setattr(newton, "_PCG_CARRY_MAX", 0.0)                      # formed afresh at every step
     out = hinge_ipm(system, C0, inst.mu)
     assert ipm_reached(out, 1e-8)
     assert sizes[0] == newton._PCG_EARLY * p and set(sizes) == {newton._PCG_EARLY * p, newton._PCG_RATIO * p // 2}
@@ -1347,3 +1348,72 @@ def test_early_preconditioner_holds_the_triplets_of_largest_weight(instances, mo
     monkeypatch.setattr(newton, "_PCG_RATIO", 2)           # PCG from T > 2p, the early subset 3p ≥ T: all rows
     small = single_system(inst, all_triplets(inst.y, inst.targets)[: 3 * p - 5])
     assert ipm_reached(hinge_ipm(small, C0, inst.mu), 1e-8)
+
+
+def test_carried_preconditioner_holds_weights_within_its_factor_and_gives_the_newton_direction(instances,
+                                                                                              monkeypatch):
+    """The preconditioner carried to the next Newton step (newton._carried_gram) is the float32 matrix
+    Σ_{t ∈ R} D̃_t c_t c_tᵀ of the rows and weights it records (checked against a float64 rank-k update of
+    those weights), R holds the new step's top rows, every D̃_t is within _PCG_CARRY_FACTOR of the new D_t while
+    some are the old weights rescaled (carried, not formed again), and PCG preconditioned by it solves the new
+    step's exact Newton system to its tolerance."""
+    import scipy.linalg
+
+    import sdpembed.solvers.lmnn.newton as newton
+    inst = instances["wine"]
+    system = single_system(inst, all_triplets(inst.y, inst.targets))
+    p, T = system.svec_dim, system.n_triplets
+    assert T > newton._PCG_RATIO * p
+    monkeypatch.setattr(newton, "_PCG_CARRY_FROM", 0)                       # wine's p = 15
+    rng = np.random.default_rng(3)
+    d = system.dim
+    A, B = rng.standard_normal((2, d, d))
+    M, X = (A @ A.T / d + 0.1 * np.eye(d))[None], (B @ B.T / d + 0.1 * np.eye(d))[None]
+    Minv = np.linalg.inv(M)
+    D0 = np.exp(rng.uniform(-3.0, 3.0, T))
+    # the next step: a common factor 3, a spread of ±20 % on most triplets and a factor 10 up or down on a fifth
+    D1 = 3.0 * D0 * np.exp(rng.uniform(-0.2, 0.2, T)) * np.where(rng.random(T) < 0.2, 10.0 ** rng.choice([-1, 1], T), 1)
+    carry: dict = {}
+    newton._newton_solver(system, D0, Minv, X, iterative=False, carry=carry)
+    first = carry["rows"].copy()
+    solve = newton._newton_solver(system, D1, Minv, X, iterative=False, carry=carry)
+    rows, weights, gram = carry["rows"], carry["weights"], carry["gram"]
+    assert gram is not None and gram.dtype == np.float32
+    top = np.argpartition(-D1, newton._PCG_EARLY * p)[:newton._PCG_EARLY * p]
+    assert np.isin(top, rows).all() and np.isin(first, rows).all()
+    ratio = weights / D1[rows]
+    assert ratio.max() <= newton._PCG_CARRY_FACTOR and ratio.min() >= 1.0 / newton._PCG_CARRY_FACTOR
+    assert np.array_equal(rows[:first.size], first)
+    assert np.count_nonzero(weights[:first.size] != D1[first]) > first.size // 2  # most old weights carried
+    full = np.zeros(T)
+    full[rows] = weights
+    expected = system.gram_subset(full, rows)
+    assert np.abs(gram - expected).max() <= 1e-5 * np.abs(expected).max()
+    H = system.gram(D1) + system.skron(Minv, X)
+    r = rng.standard_normal(p)
+    reached, pcg = [], newton.pcg
+    monkeypatch.setattr(newton, "pcg", lambda *a, **k: reached.append((out := pcg(*a, **k))[1]) or out)
+    z = solve(r)
+    assert reached == [True]                                                  # no fallback to the formed matrix
+    assert np.linalg.norm(H @ z - r) <= newton._PCG_TOL * np.linalg.norm(r) * 1.0001
+    np.testing.assert_allclose(z, scipy.linalg.solve(H, r, assume_a="pos"), rtol=1e-6, atol=1e-6 * np.abs(z).max())
+
+
+def test_interior_point_with_carried_preconditioner_reaches_the_fresh_optimum(instances, monkeypatch):
+    """On wine's whole triplet set (carrying allowed from its p = 15 on) the interior point carries its PCG
+    preconditioner across Newton steps at least once, and reaches the restricted optimum of the run that forms
+    it afresh at every step (_PCG_CARRY_MAX = 0)."""
+    import sdpembed.solvers.lmnn.newton as newton
+    inst = instances["wine"]
+    C0 = (1 - inst.mu) * np.asarray(inst.pull_matrix)[None]
+    monkeypatch.setattr(newton, "_PCG_CARRY_FROM", 0)                       # wine's p = 15
+    carried, gram = [], newton._carried_gram
+    monkeypatch.setattr(newton, "_carried_gram", lambda *a: carried.append(out := gram(*a)) or out)
+    out = hinge_ipm(single_system(inst, all_triplets(inst.y, inst.targets)), C0, inst.mu)
+    assert ipm_reached(out, 1e-8) and any(g is not None for g in carried)
+    monkeypatch.setattr(newton, "_PCG_CARRY_MAX", 0.0)
+    carried.clear()
+    fresh = hinge_ipm(single_system(inst, all_triplets(inst.y, inst.targets)), C0, inst.mu)
+    assert ipm_reached(fresh, 1e-8) and all(g is None for g in carried)
+    floor = max(out.history["gap"][-1], fresh.history["gap"][-1])          # each stops at its rounding floor
+    assert out.primal_value == pytest.approx(fresh.primal_value, rel=max(1e-8, floor))
