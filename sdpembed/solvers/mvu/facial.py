@@ -75,7 +75,8 @@ value: the least leaves L(y) at 1 + ε on that step's U, which the next step wou
 determined K after further steps has both the plain and the corrected multipliers lifted and proved, the
 smaller bound kept (after one step L(y_R)V = V already); the interior point over a face lifts its iterates
 as they are and, when it ends without the gap, its last multipliers corrected to the returned K's support
-once more (where the face off that support is small enough: ``EQUILIBRATE_MAX_ROWS`` rows).
+once more (where the face off that support is small enough: ``EQUILIBRATE_MAX_ROWS`` rows, and the correction's
+dense rows fit ``EQUILIBRATE_MAX_BYTES``).
 
 Validity with the numerical Ω: the lift only *proposes* y. The bound is proved by
 :func:`sdpembed.problems.mvu.dual_bound` applied to the assembled y exactly as for any
@@ -180,6 +181,13 @@ WEAK_DIRECTIONS = 25
 #: :func:`equilibrate` runs in a final certificate: its sparse normal equations take them as dense rows of length E,
 #: and their product and factorisation grow with their square; above it the plain lifted multipliers are proved.
 EQUILIBRATE_MAX_ROWS = 2000
+
+#: Largest memory, in bytes, that one least-norm solve of :func:`equilibrate` may take by the estimate 24·R·(R + E)
+#: of its leading terms, R its dense rows (all of them: the face off K's support, the support block QᵀL(δ)Q of
+#: r(r+1)/2 rows and the weak directions' coupling, m·r): the rows themselves (R × E), their sparse copy, and the
+#: dense R × R block of the normal equations and of its factors. Above it (a support of rank r in the hundreds:
+#: r(r+1)/2 rows of length E) the plain lifted multipliers are proved instead.
+EQUILIBRATE_MAX_BYTES = 1024**3
 
 #: The ε of the lift (:func:`lift_multipliers`): its per-iterate candidates, and those every one of which a single
 #: certificate after the interior point over a face proves (ε trades the gap f − 1 against t ∝ 1/ε where a
@@ -649,7 +657,8 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, t
         proved = dual_bound(instance, lift_multipliers(instance, steps, y_face), goal=goal)
         if support is None or (len(steps) == 1 and last["determined"]):
             return proved
-        if not _equilibrates(steps, support):
+        if not _equilibrates(steps, support, len(edges)):
+            last["limit"] = _equilibrate_limit(steps, support, len(edges))
             return proved
         # multipliers complementary to the optimum's support Q (equilibrate): the lift's 1/ε couplings removed;
         # a single certificate, so each ε is proved rather than predicted
@@ -657,7 +666,7 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, t
         return min([proved] + [dual_bound(instance, lift_multipliers(instance, steps_eq, y_eq, epsilons=(eps,)))
                                for eps in FINAL_EPSILONS], key=lambda p: p[0])
 
-    last = {"determined": False, "y_face": None}
+    last = {"determined": False, "y_face": None, "limit": None}
 
     Bv = face.V[edges[:, 0]] - face.V[edges[:, 1]]
     system = None
@@ -701,7 +710,10 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, t
             M, a, b, (_, sigma, _) = system
             if sigma[-1] > 1e-8 * sigma[0]:
                 last["determined"] = True
-                return _determined(instance, face, M, a, b, certificate, gap_tol, feas_tol, t0, info, text)
+                result = _determined(instance, face, M, a, b, certificate, gap_tol, feas_tol, t0, info, text)
+                if last["limit"] is not None:
+                    result.message += f"; the multipliers were not made complementary to K's support: {last['limit']}"
+                return result
         break
     rows = independent_rows(Bv)
     info["independent_edges"] = int(rows.size)
@@ -720,8 +732,10 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, t
         # the last reduced multipliers made complementary to the returned K's support, lifted and proved once more
         support = _support(result.solution, face.V)
         bound, y = certificate(last["y_face"], support=support)
+        if last["limit"] is not None:
+            text += f"; the last multipliers were not made complementary to K's support: {last['limit']}"
         if bound < result.dual_bound:
-            which = "made complementary to K's support" if _equilibrates(steps, support) else "lifted once more"
+            which = "made complementary to K's support" if last["limit"] is None else "lifted once more"
             text += f"; the last multipliers {which}: proved bound {bound:.10g}"
             result = _pair(instance, result, bound, y, result.iterations, gap_tol, feas_tol, t0)
     if result.status != "optimal" and len(edges) <= FALLBACK_MAX_EDGES:
@@ -772,11 +786,37 @@ def _pair(instance, primal: SolveResult, bound: float, y: np.ndarray, iterations
     )
 
 
-def _equilibrates(steps, support: np.ndarray) -> bool:
+def _equilibrates(steps, support: np.ndarray, edges: int) -> bool:
     """Whether a final certificate makes its multipliers complementary to ``support`` (:func:`equilibrate`): the
-    block of the innermost face off the support has at most :data:`EQUILIBRATE_MAX_ROWS` rows."""
+    block of the innermost face off the support has at most :data:`EQUILIBRATE_MAX_ROWS` rows and no least-norm
+    solve of :func:`equilibrate` is estimated above :data:`EQUILIBRATE_MAX_BYTES` (``_equilibrate_bytes``)."""
     free = steps[-1][0].dim - support.shape[1]
-    return free * (free + 1) // 2 <= EQUILIBRATE_MAX_ROWS
+    return (free * (free + 1) // 2 <= EQUILIBRATE_MAX_ROWS
+            and _equilibrate_bytes(steps, support.shape[1], edges) <= EQUILIBRATE_MAX_BYTES)
+
+
+def _equilibrate_limit(steps, support: np.ndarray, edges: int) -> str:
+    """Which limit of :func:`_equilibrates` the correction to ``support`` exceeds, for a result's message."""
+    free = steps[-1][0].dim - support.shape[1]
+    if free * (free + 1) // 2 > EQUILIBRATE_MAX_ROWS:
+        return f"{free * (free + 1) // 2} rows off the support > EQUILIBRATE_MAX_ROWS = {EQUILIBRATE_MAX_ROWS}"
+    return (f"its least-norm solve estimated at {_equilibrate_bytes(steps, support.shape[1], edges) / 1024**3:.1f} GiB "
+            f"> EQUILIBRATE_MAX_BYTES = {EQUILIBRATE_MAX_BYTES / 1024**3:g} GiB")
+
+
+def _equilibrate_bytes(steps, r: int, edges: int) -> int:
+    """The largest memory estimate 24·R·(R + E) over :func:`equilibrate`'s least-norm solves for a support of rank
+    ``r``, R their dense rows: b(b+1)/2 for the face b off the support (the innermost face for the reduced
+    multipliers, each inner stress's outer face for it), plus r(r+1)/2 and the weak directions' m·r for the
+    reduced multipliers."""
+    def block(dim: int) -> int:
+        free = max(dim - r, 0)
+        return free * (free + 1) // 2
+
+    weak = min(WEAK_DIRECTIONS, steps[0][0].U.shape[1])
+    counts = [block(steps[-1][0].dim) + r * (r + 1) // 2 + weak * r]
+    counts += [block(face.V.shape[1] + face.U.shape[1]) for face, _ in steps[1:]]
+    return max(24 * R * (R + edges) for R in counts)
 
 
 def _support(K: np.ndarray, V: np.ndarray, tol: float = 1e-6) -> np.ndarray:

@@ -419,3 +419,52 @@ def test_the_solver_takes_the_dual_form_where_the_primal_forms_system_is_too_lar
     monkeypatch.setattr(facial, "DUAL_STEP_MAX_EDGES", 10)
     res = solve_mvu_facial(inst, gap_tol=1e-6)
     assert res.extra["face_dims"] == [11] and not res.extra["determined"]
+
+
+def test_the_memory_rule_of_equilibrate_counts_every_dense_row_it_builds(monkeypatch) -> None:
+    # the rule's estimate 24·R·(R + E) against the rows equilibrate actually hands its least-norm solves: the support
+    # block r(r+1)/2 and the weak directions' coupling count, not only the face off the support (the n = 1,000 swiss
+    # roll's support of rank ~800 gave ~320,000 dense rows of length 2,986 and took the process to 21.8 GB)
+    from sdpembed.solvers.mvu import facial
+
+    _, inst = _bodies([8, 8, 8], [(0, 1, 8, True), (1, 2, 8, True)], 0)
+    omega, _ = clique_stress(inst.n, inst.edges, inst.sqdist)
+    first = face_of_stress(inst.n, inst.edges, omega)
+    z, inner = face_stress(inst, first)
+    steps = [(first, omega), (inner, z)]
+    y = facial._unit_on_face(inst, first.V)
+    seen: list[int] = []
+    least_norm = facial._least_norm
+
+    def counted(instance, Q, target, rows=None, values=None, **kwargs):
+        seen.append(0 if rows is None else rows.shape[0])
+        return least_norm(instance, Q, target, rows, values, **kwargs)
+
+    monkeypatch.setattr(facial, "_least_norm", counted)
+    Q = inner.V
+    facial.equilibrate(inst, steps, y, Q)
+    E = len(inst.edges)
+    assert len(seen) == 2 and seen[0] > Q.shape[1] * (Q.shape[1] + 1) // 2
+    assert facial._equilibrate_bytes(steps, Q.shape[1], E) == max(24 * R * (R + E) for R in seen)
+
+
+def test_a_correction_above_the_memory_limit_is_not_built_and_the_result_stays_honest(monkeypatch) -> None:
+    # the locked chain of three bodies, certified only through equilibrate (the plain lift proved a gap of 5.0e-3):
+    # with EQUILIBRATE_MAX_BYTES below its need the correction is never called, the plain multipliers are proved
+    # (a valid bound, the proof's own), the run is not optimal and its message names the limit
+    from sdpembed.solvers.mvu import facial
+
+    X, inst = _bodies([8, 8, 8], [(0, 1, 8, True), (1, 2, 8, True)], 0)
+    trace = float(np.sum((X - X.mean(axis=0)) ** 2))
+
+    def refused(*args, **kwargs):
+        raise AssertionError("equilibrate ran above its memory limit")
+
+    monkeypatch.setattr(facial, "EQUILIBRATE_MAX_BYTES", 1000)
+    monkeypatch.setattr(facial, "equilibrate", refused)
+    res = solve_mvu_facial(inst, gap_tol=1e-6)
+    assert res.extra["face_dims"] == [11, 3] and res.extra["determined"]
+    assert res.status == "inaccurate" and res.relative_gap > 1e-6, res.message
+    assert "EQUILIBRATE_MAX_BYTES" in res.message
+    assert res.dual_bound >= trace * (1 - 1e-12)
+    assert verified_dual_bound(inst, {"dual_y": res.extra["y"]}) == res.dual_bound
