@@ -660,6 +660,7 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, t
         if not _equilibrates(steps, support, len(edges)):
             last["limit"] = _equilibrate_limit(steps, support, len(edges))
             return proved
+        last["limit"] = None                   # this certificate's own: the message describes the last one
         # multipliers complementary to the optimum's support Q (equilibrate): the lift's 1/ε couplings removed;
         # a single certificate, so each ε is proved rather than predicted
         y_eq, steps_eq = equilibrate(instance, steps, y_face, support)
