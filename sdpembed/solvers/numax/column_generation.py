@@ -549,7 +549,7 @@ def column_generation(
     loose_tol: float | None = 1e-3,
     loose_max_iter: int = 10,
     loose_keep_multiplier: float | None = 1e-2,
-    loose_hold: float | None = 0.1,
+    loose_hold: float | None = 0.3,
     settle: bool = True,
     feas_tol: float = 1e-6,
     gap_tol: float = 1e-5,
@@ -619,7 +619,9 @@ def column_generation(
     loose_hold : float, optional
         As for :func:`run_column_generation`: a loose round that would change less than this
         share of the working set keeps all of it, so that the next round extends the factor of
-        its least-squares matrix rather than refactorising it; None never holds.
+        its least-squares matrix rather than refactorising it; None never holds. The late loose
+        rounds change a few hundred pairs of thousands: held, they extend the factor, and the
+        working set they grow is trimmed by the first tight round's keep rule.
     settle : bool
         As for :func:`run_column_generation`: the few pairs the scan after an optimal tight round
         adds are first settled by a polish of the factor over them and the working set
