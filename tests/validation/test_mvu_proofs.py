@@ -259,6 +259,44 @@ def test_multipliers_of_an_unbounded_slack_instance_prove_nothing():
     assert not cert.passed and "prove no finite bound" in " ".join(cert.reasons)
 
 
+def _complete_slack(n, omega):
+    edges = np.array([(i, j) for i in range(n) for j in range(i + 1, n)])
+    return MVUInstance(edges=edges, sqdist=np.ones(len(edges)), n=n, variant="slack", omega=omega)
+
+
+def test_at_omega_lambda2_equal_to_one_minus_omega_the_slack_sdp_is_bounded():
+    """K_n has λ₂ = n exactly and ω = 1/(n + 1) is a double for n + 1 = 4, 8: ω·λ₂ = 1 − ω exactly. The
+    objective is then at most ωΣD (``slack_verdict``): checked on random centred K ⪰ 0 and along the
+    ray t·v₂v₂ᵀ, where the old test called the SDP unbounded."""
+    rng = np.random.default_rng(0)
+    for n in (3, 7):
+        instance = _complete_slack(n, 1.0 / (n + 1))
+        assert instance.omega * n == 1.0 - instance.omega
+        ceiling = instance.omega * float(instance.sqdist.sum())
+        centre = np.eye(n) - 1.0 / n
+        for scale in (1e-2, 1.0, 1e3, 1e6):
+            F = centre @ rng.standard_normal((n, n)) * scale
+            assert instance.objective(F @ F.T) <= ceiling * (1 + 1e-12) + 1e-12 * np.trace(F @ F.T)
+        fiedler = centre[:, 0] / np.linalg.norm(centre[:, 0])
+        values = [instance.objective(t * np.outer(fiedler, fiedler)) for t in (1e2, 1e4, 1e6)]
+        assert max(values) <= ceiling * (1 + 1e-9) and values[-1] >= -ceiling
+
+
+@pytest.mark.parametrize("method", ["ipm", "lowrank"])
+def test_the_slack_boundary_is_undecided_not_unbounded(method):
+    """Where 1 − ω lies within the error of the estimate of ω·λ₂, the solvers say so (inaccurate, no bound),
+    rather than claim ``unbounded``; 1e-9 below it is proved unbounded, 1e-9 above it is solved to the
+    optimum ωΣD of the boundary (the objective bound of the test above, approached)."""
+    for n in (3, 7):
+        boundary = 1.0 / (n + 1)
+        at = solve(_complete_slack(n, boundary), method)
+        assert at.status == "inaccurate" and "boundedness undecided" in at.message and at.dual_bound == np.inf
+        assert solve(_complete_slack(n, boundary * (1 - 1e-9)), method).status == "unbounded"
+        above = solve(_complete_slack(n, boundary * (1 + 1e-9)), method)
+        assert above.status == "optimal", above.message
+        assert above.dual_bound == pytest.approx(boundary * n * (n - 1) / 2, rel=1e-7)
+
+
 def test_the_extended_proof_is_available_where_numpy_has_x87_long_double():
     # the skip below must not hide the extended proof on the platforms CI and this project run on
     import platform
