@@ -1,6 +1,6 @@
 """LMNN instances whose data are beyond the doubles are refused with the cause (issue 25 review): a finite X
 whose squared distances overflow made `sdpembed solve` fail far inside a solver, with a message about NaN
-entries of M or a failed eigensolver."""
+entries of M or a failed eigensolver; one whose squared distances underflow was solved as coincident points."""
 
 import contextlib
 import io
@@ -61,6 +61,18 @@ def test_the_largest_scale_whose_loss_is_a_double_is_accepted():
     LMNNInstance(X=X * scale * 0.999, y=y, targets=targets)
     with pytest.raises(ValueError, match=TOO_LARGE):
         LMNNInstance(X=X * scale * 1.001, y=y, targets=targets)
+
+
+@pytest.mark.parametrize("scale", [1e-150, 1e-200, 1e-310])
+def test_underflowing_data_are_refused(scale):
+    # at 1e-200 the squared distances underflow to 0 and the default solver reported `optimal` at the loss
+    # mu*T of coincident points, far above the optimum of the points as given (the scale's, by invariance)
+    X, y = _data()
+    targets = target_neighbors(X, y, 1)
+    with pytest.raises(ValueError, match="X is too small for the LMNN SDP in double precision"):
+        LMNNInstance(X=X * scale, y=y, targets=targets)
+    LMNNInstance(X=X * 1e-100, y=y, targets=targets)
+    LMNNInstance(X=np.zeros_like(X), y=y, targets=targets)             # coincident points: exact, not underflow
 
 
 def test_solve_and_verify_name_the_cause(tmp_path):
