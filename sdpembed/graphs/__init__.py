@@ -4,6 +4,8 @@
   (thesis Sec. 2.1.2, (2.4)–(2.11)).
 * :mod:`sdpembed.graphs.balltree` — the same target neighbours and active hinges found with ball
   trees (Sec. 2.1.8, (2.19)–(2.20)).
+* :mod:`sdpembed.graphs.common` — the checks of labels, target neighbours and metrics, and the
+  helpers both searches share (so that they see the same inputs and decide by the same formula).
 * :mod:`sdpembed.graphs.neighborhood` — the kNN graph with angle edges of MVU (Table 3.1),
   connectivity and its linking procedure, bad-edge detection (Sec. 3.1.12), graph Laplacians, and
   the k nearest training inputs of new inputs for the out-of-sample extension (Sec. 3.1.10).
@@ -20,6 +22,7 @@ References
 """
 
 from .balltree import balltree_hinges, balltree_target_neighbors
+from .common import check_labels, check_targets
 from .lle import lle_matrix, lle_weights
 from .neighborhood import (
     bad_edges,
@@ -39,8 +42,6 @@ from .targets import (
     ACCUMULATION_BLOCK,
     BLOCK_ELEMENTS,
     all_triplets,
-    check_labels,
-    check_targets,
     impostor_triplets,
     iter_hinges,
     nearest_impostors,

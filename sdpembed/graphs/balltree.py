@@ -39,11 +39,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._validate import as_matrix, check_positive_int
+from .common import class_members, hinge_inputs, target_distances, target_inputs
 from .targets import (
-    _class_members,
-    _hinge_inputs,
-    _target_distances,
-    _target_inputs,
     nearest_candidates,
     pair_distances,
     pair_triplets,
@@ -88,11 +85,11 @@ def balltree_target_neighbors(X: np.ndarray, y: np.ndarray, k: int, *, leaf_size
     """
     from sklearn.neighbors import BallTree  # at first use (DESIGN.md, "Start-up")
 
-    X, k, _, inverse = _target_inputs(X, y, k)
+    X, k, _, inverse = target_inputs(X, y, k)
     n, d = X.shape
     leaf_size = check_positive_int(leaf_size, "leaf_size")
     out = np.empty((n, k), dtype=np.int64)
-    for members in _class_members(inverse):   # a loop over classes; the queries of a class are one call
+    for members in class_members(inverse):   # a loop over classes; the queries of a class are one call
         P = X[members]
         tree = BallTree(P, leaf_size=leaf_size)
         dist, _ = tree.query(P, k=k + 1)
@@ -158,7 +155,7 @@ def balltree_hinges(
         if L.shape[1] != np.shape(X)[1]:
             raise ValueError(f"L must have {np.shape(X)[1]} columns (one per feature of X), got shape {L.shape}")
         M = L.T @ L
-    X, labels, targets, M, margin, threshold, _ = _hinge_inputs(X, y, targets, M, margin, threshold, 1)
+    X, labels, targets, M, margin, threshold, _ = hinge_inputs(X, y, targets, M, margin, threshold, 1)
     leaf_size = check_positive_int(leaf_size, "leaf_size")
     if not np.isfinite(threshold) or margin - threshold <= 0.0:
         raise ValueError(f"threshold must be finite and below the margin {margin}, got {threshold}")
@@ -175,7 +172,7 @@ def balltree_hinges(
     sq = np.einsum("ij,ij->i", Z, Z)
     ZL = Z @ L.T
     q = np.einsum("ij,ij->i", ZL, ZL)
-    d_ij = _target_distances(X, np.arange(n), targets, M)                     # D_M(x_i, x_j), direct
+    d_ij = target_distances(X, np.arange(n), targets, M)                     # D_M(x_i, x_j), direct
     R = margin - threshold + d_ij.max(axis=1)
     # |tree distance² − (x_i − x_l)ᵀM(x_i − x_l)| ≤ ‖LᵀL − M‖·‖w‖² + rounding of Lz and of the tree's sums,
     # with ‖w‖² ≤ 2(sq_i + max sq) and ‖Lw‖² ≤ 2(q_i + max q)
@@ -183,7 +180,7 @@ def balltree_hinges(
              + 8.0 * (r + 4) * _EPS * (q + q.max()) + 1e-300)
     radius = np.sqrt(np.maximum(R + slack, 0.0))
     anchors, others = [], []
-    for members in _class_members(labels):    # one tree per class (Sec. 2.1.8); a class's queries are one call
+    for members in class_members(labels):    # one tree per class (Sec. 2.1.8); a class's queries are one call
         outside = np.setdiff1d(np.arange(n), members, assume_unique=True)
         tree = BallTree(ZL[members], leaf_size=leaf_size)
         i, hit = _concat_ragged(tree.query_radius(ZL[outside], radius[outside]), outside)

@@ -28,11 +28,17 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from .._validate import as_matrix, check_positive_int, count_distinct
+from .._validate import as_matrix, check_positive_int
+from .common import (
+    check_labels,
+    check_metric,
+    class_members,
+    hinge_inputs,
+    target_distances,
+    target_inputs,
+)
 
 __all__ = [
-    "check_labels",
-    "check_targets",
     "target_neighbors",
     "pull_matrix",
     "triplet_count",
@@ -53,71 +59,6 @@ BLOCK_ELEMENTS = 1 << 21
 ACCUMULATION_BLOCK = 4096
 
 _EPS = np.finfo(np.float64).eps
-
-
-def check_labels(y: object, n: int) -> np.ndarray:
-    """Class labels for the n points of an LMNN problem, as a read-write copy.
-
-    ``y`` must be 1-D of length n, hold integer, boolean or string labels (finite floats
-    are accepted too) and contain at least two classes: with a single class there are no
-    impostors and (2.11) is minimised by M = 0.
-    """
-    labels = np.asarray(y)
-    if labels.ndim != 1 or labels.shape[0] != n:
-        raise ValueError(f"y must be a 1-D array of {n} labels (one per row of X), got shape {labels.shape}")
-    if labels.dtype.kind not in "iufUSb":
-        raise ValueError(f"y must hold integer or string labels, got dtype {labels.dtype}")
-    if labels.dtype.kind == "f" and not np.all(np.isfinite(labels)):
-        raise ValueError("y contains NaN or infinite labels")
-    n_classes = count_distinct(labels)
-    if n_classes < 2:
-        raise ValueError(
-            f"y must contain at least two classes for LMNN (a single class has no impostors), got {n_classes}"
-        )
-    return labels.copy()
-
-
-def check_targets(targets: object, y: np.ndarray) -> np.ndarray:
-    """Validate a target-neighbour array against labels ``y`` (already checked).
-
-    ``targets`` must be an integer array of shape (n, k), k ≥ 1, whose row i lists k
-    distinct indices j ≠ i in [0, n) with y_j = y_i (Sec. 2.1.2, "target neighbors").
-    Returns an int64 copy.
-    """
-    arr = np.asarray(targets)
-    n = y.shape[0]
-    if arr.dtype.kind not in "iu":
-        raise ValueError(f"targets must be an integer array of point indices, got dtype {arr.dtype}")
-    if arr.ndim != 2 or arr.shape[0] != n or arr.shape[1] < 1:
-        raise ValueError(f"targets must have shape (n, k) = ({n}, k) with k >= 1, got {arr.shape}")
-    arr = arr.astype(np.int64)
-    if arr.min() < 0 or arr.max() >= n:
-        raise ValueError(f"targets must hold point indices in [0, {n}), got values in [{arr.min()}, {arr.max()}]")
-    rows = np.arange(n)
-    self_target = np.flatnonzero(np.any(arr == rows[:, None], axis=1))
-    if self_target.size:
-        raise ValueError(f"targets[i] must not contain i itself; it does for i = {self_target[:5].tolist()}")
-    other_class = np.flatnonzero(np.any(y[arr] != y[:, None], axis=1))
-    if other_class.size:
-        raise ValueError(
-            "targets[i] must be points of the same class as i (target neighbours, Sec. 2.1.2); "
-            f"rows {other_class[:5].tolist()} are not"
-        )
-    ordered = np.sort(arr, axis=1)
-    repeated = np.flatnonzero(np.any(ordered[:, 1:] == ordered[:, :-1], axis=1))
-    if repeated.size:
-        raise ValueError(f"targets[i] must list k distinct points; rows {repeated[:5].tolist()} repeat one")
-    return arr
-
-
-def _check_metric(M: object, d: int) -> np.ndarray:
-    """The symmetric part of a finite (d, d) matrix (D_M only sees the symmetric part)."""
-    if M is None:
-        return np.eye(d)
-    arr = as_matrix(M, "M")
-    if arr.shape != (d, d):
-        raise ValueError(f"M must have shape ({d}, {d}) to match X, got {arr.shape}")
-    return 0.5 * (arr + arr.T)
 
 
 def target_neighbors(X: np.ndarray, y: np.ndarray, k: int, *, block_size: int = BLOCK_ELEMENTS) -> np.ndarray:
@@ -145,11 +86,11 @@ def target_neighbors(X: np.ndarray, y: np.ndarray, k: int, *, block_size: int = 
     ndarray of int64, shape (n, k)
         Row i lists the target neighbours j ⇝ i, nearest first.
     """
-    X, k, _, inverse = _target_inputs(X, y, k)
+    X, k, _, inverse = target_inputs(X, y, k)
     n, d = X.shape
     block_size = check_positive_int(block_size, "block_size")
     out = np.empty((n, k), dtype=np.int64)
-    for members in _class_members(inverse):  # a loop over classes; every point of a class is vectorised
+    for members in class_members(inverse):  # a loop over classes; every point of a class is vectorised
         Z = X[members] - X[members].mean(axis=0)
         sq = np.einsum("ij,ij->i", Z, Z)
         size = members.size
@@ -165,32 +106,6 @@ def target_neighbors(X: np.ndarray, y: np.ndarray, k: int, *, block_size: int = 
             r, col = np.nonzero(D <= (kth + 2.0 * slack)[:, None])
             out[members[rows]] = members[nearest_candidates(X[members[rows]], X[members], r, col, k)]
     return out
-
-
-def _target_inputs(X: object, y: object, k: object) -> tuple[np.ndarray, int, np.ndarray, np.ndarray]:
-    """The checked inputs of a target-neighbour search: X, k, the classes and each point's class
-    index; every class must have k + 1 members."""
-    X = as_matrix(X, "X")
-    labels = check_labels(y, X.shape[0])
-    k = check_positive_int(k, "k")
-    classes, inverse, counts = np.unique(labels, return_inverse=True, return_counts=True)
-    small = np.flatnonzero(counts < k + 1)
-    if small.size:
-        listed = ", ".join(f"class {classes[c].item()!r} has {counts[c]}" for c in small[:5])
-        raise ValueError(
-            f"every class needs at least k + 1 = {k + 1} members to have k = {k} target neighbours; {listed} "
-            "member(s)"
-        )
-    return X, k, classes, inverse.ravel()
-
-
-def _class_members(labels: np.ndarray) -> list[np.ndarray]:
-    """The indices of each class's points, in increasing order, classes in sorted order (one sort for all
-    classes, not one scan of the labels per class)."""
-    _, inverse = np.unique(labels, return_inverse=True)
-    order = np.argsort(inverse.ravel(), kind="stable")
-    counts = np.bincount(inverse.ravel())
-    return np.split(order, np.cumsum(counts)[:-1])
 
 
 def nearest_candidates(A: np.ndarray, B: np.ndarray, r: np.ndarray, col: np.ndarray, k: int) -> np.ndarray:
@@ -246,7 +161,7 @@ def all_triplets(y: np.ndarray, targets: np.ndarray) -> np.ndarray:
     targets = np.asarray(targets, dtype=np.int64)
     n, k = targets.shape
     parts = []
-    for members in _class_members(y):  # a loop over classes; the triplets of a class are one product
+    for members in class_members(y):  # a loop over classes; the triplets of a class are one product
         others = np.setdiff1d(np.arange(n), members, assume_unique=True)
         i = np.repeat(members, k * others.size)
         m = np.tile(np.repeat(np.arange(k), others.size), members.size)
@@ -255,26 +170,6 @@ def all_triplets(y: np.ndarray, targets: np.ndarray) -> np.ndarray:
     stacked = np.concatenate(parts) if parts else np.empty((0, 4), dtype=np.int64)
     order = np.lexsort((stacked[:, 2], stacked[:, 3], stacked[:, 0]))
     return np.ascontiguousarray(stacked[order, :3])
-
-
-def _hinge_inputs(X, y, targets, M, margin, threshold, block_size):
-    """The checked inputs of the hinge scans (:func:`iter_hinges`, :func:`radius_hinges`):
-    X (n, d), labels, targets, the metric, margin, threshold and block size."""
-    X = as_matrix(X, "X")
-    labels = check_labels(y, X.shape[0])
-    targets = check_targets(targets, labels)
-    M = _check_metric(M, X.shape[1])
-    margin, threshold = float(margin), float(threshold)
-    if not np.isfinite(margin) or np.isnan(threshold):
-        raise ValueError(f"margin must be finite and threshold a number, got {margin} and {threshold}")
-    return X, labels, targets, M, margin, threshold, check_positive_int(block_size, "block_size")
-
-
-def _target_distances(X: np.ndarray, rows: np.ndarray, targets: np.ndarray, M: np.ndarray) -> np.ndarray:
-    """D_M(x_i, x_j) for the points ``rows`` and their targets (rows of ``targets``), (b, k), by the
-    direct formula (2.10) on explicit differences."""
-    U = X[rows, None, :] - X[targets]                                       # x_i − x_j
-    return np.einsum("bkd,bkd->bk", U @ M, U)
 
 
 def iter_hinges(
@@ -316,7 +211,7 @@ def iter_hinges(
     hinges : ndarray of shape (B,)
         margin + D_M(x_i, x_j) − D_M(x_i, x_l), all > threshold.
     """
-    X, labels, targets, M, margin, threshold, block_size = _hinge_inputs(X, y, targets, M, margin, threshold,
+    X, labels, targets, M, margin, threshold, block_size = hinge_inputs(X, y, targets, M, margin, threshold,
                                                                          block_size)
     n, d = X.shape
     k = targets.shape[1]
@@ -329,7 +224,7 @@ def iter_hinges(
     for start in range(0, n, rows_per_block):
         I = np.arange(start, min(start + rows_per_block, n))
         J = targets[I]                                                        # (b, k)
-        d_ij = _target_distances(X, I, J, M)                                  # D_M(x_i, x_j), direct
+        d_ij = target_distances(X, I, J, M)                                  # D_M(x_i, x_j), direct
         D_il = q[I, None] + q[None, :] - 2.0 * (ZM[I] @ Z.T)                  # D_M(x_i, x_l), Gram
         H = margin + d_ij[:, :, None] - D_il[:, None, :]                      # (b, k, n) hinges
         slack = (8.0 * (d + 2) * _EPS * norm_M * (sq[I] + sq.max())
@@ -386,7 +281,7 @@ def radius_hinges(
     triplets : ndarray of int64, shape (B, 3)
     hinges : ndarray of shape (B,)
     """
-    X, labels, targets, M, margin, threshold, block_size = _hinge_inputs(X, y, targets, M, margin, threshold,
+    X, labels, targets, M, margin, threshold, block_size = hinge_inputs(X, y, targets, M, margin, threshold,
                                                                          block_size)
     n, d = X.shape
     lam, V = np.linalg.eigh(M)
@@ -407,7 +302,7 @@ def radius_hinges(
     sq = np.einsum("ij,ij->i", Z, Z)
     ZL = Z @ L.T
     q = np.einsum("ij,ij->i", ZL, ZL)
-    d_ij = _target_distances(X, np.arange(n), targets, M)                      # D_M(x_i, x_j), direct
+    d_ij = target_distances(X, np.arange(n), targets, M)                      # D_M(x_i, x_j), direct
     R = margin - threshold + d_ij.max(axis=1)
     # |fl32 Gram test − ‖L w‖²| ≤ 2(d + 4)ε₃₂·(max q + max |R|) (products of length d + 2 with the augmented
     # entries q/2 and (R − q)/2, the rounding to float32)
@@ -465,7 +360,7 @@ def pair_triplets(
     """The triplets (i, j, l) with hinge > ``threshold`` among candidate pairs (i, l) = (anchor, other).
 
     ``D`` holds D_M(x_i, x_l) of the pairs and ``d_ij`` (n, k) D_M(x_i, x_j), j ⇝ i, both by the
-    direct formula (2.10) (``pair_distances``, ``_target_distances``), so a radius filter
+    direct formula (2.10) (``pair_distances``, ``target_distances``), so a radius filter
     that keeps every pair with a hinge above ``threshold`` gives exactly the triplets of
     :func:`iter_hinges`, in its order (i, rank of j, l).
     """
@@ -539,7 +434,7 @@ def nearest_impostors(
     X = as_matrix(X, "X")
     n, d = X.shape
     labels = check_labels(y, n)
-    M = _check_metric(M, d)
+    M = check_metric(M, d)
     block_size = check_positive_int(block_size, "block_size")
     Z = X - X.mean(axis=0)
     ZM = Z @ M

@@ -41,7 +41,8 @@ from sklearn.preprocessing import KernelCenterer
 from sklearn.utils.metaestimators import available_if
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .lmnn import LMNN, _uses_rule
+from .common import uses_rule
+from .lmnn import LMNN
 
 __all__ = ["KernelLMNN"]
 
@@ -192,13 +193,13 @@ class KernelLMNN(ClassNamePrefixFeaturesOutMixin, ClassifierMixin, TransformerMi
         F = self._coordinates(X)
         return self.lmnn_.predict(F)
 
-    @available_if(_uses_rule("knn"))
+    @available_if(uses_rule("knn"))
     def predict_proba(self, X) -> np.ndarray:
         """Fraction of the k nearest training points (under D_M) in each class."""
         F = self._coordinates(X)
         return self.lmnn_.predict_proba(F)
 
-    @available_if(_uses_rule("energy"))
+    @available_if(uses_rule("energy"))
     def decision_function(self, X) -> np.ndarray:
         """Negated energies (2.12) per class (see :meth:`sdpembed.models.lmnn.LMNN.decision_function`)."""
         F = self._coordinates(X)

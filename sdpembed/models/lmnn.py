@@ -40,6 +40,7 @@ from ..problems import LMNNInstance, MultiMetricLMNNInstance
 from ..registry import solve
 from ..results import SolveResult
 from ..solvers.lmnn.rectangular import RectangularLMNNResult, solve_lmnn_rectangular
+from .common import uses_rule
 
 __all__ = ["LMNN", "MultiMetricLMNN", "factor_metric", "energy_scores", "multi_metric_energy_scores"]
 
@@ -259,11 +260,6 @@ def _energy_decision(E: np.ndarray) -> np.ndarray:
     return E[:, 0] - E[:, 1] if E.shape[1] == 2 else -E
 
 
-def _uses_rule(rule: str):
-    """``available_if`` condition: the method exists only under the classification rule ``rule``."""
-    return lambda est: getattr(est, "rule", "knn") == rule
-
-
 class LMNN(ClassNamePrefixFeaturesOutMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
     """Large margin nearest neighbours, solved as the convex SDP (2.11) with a certified gap.
 
@@ -436,7 +432,7 @@ class LMNN(ClassNamePrefixFeaturesOutMixin, ClassifierMixin, TransformerMixin, B
             return self.predict_energy(X)
         return self.classes_[self._knn.predict(self.transform(X))]
 
-    @available_if(_uses_rule("knn"))
+    @available_if(uses_rule("knn"))
     def predict_proba(self, X) -> np.ndarray:
         """Fraction of the k nearest training points (under D_M) in each class, shape (n, n_classes)."""
         check_is_fitted(self)
@@ -452,7 +448,7 @@ class LMNN(ClassNamePrefixFeaturesOutMixin, ClassifierMixin, TransformerMixin, B
         the test point would add to the training set (see :func:`energy_scores`)."""
         return self.classes_[np.argmin(self._energies(X), axis=1)]
 
-    @available_if(_uses_rule("energy"))
+    @available_if(uses_rule("energy"))
     def decision_function(self, X) -> np.ndarray:
         """Negated energies (2.12) per class, shape (n, n_classes); for two classes, shape (n,), the
         energy of ``classes_[0]`` minus that of ``classes_[1]`` (positive: ``classes_[1]``)."""
@@ -606,7 +602,7 @@ class MultiMetricLMNN(ClassifierMixin, BaseEstimator):
                                     - 2.0 * A @ B.T, 0.0)
         return D
 
-    @available_if(_uses_rule("knn"))
+    @available_if(uses_rule("knn"))
     def predict_proba(self, X) -> np.ndarray:
         """Fraction of the k training points nearest under D̂ in each class, shape (n, n_classes)."""
         return self._votes(X)
@@ -643,7 +639,7 @@ class MultiMetricLMNN(ClassifierMixin, BaseEstimator):
         E = self._energies(X)
         return self.classes_[np.argmin(E, axis=1)]
 
-    @available_if(_uses_rule("energy"))
+    @available_if(uses_rule("energy"))
     def decision_function(self, X) -> np.ndarray:
         """Negated energies per class, shape (n, n_classes); for two classes, shape (n,), the energy
         of ``classes_[0]`` minus that of ``classes_[1]`` (positive: ``classes_[1]``)."""

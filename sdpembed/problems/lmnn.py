@@ -109,6 +109,7 @@ class _TripletData(Instance):
         targets = check_targets(self.targets, labels)
         for arr in (X, labels, targets):
             arr.setflags(write=False)
+        _check_data_scale(X, labels, targets)
         object.__setattr__(self, "X", X)
         object.__setattr__(self, "y", labels)
         object.__setattr__(self, "targets", targets)
@@ -339,6 +340,73 @@ class LMNNInstance(_TripletData):
 
 
 _EPS = np.finfo(np.float64).eps
+_LARGEST = float(np.finfo(np.float64).max)
+#: The least squared scale of an LMNN instance's differences (:func:`_check_data_scale`): 2⁻¹⁰²²/ε = 2⁻⁹⁷⁰.
+_SMALLEST_SCALE = float(np.finfo(np.float64).tiny) / _EPS
+
+
+def _largest_differences(X: np.ndarray, labels: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """m_a: the largest |x_ia − x_ja| in each coordinate a over the pairs the SDP (2.11) involves —
+    target pairs and pairs of points of different classes (inf where a difference overflows)."""
+    _, codes = np.unique(labels, return_inverse=True)
+    order = np.argsort(codes, kind="stable")
+    starts = np.flatnonzero(np.r_[True, np.diff(codes[order]) != 0])
+    grouped = X[order]
+    lo = np.minimum.reduceat(grouped, starts, axis=0)                         # (C, d): per class
+    hi = np.maximum.reduceat(grouped, starts, axis=0)
+    del grouped
+    # the least entry of the other classes: the overall least, or the second least for the class holding it
+    two = np.partition(lo, 1, axis=0)[:2]
+    other_lo = np.where(np.arange(lo.shape[0])[:, None] == np.argmin(lo, axis=0), two[1], two[0])
+    with np.errstate(over="ignore"):
+        # over ordered pairs of classes (c, c'), max hi_c − lo_c' is the largest |difference|
+        largest = np.max(hi - other_lo, axis=0)
+        rows = max(1, BLOCK_ELEMENTS // (X.shape[1] * targets.shape[1]))     # bounded memory, as the scans
+        for start in range(0, X.shape[0], rows):
+            block = slice(start, start + rows)
+            differences = X[block, None, :] - X[targets[block]]               # (rows, k, d)
+            largest = np.maximum(largest, np.max(np.abs(differences), axis=(0, 1)))
+    return largest
+
+
+def _check_data_scale(X: np.ndarray, labels: np.ndarray, targets: np.ndarray) -> None:
+    """Refuse points whose LMNN SDP (2.11) is beyond the doubles, at either end. With S = Σ_a m_a²
+    bounding every squared distance D_I(x_i, x_j) of a pair the SDP involves
+    (:func:`_largest_differences`):
+
+    * the loss of the Euclidean metric is at most (1 − μ) nk S + μ T (1 + S) ≤ (nk + T)(1 + S), which
+      must be a double: otherwise the outer products C_ij of (2.10), the pull matrix and the loss of any
+      metric of unit scale overflow, and a solver fails far from the cause;
+    * S, when some difference is not 0, must be at least :data:`_SMALLEST_SCALE` = 2⁻¹⁰²²/ε: below it the
+      squares and products of the differences underflow (to subnormals or to 0), an absolute error that the
+      certificates' rounding bounds, relative to the data's scale, do not cover — the data would read as
+      coincident points, whose loss μT is no bound on the optimum of the points as given.
+
+    Scaling does not rescue either: the loss does not change with the scale of X (module docstring
+    "Gaps") but the metric of X/c is c²M, so a metric for X as given has entries near 1/S, outside the
+    doubles' normal range."""
+    largest = _largest_differences(X, labels, targets)
+    pairs = targets.shape[0] * targets.shape[1] + triplet_count(labels, targets)
+    with np.errstate(over="ignore", under="ignore"):
+        squared = float(np.sum(np.square(largest)))
+        bound = pairs * (1.0 + squared)
+    if not bound <= _LARGEST:
+        reach = f"reach about {squared:.3g}" if np.isfinite(squared) else "exceed the largest double"
+        raise ValueError(
+            f"X is too large for the LMNN SDP in double precision: the squared distances of the pairs it "
+            f"involves (target neighbours, points of different classes) {reach}, and the loss (2.11) of the "
+            f"Euclidean metric over {pairs} target pairs and triplets is bounded only by {bound:.3g} > "
+            f"{_LARGEST:.4g}, so the SDP's data overflow (X's entries are finite; their squares and sums are "
+            "not). The loss does not change with the scale of X (the metric of X/c is c²M): rescale X"
+        )
+    if np.max(largest) > 0.0 and not squared >= _SMALLEST_SCALE:
+        raise ValueError(
+            f"X is too small for the LMNN SDP in double precision: the squared distances of the pairs it "
+            f"involves (target neighbours, points of different classes) are at most {squared:.3g}, below "
+            f"{_SMALLEST_SCALE:.3g} (the smallest normal double over the unit roundoff), so the SDP's data "
+            "underflow and the points would read as coincident. The loss does not change with the scale of X "
+            "(the metric of X/c is c²M): rescale X"
+        )
 
 
 # ------------------------------------------------------------------------------ helpers

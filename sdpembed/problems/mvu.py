@@ -96,11 +96,13 @@ __all__ = [
     "DUAL_DENSE_LIMIT",
     "MVUInstance",
     "algebraic_connectivity",
+    "connectivity_interval",
     "centering_multiplier",
     "dual_bound",
     "incidence_matrix",
     "proof_margin",
     "slack_is_bounded",
+    "slack_verdict",
     "svec_edge_matrix",
     "variational_compression",
     "variational_dual_bound",
@@ -512,6 +514,55 @@ def algebraic_connectivity(n: int, edges: np.ndarray) -> float:
     # level of 0 it sat at 1, and every λ₂ > 1 read as 1
     level = 2.0 * float(np.max(np.bincount(edges.ravel(), minlength=n), initial=0))
     return _min_eig_perp(n, edges, np.ones(edges.shape[0]), level)
+
+
+def connectivity_interval(n: int, edges: np.ndarray, basis_rows: np.ndarray | None = None) -> tuple[float, float]:
+    """[lower, upper] ∋ λ₂(L₁), the algebraic connectivity of the unit-weight Laplacian (3.24): the dense
+    estimate of :func:`algebraic_connectivity` ± its backward-error margin (``lower`` is that function's
+    value). With ``basis_rows`` B̃ = BV (E × m) it brackets λ_min(B̃ᵀB̃), the unit weights on the face of
+    K = VXVᵀ, instead: eigvalsh's 16mε‖·‖ plus the rounding γ_E‖B̃‖²_F of forming B̃ᵀB̃."""
+    if basis_rows is None:
+        level = 2.0 * float(np.max(np.bincount(edges.ravel(), minlength=n), initial=0))
+        estimate, margin, _ = _eig_estimate(n, edges, np.ones(edges.shape[0]), level)
+    else:
+        rows = np.asarray(basis_rows, dtype=np.float64)
+        values = np.linalg.eigvalsh(rows.T @ rows)
+        estimate = float(values[0])
+        margin = 16.0 * rows.shape[1] * _EPS * max(float(np.max(np.abs(values))), 1.0) \
+            + 1.01 * rows.shape[0] * _EPS * float(np.sum(rows * rows))
+    return estimate - margin, estimate + margin
+
+
+def slack_verdict(omega: float, lower: float, upper: float) -> tuple[str, str] | None:
+    """Whether the slack SDP is unbounded, from an interval [``lower``, ``upper``] ∋ λ₂(L₁)
+    (:func:`connectivity_interval`): None when it is bounded, else (status, message) for the solvers.
+
+    With c = 1 − ω and 𝒜(K)_e ≥ 0, |𝒜(K)_e − D_e| ≥ 𝒜(K)_e − D_e and Σ_e 𝒜(K)_e = tr(L₁K) ≥ λ₂ tr K on
+    centred K ⪰ 0, so the objective is at most (c − ωλ₂) tr K + ωΣ_e D_e: bounded, by ωΣD, whenever
+    ωλ₂ ≥ c — at equality too. Below, K = t·v₂v₂ᵀ (v₂ the Fiedler vector) gains (c − ωλ₂)t for large t:
+    unbounded. ``unbounded`` is said when ω·``upper`` < c; where c lies within ω·[``lower``, ``upper``] the
+    estimate cannot decide, and the status is ``inaccurate`` with a message saying so: at the boundary
+    the SDP is bounded, but its dual (|y_e| ≤ ω, L(y) ⪰ cI on 1⊥, L(y) ⪯ L(ω1)) has no strictly feasible
+    point, so no bound could be proved anyway. (The margin, at least 16nε·λ₂, covers the rounding of
+    the products ω·``lower``, ω·``upper`` and of c.)
+
+    References
+    ----------
+    .. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+       Pennsylvania, 2007. The slack relaxation of MVU, Sec. 3.1.6; the Laplacian (3.24).
+    """
+    c = 1.0 - omega
+    if omega * lower >= c:
+        return None
+    if omega * upper < c:
+        return "unbounded", (f"omega = {omega:g} is too small for this graph: omega * lambda_2(L) <= "
+                             f"{omega * upper:.17g} < 1 - omega = {c:.17g}, so stretching every edge increases the "
+                             "objective without bound (use omega closer to 1)")
+    return "inaccurate", (f"boundedness undecided: omega * lambda_2(L) lies in [{omega * lower:.17g}, "
+                          f"{omega * upper:.17g}] (the estimate of lambda_2 and its error), which holds "
+                          f"1 - omega = {c:.17g}; the SDP is bounded when omega * lambda_2 >= 1 - omega, "
+                          "unbounded below, and at the boundary its dual has no strictly feasible point: K = 0 "
+                          "returned, no bound (move omega away from 1 / (1 + lambda_2))")
 
 
 #: The double-precision proof's own margin 2δ/|c| (:func:`proof_margin`) above which the proof runs in

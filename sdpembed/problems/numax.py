@@ -49,23 +49,28 @@ from .numax_operator import PairSecantOperator, SecantOperator
 
 __all__ = ["NuMaxClassInstance", "NuMaxInstance", "ViolationCheck"]
 
-#: Rows of ``secants`` must have unit norm to this tolerance (they are then renormalised).
+#: Rows of ``secants`` (``inter``, ``intra``) must have a computed norm within this tolerance of 1. They
+#: are held exactly as given, never renormalised: the instance's SDP is stated on those rows. Within it a
+#: program that normalises the rows itself solves constraints differing from the rows' by a factor
+#: ‖v‖² ∈ [1 − 2e-6, 1 + 2e-6] (about 4e-6 of a bound 1 + δ < 2), below the feasibility tolerance 1e-5.
 UNIT_NORM_TOL = 1e-6
 
 
 def _unit_rows(value: object, name: str, *, allow_empty: bool = False) -> np.ndarray:
-    """Validated, exactly renormalised unit rows (NuMax eq. (1)), read-only."""
-    V = as_matrix(value, name, min_rows=0 if allow_empty else 1)
+    """The rows of ``value`` exactly as given (read-only), after checking that each has unit norm to
+    :data:`UNIT_NORM_TOL` (NuMax eq. (1)): a ValueError naming ``name`` otherwise."""
+    V = as_matrix(value, name, min_rows=0 if allow_empty else 1).copy()
     with np.errstate(over="ignore"):               # a norm beyond the doubles is inf: refused below
         norms = np.linalg.norm(V, axis=1)
-    bad = np.abs(norms - 1.0) > UNIT_NORM_TOL
+    bad = ~(np.abs(norms - 1.0) <= UNIT_NORM_TOL)
     if np.any(bad):
+        worst = int(np.argmax(np.where(bad, np.abs(norms - 1.0), -1.0)))
         raise ValueError(
-            f"{name} must have unit-norm rows (NuMax eq. (1)); {int(bad.sum())} row(s) do not, e.g. row "
-            f"{int(np.argmax(bad))} has norm {norms[np.argmax(bad)]:.6g}. Build instances from data "
-            "with the from_points / from_labelled constructors."
+            f"{name} must have unit-norm rows (NuMax eq. (1)) to within {UNIT_NORM_TOL:g}: {int(bad.sum())} "
+            f"row(s) do not, e.g. row {worst} has norm {norms[worst]:.17g}. The rows are used exactly as "
+            "given, never renormalised; divide each by its norm, or build instances from data with the "
+            "from_points / from_labelled constructors."
         )
-    V = V / norms[:, None]
     V.setflags(write=False)
     return V
 
@@ -333,8 +338,8 @@ class _TraceInstance(Instance):
         applies to the rows v the instance holds, exactly as those doubles — vᵀPv, not vᵀPv / vᵀv —
         as the secant operator 𝒜 of (4) and (7) is defined
         (:class:`~sdpembed.problems.numax_operator.SecantOperator`), solved and bounded by the dual
-        (:meth:`proven_bound`): those rows are unit to within rounding (the file's rows, renormalised
-        once when the instance is built), and the SDP checked is the one the dual bound proves; their
+        (:meth:`proven_bound`): those rows are the file's rows as written (unit to ``UNIT_NORM_TOL``,
+        never renormalised), and the SDP checked is the one the dual bound proves; their
         forms carry the bounds of :func:`~sdpembed.secants.iter_row_form_bounds`, in blocks of
         ``block_size`` rows. In both, :func:`~sdpembed.secants.violation_uncertainty` bounds each
         violation (plus the rounding of the bounds fl(1 ∓ δ) themselves): a secant is proved within
@@ -471,7 +476,8 @@ class NuMaxInstance(_TraceInstance):
     delta : float
         Isometry constant δ ∈ (0, 1).
     secants : ndarray of shape (S, N), optional
-        Unit-norm secants (rows within 1e-6 of unit norm are renormalised exactly).
+        Unit-norm secants: each row's norm within ``UNIT_NORM_TOL`` (1e-6) of 1; the rows are held
+        exactly as given (the constraints are on them), never renormalised.
     X : ndarray of shape (n, N), optional
         Points; the instance then means all n(n−1)/2 secants.
     optimum : float, optional

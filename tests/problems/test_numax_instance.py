@@ -3,10 +3,12 @@
 import numpy as np
 import pytest
 
-from sdpembed import NuMaxInstance, load_instance
+from sdpembed import NuMaxClassInstance, NuMaxInstance, load_instance
+from sdpembed._files import read_npz
 from sdpembed.cli import main
 from sdpembed.datasets import translating_squares
 from sdpembed.problems import LMNNInstance, MVUInstance, MVUOOSInstance
+from sdpembed.validation.suite import load_suite
 
 
 def test_roundtrip_secant_form(tmp_path):
@@ -60,6 +62,47 @@ def test_secants_must_be_unit_rows():
         NuMaxInstance(delta=0.1, secants=np.array([[np.nan, 1.0]]))
     with pytest.raises(ValueError, match="2-D"):
         NuMaxInstance(delta=0.1, secants=np.array([1.0, 0.0]))
+
+
+def test_secant_rows_are_held_exactly_as_written(tmp_path):
+    # Rows 1 ulp to 5e-7 from unit norm: renormalising would change them (issue 24), so the oracle
+    # would judge a program on rows it was not handed.
+    rng = np.random.default_rng(3)
+    D = rng.standard_normal((40, 6))
+    V = D / np.linalg.norm(D, axis=1, keepdims=True)
+    V[0] *= 1.0 + 5e-7
+    V[1] *= 1.0 - 9e-7
+    assert (V / np.linalg.norm(V, axis=1, keepdims=True) != V).any(axis=1).sum() > 2
+    path = tmp_path / "rows.npz"
+    np.savez(path, problem=np.array("numax"), delta=np.array(0.1), secants=V)
+    loaded = load_instance(path)
+    assert np.array_equal(loaded.secants, V) and np.array_equal(loaded.secant_matrix, V)
+    given = V.copy()
+    held = NuMaxInstance(delta=0.1, secants=given).secants
+    assert given.flags.writeable and not np.shares_memory(held, given) and np.array_equal(held, V)
+    classes = NuMaxClassInstance(delta=0.1, inter=V[:20], intra=V[20:])
+    assert np.array_equal(classes.inter, V[:20]) and np.array_equal(classes.intra, V[20:])
+
+
+@pytest.mark.parametrize("name, keys", [("numax-gaussian30", ("secants",)),
+                                       ("numax_class-shapes6", ("inter", "intra"))])
+def test_suite_instances_hold_their_files_rows(name, keys):
+    (entry,) = [e for e in load_suite().entries if e.name == name]
+    arrays = read_npz(entry.path)
+    instance = entry.load()
+    for key in keys:
+        assert np.array_equal(getattr(instance, key), arrays[key])
+
+
+@pytest.mark.parametrize("factor", [1.0 + 1.5e-6, 1.0 - 1.5e-6, 2.0, 0.0])
+def test_rows_off_unit_norm_are_refused_not_renormalised(factor):
+    V = np.eye(3)
+    V[2] *= factor
+    refused = r"to within 1e-06: 1 row\(s\) do not, e.g. row 2 has norm .*never renormalised"
+    with pytest.raises(ValueError, match=refused):
+        NuMaxInstance(delta=0.1, secants=V)
+    with pytest.raises(ValueError, match="intra must have unit-norm rows"):
+        NuMaxClassInstance(delta=0.1, inter=np.eye(3), intra=V)
 
 
 def test_point_form_needs_two_distinct_points():

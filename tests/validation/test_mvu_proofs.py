@@ -231,8 +231,12 @@ def test_corrupted_mvu_oos_multipliers_never_bound_above_the_optimum(seed, k, r,
     _check_corrupted(instance, truth, {"dual_lambda": _corrupt(truth.extra["lam"], kind, rng, factor)}, kind)
 
 
-def test_the_feasibility_proof_rejects_an_infeasible_point():
-    """The Cholesky proof says no for y with λ_min(L(y)|₁⊥) just below c, and yes just above."""
+@pytest.mark.parametrize("extended", [True, False])
+def test_the_feasibility_proof_rejects_an_infeasible_point(extended, monkeypatch):
+    """The Cholesky proof says no for y with λ_min(L(y)|₁⊥) just below c, and yes just above; also in double
+    alone (extended=False: as where numpy's long double is no finer than double)."""
+    if not extended:
+        monkeypatch.setattr(mvu_problem, "_EXT_UNIT", 0.0)
     instance = _suite_instance("mvu-equality-swiss10")
     lam2 = mvu_problem.algebraic_connectivity(instance.n, instance.edges)
     y = np.ones(instance.n_constraints)
@@ -259,6 +263,44 @@ def test_multipliers_of_an_unbounded_slack_instance_prove_nothing():
     assert not cert.passed and "prove no finite bound" in " ".join(cert.reasons)
 
 
+def _complete_slack(n, omega):
+    edges = np.array([(i, j) for i in range(n) for j in range(i + 1, n)])
+    return MVUInstance(edges=edges, sqdist=np.ones(len(edges)), n=n, variant="slack", omega=omega)
+
+
+def test_at_omega_lambda2_equal_to_one_minus_omega_the_slack_sdp_is_bounded():
+    """K_n has λ₂ = n exactly and ω = 1/(n + 1) is a double for n + 1 = 4, 8: ω·λ₂ = 1 − ω exactly. The
+    objective is then at most ωΣD (``slack_verdict``): checked on random centred K ⪰ 0 and along the
+    ray t·v₂v₂ᵀ, where the old test called the SDP unbounded."""
+    rng = np.random.default_rng(0)
+    for n in (3, 7):
+        instance = _complete_slack(n, 1.0 / (n + 1))
+        assert instance.omega * n == 1.0 - instance.omega
+        ceiling = instance.omega * float(instance.sqdist.sum())
+        centre = np.eye(n) - 1.0 / n
+        for scale in (1e-2, 1.0, 1e3, 1e6):
+            F = centre @ rng.standard_normal((n, n)) * scale
+            assert instance.objective(F @ F.T) <= ceiling * (1 + 1e-12) + 1e-12 * np.trace(F @ F.T)
+        fiedler = centre[:, 0] / np.linalg.norm(centre[:, 0])
+        values = [instance.objective(t * np.outer(fiedler, fiedler)) for t in (1e2, 1e4, 1e6)]
+        assert max(values) <= ceiling * (1 + 1e-9) and values[-1] >= -ceiling
+
+
+@pytest.mark.parametrize("method", ["ipm", "lowrank"])
+def test_the_slack_boundary_is_undecided_not_unbounded(method):
+    """Where 1 − ω lies within the error of the estimate of ω·λ₂, the solvers say so (inaccurate, no bound),
+    rather than claim ``unbounded``; 1e-9 below it is proved unbounded, 1e-9 above it is solved to the
+    optimum ωΣD of the boundary (the objective bound of the test above, approached)."""
+    for n in (3, 7):
+        boundary = 1.0 / (n + 1)
+        at = solve(_complete_slack(n, boundary), method)
+        assert at.status == "inaccurate" and "boundedness undecided" in at.message and at.dual_bound == np.inf
+        assert solve(_complete_slack(n, boundary * (1 - 1e-9)), method).status == "unbounded"
+        above = solve(_complete_slack(n, boundary * (1 + 1e-9)), method)
+        assert above.status == "optimal", above.message
+        assert above.dual_bound == pytest.approx(boundary * n * (n - 1) / 2, rel=1e-7)
+
+
 def test_the_extended_proof_is_available_where_numpy_has_x87_long_double():
     # the skip below must not hide the extended proof on the platforms CI and this project run on
     import platform
@@ -271,28 +313,36 @@ def test_the_extended_proof_is_available_where_numpy_has_x87_long_double():
 @pytest.mark.skipif(not mvu_problem._EXT_UNIT, reason="numpy's long double is no finer than double here")
 def test_the_extended_factorisation_resolves_an_eigenvalue_below_double_rounding():
     """A path graph's Laplacian (λ_min = 0, ‖L‖ < 4) shifted by ±1e-15 in long double: the factorisation
-    in long double tells the two apart, which double's rounding (about n·2⁻⁵³·4 ≈ 2e-14 here) cannot."""
+    in long double tells the two apart, which double's rounding (about n·2⁻⁵³·4 ≈ 2e-14 here) cannot. (What
+    does not need a finer long double is checked everywhere by the test below.)"""
     n = 50
     L = mvu_problem._dense_laplacian(n, np.column_stack([np.arange(n - 1), np.arange(1, n)]), np.ones(n - 1),
                                      np.longdouble)
     shift = np.longdouble(1e-15) * np.eye(n, dtype=np.longdouble)
     assert mvu_problem._cholesky_completes(L + shift)
     assert not mvu_problem._cholesky_completes(L - shift)
-    # the blocked factorisation on a matrix of several blocks agrees with LAPACK's on either side of 0
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.longdouble])
+def test_the_factorisations_and_their_norm_bound_hold_in_either_arithmetic(dtype):
+    """Runs on every platform, also where numpy's long double is double (its arithmetic is then double's,
+    and the proof runs in double: ``_proof_unit``): LAPACK's factorisation (double) and the blocked one
+    (long double) on a matrix of several blocks agree on either side of its least eigenvalue, the factor is
+    upper triangular and LAPACK's to rounding, and the Collatz–Wielandt bound, with the unit roundoff of
+    that arithmetic, lies above ρ(|R|ᵀ|R|)."""
+    unit = 0.5 * np.finfo(np.float64).eps if dtype is np.float64 else (mvu_problem._EXT_UNIT
+                                                                       or 0.5 * np.finfo(np.float64).eps)
     rng = np.random.default_rng(0)
     G = rng.standard_normal((150, 150))
     A = G @ G.T
     low = np.linalg.eigvalsh(A)[0]
     for level, expected in ((0.9 * low, True), (1.1 * low, False)):
-        M = A - level * np.eye(150)
-        assert mvu_problem._cholesky_completes(M.astype(np.longdouble)) is expected
-        assert mvu_problem._cholesky_completes(M) is expected
-    # its factor is LAPACK's, upper triangular, and the Collatz–Wielandt bound lies above ρ(|R|ᵀ|R|)
-    R = mvu_problem._cholesky_factor(A.astype(np.longdouble))
-    assert np.array_equal(R, np.triu(R))
+        assert mvu_problem._cholesky_completes((A - level * np.eye(150)).astype(dtype)) is expected
+    R = mvu_problem._cholesky_factor(A.astype(dtype))
+    assert R.dtype == dtype and np.array_equal(R, np.triu(R))
     np.testing.assert_allclose(R.astype(np.float64), np.linalg.cholesky(A).T, atol=1e-10 * np.sqrt(np.abs(A).max()))
     rho = np.linalg.eigvalsh(np.abs(R.astype(np.float64)).T @ np.abs(R.astype(np.float64)))[-1]
-    bound = mvu_problem._factor_norm_bound(R, mvu_problem._EXT_UNIT)
+    bound = mvu_problem._factor_norm_bound(R, unit)
     assert rho <= bound <= rho * (1 + 1e-3)
 
 

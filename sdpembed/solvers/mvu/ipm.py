@@ -60,7 +60,13 @@ from threadpoolctl import threadpool_limits
 
 from ..._progress import say
 from ..._validate import check_positive_int
-from ...problems.mvu import DUAL_DENSE_LIMIT, algebraic_connectivity, dual_bound
+from ...problems.mvu import (
+    DUAL_DENSE_LIMIT,
+    algebraic_connectivity,
+    connectivity_interval,
+    dual_bound,
+    slack_verdict,
+)
 from ...results import SolveResult, build_result, relative_gap
 from ..lapack import cho_factor, cho_solve, solve_triangular
 
@@ -258,12 +264,10 @@ def solve_in_face(instance, *, basis: np.ndarray | None = None, certificate=None
     if basis is not None:                              # λ_min of the unit weights on the face (≥ λ₂)
         lam2 = float(np.linalg.eigvalsh(Bt.T @ Bt)[0])
     bound_of = (lambda w, goal: dual_bound(instance, w, goal=goal)) if certificate is None else certificate
-    if variant == "slack" and instance.omega * lam2 < c:
-        K = np.zeros((n, n))
-        return result(K, "unbounded",
-                      f"omega = {instance.omega:g} is too small for this graph: omega * lambda_2(L) = "
-                      f"{instance.omega * lam2:.4g} < 1 - omega, so stretching every edge increases the objective "
-                      "without bound (use omega closer to 1)", float("inf"), np.zeros(E), 0, {})
+    verdict = None if variant != "slack" else slack_verdict(
+        instance.omega, *connectivity_interval(n, edges, None if basis is None else Bt))
+    if verdict is not None:                            # unbounded, or undecided within the estimate's error
+        return result(np.zeros((n, n)), *verdict, float("inf"), np.zeros(E), 0, {})
 
     if report_every:
         say(f"mvu ipm: n = {n}, {E} edges ({variant}); each iteration factorises an {E} x {E} Schur complement")

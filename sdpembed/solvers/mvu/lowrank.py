@@ -146,10 +146,11 @@ from threadpoolctl import threadpool_limits
 from ..._validate import check_positive_int
 from ...problems.mvu import (
     DUAL_DENSE_LIMIT,
-    algebraic_connectivity,
+    connectivity_interval,
     dual_bound,
     incidence_matrix,
     proof_margin,
+    slack_verdict,
 )
 from ...results import SolveResult, build_result, relative_gap
 from .ipm import LOCK_UP_HINT
@@ -619,11 +620,9 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
             extra={"y": y_feas, "Y": np.sqrt(tau) * Y, "rank": Y.shape[1], "residual": residual},
         )
 
-    if variant == "slack" and omega * algebraic_connectivity(n, edges) < c:
-        return result(np.zeros((n, 1)), "unbounded",
-                      f"omega = {omega:g} is too small for this graph: omega * lambda_2(L) < 1 - omega, so "
-                      "stretching every edge increases the objective without bound (use omega closer to 1)",
-                      float("inf"), np.zeros(E), 0)
+    verdict = slack_verdict(omega, *connectivity_interval(n, edges)) if variant == "slack" else None
+    if verdict is not None:                            # unbounded, or undecided within the estimate's error
+        return result(np.zeros((n, 1)), *verdict, float("inf"), np.zeros(E), 0)
 
     B = incidence_matrix(n, edges)
     Bt = B.T.tocsr()
