@@ -159,8 +159,8 @@ def _face_text(run: dict) -> str:
     if not run.get("face_dims") or run["face_dims"][0] >= len(run["Y"]) - 1 or "stress_min_on_complement" not in run:
         return ""
     return (f" The equality SDP has no interior point: the cliques' stress (rank {run['stress_rank']}) confines K to "
-            f"a face of dimension {run['face_dims'][0]} of {len(run['Y']) - 1}, over which K meets the constraints "
-            f"(violation {run['violation']:.1e} of τ); the dual optimum is not attained, and the stress is weak on its "
+            f"a face of dimension {run['face_dims'][0]} of {len(run['Y']) - 1}, over which K meets the constraints to "
+            f"{run['violation']:.1e} of τ; the dual optimum is not attained, and the stress is weak on its "
             f"complement (λ₊/λmax = {run['stress_min_on_complement']:.1e}), so multipliers lifted by it are large: "
             f"the least bound proved is {run['bound']:.6g} against the objective {run['objective']:.6g}.")
 
