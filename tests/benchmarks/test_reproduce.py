@@ -837,3 +837,15 @@ def test_the_roll_equality_sentence_reports_the_size_decided_on_not_the_last_run
     assert trust.roll_row_decision({"continuity": 0.99, "trust": 0.975, "intersection": 0.985}) == "supported"
     assert trust.roll_row_decision({"continuity": 0.96, "trust": 0.975, "intersection": 0.985}).startswith("undecided")
     assert trust.roll_row_decision(None).startswith("undecided")
+
+
+def test_thesis_mvu_an_objective_above_the_proved_bound_is_not_printed_as_a_gap():
+    # a K whose objective lies above the proved upper bound (relative_gap < 0) is infeasible: no feasible K lies
+    # above the bound, so the text says so and names the violation instead of a "certified relative gap" of -1.3e-03
+    thesis = load_reproduce("thesis_mvu")
+    run = {"status": "inaccurate", "relative_gap": -1.26e-3, "violation": 3.3e-6, "method": "mvu_ipm", "edges": 817,
+           "cpu_s": 8.0}
+    text = thesis._solve_text(run)
+    assert "certified relative gap" not in text and "-1.3e-03" not in text
+    assert "1.3e-03 above the proved bound" in text and "infeasible" in text and "3.3e-06" in text
+    assert "certified relative gap 6.2e-05" in thesis._solve_text({**run, "relative_gap": 6.2e-5})

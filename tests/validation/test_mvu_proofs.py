@@ -379,3 +379,23 @@ def test_an_objective_beyond_the_proved_bound_by_more_than_the_tolerance_fails()
     # the same matrix against its (looser) optimum bracket, a tolerance above the excess, passes
     loose = verify_solution(instance, solution, tolerances=Tolerances(objective=1e-3))
     assert loose.passed, loose.reasons
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not mvu_problem._EXT_UNIT, reason="numpy's long double is no finer than double here")
+def test_a_long_cycle_is_certified_to_one_in_a_million_above_a_thousand_points():
+    """The unit cycle of n = 1,200 points (a closed curve such as the trefoil knot of thesis Fig. 3.8): its
+    optimum is the regular polygon, trace n/λ₂ with λ₂ = 2 − 2 cos(2π/n), and y = 1/λ₂ on every edge is
+    optimal for the dual. tr L(y) = 2n/λ₂ ≈ 8.8e7 puts double's proof margin near 2e-5: only the proof in
+    extended precision (n ≤ EXTENDED_PROOF_MAX_N) proves a bound within 1e-6 of the optimum."""
+    n = 1200
+    edges = np.column_stack([np.arange(n), (np.arange(n) + 1) % n])
+    instance = MVUInstance(edges=edges, sqdist=np.ones(n), n=n, variant="inequality")
+    lam2 = 2.0 - 2.0 * np.cos(2.0 * np.pi / n)
+    optimum = n / lam2
+    y = np.full(n, 1.0 / lam2)
+    assert mvu_problem.proof_margin(instance, y) < 1e-8
+    bound, proved = mvu_problem.dual_bound(instance, y)
+    assert optimum * (1.0 - 1e-12) <= bound <= optimum * (1.0 + 1e-6)
+    # the margin of the same multipliers in double, which alone would exceed the tolerance
+    assert mvu_problem._proof_shift(n, edges, y, 1.0, np.full(n, 2.0 / lam2), 2.0**-53)[0] * 2.0 > 1e-5

@@ -90,7 +90,12 @@ objective but may be slightly negative.
 The proof's own limit: the Cholesky proof of dual feasibility subtracts a rounding shift
 δ ≈ γ_{n+1}·tr L(y) (Demmel's bound), and the bound it proves exceeds yᵀD by about 2δ/c of
 itself (:func:`~sdpembed.problems.mvu.proof_margin`); tr L(y) = 2Σy grows like n/λ₂, so on a
-2,500-point swiss roll this alone is about 1e-6 — the default ``gap_tol``. When the certified
+2,500-point swiss roll this alone is about 1e-6 — the default ``gap_tol``. Up to
+:data:`~sdpembed.problems.mvu.EXTENDED_PROOF_MAX_N` points the proof runs in extended precision where
+double's margin would exceed 1e-6 (a long cycle such as the trefoil knot of thesis Fig. 3.8, whose small λ₂
+makes tr L(y) large); it costs O(n³) in interpreted blocks, so an iterate's multipliers get it only when their
+bound could come within ``EXTENDED_GOAL`` gap tolerances of its objective (``goal`` of
+:func:`~sdpembed.problems.mvu.dual_bound`), the others the proof in double. When the certified
 gap is within four such margins, the margin exceeds half of ``gap_tol`` and the violation is
 met, the run stops ``inaccurate`` with a message naming the margin, instead of iterating on a
 gap that more iterations do not shrink; a ``gap_tol`` above the margin certifies.
@@ -153,7 +158,7 @@ from ...problems.mvu import (
     slack_verdict,
 )
 from ...results import SolveResult, build_result, relative_gap
-from .ipm import LOCK_UP_HINT
+from .ipm import EXTENDED_GOAL, LOCK_UP_HINT
 
 #: Up to this many points, the dual slack's least eigenpairs fall back to a dense eigensolver when
 #: shift-invert Lanczos does not converge (its memory, 8n² bytes, is then at most 128 MB).
@@ -753,17 +758,20 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
         if certify:
             # the residual a certificate needs: none for the slack variant (no edge constraints)
             met = violation <= feas_tol or variant == "slack"
-            bound_t, y_feas = dual_bound(instance, y)
+            # the gap of the K that would be returned (shrunk to feasibility for the inequality variant)
+            returned = tau * best_objective if variant == "slack" else tau * objective * feasible_scale(Y) ** 2
+            # multipliers that cannot prove a bound within EXTENDED_GOAL gap tolerances of it are proved in double
+            # (dual_bound's goal): the extended-precision proof, O(n³) in interpreted blocks, is paid near the end only
+            goal = (returned, EXTENDED_GOAL * gap_tol)
+            bound_t, y_feas = dual_bound(instance, y, goal=goal)
             if variant == "slack" and (tau * float(np.clip(y, -omega, omega) @ D) + 1e-9 * abs(bound_t)
                                        < min(bound_t, best_bound)):
                 # the certificate mixed y with ω·1 (y was not dual feasible) and cost more than yᵀD; the
                 # targeted raise (_raise_multipliers) costs less, and more so as ω nears its least value
-                bound_r, y_r = dual_bound(instance, _raise_multipliers(B, y, D, c, omega))
+                bound_r, y_r = dual_bound(instance, _raise_multipliers(B, y, D, c, omega), goal=goal)
                 if bound_r < bound_t:
                     bound_t, y_feas = bound_r, y_r
             bound = bound_t
-            # the gap of the K that would be returned (shrunk to feasibility for the inequality variant)
-            returned = tau * best_objective if variant == "slack" else tau * objective * feasible_scale(Y) ** 2
             rgap = relative_gap(bound_t, returned)
             if bound_t < best_bound:
                 best_bound, best_y = bound_t, y_feas

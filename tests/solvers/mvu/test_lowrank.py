@@ -426,3 +426,23 @@ def test_a_slack_whose_eigenvalues_do_not_converge_is_reported_not_raised(monkey
     monkeypatch.setattr(lowrank, "_laplacian_lambda2", lambda L1: 1.0)
     result = solve_mvu_lowrank(instance)
     assert result.status == "inaccurate" and "did not converge" in result.message
+
+
+def test_the_extended_proof_is_asked_for_only_near_the_goal(monkeypatch) -> None:
+    # every certificate of an iterate names its goal (the returned K's objective, EXTENDED_GOAL gap tolerances), so
+    # that dual_bound proves in extended precision (O(n³) in interpreted blocks) only multipliers that could certify
+    from sdpembed.solvers.mvu import lowrank
+    from sdpembed.solvers.mvu.ipm import EXTENDED_GOAL
+
+    calls = []
+    real = lowrank.dual_bound
+
+    def spy(instance, y, *, goal=None):
+        calls.append(goal)
+        return real(instance, y, goal=goal)
+
+    monkeypatch.setattr(lowrank, "dual_bound", spy)
+    res = solve_mvu_lowrank(_tiny(0, "inequality", None), gap_tol=1e-6)
+    assert res.status == "optimal" and calls
+    assert all(goal is not None and goal[1] == EXTENDED_GOAL * 1e-6 for goal in calls)
+    assert calls[-1][0] == pytest.approx(res.objective, rel=1e-9)
