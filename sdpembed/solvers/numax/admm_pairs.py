@@ -294,8 +294,10 @@ def pair_trace_admm(
     certify : bool
         Compute the certified dual bound of the result from the explicit secants (O(S N² + N³)).
         Column generation's loose rounds skip it (their bound is never used); without it the
-        bound and gap are NaN, ``extra["y"]`` holds the unscaled multipliers, and the status is
-        never ``optimal``.
+        bound and gap are NaN, ``extra["y"]`` holds the unscaled multipliers, the status is
+        never ``optimal``, and the values 𝒜(P) and the violation are computed through the points'
+        coordinates in the basis (the pair route, O(n_a r k + S k) for P of rank k), so that the
+        explicit secants (S × N) are not formed.
     keep_polish_system : bool
         Keep the factorised normal system of the polish that settled P in ``extra["polish_system"]``
         (a :class:`~sdpembed.solvers.numax.factor_polish.NormalSystem`, S × S in single precision;
@@ -562,9 +564,14 @@ def pair_trace_admm(
     state = ADMMState(L, Lam, omega, control.beta, basis, steps.K_inv, steps.gram, factor=steps.cholesky,
                       eig_block=shrink.block, values=(AL.copy(), A_Lam.copy()))
     factor = factor_in_original_coordinates(U_P, s_P, basis)
-    explicit = operator.explicit()
-    B = explicit.V @ factor.T
-    values = np.einsum("ij,ij->i", B, B)
+    if certify:
+        explicit = operator.explicit()
+        B = explicit.V @ factor.T
+        values = np.einsum("ij,ij->i", B, B)
+    else:
+        # an uncertified run's values only guide (column generation's keep rule, its loose scans'
+        # selection); the points' images of P's factor in double precision, not the tracked 𝒜(P)
+        values = geom.factor_values(U_P * np.sqrt(s_P))
     violation = box_violation(values, lo, hi)
     P = factor.T @ factor
     objective = float(np.trace(P))

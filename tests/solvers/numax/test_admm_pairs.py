@@ -14,6 +14,7 @@ from sdpembed.solvers.numax.admm import box_trace_admm
 from sdpembed.solvers.numax.admm_control import ADMMPenalty, ADMMStopping
 from sdpembed.solvers.numax.admm_pairs import OutsideMonitor, PairNumerics, pair_trace_admm
 from sdpembed.solvers.numax.column_generation import column_generation
+from sdpembed.solvers.numax.pair_linalg import SpanCoordinates
 
 from ...conftest import digits_points
 
@@ -260,6 +261,17 @@ def test_uncertified_solve_is_never_optimal():
     assert result.status == "inaccurate" and "certify=False" in result.message
     assert np.isnan(result.dual_bound) and np.isnan(result.relative_gap)
     assert result.max_violation <= 1e-6 and result.min_eigenvalue >= -1e-12
+    # on the points' coordinates in a basis of their span (as in column generation's rounds) its values
+    # come through the points: the explicit (S, N) secants are never formed
+    X = digits_points(40)
+    op = _pair_operator(X, 400)
+    _, sigma, rows = np.linalg.svd(X - X.mean(axis=0), full_matrices=False)
+    span = SpanCoordinates(X, rows[sigma > 1e-12 * sigma[0]].T)
+    result = pair_trace_admm(op, 0.8, 1.2, certify=False, span=span, stopping=LOOSE)
+    assert "V" not in op.__dict__
+    factor = result.extra["factor"]
+    explicit = np.einsum("ij,ij->i", op.V @ factor.T, op.V @ factor.T)
+    np.testing.assert_allclose(result.extra["values"], explicit, rtol=1e-12, atol=1e-12)
 
 
 def test_single_precision_ritz_steps_reach_the_loose_accuracy():
