@@ -21,6 +21,8 @@ References
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
 
 __all__ = ["PairSecantOperator", "SecantOperator"]
@@ -91,6 +93,9 @@ class PairSecantOperator(SecantOperator):
         Pair indices into ``points``; every pair must be of distinct points.
     """
 
+    #: pairs a block of the lengths' computation takes (an (S, N) array of differences is never made)
+    NORM_BLOCK = 512
+
     def __init__(self, points: np.ndarray, i: np.ndarray, j: np.ndarray) -> None:
         i, j = np.asarray(i, dtype=np.int64), np.asarray(j, dtype=np.int64)
         used, inverse = np.unique(np.concatenate([i, j]), return_inverse=True)
@@ -99,12 +104,32 @@ class PairSecantOperator(SecantOperator):
         pts = np.asarray(points, dtype=np.float64)[used]
         self.points = pts - pts.mean(axis=0)                  # differences unchanged, less cancellation
         self.i, self.j = inverse[: i.size], inverse[i.size:]
-        D = self.points[self.i] - self.points[self.j]
-        self.norms = np.linalg.norm(D, axis=1)
+        # the lengths, a block of pairs at a time: the rows V themselves are made when first read
+        # (column generation's restricted solves work on the points' coordinates in a basis of their
+        # span and read the rows in the original coordinates only to certify)
+        self.norms = np.empty(self.i.size)
+        for start in range(0, self.i.size, self.NORM_BLOCK):
+            block = slice(start, start + self.NORM_BLOCK)
+            self.norms[block] = np.linalg.norm(self.points[self.i[block]] - self.points[self.j[block]], axis=1)
         if np.any(self.norms == 0.0):
             raise ValueError("every pair must join two distinct points (a zero secant has no direction)")
+
+    @cached_property
+    def V(self) -> np.ndarray:
+        """The unit secants (S, N), (x_i − x_j)/‖x_i − x_j‖, made when first read."""
+        D = self.points[self.i] - self.points[self.j]
         D /= self.norms[:, None]                              # in place: one (S, N) array, not two
-        super().__init__(D)
+        return D
+
+    @property
+    def n_constraints(self) -> int:
+        """Number of pairs S."""
+        return self.i.size
+
+    @property
+    def dim(self) -> int:
+        """Dimension N of the points' coordinates."""
+        return self.points.shape[1]
 
     def apply(self, X: np.ndarray) -> np.ndarray:
         """𝒜(X) through B = X_a X: ((b_i − b_j)·v_k) / d_k."""

@@ -138,6 +138,23 @@ def test_pair_operator_equals_the_explicit_secants(with_basis):
     assert type(op.explicit()) is SecantOperator
 
 
+def test_pair_operator_forms_its_secant_rows_only_when_read():
+    """The (S, N) rows are made when first read, in blocks of lengths first: the same rows and
+    lengths as the differences of the whole array, and the sizes known without them."""
+    rng = np.random.default_rng(5)
+    X = rng.standard_normal((60, 7)) + 20.0
+    i = rng.integers(0, 60, 1500)
+    j = (i + rng.integers(1, 60, 1500)) % 60
+    op = PairSecantOperator(X, i, j)
+    assert op.n_constraints == 1500 and op.dim == 7 and "V" not in op.__dict__
+    centred = X[op.rows] - X[op.rows].mean(axis=0)
+    D = centred[op.i] - centred[op.j]
+    norms = np.linalg.norm(D, axis=1)
+    np.testing.assert_array_equal(op.norms, norms)                  # blocks of NORM_BLOCK pairs, same lengths
+    np.testing.assert_array_equal(op.V, D / norms[:, None])
+    assert op.V is op.V and op.V.shape == (1500, 7)
+
+
 def test_pair_operator_rejects_coincident_points():
     X = np.array([[0.0, 1.0], [0.0, 1.0], [2.0, 0.0]])
     with pytest.raises(ValueError, match="distinct points"):

@@ -233,18 +233,30 @@ def _warm_values(op: PairSecantOperator, L0: np.ndarray, Lam0: np.ndarray,
                  carried: tuple[np.ndarray, np.ndarray] | None) -> tuple[np.ndarray, np.ndarray]:
     """𝒜(L₀) and 𝒜(Λ₀) of a warm start: those of the first secants from ``carried`` (what the run that
     ended with L₀ and Λ₀ tracked for them, in the same basis), the others' as v_kᵀ L₀ v_k from their
-    rows, O(S_new r²) rather than the O(n_a r²) products through the points."""
+    rows, O(S_new r²), or, when the S_new new pairs outnumber the n_a points, through the points'
+    images X_a L₀ and X_a Λ₀, O(n_a r² + S_new r)."""
     if carried is None or carried[0].size > op.n_constraints:
         return op.apply(L0), op.apply(Lam0)
     n_known = carried[0].size
-    V_new = op.V[n_known:]
-    if V_new.shape[0] == 0:
+    S_new = op.n_constraints - n_known
+    if S_new == 0:
         return carried[0].copy(), carried[1].copy()
-    # both matrices in one product: (S_new, r) × (r, 2r)
-    B = V_new @ np.hstack([L0, Lam0])
     r = L0.shape[0]
-    return (np.concatenate([carried[0], np.einsum("ij,ij->i", B[:, :r], V_new)]),
-            np.concatenate([carried[1], np.einsum("ij,ij->i", B[:, r:], V_new)]))
+    if S_new <= op.points.shape[0]:
+        # both matrices in one product: (S_new, r) × (r, 2r)
+        V_new = op.V[n_known:]
+        B = V_new @ np.hstack([L0, Lam0])
+        return (np.concatenate([carried[0], np.einsum("ij,ij->i", B[:, :r], V_new)]),
+                np.concatenate([carried[1], np.einsum("ij,ij->i", B[:, r:], V_new)]))
+    # more new pairs than points: through the points' images, (n_a, r) × (r, 2r), then per pair
+    # ((y_i − y_j)·(x_i − x_j)) / d²
+    Y = op.points @ np.hstack([L0, Lam0])
+    i, j = op.i[n_known:], op.j[n_known:]
+    D = op.points[i] - op.points[j]
+    B = Y[i] - Y[j]
+    inv_d2 = 1.0 / op.norms[n_known:] ** 2
+    return (np.concatenate([carried[0], np.einsum("ij,ij->i", B[:, :r], D) * inv_d2]),
+            np.concatenate([carried[1], np.einsum("ij,ij->i", B[:, r:], D) * inv_d2]))
 
 
 def pair_trace_admm(
@@ -294,8 +306,10 @@ def pair_trace_admm(
     certify : bool
         Compute the certified dual bound of the result from the explicit secants (O(S N² + N³)).
         Column generation's loose rounds skip it (their bound is never used); without it the
-        bound and gap are NaN, ``extra["y"]`` holds the unscaled multipliers, and the status is
-        never ``optimal``.
+        bound and gap are NaN, ``extra["y"]`` holds the unscaled multipliers, the status is
+        never ``optimal``, and the values 𝒜(P) and the violation are computed through the points'
+        coordinates in the basis (the pair route, O(n_a r k + S k) for P of rank k), so that the
+        explicit secants (S × N) are not formed.
     keep_polish_system : bool
         Keep the factorised normal system of the polish that settled P in ``extra["polish_system"]``
         (a :class:`~sdpembed.solvers.numax.factor_polish.NormalSystem`, S × S in single precision;
@@ -562,9 +576,14 @@ def pair_trace_admm(
     state = ADMMState(L, Lam, omega, control.beta, basis, steps.K_inv, steps.gram, factor=steps.cholesky,
                       eig_block=shrink.block, values=(AL.copy(), A_Lam.copy()))
     factor = factor_in_original_coordinates(U_P, s_P, basis)
-    explicit = operator.explicit()
-    B = explicit.V @ factor.T
-    values = np.einsum("ij,ij->i", B, B)
+    if certify:
+        explicit = operator.explicit()
+        B = explicit.V @ factor.T
+        values = np.einsum("ij,ij->i", B, B)
+    else:
+        # an uncertified run's values only guide (column generation's keep rule, its loose scans'
+        # selection); the points' images of P's factor in double precision, not the tracked 𝒜(P)
+        values = geom.factor_values(U_P * np.sqrt(s_P))
     violation = box_violation(values, lo, hi)
     P = factor.T @ factor
     objective = float(np.trace(P))

@@ -14,6 +14,7 @@ from sdpembed.solvers.numax.admm import box_trace_admm
 from sdpembed.solvers.numax.admm_control import ADMMPenalty, ADMMStopping
 from sdpembed.solvers.numax.admm_pairs import OutsideMonitor, PairNumerics, pair_trace_admm
 from sdpembed.solvers.numax.column_generation import column_generation
+from sdpembed.solvers.numax.pair_linalg import SpanCoordinates
 
 from ...conftest import digits_points
 
@@ -260,6 +261,17 @@ def test_uncertified_solve_is_never_optimal():
     assert result.status == "inaccurate" and "certify=False" in result.message
     assert np.isnan(result.dual_bound) and np.isnan(result.relative_gap)
     assert result.max_violation <= 1e-6 and result.min_eigenvalue >= -1e-12
+    # on the points' coordinates in a basis of their span (as in column generation's rounds) its values
+    # come through the points: the explicit (S, N) secants are never formed
+    X = digits_points(40)
+    op = _pair_operator(X, 400)
+    _, sigma, rows = np.linalg.svd(X - X.mean(axis=0), full_matrices=False)
+    span = SpanCoordinates(X, rows[sigma > 1e-12 * sigma[0]].T)
+    result = pair_trace_admm(op, 0.8, 1.2, certify=False, span=span, stopping=LOOSE)
+    assert "V" not in op.__dict__
+    factor = result.extra["factor"]
+    explicit = np.einsum("ij,ij->i", op.V @ factor.T, op.V @ factor.T)
+    np.testing.assert_allclose(result.extra["values"], explicit, rtol=1e-12, atol=1e-12)
 
 
 def test_single_precision_ritz_steps_reach_the_loose_accuracy():
@@ -514,6 +526,15 @@ def test_a_run_carries_the_values_of_its_iterates_and_a_warm_start_computes_only
     for dense, got in zip((state.L, state.Lam), values, strict=True):
         assert got.shape == (nxt.n_constraints,)
         np.testing.assert_allclose(got, reduced_next.apply(dense), rtol=0, atol=1e-12)
+    # more new pairs (400) than points (120): their values come through the points' images, their rows
+    # (formed only when read) are not read; fewer new pairs than points: from their rows
+    for n_new in (400, 60):
+        pairs = slice(0, int(keep.sum()) + n_new)
+        lazy = PairSecantOperator(reduced_next.points, reduced_next.i[pairs], reduced_next.j[pairs])
+        values = _warm_values(lazy, state.L, state.Lam, carried)
+        assert ("V" in lazy.__dict__) == (n_new <= lazy.points.shape[0])
+        for dense, got in zip((state.L, state.Lam), values, strict=True):
+            np.testing.assert_allclose(got, reduced_next.apply(dense)[pairs], rtol=0, atol=1e-12)
     # a warm-started run with the carried values reaches the optimum of one that computes them all
     warm = replace(state, omega=np.concatenate([state.omega[keep], np.zeros(len(new))]), K_inv=None, gram=None,
                    factor=None)
