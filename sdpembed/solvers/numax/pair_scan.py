@@ -217,8 +217,15 @@ class DistanceBlock:
         if self._box is None or self._box[0] is not bounds:
             _, _, i, j, _, _ = block_pairs(self.start, self.stop, self.start + 1 + self.dX.shape[1])
             lo, hi = bounds(i, j)
-            self._box = (bounds, float(np.max(lo, initial=-np.inf)), float(np.min(hi, initial=np.inf)))
+            lo_max, hi_min = float(np.max(lo, initial=-np.inf)), float(np.min(hi, initial=np.inf))
+            same = lo.size > 0 and float(np.min(lo)) == lo_max and float(np.max(hi)) == hi_min
+            self._box = (bounds, lo_max, hi_min, same)
         return self._box[1], self._box[2]
+
+    def uniform(self, bounds: PairBounds) -> bool:
+        """Whether every pair of the block has the same bounds, those of :meth:`box` (NuMax's 1 ∓ δ)."""
+        self.box(bounds)
+        return self._box[3]
 
 
 def distance_block(X: np.ndarray, norms2: np.ndarray, start: int, stop: int) -> DistanceBlock:
@@ -529,6 +536,7 @@ def scan_block(X: np.ndarray, scan: ScanRound, bounds: PairBounds, block: Distan
     with np.errstate(divide="ignore", invalid="ignore"):
         screen = (dY / block.dX).reshape(-1)                  # NaN where no pair, or a close one
     worst = -np.inf
+    screened_bound = None               # the screen's rounding bound of every pair that is not close
     if block.screened:
         lo_box, hi_box = block.box(bounds)
         rmin, rmax = float(np.fmin.reduce(screen)), float(np.fmax.reduce(screen))
@@ -544,6 +552,7 @@ def scan_block(X: np.ndarray, scan: ScanRound, bounds: PairBounds, block: Distan
         # with squared image norms below a quarter of the largest double no squared distance overflows: NaN
         # ratios are then the rectangle's non-pairs and close pairs only
         if np.isfinite(margin) and np.isfinite(reach) and float(ny.max()) <= 0.25 * np.finfo(float).max:
+            screened_bound = margin
             low, high = lo_box - tol + margin, hi_box + tol - margin
             with np.errstate(invalid="ignore"):
                 look = np.flatnonzero((screen < low) | (screen > high))
@@ -559,17 +568,77 @@ def scan_block(X: np.ndarray, scan: ScanRound, bounds: PairBounds, block: Distan
     look = np.insert(look, at, block.close)
     i, j = rows[look // cols.size], cols[look % cols.size]
     dY, dX = flat_dY[look], look_dX
+    bulk = None
+    if screened_bound is not None and not scan.exact_values and block.uniform(bounds):
+        bulk = _clear_in_bulk(X, scan, i, j, dY, dX, lo_box, hi_box, screened_bound, at + np.arange(at.size))
+    if bulk is None:
+        clear, exact_part, judged_worst = _judged(X, scan, bounds, i, j, dY, dX)
+        clear_part = None if clear is None else (i[clear[0]], j[clear[0]], clear[1])
+        return _reported(X.shape[0], scan, clear_part, exact_part, max(worst, judged_worst), block.counted)
+    # the other pairs judged one by one, their clear violators merged with the bulk's in row-major order
+    clear, estimate, bulk_worst = bulk
+    rest = np.flatnonzero(~clear)
+    judged, exact_part, judged_worst = _judged(X, scan, bounds, i[rest], j[rest], dY[rest], dX[rest], rest)
+    if judged is not None:
+        clear[judged[0]] = True
+        estimate[judged[0]] = judged[1]
+    clear_part = (i[clear], j[clear], estimate[clear])
+    return _reported(X.shape[0], scan, clear_part, exact_part, max(worst, judged_worst, bulk_worst), block.counted)
+
+
+def _uncertainty(X: np.ndarray, scan: ScanRound, i: np.ndarray, j: np.ndarray, dY: np.ndarray, dX: np.ndarray,
+                 lo: np.ndarray | float, hi: np.ndarray | float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(ratio, the bound errX on the rounding of dX, and that on the violation of the ratio) of the pairs
+    (i, j) whose squared distances in Y and X the Gram matrices gave as dY and dX (:func:`scan_block`)."""
+    Y, ny = scan.Y, scan.ny
     errX = _rounding_bound(X, scan.nx, i, j)
-    clear_part = exact_part = None
     errY = (gram_distance_error(ny[i], ny[j], Y.shape[1])
             + _image_error(np.sqrt(ny[i]) + np.sqrt(ny[j]), scan.ey[i] + scan.ey[j], Y.shape[1]))
-    lo, hi = bounds(i, j)
     with np.errstate(divide="ignore", invalid="ignore"):  # zero or tiny dX: suspect anyway
         ratio = dY / dX
-        estimate = np.maximum(lo - ratio, ratio - hi)
         # |d̂Y/d̂X − dY/dX| ≤ (errY + |d̂Y/d̂X|·errX)/(d̂X − errX), with the roundings of the bound, the ratio,
         # the estimate and their comparison with tol
-        uncertainty = violation_uncertainty(ratio, errY, dX, errX, lo, hi, tol)
+        return ratio, errX, violation_uncertainty(ratio, errY, dX, errX, lo, hi, scan.tol)
+
+
+def _clear_in_bulk(X: np.ndarray, scan: ScanRound, i: np.ndarray, j: np.ndarray, dY: np.ndarray, dX: np.ndarray,
+                   lo: float, hi: float, bound: float, close: np.ndarray) -> tuple | None:
+    """The pairs looked at (i, j) that violate the block's common bounds (lo, hi) by more than ``tol`` even
+    after ``bound``, the screen's rounding bound of every pair that is not ``close`` (positions): (their
+    mask, the Gram-based violation of every pair, the worst violation plus uncertainty among them), or
+    None when there are none.
+
+    :func:`_judged` would keep them at their Gram values (``exact_values=False``): their own
+    uncertainty is at most ``bound``, so each one's violation less it exceeds ``tol``. A first scan finds
+    most pairs so violated; this spares them the pair-by-pair rounding bounds, but for the few whose
+    violation is within ``bound`` of the largest, which give the same worst violation."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = dY / dX
+        estimate = np.maximum(lo - ratio, ratio - hi)
+        in_bulk = estimate - bound > scan.tol
+    in_bulk[close] = False
+    if not in_bulk.any():
+        return None
+    top = float(np.max(estimate[in_bulk]))
+    near = np.flatnonzero(in_bulk & (estimate >= top - 2.0 * bound))        # only these can be the worst
+    _, _, uncertainty = _uncertainty(X, scan, i[near], j[near], dY[near], dX[near], lo, hi)
+    return in_bulk, estimate, float(np.max(estimate[near] + uncertainty))
+
+
+def _judged(X: np.ndarray, scan: ScanRound, bounds: PairBounds, i: np.ndarray, j: np.ndarray, dY: np.ndarray,
+            dX: np.ndarray, where: np.ndarray | None = None) -> tuple[tuple | None, tuple | None, float]:
+    """(clear, exact, worst) of the pairs (i, j) looked at by :func:`scan_block`, each judged by its own
+    rounding bounds: its Gram values where those are clearly on one side of ``tol``, otherwise its
+    explicit difference. ``clear`` lists the violators kept at their Gram values (``exact_values=False``)
+    as (positions, violations), positions into these pairs or, given, into ``where``; ``exact`` those
+    recomputed as (i, j, violation)."""
+    tol = scan.tol
+    lo, hi = bounds(i, j)
+    worst = -np.inf
+    clear_part = exact_part = None
+    ratio, errX, uncertainty = _uncertainty(X, scan, i, j, dY, dX, lo, hi)
+    with np.errstate(invalid="ignore"):
+        estimate = np.maximum(lo - ratio, ratio - hi)
         suspect = ~(dX > errX) | ~(estimate + uncertainty <= tol)        # NaN: suspect
     sure = ~suspect
     if np.any(sure):
@@ -578,7 +647,8 @@ def scan_block(X: np.ndarray, scan: ScanRound, bounds: PairBounds, block: Distan
         with np.errstate(invalid="ignore"):
             clear = suspect & (dX > errX) & (estimate - uncertainty > tol)
         if np.any(clear):
-            clear_part = (i[clear], j[clear], estimate[clear])
+            positions = np.flatnonzero(clear)
+            clear_part = (positions if where is None else where[positions], estimate[clear])
             worst = max(worst, float(np.max(estimate[clear] + uncertainty[clear])))
             suspect &= ~clear
     if np.any(suspect):
@@ -592,7 +662,7 @@ def scan_block(X: np.ndarray, scan: ScanRound, bounds: PairBounds, block: Distan
             bad = violation > tol
             if np.any(bad):
                 exact_part = (i[bad], j[bad], violation[bad])
-    return _reported(X.shape[0], scan, clear_part, exact_part, worst, block.counted)
+    return clear_part, exact_part, worst
 
 
 def merge_block_scans(groups: list[list[BlockScan]], keep: int | None = None) -> ScanResult:
