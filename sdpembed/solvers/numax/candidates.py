@@ -44,7 +44,7 @@ from ...problems.numax_certificate import check_bounds
 from ...problems.numax_operator import PairSecantOperator, SecantOperator
 from ...secants import linear_index_of_pairs, pair_count, pairs_from_linear_index
 from .pair_scan import PairBounds, PairDistances, initial_working_set, is_member, worst_ranks
-from .scan_backend import ScanBackend
+from .scan_backend import LocalScan, ScanBackend
 
 __all__ = ["Candidates", "PairCandidates", "SecantCandidates", "Violators", "factor_with_margin"]
 
@@ -155,7 +155,10 @@ class PairCandidates:
         same at any n (the scans add the rest). Pairs of identical points are left out."""
         X = self.X
         with progress_bar(X.shape[0], "nearest neighbours", enabled=None if verbose else False, unit="points") as bar:
-            working = initial_working_set(X, size, neighbors, rng, progress=bar.update)
+            # in this process the scans keep the pairs' distances: the neighbour search reads them first
+            local = isinstance(self.backend, LocalScan)
+            working = initial_working_set(X, size, neighbors, rng, progress=bar.update,
+                                          distances=self.distances if local else None)
         if working.size > 2 * size:
             working = np.sort(rng.choice(working, size=2 * size, replace=False))
         return self.checked(working, warm=False)

@@ -160,6 +160,11 @@ class PairDistances:
         self._cache = rectangle_entries(n, self.block_rows) <= limit
         self._blocks: dict[int, DistanceBlock] = {}
 
+    @property
+    def keeps_blocks(self) -> bool:
+        """Whether the blocks are kept across scans (within ``max_pairs``)."""
+        return self._cache
+
     def starts(self) -> range:
         """First rows of the blocks."""
         return range(0, self.X.shape[0] - 1, self.block_rows)
@@ -212,8 +217,15 @@ class DistanceBlock:
         if self._box is None or self._box[0] is not bounds:
             _, _, i, j, _, _ = block_pairs(self.start, self.stop, self.start + 1 + self.dX.shape[1])
             lo, hi = bounds(i, j)
-            self._box = (bounds, float(np.max(lo, initial=-np.inf)), float(np.min(hi, initial=np.inf)))
+            lo_max, hi_min = float(np.max(lo, initial=-np.inf)), float(np.min(hi, initial=np.inf))
+            same = lo.size > 0 and float(np.min(lo)) == lo_max and float(np.max(hi)) == hi_min
+            self._box = (bounds, lo_max, hi_min, same)
         return self._box[1], self._box[2]
+
+    def uniform(self, bounds: PairBounds) -> bool:
+        """Whether every pair of the block has the same bounds, those of :meth:`box` (NuMax's 1 ∓ δ)."""
+        self.box(bounds)
+        return self._box[3]
 
 
 def distance_block(X: np.ndarray, norms2: np.ndarray, start: int, stop: int) -> DistanceBlock:
@@ -524,6 +536,7 @@ def scan_block(X: np.ndarray, scan: ScanRound, bounds: PairBounds, block: Distan
     with np.errstate(divide="ignore", invalid="ignore"):
         screen = (dY / block.dX).reshape(-1)                  # NaN where no pair, or a close one
     worst = -np.inf
+    screened_bound = None               # the screen's rounding bound of every pair that is not close
     if block.screened:
         lo_box, hi_box = block.box(bounds)
         rmin, rmax = float(np.fmin.reduce(screen)), float(np.fmax.reduce(screen))
@@ -539,6 +552,7 @@ def scan_block(X: np.ndarray, scan: ScanRound, bounds: PairBounds, block: Distan
         # with squared image norms below a quarter of the largest double no squared distance overflows: NaN
         # ratios are then the rectangle's non-pairs and close pairs only
         if np.isfinite(margin) and np.isfinite(reach) and float(ny.max()) <= 0.25 * np.finfo(float).max:
+            screened_bound = margin
             low, high = lo_box - tol + margin, hi_box + tol - margin
             with np.errstate(invalid="ignore"):
                 look = np.flatnonzero((screen < low) | (screen > high))
@@ -554,17 +568,77 @@ def scan_block(X: np.ndarray, scan: ScanRound, bounds: PairBounds, block: Distan
     look = np.insert(look, at, block.close)
     i, j = rows[look // cols.size], cols[look % cols.size]
     dY, dX = flat_dY[look], look_dX
+    bulk = None
+    if screened_bound is not None and not scan.exact_values and block.uniform(bounds):
+        bulk = _clear_in_bulk(X, scan, i, j, dY, dX, lo_box, hi_box, screened_bound, at + np.arange(at.size))
+    if bulk is None:
+        clear, exact_part, judged_worst = _judged(X, scan, bounds, i, j, dY, dX)
+        clear_part = None if clear is None else (i[clear[0]], j[clear[0]], clear[1])
+        return _reported(X.shape[0], scan, clear_part, exact_part, max(worst, judged_worst), block.counted)
+    # the other pairs judged one by one, their clear violators merged with the bulk's in row-major order
+    clear, estimate, bulk_worst = bulk
+    rest = np.flatnonzero(~clear)
+    judged, exact_part, judged_worst = _judged(X, scan, bounds, i[rest], j[rest], dY[rest], dX[rest], rest)
+    if judged is not None:
+        clear[judged[0]] = True
+        estimate[judged[0]] = judged[1]
+    clear_part = (i[clear], j[clear], estimate[clear])
+    return _reported(X.shape[0], scan, clear_part, exact_part, max(worst, judged_worst, bulk_worst), block.counted)
+
+
+def _uncertainty(X: np.ndarray, scan: ScanRound, i: np.ndarray, j: np.ndarray, dY: np.ndarray, dX: np.ndarray,
+                 lo: np.ndarray | float, hi: np.ndarray | float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(ratio, the bound errX on the rounding of dX, and that on the violation of the ratio) of the pairs
+    (i, j) whose squared distances in Y and X the Gram matrices gave as dY and dX (:func:`scan_block`)."""
+    Y, ny = scan.Y, scan.ny
     errX = _rounding_bound(X, scan.nx, i, j)
-    clear_part = exact_part = None
     errY = (gram_distance_error(ny[i], ny[j], Y.shape[1])
             + _image_error(np.sqrt(ny[i]) + np.sqrt(ny[j]), scan.ey[i] + scan.ey[j], Y.shape[1]))
-    lo, hi = bounds(i, j)
     with np.errstate(divide="ignore", invalid="ignore"):  # zero or tiny dX: suspect anyway
         ratio = dY / dX
-        estimate = np.maximum(lo - ratio, ratio - hi)
         # |d̂Y/d̂X − dY/dX| ≤ (errY + |d̂Y/d̂X|·errX)/(d̂X − errX), with the roundings of the bound, the ratio,
         # the estimate and their comparison with tol
-        uncertainty = violation_uncertainty(ratio, errY, dX, errX, lo, hi, tol)
+        return ratio, errX, violation_uncertainty(ratio, errY, dX, errX, lo, hi, scan.tol)
+
+
+def _clear_in_bulk(X: np.ndarray, scan: ScanRound, i: np.ndarray, j: np.ndarray, dY: np.ndarray, dX: np.ndarray,
+                   lo: float, hi: float, bound: float, close: np.ndarray) -> tuple | None:
+    """The pairs looked at (i, j) that violate the block's common bounds (lo, hi) by more than ``tol`` even
+    after ``bound``, the screen's rounding bound of every pair that is not ``close`` (positions): (their
+    mask, the Gram-based violation of every pair, the worst violation plus uncertainty among them), or
+    None when there are none.
+
+    :func:`_judged` would keep them at their Gram values (``exact_values=False``): their own
+    uncertainty is at most ``bound``, so each one's violation less it exceeds ``tol``. A first scan finds
+    most pairs so violated; this spares them the pair-by-pair rounding bounds, but for the few whose
+    violation is within ``bound`` of the largest, which give the same worst violation."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = dY / dX
+        estimate = np.maximum(lo - ratio, ratio - hi)
+        in_bulk = estimate - bound > scan.tol
+    in_bulk[close] = False
+    if not in_bulk.any():
+        return None
+    top = float(np.max(estimate[in_bulk]))
+    near = np.flatnonzero(in_bulk & (estimate >= top - 2.0 * bound))        # only these can be the worst
+    _, _, uncertainty = _uncertainty(X, scan, i[near], j[near], dY[near], dX[near], lo, hi)
+    return in_bulk, estimate, float(np.max(estimate[near] + uncertainty))
+
+
+def _judged(X: np.ndarray, scan: ScanRound, bounds: PairBounds, i: np.ndarray, j: np.ndarray, dY: np.ndarray,
+            dX: np.ndarray, where: np.ndarray | None = None) -> tuple[tuple | None, tuple | None, float]:
+    """(clear, exact, worst) of the pairs (i, j) looked at by :func:`scan_block`, each judged by its own
+    rounding bounds: its Gram values where those are clearly on one side of ``tol``, otherwise its
+    explicit difference. ``clear`` lists the violators kept at their Gram values (``exact_values=False``)
+    as (positions, violations), positions into these pairs or, given, into ``where``; ``exact`` those
+    recomputed as (i, j, violation)."""
+    tol = scan.tol
+    lo, hi = bounds(i, j)
+    worst = -np.inf
+    clear_part = exact_part = None
+    ratio, errX, uncertainty = _uncertainty(X, scan, i, j, dY, dX, lo, hi)
+    with np.errstate(invalid="ignore"):
+        estimate = np.maximum(lo - ratio, ratio - hi)
         suspect = ~(dX > errX) | ~(estimate + uncertainty <= tol)        # NaN: suspect
     sure = ~suspect
     if np.any(sure):
@@ -573,7 +647,8 @@ def scan_block(X: np.ndarray, scan: ScanRound, bounds: PairBounds, block: Distan
         with np.errstate(invalid="ignore"):
             clear = suspect & (dX > errX) & (estimate - uncertainty > tol)
         if np.any(clear):
-            clear_part = (i[clear], j[clear], estimate[clear])
+            positions = np.flatnonzero(clear)
+            clear_part = (positions if where is None else where[positions], estimate[clear])
             worst = max(worst, float(np.max(estimate[clear] + uncertainty[clear])))
             suspect &= ~clear
     if np.any(suspect):
@@ -587,7 +662,7 @@ def scan_block(X: np.ndarray, scan: ScanRound, bounds: PairBounds, block: Distan
             bad = violation > tol
             if np.any(bad):
                 exact_part = (i[bad], j[bad], violation[bad])
-    return _reported(X.shape[0], scan, clear_part, exact_part, worst, block.counted)
+    return clear_part, exact_part, worst
 
 
 def merge_block_scans(groups: list[list[BlockScan]], keep: int | None = None) -> ScanResult:
@@ -611,7 +686,8 @@ def merge_block_scans(groups: list[list[BlockScan]], keep: int | None = None) ->
 
 
 def initial_working_set(X: np.ndarray, size: int, n_neighbors: int, rng: np.random.Generator,
-                        progress: Callable[[int], object] | None = None) -> np.ndarray:
+                        progress: Callable[[int], object] | None = None,
+                        distances: PairDistances | None = None) -> np.ndarray:
     """Sorted linear pair indices: each point's nearest neighbours, then random pairs up to ``size``.
 
     The neighbours of a point are its ``n_neighbors`` nearest other points by squared Euclidean
@@ -620,38 +696,112 @@ def initial_working_set(X: np.ndarray, size: int, n_neighbors: int, rng: np.rand
     is recomputed from its explicit difference, so the choice is exact to rounding (as the scan).
     ``progress``, when given, is called with the number of points whose neighbours each block found
     (a bar over the n points: on many points this search is the longest step before the first round).
+    ``distances``, the :class:`PairDistances` of these very points whose blocks a later scan keeps,
+    lends its squared distances to the screen instead of a Gram matrix of its own (the same
+    neighbours: :func:`_nearest_from_distances`).
     """
-    n, N = X.shape
+    n = X.shape[0]
     total = pair_count(n)
     chosen = np.empty(0, np.int64)
     k = min(n_neighbors, n - 1)
     if k > 0:
-        norms2 = np.einsum("ij,ij->i", X, X)
-        block = max(1, min(n, 4_000_000 // n))
-        lo_parts, hi_parts = [], []
-        for start in range(0, n, block):
-            rows = np.arange(start, min(start + block, n))
-            gram = norms2[rows, None] + norms2[None, :] - 2.0 * (X[rows] @ X.T)
-            err = gram_distance_error(norms2[rows, None], norms2[None, :], N)     # as PairDistances
-            gram[np.arange(rows.size), rows] = np.inf                    # a point is not its own neighbour
-            # the k-th smallest upper bound bounds the k-th distance: only points whose lower bound
-            # lies below it can be among the k nearest
-            reach = np.partition(gram + err, k - 1, axis=1)[:, k - 1]
-            ri, ci = np.nonzero(gram - err <= reach[:, None])
-            diff = X[rows[ri]] - X[ci]
-            exact = np.einsum("ij,ij->i", diff, diff)
-            order = np.lexsort((ci, exact, ri))                          # by row, distance, then index
-            ri, ci = ri[order], ci[order]
-            first = np.searchsorted(ri, ri, side="left")                 # each candidate's rank in its row
-            keep = np.arange(ri.size) - first < k
-            rows_kept, cols_kept = rows[ri[keep]], ci[keep]
-            lo_parts.append(np.minimum(rows_kept, cols_kept))
-            hi_parts.append(np.maximum(rows_kept, cols_kept))
-            if progress is not None:
-                progress(rows.size)
-        chosen = np.unique(linear_index_of_pairs(np.concatenate(lo_parts), np.concatenate(hi_parts), n))
+        found = None
+        if distances is not None and distances.X is X and distances.keeps_blocks:
+            found = _nearest_from_distances(distances, k, progress)
+        chosen = _nearest_by_rows(X, k, progress) if found is None else found
     extra = min(size, total) - chosen.size
     if extra > 0:
         rest = np.setdiff1d(rng.choice(total, size=min(total, size + chosen.size), replace=False), chosen)
         chosen = np.union1d(chosen, rest[:extra])
     return chosen
+
+
+def _all_distances(block: DistanceBlock) -> np.ndarray:
+    """A copy of the rectangle of ``block`` with its close pairs' squared distances in their place
+    (NaN only where there is no pair)."""
+    dX = block.dX.copy()
+    dX.reshape(-1)[block.close] = block.close_dX
+    return dX
+
+
+def _first_k(point: np.ndarray, other: np.ndarray, exact: np.ndarray, k: int, n: int) -> np.ndarray:
+    """Sorted linear indices of the pairs (point, other) that rank among the first ``k`` of their
+    ``point`` by exact squared distance, ties to the lower ``other``: each point's k nearest of its
+    candidates (which must hold every point at most as far as its k-th nearest)."""
+    order = np.lexsort((other, exact, point))                           # by point, distance, then index
+    point, other = point[order], other[order]
+    first = np.searchsorted(point, point, side="left")                  # each candidate's rank at its point
+    keep = np.arange(point.size) - first < k
+    point, other = point[keep], other[keep]
+    return np.unique(linear_index_of_pairs(np.minimum(point, other), np.maximum(point, other), n))
+
+
+def _nearest_by_rows(X: np.ndarray, k: int, progress: Callable[[int], object] | None) -> np.ndarray:
+    """Each point's k nearest (:func:`initial_working_set`) from Gram matrices of blocks of rows
+    against all points, each candidate within its own rounding bound recomputed."""
+    n, N = X.shape
+    norms2 = np.einsum("ij,ij->i", X, X)
+    block = max(1, min(n, 4_000_000 // n))
+    points, others, exacts = [], [], []
+    for start in range(0, n, block):
+        rows = np.arange(start, min(start + block, n))
+        gram = norms2[rows, None] + norms2[None, :] - 2.0 * (X[rows] @ X.T)
+        err = gram_distance_error(norms2[rows, None], norms2[None, :], N)     # as PairDistances
+        gram[np.arange(rows.size), rows] = np.inf                    # a point is not its own neighbour
+        # the k-th smallest upper bound bounds the k-th distance: only points whose lower bound
+        # lies below it can be among the k nearest
+        reach = np.partition(gram + err, k - 1, axis=1)[:, k - 1]
+        ri, ci = np.nonzero(gram - err <= reach[:, None])
+        diff = X[rows[ri]] - X[ci]
+        points.append(rows[ri])
+        others.append(ci)
+        exacts.append(np.einsum("ij,ij->i", diff, diff))
+        if progress is not None:
+            progress(rows.size)
+    return _first_k(np.concatenate(points), np.concatenate(others), np.concatenate(exacts), k, n)
+
+
+def _nearest_from_distances(distances: PairDistances, k: int,
+                            progress: Callable[[int], object] | None) -> np.ndarray | None:
+    """Each point's k nearest (:func:`initial_working_set`) read off the blocks of ``distances`` (the
+    rectangles of pairs i < j a scan keeps), or None when a block holds a non-finite distance.
+
+    A block's rounding bound ``err`` bounds the rounding of every squared distance of its rectangle,
+    so the k-th smallest of the upper bounds d̂ + err over a point's pairs — gathered along the rows
+    (the point as i) and the columns (as j) of all blocks — bounds its k-th distance, and every pair
+    whose lower bound d̂ − err lies below it for one of its points is a candidate, recomputed from its
+    explicit difference. The candidates hold every point at most as far as a point's k-th nearest, so
+    the choice (:func:`_first_k`) is that of :func:`_nearest_by_rows`."""
+    X = distances.X
+    n = X.shape[0]
+    blocks = [distances.block(start) for start in distances.starts()]
+    if not all(np.isfinite(block.err) and np.isfinite(block.close_dX).all() for block in blocks):
+        return None
+    upper = np.full((n, k), np.inf)            # each point's k smallest upper bounds so far
+    for block in blocks:
+        bound = _all_distances(block)
+        bound += block.err
+        bound[np.isnan(bound)] = np.inf                          # no pair
+        rows, cols = slice(block.start, block.stop), slice(block.start + 1, n)
+        for part, candidates in ((rows, bound), (cols, bound.T)):
+            if k == 1:
+                np.minimum(upper[part, 0], candidates.min(axis=1), out=upper[part, 0])
+            else:
+                merged = np.concatenate([upper[part], candidates], axis=1)
+                upper[part] = np.partition(merged, k - 1, axis=1)[:, :k]
+    reach = upper[:, k - 1]
+    points, others, exacts = [], [], []
+    for block in blocks:
+        lower = _all_distances(block) - block.err
+        with np.errstate(invalid="ignore"):                      # NaN: no pair
+            ri, ci = np.nonzero((lower <= reach[block.start:block.stop, None])
+                                | (lower <= reach[None, block.start + 1:]))
+        i, j = ri + block.start, ci + block.start + 1
+        diff = X[i] - X[j]
+        exact = np.einsum("ij,ij->i", diff, diff)
+        points += [i, j]
+        others += [j, i]
+        exacts += [exact, exact]
+        if progress is not None:
+            progress((n if block.stop == n - 1 else block.stop) - block.start)   # the last point with the last rows
+    return _first_k(np.concatenate(points), np.concatenate(others), np.concatenate(exacts), k, n)

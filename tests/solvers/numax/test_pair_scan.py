@@ -1,6 +1,6 @@
 """The initial working set of column generation: each point's nearest neighbours, computed with
 numpy (the same neighbours as scikit-learn's ``NearestNeighbors``, ties to the lower index), then
-random pairs."""
+random pairs; by Gram matrices of its own, or read off the pair distances a scan keeps."""
 
 from __future__ import annotations
 
@@ -16,7 +16,10 @@ from sklearn.neighbors import NearestNeighbors
 
 import sdpembed
 from sdpembed.secants import linear_index_of_pairs, pair_count, pairs_from_linear_index
-from sdpembed.solvers.numax.pair_scan import initial_working_set
+from sdpembed.solvers.numax import pair_scan
+from sdpembed.solvers.numax.candidates import PairCandidates
+from sdpembed.solvers.numax.pair_scan import PairDistances, initial_working_set
+from sdpembed.solvers.numax.scan_backend import LocalScan
 
 
 def _neighbour_pairs(neighbors: np.ndarray) -> np.ndarray:
@@ -39,34 +42,72 @@ def _exact_pairs(X: np.ndarray, k: int) -> np.ndarray:
     return _neighbour_pairs(np.argsort(d, axis=1, kind="stable")[:, :k])
 
 
-def _neighbours_only(X: np.ndarray, k: int) -> np.ndarray:
+#: the two searches: Gram matrices of blocks of rows, or the kept distances of a scan (in blocks of
+#: 7 rows, several even on few points)
+ROUTES = ["rows", "distances"]
+
+
+def _neighbours_only(X: np.ndarray, k: int, route: str = "rows", monkeypatch=None) -> np.ndarray:
     # size 0: no random pairs are added
-    return initial_working_set(X, 0, k, np.random.default_rng(0))
+    distances = PairDistances(X, 7) if route == "distances" else None
+    if monkeypatch is not None:
+        other = "_nearest_by_rows" if route == "distances" else "_nearest_from_distances"
+        monkeypatch.setattr(pair_scan, other, _refused)
+    return initial_working_set(X, 0, k, np.random.default_rng(0), distances=distances)
 
 
+def _refused(*args, **kwargs):
+    raise AssertionError("the other neighbour search ran")
+
+
+@pytest.mark.parametrize("route", ROUTES)
 @pytest.mark.parametrize("shape", [(30, 2), (40, 8), (25, 36), (60, 64), (7, 3)])
 @pytest.mark.parametrize("k", [1, 5, 20])
 @pytest.mark.parametrize("algorithm", ["auto", "brute", "kd_tree"])
-def test_the_same_neighbours_as_scikit_learn_on_random_points(shape, k, algorithm):
+def test_the_same_neighbours_as_scikit_learn_on_random_points(shape, k, algorithm, route, monkeypatch):
     X = np.random.default_rng(shape[0] * k).standard_normal(shape)
     k = min(k, shape[0] - 1)
-    np.testing.assert_array_equal(_neighbours_only(X, k), _sklearn_pairs(X, k, algorithm))
+    np.testing.assert_array_equal(_neighbours_only(X, k, route, monkeypatch), _sklearn_pairs(X, k, algorithm))
 
 
-def test_several_blocks_of_rows_give_the_same_neighbours():
-    # blocks of 4_000_000 // n rows: 2100 points make two blocks
+@pytest.mark.parametrize("route", ROUTES)
+def test_several_blocks_of_rows_give_the_same_neighbours(route, monkeypatch):
+    # blocks of 4_000_000 // n rows: 2100 points make two blocks (of a scan's distances: 263 rows, eight)
     X = np.random.default_rng(3).standard_normal((2100, 2))
-    np.testing.assert_array_equal(_neighbours_only(X, 4), _sklearn_pairs(X, 4))
+    distances = PairDistances(X) if route == "distances" else None
+    monkeypatch.setattr(pair_scan, "_nearest_by_rows" if distances else "_nearest_from_distances", _refused)
+    got = initial_working_set(X, 0, 4, np.random.default_rng(0), distances=distances)
+    np.testing.assert_array_equal(got, _sklearn_pairs(X, 4))
 
 
+def test_column_generation_reads_the_neighbours_off_the_distances_its_scans_keep(monkeypatch):
+    """In this process the first working set takes the distances the scans then reuse: no Gram matrix
+    of its own, the same pairs."""
+    X = np.random.default_rng(9).standard_normal((120, 4))
+    rows = initial_working_set(X, 100, 2, np.random.default_rng(4))
+    monkeypatch.setattr(pair_scan, "_nearest_by_rows", _refused)
+    candidates = PairCandidates(X, lambda i, j: (np.full(i.size, 0.9), np.full(i.size, 1.1)), LocalScan(), 16)
+    np.testing.assert_array_equal(candidates.initial(100, 2, np.random.default_rng(4), False), rows)
+    assert len(candidates.distances._blocks) == len(candidates.distances.starts())
+
+
+def test_distances_not_kept_leave_the_search_to_gram_matrices(monkeypatch):
+    """Distances a scan recomputes (beyond its memory budget) would be made twice: the search makes its own."""
+    X = np.random.default_rng(8).standard_normal((50, 3))
+    monkeypatch.setattr(pair_scan, "_nearest_from_distances", _refused)
+    got = initial_working_set(X, 0, 3, np.random.default_rng(0), distances=PairDistances(X, 7, max_pairs=0))
+    np.testing.assert_array_equal(got, _exact_pairs(X, 3))
+
+
+@pytest.mark.parametrize("route", ROUTES)
 @pytest.mark.parametrize("case", ["grid", "integers", "duplicates"])
-def test_ties_go_to_the_lower_index(case):
+def test_ties_go_to_the_lower_index(case, route, monkeypatch):
     rng = np.random.default_rng(1)
     X = {"grid": np.array([(i, j) for i in range(6) for j in range(6)], float),
          "integers": rng.integers(0, 3, size=(30, 8)).astype(float),
          "duplicates": np.repeat(rng.standard_normal((8, 3)), 3, axis=0)}[case]
     k = 3
-    got = _neighbours_only(X, k)
+    got = _neighbours_only(X, k, route, monkeypatch)
     np.testing.assert_array_equal(got, _exact_pairs(X, k))
     # scikit-learn breaks ties in the order of its own search: where it chose another pair, that
     # pair lies at the point's k-th distance, a tie
@@ -81,13 +122,14 @@ def test_ties_go_to_the_lower_index(case):
                 assert d[point, other] == kth[point]
 
 
-def test_far_from_the_origin_the_neighbours_are_exact():
+@pytest.mark.parametrize("route", ROUTES)
+def test_far_from_the_origin_the_neighbours_are_exact(route, monkeypatch):
     # ‖x‖² ≈ 1e12 with unit differences: the Gram-based distances are off by ~1e-3, which only
     # screens the candidates; the choice is made on explicit differences
     rng = np.random.default_rng(2)
     X = 1e6 + np.cumsum(rng.uniform(0.9, 1.1, size=(40, 1)), axis=0) @ np.ones((1, 3)) \
         + 1e-3 * rng.standard_normal((40, 3))
-    np.testing.assert_array_equal(_neighbours_only(X, 2), _exact_pairs(X, 2))
+    np.testing.assert_array_equal(_neighbours_only(X, 2, route, monkeypatch), _exact_pairs(X, 2))
 
 
 def test_random_pairs_fill_the_set_up_to_size():
@@ -108,6 +150,10 @@ def test_the_neighbour_search_reports_every_point_once_and_the_same_pairs():
     with_bar = initial_working_set(X, 0, 2, np.random.default_rng(0), progress=counts.append)
     assert sum(counts) == 2_500 and len(counts) > 1
     np.testing.assert_array_equal(with_bar, initial_working_set(X, 0, 2, np.random.default_rng(0)))
+    counts.clear()
+    read = initial_working_set(X, 0, 2, np.random.default_rng(0), progress=counts.append, distances=PairDistances(X))
+    assert sum(counts) == 2_500 and len(counts) > 1
+    np.testing.assert_array_equal(read, with_bar)
 
 
 def test_no_neighbours_asked_gives_random_pairs_only():

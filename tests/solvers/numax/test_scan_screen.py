@@ -211,3 +211,29 @@ def test_the_gram_distances_rounding_bound_is_a_worst_case_one():
     # fail with it; other BLAS summation orders may round these cases more kindly, which must not fail the
     # suite on such a machine: the count is reported, not asserted.
     print(f"cases beyond 8 eps sqrt(N): {beyond}")
+
+
+@pytest.mark.parametrize("scale", [0.7, 1.05])
+def test_a_first_scan_keeps_its_clear_violators_in_bulk(monkeypatch, scale):
+    """With the same bounds on every pair and Gram values kept, the pairs that violate by more than tol
+    even after the block's rounding bound are kept as clear violators without rounding bounds of their own
+    (a first scan of column generation finds most pairs so): the same violators, values, order, counts
+    and worst violation as judging every pair by itself, with far fewer pairs bounded one by one."""
+    X, _ = load_mnist(size=28, n_samples=300, random_state=2)
+    _, _, rows = np.linalg.svd(X - X.mean(axis=0), full_matrices=False)
+    factor = rows[:20] * scale
+    bounded = []
+    uncertainty = pair_scan._uncertainty
+    monkeypatch.setattr(pair_scan, "_uncertainty", lambda X, scan, i, *a: bounded.append(i.size) or
+                        uncertainty(X, scan, i, *a))
+    for keep in (None, 50):
+        bounded.clear()
+        bounds = _bounds(0.8, 1.2)
+        scan = scan_pair_violations(X, None, bounds, tol=1e-3, factor=factor, exact_values=False, block_rows=37,
+                                    keep=keep)
+        assert scan.found > pair_count(X.shape[0]) // 4
+        assert sum(bounded) < scan.found // 10
+        reference = _unscreened(monkeypatch, X, None, bounds, tol=1e-3, factor=factor, block_rows=37,
+                                exact_values=False, keep=keep)
+        _same_violators(scan, reference, 1e-3)
+        assert scan.max_violation == reference.max_violation
