@@ -78,6 +78,12 @@ from .warm import warm_start_metric
 
 __all__ = ["RoundOptions", "seed_triplets", "solve_lmnn_fast", "solve_multi_metric_fast"]
 
+def _no_triplets() -> dict[str, np.ndarray]:
+    """The multipliers of M = 0 at μ = 0 for a solution file: no triplet (α = 0), whose C(0) = P ⪰ 0 proves the
+    bound 0 (:meth:`~sdpembed.problems.LMNNInstance.proven_bound`)."""
+    return {"triplets": np.zeros((0, 3), dtype=np.int64), "alpha": np.zeros(0)}
+
+
 #: ``repair="auto"`` takes the direct path from this many entries d(d+1)/2 of M on (d ≥ 77): the interior point in
 #: M forms Newton systems of that order with every working triplet, the one in the multipliers systems of the
 #: near-margin triplets, and the second is the cheaper one from between d = 70 (2,485 entries: the rounds
@@ -436,7 +442,7 @@ def solve_lmnn_fast(
         return build_result(
             instance.problem, "M", zero, 0.0, 0.0, status="optimal",
             message="mu = 0: M = 0 is optimal (the loss is tr(MP) with P ⪰ 0)", method="fast",
-            solver="lmnn_ipm", max_violation=0.0, min_eigenvalue=0.0, start=start,
+            solver="lmnn_ipm", max_violation=0.0, min_eigenvalue=0.0, start=start, extra=_no_triplets(),
         )
     # solved on the coordinates that determine every point difference: the same optimum, and no direction
     # in which the IPM's M could grow without changing the loss (spanning_coordinates)
@@ -684,7 +690,8 @@ def solve_multi_metric_fast(problem: MultiMetricLMNNInstance, **options: Any) ->
     if mu == 0.0:
         zero = np.zeros((C, d, d))
         return build_result("lmnn_multi", "M", zero, 0.0, 0.0, status="optimal", message="mu = 0: M = 0 is optimal",
-                            method="fast", solver="lmnn_ipm", max_violation=0.0, min_eigenvalue=0.0, start=start)
+                            method="fast", solver="lmnn_ipm", max_violation=0.0, min_eigenvalue=0.0, start=start,
+                            extra=_no_triplets())
 
     full, problem, keep = problem, *_on_span(problem)        # as in solve_lmnn_fast
     X, d, P = problem.X, problem.dim, problem.pull_matrices()

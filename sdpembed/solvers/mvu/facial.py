@@ -563,7 +563,7 @@ def _lift_step(instance, face: Face, omega: np.ndarray, y: np.ndarray, eps: floa
                stretch: float = 1.0) -> np.ndarray | None:
     """One step of :func:`lift_multipliers`: f·y + t·ω with λ_min(f·VᵀL(y)V) = 1 + ε and t ``stretch`` times the
     least value making L(f·y + t·ω) ⪰ (1 + ε)I on span[V, U] by the Schur complement (module docstring); None
-    when VᵀL(y)V is not positive definite."""
+    when VᵀL(y)V is not positive definite or f·VᵀL(y)V − I is singular to working precision."""
     basis = np.hstack([face.V, face.U])
     A = basis.T @ (graph_laplacian(instance.n, instance.edges, y) @ basis)
     A = 0.5 * (A + A.T)
@@ -575,7 +575,11 @@ def _lift_step(instance, face: Face, omega: np.ndarray, y: np.ndarray, eps: floa
     root = 1.0 / np.sqrt(face.levels)
     f = (1.0 + eps) / low                            # λ_min(f·A_VV) = 1 + ε
     cross = f * AUV
-    H = (1.0 + eps) * np.eye(k) - f * AUU + cross @ np.linalg.solve(f * AVV - np.eye(q), cross.T)
+    try:
+        # f·A_VV − I has least eigenvalue ε, which rounding can wipe out when A_VV is ill-conditioned
+        H = (1.0 + eps) * np.eye(k) - f * AUU + cross @ np.linalg.solve(f * AVV - np.eye(q), cross.T)
+    except np.linalg.LinAlgError:
+        return None
     t = max(float(np.linalg.eigvalsh(root[:, None] * H * root[None, :])[-1]), 0.0) * (1.0 + 1e-6) * stretch
     return f * y + t * omega
 
@@ -746,11 +750,15 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, t
         # bound holds for the original SDP, whichever run proved it)
         full = solve_in_face(instance, gap_tol=gap_tol, feas_tol=feas_tol, max_iter=max_iter, verbose=verbose,
                              time_limit=time_limit, t0=t0, method="facial")
-        if full.status == "optimal":
+        # its optimum must not lie above the bound the run over the face proved: without an interior the full
+        # SDP's K can be within the violation tolerance and still above every feasible K's objective
+        below = not np.isfinite(result.dual_bound) or relative_gap(result.dual_bound, full.objective) >= -gap_tol
+        if full.status == "optimal" and below:
             text += f"; that run ended {result.status}, the interior point over all of 1⊥ is returned"
             result = full
         else:
-            text += (f"; that run ended {result.status}, the interior point over all of 1⊥ {full.status}: the smaller "
+            state = full.status if below else f"{full.status} above the proved bound {result.dual_bound:.10g}"
+            text += (f"; that run ended {result.status}, the interior point over all of 1⊥ {state}: the smaller "
                      "proved bound of the two with the more feasible K not above it")
             result = _combine(instance, result, full, gap_tol, feas_tol, t0)
     return _annotate(result, text, {**info, "determined": False})

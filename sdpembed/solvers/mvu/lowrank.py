@@ -651,7 +651,11 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
     Y -= Y.mean(axis=0)
     _, a = lag.residual(Y)
     a += D
-    Y *= np.sqrt(np.min(D[a > 0] / a[a > 0]))
+    # edges of length 0 (duplicate points) are left stretched: scaled by them the start would be Y = 0, whose
+    # rank test adds zero columns (sized by its trace) and whose gradient stays 0
+    kept = (a > 0) & (D > 0)
+    if np.any(kept):
+        Y *= np.sqrt(np.min(D[kept] / a[kept]))
 
     y = y_soft = np.zeros(E)
     trace0 = float(np.sum(Y * Y))

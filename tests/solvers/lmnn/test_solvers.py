@@ -172,6 +172,27 @@ def test_mu_zero_and_bad_options(instances):
         solve_lmnn_fast(inst, initial_triplets=np.array([[0, 1, 20]]))
 
 
+
+def test_mu_zero_solutions_carry_the_multipliers_that_prove_them(instances, tmp_path):
+    # review fuzz (r21): at mu = 0 the fast solvers answer M = 0, optimal, but wrote no multipliers, so
+    # `sdpembed verify` failed their solution files ('no verifiable dual multipliers'): the empty list (alpha = 0,
+    # C(0) = P ⪰ 0) proves the bound 0
+    from sdpembed.io import read_solution, write_solution
+    from sdpembed.problems.lmnn import MultiMetricLMNNInstance
+    from sdpembed.validation.verify import verify_solution
+
+    inst = instances["iris"]
+    single = LMNNInstance(X=inst.X, y=inst.y, targets=inst.targets, mu=0.0)
+    multi = MultiMetricLMNNInstance.from_data(inst.X, inst.y, k=2, mu=0.0)
+    for problem, solver in ((single, solve_lmnn_fast), (multi, solve_multi_metric_fast)):
+        result = solver(problem)
+        assert result.status == "optimal"
+        path = tmp_path / f"{problem.problem}.npz"
+        write_solution(path, problem, result)
+        certificate = verify_solution(problem, read_solution(path, problem))
+        assert certificate.passed, certificate.reasons
+        assert certificate.dual_bound == 0.0
+
 def test_pair_system_operator_and_newton_matrix():
     """𝒜 and 𝒜* are adjoint, the Newton matrix is 𝒜*D𝒜 in svec coordinates, and the symmetric
     Kronecker product is the matrix of H ↦ (G H K + K H G)/2 — for two metric blocks."""

@@ -6,6 +6,7 @@ has an interior (no stress: the interior point runs)."""
 from __future__ import annotations
 
 import dataclasses
+import warnings
 
 import numpy as np
 import pytest
@@ -467,4 +468,41 @@ def test_a_correction_above_the_memory_limit_is_not_built_and_the_result_stays_h
     assert res.status == "inaccurate" and res.relative_gap > 1e-6, res.message
     assert "EQUILIBRATE_MAX_BYTES" in res.message
     assert res.dual_bound >= trace * (1 - 1e-12)
+    assert verified_dual_bound(inst, {"dual_y": res.extra["y"]}) == res.dual_bound
+
+
+def test_the_full_interior_point_above_the_face_runs_proved_bound_is_not_returned_as_optimal() -> None:
+    # review fuzz (r21): a 14-point roll with k = 3 (face 10, no further step) whose run over the face ends
+    # inaccurate with a proved bound 1615.2266; the fallback interior point over all of 1⊥ says optimal at
+    # 1615.3999 (violation 4.6e-8, against its own bound 1615.3992), 1.1e-4 above that proved bound and above
+    # CVXPY/Clarabel's (1615.2156): a K above a proved upper bound is not feasible at the multipliers' scale,
+    # whatever its violation (_combine's rule), and was returned as optimal
+    # (Clarabel ends inaccurate on this SDP without an interior, but its multipliers' bound is proved by our own
+    # arithmetic all the same: re-proved here)
+    from sdpembed.formulations.mvu import solve_mvu_cvxpy
+
+    X, _ = swiss_roll(14, noise=0.05, random_state=113)
+    inst = MVUInstance.from_points(X, 3, "equality", link=True, random_state=113)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        clarabel = solve_mvu_cvxpy(inst, solver="CLARABEL")
+    proved = verified_dual_bound(inst, {"dual_y": clarabel.extra["y"]})
+    res = solve_mvu_facial(inst)
+    assert res.dual_bound >= float(np.sum((X - X.mean(axis=0)) ** 2))
+    above = (res.objective - proved) / abs(proved)
+    assert res.status != "optimal" or above <= 1e-6, (above, res.message)
+
+
+def test_a_singular_schur_block_in_the_lift_skips_that_epsilon(monkeypatch) -> None:
+    # review fuzz (r21): a 22-point roll (k = 4, faces [7, 3]) with the second step posed in the edge multipliers
+    # (the primal form's limit lowered): the lift's f·A_VV − I was exactly singular for one ε and np.linalg.solve
+    # raised LinAlgError out of solve_mvu_facial; an ε whose Schur complement cannot be formed is skipped, as one
+    # whose A_VV is not positive definite, and the bound is proved as before
+    from sdpembed.solvers.mvu import facial
+
+    X, _ = swiss_roll(22, noise=0.0, random_state=122)
+    inst = MVUInstance.from_points(X, 4, "equality", link=True, random_state=122)
+    monkeypatch.setattr(facial, "DETERMINED_MAX_UNKNOWNS", 3)
+    res = solve_mvu_facial(inst)
+    assert res.dual_bound >= float(np.sum((X - X.mean(axis=0)) ** 2))     # the input's Gram matrix is feasible
     assert verified_dual_bound(inst, {"dual_y": res.extra["y"]}) == res.dual_bound

@@ -446,3 +446,22 @@ def test_the_extended_proof_is_asked_for_only_near_the_goal(monkeypatch) -> None
     assert res.status == "optimal" and calls
     assert all(goal is not None and goal[1] == EXTENDED_GOAL * 1e-6 for goal in calls)
     assert calls[-1][0] == pytest.approx(res.objective, rel=1e-9)
+
+
+@pytest.mark.parametrize("variant, omega", [("equality", None), ("inequality", None), ("slack", 0.9),
+                                            ("min_trace", None)])
+def test_duplicate_points_do_not_zero_the_start(variant: str, omega: float | None) -> None:
+    # review fuzz (r21): three of 11 points duplicated (edges of length 0). The start, scaled so that no edge is
+    # stretched, was scaled by those edges to Y = 0: its gradient stayed 0 and every rank test added zero columns
+    # (rank 173 for 12 points after 60 iterations), max_iterations without a bound, where the interior point and
+    # CVXPY are optimal
+    rng = np.random.default_rng(0)
+    base = rng.standard_normal((8, 2))
+    inst = MVUInstance.from_points(np.vstack([base, base[:3]]), 4, variant, omega=omega, link=True, random_state=0)
+    assert np.sum(inst.sqdist == 0.0) == 3
+    truth = certified_truth(inst)
+    res = solve_mvu_lowrank(inst)
+    assert res.status == "optimal", res.message
+    scale = max(abs(truth.objective), 1.0)
+    assert abs(res.objective - truth.objective) <= 1e-5 * scale
+    assert res.dual_bound >= truth.objective - 1e-6 * scale
