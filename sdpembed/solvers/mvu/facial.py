@@ -563,7 +563,7 @@ def _lift_step(instance, face: Face, omega: np.ndarray, y: np.ndarray, eps: floa
                stretch: float = 1.0) -> np.ndarray | None:
     """One step of :func:`lift_multipliers`: f·y + t·ω with λ_min(f·VᵀL(y)V) = 1 + ε and t ``stretch`` times the
     least value making L(f·y + t·ω) ⪰ (1 + ε)I on span[V, U] by the Schur complement (module docstring); None
-    when VᵀL(y)V is not positive definite."""
+    when VᵀL(y)V is not positive definite or f·VᵀL(y)V − I is singular in double precision."""
     basis = np.hstack([face.V, face.U])
     A = basis.T @ (graph_laplacian(instance.n, instance.edges, y) @ basis)
     A = 0.5 * (A + A.T)
@@ -575,7 +575,12 @@ def _lift_step(instance, face: Face, omega: np.ndarray, y: np.ndarray, eps: floa
     root = 1.0 / np.sqrt(face.levels)
     f = (1.0 + eps) / low                            # λ_min(f·A_VV) = 1 + ε
     cross = f * AUV
-    H = (1.0 + eps) * np.eye(k) - f * AUU + cross @ np.linalg.solve(f * AVV - np.eye(q), cross.T)
+    try:
+        H = (1.0 + eps) * np.eye(k) - f * AUU + cross @ np.linalg.solve(f * AVV - np.eye(q), cross.T)
+    except np.linalg.LinAlgError:
+        # f·A_VV − I has least eigenvalue ε against f·λ_max(A_VV): beyond double precision when an inner step's
+        # lift made y large (λ_max/ε ≳ 1/eps), and LU meets an exact zero pivot. This ε gives no lift; another may
+        return None
     t = max(float(np.linalg.eigvalsh(root[:, None] * H * root[None, :])[-1]), 0.0) * (1.0 + 1e-6) * stretch
     return f * y + t * omega
 

@@ -468,3 +468,20 @@ def test_a_correction_above_the_memory_limit_is_not_built_and_the_result_stays_h
     assert "EQUILIBRATE_MAX_BYTES" in res.message
     assert res.dual_bound >= trace * (1 - 1e-12)
     assert verified_dual_bound(inst, {"dual_y": res.extra["y"]}) == res.dual_bound
+
+
+def test_a_lift_beyond_double_precision_skips_its_epsilon_instead_of_failing(monkeypatch) -> None:
+    # a 16-point roll through the dual form at both steps (faces 6, 3): the inner step's lift makes y ~ 1e11, so
+    # at ε = 1e-9 the outer step's f·VᵀL(y)V − I (least eigenvalue ε, largest ~6e9) is singular in double and LU
+    # raised; that ε is now skipped, a larger one lifts, and the proved bound is CVXPY's optimum
+    from sdpembed.solvers.mvu import facial
+
+    X = swiss_roll(16, noise=0.0, random_state=0)[0]
+    inst = MVUInstance.from_points(X, 6, "equality", angles=False, link=True, random_state=0)
+    monkeypatch.setattr(facial, "DETERMINED_MAX_UNKNOWNS", 0)
+    res = solve_mvu_facial(inst)
+    assert res.extra["face_dims"] == [6, 3] and "in the edge multipliers" in res.message
+    assert res.status == "optimal", res.message
+    truth = certified_truth(inst)
+    assert res.dual_bound == pytest.approx(truth.objective, rel=2e-6)
+    assert verified_dual_bound(inst, {"dual_y": res.extra["y"]}) == res.dual_bound
