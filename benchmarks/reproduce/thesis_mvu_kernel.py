@@ -317,8 +317,9 @@ def table3_2(config: dict, png: Path) -> Outcome:
                  + " The candidate reasons — the inequality relaxation on the roll, the output dimension, the "
                  "table's k, the data set, the SDP variant, smooth image manifolds, sampling noise, and the thesis' "
                  "own per-measure criterion on fresh seeds (`table3_2_reasons_measures`), the reading of local "
-                 "trust (`table3_2_reasons_trust`) and the equality SDP on the roll "
-                 "(`table3_2_reasons_roll_equality`) — are tested by the "
+                 "trust (`table3_2_reasons_trust`), the equality SDP on the roll "
+                 "(`table3_2_reasons_roll_equality`) and a noise-free roll (`table3_2_reasons_roll_noise`) — are "
+                 "tested by the "
                  "`table3_2_reasons` sections that follow, each with the decision its rule, fixed before its run, "
                  "gives.")
     verdict = "reproduced in trend" if best_ours == best_pub and decided else "differs"

@@ -3,7 +3,9 @@
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
+from scipy.integrate import quad
 
 from ..benchmarks.conftest import load_paper, load_reproduce, load_script
 
@@ -407,3 +409,29 @@ def test_the_thesis_mvu_trust_and_roll_equality_reason_tests_decide_from_their_o
                                                                      strict=True)]
             assert data["decision"].startswith("supported" if max(map(abs, gaps)) <= 0.02 else
                                                "refuted" if max(gaps) > 0.05 else "undecided")
+
+
+def test_the_thesis_mvu_noise_free_roll_reason_test_decides_by_its_rule(tmp_path):
+    from sdpembed.datasets import swiss_roll
+    from sdpembed.validation.embedding_quality import local_continuity, local_trust, neighborhood_intersection
+
+    record = _run_quick(tmp_path, "table3_2_reasons_roll_noise", paper="thesis-mvu")["table3_2_reasons_roll_noise"]
+    config, rows, names = record["config"], record["rows"], ("continuity", "trust", "intersection")
+    assert config["noise"] == 0.0 < config["noisy"]
+    for s in rows["solves"].values():
+        gaps = [p - s[m] for p, m in zip((1.0, 0.99, 0.99), names, strict=True)]
+        assert s["decision"] == ("undecided (no size certified)" if s["status"] != "optimal" else "supported"
+                                 if max(map(abs, gaps)) <= 0.02 else "refuted" if max(gaps) > 0.05 else
+                                 "undecided (within 0.05, not within 0.02)")
+        assert s["status"] != "optimal" or s["relative_gap"] <= 1e-5
+    decisions = [s["decision"] for s in rows["solves"].values()]
+    assert rows["decision"] == ("supported" if "supported" in decisions else
+                                "refuted" if set(decisions) == {"refuted"} else "undecided")
+    for roll, noise in (("noise-free", config["noise"]), ("noisy", config["noisy"])):   # the unrolling, recomputed
+        X, params = swiss_roll(config["n"], noise=noise, random_state=config["seed"])
+        t, h = params.T
+        arc = np.array([quad(lambda u: np.hypot(1.0, u), 0.0, ti)[0] for ti in t])
+        Y, l = np.column_stack([arc, h]), config["l"]
+        expected = (local_continuity(X, Y, l), local_trust(X, Y, l), neighborhood_intersection(X, Y, l))
+        assert [rows["truth"][roll][m] for m in names] == pytest.approx(expected, abs=1e-9)
+    assert f"is {rows['decision']}" in record["agreement"]

@@ -46,7 +46,8 @@ directions; above ``DETERMINED_MAX_UNKNOWNS`` unknowns (and up to ``DUAL_STEP_MA
 is posed in the edge multipliers instead (:func:`face_stress_dual`: the Lagrange dual of the same auxiliary
 SDP, minimise zᵀD s.t. VᵀL(z)V ⪰ 0 of unit trace, whose E × E Newton systems do not grow with q). The step
 repeats on the smaller face while its face still admits a Gram matrix that meets the edges (least-squares
-residual at most ``STEP_RESIDUAL_TOL`` of τ), and the lift below runs through every step, innermost first.
+residual at most ``STEP_RESIDUAL_TOL`` of τ and, where the edges determine W there, that W not indefinite beyond
+``STEP_PSD_TOL``), and the lift below runs through every step, innermost first.
 
 The reduced SDP and the certificate
 -----------------------------------
@@ -167,6 +168,11 @@ DUAL_STEP_MAX_EDGES = 3000
 #: Largest least-squares residual of the edges, relative to τ, over a further step's face for the step to be
 #: taken: a face that no Gram matrix meeting the edges lies in was cut too small.
 STEP_RESIDUAL_TOL = 1e-5
+
+#: Least eigenvalue, relative to the largest, below which the one W that the edges determine in a further step's
+#: face is indefinite and the step is not taken. On correct faces W is PSD up to the error of the face's basis
+#: (relative violations of ~1e-6 on locked 16-point rolls); a spurious step's W is far from it (−0.25 on one).
+STEP_PSD_TOL = 1e-4
 
 #: The weight :func:`equilibrate` gives the rows of QᵀL(δ)Q (the support block of the reduced multipliers): large
 #: enough to steer the least-squares residual out of that block, small enough for the shifted normal equations to
@@ -509,6 +515,29 @@ def _edge_residual(system, D: np.ndarray) -> float:
 
 
 
+def _determined_indefinite(system, D: np.ndarray) -> float | None:
+    """λ_min/λ_max of the one W that meets the edges when their ``system`` (:func:`_edge_system`, None: not built)
+    determines it (the rank test of :func:`_determined`) and that W is indefinite beyond :data:`STEP_PSD_TOL`;
+    None otherwise. The least-squares residual alone cannot reject such a face: an ill-conditioned system fits
+    the edges with a large indefinite W, and no Gram matrix of the face meets them."""
+    if system is None:
+        return None
+    M, a, b, (_, sigma, _) = system
+    if not sigma[-1] > 1e-8 * sigma[0]:
+        return None
+    levels = np.linalg.eigvalsh(_least_squares_w(M, a, b, D))
+    ratio = float(levels[0] / max(abs(float(levels[-1])), 1e-300))
+    return ratio if ratio < -STEP_PSD_TOL else None
+
+
+def _least_squares_w(M: np.ndarray, a: np.ndarray, b: np.ndarray, D: np.ndarray) -> np.ndarray:
+    """The symmetric W whose upper triangle (indices ``a``, ``b``) is the least-squares solution of M·svec(W) = D."""
+    w, *_ = np.linalg.lstsq(M, D, rcond=None)
+    W = np.zeros((int(b.max()) + 1,) * 2)
+    W[a, b] = w
+    return W + np.triu(W, 1).T
+
+
 def _primal_form(q: int, edges: int) -> bool:
     """Whether a face of dimension q takes the primal-form step (:func:`face_stress`) and the test whether the edges
     determine W: q(q+1)/2 unknowns, at most the edge count and :data:`DETERMINED_MAX_UNKNOWNS`."""
@@ -563,7 +592,7 @@ def _lift_step(instance, face: Face, omega: np.ndarray, y: np.ndarray, eps: floa
                stretch: float = 1.0) -> np.ndarray | None:
     """One step of :func:`lift_multipliers`: f·y + t·ω with λ_min(f·VᵀL(y)V) = 1 + ε and t ``stretch`` times the
     least value making L(f·y + t·ω) ⪰ (1 + ε)I on span[V, U] by the Schur complement (module docstring); None
-    when VᵀL(y)V is not positive definite or f·VᵀL(y)V − I is singular to working precision."""
+    when VᵀL(y)V is not positive definite or f·VᵀL(y)V − I is singular in double precision."""
     basis = np.hstack([face.V, face.U])
     A = basis.T @ (graph_laplacian(instance.n, instance.edges, y) @ basis)
     A = 0.5 * (A + A.T)
@@ -576,9 +605,10 @@ def _lift_step(instance, face: Face, omega: np.ndarray, y: np.ndarray, eps: floa
     f = (1.0 + eps) / low                            # λ_min(f·A_VV) = 1 + ε
     cross = f * AUV
     try:
-        # f·A_VV − I has least eigenvalue ε, which rounding can wipe out when A_VV is ill-conditioned
         H = (1.0 + eps) * np.eye(k) - f * AUU + cross @ np.linalg.solve(f * AVV - np.eye(q), cross.T)
     except np.linalg.LinAlgError:
+        # f·A_VV − I has least eigenvalue ε against f·λ_max(A_VV): beyond double precision when an inner step's
+        # lift made y large (λ_max/ε ≳ 1/eps), and LU meets an exact zero pivot. This ε gives no lift; another may
         return None
     t = max(float(np.linalg.eigvalsh(root[:, None] * H * root[None, :])[-1]), 0.0) * (1.0 + 1e-6) * stretch
     return f * y + t * omega
@@ -696,7 +726,8 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, t
             inner_system = _edge_system(inner_Bv) if _primal_form(inner.dim, len(edges)) else None
             miss = (_edge_residual(inner_system, D) if inner_system is not None
                     else _row_residual(inner_Bv, D)) / instance.tau
-            if miss <= STEP_RESIDUAL_TOL:
+            indefinite = _determined_indefinite(inner_system, D)
+            if miss <= STEP_RESIDUAL_TOL and indefinite is None:
                 steps.append((inner, z))
                 rank = face.dim - inner.dim
                 face, Bv, system = inner, inner_Bv, inner_system
@@ -709,8 +740,10 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, t
                          f"{len(steps)}) leaves a face of dimension {face.dim}")
                 continue
             # a stress found at the limit of the auxiliary SDP's resolution: its face cuts the feasible set off
+            why = (f"residual {miss:.1e} of τ" if indefinite is None else
+                   f"the one matrix of its face that meets them is indefinite, λmin/λmax {indefinite:.1e}")
             text += (f"; a stress of rank {face.dim - inner.dim} of the SDP restricted to the face of dimension "
-                     f"{face.dim} was not taken (no Gram matrix of its face meets the edges: residual {miss:.1e} of τ)")
+                     f"{face.dim} was not taken (no Gram matrix of its face meets the edges: {why})")
         if primal:
             M, a, b, (_, sigma, _) = system
             if sigma[-1] > 1e-8 * sigma[0]:
@@ -851,11 +884,7 @@ def independent_rows(Bv: np.ndarray, *, tol: float = 1e-10) -> np.ndarray:
 def _determined(instance, face, M, a, b, certificate, gap_tol, feas_tol, t0, info, text) -> SolveResult:
     """The face's one feasible point: W from the edges by least squares, y_R with VᵀL(y_R)V = I."""
     q = face.dim
-    w, *_ = np.linalg.lstsq(M, instance.sqdist, rcond=None)
-    W = np.zeros((q, q))
-    W[a, b] = w
-    W = W + np.triu(W, 1).T
-    levels, vectors = np.linalg.eigh(W)
+    levels, vectors = np.linalg.eigh(_least_squares_w(M, a, b, instance.sqdist))
     rank = int(np.sum(levels > 1e-9 * max(float(levels[-1]), 1e-300)))
     bound, y = certificate(_unit_on_face(instance, face.V), support=face.V @ vectors[:, q - rank:])
     factor = face.V @ (vectors * np.sqrt(np.maximum(levels, 0.0)))

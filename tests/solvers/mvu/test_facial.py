@@ -505,4 +505,39 @@ def test_a_singular_schur_block_in_the_lift_skips_that_epsilon(monkeypatch) -> N
     monkeypatch.setattr(facial, "DETERMINED_MAX_UNKNOWNS", 3)
     res = solve_mvu_facial(inst)
     assert res.dual_bound >= float(np.sum((X - X.mean(axis=0)) ** 2))     # the input's Gram matrix is feasible
+
+
+def test_a_lift_beyond_double_precision_skips_its_epsilon_instead_of_failing(monkeypatch) -> None:
+    # a 16-point roll through the dual form at both steps (faces 6, 3): the inner step's lift makes y ~ 1e11, so
+    # at ε = 1e-9 the outer step's f·VᵀL(y)V − I (least eigenvalue ε, largest ~6e9) is singular in double and LU
+    # raised; that ε is now skipped, a larger one lifts, and the proved bound is CVXPY's optimum
+    from sdpembed.solvers.mvu import facial
+
+    X = swiss_roll(16, noise=0.0, random_state=0)[0]
+    inst = MVUInstance.from_points(X, 6, "equality", angles=False, link=True, random_state=0)
+    monkeypatch.setattr(facial, "DETERMINED_MAX_UNKNOWNS", 0)
+    res = solve_mvu_facial(inst)
+    assert res.extra["face_dims"] == [6, 3] and "in the edge multipliers" in res.message
+    assert res.status == "optimal", res.message
+    truth = certified_truth(inst)
+    assert res.dual_bound == pytest.approx(truth.objective, rel=2e-6)
+    assert verified_dual_bound(inst, {"dual_y": res.extra["y"]}) == res.dual_bound
+
+
+def test_a_step_whose_determined_matrix_is_indefinite_is_not_taken(monkeypatch) -> None:
+    # a 16-point roll whose clique face (11) takes the dual form: its auxiliary SDP ends at λ ~ −1e-9 with a near-stress
+    # whose face (6) leaves the input 1.1e-5 outside; there the edges' 52 × 21 system (σ_min/σ_max 2e-6) fits them
+    # to 4e-7 of τ with W of eigenvalues −299 .. 1207, and the step was taken: K clipped from that W missed the
+    # edges by 1.0 (inaccurate). The step is now refused and the interior point over the face 11 reaches CVXPY's optimum
+    from sdpembed.solvers.mvu import facial
+
+    X = swiss_roll(16, noise=0.0, random_state=17)[0]
+    inst = MVUInstance.from_points(X, 5, "equality", angles=False, link=True, random_state=0)
+    monkeypatch.setattr(facial, "DETERMINED_MAX_UNKNOWNS", 65)        # the face 11 (66 unknowns) takes the dual form
+    res = solve_mvu_facial(inst)
+    assert res.extra["face_dims"] == [11] and not res.extra["determined"]
+    assert "indefinite" in res.message
+    assert res.status == "optimal", res.message
+    truth = certified_truth(inst)
+    assert res.objective == pytest.approx(truth.objective, rel=2e-6)
     assert verified_dual_bound(inst, {"dual_y": res.extra["y"]}) == res.dual_bound
