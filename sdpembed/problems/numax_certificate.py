@@ -26,7 +26,6 @@ References
 from __future__ import annotations
 
 import numpy as np
-import scipy.linalg
 
 from .numax_operator import SecantOperator
 
@@ -84,18 +83,17 @@ def dual_objective(y: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> float:
     return float(lo_term.sum() - hi_term.sum())
 
 
-def _adjoint_lower(V: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """The lower triangle of 𝒜*(y) = Vᵀ diag(y) V (upper triangle zero) by two ``syrk``.
+def _adjoint_by_syrk(V: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """𝒜*(y) = Vᵀ diag(y) V as B₊ᵀB₊ − B₋ᵀB₋, the rows of V scaled by √|y_i| (positive, negative y_i).
 
-    Half the products of the general product (Vᵀ diag(y)) V; the rounding of the rows scaled by
-    √|y_i| is bounded in :func:`certified_lower_bound`.
+    numpy's matmul computes a product Bᵀ B of one array with its transpose by ``syrk``: half the
+    products of the general (Vᵀ diag(y)) V. The rounding is bounded in :func:`certified_lower_bound`.
     """
-    out = np.zeros((V.shape[1], V.shape[1]), order="F")
-    for rows, alpha in ((y > 0, 1.0), (y < 0, -1.0)):
+    out = np.zeros((V.shape[1], V.shape[1]))
+    for rows, sign in ((y > 0, 1.0), (y < 0, -1.0)):
         if rows.any():
             scaled = V[rows] * np.sqrt(np.abs(y[rows]))[:, None]
-            # the transposed view is Fortran-ordered: syrk reads it without a copy
-            out = scipy.linalg.blas.dsyrk(alpha, scaled.T, beta=1.0, c=out, trans=0, lower=1, overwrite_c=1)
+            out += sign * (scaled.T @ scaled)
     return out
 
 
@@ -111,13 +109,14 @@ def certified_lower_bound(
     eigen-solver (16·N·ε·‖𝒜*(y)‖₂), so that the certificate survives floating point. ``y = 0``
     gives the trivial bound 0.
 
-    𝒜*(y) = B₊ᵀB₊ − B₋ᵀB₋ is formed by two ``syrk`` (its lower triangle only), with the rows
-    b_i = fl(fl(√|y_i|)·v_i) of the S₊ positive and S₋ negative multipliers. With the unit
-    roundoff u = ε/2 and γ_m = m·u/(1 − m·u): the square root (in both factors), the two
-    scalings and the product give b_ia·b_ib = |y_i| v_ia v_ib (1 + θ), |θ| ≤ γ₅; each entry is
-    then the sum of its S products (the S₋ negated ones added to the S₊ of the first ``syrk``),
-    in some order, which adds at most γ_{S−1} times the sum of their magnitudes. So the computed
-    matrix differs from 𝒜*(y) by E with |E_ab| ≤ γ_{S+4} Σ_i |y_i||v_ia||v_ib|, and
+    𝒜*(y) = B₊ᵀB₊ − B₋ᵀB₋ is formed by two ``syrk``, with the rows b_i = fl(fl(√|y_i|)·v_i) of
+    the S₊ positive and S₋ negative multipliers. With the unit roundoff u = ε/2 and
+    γ_m = m·u/(1 − m·u): the square root (in both factors), the two scalings and the product give
+    b_ia·b_ib = |y_i| v_ia v_ib (1 + θ), |θ| ≤ γ₅; each entry is then a sum of S₊ products (in
+    some order) less a sum of S₋, which adds at most γ_{S−1} times the sum of their magnitudes
+    (γ_{S₊−1} for a sum alone; γ_{max(S₊, S₋)} ≤ γ_{S−1} with the final subtraction when both
+    are nonempty; the zero start and the sign are exact). So the computed matrix differs from
+    𝒜*(y) by E with |E_ab| ≤ γ_{S+4} Σ_i |y_i||v_ia||v_ib|, and
     ‖E‖₂ ≤ γ_{S+4} λ_max(Σ_i |y_i| |v_i||v_i|ᵀ) ≤ γ_{S+4} Σ_i |y_i|‖v_i‖²  (a positive
     semidefinite matrix's largest eigenvalue is at most its trace). The margin added is
     4·S·ε·Σ|y_i|‖v_i‖² (with the computed ‖v_i‖², at least (1 − γ_N) times the exact ones),
@@ -144,7 +143,7 @@ def certified_lower_bound(
     if not np.isfinite(g) or g <= 0.0:
         return 0.0, np.zeros_like(y)
     V = operator.V
-    eigenvalues = np.linalg.eigvalsh(_adjoint_lower(V, y), UPLO="L")
+    eigenvalues = np.linalg.eigvalsh(_adjoint_by_syrk(V, y))
     eps = np.finfo(float).eps
     spectral = float(np.max(np.abs(eigenvalues)))
     row_norms2 = np.einsum("ij,ij->i", V, V)
