@@ -159,3 +159,31 @@ def test_pair_operator_rejects_coincident_points():
     X = np.array([[0.0, 1.0], [0.0, 1.0], [2.0, 0.0]])
     with pytest.raises(ValueError, match="distinct points"):
         PairSecantOperator(X, np.array([0, 1]), np.array([1, 2]))
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e-3, 1e5])
+def test_adjoint_by_two_syrk_is_within_the_certificate_rounding_margin(scale):
+    """The certificate's 𝒜*(y) (by two syrk on √|y|-scaled rows) against exact rational
+    arithmetic: every error within γ_{S+4}·Σ|y_i||v_ia||v_ib| entrywise, the bound the
+    certificate's margin 4·S·ε·Σ|y_i|‖v_i‖² covers, and the matrix symmetric."""
+    from fractions import Fraction
+
+    from sdpembed.problems.numax_certificate import _adjoint_by_syrk
+
+    rng = np.random.default_rng(7)
+    S, N = 40, 5
+    V = rng.standard_normal((S, N))
+    y = scale * rng.standard_normal(S) * rng.uniform(0.0, 3.0, S) ** 3
+    y[::7] = 0.0
+    computed = _adjoint_by_syrk(V, y)
+    assert np.array_equal(computed, computed.T)
+    u = np.finfo(float).eps / 2
+    gamma = (S + 4) * u / (1 - (S + 4) * u)
+    for a in range(N):
+        for b in range(N):
+            exact = sum(Fraction(y[i]) * Fraction(V[i, a]) * Fraction(V[i, b]) for i in range(S))
+            magnitude = sum(abs(Fraction(y[i]) * Fraction(V[i, a]) * Fraction(V[i, b])) for i in range(S))
+            assert abs(Fraction(computed[a, b]) - exact) <= gamma * magnitude
+    margin = 4 * S * np.finfo(float).eps * float(np.abs(y) @ np.einsum("ij,ij->i", V, V))
+    exact_full = (V.T * y) @ V
+    assert np.linalg.norm(computed - exact_full, 2) < margin
