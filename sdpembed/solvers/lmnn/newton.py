@@ -53,6 +53,9 @@ _PCG_CARRY_FROM = 1000
 #: ... unless at least this fraction of the carried rows would be updated: then it is formed afresh (0: always).
 _PCG_CARRY_MAX = 0.5
 
+#: Ridges ρ·tr(H)/p tried in turn on a Newton matrix H whose Cholesky factorisation fails (:func:`_cho_factor`).
+_RIDGES = (1e-12, 1e-10, 1e-8, 1e-6)
+
 #: Relative residual and iteration limit of those PCG solves.
 _PCG_TOL = 1e-9
 _PCG_MAXITER = 60
@@ -128,11 +131,26 @@ def max_step_pos(v: np.ndarray, dv: np.ndarray) -> float:
 
 
 def _cho_factor(H: np.ndarray):
+    """Cholesky factor of the SPD matrix H, with a ridge ρ·tr(H)/p on its diagonal if rounding makes it indefinite,
+    ρ from ``_RIDGES`` in turn (LinAlgError if the last fails). Near the boundary the HKM term M⁻¹ ⊛ X spans
+    many decades and a fixed 10⁻¹² ridge can be too small; the ridge only perturbs the Newton direction, and the
+    interior point recomputes its residuals exactly from every iterate, so a larger one costs accuracy of one
+    step, not of the solution."""
     try:
         return scipy.linalg.cho_factor(H, lower=True, check_finite=False)
     except np.linalg.LinAlgError:
-        ridge = 1e-12 * float(np.trace(H)) / H.shape[0]
-        return scipy.linalg.cho_factor(H + ridge * np.eye(H.shape[0]), lower=True, check_finite=False)
+        pass
+    scale = float(np.trace(H)) / H.shape[0]
+    diagonal = np.einsum("ii->i", H).copy()
+    for rho in _RIDGES:
+        np.einsum("ii->i", H)[...] = diagonal + rho * scale
+        try:
+            return scipy.linalg.cho_factor(H, lower=True, check_finite=False)
+        except np.linalg.LinAlgError:
+            continue
+        finally:
+            np.einsum("ii->i", H)[...] = diagonal
+    raise np.linalg.LinAlgError(f"Newton matrix not positive definite even with a ridge {_RIDGES[-1]:g}·tr(H)/p")
 
 
 def _newton_solver(system: PairSystem, D: np.ndarray, Minv: np.ndarray, X: np.ndarray, *, iterative: bool = True,

@@ -310,6 +310,35 @@ def test_pcg_solves_an_spd_system_to_its_tolerance():
     assert pcg(lambda v: A @ v, np.zeros(60), lambda z: z / diagonal) == (pytest.approx(np.zeros(60)), True)
 
 
+def test_newton_factor_escalates_its_ridge_on_an_indefinite_matrix():
+    """newton._cho_factor on a matrix made indefinite by rounding (eigenvalues 1 … 1e-3 and one at −1e-9 of its
+    mean diagonal, as the Newton matrix near the cone's boundary): the fixed ridge 1e-12·tr/p does not make it
+    positive definite, the escalating one does, with the smallest ridge of ``_RIDGES`` that works: the solve is
+    that of H + ρ·tr(H)/p·I for that ρ, and H itself is left unchanged. Beyond the last ridge it raises."""
+    import scipy.linalg
+
+    from sdpembed.solvers.lmnn import newton
+    rng = np.random.default_rng(5)
+    Q, _ = np.linalg.qr(rng.standard_normal((40, 40)))
+    lam = np.logspace(0, -3, 40)
+    lam[-1] = -1e-9 * lam.mean()
+    H = (Q * lam) @ Q.T
+    H = 0.5 * (H + H.T)
+    scale = np.trace(H) / 40
+    with pytest.raises(np.linalg.LinAlgError):
+        scipy.linalg.cho_factor(H + 1e-12 * scale * np.eye(40), lower=True)
+    kept = H.copy()
+    factor = newton._cho_factor(H)
+    np.testing.assert_array_equal(H, kept)
+    rho = next(r for r in newton._RIDGES if np.linalg.eigvalsh(H + r * scale * np.eye(40)).min() > 0)
+    assert rho > 1e-12
+    r = rng.standard_normal(40)
+    x = scipy.linalg.cho_solve(factor, r)
+    np.testing.assert_allclose((H + rho * scale * np.eye(40)) @ x, r, rtol=0, atol=1e-6 * np.linalg.norm(r))
+    with pytest.raises(np.linalg.LinAlgError):
+        newton._cho_factor(-np.eye(5))
+
+
 def test_ipm_restricted_problem_matches_cvxpy_on_the_same_triplets(instances):
     inst = instances["gauss"]
     triplets = all_triplets(inst.y, inst.targets)[::3]
