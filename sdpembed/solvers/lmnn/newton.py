@@ -271,7 +271,8 @@ def _float32_factor(system: PairSystem, D: np.ndarray, rows: np.ndarray, Minv: n
         gram = system.gram_subset(D, rows, np.float32, accumulate=np.float32)
         if carry is not None:
             carry["gram"] = gram
-    H = gram + system.skron(Minv.astype(np.float32), X.astype(np.float32))
+    H = system.skron(Minv.astype(np.float32), X.astype(np.float32))
+    H += gram                            # in place: ``gram`` may be the carried one (newton._carried_gram)
     try:
         factor = scipy.linalg.cho_factor(H, lower=True, check_finite=False)
     except np.linalg.LinAlgError:

@@ -194,6 +194,27 @@ def test_pair_system_operator_and_newton_matrix():
     np.testing.assert_allclose(system.smat(system.svec(M)), M)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_symmetric_kronecker_product_of_one_block_matches_its_definition(dtype):
+    """PairSystem.skron of a single block (d = 7, p = 28; the row blocks of every i of the svec order) is the matrix
+    of H ↦ svec((G H K + K H G)/2) column by column, in float64 and, to float32 rounding, in float32 (the
+    preconditioner's precision), whose matrix it returns."""
+    rng = np.random.default_rng(4)
+    d = 7
+    zero = np.zeros(2, dtype=np.int64)
+    system = PairSystem(U=rng.standard_normal((2, d)), u_block=zero, W=rng.standard_normal((2, d)), w_block=zero,
+                        a=np.array([0, 1]), b=np.array([1, 0]), n_blocks=1)
+    A, B = rng.standard_normal((2, d, d))
+    G, K = A @ A.T, B @ B.T + np.eye(d)
+    basis = np.eye(system.svec_dim)
+    expected = np.stack([system.svec(0.5 * (G @ system.smat(e) @ K + K @ system.smat(e) @ G)) for e in basis],
+                        axis=1)
+    S = system.skron(G[None].astype(dtype), K[None].astype(dtype))
+    assert S.dtype == dtype
+    tol = 1e-12 if dtype == np.float64 else 1e-6
+    np.testing.assert_allclose(S, expected, rtol=0, atol=tol * np.abs(expected).max())
+
+
 @pytest.mark.parametrize("name", ["iris", "gauss"])
 def test_adjoint_through_the_points_equals_the_brute_force_sum(name, instances):
     """The single-metric system's 𝒜* contracts through the points (a signed graph Laplacian): it equals
