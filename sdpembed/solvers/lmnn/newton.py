@@ -390,7 +390,7 @@ def newton_step(system: PairSystem, C0: np.ndarray, mu: float, M: np.ndarray, X:
     optimum, need no direction accurate to 10⁻⁹, and the PCG residual falls by about one decade per
     fixed number of iterations. ``carry``: the state :func:`_newton_solver` carries its preconditioner in from
     one step to the next (an empty dict at the first step). Raises ``LinAlgError`` when rounding leaves no
-    interior step."""
+    interior step (``_inside``)."""
     R1 = C0 + system.adjoint(alpha) - X
     R2 = mu - alpha - beta
     R3 = 1.0 + system.apply(M) + s - xi
@@ -431,8 +431,20 @@ def newton_step(system: PairSystem, C0: np.ndarray, mu: float, M: np.ndarray, X:
     dM, dX, dalpha, dbeta, dxi, ds = direction(
         rX, sigma * nu - alpha * s - dalpha * ds, sigma * nu - beta * xi - dbeta * dxi)
     tp, td = steps(dM, dX, dalpha, dbeta, dxi, ds)
-    tp, td = min(1.0, 0.98 * tp), min(1.0, 0.98 * td)
-    M_new, X_new = symmetric_part(M + tp * dM), symmetric_part(X + td * dX)
-    np.linalg.cholesky(M_new)            # raises LinAlgError if rounding left the cone
-    np.linalg.cholesky(X_new)
+    M_new, tp = _inside(M, dM, min(1.0, 0.98 * tp))
+    X_new, td = _inside(X, dX, min(1.0, 0.98 * td))
     return M_new, X_new, alpha + td * dalpha, beta + td * dbeta, xi + tp * dxi, s + tp * ds
+
+
+def _inside(S: np.ndarray, dS: np.ndarray, t: float) -> tuple[np.ndarray, float]:
+    """S + t'·dS (symmetrised) and t', for the largest t' of t, t/2, …, t/2⁴ whose blocks pass a Cholesky
+    factorisation: the step to 0.98 of the boundary (:func:`max_step_psd`) can leave the cone by rounding when S is
+    ill-conditioned; a shorter step keeps the iterate interior. LinAlgError if none does."""
+    for _ in range(5):
+        new = symmetric_part(S + t * dS)
+        try:
+            np.linalg.cholesky(new)
+            return new, t
+        except np.linalg.LinAlgError:
+            t *= 0.5
+    raise np.linalg.LinAlgError("rounding left the cone at every step tried")

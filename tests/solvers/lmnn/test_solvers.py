@@ -360,6 +360,22 @@ def test_newton_factor_escalates_its_ridge_on_an_indefinite_matrix():
         newton._cho_factor(-np.eye(5))
 
 
+def test_newton_step_shortens_a_step_that_rounding_takes_out_of_the_cone():
+    """newton._inside: a step that leaves the PSD cone (here by construction; in the interior point by rounding, at
+    an ill-conditioned dual slack X of the tiny review-fuzz instances) is halved until the block passes its Cholesky
+    factorisation, and the step used is returned with it; a direction that leaves the cone at every step tried
+    raises LinAlgError (the interior point then keeps its last iterate)."""
+    from sdpembed.solvers.lmnn.newton import _inside
+    S = np.stack([np.eye(3), np.diag([1.0, 2.0, 3.0])])
+    dS = np.stack([-1.5 * np.eye(3), np.zeros((3, 3))])
+    new, t = _inside(S, dS, 1.0)
+    assert t == 0.5
+    np.testing.assert_allclose(new, S + 0.5 * dS)
+    assert _inside(S, 0.1 * dS, 1.0)[1] == 1.0
+    with pytest.raises(np.linalg.LinAlgError):
+        _inside(S, -1e3 * np.stack([np.eye(3)] * 2), 1.0)
+
+
 def test_ipm_restricted_problem_matches_cvxpy_on_the_same_triplets(instances):
     inst = instances["gauss"]
     triplets = all_triplets(inst.y, inst.targets)[::3]
