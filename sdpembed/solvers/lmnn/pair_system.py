@@ -75,6 +75,7 @@ class PairSystem:
     scale: np.ndarray = field(init=False, repr=False)
     _cache_u: np.ndarray | None = field(init=False, repr=False, default=None)
     _cache_w: np.ndarray | None = field(init=False, repr=False, default=None)
+    _cache_float32: tuple | None = field(init=False, repr=False, default=None)
     #: optional, single block only: the points of the pairs and each pair's two ends (rows of ``points``), target
     #: pairs first, then impostor pairs (u_a = points[ends[0, a]] − points[ends[1, a]], likewise w_b after them);
     #: then :meth:`adjoint` contracts through the points (a signed graph Laplacian) instead of the pairs
@@ -302,13 +303,18 @@ class PairSystem:
         their sum is too: no symmetrising pass."""
         p = self.svec_dim
         H = np.zeros((p, p), dtype=accumulate)
-        # the features of the rows' triplets formed here, transposed (:meth:`features_t`), in float64 and rounded once
-        # to ``dtype``: cheaper than gathering rows of cached (n_pairs, p) features or of the features of every
-        # triplet formed once per working set (most of a working set is never among the preconditioners' rows)
+        # the features of the rows' triplets formed here, transposed (:meth:`features_t`): cheaper than gathering
+        # rows of cached (n_pairs, p) features or of the features of every triplet formed once per working set
+        # (most of a working set is never among the preconditioners' rows); in float32 from the pairs rounded to
+        # float32 (a preconditioner's: the products' rounding is that of its rank-k update), else in float64
         root = np.sqrt(D).astype(dtype)
+        low = np.dtype(dtype) == np.float32
+        if low and self._cache_float32 is None:
+            self._cache_float32 = (self.U.astype(np.float32), self.W.astype(np.float32))
+        U, W = self._cache_float32 if low else (self.U, self.W)
         for start in range(0, rows.size, _CHUNK):
             t = rows[start:start + _CHUNK]
-            F = self._triplet_features_t(t).astype(dtype, copy=False)
+            F = self.features_t(U[self.a[t]], W[self.b[t]]).astype(dtype, copy=False)
             F *= root[t]
             if F.shape[1]:
                 H += F @ F.T

@@ -270,9 +270,13 @@ def test_newton_matrix_through_triplets_equals_through_pairs():
                                       - system.features_t(system.W[system.b[triplets]]))
     full32 = system.gram_subset(D, np.arange(T), np.float32)
     np.testing.assert_allclose(full32, columns, atol=1e-5 * np.abs(columns).max())
-    # the float32 rank-k update of a subset: the rows' features formed in float64 and rounded once, as a cache of
-    # every triplet's float32 features would hold them (one chunk: the same product, the same values)
-    F = system._triplet_features_t(rows).astype(np.float32) * np.sqrt(D[rows]).astype(np.float32)
+    # the float32 rank-k update of a subset: the rows' features formed in float32 from the pairs rounded to float32
+    # (one chunk: the same product, the same values), within float32 rounding of the float64 features
+    U32, W32 = system.U.astype(np.float32), system.W.astype(np.float32)
+    F = system.features_t(U32[system.a[rows]], W32[system.b[rows]]) * np.sqrt(D[rows]).astype(np.float32)
+    assert F.dtype == np.float32
+    F64 = system._triplet_features_t(rows) * np.sqrt(D[rows])
+    np.testing.assert_allclose(F, F64, rtol=0, atol=1e-6 * np.abs(F64).max())
     np.testing.assert_array_equal(system.gram_subset(D, rows, np.float32, accumulate=np.float32), F @ F.T)
     chunk, cache = pair_system._CHUNK, pair_system._FEATURE_CACHE
     try:
