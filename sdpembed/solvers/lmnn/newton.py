@@ -53,6 +53,9 @@ _PCG_CARRY_FROM = 1000
 #: ... unless at least this fraction of the carried rows would be updated: then it is formed afresh (0: always).
 _PCG_CARRY_MAX = 0.5
 
+#: Ridges ρ·tr(H)/p tried in turn on a Newton matrix H whose Cholesky factorisation fails (:func:`_cho_factor`).
+_RIDGES = (1e-12, 1e-10, 1e-8, 1e-6)
+
 #: Relative residual and iteration limit of those PCG solves.
 _PCG_TOL = 1e-9
 _PCG_MAXITER = 60
@@ -128,11 +131,26 @@ def max_step_pos(v: np.ndarray, dv: np.ndarray) -> float:
 
 
 def _cho_factor(H: np.ndarray):
+    """Cholesky factor of the SPD matrix H, with a ridge ρ·tr(H)/p on its diagonal if rounding makes it indefinite,
+    ρ from ``_RIDGES`` in turn (LinAlgError if the last fails). Near the boundary the HKM term M⁻¹ ⊛ X spans
+    many decades and a fixed 10⁻¹² ridge can be too small; the ridge only perturbs the Newton direction, and the
+    interior point recomputes its residuals exactly from every iterate, so a larger one costs accuracy of one
+    step, not of the solution."""
     try:
         return scipy.linalg.cho_factor(H, lower=True, check_finite=False)
     except np.linalg.LinAlgError:
-        ridge = 1e-12 * float(np.trace(H)) / H.shape[0]
-        return scipy.linalg.cho_factor(H + ridge * np.eye(H.shape[0]), lower=True, check_finite=False)
+        pass
+    scale = float(np.trace(H)) / H.shape[0]
+    diagonal = np.einsum("ii->i", H).copy()
+    for rho in _RIDGES:
+        np.einsum("ii->i", H)[...] = diagonal + rho * scale
+        try:
+            return scipy.linalg.cho_factor(H, lower=True, check_finite=False)
+        except np.linalg.LinAlgError:
+            continue
+        finally:
+            np.einsum("ii->i", H)[...] = diagonal
+    raise np.linalg.LinAlgError(f"Newton matrix not positive definite even with a ridge {_RIDGES[-1]:g}·tr(H)/p")
 
 
 def _newton_solver(system: PairSystem, D: np.ndarray, Minv: np.ndarray, X: np.ndarray, *, iterative: bool = True,
@@ -253,7 +271,8 @@ def _float32_factor(system: PairSystem, D: np.ndarray, rows: np.ndarray, Minv: n
         gram = system.gram_subset(D, rows, np.float32, accumulate=np.float32)
         if carry is not None:
             carry["gram"] = gram
-    H = gram + system.skron(Minv.astype(np.float32), X.astype(np.float32))
+    H = system.skron(Minv.astype(np.float32), X.astype(np.float32))
+    H += gram                            # in place: ``gram`` may be the carried one (newton._carried_gram)
     try:
         factor = scipy.linalg.cho_factor(H, lower=True, check_finite=False)
     except np.linalg.LinAlgError:
@@ -371,7 +390,7 @@ def newton_step(system: PairSystem, C0: np.ndarray, mu: float, M: np.ndarray, X:
     optimum, need no direction accurate to 10⁻⁹, and the PCG residual falls by about one decade per
     fixed number of iterations. ``carry``: the state :func:`_newton_solver` carries its preconditioner in from
     one step to the next (an empty dict at the first step). Raises ``LinAlgError`` when rounding leaves no
-    interior step."""
+    interior step (``_inside``)."""
     R1 = C0 + system.adjoint(alpha) - X
     R2 = mu - alpha - beta
     R3 = 1.0 + system.apply(M) + s - xi
@@ -412,8 +431,20 @@ def newton_step(system: PairSystem, C0: np.ndarray, mu: float, M: np.ndarray, X:
     dM, dX, dalpha, dbeta, dxi, ds = direction(
         rX, sigma * nu - alpha * s - dalpha * ds, sigma * nu - beta * xi - dbeta * dxi)
     tp, td = steps(dM, dX, dalpha, dbeta, dxi, ds)
-    tp, td = min(1.0, 0.98 * tp), min(1.0, 0.98 * td)
-    M_new, X_new = symmetric_part(M + tp * dM), symmetric_part(X + td * dX)
-    np.linalg.cholesky(M_new)            # raises LinAlgError if rounding left the cone
-    np.linalg.cholesky(X_new)
+    M_new, tp = _inside(M, dM, min(1.0, 0.98 * tp))
+    X_new, td = _inside(X, dX, min(1.0, 0.98 * td))
     return M_new, X_new, alpha + td * dalpha, beta + td * dbeta, xi + tp * dxi, s + tp * ds
+
+
+def _inside(S: np.ndarray, dS: np.ndarray, t: float) -> tuple[np.ndarray, float]:
+    """S + t'·dS (symmetrised) and t', for the largest t' of t, t/2, …, t/2⁴ whose blocks pass a Cholesky
+    factorisation: the step to 0.98 of the boundary (:func:`max_step_psd`) can leave the cone by rounding when S is
+    ill-conditioned; a shorter step keeps the iterate interior. LinAlgError if none does."""
+    for _ in range(5):
+        new = symmetric_part(S + t * dS)
+        try:
+            np.linalg.cholesky(new)
+            return new, t
+        except np.linalg.LinAlgError:
+            t *= 0.5
+    raise np.linalg.LinAlgError("rounding left the cone at every step tried")

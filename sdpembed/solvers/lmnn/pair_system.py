@@ -27,7 +27,6 @@ References
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -76,6 +75,7 @@ class PairSystem:
     scale: np.ndarray = field(init=False, repr=False)
     _cache_u: np.ndarray | None = field(init=False, repr=False, default=None)
     _cache_w: np.ndarray | None = field(init=False, repr=False, default=None)
+    _cache_float32: tuple | None = field(init=False, repr=False, default=None)
     #: optional, single block only: the points of the pairs and each pair's two ends (rows of ``points``), target
     #: pairs first, then impostor pairs (u_a = points[ends[0, a]] − points[ends[1, a]], likewise w_b after them);
     #: then :meth:`adjoint` contracts through the points (a signed graph Laplacian) instead of the pairs
@@ -303,13 +303,18 @@ class PairSystem:
         their sum is too: no symmetrising pass."""
         p = self.svec_dim
         H = np.zeros((p, p), dtype=accumulate)
-        # the features of the rows' triplets formed here, transposed (:meth:`features_t`), in float64 and rounded once
-        # to ``dtype``: cheaper than gathering rows of cached (n_pairs, p) features or of the features of every
-        # triplet formed once per working set (most of a working set is never among the preconditioners' rows)
+        # the features of the rows' triplets formed here, transposed (:meth:`features_t`): cheaper than gathering
+        # rows of cached (n_pairs, p) features or of the features of every triplet formed once per working set
+        # (most of a working set is never among the preconditioners' rows); in float32 from the pairs rounded to
+        # float32 (a preconditioner's: the products' rounding is that of its rank-k update), else in float64
         root = np.sqrt(D).astype(dtype)
+        low = np.dtype(dtype) == np.float32
+        if low and self._cache_float32 is None:
+            self._cache_float32 = (self.U.astype(np.float32), self.W.astype(np.float32))
+        U, W = self._cache_float32 if low else (self.U, self.W)
         for start in range(0, rows.size, _CHUNK):
             t = rows[start:start + _CHUNK]
-            F = self._triplet_features_t(t).astype(dtype, copy=False)
+            F = self.features_t(U[self.a[t]], W[self.b[t]]).astype(dtype, copy=False)
             F *= root[t]
             if F.shape[1]:
                 H += F @ F.T
@@ -320,40 +325,41 @@ class PairSystem:
         the matrix of H ↦ svec((G H K + K H G)/2) in orthonormal svec coordinates, in the precision of G
         and K (float32 blocks give a float32 matrix, for a preconditioner).
 
-        With E_r = (e_i e_jᵀ + e_j e_iᵀ)/n_r, r = (i, j), and s = (k, l), tr(E_r A E_s B) =
-        (A_jk B_li + A_jl B_ki + A_ik B_lj + A_il B_kj)/(n_r n_s); for symmetric G, K the two orders
-        (G, K) and (K, G) give the same matrix, and the first and last terms are transposes of
-        each other: G ⊛ K = (T + Tᵀ + G_JJ∘K_II + G_II∘K_JJ) / (n nᵀ), T = G_JI ∘ (K_JI)ᵀ — six
-        gathers by precomputed flat indices (:func:`_skron_indices`) instead of eight 2-D ones.
+        With E_r = (e_i e_jᵀ + e_j e_iᵀ)/n_r, r = (i, j), i ≤ j, n_r = 2 on the diagonal and √2 off it, and
+        s = (k, l), its entry (r, s) is, for symmetric G and K,
+
+            (G_ik K_jl + G_jl K_ik + G_il K_jk + G_jk K_il) / (n_r n_s).
+
+        The rows r = (i, j) of one i are contiguous in the svec order, and with the (d, p) column gathers
+        G_{·k} = [G_{m k_s}]_{m, s} (and G_{·l}, K_{·k}, K_{·l}) that block of rows is
+        G_{ik}·K_{jl} + G_{il}·K_{jk} + K_{ik}·G_{jl} + K_{il}·G_{jk} over j ≥ i: four scaled copies of
+        contiguous rows of the gathers, written into the output in place (a loop over the d values of i),
+        instead of six (p, p) gathers.
         """
-        p, c = self.svec_dim, self.n_blocks
-        f_ji, f_jj, f_ii, scale = _skron_indices(self.dim)
-        out = np.zeros((c * p, c * p), dtype=np.result_type(G, K)) if c > 1 else None
+        p, c, d = self.svec_dim, self.n_blocks, self.dim
+        dtype = np.result_type(G, K)
+        i_s, j_s = self.iu
+        half = dtype.type(np.sqrt(0.5))
+        # 1/(n_r n_s): the column factor 1/n_s and the row factor 1/√2 go into the row-i vectors, and the first
+        # row of each block (j = i, n_r = 2) gets its other 1/√2 at the end
+        column = self.scale.astype(dtype) * (half * half * half)         # 1/n_s = scale_s/2, times 1/√2
+        out = (np.empty if c == 1 else np.zeros)((c * p, c * p), dtype=dtype)     # every diagonal block is written
+        scratch = np.empty((d, p), dtype=dtype)
         for blk in range(c):
-            g, k = symmetric_part(G[blk:blk + 1])[0].ravel(), symmetric_part(K[blk:blk + 1])[0].ravel()
-            T = np.take(g, f_ji) * np.take(k, f_ji).T
-            S = np.take(g, f_jj) * np.take(k, f_ii)
-            S += np.take(g, f_ii) * np.take(k, f_jj)
-            S += T
-            S += T.T
-            S *= scale
-            if c == 1:
-                return S
-            out[blk * p:(blk + 1) * p, blk * p:(blk + 1) * p] = S
+            g, k = symmetric_part(G[blk:blk + 1])[0], symmetric_part(K[blk:blk + 1])[0]
+            Gk, Gl, Kk, Kl = g[:, i_s], g[:, j_s], k[:, i_s], k[:, j_s]
+            S = out[blk * p:(blk + 1) * p, blk * p:(blk + 1) * p]
+            pos = 0
+            for i in range(d):
+                m = d - i
+                rows, tmp = S[pos:pos + m], scratch[:m]
+                np.multiply(Kl[i:], Gk[i] * column, out=rows)
+                for left, right in ((Gl, Kk), (Kk, Gl), (Kl, Gk)):
+                    np.multiply(right[i:], left[i] * column, out=tmp)
+                    rows += tmp
+                rows[0] *= half
+                pos += m
         return out
-
-
-@functools.lru_cache(maxsize=2)
-def _skron_indices(d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Flat indices into a d × d matrix of the (p, p) gathers A_JI, A_JJ, A_II of :meth:`PairSystem.skron`
-    (rows r = (i_r, j_r) and columns s of the upper-triangle svec order) and the scale 1/(n_r n_s)."""
-    i, j = np.triu_indices(d)
-    norm = np.where(i == j, 2.0, np.sqrt(2.0))
-    dtype = np.int32 if d * d < 2**31 else np.int64
-    f_ji = (j[:, None] * d + i[None, :]).astype(dtype)
-    f_jj = (j[:, None] * d + j[None, :]).astype(dtype)
-    f_ii = (i[:, None] * d + i[None, :]).astype(dtype)
-    return f_ji, f_jj, f_ii, 1.0 / np.outer(norm, norm)
 
 
 def _syrk_add(H: np.ndarray, G: np.ndarray) -> None:

@@ -307,6 +307,28 @@ def test_default_path_certifies_tiny_instances_whose_rounds_stall(seed):
     _agrees_with_cvxpy(inst, solve_lmnn_fast(inst))
 
 
+@pytest.mark.parametrize("seed", [30, 57, 435, 642, 813, 966])
+def test_working_set_interior_points_reach_their_rounding_floor_on_tiny_instances(seed, monkeypatch):
+    """The same instances: with the Newton factorisation's escalating ridge (newton._cho_factor) no working-set
+    interior point stops far from tol on a failed factorisation (with the fixed 1e-12 ridge they stopped at worst
+    measures 4.5e-4 to 8.1e-3); each ends converged, certified or at its rounding floor, and the default path
+    certifies."""
+    import sdpembed.solvers.lmnn.fast as fast
+
+    outcomes = []
+
+    def recorded(*args, **kwargs):
+        outcomes.append(hinge_ipm(*args, **kwargs))
+        return outcomes[-1]
+
+    monkeypatch.setattr(fast, "hinge_ipm", recorded)
+    inst = load_instance(_DATA / f"lmnn_tiny_s{seed}.npz")
+    assert solve_lmnn_fast(inst).status == "optimal"
+    assert outcomes
+    worst = [max(o.history[key][-1] for key in ("pres", "dres", "gap")) for o in outcomes if o.stalled]
+    assert all(w < 1e-4 for w in worst), worst
+
+
 def test_margin_rounds_certify_where_every_interior_point_stalls(monkeypatch):
     """Every working-set interior point stopped after three Newton steps as on a failed factorisation
     (``stalled``, far from tol), whatever path the interior point itself takes: the default (fallback) path

@@ -215,6 +215,27 @@ def test_pair_system_operator_and_newton_matrix():
     np.testing.assert_allclose(system.smat(system.svec(M)), M)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_symmetric_kronecker_product_of_one_block_matches_its_definition(dtype):
+    """PairSystem.skron of a single block (d = 7, p = 28; the row blocks of every i of the svec order) is the matrix
+    of H ↦ svec((G H K + K H G)/2) column by column, in float64 and, to float32 rounding, in float32 (the
+    preconditioner's precision), whose matrix it returns."""
+    rng = np.random.default_rng(4)
+    d = 7
+    zero = np.zeros(2, dtype=np.int64)
+    system = PairSystem(U=rng.standard_normal((2, d)), u_block=zero, W=rng.standard_normal((2, d)), w_block=zero,
+                        a=np.array([0, 1]), b=np.array([1, 0]), n_blocks=1)
+    A, B = rng.standard_normal((2, d, d))
+    G, K = A @ A.T, B @ B.T + np.eye(d)
+    basis = np.eye(system.svec_dim)
+    expected = np.stack([system.svec(0.5 * (G @ system.smat(e) @ K + K @ system.smat(e) @ G)) for e in basis],
+                        axis=1)
+    S = system.skron(G[None].astype(dtype), K[None].astype(dtype))
+    assert S.dtype == dtype
+    tol = 1e-12 if dtype == np.float64 else 1e-6
+    np.testing.assert_allclose(S, expected, rtol=0, atol=tol * np.abs(expected).max())
+
+
 @pytest.mark.parametrize("name", ["iris", "gauss"])
 def test_adjoint_through_the_points_equals_the_brute_force_sum(name, instances):
     """The single-metric system's 𝒜* contracts through the points (a signed graph Laplacian): it equals
@@ -270,9 +291,13 @@ def test_newton_matrix_through_triplets_equals_through_pairs():
                                       - system.features_t(system.W[system.b[triplets]]))
     full32 = system.gram_subset(D, np.arange(T), np.float32)
     np.testing.assert_allclose(full32, columns, atol=1e-5 * np.abs(columns).max())
-    # the float32 rank-k update of a subset: the rows' features formed in float64 and rounded once, as a cache of
-    # every triplet's float32 features would hold them (one chunk: the same product, the same values)
-    F = system._triplet_features_t(rows).astype(np.float32) * np.sqrt(D[rows]).astype(np.float32)
+    # the float32 rank-k update of a subset: the rows' features formed in float32 from the pairs rounded to float32
+    # (one chunk: the same product, the same values), within float32 rounding of the float64 features
+    U32, W32 = system.U.astype(np.float32), system.W.astype(np.float32)
+    F = system.features_t(U32[system.a[rows]], W32[system.b[rows]]) * np.sqrt(D[rows]).astype(np.float32)
+    assert F.dtype == np.float32
+    F64 = system._triplet_features_t(rows) * np.sqrt(D[rows])
+    np.testing.assert_allclose(F, F64, rtol=0, atol=1e-6 * np.abs(F64).max())
     np.testing.assert_array_equal(system.gram_subset(D, rows, np.float32, accumulate=np.float32), F @ F.T)
     chunk, cache = pair_system._CHUNK, pair_system._FEATURE_CACHE
     try:
@@ -329,6 +354,51 @@ def test_pcg_solves_an_spd_system_to_its_tolerance():
     x3, reached3 = pcg(lambda v: A @ v, r, lambda z: z / diagonal, maxiter=3, tol=1e-10)
     assert not reached3 and np.linalg.norm(r - A @ x3) > 1e-10 * np.linalg.norm(r)
     assert pcg(lambda v: A @ v, np.zeros(60), lambda z: z / diagonal) == (pytest.approx(np.zeros(60)), True)
+
+
+def test_newton_factor_escalates_its_ridge_on_an_indefinite_matrix():
+    """newton._cho_factor on a matrix made indefinite by rounding (eigenvalues 1 … 1e-3 and one at −1e-9 of its
+    mean diagonal, as the Newton matrix near the cone's boundary): the fixed ridge 1e-12·tr/p does not make it
+    positive definite, the escalating one does, with the smallest ridge of ``_RIDGES`` that works: the solve is
+    that of H + ρ·tr(H)/p·I for that ρ, and H itself is left unchanged. Beyond the last ridge it raises."""
+    import scipy.linalg
+
+    from sdpembed.solvers.lmnn import newton
+    rng = np.random.default_rng(5)
+    Q, _ = np.linalg.qr(rng.standard_normal((40, 40)))
+    lam = np.logspace(0, -3, 40)
+    lam[-1] = -1e-9 * lam.mean()
+    H = (Q * lam) @ Q.T
+    H = 0.5 * (H + H.T)
+    scale = np.trace(H) / 40
+    with pytest.raises(np.linalg.LinAlgError):
+        scipy.linalg.cho_factor(H + 1e-12 * scale * np.eye(40), lower=True)
+    kept = H.copy()
+    factor = newton._cho_factor(H)
+    np.testing.assert_array_equal(H, kept)
+    rho = next(r for r in newton._RIDGES if np.linalg.eigvalsh(H + r * scale * np.eye(40)).min() > 0)
+    assert rho > 1e-12
+    r = rng.standard_normal(40)
+    x = scipy.linalg.cho_solve(factor, r)
+    np.testing.assert_allclose((H + rho * scale * np.eye(40)) @ x, r, rtol=0, atol=1e-6 * np.linalg.norm(r))
+    with pytest.raises(np.linalg.LinAlgError):
+        newton._cho_factor(-np.eye(5))
+
+
+def test_newton_step_shortens_a_step_that_rounding_takes_out_of_the_cone():
+    """newton._inside: a step that leaves the PSD cone (here by construction; in the interior point by rounding, at
+    an ill-conditioned dual slack X of the tiny review-fuzz instances) is halved until the block passes its Cholesky
+    factorisation, and the step used is returned with it; a direction that leaves the cone at every step tried
+    raises LinAlgError (the interior point then keeps its last iterate)."""
+    from sdpembed.solvers.lmnn.newton import _inside
+    S = np.stack([np.eye(3), np.diag([1.0, 2.0, 3.0])])
+    dS = np.stack([-1.5 * np.eye(3), np.zeros((3, 3))])
+    new, t = _inside(S, dS, 1.0)
+    assert t == 0.5
+    np.testing.assert_allclose(new, S + 0.5 * dS)
+    assert _inside(S, 0.1 * dS, 1.0)[1] == 1.0
+    with pytest.raises(np.linalg.LinAlgError):
+        _inside(S, -1e3 * np.stack([np.eye(3)] * 2), 1.0)
 
 
 def test_ipm_restricted_problem_matches_cvxpy_on_the_same_triplets(instances):
