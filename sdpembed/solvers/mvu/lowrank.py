@@ -164,6 +164,9 @@ from .ipm import EXTENDED_GOAL, LOCK_UP_HINT
 #: shift-invert Lanczos does not converge (its memory, 8n² bytes, is then at most 128 MB).
 DENSE_SLACK_FALLBACK_N = 4000
 
+# The penalty's cap relative to its start (a penalty the inner solve cannot meet only ruins its conditioning).
+_PENALTY_CAP = 1e9
+
 __all__ = ["solve_mvu_lowrank"]
 
 
@@ -664,7 +667,7 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
         sigma = 10.0 * c / _laplacian_lambda2((Bt @ B).tocsr())
     else:
         sigma = max(1.0, trace0 / max(float(D.sum()), 1e-300))
-    sigma_start, sigma_cap = 1e3 * sigma, 1e9 * sigma
+    sigma_start, sigma_cap = 1e3 * sigma, _PENALTY_CAP * sigma
     # the residual at which Newton takes over, and the fall of the residual below which an outer
     # iteration raises the penalty in the Newton phase (Newton meets a large penalty at little extra
     # cost; L-BFGS does not)
@@ -709,8 +712,9 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
         bound, rgap = float("nan"), float("nan")
         added = 0
         # stalled: the penalty is at its cap and the residual does not fall — a local minimiser of the
-        # violation at this rank, which the dual slack's negative eigenvectors lead out of
-        stalled = sigma >= sigma_cap and violation > 0.25 * previous_violation
+        # violation at this rank, which the dual slack's negative eigenvectors lead out of; a stalled run has
+        # violation (not a run whose violation already meets feas_tol: its certificate is tried instead)
+        stalled = sigma >= sigma_cap and violation > max(feas_tol, 0.25 * previous_violation)
         # the slack variant's multipliers are tested at every Newton iteration (early): its residual lags, and a
         # dual slack with negative eigenvalues there means a rank the factor lacks (module docstring)
         early = variant == "slack" and newton and not (violation <= 10 * feas_tol or stalled)

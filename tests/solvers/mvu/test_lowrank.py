@@ -446,3 +446,23 @@ def test_the_extended_proof_is_asked_for_only_near_the_goal(monkeypatch) -> None
     assert res.status == "optimal" and calls
     assert all(goal is not None and goal[1] == EXTENDED_GOAL * 1e-6 for goal in calls)
     assert calls[-1][0] == pytest.approx(res.objective, rel=1e-9)
+
+
+def test_a_run_at_the_penalty_cap_that_meets_feas_tol_is_certified_not_called_stalled(monkeypatch) -> None:
+    # the stall test (penalty at its cap, residual falling by less than a quarter) once fired at any violation,
+    # before the certificate was tried: with the cap at 1e4 times the start this run stopped 'inaccurate, stalled at
+    # violation 2.36e-07' (below feas_tol = 1e-6, with a PSD dual slack); it is now certified
+    from sdpembed.solvers.mvu import lowrank
+
+    monkeypatch.setattr(lowrank, "_PENALTY_CAP", 1e4)
+    inst = _tiny(2, "inequality", None)
+    truth = certified_truth(inst)
+    res = solve_mvu_lowrank(inst)
+    assert res.status == "optimal", res.message
+    assert "stalled" not in res.message
+    f_star = truth.objective
+    assert res.dual_bound >= f_star - 1e-6 * abs(f_star)
+    assert abs(res.objective - f_star) <= 1e-5 * abs(f_star)
+    # a run whose violation stays above feas_tol at the cap is still reported as stalled (here at 3.1e-4)
+    stuck = solve_mvu_lowrank(_tiny(2, "equality", None))
+    assert stuck.status == "inaccurate" and "stalled at violation" in stuck.message, stuck.message
