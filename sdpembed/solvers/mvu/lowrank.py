@@ -55,7 +55,10 @@ else shift-invert Lanczos on the sparse L(y), so that the test costs no O(n³)):
 eigenvalue means r is too small or Y a saddle, and its eigenvectors are appended to Y as new
 columns (the rank increase) — for slack and min_trace σ is lowered, so that they can grow out of
 the saddle; for equality and inequality it is kept, as lowering it undoes the feasibility
-reached and the Newton steps grow the new columns along the negative curvature at any σ; the
+reached and the Newton steps grow the new columns along the negative curvature at any σ, each
+new column then sized by the search along f of ``_pad_column`` (a size fixed by the eigenvalue
+alone stretches the edges by σ·t²((Bv)_e)², which at the large σ of a nearly rank-one optimum
+Newton did not recover from); the
 same test runs when the residual stalls at the penalty's cap (a local minimiser of the violation at
 this rank, where every outer iteration has added σ·g to y: the multipliers then restart from those of the
 last penalty at most the lowered one, so that the solve continues from the padded current point);
@@ -743,8 +746,13 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
                 certify = False
             elif np.any(negative):
                 added = int(negative.sum())
-                step = np.sqrt(np.abs(w[negative]) * trace0 / n)
-                Y = np.hstack([Y, U[:, negative] * step])
+                if scaled_penalty:
+                    # σ is kept here, often large: each column at the size that minimises f along it
+                    for column in U[:, negative].T:
+                        Y = _pad_column(lag, Y, column, y, sigma)
+                else:
+                    step = np.sqrt(np.abs(w[negative]) * trace0 / n)
+                    Y = np.hstack([Y, U[:, negative] * step])
                 if not scaled_penalty:
                     # a soft penalty lets the new columns grow out of the saddle; with the scaled penalty
                     # it is kept, as lowering it undoes the feasibility reached
