@@ -55,7 +55,10 @@ else shift-invert Lanczos on the sparse L(y), so that the test costs no O(n³)):
 eigenvalue means r is too small or Y a saddle, and its eigenvectors are appended to Y as new
 columns (the rank increase) — for slack and min_trace σ is lowered, so that they can grow out of
 the saddle; for equality and inequality it is kept, as lowering it undoes the feasibility
-reached and the Newton steps grow the new columns along the negative curvature at any σ; the
+reached and the Newton steps grow the new columns along the negative curvature at any σ, each
+new column then sized by the search along f of ``_pad_column`` (a size fixed by the eigenvalue
+alone stretches the edges by σ·t²((Bv)_e)², which at the large σ of a nearly rank-one optimum
+Newton did not recover from); the
 same test runs when the residual stalls at the penalty's cap (a local minimiser of the violation at
 this rank, where every outer iteration has added σ·g to y: the multipliers then restart from those of the
 last penalty at most the lowered one, so that the solve continues from the padded current point);
@@ -163,6 +166,9 @@ from .ipm import EXTENDED_GOAL, LOCK_UP_HINT
 #: Up to this many points, the dual slack's least eigenpairs fall back to a dense eigensolver when
 #: shift-invert Lanczos does not converge (its memory, 8n² bytes, is then at most 128 MB).
 DENSE_SLACK_FALLBACK_N = 4000
+
+# The penalty's cap relative to its start (a penalty the inner solve cannot meet only ruins its conditioning).
+_PENALTY_CAP = 1e9
 
 __all__ = ["solve_mvu_lowrank"]
 
@@ -668,7 +674,7 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
         sigma = 10.0 * c / _laplacian_lambda2((Bt @ B).tocsr())
     else:
         sigma = max(1.0, trace0 / max(float(D.sum()), 1e-300))
-    sigma_start, sigma_cap = 1e3 * sigma, 1e9 * sigma
+    sigma_start, sigma_cap = 1e3 * sigma, _PENALTY_CAP * sigma
     # the residual at which Newton takes over, and the fall of the residual below which an outer
     # iteration raises the penalty in the Newton phase (Newton meets a large penalty at little extra
     # cost; L-BFGS does not)
@@ -713,8 +719,9 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
         bound, rgap = float("nan"), float("nan")
         added = 0
         # stalled: the penalty is at its cap and the residual does not fall — a local minimiser of the
-        # violation at this rank, which the dual slack's negative eigenvectors lead out of
-        stalled = sigma >= sigma_cap and violation > 0.25 * previous_violation
+        # violation at this rank, which the dual slack's negative eigenvectors lead out of; a stalled run has
+        # violation (not a run whose violation already meets feas_tol: its certificate is tried instead)
+        stalled = sigma >= sigma_cap and violation > max(feas_tol, 0.25 * previous_violation)
         # the slack variant's multipliers are tested at every Newton iteration (early): its residual lags, and a
         # dual slack with negative eigenvalues there means a rank the factor lacks (module docstring)
         early = variant == "slack" and newton and not (violation <= 10 * feas_tol or stalled)
@@ -743,8 +750,13 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
                 certify = False
             elif np.any(negative):
                 added = int(negative.sum())
-                step = np.sqrt(np.abs(w[negative]) * trace0 / n)
-                Y = np.hstack([Y, U[:, negative] * step])
+                if scaled_penalty:
+                    # σ is kept here, often large: each column at the size that minimises f along it
+                    for column in U[:, negative].T:
+                        Y = _pad_column(lag, Y, column, y, sigma)
+                else:
+                    step = np.sqrt(np.abs(w[negative]) * trace0 / n)
+                    Y = np.hstack([Y, U[:, negative] * step])
                 if not scaled_penalty:
                     # a soft penalty lets the new columns grow out of the saddle; with the scaled penalty
                     # it is kept, as lowering it undoes the feasibility reached
