@@ -18,6 +18,7 @@ from sdpembed.problems.lmnn import (
     multi_metric_dual_bound,
     multi_metric_hinges,
     project_psd,
+    triplet_keys,
 )
 from sdpembed.problems.suite_cases import lmnn_multi_cases
 from sdpembed.results import relative_gap
@@ -1068,6 +1069,39 @@ def test_fixed_triplets_that_turn_inactive_are_released(instances, optima):
     assert empty_band.status == "optimal" and empty_band.objective == pytest.approx(result.objective, rel=1e-6)
 
 
+def test_the_bound_takes_the_fixed_triplets_sum_from_the_fold(instances, monkeypatch):
+    """With fixed triplets, solve_lmnn_fast's dual bound gets their sum from the fold (fixed_sum of
+    lmnn_dual_bound) instead of summing them again, and each such bound equals (to rounding) the bound of the
+    working and fixed multipliers listed together."""
+    from sdpembed.solvers.lmnn import fast as fast_module
+    inst = instances["gauss"]
+    bounds, folds = [], []
+    bound, outer_sum = fast_module.lmnn_dual_bound, fast_module.triplet_outer_sum
+
+    def recorded_bound(instance, triplets, alpha, **options):
+        value = bound(instance, triplets, alpha, **options)
+        bounds.append((instance, triplets, alpha, options, value, folds[-1] if folds else None))
+        return value
+
+    def recorded_fold(X, triplets, weights):
+        folds.append(triplets)
+        return outer_sum(X, triplets, weights)
+
+    monkeypatch.setattr(fast_module, "lmnn_dual_bound", recorded_bound)
+    monkeypatch.setattr(fast_module, "triplet_outer_sum", recorded_fold)
+    result = solve_lmnn_fast(inst)
+    assert result.history["fixed"][0] > 0 and result.status == "optimal"
+    shared = [call for call in bounds if call[3].get("fixed_sum") is not None]
+    assert shared
+    mu = inst.mu
+    for instance, triplets, alpha, options, value, fixed in shared:
+        assert options["fixed_sum"][0] == fixed.shape[0] > 0
+        together = bound(instance, np.concatenate([triplets, fixed]), np.concatenate([alpha, np.full(len(fixed), mu)]),
+                         upper_bound=options["upper_bound"])
+        assert value == pytest.approx(together, rel=1e-10, abs=1e-12)
+        assert not np.isin(triplet_keys(triplets, inst.n_points), triplet_keys(fixed, inst.n_points)).any()
+
+
 def test_progress_lines_only_when_asked(instances, capsys):
     """``verbose`` 1: the first-order stages and one line per working-set round (working set, violated,
     active, Newton steps, objective, bound, gap); 2: also every Newton step (objectives, residuals,
@@ -1350,8 +1384,9 @@ def test_a_certified_stop_reuses_its_hinge_scan(instances, monkeypatch):
     # no further scan
     assert sum(tries) >= 1 and len(scans) == sum(tries)
     assert result.objective == pytest.approx(inst.objective(result.solution), rel=1e-12)
-    assert result.dual_bound == lmnn_dual_bound(inst, result.extra["triplets"], result.extra["alpha"],
-                                                upper_bound=result.objective)
+    # to rounding: the solve sums its fixed triplets apart from the others (fixed_sum of lmnn_dual_bound)
+    assert result.dual_bound == pytest.approx(lmnn_dual_bound(inst, result.extra["triplets"], result.extra["alpha"],
+                                                              upper_bound=result.objective), rel=1e-12)
 
 
 @pytest.mark.parametrize("pcg_reaches", [True, False])
