@@ -674,7 +674,8 @@ def generalized_eigenvalues(D: np.ndarray, A: np.ndarray) -> np.ndarray:
 
 
 def lmnn_dual_bound(
-    instance, alpha_triplets: np.ndarray, alpha: np.ndarray, *, upper_bound: float | None = None
+    instance, alpha_triplets: np.ndarray, alpha: np.ndarray, *, upper_bound: float | None = None,
+    fixed_sum: tuple[int, np.ndarray, float] | None = None,
 ) -> float:
     """A certified lower bound on min_{M ⪰ 0} ε(M), the optimum of (2.11), from multipliers α.
 
@@ -717,6 +718,11 @@ def lmnn_dual_bound(
     upper_bound : float, optional
         U ≥ the optimum: the loss (2.11) of some PSD matrix (e.g. the solution). Tightens the
         trace bound; ε(0) = μ·T is used when omitted or larger.
+    fixed_sum : tuple (m, S, e), optional
+        m further triplets of the instance, none of them in ``alpha_triplets``, with α = μ each (e.g. the fixed
+        triplets of :func:`~sdpembed.solvers.lmnn.fast.solve_lmnn_fast`), given by their sum
+        S = μ Σ_t (C_ij − C_il) and its rounding-error bound e as :func:`triplet_outer_sum` returns them: the bound
+        is that of the multipliers of both lists, without summing the m triplets again.
 
     Returns
     -------
@@ -734,9 +740,15 @@ def lmnn_dual_bound(
     active = alpha > 0.0
     triplets, alpha = triplets[active], alpha[active]
     total = float(alpha.sum())
+    D, d_error = triplet_outer_sum(instance.X, triplets, alpha)
+    if fixed_sum is not None and fixed_sum[0] > 0:
+        count, S, s_error = fixed_sum
+        total += mu * int(count)
+        D = D + S
+        # the addition's rounding: at most ε|D + S| entrywise, so ‖·‖₂ ≤ ε‖D + S‖_F (doubled for the rounded sum)
+        d_error += s_error + 2.0 * _EPS * float(np.linalg.norm(D))
     if total == 0.0:
         return 0.0
-    D, d_error = triplet_outer_sum(instance.X, triplets, alpha)
     A = (1.0 - mu) * instance.pull_matrix
     a_error = (1.0 - mu) * _pull_error(instance)
     keep = np.ix_(*2 * (instance.spanning_coordinates,))

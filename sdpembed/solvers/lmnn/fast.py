@@ -476,9 +476,21 @@ def solve_lmnn_fast(
     else:
         working = seed_triplets(X, y, targets)
 
+    folded: list = []         # the last fixed set folded and its (sum, rounding-error bound), for the bound
+
     def fold(triplets: np.ndarray) -> np.ndarray:
         """μ Σ_t (C_ij − C_il) over fixed triplets (their multiplier α_t = μ in (2.14))."""
-        return triplet_outer_sum(X, triplets, np.full(triplets.shape[0], mu))[0][None]
+        folded[:] = [triplets, triplet_outer_sum(X, triplets, np.full(triplets.shape[0], mu))]
+        return folded[1][0][None]
+
+    def bound(triplets: np.ndarray, alpha: np.ndarray, objective: float) -> float:
+        """:func:`lmnn_dual_bound`; the rounds list the fixed triplets last (α = μ): when they are the set last
+        folded, their sum is taken from the fold instead of being formed again."""
+        m = folded[0].shape[0] if folded else 0
+        if m and triplets.shape[0] >= m and np.array_equal(triplets[-m:], folded[0]) and np.all(alpha[-m:] == mu):
+            return lmnn_dual_bound(instance, triplets[:-m], alpha[:-m], upper_bound=objective,
+                                   fixed_sum=(m, *folded[1]))
+        return lmnn_dual_bound(instance, triplets, alpha, upper_bound=objective)
 
     deadline = None if time_limit is None else start + float(time_limit)
     rounds = margin = None
@@ -503,9 +515,8 @@ def solve_lmnn_fast(
             build_system=lambda triplets: single_system(instance, triplets),
             hinge_stream=lambda Ms, threshold: [radius_hinges(X, y, targets, Ms[0], threshold=threshold)],
             pull=lambda Ms: float(np.sum(P * Ms[0])),
-            bound=lambda triplets, alpha, objective: lmnn_dual_bound(instance, triplets, alpha,
-                                                                     upper_bound=objective),
-            options=options, deadline=deadline, tight=warm is not None, start=ipm_start, fixed=fixed, fold=fold,
+            bound=bound, options=options, deadline=deadline, tight=warm is not None, start=ipm_start, fixed=fixed,
+            fold=fold,
             early_certificate=True,
         )
         if ((repair == "fallback" or margin is not None) and rounds.rgap > gap_tol

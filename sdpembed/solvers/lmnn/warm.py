@@ -29,7 +29,9 @@ matter of scale (standardised features put the target neighbours tens of margins
 first step is a unit step along the gradient, spends a dozen evaluations and several rejected steps finding
 it. So the first stage starts from c*L₀ (:func:`_ray_scale`): c is halved from 1 until the slope turns
 non-positive, and c* is the minimiser of the cubic interpolating the loss and slope at the last two scales
-(Nocedal & Wright, (3.59)), kept inside that bracket. Each stage's first L-BFGS step, along the gradient
+(Nocedal & Wright, (3.59)), kept inside that bracket. The distances along the ray are c² times those at L₀, and the
+pairs inside a radius at a scale c are candidates at any smaller scale: one scan of the pairs, at a quarter of
+the first scale, serves the first scale and two halvings. Each stage's first L-BFGS step, along the gradient
 before any curvature pair is stored, is taken ``first_step``·‖L‖_F long (L-BFGS runs in the variable L/σ,
 σ = ``first_step``·‖L‖_F, whose first step has unit length; later steps are scaled by the curvature pairs,
 which do not depend on σ) instead of the unit length, which at ‖L‖_F of a few units was rejected by the line
@@ -79,6 +81,10 @@ __all__ = ["WarmStart", "smoothed_hinge", "warm_start_metric"]
 
 #: Points from which :func:`warm_start_metric` evaluates distances and hinges in float32 by default.
 _FLOAT32_FROM = 2000
+
+#: A scan along the ray of ``_FullLoss.along_ray`` at scale c keeps the candidate pairs of every scale down to
+#: c/_RAY_COVER (two halvings of ``_ray_scale``).
+_RAY_COVER = 4.0
 
 #: Candidate pairs whose exact distances are formed at once (temporaries that stay in cache: one large
 #: difference array at once costs several times as much, mostly in page faults of fresh memory).
@@ -172,16 +178,12 @@ class _FullLoss:
         self.eta = 1.0
         self.reach, self.move = float(reach), float(move)
         self.cache, self.last, self.reused, self.reused_pairwise = None, None, 0, 0
+        self.ray = None
 
     def __call__(self, x: np.ndarray) -> tuple[float, np.ndarray]:
-        Z, mu, eta, targets = self.Z, self.mu, self.eta, self.targets
-        n, d = Z.shape
-        k = targets.shape[1]
+        n, d = self.Z.shape
         L = x.reshape(d, d)
-        L_dist = L.astype(self.dtype)
-        ZL = self.Z_dist @ L_dist.T
-        UL = self.target_dist @ L_dist.T                                         # ‖L u_ij‖², one product
-        d_target = np.einsum("ij,ij->i", UL, UL).reshape(n, k)
+        ZL, d_target = self._mapped(L)
         radius = 1.0 + d_target.max(axis=1)
         if self._cache_holds(L, radius, ZL):
             self.reused += 1
@@ -192,13 +194,59 @@ class _FullLoss:
             indptr = np.concatenate([[0], np.cumsum(np.bincount(a, minlength=n))])
             self.cache = (order, a, b, indptr, L.copy(), np.sqrt(self.reach * radius)) if small else None
         self.last = L.copy()
-        ZLs, rs, Zs = ZL[order], radius[order], Z[order]
-        D_ab = np.empty(a.size, dtype=self.dtype)                                # ‖L(x_a − x_b)‖² in dtype, from
-        for start in range(0, a.size, _PAIR_CHUNK):                              # differences in cache-sized chunks
+        return self._loss_and_gradient(L, d_target, order, a, b, indptr, self._pair_distances(ZL[order], a, b))
+
+    def along_ray(self, L0: np.ndarray, c: float) -> tuple[float, np.ndarray]:
+        """The smoothed loss (2.11) and its gradient (flattened) at c·L₀, c > 0, as ``self(c * L0)``, with one
+        scan for several scales.
+
+        Along the ray every squared distance is c² times its value at L₀, so a pair (a, b) is inside
+        max(r_a, r_b) = 1 + c²·max(T_a, T_b) at c (T_p = max_j ‖L₀u_pj‖²) iff ‖L₀w‖² < 1/c² + max(T_a, T_b): the
+        candidate pairs of a scale c' ≤ c hold those of c. A scan at the scale c/``_RAY_COVER`` keeps its pairs
+        and their distances at L₀, and every later scale down to it takes them, scaled by c², without a Gram pass
+        or a gather (exact; for c a power of two, as in ``_ray_scale``, the scaled distances are those formed at
+        c·L₀ to the last bit). The reuse cache of ``__call__`` is reset, as a scan at c·L₀ would leave it after a
+        move of relative length above ``move``.
+        """
+        n, d = self.Z.shape
+        ray = self.ray
+        if ray is None or c < ray[1] or not np.array_equal(ray[0], L0):
+            ZL, d_target = self._mapped(L0)
+            low = c / _RAY_COVER
+            order, a, b = self._candidates(low * ZL, 1.0 + (low * low) * d_target.max(axis=1), 1.0)
+            indptr = np.concatenate([[0], np.cumsum(np.bincount(a, minlength=n))])
+            ray = self.ray = (L0.copy(), low, order, a, b, indptr, self._pair_distances(ZL[order], a, b), d_target)
+        L = c * L0
+        self.last, self.cache = L.copy(), None
+        order, a, b, indptr, D0, d_target = ray[2:]
+        square = c * c
+        return self._loss_and_gradient(L, square * d_target, order, a, b, indptr, square * D0)
+
+    def _mapped(self, L: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The mapped centred points ZLᵀ and the target distances ‖L u_ij‖² (n × k), in ``dtype``."""
+        L_dist = L.astype(self.dtype)
+        UL = self.target_dist @ L_dist.T                                         # ‖L u_ij‖², one product
+        return self.Z_dist @ L_dist.T, np.einsum("ij,ij->i", UL, UL).reshape(self.targets.shape)
+
+    def _pair_distances(self, ZLs: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        """‖L(x_a − x_b)‖² of the pairs (a, b) of rows of ``ZLs``, in ``dtype``, from differences in cache-sized
+        chunks."""
+        D_ab = np.empty(a.size, dtype=self.dtype)
+        for start in range(0, a.size, _PAIR_CHUNK):
             t = slice(start, start + _PAIR_CHUNK)
             diff = ZLs[a[t]]
             diff -= ZLs[b[t]]
             D_ab[t] = np.einsum("ij,ij->i", diff, diff)
+        return D_ab
+
+    def _loss_and_gradient(self, L: np.ndarray, d_target: np.ndarray, order: np.ndarray, a: np.ndarray,
+                           b: np.ndarray, indptr: np.ndarray, D_ab: np.ndarray) -> tuple[float, np.ndarray]:
+        """The smoothed loss and its gradient (flattened) at L from the target distances and the candidate pairs
+        (a, b) in the point order ``order`` (CSR row pointers ``indptr``) with their distances ``D_ab`` at L."""
+        Z, mu, eta = self.Z, self.mu, self.eta
+        n, k = self.targets.shape
+        radius = 1.0 + d_target.max(axis=1)
+        rs, Zs = radius[order], Z[order]
         forward, backward = D_ab < rs[a], D_ab < rs[b]                           # b inside the radius of a; a of b
         n_forward = int(forward.sum())
         i = np.concatenate([a[forward], b[backward]])                            # anchor (index space of a, b)
@@ -327,7 +375,7 @@ class _FullLoss:
 
 def _ray_scale(loss, L0: np.ndarray, *, halvings: int = 8) -> tuple[float, int]:
     """The scale c of the start cL₀ of the first stage (module docstring, "A scaled start") and the evaluations
-    of ``loss`` (value and gradient in L, flattened) it took.
+    of ``loss(L0, c)`` (value and gradient in L at cL₀, flattened; ``_FullLoss.along_ray``) it took.
 
     c is halved from 1 while the slope ⟨∇ε(cL₀), L₀⟩ of the loss along the ray is positive; the minimiser of the
     cubic through the loss and slope at the last two scales c₀ < c₁ (the slope changes sign between them; the
@@ -340,7 +388,7 @@ def _ray_scale(loss, L0: np.ndarray, *, halvings: int = 8) -> tuple[float, int]:
     def along(c: float) -> tuple[float, float]:
         nonlocal evaluations
         evaluations += 1
-        value, gradient = loss(c * direction)
+        value, gradient = loss(L0, c)
         return float(value), float(gradient @ direction)
 
     c0, (f0, g0) = 1.0, along(1.0)
@@ -448,7 +496,7 @@ def warm_start_metric(
     problem = _FullLoss(X, y, np.asarray(targets, dtype=np.int64), P, mu, dtype=dtype)
     if scale_start:
         problem.eta = float(etas[0])
-        scale, evaluations = _ray_scale(problem, L)
+        scale, evaluations = _ray_scale(problem.along_ray, L)
         L = scale * L
         history["scale"] = scale
     for eta in etas:

@@ -18,6 +18,7 @@ from sdpembed.problems.lmnn import (
     multi_metric_dual_bound,
     multi_metric_hinges,
     project_psd,
+    triplet_keys,
 )
 from sdpembed.problems.suite_cases import lmnn_multi_cases
 from sdpembed.results import relative_gap
@@ -962,9 +963,9 @@ def test_scaled_start_is_near_the_best_scale_of_the_ray(instances):
         L0 = np.eye(inst.dim)
         calls = []
 
-        def counted(x, calls=calls, loss=loss):
+        def counted(L, c, calls=calls, loss=loss):
             calls.append(1)
-            return loss(x)
+            return loss.along_ray(L, c)
 
         scale, evaluations = warm_module._ray_scale(counted, L0)
         assert evaluations == len(calls)
@@ -977,6 +978,46 @@ def test_scaled_start_is_near_the_best_scale_of_the_ray(instances):
         warm = warm_module.warm_start_metric(inst.X, inst.y, inst.targets, inst.mu, P, stage_iter=0)
         assert warm.history["scale"] == scale and warm.evaluations == evaluations + 2    # one per stage at L
         np.testing.assert_allclose(warm.L, scale * L0)
+
+
+def test_one_scan_along_the_ray_serves_two_halvings(instances, monkeypatch):
+    """_FullLoss.along_ray(L₀, c) equals the full evaluation at cL₀ (independent object, its own scans) at the
+    scales of the ray's halvings and at one in between, with one candidate scan for c = 1, 1/2, 1/4 and a new one
+    only below c/4; the scan's pair set holds every pair inside a radius at those scales (brute force)."""
+    from sdpembed.solvers.lmnn import warm as warm_module
+    for name in ("wine", "gauss"):
+        inst = instances[name]
+        P = np.asarray(inst.pull_matrix)
+        ray = warm_module._FullLoss(inst.X, inst.y, inst.targets, P, inst.mu, block_size=37)
+        full = warm_module._FullLoss(inst.X, inst.y, inst.targets, P, inst.mu, block_size=37)
+        ray.eta = full.eta = 0.3
+        scans, candidates = [], warm_module._FullLoss._candidates
+
+        def counted(self, *args, scans=scans, candidates=candidates):
+            scans.append(1)
+            return candidates(self, *args)
+
+        monkeypatch.setattr(warm_module._FullLoss, "_candidates", counted)
+        rng = np.random.default_rng(3)
+        L0 = np.eye(inst.dim) + 0.2 * rng.standard_normal((inst.dim, inst.dim))
+        Z = ray.Z @ L0.T
+        D = ((Z[:, None, :] - Z[None, :, :]) ** 2).sum(axis=2)
+        T = ((ray.target_diffs @ L0.T) ** 2).sum(axis=1).reshape(inst.targets.shape).max(axis=1)
+        for c, expected_scans in ((1.0, 1), (0.5, 1), (0.35, 1), (0.25, 1), (0.125, 2)):
+            value, gradient = ray.along_ray(L0, c)
+            before = len(scans)
+            value_full, gradient_full = full(c * L0.ravel())
+            assert len(scans) == before + 1
+            del scans[before:]
+            assert len(scans) == expected_scans
+            assert value == pytest.approx(value_full, rel=1e-12)
+            np.testing.assert_allclose(gradient, gradient_full, rtol=1e-10, atol=1e-10 * np.abs(gradient_full).max())
+            order, a, b = ray.ray[2:5]
+            kept = np.zeros(D.shape, dtype=bool)
+            kept[order[a], order[b]] = kept[order[b], order[a]] = True
+            r = 1.0 + c * c * T
+            inside = (c * c * D < np.maximum(r[:, None], r[None, :])) & (inst.y[:, None] != inst.y[None, :])
+            assert inside.any() and not (inside & ~kept).any()
 
 
 def test_first_lbfgs_step_of_each_stage_has_the_relative_length_first_step(instances, monkeypatch):
@@ -1026,6 +1067,39 @@ def test_fixed_triplets_that_turn_inactive_are_released(instances, optima):
     assert fixed.history["fixed"][0] > 0 and fixed.objective == pytest.approx(result.objective, rel=1e-6)
     empty_band = solve_lmnn_fast(inst, first_order_keep=0.0, first_order_fix=0.0)  # no working triplet at first
     assert empty_band.status == "optimal" and empty_band.objective == pytest.approx(result.objective, rel=1e-6)
+
+
+def test_the_bound_takes_the_fixed_triplets_sum_from_the_fold(instances, monkeypatch):
+    """With fixed triplets, solve_lmnn_fast's dual bound gets their sum from the fold (fixed_sum of
+    lmnn_dual_bound) instead of summing them again, and each such bound equals (to rounding) the bound of the
+    working and fixed multipliers listed together."""
+    from sdpembed.solvers.lmnn import fast as fast_module
+    inst = instances["gauss"]
+    bounds, folds = [], []
+    bound, outer_sum = fast_module.lmnn_dual_bound, fast_module.triplet_outer_sum
+
+    def recorded_bound(instance, triplets, alpha, **options):
+        value = bound(instance, triplets, alpha, **options)
+        bounds.append((instance, triplets, alpha, options, value, folds[-1] if folds else None))
+        return value
+
+    def recorded_fold(X, triplets, weights):
+        folds.append(triplets)
+        return outer_sum(X, triplets, weights)
+
+    monkeypatch.setattr(fast_module, "lmnn_dual_bound", recorded_bound)
+    monkeypatch.setattr(fast_module, "triplet_outer_sum", recorded_fold)
+    result = solve_lmnn_fast(inst)
+    assert result.history["fixed"][0] > 0 and result.status == "optimal"
+    shared = [call for call in bounds if call[3].get("fixed_sum") is not None]
+    assert shared
+    mu = inst.mu
+    for instance, triplets, alpha, options, value, fixed in shared:
+        assert options["fixed_sum"][0] == fixed.shape[0] > 0
+        together = bound(instance, np.concatenate([triplets, fixed]), np.concatenate([alpha, np.full(len(fixed), mu)]),
+                         upper_bound=options["upper_bound"])
+        assert value == pytest.approx(together, rel=1e-10, abs=1e-12)
+        assert not np.isin(triplet_keys(triplets, inst.n_points), triplet_keys(fixed, inst.n_points)).any()
 
 
 def test_progress_lines_only_when_asked(instances, capsys):
@@ -1310,8 +1384,9 @@ def test_a_certified_stop_reuses_its_hinge_scan(instances, monkeypatch):
     # no further scan
     assert sum(tries) >= 1 and len(scans) == sum(tries)
     assert result.objective == pytest.approx(inst.objective(result.solution), rel=1e-12)
-    assert result.dual_bound == lmnn_dual_bound(inst, result.extra["triplets"], result.extra["alpha"],
-                                                upper_bound=result.objective)
+    # to rounding: the solve sums its fixed triplets apart from the others (fixed_sum of lmnn_dual_bound)
+    assert result.dual_bound == pytest.approx(lmnn_dual_bound(inst, result.extra["triplets"], result.extra["alpha"],
+                                                              upper_bound=result.objective), rel=1e-12)
 
 
 @pytest.mark.parametrize("pcg_reaches", [True, False])
