@@ -19,6 +19,7 @@ References
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -279,7 +280,7 @@ def _proved_check(blocks: Iterable[tuple[tuple[np.ndarray, ...], Any, np.ndarray
                           int(left.sum()))
 
 
-class _TraceInstance(Instance):
+class _TraceInstance(Instance, ABC):
     """What the trace-minimisation instances share: the objective and the verified dual bound."""
 
     #: The multiplier arrays a solution file may carry (the file contract, ``docs/grading.md``):
@@ -375,9 +376,10 @@ class _TraceInstance(Instance):
             checks.append(_proved_check(blocks, lambda V=V: ExactSecantForms(V, P).of_rows, tol, self.delta, progress))
         return ViolationCheck.merge(checks, tol)
 
+    @abstractmethod
     def _secant_lists(self) -> list[tuple[np.ndarray, float, float]]:
-        """The stored secant lists of a secant-form instance with their bounds (lo, hi) of (*)."""
-        raise NotImplementedError
+        """The stored secant lists of a secant-form instance with their bounds (lo, hi) of (*); every concrete
+        instance type states its own (NuMax (4): one list; NuMax-Class (7): inter- and intra-class)."""
 
     @cached_property
     def secant_pairs(self) -> np.ndarray:
