@@ -501,19 +501,10 @@ def _eig_estimate(n: int, edges: np.ndarray, y: np.ndarray, level: float) -> tup
         4.0 * _EPS * (max(spectral, 1.0) + shift)
 
 
-def _min_eig_perp(n: int, edges: np.ndarray, y: np.ndarray, level: float) -> float:
-    """The estimate of :func:`_eig_estimate` lowered by its margin."""
-    estimate, margin, _ = _eig_estimate(n, edges, y, level)
-    return estimate - margin
-
-
 def algebraic_connectivity(n: int, edges: np.ndarray) -> float:
     """λ₂ of the unit-weight Laplacian (3.24), estimated densely (n ≤ a few 1000) and lowered by a
     backward-error margin."""
-    # the level moves the eigenvalue of 1 above the whole spectrum (λ_max ≤ 2·max degree, Gershgorin): at a
-    # level of 0 it sat at 1, and every λ₂ > 1 read as 1
-    level = 2.0 * float(np.max(np.bincount(edges.ravel(), minlength=n), initial=0))
-    return _min_eig_perp(n, edges, np.ones(edges.shape[0]), level)
+    return connectivity_interval(n, edges)[0]
 
 
 def connectivity_interval(n: int, edges: np.ndarray, basis_rows: np.ndarray | None = None) -> tuple[float, float]:
@@ -522,6 +513,8 @@ def connectivity_interval(n: int, edges: np.ndarray, basis_rows: np.ndarray | No
     value). With ``basis_rows`` B̃ = BV (E × m) it brackets λ_min(B̃ᵀB̃), the unit weights on the face of
     K = VXVᵀ, instead: eigvalsh's 16mε‖·‖ plus the rounding γ_E‖B̃‖²_F of forming B̃ᵀB̃."""
     if basis_rows is None:
+        # the level moves the eigenvalue of 1 above the whole spectrum (λ_max ≤ 2·max degree, Gershgorin): at a
+        # level of 0 it sat at 1, and every λ₂ > 1 read as 1
         level = 2.0 * float(np.max(np.bincount(edges.ravel(), minlength=n), initial=0))
         estimate, margin, _ = _eig_estimate(n, edges, np.ones(edges.shape[0]), level)
     else:

@@ -62,7 +62,6 @@ from ..._progress import say
 from ..._validate import check_positive_int
 from ...problems.mvu import (
     DUAL_DENSE_LIMIT,
-    algebraic_connectivity,
     connectivity_interval,
     dual_bound,
     slack_verdict,
@@ -257,15 +256,15 @@ def solve_in_face(instance, *, basis: np.ndarray | None = None, certificate=None
     if n > DUAL_DENSE_LIMIT:
         raise ValueError(f"the interior-point method is dense in n; n = {n} exceeds {DUAL_DENSE_LIMIT}: use "
                          "variational MVU (sdpembed.solvers.mvu.variational) at this size")
-    lam2 = algebraic_connectivity(n, edges)
     V = centered_basis(n) if basis is None else np.asarray(basis, dtype=np.float64)
     Bt = V[edges[:, 0]] - V[edges[:, 1]]               # B̃ = BV, rows b̃_e
     m = V.shape[1]
-    if basis is not None:                              # λ_min of the unit weights on the face (≥ λ₂)
-        lam2 = float(np.linalg.eigvalsh(Bt.T @ Bt)[0])
+    # λ₂ bracketed once, for the start and the slack verdict: on the face, λ_min of the unit weights (≥ λ₂),
+    # its estimate; on all of 1⊥ the estimate lowered by its margin (algebraic_connectivity's value)
+    lower, upper = connectivity_interval(n, edges, None if basis is None else Bt)
+    lam2 = lower if basis is None else 0.5 * (lower + upper)
     bound_of = (lambda w, goal: dual_bound(instance, w, goal=goal)) if certificate is None else certificate
-    verdict = None if variant != "slack" else slack_verdict(
-        instance.omega, *connectivity_interval(n, edges, None if basis is None else Bt))
+    verdict = None if variant != "slack" else slack_verdict(instance.omega, lower, upper)
     if verdict is not None:                            # unbounded, or undecided within the estimate's error
         return result(np.zeros((n, n)), *verdict, float("inf"), np.zeros(E), 0, {})
 
