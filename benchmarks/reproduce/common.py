@@ -99,6 +99,18 @@ def quick_departures(experiment: Experiment) -> list[str]:
             if experiment.quick.get(key) != experiment.full[key]]
 
 
+def gap_text(run: dict) -> str:
+    """A solve's certified relative gap as text (``relative_gap``, or ``gap``, of the record ``run``), or — where
+    the objective lies above the proved upper bound (a negative "gap", MVU maximising) — what that means: K is
+    not feasible, since no feasible K has an objective above the bound (with its ``violation`` of τ, if known)."""
+    gap = run.get("relative_gap", run.get("gap", float("nan")))
+    if not gap < 0.0:
+        return f"certified relative gap {gap:.1e}"
+    violation = run.get("violation")
+    return (f"no certified gap: the objective lies {-gap:.1e} above the proved bound, so K is infeasible"
+            + (f" (constraint violation {violation:.1e} of τ)" if violation is not None else ""))
+
+
 def machine() -> str:
     """The machine's architecture, processor, cores and Python version."""
     return f"{platform.machine()} ({cpu_model()}), {os.cpu_count()} cores, Python {platform.python_version()}"

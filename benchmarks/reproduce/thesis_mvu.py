@@ -47,7 +47,7 @@ from sdpembed.validation.embedding_quality import (  # noqa: E402
     neighborhood_intersection,
 )
 
-from .common import Experiment, Outcome  # noqa: E402
+from .common import Experiment, Outcome, gap_text  # noqa: E402
 from .numax import _md_table, _save  # noqa: E402
 from .thesis_mvu_kernel import DATA_NOTE as _KERNEL_DATA_NOTE  # noqa: E402
 from .thesis_mvu_kernel import EXPERIMENTS as _KERNEL_EXPERIMENTS  # noqa: E402
@@ -142,17 +142,6 @@ def _quality(X: np.ndarray, Y: np.ndarray, l: int) -> dict:
     return {"continuity": c, "trust": t, "intersection": i, "harmonic": 3.0 / (1 / c + 1 / t + 1 / max(i, 1e-12))}
 
 
-def _gap_text(run: dict) -> str:
-    """The certified relative gap, or — where the objective lies above the proved upper bound — what that
-    means: K is not feasible (a negative "gap" is no gap: no feasible K has an objective above the bound)."""
-    gap = run["relative_gap"]
-    if not gap < 0.0:
-        return f"certified relative gap {gap:.1e}"
-    violation = run.get("violation")
-    return (f"no certified gap: the objective lies {-gap:.1e} above the proved bound, so K is infeasible"
-            + (f" (constraint violation {violation:.1e} of τ)" if violation is not None else ""))
-
-
 def _face_text(run: dict) -> str:
     """Why a facial-reduction run is not certified: the face holding the feasible set, and the stress's
     weakness on its complement, which sets how far the lifted multipliers' bound lies above the optimum."""
@@ -166,7 +155,7 @@ def _face_text(run: dict) -> str:
 
 
 def _solve_text(run: dict) -> str:
-    return f"{run['status']}, {_gap_text(run)}, {run['method']}, {run['edges']} edges, CPU {run['cpu_s']:.0f} s"
+    return f"{run['status']}, {gap_text(run)}, {run['method']}, {run['edges']} edges, CPU {run['cpu_s']:.0f} s"
 
 
 def _top(spectrum: np.ndarray, count: int = 4) -> str:
@@ -344,7 +333,7 @@ def fig3_8(config: dict, png: Path) -> Outcome:
                    f"{run['spectrum'][1]:.1%}), the third {run['spectrum'][2]:.1%}; the embedding is {shape} "
                    "(published: two dominant eigenvalues, a circle)."
                    + ("" if run["status"] == "optimal" else
-                      f" The solve ended {run['status']} ({_gap_text(run)}): not a certified optimum, so not "
+                      f" The solve ended {run['status']} ({gap_text(run)}): not a certified optimum, so not "
                       "*reproduced*.")
                    + ("" if components == 1 else
                       f" The unlinked k = {config['k']} graph has {components} components: linked, it is an open "
@@ -529,7 +518,7 @@ def fig3_15(config: dict, png: Path) -> Outcome:
         verdict=("reproduced" if exact and ok else "reproduced in trend" if ok else "differs"),
         agreement=(f"MVU spreads the 2-D comb over {count['mvu']} dimensions, Isomap over {count['isomap']} "
                    "(published: 6 and 8); both raise the dimension"
-                   + ("." if ok else f" — but the MVU solve is {run['status']} ({_gap_text(run)}), so its count is "
+                   + ("." if ok else f" — but the MVU solve is {run['status']} ({gap_text(run)}), so its count is "
                       "not a certified optimum's." + _face_text(run))
                    + ("" if exact else " The thesis does not give the comb's geometry (number and length of the "
                       "teeth); how our counts change with it, and with the solver, is tested by "

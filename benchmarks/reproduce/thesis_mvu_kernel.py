@@ -43,7 +43,7 @@ from sdpembed.graphs import knn_indices, link_components, neighborhood_graph  # 
 from sdpembed.solvers.mvu.spectral import spectral_embedding  # noqa: E402
 from sdpembed.validation.embedding_quality import local_continuity, local_trust, neighborhood_intersection  # noqa: E402
 
-from .common import Experiment, Outcome  # noqa: E402
+from .common import Experiment, Outcome, gap_text  # noqa: E402
 from .numax import _md_table, _save  # noqa: E402
 
 #: What the paper module (:mod:`reproduce.thesis_mvu`, which runs these experiments) says of their data.
@@ -306,8 +306,8 @@ def table3_2(config: dict, png: Path) -> Outcome:
     def uncertified(r):
         # an embedding is MVU's only when its solve is a certified optimum: say so where it is not
         return "" if r.get("status") == "optimal" else (
-            f" (its solve ended `{r.get('status')}` at certified gap {r.get('gap', float('nan')):.1e}: not a "
-            "certified optimum)")
+            f" (its solve ended `{r.get('status')}`, {gap_text(r)}: not a certified "
+            "optimum)")
 
     agreement = (f"Swiss roll (the thesis' data): the best intersection is ours {best_ours} "
                  f"({ours_sw[best_ours]:.3f}), the thesis' {best_pub} ({pub_sw[best_pub]:.3f}); exact MVU"

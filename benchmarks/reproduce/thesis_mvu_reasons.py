@@ -29,7 +29,7 @@ from sklearn.manifold import Isomap  # noqa: E402
 
 from sdpembed.datasets import swiss_roll  # noqa: E402
 
-from .common import Experiment, Outcome  # noqa: E402
+from .common import Experiment, Outcome, gap_text  # noqa: E402
 from .numax import _md_table, _save  # noqa: E402
 from .thesis_mvu_kernel import PUBLISHED_TABLE3_2  # noqa: E402
 
@@ -761,7 +761,7 @@ def fig3_15_reasons(config: dict, png: Path) -> Outcome:
         published="Six dimensions of non-zero variance with MVU (k = 3), eight with Isomap (k = 5); geometry not "
                   "given.",
         ours=_md_table(["teeth", "MVU count (interior point)", "MVU count (low rank)", "Isomap count"],
-                       [[r["teeth"], f"{r['ipm']['count']} ({r['ipm']['status']}, {_base()._gap_text(r['ipm'])})",
+                       [[r["teeth"], f"{r['ipm']['count']} ({r['ipm']['status']}, {gap_text(r['ipm'])})",
                          f"{r['lowrank']['count']} ({r['lowrank']['status']})", r["isomap_count"]] for r in raw])
         + f"\n\nn = {config['n']}, MVU k = {config['k_mvu']} (equality), Isomap k = {config['k_isomap']}; a count "
         "is the number of eigenvalues above 1 % of the trace.",
@@ -823,7 +823,7 @@ def fig3_15_reasons_odd(config: dict, png: Path) -> Outcome:
                   "given.",
         ours=_md_table(["teeth", "MVU count (interior point)", "Isomap count"],
                        [[r["teeth"], f"{r['ipm']['count']} ({r['ipm']['status']}, {r['ipm']['iterations']} it., "
-                                     f"{_base()._gap_text(r['ipm'])})", r["isomap_count"]] for r in raw])
+                                     f"{gap_text(r['ipm'])})", r["isomap_count"]] for r in raw])
         + f"\n\nn = {config['n']}, MVU k = {config['k_mvu']} (equality, iteration cap {config['max_iter']}), "
         f"Isomap k = {config['k_isomap']}; a count is the number of eigenvalues above 1 % of the trace.",
         rows={"runs": raw, "decision": decision},
@@ -865,7 +865,7 @@ def fig3_15_reasons_graph(config: dict, png: Path) -> Outcome:
                   "graph not given.",
         ours=_md_table(["teeth", "MVU count, distance-only graph (interior point)", "λ1..λ4", "Isomap count"],
                        [[r["teeth"], f"{r['ipm']['count']} ({r['ipm']['status']}, {r['ipm']['iterations']} it., "
-                                     f"{_base()._gap_text(r['ipm'])})",
+                                     f"{gap_text(r['ipm'])})",
                          ", ".join(f"{v:.3f}" for v in r["ipm"]["spectrum"][:4]), r["isomap_count"]] for r in raw])
         + f"\n\nn = {config['n']}, MVU k = {config['k_mvu']} (equality, no angle edges, iteration cap "
         f"{config['max_iter']}), Isomap k = {config['k_isomap']}; a count is the number of eigenvalues above 1 % of "
