@@ -188,7 +188,8 @@ class OutsideMonitor:
         pairs *outside* this problem (column generation passes a scan of all pairs). At a
         check, once the working pairs' accuracy max(violation, e₁, e₂) is at most ``ratio``
         times that outside violation (and it exceeds ``feas_tol``), the run stops with status
-        ``max_iterations``. It is called at most every 20 iterations, and so that its counted
+        ``max_iterations``, uncertified (as with ``certify`` False: bound and gap NaN, values through
+        the points). It is called at most every 20 iterations, and so that its counted
         work (``work``) stays within a tenth of the ADMM's (the cadence counts floating-point
         operations, never the clock, so a run's iterates do not depend on the machine's load).
     ratio : float
@@ -309,7 +310,7 @@ def pair_trace_admm(
         bound and gap are NaN, ``extra["y"]`` holds the unscaled multipliers, the status is
         never ``optimal``, and the values 𝒜(P) and the violation are computed through the points'
         coordinates in the basis (the pair route, O(n_a r k + S k) for P of rank k), so that the
-        explicit secants (S × N) are not formed.
+        explicit secants (S × N) are not formed. A run that ``monitor`` ends is not certified either.
     keep_polish_system : bool
         Keep the factorised normal system of the polish that settled P in ``extra["polish_system"]``
         (a :class:`~sdpembed.solvers.numax.factor_polish.NormalSystem`, S × S in single precision;
@@ -383,6 +384,7 @@ def pair_trace_admm(
     bound, violation, rgap, rank, objective = 0.0, float("inf"), float("inf"), 0, 0.0
     last_monitor, last_correction = 0, -POLISH_EVERY
     outside_seen = 0.0                # the monitor's last worst violation outside the working pairs
+    ended_by_monitor = False
     y_acted = None                    # multipliers other than β·ω whose bound the last check acted on
     last_polish, polish_failures, polish_note, polish_system = -POLISH_EVERY, 0, "", None
     # the normal system of the last polish that reached the box but not the gap: the next attempt,
@@ -555,6 +557,7 @@ def pair_trace_admm(
                     control.message = (
                         f"stopped at iteration {iteration}: pairs outside the problem violate by "
                         f"{outside:.2e}, the working pairs only by {violation:.2e} (e1 {e1:.1e}, e2 {e2:.1e})")
+                    ended_by_monitor = True
                     break
         if mixing is not None:
             state_next, parts = _anderson_step(mixing, plain, x_in, rescaled, n_measured, no_extrapolation=(
@@ -576,6 +579,9 @@ def pair_trace_admm(
     state = ADMMState(L, Lam, omega, control.beta, basis, steps.K_inv, steps.gram, factor=steps.cholesky,
                       eig_block=shrink.block, values=(AL.copy(), A_Lam.copy()))
     factor = factor_in_original_coordinates(U_P, s_P, basis)
+    # a run the monitor ended is never optimal (pairs outside violate), and column generation solves
+    # again with them: its certificate from the explicit secants (S × N) would only be printed
+    certify = certify and not ended_by_monitor
     if certify:
         explicit = operator.explicit()
         B = explicit.V @ factor.T

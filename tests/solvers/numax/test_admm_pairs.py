@@ -255,6 +255,26 @@ def test_monitor_stops_a_solve_that_outside_pairs_will_change():
     assert quiet.status == "optimal" and quiet.iterations > stopped.iterations
 
 
+def test_a_solve_the_monitor_stops_is_not_certified_and_forms_no_explicit_secants():
+    """Column generation solves again once the monitor has stopped a round: its certificate would only be
+    printed, so it is not made (bound and gap NaN) and the explicit (S, N) secants are not formed; the
+    values come through the points and equal the explicit ones."""
+    X = digits_points(60)
+    op = _pair_operator(X, 600)
+    _, sigma, rows = np.linalg.svd(X - X.mean(axis=0), full_matrices=False)
+    span = SpanCoordinates(X, rows[sigma > 1e-12 * sigma[0]].T)
+    stopped = pair_trace_admm(op, 0.8, 1.2, span=span, monitor=OutsideMonitor(lambda factor: 0.5))
+    assert stopped.status == "max_iterations" and "outside" in stopped.message
+    assert np.isnan(stopped.dual_bound) and np.isnan(stopped.relative_gap)
+    assert "V" not in op.__dict__
+    factor = stopped.extra["factor"]
+    explicit = np.einsum("ij,ij->i", op.V @ factor.T, op.V @ factor.T)
+    np.testing.assert_allclose(stopped.extra["values"], explicit, rtol=1e-12, atol=1e-12)
+    quiet = pair_trace_admm(_pair_operator(X, 600), 0.8, 1.2, span=span,
+                            monitor=OutsideMonitor(lambda factor: 0.0))
+    assert quiet.status == "optimal" and quiet.relative_gap <= 1e-5
+
+
 def test_uncertified_solve_is_never_optimal():
     op = _pair_operator(digits_points(40), 400)
     result = pair_trace_admm(op, 0.8, 1.2, certify=False)
