@@ -311,6 +311,12 @@ class LMNNInstance(_TripletData):
         P.setflags(write=False)
         return P
 
+    @cached_property
+    def pull_spans(self) -> tuple[_PullSpan]:
+        """The span T of the target differences, the range of P, where :func:`lmnn_dual_bound` tests C(α):
+        one entry, as :attr:`MultiMetricLMNNInstance.pull_spans` has one per metric."""
+        return (_pull_span(self.X, _target_pairs(self.targets), self.pull_matrix, self.spanning_coordinates),)
+
     # ----------------------------------------------------------------- evaluation
     def _metric(self, M: np.ndarray) -> np.ndarray:
         M = as_matrix(M, "M")
@@ -793,7 +799,13 @@ def lmnn_dual_bound(
     (:func:`spanning_coordinates`, which proves the reduction exact: P and C(α) are B P_KK Bᵀ and
     B C(α)_KK Bᵀ, and the problem on X[:, K] has the same optimum), so that a direction in which no
     two points differ — a constant pixel, or two pixels non-zero in one image only — is no null
-    vector the test would have to prove. The result is the largest of these (and of 0: ε ≥ 0).
+    vector the test would have to prove. When the target differences span less than all points do
+    (repeated points, classes with fewer points than dimensions), the multipliers of triplets whose
+    impostor difference lies outside their span T are set to 0 and the tests run on coordinates that
+    span T and the kept differences exactly — the argument of :func:`multi_metric_dual_bound` with one
+    metric (every dual-feasible α is 0 there: vᵀC(α)v = −Σ α_t (u_tᵀv)² for v ⊥ T); with
+    ``fixed_sum`` on such an instance, on all spanning coordinates (the fixed triplets are not listed).
+    The result is the largest of these (and of 0: ε ≥ 0).
     Eigenvalues are lowered by bounds on the rounding errors of forming P and C(α) and of the
     eigen-solver, so the bound survives floating point. α is first projected onto the box [0, μ].
 
@@ -829,6 +841,13 @@ def lmnn_dual_bound(
     alpha = np.clip(alpha, 0.0, mu)
     active = alpha > 0.0
     triplets, alpha = triplets[active], alpha[active]
+    span = instance.pull_spans[0]
+    if fixed_sum is None or fixed_sum[0] == 0 or span.basis is None:
+        # multipliers of impostor differences outside the target span are 0 in every dual-feasible α
+        inside, coordinates = _span_coordinates(instance.X, span, triplets[:, [0, 2]], instance.spanning_coordinates)
+        triplets, alpha = triplets[inside], alpha[inside]
+    else:                   # the fixed triplets are not listed: their differences are spanned by all coordinates
+        coordinates = instance.spanning_coordinates
     total = float(alpha.sum())
     D, d_error = triplet_outer_sum(instance.X, triplets, alpha)
     if fixed_sum is not None and fixed_sum[0] > 0:
@@ -841,9 +860,9 @@ def lmnn_dual_bound(
         return 0.0
     A = (1.0 - mu) * instance.pull_matrix
     a_error = (1.0 - mu) * _pull_error(instance)
-    keep = np.ix_(*2 * (instance.spanning_coordinates,))
-    A, D = A[keep], D[keep]                                     # exact: spanning_coordinates
-    if A.shape[0] == 0:                                         # all points equal: C(α) = 0 ⪰ 0
+    keep = np.ix_(coordinates, coordinates)
+    A, D = A[keep], D[keep]                                     # exact: _span_coordinates
+    if A.shape[0] == 0:                                         # every difference C(α) sums is 0: C(α) = 0 ⪰ 0
         return total
 
     # trace bound τ on a minimiser (needs μ < 1 and P ≻ 0, certified with rounding margins)

@@ -222,13 +222,15 @@ def duplicated_instance(kind, seed: int):
     return kind.from_data(X, y, k=1, mu=0.5)
 
 
-@pytest.mark.parametrize("seed", [0, 4, 9, 16])
-def test_a_metric_whose_target_pairs_miss_a_direction_is_certified(seed, tmp_path):
-    # before: bound 0 on every one of these (review r21's fuzz: 19 multi-metric instances, tiny classes)
+@pytest.mark.parametrize(("kind", "seed"), [(MultiMetricLMNNInstance, seed) for seed in (0, 4, 9, 16)]
+                         + [(LMNNInstance, seed) for seed in (0, 4, 8, 16)])
+def test_a_metric_whose_target_pairs_miss_a_direction_is_certified(kind, seed, tmp_path):
+    # before: bound 0 on every one of these (review r21's fuzz: 19 multi-metric instances, tiny classes, and
+    # single-metric ones whose target pairs miss a difference)
     from sdpembed.io import read_solution, write_solution
     from sdpembed.validation.verify import verify_solution
 
-    instance = duplicated_instance(MultiMetricLMNNInstance, seed)
+    instance = duplicated_instance(kind, seed)
     assert any(span.coordinates.size < instance.spanning_coordinates.size for span in instance.pull_spans)
     result, truth = solve(instance), solve(instance, "cvxpy", solver="CLARABEL")
     assert result.status == "optimal" and result.relative_gap <= 1e-5
@@ -243,22 +245,24 @@ def test_a_metric_whose_target_pairs_miss_a_direction_is_certified(seed, tmp_pat
     assert certificate.dual_bound == pytest.approx(result.dual_bound, rel=1e-9)
 
 
+@pytest.mark.parametrize("kind", [MultiMetricLMNNInstance, LMNNInstance])
 @pytest.mark.parametrize("seed", range(8))
-def test_multipliers_on_every_triplet_never_prove_more_than_the_optimum(seed):
-    """The bound is a lower bound of (2.17) whatever the multipliers: every triplet at μ, at random in [0, μ],
-    or the solver's — compared with the loss of CVXPY's and the solver's metrics, and of the solver's metrics
-    grown along the directions its target pairs miss (where the multipliers of impostor pairs must be 0)."""
-    instance = duplicated_instance(MultiMetricLMNNInstance, seed)
+def test_multipliers_on_every_triplet_never_prove_more_than_the_optimum(kind, seed):
+    """The bound is a lower bound of (2.17) — or (2.11) — whatever the multipliers: every triplet at μ, at
+    random in [0, μ], or the solver's — compared with the loss of CVXPY's and the solver's metrics, and of the
+    solver's metrics grown along the directions their target pairs miss (where the multipliers of impostor
+    pairs must be 0)."""
+    instance = duplicated_instance(kind, seed)
+    bound = multi_metric_dual_bound if kind is MultiMetricLMNNInstance else lmnn_dual_bound
     result, truth = solve(instance), solve(instance, "cvxpy", solver="CLARABEL")
-    grown = result.solution.copy()
+    grown = result.solution.copy().reshape(-1, instance.dim, instance.dim)
     for c, span in enumerate(instance.pull_spans):
         if span.basis is not None:
             free = np.linalg.svd(span.basis.T)[2][span.basis.shape[1]:]       # an orthonormal basis of T_c's complement
             grown[c] += 1e3 * free.T @ free
-    least = min(truth.objective, result.objective, instance.objective(grown))
+    least = min(truth.objective, result.objective, instance.objective(grown.reshape(result.solution.shape)))
     triplets = instance.triplets()
     rng = np.random.default_rng(seed)
     for alpha in (np.full(triplets.shape[0], instance.mu), rng.uniform(0.0, instance.mu, triplets.shape[0])):
-        assert multi_metric_dual_bound(instance, triplets, alpha, upper_bound=least) <= least * (1.0 + 1e-9)
-    assert multi_metric_dual_bound(instance, result.extra["triplets"], result.extra["alpha"],
-                                   upper_bound=least) <= least * (1.0 + 1e-9)
+        assert bound(instance, triplets, alpha, upper_bound=least) <= least * (1.0 + 1e-9)
+    assert bound(instance, result.extra["triplets"], result.extra["alpha"], upper_bound=least) <= least * (1.0 + 1e-9)
