@@ -266,3 +266,69 @@ def test_multipliers_on_every_triplet_never_prove_more_than_the_optimum(kind, se
     for alpha in (np.full(triplets.shape[0], instance.mu), rng.uniform(0.0, instance.mu, triplets.shape[0])):
         assert bound(instance, triplets, alpha, upper_bound=least) <= least * (1.0 + 1e-9)
     assert bound(instance, result.extra["triplets"], result.extra["alpha"], upper_bound=least) <= least * (1.0 + 1e-9)
+
+
+def exact_null_directions(rows: list[list[Fraction]], d: int) -> list[list[Fraction]]:
+    """A basis of the vectors orthogonal to every row (reduced row echelon form in Fractions)."""
+    R, pivots = [row[:] for row in rows], []
+    for col in range(d):
+        p = next((t for t in range(len(pivots), len(R)) if R[t][col] != 0), None)
+        if p is None:
+            continue
+        r = len(pivots)
+        R[r], R[p] = R[p], R[r]
+        R[r] = [x / R[r][col] for x in R[r]]
+        for t in range(len(R)):
+            if t != r and R[t][col] != 0:
+                f = R[t][col]
+                R[t] = [a - f * b for a, b in zip(R[t], R[r], strict=True)]
+        pivots.append(col)
+    basis = []
+    for free in (c for c in range(d) if c not in pivots):
+        w = [Fraction(0)] * d
+        w[free] = Fraction(1)
+        for t, col in enumerate(pivots):
+            w[col] = -R[t][free]
+        basis.append(w)
+    return basis
+
+
+def test_data_of_rank_two_up_to_rounding_are_not_certified_and_rightly_so():
+    """X = Z B with Z (10 × 2), B (2 × 4) in floating point: rank 2 up to rounding, exactly of full rank. The
+    classes' target differences span 3, 2 and 2 dimensions exactly, and the impostor differences leave those
+    spans by ≈ 10⁻¹⁶ relative, so M^c can grow there at no pull cost and drive their hinges to 0: in exact
+    arithmetic the loss of the solver's metrics grown by 10⁴⁰ along those directions is far below the loss
+    both the fast solver and CVXPY find. No bound is claimed (status not optimal) — which is right."""
+    rng = np.random.default_rng(0)
+    instance = MultiMetricLMNNInstance.from_data(rng.standard_normal((10, 2)) @ rng.standard_normal((2, 4)),
+                                                 np.arange(10) % 3, k=2, mu=0.5)
+    result = solve(instance)
+    assert result.status != "optimal" and result.dual_bound == 0.0
+    X = [[Fraction(v) for v in row] for row in instance.X]
+    n, d, mu = instance.n_points, instance.dim, Fraction(instance.mu)
+    blk, cls, targets = instance.block.tolist(), instance.class_index.tolist(), instance.targets.tolist()
+
+    def diff(a, b):
+        return [X[a][t] - X[b][t] for t in range(d)]
+
+    def quad(M, u):
+        return sum(u[a] * M[a][b] * u[b] for a in range(d) for b in range(d))
+
+    def loss(Ms):                                    # (2.17) in exact arithmetic
+        pull = push = Fraction(0)
+        for i in range(n):
+            for j in targets[i]:
+                near = quad(Ms[blk[j]], diff(i, j))
+                pull += near
+                push += sum(max(Fraction(0), 1 + near - quad(Ms[blk[l]], diff(i, l))) for l in range(n)
+                            if cls[l] != cls[i])
+        return (1 - mu) * pull + mu * push
+
+    Ms = [[[Fraction(float(v)) for v in row] for row in M] for M in result.solution]
+    assert float(loss(Ms)) == pytest.approx(result.objective, rel=1e-9)
+    for c in range(instance.n_blocks):
+        for w in exact_null_directions([diff(i, j) for i in range(n) for j in targets[i] if blk[j] == c], d):
+            for a in range(d):
+                for b in range(d):
+                    Ms[c][a][b] += Fraction(10) ** 40 * w[a] * w[b]
+    assert float(loss(Ms)) < 0.5 * result.objective
