@@ -21,8 +21,11 @@ derivation of :func:`lmnn_dual_bound` carries over block by block (:func:`multi_
 for α_t ∈ [0, μ], ε(M) ≥ Σ_t α_t + Σ_c tr(M^c C_c(α)) with
 C_c(α) = (1 − μ) P_c + Σ_t α_t ([g_j = c] C_ij − [g_l = c] C_il), so Σα is a lower bound when
 every C_c(α) ⪰ 0; otherwise α is scaled down (largest t with all (1 − μ)P_c + t(C_c(α) −
-(1 − μ)P_c) ⪰ 0) or the trace bound tr M^c ≤ U / ((1 − μ) λ_min(P_c)) is used. Rounding errors
-are accounted for as in the single-metric bound.
+(1 − μ)P_c) ⪰ 0) or the trace bound tr M^c ≤ U / ((1 − μ) λ_min(P_c)) is used. Each C_c(α) is
+tested on the span of the differences metric c sees — a class with fewer points than dimensions, or
+with repeated points, has target differences that span less than all points do — after the
+multipliers that no dual-feasible α can carry there are set to 0 (derived in
+:func:`multi_metric_dual_bound`). Rounding errors are accounted for as in the single-metric bound.
 
 **Gaps.** The loss (2.11) does not change when X is scaled (M absorbs the scale): it counts
 margins, and μ — the loss of one triplet at the margin, h_t = 1 — is its unit
@@ -57,6 +60,7 @@ from ..graphs import (
     all_triplets,
     check_labels,
     check_targets,
+    connected_components,
     iter_hinges,
     pull_matrix,
     target_neighbors,
@@ -307,6 +311,12 @@ class LMNNInstance(_TripletData):
         P.setflags(write=False)
         return P
 
+    @cached_property
+    def pull_spans(self) -> tuple[_PullSpan]:
+        """The span T of the target differences, the range of P, where :func:`lmnn_dual_bound` tests C(α):
+        one entry, as :attr:`MultiMetricLMNNInstance.pull_spans` has one per metric."""
+        return (_pull_span(self.X, _target_pairs(self.targets), self.pull_matrix, self.spanning_coordinates),)
+
     # ----------------------------------------------------------------- evaluation
     def _metric(self, M: np.ndarray) -> np.ndarray:
         M = as_matrix(M, "M")
@@ -511,16 +521,43 @@ def certified_min_eig(S: np.ndarray, error: float) -> float:
 
 
 # --------------------------------------------------------------------------- dual bound
-def varying_coordinates(X: np.ndarray) -> np.ndarray:
-    """The coordinates in which the points of X differ (the first, cheap stage of
-    :func:`spanning_coordinates`).
+def varying_coordinates(X: np.ndarray, pairs: np.ndarray | None = None) -> np.ndarray:
+    """The coordinates in which the points of X differ — or, with ``pairs``, in which some difference
+    x_i − x_j of the listed pairs (i, j) is non-zero (the first, cheap stage of :func:`spanning_coordinates`).
 
     In a constant coordinate (a blank pixel) every difference x_i − x_j is exactly 0, so P, every
     C_ij and C(α) have rows and columns of exact zeros there (floating-point products and sums of
-    exact zeros are exact zeros).
+    exact zeros are exact zeros). With ``pairs``, a coordinate is constant on each connected component
+    of the graph the pairs form exactly when it is 0 in every listed difference.
     """
     X = np.asarray(X, dtype=np.float64)
-    return np.flatnonzero(np.ptp(X, axis=0) > 0.0)
+    if pairs is None:
+        return np.flatnonzero(np.ptp(X, axis=0) > 0.0)
+    heads, tails = _forest(X.shape[0], pairs)
+    return np.flatnonzero(np.any(X[heads] != X[tails], axis=0))
+
+
+def _forest(n: int, pairs: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """Rows (heads, tails) whose differences x_head − x_tail span exactly what the differences of
+    ``pairs`` span: every point against the least point of its connected component in the graph of the
+    pairs (all points against point 0 without pairs). Along a path, x_a − x_b is a sum of the edges'
+    differences, and every edge's difference is a difference of two such rows: the spans are equal."""
+    if pairs is None:
+        return np.arange(1, n), np.zeros(max(n - 1, 0), dtype=np.int64)
+    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    labels = connected_components(n, pairs)[1]
+    root = np.unique(labels, return_index=True)[1][labels]        # components are numbered by least point
+    heads = np.flatnonzero(np.arange(n) != root)
+    return heads, root[heads]
+
+
+def _involved(n: int, heads: np.ndarray, tails: np.ndarray) -> np.ndarray:
+    """The sorted points among ``heads`` and ``tails`` (a mask, not ``np.union1d``, which imports ``numpy.ma``
+    on the light path of ``verify``: DESIGN.md, "Start-up")."""
+    used = np.zeros(n, dtype=bool)
+    used[heads] = True
+    used[tails] = True
+    return np.flatnonzero(used)
 
 
 #: A prime below 2³¹: products of two residues fit in int64.
@@ -530,9 +567,11 @@ _PRIME = 2**31 - 1
 EXACT_ELIMINATION_BUDGET = 3e7
 
 
-def spanning_coordinates(X: np.ndarray) -> np.ndarray:
+def spanning_coordinates(X: np.ndarray, pairs: np.ndarray | None = None) -> np.ndarray:
     """Coordinates K such that every point difference x_i − x_j is determined by its entries in K,
     found and proved in exact arithmetic — where the LMNN dual bounds test P ≻ 0 and C(α) ⪰ 0.
+    With ``pairs`` (m, 2), the same for the differences of the listed pairs only (and so for every
+    vector of their span, e.g. of the target pairs of one metric: :func:`multi_metric_dual_bound`).
 
     **Why the reduction is exact.** Let Δ be the matrix of rows x_i − x_1 and S its row space, which
     holds every x_i − x_j. If rank Δ_K = rank Δ (the columns of Δ outside K are linear combinations
@@ -567,24 +606,29 @@ def spanning_coordinates(X: np.ndarray) -> np.ndarray:
     ----------
     X : ndarray of shape (n, d)
         The points (finite).
+    pairs : ndarray of int, shape (m, 2), optional
+        The pairs (i, j) whose differences K must determine; all pairs of points by default.
 
     Returns
     -------
     ndarray of int64
-        K, ascending (empty when all points are equal).
+        K, ascending (empty when all points are equal, or every listed difference is 0).
     """
     X = np.asarray(X, dtype=np.float64)
-    varying = varying_coordinates(X)
-    if varying.size == 0 or X.shape[0] < 2:
+    varying = varying_coordinates(X, pairs)
+    heads, tails = _forest(X.shape[0], pairs)
+    if varying.size == 0 or heads.size == 0:
         return varying
-    scaled = _integer_columns(X[:, varying])
+    rows = _involved(X.shape[0], heads, tails)         # only the points the differences involve are scaled
+    scaled = _integer_columns(X[np.ix_(rows, varying)])
     if scaled is None:                                  # a power-of-two scaling overflows: keep every coordinate
         return varying
+    heads, tails = np.searchsorted(rows, heads), np.searchsorted(rows, tails)
     c = varying.size
     # a few rows of full rank already prove the whole matrix of full rank (a row subset's rank is a lower bound)
-    if _rank_modulo_prime(_differences(scaled, 4 * c)) == c:
+    if _rank_modulo_prime(_differences(scaled, heads[:4 * c - 1], tails[:4 * c - 1])) == c:
         return varying
-    delta = _differences(scaled, X.shape[0])
+    delta = _differences(scaled, heads, tails)
     rank_p = _rank_modulo_prime(delta)
     m = delta.shape[0]
     if rank_p == c:
@@ -593,6 +637,58 @@ def spanning_coordinates(X: np.ndarray) -> np.ndarray:
     if m * c * rank_p * (1.0 + rank_p * bits / 64.0) > EXACT_ELIMINATION_BUDGET:
         return varying
     return varying[_pivot_columns(delta)]
+
+
+def _target_pairs(targets: np.ndarray) -> np.ndarray:
+    """The (n·k, 2) target pairs (i, j), j ⇝ i, row by row of ``targets``."""
+    n, k = targets.shape
+    return np.column_stack([np.repeat(np.arange(n), k), targets.ravel()])
+
+
+#: The relative residual, after projection on the span T of a metric's target differences, above which an
+#: impostor difference is taken to lie outside T and its multiplier is set to 0 (:func:`multi_metric_dual_bound`).
+#: It only chooses multipliers: whatever it keeps, the proof tests on coordinates that span it exactly.
+OUTSIDE_SPAN_TOL = 1e-8
+
+
+@dataclass(frozen=True, eq=False)
+class _PullSpan:
+    """T, the span of the target differences of one metric (the range of its pull matrix): the target
+    ``pairs`` (i, j), their exact :func:`spanning_coordinates` and, when T misses some point difference,
+    an orthonormal basis of T in floating point (``None`` when T holds every difference)."""
+
+    pairs: np.ndarray
+    coordinates: np.ndarray
+    basis: np.ndarray | None
+
+
+def _pull_span(X: np.ndarray, pairs: np.ndarray, P: np.ndarray, everything: np.ndarray) -> _PullSpan:
+    """The :class:`_PullSpan` of the target ``pairs`` whose pull matrix is ``P``; ``everything`` are the
+    spanning coordinates of all points (T holds every difference iff its exact rank is theirs)."""
+    coordinates = spanning_coordinates(X, pairs)
+    basis = None
+    if coordinates.size < everything.size:
+        basis = np.linalg.eigh(P)[1][:, P.shape[0] - coordinates.size:]     # the rank is exact: the top eigenvectors
+    return _PullSpan(pairs, coordinates, basis)
+
+
+def _span_coordinates(X: np.ndarray, span: _PullSpan, impostors: np.ndarray,
+                      everything: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Which impostor pairs (i, l) lie in the target span T (``inside``; their multipliers may stay), and
+    coordinates that determine exactly every difference of the target pairs and of the pairs kept.
+
+    When T holds every point difference, all are kept and the coordinates are ``everything``. Otherwise a
+    pair is kept when its difference's relative residual after projection on T is at most
+    ``OUTSIDE_SPAN_TOL`` (a choice of multipliers, not a proof), and the coordinates are the exact
+    :func:`spanning_coordinates` of the target pairs and the kept pairs together: they span whatever a
+    rounding error let through, so the PSD tests on them stay proofs.
+    """
+    if span.basis is None:
+        return np.ones(impostors.shape[0], dtype=bool), everything
+    W = X[impostors[:, 0]] - X[impostors[:, 1]]
+    residual = np.linalg.norm(W - (W @ span.basis) @ span.basis.T, axis=1)
+    inside = residual <= OUTSIDE_SPAN_TOL * np.linalg.norm(W, axis=1)
+    return inside, spanning_coordinates(X, np.concatenate([span.pairs, impostors[inside]]))
 
 
 def _integer_columns(X: np.ndarray) -> np.ndarray | None:
@@ -610,11 +706,11 @@ def _integer_columns(X: np.ndarray) -> np.ndarray | None:
     return Y
 
 
-def _differences(Y: np.ndarray, rows: int) -> np.ndarray:
-    """y_i − y_0 for 1 ≤ i < ``rows`` of the integral float matrix Y, in Python integers (exact: a
+def _differences(Y: np.ndarray, heads: np.ndarray, tails: np.ndarray) -> np.ndarray:
+    """y_h − y_t for the rows (h, t) of the integral float matrix Y, in Python integers (exact: a
     difference of floats need not be a float)."""
-    first = [int(v) for v in Y[0]]
-    return np.array([[int(v) - f for v, f in zip(row, first, strict=True)] for row in Y[1:rows]],
+    ints = {int(r): [int(v) for v in Y[r]] for r in _involved(Y.shape[0], heads, tails)}
+    return np.array([[a - b for a, b in zip(ints[h], ints[t], strict=True)] for h, t in zip(heads, tails, strict=True)],
                     dtype=object).reshape(-1, Y.shape[1])
 
 
@@ -703,7 +799,13 @@ def lmnn_dual_bound(
     (:func:`spanning_coordinates`, which proves the reduction exact: P and C(α) are B P_KK Bᵀ and
     B C(α)_KK Bᵀ, and the problem on X[:, K] has the same optimum), so that a direction in which no
     two points differ — a constant pixel, or two pixels non-zero in one image only — is no null
-    vector the test would have to prove. The result is the largest of these (and of 0: ε ≥ 0).
+    vector the test would have to prove. When the target differences span less than all points do
+    (repeated points, classes with fewer points than dimensions), the multipliers of triplets whose
+    impostor difference lies outside their span T are set to 0 and the tests run on coordinates that
+    span T and the kept differences exactly — the argument of :func:`multi_metric_dual_bound` with one
+    metric (every dual-feasible α is 0 there: vᵀC(α)v = −Σ α_t (u_tᵀv)² for v ⊥ T); with
+    ``fixed_sum`` on such an instance, on all spanning coordinates (the fixed triplets are not listed).
+    The result is the largest of these (and of 0: ε ≥ 0).
     Eigenvalues are lowered by bounds on the rounding errors of forming P and C(α) and of the
     eigen-solver, so the bound survives floating point. α is first projected onto the box [0, μ].
 
@@ -739,6 +841,13 @@ def lmnn_dual_bound(
     alpha = np.clip(alpha, 0.0, mu)
     active = alpha > 0.0
     triplets, alpha = triplets[active], alpha[active]
+    span = instance.pull_spans[0]
+    if fixed_sum is None or fixed_sum[0] == 0 or span.basis is None:
+        # multipliers of impostor differences outside the target span are 0 in every dual-feasible α
+        inside, coordinates = _span_coordinates(instance.X, span, triplets[:, [0, 2]], instance.spanning_coordinates)
+        triplets, alpha = triplets[inside], alpha[inside]
+    else:                   # the fixed triplets are not listed: their differences are spanned by all coordinates
+        coordinates = instance.spanning_coordinates
     total = float(alpha.sum())
     D, d_error = triplet_outer_sum(instance.X, triplets, alpha)
     if fixed_sum is not None and fixed_sum[0] > 0:
@@ -751,9 +860,9 @@ def lmnn_dual_bound(
         return 0.0
     A = (1.0 - mu) * instance.pull_matrix
     a_error = (1.0 - mu) * _pull_error(instance)
-    keep = np.ix_(*2 * (instance.spanning_coordinates,))
-    A, D = A[keep], D[keep]                                     # exact: spanning_coordinates
-    if A.shape[0] == 0:                                         # all points equal: C(α) = 0 ⪰ 0
+    keep = np.ix_(coordinates, coordinates)
+    A, D = A[keep], D[keep]                                     # exact: _span_coordinates
+    if A.shape[0] == 0:                                         # every difference C(α) sums is 0: C(α) = 0 ⪰ 0
         return total
 
     # trace bound τ on a minimiser (needs μ < 1 and P ≻ 0, certified with rounding margins)
@@ -872,6 +981,15 @@ class MultiMetricLMNNInstance(_TripletData):
         blocks = self.block[self.targets].ravel()
         out = np.stack([U[blocks == c].T @ U[blocks == c] for c in range(self.n_blocks)])
         return 0.5 * (out + out.transpose(0, 2, 1))
+
+    @cached_property
+    def pull_spans(self) -> tuple[_PullSpan, ...]:
+        """Per metric c, the span T_c of its target differences (the range of P_c), where
+        :func:`multi_metric_dual_bound` tests C_c(α)."""
+        pairs, P = _target_pairs(self.targets), self.pull_matrices()
+        blocks = self.block[self.targets].ravel()
+        return tuple(_pull_span(self.X, pairs[blocks == c], P[c], self.spanning_coordinates)
+                     for c in range(self.n_blocks))
 
     def check_metrics(self, Ms: object) -> np.ndarray:
         """The metrics as a float64 (C, d, d) stack, symmetrised block by block; a ValueError for a
@@ -995,16 +1113,40 @@ def multi_metric_dual_bound(
 ) -> float:
     """A certified lower bound on the optimum of (2.17) from multipliers α ∈ [0, μ] of (1).
 
-    See the module docstring for the derivation (the block-wise version of
-    :func:`lmnn_dual_bound`). Every triplet must be one of the instance's, listed once
-    (:func:`check_triplets`): the bound prices each listed hinge of the loss once.
+    **Derivation.** As for :func:`lmnn_dual_bound` (the slack SDP of Sec. 2.1.3 with the distance
+    D̂ of (2.17)): for α_t ∈ [0, μ], μ[h_t]₊ ≥ α_t h_t, so for every M^1, …, M^C ⪰ 0
 
-    The blocks are tested on the spanning coordinates of all points, as in :func:`lmnn_dual_bound`.
-    A direction inside that span which no target pair of metric c sees but some impostor pair
-    (i, l), g_l = c, does — a class (or group) with fewer points than coordinates, or a pixel non-zero
-    in one image of another class — is an exact null vector of P_c: M^c can grow along it at no pull cost,
-    a dual-feasible α has α_t = 0 on those impostor triplets, and C_c(α) keeps the null vector, so
-    the bound then collapses to 0 (raw digits, 20 points per class: rank P_c = 19 on 56 coordinates).
+        ε̂(M) ≥ Σ_t α_t + Σ_c tr(M^c C_c(α)),
+        C_c(α) = (1 − μ) P_c + Σ_t α_t ([g_j = c] C_ij − [g_l = c] C_il),
+
+    with P_c = Σ_{j⇝i, g_j = c} C_ij. If every C_c(α) ⪰ 0 the bound is Σα; otherwise α is scaled
+    down (the largest t with every (1 − μ)P_c + t(C_c(α) − (1 − μ)P_c) ⪰ 0), or the trace bound is
+    used: for any M with ε̂(M) ≤ U (U the loss of a PSD stack, or μT), (1 − μ) tr(M^c P_c) ≤ U.
+
+    **Each metric on its own span.** M^c enters (2.17) only through the differences of its target
+    pairs (i, j), g_j = c, and of its impostor pairs (i, l), g_l = c. Let T_c be the span of its target
+    differences (the range of P_c). A direction w ⊥ T_c that an impostor difference u = x_i − x_l
+    with g_l = c does not miss is free for M^c: wᵀ C_c(α) w = −Σ α_t (u_tᵀ w)² over those triplets, so
+    every dual-feasible α has α_t = 0 on triplets whose u ∉ T_c (the hinge can be driven to 0 at no pull
+    cost). Such multipliers are therefore set to 0 here — any α in the box [0, μ] gives a valid bound,
+    so the choice, made in floating point (a relative residual above 10⁻⁸ after projecting on T_c),
+    cannot make it unsound. What remains of C_c(α) is a sum of outer products of vectors of a subspace
+    V_c (the target differences of c and the kept impostor differences), and C_c(α) ⪰ 0 on ℝᵈ iff it
+    is on V_c: for x = v + v⊥ with v ∈ V_c, xᵀ C_c x = vᵀ C_c v. V_c is represented exactly by its
+    spanning coordinates K_c (:func:`spanning_coordinates` with the pairs that span it): every v ∈ V_c
+    is B_c v_K, so C_c(α) = B_c C_c(α)_KK B_cᵀ and tr(M^c C_c(α)) = tr(N_c C_c(α)_KK) with
+    N_c = B_cᵀ M^c B_c ⪰ 0; the same holds for P_c, whose principal submatrix on K_c is positive
+    definite when V_c = T_c (proved: |K_c| is the exact rank of the target differences). So the
+    tests C_c(α)_KK ⪰ 0 prove the bound, and the trace bound reads tr N_c ≤ U / ((1 − μ) λ_min(P_c,KK)).
+    This is what lets a class with fewer points than dimensions, or any metric whose target pairs do
+    not span every difference, be certified: tested on all spanning coordinates of the points, P_c
+    and every C_c(α) have exact null vectors that no test with rounding margins can prove PSD, and the
+    bound collapsed to 0. The principal submatrices on K_c carry the rounding bounds of the full
+    matrices (:func:`triplet_outer_sum`), and a metric whose target pairs span every difference is
+    tested on the instance's :attr:`spanning_coordinates`, as before.
+
+    Every triplet must be one of the instance's, listed once (:func:`check_triplets`): the bound
+    prices each listed hinge of the loss once.
     """
     triplets = check_triplets(problem, triplets)
     alpha = np.asarray(alpha, dtype=np.float64).ravel()
@@ -1015,20 +1157,28 @@ def multi_metric_dual_bound(
     alpha = np.clip(alpha, 0.0, problem.mu)
     keep = alpha > 0.0
     triplets, alpha = triplets[keep], alpha[keep]
+    mu, X, blk = problem.mu, problem.X, problem.block
+    C, d = problem.n_blocks, problem.dim
+    # the multipliers of impostor differences outside their metric's target span are 0 in every dual-feasible α
+    outside = np.zeros(triplets.shape[0], dtype=bool)
+    coordinates = []
+    for c in range(C):
+        mine = np.flatnonzero(blk[triplets[:, 2]] == c)
+        inside, coords = _span_coordinates(X, problem.pull_spans[c], triplets[mine][:, [0, 2]],
+                                          problem.spanning_coordinates)
+        outside[mine[~inside]] = True
+        coordinates.append(coords)
+    triplets, alpha = triplets[~outside], alpha[~outside]
     total = float(alpha.sum())
     if total == 0.0:
         return 0.0
-    mu, X, blk = problem.mu, problem.X, problem.block
-    C, d = problem.n_blocks, problem.dim
     P = problem.pull_matrices()
-    A = (1.0 - mu) * P
     # P_c is one matrix product over the target pairs (i, j) with g_j = c (pull_matrices)
     pairs = np.bincount(blk[problem.targets].ravel(), minlength=C)
-    a_error = (1.0 - mu) * np.array([_sum_error(int(pairs[c]), 1, d, float(np.trace(P[c]))) for c in range(C)])
-    D = np.zeros((C, d, d))
-    d_error = np.zeros(C)
     zeros = np.zeros((0, 3), dtype=np.int64)
-    for c in range(C):   # block c collects + C_ij of triplets with g_j = c and − C_il of those with g_l = c
+    A, D, a_error, d_error = [], [], [], []
+    live = [c for c in range(C) if coordinates[c].size]         # an empty K_c: every vector of block c is 0
+    for c in live:   # block c collects + C_ij of triplets with g_j = c and − C_il of those with g_l = c
         pos = triplets[blk[triplets[:, 1]] == c]
         neg = triplets[blk[triplets[:, 2]] == c]
         wp = alpha[blk[triplets[:, 1]] == c]
@@ -1036,14 +1186,16 @@ def multi_metric_dual_bound(
         # triplet_outer_sum(t, w) = Σ w (C_ij − C_il): (i, j, i) gives C_ij alone and (i, i, l) gives −C_il
         Dp, ep = triplet_outer_sum(X, np.column_stack([pos[:, 0], pos[:, 1], pos[:, 0]]) if pos.size else zeros, wp)
         Dn, en = triplet_outer_sum(X, np.column_stack([neg[:, 0], neg[:, 0], neg[:, 2]]) if neg.size else zeros, wn)
-        D[c] = Dp + Dn
-        d_error[c] = ep + en
-    keep = problem.spanning_coordinates                         # exact: spanning_coordinates
-    A, D, d = A[:, keep][:, :, keep], D[:, keep][:, :, keep], keep.size
-    if d == 0:                                                  # all points equal: every C_c(α) = 0 ⪰ 0
+        on = np.ix_(coordinates[c], coordinates[c])             # exact: _span_coordinates
+        A.append(((1.0 - mu) * P[c])[on])
+        D.append((Dp + Dn)[on])
+        a_error.append((1.0 - mu) * _sum_error(int(pairs[c]), 1, d, float(np.trace(P[c]))))
+        d_error.append(ep + en)
+    if not live:                                                # every C_c(α) = 0 ⪰ 0
         return total
-    lam_A = np.array([certified_min_eig(A[c], a_error[c]) for c in range(C)]) if mu < 1.0 else np.full(C, -np.inf)
-    tau = np.full(C, np.inf)
+    lam_A = np.array([certified_min_eig(a, e) for a, e in zip(A, a_error, strict=True)]) if mu < 1.0 \
+        else np.full(len(live), -np.inf)
+    tau = np.full(len(live), np.inf)
     if np.all(lam_A > 0.0):
         U = mu * problem.n_triplets
         if upper_bound is not None and np.isfinite(upper_bound):
@@ -1051,7 +1203,8 @@ def multi_metric_dual_bound(
         tau = U / lam_A
 
     def bound_at(t: float) -> float:
-        lams = np.array([certified_min_eig(A[c] + t * D[c], a_error[c] + t * d_error[c]) for c in range(C)])
+        lams = np.array([certified_min_eig(a + t * b, ea + t * eb)
+                         for a, b, ea, eb in zip(A, D, a_error, d_error, strict=True)])
         if np.all(lams >= 0.0):
             return t * total
         return t * total + float(np.sum(tau * np.minimum(lams, 0.0))) if np.all(np.isfinite(tau)) else 0.0
@@ -1059,12 +1212,11 @@ def multi_metric_dual_bound(
     candidates = [0.0, bound_at(1.0)]
     if np.all(lam_A > 0.0):
         t_star, s_max = 1.0, 0.0
-        for c in range(C):
-            theta = generalized_eigenvalues(D[c], A[c])[0]
+        for a, b, ea, eb, lam in zip(A, D, a_error, d_error, lam_A, strict=True):
+            theta = generalized_eigenvalues(b, a)[0]
             if theta < 0.0:
                 t_star = min(t_star, -1.0 / float(theta))
-            margin = 16.0 * d * _EPS * (np.linalg.norm(A[c], 2) + np.linalg.norm(D[c], 2)) \
-                + a_error[c] + d_error[c]
-            s_max = max(s_max, min(1.0, 4.0 * margin / lam_A[c]))
+            margin = 16.0 * a.shape[0] * _EPS * (np.linalg.norm(a, 2) + np.linalg.norm(b, 2)) + ea + eb
+            s_max = max(s_max, min(1.0, 4.0 * margin / lam))
         candidates.append(bound_at((1.0 - s_max) * t_star))
     return float(max(candidates))

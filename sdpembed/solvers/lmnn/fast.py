@@ -486,7 +486,8 @@ def solve_lmnn_fast(
     def bound(triplets: np.ndarray, alpha: np.ndarray, objective: float) -> float:
         """:func:`lmnn_dual_bound`; the rounds list the fixed triplets last (α = μ): when they are the set last
         folded, their sum is taken from the fold instead of being formed again."""
-        m = folded[0].shape[0] if folded else 0
+        # where the target pairs miss a difference the bound sorts the triplets by span: it needs them listed
+        m = folded[0].shape[0] if folded and instance.pull_spans[0].basis is None else 0
         if m and triplets.shape[0] >= m and np.array_equal(triplets[-m:], folded[0]) and np.all(alpha[-m:] == mu):
             return lmnn_dual_bound(instance, triplets[:-m], alpha[:-m], upper_bound=objective,
                                    fixed_sum=(m, *folded[1]))

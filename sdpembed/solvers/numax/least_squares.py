@@ -53,9 +53,6 @@ __all__ = ["extend_gram", "gram_rows", "secant_cosines", "cosines_by_syrk", "che
            "cholesky_factor", "extend_factor", "extension_is_cheaper", "inverse_from_cholesky", "factorisation_threads",
            "factorisation_thread_limit"]
 
-#: pairs whose points' norms exceed their length this many times: cosines from their secants
-#: (:func:`secant_cosines`), relative errors of the Gram route ≈ ε·SHORT_PAIR_RATIO² at most
-SHORT_PAIR_RATIO = 32.0
 #: below this order a factorisation runs on one thread (threads only add overhead)
 _THREADED_FROM = 1500
 _controller: ThreadpoolController | None = None
@@ -224,8 +221,8 @@ def secant_cosines(op: SecantOperator, start: int = 0, dtype=np.float64, lower: 
     v_kᵀv_l = (H_{i_k i_l} − H_{i_k j_l} − H_{j_k i_l} + H_{j_k j_l}) / (d_k d_l), O(n_a² r) for H
     and gathers of O(S (S − start)). The differences of Gram
     entries lose about ε·(‖x_i‖ + ‖x_j‖)(‖x_k‖ + ‖x_l‖)/(d_k d_l) to cancellation (the points are
-    centred): a pair whose points' norms exceed its length ``SHORT_PAIR_RATIO`` times has its
-    row and column computed from its secant.
+    centred): a pair whose points' norms exceed its length ``SHORT_PAIR_RATIO`` times (the operator's
+    ``short`` pairs) has its row and column computed from its secant.
 
     With ``lower`` (and ``start`` 0) only the lower triangle is asked for, as a Cholesky factorisation
     or the polish's normal matrix reads it: an S × S array in Fortran order whose strict upper triangle
@@ -259,8 +256,7 @@ def secant_cosines(op: SecantOperator, start: int = 0, dtype=np.float64, lower: 
         np.subtract(At[op.i[block]], At[op.j[block]], out=columns[block])
         columns[block] *= inv_d[block, None].astype(dtype)
     out = columns.T if start == 0 else np.ascontiguousarray(columns.T)
-    norms = np.linalg.norm(points, axis=1)
-    short = np.flatnonzero((norms[op.i] + norms[op.j]) * inv_d > SHORT_PAIR_RATIO)
+    short = op.short                                    # from their secants: the Gram route loses them
     if short.size:
         V = op.V
         out[:, short] = V[start:] @ V[short].T

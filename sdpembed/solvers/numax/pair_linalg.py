@@ -73,6 +73,9 @@ class PairGeometry:
         self.points = op.points                                   # (n_a, r)
         n_a = self.points.shape[0]
         self.inv_d2 = 1.0 / op.norms**2
+        # the short pairs' terms come from their secants (op.short: the Laplacian would lose them to cancellation)
+        self._laplacian_inv_d2 = self.inv_d2.copy()
+        self._laplacian_inv_d2[op.short] = 0.0
         rows = np.concatenate([op.i, op.j, np.arange(n_a)])
         cols = np.concatenate([op.j, op.i, np.arange(n_a)])
         #: the entries' order in CSR layout (row-major, columns ascending)
@@ -85,10 +88,10 @@ class PairGeometry:
         self._laplacian_single: scipy.sparse.csr_matrix | None = None
 
     def laplacian(self, v: np.ndarray, dtype=np.float64) -> scipy.sparse.csr_matrix:
-        """Lap(v/d²) = Σ_k (v_k/d_k²)(e_i − e_j)(e_i − e_j)ᵀ (n_a, n_a), sparse, with values of
-        ``dtype``; valid until the next call."""
+        """Lap(v/d²) = Σ_k (v_k/d_k²)(e_i − e_j)(e_i − e_j)ᵀ (n_a, n_a) over the pairs that are not short,
+        sparse, with values of ``dtype``; valid until the next call."""
         n_a, S = self.points.shape[0], v.size
-        w = v * self.inv_d2
+        w = v * self._laplacian_inv_d2
         self._weights[:S] = -w
         self._weights[S:2 * S] = -w
         self._weights[2 * S:] = np.bincount(self.op.i, w, n_a) + np.bincount(self.op.j, w, n_a)
@@ -120,7 +123,12 @@ class PairGeometry:
         given, is X_a X (n_a, m), known to the caller (it is then not recomputed)."""
         points = self.points_as(X.dtype)
         images = points @ X if images is None else images.astype(X.dtype, copy=False)
-        return points.T @ self.laplacian_apply(v, images)
+        out = points.T @ self.laplacian_apply(v, images)
+        short = self.op.short
+        if short.size:
+            rows = self.op.short_rows.astype(X.dtype, copy=False)
+            out += rows.T @ (v[short].astype(X.dtype)[:, None] * (rows @ X))
+        return out
 
     def adjoint(self, v: np.ndarray) -> np.ndarray:
         """𝒜*(v) as a dense symmetric (r, r) matrix: X_aᵀ (Lap X_a), 2·n_a·r² flops, or, with at most
@@ -129,6 +137,8 @@ class PairGeometry:
         S, n_a = v.size, self.points.shape[0]
         if 2 * S > 3 * n_a:
             out = self.points.T @ self.laplacian_apply(v, self.points)
+            if self.op.short.size:
+                out += (self.op.short_rows.T * v[self.op.short]) @ self.op.short_rows
             return 0.5 * (out + out.T)
         V, positive = self.op.V, v > 0.0
         # the transposed views (r, k) are Fortran-ordered: syrk reads them without a copy

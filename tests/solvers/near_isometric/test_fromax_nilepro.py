@@ -15,6 +15,7 @@ from sklearn.exceptions import ConvergenceWarning
 
 from sdpembed.isometry import isometry_constants
 from sdpembed.linear.near_isometric import FroMax, NILEPro
+from sdpembed.problems import numax_operator
 from sdpembed.problems.numax_operator import PairSecantOperator, SecantOperator
 from sdpembed.solvers.near_isometric.fromax import (
     FroMaxState,
@@ -138,7 +139,9 @@ def test_p_step_matrix_of_a_pair_operator_equals_the_explicit_one(squares, monke
 
     np.testing.assert_allclose(matrix(paired), explicit, rtol=0, atol=1e-11)
     np.testing.assert_allclose(matrix(FactorOps(V)), (V @ V.T) ** 2 * 1.3 + np.eye(len(V)), rtol=0, atol=1e-11)
-    monkeypatch.setattr(least_squares, "SHORT_PAIR_RATIO", 0.0)             # every pair from its secant
+    monkeypatch.setattr(numax_operator, "SHORT_PAIR_RATIO", 0.0)            # every pair from its secant
+    paired = FactorOps(PairSecantOperator(X, pairs[:, 0], pairs[:, 1]))
+    assert paired.op.short.size == paired.S
     cosines = least_squares.secant_cosines(paired.op)
     np.testing.assert_allclose(cosines, paired.op.V @ paired.op.V.T, rtol=0, atol=1e-15)
     np.testing.assert_allclose(matrix(paired), explicit, rtol=0, atol=1e-11)
