@@ -62,6 +62,7 @@ from ..._progress import say
 from ..._validate import check_positive_int
 from ...problems.mvu import (
     DUAL_DENSE_LIMIT,
+    EXTENDED_GOAL,
     connectivity_interval,
     dual_bound,
     slack_verdict,
@@ -82,13 +83,6 @@ __all__ = [
 LOCK_UP_HINT = ("; an equality MVU whose neighbourhood graph is rigid 'locks up' (Sec. 3.1.12): the SDP has no "
                 "interior point and the dual optimum is not attained — try fewer neighbours or the "
                 "inequality/slack variant")
-
-
-#: The iterates of :func:`solve_in_face` whose multipliers could prove a bound within this many gap tolerances of
-#: their objective get the extended-precision proof (:func:`~sdpembed.problems.mvu.dual_bound`'s ``goal``); farther ones
-#: cannot be certified by it, and their bound (a looser one, from the proof in double) only ranks them. The final
-#: certificate of a face (:mod:`sdpembed.solvers.mvu.facial`) is proved without a goal.
-EXTENDED_GOAL = 10.0
 
 
 def centered_basis(n: int) -> np.ndarray:
@@ -219,8 +213,9 @@ def solve_in_face(instance, *, basis: np.ndarray | None = None, certificate=None
     leaves it. ``certificate(y, goal=...)`` turns the reduced dual iterate y (VᵀL(y)V ⪰ cI) into
     ``(bound, proved multipliers)`` for the *original* problem (default
     :func:`~sdpembed.problems.mvu.dual_bound`, valid for V = the basis of 1⊥); ``goal``, the iterate's objective
-    and :data:`EXTENDED_GOAL` gap tolerances, says which bounds are worth an extended-precision proof (the ``goal``
-    of :func:`~sdpembed.problems.mvu.dual_bound`). Runs under the
+    and :data:`~sdpembed.problems.mvu.EXTENDED_GOAL` gap tolerances, says which bounds are worth an
+    extended-precision proof, and in which precision (the ``goal`` of :func:`~sdpembed.problems.mvu.dual_bound`).
+    Runs under the
     caller's BLAS thread limit; other parameters as :func:`solve_mvu_ipm`. ``rows`` (optional) selects
     the edge constraints the interior point keeps — those the others depend on in the face, whose
     Schur complement would otherwise be singular; ``certificate`` then receives multipliers of those

@@ -800,7 +800,7 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
                            f"{rgap:.2e} <= {gap_tol:g}")
                 best_Y = best_Y if variant == "slack" else Y
                 break
-            margin = proof_margin(instance, y)
+            margin = proof_margin(instance, y, goal=goal)
             if met and margin > 0.5 * gap_tol and best_gap <= 4.0 * margin:
                 # the gap left is the proof's own rounding margin, which more iterations do not shrink
                 status, message = "inaccurate", (
