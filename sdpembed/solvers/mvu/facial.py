@@ -143,6 +143,7 @@ from dataclasses import dataclass
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from ..._deadline import Deadline
 from ..._progress import say
 from ...graphs import graph_laplacian
 from ...problems.mvu import DUAL_DENSE_LIMIT, dual_bound, proof_margin, svec_edge_matrix
@@ -625,6 +626,7 @@ def solve_mvu_facial(
     verbose: bool | int = False,
     time_limit: float | None = None,
     blas_threads: int | None = -1,
+    cpu_time_limit: float | None = None,
 ) -> SolveResult:
     """Solve an equality :class:`~sdpembed.problems.MVUInstance` by facial reduction (module
     docstring) and certify the answer for the original SDP; other variants, and equality graphs
@@ -633,9 +635,10 @@ def solve_mvu_facial(
     Parameters
     ----------
     instance : MVUInstance
-    gap_tol, feas_tol, max_iter, verbose, time_limit, blas_threads
-        As :func:`~sdpembed.solvers.mvu.ipm.solve_mvu_ipm` (``max_iter`` and ``time_limit`` bound the
-        interior point over the face when the edges do not determine K in it).
+    gap_tol, feas_tol, max_iter, verbose, time_limit, blas_threads, cpu_time_limit
+        As :func:`~sdpembed.solvers.mvu.ipm.solve_mvu_ipm` (``max_iter`` and the time limits bound the
+        interior point over the face when the edges do not determine K in it; the time limits count from the
+        start of the facial reduction).
     rank_tol : float
         A clique's points are affinely dependent where its Gram matrix has eigenvalues at most
         ``rank_tol`` of its largest (:func:`clique_stress`).
@@ -655,15 +658,16 @@ def solve_mvu_facial(
     """
     if instance.variant != "equality":
         return solve_mvu_ipm(instance, gap_tol=gap_tol, feas_tol=feas_tol, max_iter=max_iter, verbose=verbose,
-                             time_limit=time_limit, blas_threads=blas_threads)
+                             time_limit=time_limit, blas_threads=blas_threads, cpu_time_limit=cpu_time_limit)
     if instance.n > DUAL_DENSE_LIMIT:
         raise ValueError(f"facial reduction is dense in n; n = {instance.n} exceeds {DUAL_DENSE_LIMIT}")
     limit = (1 if instance.n < 300 else None) if blas_threads == -1 else blas_threads
     with threadpool_limits(limits=limit, user_api="blas"):
-        return _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, time_limit)
+        return _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose,
+                      Deadline.of(time_limit, cpu_time_limit))
 
 
-def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, time_limit) -> SolveResult:
+def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, deadline) -> SolveResult:
     """The body of :func:`solve_mvu_facial`."""
     t0 = time.perf_counter()
     n, edges, D = instance.n, instance.edges, instance.sqdist
@@ -681,7 +685,7 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, t
             f"{info['stress_min_on_complement']:.2e} of its largest)")
     if face is None or face.dim == n - 1:
         result = solve_in_face(instance, gap_tol=gap_tol, feas_tol=feas_tol, max_iter=max_iter, verbose=verbose,
-                               time_limit=time_limit, t0=t0, method="facial")
+                               deadline=deadline, t0=t0, method="facial")
         return _annotate(result, text, {**info, "determined": False})
 
     steps = [(face, omega)]
@@ -763,7 +767,7 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, t
         return certificate(y_face, goal=goal)
 
     result = solve_in_face(instance, basis=face.V, certificate=certificate_of_rows, gap_tol=gap_tol,
-                           feas_tol=feas_tol, max_iter=max_iter, verbose=verbose, time_limit=time_limit, t0=t0,
+                           feas_tol=feas_tol, max_iter=max_iter, verbose=verbose, deadline=deadline, t0=t0,
                            method="facial", rows=rows)
     text += "; the edges leave K free in the face (solved by the interior point there)"
     if result.status != "optimal" and last["y_face"] is not None:
@@ -782,7 +786,7 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, t
         # smaller proved bound of the two runs is returned with the more feasible K not above it (each
         # bound holds for the original SDP, whichever run proved it)
         full = solve_in_face(instance, gap_tol=gap_tol, feas_tol=feas_tol, max_iter=max_iter, verbose=verbose,
-                             time_limit=time_limit, t0=t0, method="facial")
+                             deadline=deadline, t0=t0, method="facial")
         # its optimum must not lie above the bound the run over the face proved: without an interior the full
         # SDP's K can be within the violation tolerance and still above every feasible K's objective
         below = not np.isfinite(result.dual_bound) or relative_gap(result.dual_bound, full.objective) >= -gap_tol
