@@ -558,10 +558,23 @@ def slack_verdict(omega: float, lower: float, upper: float) -> tuple[str, str] |
                           "returned, no bound (move omega away from 1 / (1 + lambda_2))")
 
 
-#: The double-precision proof's own margin 2δ/|c| (:func:`proof_margin`) above which the proof runs in
-#: extended precision (long double, when it is finer than double): below it the double proof already meets
-#: the default gap tolerance of 1e-6.
-EXTENDED_PROOF_FROM = 1e-6
+#: The share of a solver's gap tolerance that the double-precision proof's own margin 2δ/|c|
+#: (:func:`proof_margin`) may take: above it the proof of an iterate near its goal runs in extended precision
+#: (long double, when it is finer than double). The margin adds to the iterate's own gap — Table 3.2's swiss roll
+#: (n = 2,000): 9e-7 of the iterate and 6.4e-7 of the double proof, 1.5e-6 above a tolerance of 1e-6 — so a
+#: margin that takes more than a quarter of the tolerance is worth the extended proof.
+EXTENDED_PROOF_SHARE = 0.25
+
+#: The iterates whose multipliers could prove a bound within this many gap tolerances of their objective get the
+#: extended-precision proof (:func:`dual_bound`'s ``goal``); farther ones cannot be certified by it, and their bound
+#: (a looser one, from the proof in double) only ranks them.
+EXTENDED_GOAL = 10.0
+
+#: The double proof's margin 2δ/|c| above which a proof without a goal (``verify``, a facial-reduction's final
+#: certificate) runs in extended precision: :data:`EXTENDED_PROOF_SHARE` of the default gap tolerance 1e-6, the
+#: threshold a solver at that tolerance proves with, so that ``verify`` proves a solution file's multipliers in the
+#: precision its solver did.
+EXTENDED_PROOF_FROM = EXTENDED_PROOF_SHARE * 1e-6
 
 #: Largest n for which the proof runs in extended precision: its Cholesky factorisation is numpy's own
 #: (LAPACK has no long double), O(n³) in interpreted blocks, many times LAPACK's double factorisation — which
@@ -597,18 +610,19 @@ _EXT_UNIT = _extended_unit()
 
 
 def _proof_unit(n: int, edges: np.ndarray, y: np.ndarray, c: float, diagonal: np.ndarray,
-                extended: bool = True) -> float:
+                extended_from: float | None = None) -> float:
     """The unit roundoff the proof of y runs in: long double's (:func:`_extended_unit`) when there is one, n ≤
-    :data:`EXTENDED_PROOF_MAX_N`, the double proof's margin 2δ/|c| exceeds :data:`EXTENDED_PROOF_FROM` and
-    ``extended`` (a caller's choice to prove in double, :func:`dual_bound`'s ``goal``); double's otherwise. A
-    function of (n, edges, y, c) alone by default, so ``verify`` proves the same way on a platform with the same
-    long double; where long double is double (e.g. Windows, macOS on arm64) it proves in double, a weaker bound or
-    none, never a wrong one."""
+    :data:`EXTENDED_PROOF_MAX_N` and the double proof's margin 2δ/|c| exceeds ``extended_from`` (default
+    :data:`EXTENDED_PROOF_FROM`; :func:`dual_bound` sets it from its ``goal``, ∞ to prove in double); double's
+    otherwise. A function of (n, edges, y, c) alone by default, so ``verify`` proves the same way on a platform with
+    the same long double; where long double is double (e.g. Windows, macOS on arm64) it proves in double, a weaker
+    bound or none, never a wrong one."""
     u = 0.5 * _EPS
+    threshold = EXTENDED_PROOF_FROM if extended_from is None else extended_from
     # (n + 1)u ≤ eps/2: the proof's factors 1/(1 − γ) round to 1 in double and its slack (1 + 4 eps) covers them
-    if extended and _EXT_UNIT and n <= EXTENDED_PROOF_MAX_N and (n + 1) * _EXT_UNIT <= 0.5 * _EPS:
+    if threshold < np.inf and _EXT_UNIT and n <= EXTENDED_PROOF_MAX_N and (n + 1) * _EXT_UNIT <= 0.5 * _EPS:
         delta = _proof_shift(n, edges, y, c, diagonal, u)[0]
-        if 2.0 * delta > EXTENDED_PROOF_FROM * max(abs(c), 1e-300):
+        if 2.0 * delta > threshold * max(abs(c), 1e-300):
             return _EXT_UNIT
     return u
 
@@ -630,20 +644,23 @@ def _proof_shift(n: int, edges: np.ndarray, y: np.ndarray, c: float, diagonal: n
     return delta, gamma, e_form
 
 
-def proof_margin(instance, y: np.ndarray) -> float:
+def proof_margin(instance, y: np.ndarray, *, goal: tuple[float, float] | None = None) -> float:
     """The relative gap the proof of :func:`dual_bound` itself costs at multipliers y: it aims
     λ_min(L(y)|₁⊥) at c + 2δ, δ the rounding shift of its Cholesky proof (about
     γ_{n+1}·tr L(y), Demmel's bound, γ_{n+1} = (n + 1)u/(1 − (n + 1)u) for the unit roundoff u of the
     arithmetic the proof runs in: double's, or long double's when double's margin exceeds
-    :data:`EXTENDED_PROOF_FROM`), so a bound proved from y exceeds the dual value of the exact
-    optimum by about 2δ/|c| of itself. A gap tolerance below this cannot be certified from y;
-    it grows with n and with the multipliers' sum (tr L(y) = 2Σ_e y_e).
+    :data:`EXTENDED_PROOF_FROM`, or :data:`EXTENDED_PROOF_SHARE` of the gap tolerance of ``goal``), so a bound
+    proved from y exceeds the dual value of the exact optimum by about 2δ/|c| of itself. A gap tolerance below
+    this cannot be certified from y; it grows with n and with the multipliers' sum (tr L(y) = 2Σ_e y_e).
 
     Parameters
     ----------
     instance : MVUInstance
     y : ndarray of shape (E,)
         Multipliers of the edge constraints.
+    goal : (float, float), optional
+        The ``goal`` of :func:`dual_bound` whose proof's margin is asked for (a solver's: the margin of the
+        proof of an iterate near its goal); ``None``: the proof without a goal, as ``verify`` runs it.
 
     Returns
     -------
@@ -654,14 +671,14 @@ def proof_margin(instance, y: np.ndarray) -> float:
     y = _project(instance, np.asarray(y, dtype=np.float64))
     diagonal = np.bincount(edges[:, 0], weights=y, minlength=n) + np.bincount(edges[:, 1], weights=y, minlength=n)
     c = instance.trace_weight
-    return 2.0 * _shift_of_proof(n, edges, y, c, diagonal) / max(abs(c), 1e-300)
+    return 2.0 * _shift_of_proof(n, edges, y, c, diagonal, _extended_from(goal)) / max(abs(c), 1e-300)
 
 
 def _shift_of_proof(n: int, edges: np.ndarray, y: np.ndarray, c: float, diagonal: np.ndarray,
-                    extended: bool = True) -> float:
+                    extended_from: float | None = None) -> float:
     """The shift δ the proof of y subtracts first: :func:`_proof_shift` in double, the smaller of it and
-    :func:`_aimed_shift` in extended precision (``extended`` as :func:`_proof_unit`)."""
-    u = _proof_unit(n, edges, y, c, diagonal, extended)
+    :func:`_aimed_shift` in extended precision (``extended_from`` as :func:`_proof_unit`)."""
+    u = _proof_unit(n, edges, y, c, diagonal, extended_from)
     delta = _proof_shift(n, edges, y, c, diagonal, u)[0]
     if u < 0.5 * _EPS:
         aimed = _aimed_shift(n, edges, y, c, u)
@@ -751,7 +768,7 @@ def _factor_norm_bound(R: np.ndarray, u: float) -> float:
     return (ratio + n * _TINY * (1.0 + column)) / (1.0 - gamma) ** 2 * (1.0 + 4.0 * _EPS)
 
 
-def _proves_feasible(n: int, edges: np.ndarray, y: np.ndarray, c: float, extended: bool = True
+def _proves_feasible(n: int, edges: np.ndarray, y: np.ndarray, c: float, extended_from: float | None = None
                      ) -> tuple[bool, float]:
     """Prove L(y) + t·11ᵀ − cI ⪰ 0 for t = fl(s/n), s = c + max(1, |c|), by a Cholesky
     factorisation of the matrix shifted down by δ.
@@ -759,7 +776,7 @@ def _proves_feasible(n: int, edges: np.ndarray, y: np.ndarray, c: float, extende
     1 is an eigenvector of that matrix (L(y)1 = 0) with eigenvalue s − c > 0, so it is PSD iff
     λ_min(L(y)|₁⊥) ≥ c: this is the dual feasibility of (y, t). The matrix is formed and factorised
     in an arithmetic of unit roundoff u (:func:`_proof_unit`: double, u = 2⁻⁵³, or long double when
-    double's margin would cost more than :data:`EXTENDED_PROOF_FROM` of the bound — a stress lifted
+    double's margin would cost more than ``extended_from`` of the bound — a stress lifted
     by a large multiple makes tr L(y) large). F = fl(L(y) + t·11ᵀ − (c + δ)I) differs from the exact
     matrix shifted by δ by at most e_form in the 2-norm (a bound on its absolute row sums of
     rounding errors: 2u((3 + deg_max)W + 2|s| + |c| + δ), W = max_i Σ_{e∋i} |y_e|, doubled). If
@@ -783,7 +800,7 @@ def _proves_feasible(n: int, edges: np.ndarray, y: np.ndarray, c: float, extende
         factorisation to succeed.
     """
     diagonal = np.bincount(edges[:, 0], weights=y, minlength=n) + np.bincount(edges[:, 1], weights=y, minlength=n)
-    u = _proof_unit(n, edges, y, c, diagonal, extended)
+    u = _proof_unit(n, edges, y, c, diagonal, extended_from)
     dtype = np.float64 if u == 0.5 * _EPS else np.longdouble
     L = _dense_laplacian(n, edges, y, dtype)
     s = c + max(1.0, abs(c))
@@ -898,6 +915,13 @@ def _least_candidate_value(instance, y: np.ndarray, mu: float, strict) -> float:
                 for cand in _candidates(instance, y, mu, instance.trace_weight, strict)), default=np.inf)
 
 
+def _extended_from(goal: tuple[float, float] | None) -> float:
+    """The double proof's margin above which a proof for ``goal`` (:func:`dual_bound`) runs in extended precision:
+    :data:`EXTENDED_PROOF_SHARE` of the solver's gap tolerance (the goal's tolerance over :data:`EXTENDED_GOAL`),
+    or :data:`EXTENDED_PROOF_FROM` without a goal."""
+    return EXTENDED_PROOF_FROM if goal is None else EXTENDED_PROOF_SHARE * goal[1] / EXTENDED_GOAL
+
+
 def dual_bound(instance, y: np.ndarray, *, goal: tuple[float, float] | None = None) -> tuple[float, np.ndarray]:
     """A certified upper bound on the optimum of an MVU instance from any multipliers y.
 
@@ -918,12 +942,15 @@ def dual_bound(instance, y: np.ndarray, *, goal: tuple[float, float] | None = No
     y : ndarray of shape (E,)
         Multipliers of the edge constraints (sign: the optimum has L(y) ⪰ cI on 1⊥).
     goal : (float, float), optional
-        (objective, tolerance) of a solver's iterate: the bounds worth an extended-precision proof are those within
-        tolerance·|objective| of the objective. When the least dual value of the points the proof would try in
-        exact arithmetic (y, or y scaled or mixed with the strictly feasible point up to λ_min(L(·)|₁⊥) = c by the
-        estimate lowered only by a few ε‖L(y)‖) lies outside, no proof of y certifies that gap in practice, and y
-        is proved in double: a looser bound or none, never a wrong one. ``None`` (default): the precision of
-        ``_proof_unit``, which ``verify`` uses.
+        (objective, tolerance) of a solver's iterate, the tolerance :data:`EXTENDED_GOAL` times the solver's gap
+        tolerance: the bounds worth an extended-precision proof are those within tolerance·|objective| of the
+        objective. When the least dual value of the points the proof would try in exact arithmetic (y, or y scaled
+        or mixed with the strictly feasible point up to λ_min(L(·)|₁⊥) = c by the estimate lowered only by a few
+        ε‖L(y)‖) lies outside, no proof of y certifies that gap in practice, and y is proved in double: a looser
+        bound or none, never a wrong one. Inside, the proof runs in extended precision when the double proof's
+        margin would take more than :data:`EXTENDED_PROOF_SHARE` of the solver's gap tolerance. ``None``
+        (default): the precision of ``_proof_unit`` (double margin above :data:`EXTENDED_PROOF_FROM`), which
+        ``verify`` uses — the same as a solver's at the default gap tolerance 1e-6.
 
     Returns
     -------
@@ -963,14 +990,15 @@ def dual_bound(instance, y: np.ndarray, *, goal: tuple[float, float] | None = No
     # the least value a proof of y could reach, at no margin: an iterate far from its goal (a lifted stress whose
     # coupling leaves L(y) indefinite, mixed with y₀; a matrix above the bound at a lock-up) is not worth a proof in
     # extended precision
-    extended = goal is None or (bool(_EXT_UNIT) and n <= EXTENDED_PROOF_MAX_N and abs(
+    near = goal is None or (bool(_EXT_UNIT) and n <= EXTENDED_PROOF_MAX_N and abs(
         _least_candidate_value(instance, y, estimate - typical, strict) - goal[0])
         <= goal[1] * max(abs(goal[0]), 1e-300))
-    unit = _proof_unit(n, edges, y, c, diagonal, extended)
+    extended_from = _extended_from(goal) if near else np.inf
+    unit = _proof_unit(n, edges, y, c, diagonal, extended_from)
     if unit < 0.5 * _EPS and 0.0 < c and mu < c:
         # a proof in extended precision (a lifted stress: tr L(y) large, its δ small) would be wasted on the
         # worst-case lowering 16nε‖L(y)‖ of the estimate: first aim at c + 2δ from the typical one
-        target = c + 2.0 * _shift_of_proof(n, edges, y, c, diagonal)
+        target = c + 2.0 * _shift_of_proof(n, edges, y, c, diagonal, extended_from)
         steer = estimate - typical
         # y itself first when the estimate allows it (multipliers this function proved prove the same bound)
         first = [y] if estimate >= c else []
@@ -983,7 +1011,7 @@ def dual_bound(instance, y: np.ndarray, *, goal: tuple[float, float] | None = No
         needed = 0.0
         for value, _, cand in sorted(((_dual_value(cand, D), i, cand) for i, cand in enumerate(points)),
                                      key=lambda item: item[:2]):
-            proved, delta = _proves_feasible(n, edges, cand, c, extended)
+            proved, delta = _proves_feasible(n, edges, cand, c, extended_from)
             if proved:
                 return value, cand
             needed = max(needed, delta)

@@ -26,6 +26,7 @@ LAYERS: dict[str, int] = {
     "sdpembed._memory": 0,
     "sdpembed._version": 0,
     "sdpembed._progress": 0,
+    "sdpembed._deadline": 0,
     "sdpembed.results": 0,
     "sdpembed.secants": 0,
     "sdpembed.graphs": 0,

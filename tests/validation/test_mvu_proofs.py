@@ -22,6 +22,7 @@ from sdpembed.io import load_instance, read_solution, solution_arrays, solution_
 from sdpembed.problems import MVUInstance, MVUOOSInstance
 from sdpembed.problems import mvu as mvu_problem
 from sdpembed.problems import mvu_oos as oos_problem
+from sdpembed.problems.mvu import EXTENDED_GOAL
 from sdpembed.registry import PROBLEMS, solve
 from sdpembed.validation.certify import Tolerances
 from sdpembed.validation.suite import grade_solution, load_suite
@@ -413,3 +414,36 @@ def test_a_long_cycle_is_certified_to_one_in_a_million_above_a_thousand_points()
     assert optimum * (1.0 - 1e-12) <= bound <= optimum * (1.0 + 1e-6)
     # the margin of the same multipliers in double, which alone would exceed the tolerance
     assert mvu_problem._proof_shift(n, edges, y, 1.0, np.full(n, 2.0 / lam2), 2.0**-53)[0] * 2.0 > 1e-5
+
+
+@pytest.mark.skipif(not mvu_problem._EXT_UNIT, reason="numpy's long double is no finer than double here")
+def test_a_double_margin_below_one_in_a_million_is_proved_in_extended_precision_near_a_tight_goal():
+    """The unit cycle of n = 500: double's margin is 7.1e-7 of the bound, below 1e-6 but most of a gap tolerance of
+    1e-6 (Table 3.2's roll of n = 2,000: 6.4e-7, which with the iterate's 9e-7 left a gap of 1.5e-6). Near a goal
+    whose gap tolerance it takes more than EXTENDED_PROOF_SHARE of, the proof runs in extended precision; a looser
+    goal keeps the proof in double; without a goal (``verify``) the proof is the one at the default tolerance."""
+    instance, optimum, y = _unit_cycle(500)
+    goal = EXTENDED_GOAL * 1e-6
+    double = mvu_problem.proof_margin(instance, y, goal=(optimum, EXTENDED_GOAL * 1e-3))
+    assert 5e-7 < double < 1e-6
+    tight, _ = mvu_problem.dual_bound(instance, y, goal=(optimum, goal))
+    assert optimum * (1.0 - 1e-12) <= tight <= optimum * (1.0 + 1e-9)
+    assert mvu_problem.proof_margin(instance, y, goal=(optimum, goal)) < 1e-9
+    loose, _ = mvu_problem.dual_bound(instance, y, goal=(optimum, EXTENDED_GOAL * 1e-3))
+    assert optimum * (1.0 + 0.5 * double) <= loose <= optimum * (1.0 + 2.0 * double)
+    assert mvu_problem.dual_bound(instance, y)[0] == tight
+
+
+@pytest.mark.skipif(not mvu_problem._EXT_UNIT, reason="numpy's long double is no finer than double here")
+@pytest.mark.parametrize("method", ["ipm", "lowrank"])
+def test_a_solver_certifies_a_tolerance_most_of_which_double_margin_would_take(method):
+    """The unit cycle of n = 500 (optimum n/λ₂) at gap_tol 6e-7, below double's margin 7.1e-7: both solvers ended
+    ``inaccurate`` when the proof of an iterate near its goal stayed in double below a margin of 1e-6 (the low-rank
+    run blaming the proof's margin, the interior point breaking down); the written multipliers prove the same bound
+    under ``verify``."""
+    instance, optimum, _ = _unit_cycle(500)
+    result = solve(instance, method, gap_tol=6e-7)
+    assert result.status == "optimal", result.message
+    assert optimum * (1.0 - 1e-12) <= result.dual_bound <= optimum * (1.0 + 6e-7)
+    assert optimum * (1.0 - 6e-7) <= result.objective
+    assert mvu_problem.verified_dual_bound(instance, {"dual_y": result.extra["y"]}) <= result.dual_bound * (1 + 1e-12)

@@ -55,6 +55,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._deadline import Deadline
 from ..._validate import check_positive_int
 from ...graphs import impostor_triplets, nearest_impostors, radius_hinges
 from ...problems.lmnn import (
@@ -182,7 +183,7 @@ def _spread_over_anchors(triplets: np.ndarray, hinges: np.ndarray, limit: int) -
 def _working_set_rounds(*, n, mu, C0, working, build_system, hinge_stream, pull, bound, options: RoundOptions,
                         max_add_factor: float = 2.0, warm: bool = True,
                         warm_shift: float = 1e-3, prune_alpha: float = 1e-3, loose_tol: float = 1e-3,
-                        settled: float = 0.05, deadline: float | None = None, tight: bool = False,
+                        settled: float = 0.05, deadline: Deadline | None = None, tight: bool = False,
                         start: tuple | None = None, start_shift: float = 3e-2, fixed: np.ndarray | None = None,
                         fold=None, early_certificate: bool = False,
                         certify_below: float = 10.0) -> _Rounds:
@@ -309,7 +310,7 @@ def _working_set_rounds(*, n, mu, C0, working, build_system, hinge_stream, pull,
         if gap_tol is not None and round_tol == tol and ipm_reached(out, tol) and rgap <= gap_tol:
             certified = True       # small enough already; the certificate needs no settled working set
             break
-        if out.timed_out or (deadline is not None and time.perf_counter() > deadline):
+        if out.timed_out or (deadline is not None and deadline.passed()):
             timed_out = True
             break
         alpha_next = np.concatenate([out.alpha[keep], np.full(int(released.sum()), mu),
@@ -344,6 +345,7 @@ def solve_lmnn_fast(
     repair: str = "auto",
     time_limit: float | None = None,
     verbose: bool | int = RoundOptions.verbose,
+    cpu_time_limit: float | None = None,
 ) -> SolveResult:
     """Solve the LMNN SDP (2.11) / Sec. 2.1.3 by the interior-point method on an exact working set.
 
@@ -411,7 +413,7 @@ def solve_lmnn_fast(
         ``"auto"``: ``"direct"`` from d(d+1)/2 ≥ :data:`DIRECT_FROM` with the first-order start,
         ``"fallback"`` otherwise; ``"off"``: never.
     time_limit : float, optional
-        Seconds: no new round and no new Newton step starts after this (the first-order start
+        Wall-clock seconds: no new round and no new Newton step starts after this (the first-order start
         stops its stages at half of it). A run stopped this way reports ``max_iterations`` with
         the certified gap of the multipliers reached, which stays a true bound. A run that ends
         without ``optimal`` (time, round or Newton-step limit) returns the better — lower loss
@@ -420,6 +422,9 @@ def solve_lmnn_fast(
     verbose : bool or int
         One line per round (working set, added, active triplets, objective, bound, gap);
         ``2`` also prints every Newton step.
+    cpu_time_limit : float, optional
+        CPU seconds of the process (all threads, BLAS's included; ``sdpembed._deadline``), as ``time_limit``
+        but not changed by the machine's load; with both, the first reached stops the run.
 
     Returns
     -------
@@ -433,8 +438,7 @@ def solve_lmnn_fast(
     start = time.perf_counter()
     options = RoundOptions(tol=tol, max_rounds=max_rounds, max_iter=max_iter, add_tol=add_tol, prune=prune,
                            gap_tol=gap_tol, verbose=verbose)
-    if time_limit is not None and not (np.isfinite(time_limit) and time_limit >= 0.0):
-        raise ValueError(f"time_limit must be a non-negative number of seconds or None, got {time_limit}")
+    deadline = Deadline.of(time_limit, cpu_time_limit, wall_start=start)
     n, d, mu = instance.n_points, instance.dim, instance.mu
     X, y, targets = instance.X, instance.y, instance.targets
     if mu == 0.0:   # only the pull term: tr(MP) ≥ 0 is minimised by M = 0, and the bound 0 is exact
@@ -462,7 +466,7 @@ def solve_lmnn_fast(
         warm = warm_start_metric(X, y, targets, mu, P, keep=first_order_keep, verbose=verbose,
                                  etas=_DIRECT_ETAS if repair == "direct" else _ROUNDS_ETAS,
                                  stage_iter=30 if repair == "direct" else _ROUNDS_STAGE_ITER,
-                                 time_budget=None if time_limit is None else 0.5 * float(time_limit))
+                                 time_budget=None if deadline is None else deadline.share(0.5))
         working, alpha0 = warm.triplets, warm.alpha
         if first_order_fix is not None:
             settled = warm.z > first_order_fix
@@ -493,12 +497,11 @@ def solve_lmnn_fast(
                                    fixed_sum=(m, *folded[1]))
         return lmnn_dual_bound(instance, triplets, alpha, upper_bound=objective)
 
-    deadline = None if time_limit is None else start + float(time_limit)
     rounds = margin = None
     if repair == "direct" and warm is not None:
         rounds = _repair(instance, warm.M, (warm.triplets, warm.alpha), warm.loss, None, options, deadline,
                          margin=True)
-        if rounds is not None and rounds.rgap > gap_tol and (deadline is None or time.perf_counter() < deadline):
+        if rounds is not None and rounds.rgap > gap_tol and (deadline is None or not deadline.passed()):
             # the margin rounds stopped uncertified with time left (a re-partition with more than max_free free
             # triplets, or their round limit): the working-set rounds, then the fallback repair, from their
             # metric of lowest loss and their multipliers; the better certificate of the two paths is kept
@@ -521,14 +524,14 @@ def solve_lmnn_fast(
             early_certificate=True,
         )
         if ((repair == "fallback" or margin is not None) and rounds.rgap > gap_tol
-                and (deadline is None or time.perf_counter() < deadline)):
+                and (deadline is None or not deadline.passed())):
             # from the lower-loss metric of the rounds' last and the first-order start
             M_from, loss_from = ((warm.M, warm.loss) if warm is not None and warm.loss < rounds.objective
                                  else (rounds.Ms[0], rounds.objective))
             rounds = _repair(instance, M_from, (rounds.working, rounds.alpha), loss_from, rounds, options,
                              deadline) or rounds
         if (margin is None and repair != "off" and rounds.converged and rounds.rgap > gap_tol
-                and not rounds.timed_out and (deadline is None or time.perf_counter() < deadline)):
+                and not rounds.timed_out and (deadline is None or not deadline.passed())):
             # a settled working set still uncertified with time left: its last interior point stopped far from tol
             # on a failed factorisation (counted as stalled), and the fallback repair started from its poor
             # multipliers; the direct path's margin rounds from the first-order start (or, without one, from the
@@ -576,7 +579,7 @@ def solve_lmnn_fast(
 
 
 def _repair(instance: LMNNInstance, M: np.ndarray, alpha_start: tuple, loss: float, rounds: _Rounds | None,
-            options: RoundOptions, deadline: float | None, margin: bool = False) -> _Rounds | None:
+            options: RoundOptions, deadline: Deadline | None, margin: bool = False) -> _Rounds | None:
     """The multiplier repair (:func:`~sdpembed.solvers.lmnn.multiplier_repair.repair_rounds`, or with
     ``margin`` :func:`~sdpembed.solvers.lmnn.margin_rounds.margin_rounds`) from the metric M
     of loss ``loss`` and the multipliers ``alpha_start``, as the rounds' result: ``rounds`` (the working-set
@@ -604,7 +607,7 @@ def _repair(instance: LMNNInstance, M: np.ndarray, alpha_start: tuple, loss: flo
     ipm = IPMOutcome(M=out.last[None], alpha=out.alpha, xi=np.zeros(0), primal_value=out.objective,
                      dual_value=out.bound, converged=out.converged, iterations=out.iterations,
                      stalled=not out.converged)
-    timed_out = deadline is not None and time.perf_counter() > deadline and rgap > options.gap_tol
+    timed_out = deadline is not None and deadline.passed() and rgap > options.gap_tol
     return _Rounds(Ms=out.M[None], objective=out.objective, bound=out.bound, rgap=rgap, working=out.triplets,
                    out=ipm, converged=True, round=out.rounds, added=0, newton=out.iterations, active=active,
                    history={}, timed_out=timed_out, alpha=out.alpha, certified=rgap <= options.gap_tol,

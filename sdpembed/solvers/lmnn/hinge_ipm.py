@@ -45,13 +45,13 @@ References
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.linalg
 
+from ..._deadline import Deadline
 from ..._progress import say
 from ...problems.lmnn import loss_unit
 from ...results import relative_gap
@@ -101,7 +101,7 @@ def hinge_ipm(
     max_iter: int = 100,
     start: tuple | None = None,
     offset: float = 0.0,
-    deadline: float | None = None,
+    deadline: Deadline | None = None,
     certify: Callable[[np.ndarray, np.ndarray], bool] | None = None,
     certify_below: float = 0.0,
     verbose: bool | int = False,
@@ -144,9 +144,10 @@ def hinge_ipm(
         per triplet), e.g. :func:`warm_start` from the solution of a neighbouring working set;
         it need not be feasible (the method is an infeasible-start one). By default a cold
         start: M a multiple of I, ξ and s ≥ 1, α = μ/2, X a multiple of I above C0 + 𝒜*(α).
-    deadline : float, optional
-        A ``time.perf_counter()`` value: no Newton step starts after it (the iterate reached is
-        returned, ``timed_out``; its multipliers α ∈ [0, μ] still give a certified bound).
+    deadline : Deadline, optional
+        The run's time budget (``sdpembed._deadline.Deadline``): no Newton step starts after it has
+        passed (the iterate reached is returned, ``timed_out``; its multipliers α ∈ [0, μ] still give a
+        certified bound).
     certify : callable (M, alpha) -> bool, optional
         An early stop: at every iterate whose relative primal residual and gap are ≤ ``certify_below``
         and relative dual residual ≤ ``_CERTIFY_DRES``·``certify_below`` (the polish removes the dual
@@ -236,7 +237,7 @@ def hinge_ipm(
             if polished is not None and certify(M, polished):
                 alpha, certified = polished, True
                 break
-        if deadline is not None and time.perf_counter() > deadline:
+        if deadline is not None and deadline.passed():
             timed_out = True
             break
         if it > 5 and max(pres, dres, gap) < 1e-6 and max(pres, dres, gap) >= 0.5 * min(

@@ -47,6 +47,7 @@ import time
 
 import numpy as np
 
+from ..._deadline import Deadline
 from ..._progress import say
 from ...graphs import radius_hinges
 from ...problems.lmnn import LMNNInstance, loss_unit, project_psd, triplet_keys
@@ -112,7 +113,7 @@ def margin_rounds(
     settled: float = 0.05,
     max_rounds: int = 10,
     max_free: int = 20000,
-    deadline: float | None = None,
+    deadline: Deadline | None = None,
     verbose: bool | int = False,
 ) -> RepairOutcome | None:
     """Minimise (2.11) and certify it by the multiplier interior point on a partition of the triplets that
@@ -143,8 +144,9 @@ def margin_rounds(
         Rounds at most.
     max_free : int
         A partition with more free triplets than this ends the rounds (the Newton system is m × m).
-    deadline : float, optional
-        A ``time.perf_counter()`` value after which no Newton step and no round starts.
+    deadline : Deadline, optional
+        The run's time budget (``sdpembed._deadline.Deadline``): no Newton step and no round starts after it
+        has passed.
     verbose : bool or int
         A line per round; ``2`` also a line per Newton step.
 
@@ -179,7 +181,7 @@ def margin_rounds(
         best = merge_outcomes(best, out)
         upper = min(upper, out.objective)
         gap = relative_gap(out.objective, out.bound, unit)
-        if gap <= gap_tol or (deadline is not None and time.perf_counter() > deadline):
+        if gap <= gap_tol or (deadline is not None and deadline.passed()):
             if verbose:
                 say(f"  margin round {round_}: {out.n_free} free, {out.n_fixed} fixed, loss {out.objective:.10g}, "
                     f"bound {out.bound:.10g}, gap {gap:.2e}")

@@ -60,6 +60,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.linalg
 
+from ..._deadline import Deadline
 from ..._progress import say
 from ...graphs import radius_hinges
 from ...problems.lmnn import (
@@ -203,7 +204,7 @@ def repair_multipliers(
     max_iter: int = 60,
     gap_tol: float | None = None,
     max_free: int = 20000,
-    deadline: float | None = None,
+    deadline: Deadline | None = None,
     verbose: bool | int = False,
 ) -> RepairOutcome | None:
     """Repaired multipliers of the LMNN dual (2.11) at a fixed metric M (module docstring): α = μ on the
@@ -240,8 +241,8 @@ def repair_multipliers(
         point's own measures are below 10·gap_tol.
     max_free : int
         More free triplets than this: no repair (None); the Newton system is max_free × max_free.
-    deadline : float, optional
-        A ``time.perf_counter()`` value after which no Newton step starts.
+    deadline : Deadline, optional
+        The run's time budget (``sdpembed._deadline.Deadline``): no Newton step starts after it has passed.
     verbose : bool or int
         A line per Newton step.
 
@@ -341,7 +342,7 @@ def repair_multipliers(
         closed = np.isfinite(best) and relative_gap(min(best_loss, at_hand), best, unit) <= gap_tol
         if converged or unbounded or closed:
             break
-        if deadline is not None and time.perf_counter() > deadline:
+        if deadline is not None and deadline.passed():
             break
         if it > 5 and worst < 1e-6 and worst >= 0.5 * min(
                 max(p_, d_, g_) for p_, d_, g_ in zip(history["pres"][-6:-1], history["dres"][-6:-1],
@@ -438,7 +439,7 @@ def repair_rounds(
     rounds: int = 3,
     growth: float = 2.0,
     gap_tol: float = 1e-5,
-    deadline: float | None = None,
+    deadline: Deadline | None = None,
     verbose: bool | int = False,
     **options,
 ) -> RepairOutcome | None:
@@ -467,7 +468,7 @@ def repair_rounds(
             say(f"  repair round {round_}: {out.n_free} free, {out.n_fixed} fixed triplets (band {band:g}), "
                 f"{out.iterations} Newton steps in all, loss {out.objective:.10g}, bound {out.bound:.10g}, "
                 f"gap {gap:.2e}, {out.seconds:.1f} s")
-        if gap <= gap_tol or (deadline is not None and time.perf_counter() > deadline):
+        if gap <= gap_tol or (deadline is not None and deadline.passed()):
             break
         # a gap left by the split: the next one, wider, at the metric of lowest loss
         M, alpha_start, upper_bound, band = out.M, (out.triplets, out.alpha), out.objective, growth * band

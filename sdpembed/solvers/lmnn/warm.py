@@ -74,6 +74,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse
 
+from ..._deadline import Deadline
 from ...graphs import radius_hinges
 from ..lbfgs import minimize_lbfgs
 
@@ -429,7 +430,7 @@ def warm_start_metric(
     ftol: float = 1e-6,
     scale_start: bool = True,
     first_step: float | None = 0.05,
-    time_budget: float | None = None,
+    time_budget: Deadline | None = None,
     dtype: type | None = None,
     verbose: bool | int = False,
 ) -> WarmStart:
@@ -462,8 +463,9 @@ def warm_start_metric(
     first_step : float or None
         Length of each stage's first L-BFGS step relative to ‖L‖_F (module docstring); ``None``: the plain
         L-BFGS unit step.
-    time_budget : float, optional
-        Seconds: no new stage starts after this.
+    time_budget : Deadline, optional
+        The stages' share of the run's time budget (``sdpembed._deadline.Deadline``): no new stage starts
+        after it has passed.
     dtype : numpy float type, optional
         Precision of the distances and hinge arguments of every evaluation (:class:`_FullLoss`); the sums and
         the gradient's contraction are float64 either way, and the returned ``loss``, ``triplets`` and ``z``
@@ -518,7 +520,7 @@ def warm_start_metric(
         if verbose:
             print(f"warm stage eta {eta:7.3g}  lbfgs {result.nit:4d} ({result.status}, {result.nfev} evaluations)  "
                   f"smoothed loss {result.fun:.8g}  {time.perf_counter() - start:7.2f} s", flush=True)
-        if time_budget is not None and time.perf_counter() - start > time_budget:
+        if time_budget is not None and time_budget.passed():
             break
     M = L.T @ L
     M = 0.5 * (M + M.T)

@@ -149,6 +149,7 @@ from dataclasses import dataclass
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from ..._deadline import Deadline
 from ..._progress import say
 from ...graphs import graph_laplacian
 from ...problems.mvu import DUAL_DENSE_LIMIT, dual_bound, proof_margin, svec_edge_matrix
@@ -636,6 +637,7 @@ def solve_mvu_facial(
     verbose: bool | int = False,
     time_limit: float | None = None,
     blas_threads: int | None = -1,
+    cpu_time_limit: float | None = None,
 ) -> SolveResult:
     """Solve an equality :class:`~sdpembed.problems.MVUInstance` by facial reduction (module
     docstring) and certify the answer for the original SDP; other variants, and equality graphs
@@ -644,10 +646,10 @@ def solve_mvu_facial(
     Parameters
     ----------
     instance : MVUInstance
-    gap_tol, feas_tol, max_iter, verbose, time_limit, blas_threads
-        As :func:`~sdpembed.solvers.mvu.ipm.solve_mvu_ipm` (``max_iter`` and ``time_limit`` bound the
-        interior point over the face when the edges do not determine K in it; a run that reached ``time_limit``
-        skips :func:`polish_in_face`).
+    gap_tol, feas_tol, max_iter, verbose, time_limit, blas_threads, cpu_time_limit
+        As :func:`~sdpembed.solvers.mvu.ipm.solve_mvu_ipm` (``max_iter`` and the time limits bound the
+        interior point over the face when the edges do not determine K in it; the time limits count from the
+        start of the facial reduction; a run that reached a time limit skips :func:`polish_in_face`).
     rank_tol : float
         A clique's points are affinely dependent where its Gram matrix has eigenvalues at most
         ``rank_tol`` of its largest (:func:`clique_stress`).
@@ -667,15 +669,16 @@ def solve_mvu_facial(
     """
     if instance.variant != "equality":
         return solve_mvu_ipm(instance, gap_tol=gap_tol, feas_tol=feas_tol, max_iter=max_iter, verbose=verbose,
-                             time_limit=time_limit, blas_threads=blas_threads)
+                             time_limit=time_limit, blas_threads=blas_threads, cpu_time_limit=cpu_time_limit)
     if instance.n > DUAL_DENSE_LIMIT:
         raise ValueError(f"facial reduction is dense in n; n = {instance.n} exceeds {DUAL_DENSE_LIMIT}")
     limit = (1 if instance.n < 300 else None) if blas_threads == -1 else blas_threads
     with threadpool_limits(limits=limit, user_api="blas"):
-        return _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, time_limit)
+        return _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose,
+                      Deadline.of(time_limit, cpu_time_limit))
 
 
-def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, time_limit) -> SolveResult:
+def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, deadline) -> SolveResult:
     """The body of :func:`solve_mvu_facial`."""
     t0 = time.perf_counter()
     n, edges, D = instance.n, instance.edges, instance.sqdist
@@ -693,7 +696,7 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, t
             f"{info['stress_min_on_complement']:.2e} of its largest)")
     if face is None or face.dim == n - 1:
         result = solve_in_face(instance, gap_tol=gap_tol, feas_tol=feas_tol, max_iter=max_iter, verbose=verbose,
-                               time_limit=time_limit, t0=t0, method="facial")
+                               deadline=deadline, t0=t0, method="facial")
         return _annotate(result, text, {**info, "determined": False})
 
     steps = [(face, omega)]
@@ -775,7 +778,7 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, t
         return certificate(y_face, goal=goal)
 
     result = solve_in_face(instance, basis=face.V, certificate=certificate_of_rows, gap_tol=gap_tol,
-                           feas_tol=feas_tol, max_iter=max_iter, verbose=verbose, time_limit=time_limit, t0=t0,
+                           feas_tol=feas_tol, max_iter=max_iter, verbose=verbose, deadline=deadline, t0=t0,
                            method="facial", rows=rows)
     text += "; the edges leave K free in the face (solved by the interior point there)"
     if result.status != "optimal" and last["y_face"] is not None:
@@ -794,7 +797,7 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, t
         # smaller proved bound of the two runs is returned with the more feasible K not above it (each
         # bound holds for the original SDP, whichever run proved it)
         full = solve_in_face(instance, gap_tol=gap_tol, feas_tol=feas_tol, max_iter=max_iter, verbose=verbose,
-                             time_limit=time_limit, t0=t0, method="facial")
+                             deadline=deadline, t0=t0, method="facial")
         # its optimum must not lie above the bound the run over the face proved: without an interior the full
         # SDP's K can be within the violation tolerance and still above every feasible K's objective
         below = not np.isfinite(result.dual_bound) or relative_gap(result.dual_bound, full.objective) >= -gap_tol
@@ -806,7 +809,7 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, t
             text += (f"; that run ended {result.status}, the interior point over all of 1⊥ {state}: the smaller "
                      "proved bound of the two with the more feasible K not above it")
             result = _combine(instance, result, full, gap_tol, feas_tol, t0)
-    if result.status != "optimal" and (time_limit is None or time.perf_counter() - t0 < time_limit):
+    if result.status != "optimal" and (deadline is None or not deadline.passed()):
         # the face's thinness lets a K within the violation tolerance exceed the optimum (module docstring): the
         # returned K (either run's) is brought onto the edges in the clique stress's face, where the dependent rows
         # hold by themselves; not in a further step's face, which may leave the feasible set by up to its residual

@@ -58,10 +58,12 @@ import time
 import numpy as np
 from threadpoolctl import threadpool_limits
 
+from ..._deadline import Deadline
 from ..._progress import say
 from ..._validate import check_positive_int
 from ...problems.mvu import (
     DUAL_DENSE_LIMIT,
+    EXTENDED_GOAL,
     connectivity_interval,
     dual_bound,
     slack_verdict,
@@ -82,13 +84,6 @@ __all__ = [
 LOCK_UP_HINT = ("; an equality MVU whose neighbourhood graph is rigid 'locks up' (Sec. 3.1.12): the SDP has no "
                 "interior point and the dual optimum is not attained — try fewer neighbours or the "
                 "inequality/slack variant")
-
-
-#: The iterates of :func:`solve_in_face` whose multipliers could prove a bound within this many gap tolerances of
-#: their objective get the extended-precision proof (:func:`~sdpembed.problems.mvu.dual_bound`'s ``goal``); farther ones
-#: cannot be certified by it, and their bound (a looser one, from the proof in double) only ranks them. The final
-#: certificate of a face (:mod:`sdpembed.solvers.mvu.facial`) is proved without a goal.
-EXTENDED_GOAL = 10.0
 
 
 def centered_basis(n: int) -> np.ndarray:
@@ -169,6 +164,7 @@ def solve_mvu_ipm(
     verbose: bool | int = False,
     time_limit: float | None = None,
     blas_threads: int | None = -1,
+    cpu_time_limit: float | None = None,
 ) -> SolveResult:
     """Solve an :class:`~sdpembed.problems.MVUInstance` by the primal–dual interior-point method
     of the module docstring and certify the answer.
@@ -189,12 +185,16 @@ def solve_mvu_ipm(
     verbose : bool or int
         Print one line per iteration (an int: every that many).
     time_limit : float, optional
-        Seconds; reaching it gives ``max_iterations``.
+        Wall-clock seconds; reaching it gives ``max_iterations``.
     blas_threads : int or None
         BLAS threads during the solve (restored afterwards, ``threadpoolctl``); ``-1`` (default)
         means one thread below n = 300 — where threads only add overhead, and on a loaded machine
         a great deal of it — and the library's default above; ``None`` leaves
         the setting alone.
+    cpu_time_limit : float, optional
+        CPU seconds of the process (all threads, BLAS's included; ``sdpembed._deadline``), which the
+        machine's load does not change; reaching it gives ``max_iterations``. With ``time_limit`` too, the
+        first reached stops the run.
 
     Returns
     -------
@@ -206,27 +206,32 @@ def solve_mvu_ipm(
     limit = (1 if instance.n < 300 else None) if blas_threads == -1 else blas_threads
     with threadpool_limits(limits=limit, user_api="blas"):
         return solve_in_face(instance, gap_tol=gap_tol, feas_tol=feas_tol, max_iter=max_iter,
-                             step_fraction=step_fraction, verbose=verbose, time_limit=time_limit)
+                             step_fraction=step_fraction, verbose=verbose, time_limit=time_limit,
+                             cpu_time_limit=cpu_time_limit)
 
 
 def solve_in_face(instance, *, basis: np.ndarray | None = None, certificate=None, gap_tol: float = 1e-6,
                   feas_tol: float = 1e-6, max_iter: int = 100, step_fraction: float | None = None,
                   verbose: bool | int = False, time_limit: float | None = None, t0: float | None = None,
-                  method: str = "ipm", rows: np.ndarray | None = None) -> SolveResult:
+                  method: str = "ipm", rows: np.ndarray | None = None, cpu_time_limit: float | None = None,
+                  deadline: Deadline | None = None) -> SolveResult:
     """The interior point of :func:`solve_mvu_ipm` over K = V X Vᵀ for an orthonormal ``basis`` V
     (n × q, columns ⊥ 1; default the Helmert basis of 1⊥, :func:`centered_basis`): the SDP
     restricted to a face of the PSD cone, as facial reduction (:mod:`sdpembed.solvers.mvu.facial`)
     leaves it. ``certificate(y, goal=...)`` turns the reduced dual iterate y (VᵀL(y)V ⪰ cI) into
     ``(bound, proved multipliers)`` for the *original* problem (default
     :func:`~sdpembed.problems.mvu.dual_bound`, valid for V = the basis of 1⊥); ``goal``, the iterate's objective
-    and :data:`EXTENDED_GOAL` gap tolerances, says which bounds are worth an extended-precision proof (the ``goal``
-    of :func:`~sdpembed.problems.mvu.dual_bound`). Runs under the
+    and :data:`~sdpembed.problems.mvu.EXTENDED_GOAL` gap tolerances, says which bounds are worth an
+    extended-precision proof, and in which precision (the ``goal`` of :func:`~sdpembed.problems.mvu.dual_bound`).
+    Runs under the
     caller's BLAS thread limit; other parameters as :func:`solve_mvu_ipm`. ``rows`` (optional) selects
     the edge constraints the interior point keeps — those the others depend on in the face, whose
     Schur complement would otherwise be singular; ``certificate`` then receives multipliers of those
-    rows only.
+    rows only. ``deadline`` (a caller's, e.g. started before facial reduction) replaces ``time_limit``,
+    ``cpu_time_limit`` and ``t0``'s budget.
     """
     t0 = time.perf_counter() if t0 is None else t0
+    deadline = Deadline.of(time_limit, cpu_time_limit, wall_start=t0) if deadline is None else deadline
     n, edges = instance.n, instance.edges
     sqdist = instance.sqdist
     if rows is not None:
@@ -338,8 +343,8 @@ def solve_in_face(instance, *, basis: np.ndarray | None = None, certificate=None
             status = "optimal"
             message = f"violation {violation:.2e} <= {feas_tol:g}, certified relative gap {rgap:.2e} <= {gap_tol:g}"
             break
-        if time_limit is not None and time.perf_counter() - t0 > time_limit:
-            message = f"time limit of {time_limit:g}s reached"
+        if deadline is not None and deadline.passed():
+            message = deadline.reached()
             break
         # residuals
         r_p = D - A(X) - (G(x) if G is not None else 0.0)

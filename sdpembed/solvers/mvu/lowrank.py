@@ -151,6 +151,7 @@ from scipy.sparse.csgraph import shortest_path
 from scipy.sparse.linalg import ArpackNoConvergence, eigsh
 from threadpoolctl import threadpool_limits
 
+from ..._deadline import Deadline
 from ..._validate import check_positive_int
 from ...problems.mvu import (
     DUAL_DENSE_LIMIT,
@@ -343,6 +344,7 @@ def solve_mvu_lowrank(
     time_limit: float | None = None,
     blas_threads: int | None = -1,
     random_state: int | None = 0,
+    cpu_time_limit: float | None = None,
 ) -> SolveResult:
     """Solve an :class:`~sdpembed.problems.MVUInstance` by the low-rank augmented Lagrangian of
     the module docstring and certify the answer.
@@ -365,13 +367,16 @@ def solve_mvu_lowrank(
     verbose : bool or int
         Print one line per outer iteration (an int: every that many).
     time_limit : float, optional
-        Seconds; reaching it gives ``max_iterations``.
+        Wall-clock seconds; reaching it gives ``max_iterations``.
     blas_threads : int or None
         BLAS threads during the solve (restored afterwards, ``threadpoolctl``); ``-1`` (default)
         means one thread below n = 300 and the library's default above; ``None`` leaves the
         setting alone.
     random_state : int, optional
         Seed of the min_trace start and of the rank increase's fallback directions.
+    cpu_time_limit : float, optional
+        CPU seconds of the process (all threads, BLAS's included; ``sdpembed._deadline``); reaching it gives
+        ``max_iterations``. With ``time_limit`` too, the first reached stops the run.
 
     Returns
     -------
@@ -383,7 +388,8 @@ def solve_mvu_lowrank(
     """
     limit = (1 if instance.n < 300 else None) if blas_threads == -1 else blas_threads
     with threadpool_limits(limits=limit, user_api="blas"):
-        return _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time_limit, random_state)
+        return _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose,
+                      Deadline.of(time_limit, cpu_time_limit), random_state)
 
 
 class _Lagrangian:
@@ -588,7 +594,7 @@ def _minimise(lag: _Lagrangian, Y, y, sigma, tol, max_steps):
     return Y, steps, gmax
 
 
-def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time_limit, random_state) -> SolveResult:
+def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, deadline, random_state) -> SolveResult:
     """The body of :func:`solve_mvu_lowrank`."""
 
     t0 = time.perf_counter()
@@ -800,7 +806,7 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
                            f"{rgap:.2e} <= {gap_tol:g}")
                 best_Y = best_Y if variant == "slack" else Y
                 break
-            margin = proof_margin(instance, y)
+            margin = proof_margin(instance, y, goal=goal)
             if met and margin > 0.5 * gap_tol and best_gap <= 4.0 * margin:
                 # the gap left is the proof's own rounding margin, which more iterations do not shrink
                 status, message = "inaccurate", (
@@ -818,8 +824,8 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, time
             print(f"mvu lowrank it {iteration:3d}  obj {tau * objective:.10g}  bound {bound:.10g}  gap {rgap:.2e}  "
                   f"viol {violation:.2e}  sigma {sigma:.1e}  rank {Y.shape[1]}{f' (+{added})' if added else ''}  "
                   f"newton {inner} |grad| {gmax:.1e}  {time.perf_counter() - t0:.2f}s")
-        if time_limit is not None and time.perf_counter() - t0 > time_limit:
-            message = f"time limit of {time_limit:g}s reached"
+        if deadline is not None and deadline.passed():
+            message = deadline.reached()
             break
         # L-BFGS stops at gtol = inner_tol·max(1, max|Y|): its solve has converged at ten times that, also
         # where max|Y| exceeds the multipliers (slack: |y| <= omega < 1), or sigma would never rise

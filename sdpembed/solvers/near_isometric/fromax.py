@@ -265,6 +265,7 @@ def fromax(
     verbose: bool | int = False,
     time_limit: float | None = None,
     forecast: bool = False,
+    cpu_time_limit: float | None = None,
 ) -> NearIsometricResult:
     """FroMax (Luo et al., Algorithm 1): a rank-``rank`` map Ψ with ‖𝒜(ΨᵀΨ) − 1‖_∞ ≤ δ, if it finds one.
 
@@ -305,7 +306,10 @@ def fromax(
     verbose : bool or int
         Print progress every ``verbose`` iterations (``True``: 100).
     time_limit : float, optional
-        Seconds; reaching it gives status ``max_iterations``.
+        Wall-clock seconds; reaching it gives status ``max_iterations``.
+    cpu_time_limit : float, optional
+        CPU seconds of the process (all threads, BLAS's included; ``sdpembed._deadline``), which the machine's
+        load does not change; reaching it gives status ``max_iterations``.
     forecast : bool
         Also stop as ``stalled`` when, at a ``patience`` checkpoint, the excess of the least
         distortion over δ would need more than the iterations left of ``max_iter`` to vanish at
@@ -366,7 +370,8 @@ def fromax(
 
     BX, BY = ops.matrix_images(X), ops.images(Y)           # VX and VYᵀ, (S, M)
     Psi, d0 = candidates(X, Y, BX, BY)
-    tracker = BestMap(Psi, d0, delta, patience, time_limit, start, max_iter if forecast else None)
+    tracker = BestMap(Psi, d0, delta, patience, time_limit, start, max_iter if forecast else None,
+                      cpu_time_limit=cpu_time_limit)
     hist: dict[str, list[float]] = {"isometry": [d0], "objective": [np.nan], "e_box": [np.nan], "e_sym": [np.nan]}
     status, message, iteration = "max_iterations", f"reached max_iter={max_iter} with distortion above delta", 0
     if d0 <= tracker.accept:

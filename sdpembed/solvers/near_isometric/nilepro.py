@@ -154,6 +154,7 @@ def nilepro(
     verbose: bool | int = False,
     time_limit: float | None = None,
     forecast: bool = False,
+    cpu_time_limit: float | None = None,
 ) -> NearIsometricResult:
     """NILE-Pro (Luo et al., Algorithm 2): a rank-``rank`` map Ψ with ‖𝒜(ΨᵀΨ) − 1‖_∞ ≤ δ, if it finds one.
 
@@ -186,7 +187,10 @@ def nilepro(
     verbose : bool or int
         Print progress every ``verbose`` iterations (``True``: 100).
     time_limit : float, optional
-        Seconds; reaching it gives status ``max_iterations``.
+        Wall-clock seconds; reaching it gives status ``max_iterations``.
+    cpu_time_limit : float, optional
+        CPU seconds of the process (all threads, BLAS's included; ``sdpembed._deadline``), which the machine's
+        load does not change; reaching it gives status ``max_iterations``.
     forecast : bool
         Also stop as ``stalled`` when, at a ``patience`` checkpoint, the excess of the least
         distortion over δ would need more than the iterations left of ``max_iter`` to vanish at
@@ -231,7 +235,8 @@ def nilepro(
     B = ops.images(Psi)
     a = ops.values(B)
     d0 = float(np.max(np.abs(a - 1.0)))
-    tracker = BestMap(Psi, d0, delta, patience, time_limit, start, max_iter if forecast else None)
+    tracker = BestMap(Psi, d0, delta, patience, time_limit, start, max_iter if forecast else None,
+                      cpu_time_limit=cpu_time_limit)
     steps = _PointSteps(ops, Psi) if ops.pairs else None
     hist: dict[str, list[float]] = {"isometry": [d0], "linf": [np.nan], "residual": [np.nan], "step": [np.nan]}
     status, message, iteration = "max_iterations", f"reached max_iter={max_iter} with distortion above delta", 0

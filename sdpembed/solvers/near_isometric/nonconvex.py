@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse
 
+from ..._deadline import Deadline
 from ..._validate import as_matrix, check_delta, check_positive_int
 from ...problems.numax_operator import PairSecantOperator, SecantOperator
 
@@ -390,10 +391,12 @@ class BestMap:
     """
 
     def __init__(self, Psi: np.ndarray, d0: float, delta: float, patience: int, time_limit: float | None,
-                 start: float, max_iter: int | None = None) -> None:
+                 start: float, max_iter: int | None = None, cpu_time_limit: float | None = None) -> None:
         self.best, self.best_d, self.checkpoint = Psi, d0, d0
         self.delta, self.accept = delta, delta * (1.0 - ACCEPT_RTOL)
         self.patience, self.time_limit, self.start = patience, time_limit, start
+        # wall time from ``start`` (a time.perf_counter() reading), CPU time from here
+        self.deadline = Deadline.of(time_limit, cpu_time_limit, wall_start=start)
         self.max_iter = max_iter
 
     def record(self, Psi: np.ndarray, d0: float) -> None:
@@ -421,8 +424,8 @@ class BestMap:
                                        f"the last {self.patience} iterations its excess would need about "
                                        f"{needed:.0f} more iterations, {left} are left of max_iter")
             self.checkpoint = self.best_d
-        if self.time_limit is not None and time.perf_counter() - self.start > self.time_limit:
-            return "max_iterations", (f"time limit of {self.time_limit:g}s reached with distortion "
+        if self.deadline is not None and self.deadline.passed():
+            return "max_iterations", (f"{self.deadline.reached()} with distortion "
                                       f"{self.best_d:.6g} > delta {self.delta:g}")
         return None
 

@@ -50,13 +50,13 @@ from __future__ import annotations
 
 import math
 import numbers
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TypeVar
 
 import numpy as np
 
+from ..._deadline import Deadline, check_time_limit
 from ..._progress import say
 from ..._validate import check_positive_int
 
@@ -118,6 +118,9 @@ class ADMMStopping:
         iterations, and every ``check_every // 5`` once max(e₁, e₂) ≤ ``tol``.
     time_limit : float, optional
         Wall-clock limit in seconds; reaching it gives status ``max_iterations``.
+    cpu_time_limit : float, optional
+        Limit in CPU seconds of the process (all threads, BLAS's included; ``sdpembed._deadline``), which the
+        machine's load does not change; reaching it gives status ``max_iterations``.
     """
 
     tol: float = 1e-5
@@ -126,6 +129,7 @@ class ADMMStopping:
     max_iter: int = 20000
     check_every: int = 10
     time_limit: float | None = None
+    cpu_time_limit: float | None = None
 
     def __post_init__(self) -> None:
         for name in ("tol", "feas_tol", "gap_tol"):
@@ -134,6 +138,7 @@ class ADMMStopping:
         check_positive_int(self.check_every, "check_every")
         if self.time_limit is not None:
             _check_nonnegative(self.time_limit, "time_limit")
+        check_time_limit(self.cpu_time_limit, "cpu_time_limit")
 
 
 @dataclass(frozen=True)
@@ -185,7 +190,8 @@ class ADMMControl:
     verbose : bool or int
         Print a check every ``verbose`` iterations or more (``True`` means 100).
     start : float
-        ``time.perf_counter()`` at the start of the run, for ``time_limit``.
+        ``time.perf_counter()`` at the start of the run, for ``time_limit`` (``cpu_time_limit`` counts from the
+        control's creation).
 
     Attributes
     ----------
@@ -207,6 +213,7 @@ class ADMMControl:
     def __init__(self, stopping: ADMMStopping, penalty: ADMMPenalty, beta: float, verbose: bool | int,
                  start: float) -> None:
         self.stopping, self.penalty, self.beta, self.start = stopping, penalty, beta, start
+        self.deadline = Deadline.of(stopping.time_limit, stopping.cpu_time_limit, wall_start=start)
         self.report_every = 100 if verbose is True else int(verbose or 0)
         self.history: dict[str, list[float]] = {key: [] for key in self.TRACE_KEYS + self.CHECK_KEYS}
         self.status = "max_iterations"
@@ -250,8 +257,7 @@ class ADMMControl:
         the time limit (then ``reporting`` says whether the check is printed)."""
         stopping, iteration = self.stopping, self.iteration
         self.small = self.residual <= stopping.tol
-        self.out_of_time = stopping.time_limit is not None and \
-            time.perf_counter() - self.start > stopping.time_limit
+        self.out_of_time = self.deadline is not None and self.deadline.passed()
         every = max(1, stopping.check_every // 5) if self.small else stopping.check_every
         if iteration - self._last_check >= every or iteration == stopping.max_iter or self.out_of_time:
             self._last_check = iteration
@@ -278,7 +284,7 @@ class ADMMControl:
                             f"{stopping.feas_tol:g}, certified relative gap {rgap:.2e} <= {stopping.gap_tol:g}{note}")
             return True
         if self.out_of_time:
-            self.message = f"time limit of {stopping.time_limit:g}s reached before the tolerances were met"
+            self.message = f"{self.deadline.reached()} before the tolerances were met"
             return True
         return False
 

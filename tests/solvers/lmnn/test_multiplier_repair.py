@@ -10,6 +10,7 @@ from sklearn.datasets import load_digits, load_wine
 from sklearn.decomposition import PCA
 
 from sdpembed import solve
+from sdpembed._deadline import Deadline
 from sdpembed.formulations.lmnn import solve_lmnn_working_set
 from sdpembed.io import load_instance
 from sdpembed.problems import LMNNInstance
@@ -206,7 +207,7 @@ def test_margin_rounds_limits(cases):
     inst, _, warm = cases["wine"]
     assert margin_rounds(inst, warm.M, band=0.05, max_free=1) is None      # more free triplets than one
     # a passed deadline: one Newton step, a bound that is still certified
-    out = margin_rounds(inst, warm.M, band=0.05, deadline=0.0)
+    out = margin_rounds(inst, warm.M, band=0.05, deadline=Deadline(time_limit=0.0))
     assert out.rounds == 1 and out.iterations == 1
     assert lmnn_dual_bound(inst, out.triplets, out.alpha, upper_bound=out.objective) == pytest.approx(out.bound)
 

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from sdpembed import PROBLEMS, solve
+from sdpembed._deadline import Deadline
 from sdpembed.formulations.lmnn import solve_lmnn_cvxpy
 from sdpembed.formulations.lmnn_multi import solve_multi_metric_cvxpy
 from sdpembed.graphs import all_triplets
@@ -788,7 +789,7 @@ def test_time_limit_stops_the_interior_point_too(instances, optima):
     inst = instances["wine"]
     system = single_system(inst, all_triplets(inst.y, inst.targets))
     C0 = (1.0 - inst.mu) * np.asarray(inst.pull_matrix)[None]
-    out = hinge_ipm(system, C0, inst.mu, deadline=0.0)
+    out = hinge_ipm(system, C0, inst.mu, deadline=Deadline(time_limit=0.0))
     assert out.timed_out and out.iterations == 1 and not out.converged
     for first_order in (True, False):
         stopped = solve_lmnn_fast(inst, first_order=first_order, time_limit=0.0)

@@ -268,11 +268,11 @@ def test_only_the_iterates_near_the_gap_pay_the_extended_precision_proof(monkeyp
     calls = {"extended": 0, "double": 0}
     prove = mvu_problem._proves_feasible
 
-    def counted(n, edges, y, c, extended=True):
+    def counted(n, edges, y, c, extended_from=None):
         diagonal = np.bincount(edges.ravel(), weights=np.repeat(y, 2), minlength=n)
-        unit = mvu_problem._proof_unit(n, edges, y, c, diagonal, extended)
+        unit = mvu_problem._proof_unit(n, edges, y, c, diagonal, extended_from)
         calls["extended" if unit < 0.5 * mvu_problem._EPS else "double"] += 1
-        return prove(n, edges, y, c, extended)
+        return prove(n, edges, y, c, extended_from)
 
     monkeypatch.setattr(mvu_problem, "_proves_feasible", counted)
     _, inst = _bodies([10, 10, 6], [(0, 1, 10, True), (0, 2, 3, False)], 0)
