@@ -580,6 +580,14 @@ def lift_multipliers(instance, steps, y_face: np.ndarray, *, epsilons=EPSILONS) 
     return best_y
 
 
+def _proved(instance, y: np.ndarray, goal: tuple[float, float] | None = None) -> tuple[float, np.ndarray]:
+    """:func:`~sdpembed.problems.mvu.dual_bound` of y, or (inf, y) — no bound — when y is not finite (reduced
+    multipliers near the largest double, whose least-norm corrections or lift overflowed)."""
+    if not np.all(np.isfinite(y)):
+        return float("inf"), y
+    return dual_bound(instance, y, goal=goal)
+
+
 def _least_level(instance, y: np.ndarray) -> float:
     """An estimate of λ_min(L(y)) on 1⊥ (dense ``eigvalsh``, 1 moved above the spectrum): a y the lift left
     below 1 there is scaled up by :func:`~sdpembed.problems.mvu.dual_bound`, which costs its bound that factor."""
@@ -592,10 +600,17 @@ def _lift_step(instance, face: Face, omega: np.ndarray, y: np.ndarray, eps: floa
                stretch: float = 1.0) -> np.ndarray | None:
     """One step of :func:`lift_multipliers`: f·y + t·ω with λ_min(f·VᵀL(y)V) = 1 + ε and t ``stretch`` times the
     least value making L(f·y + t·ω) ⪰ (1 + ε)I on span[V, U] by the Schur complement (module docstring); None
-    when VᵀL(y)V is not positive definite or f·VᵀL(y)V − I is singular in double precision."""
+    when VᵀL(y)V is not positive definite, f·VᵀL(y)V − I is singular in double precision, or y or VᵀL(y)V is
+    not finite."""
+    if not np.all(np.isfinite(y)):
+        return None
     basis = np.hstack([face.V, face.U])
-    A = basis.T @ (graph_laplacian(instance.n, instance.edges, y) @ basis)
+    with np.errstate(over="ignore", invalid="ignore"):
+        A = basis.T @ (graph_laplacian(instance.n, instance.edges, y) @ basis)
     A = 0.5 * (A + A.T)
+    if not np.all(np.isfinite(A)):
+        # multipliers near the largest double (a reduced solve that lost its scale): no lift, no LAPACK call on inf
+        return None
     q, k = face.dim, face.U.shape[1]
     AVV, AUV, AUU = A[:q, :q], A[q:, :q], A[q:, q:]
     low = float(np.linalg.eigvalsh(AVV)[0]) if q else 1.0
@@ -688,7 +703,7 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, t
 
     def certificate(y_face: np.ndarray, support: np.ndarray | None = None, goal: tuple[float, float] | None = None
                     ) -> tuple[float, np.ndarray]:
-        proved = dual_bound(instance, lift_multipliers(instance, steps, y_face), goal=goal)
+        proved = _proved(instance, lift_multipliers(instance, steps, y_face), goal)
         if support is None or (len(steps) == 1 and last["determined"]):
             return proved
         if not _equilibrates(steps, support, len(edges)):
@@ -698,7 +713,7 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, t
         # multipliers complementary to the optimum's support Q (equilibrate): the lift's 1/ε couplings removed;
         # a single certificate, so each ε is proved rather than predicted
         y_eq, steps_eq = equilibrate(instance, steps, y_face, support)
-        return min([proved] + [dual_bound(instance, lift_multipliers(instance, steps_eq, y_eq, epsilons=(eps,)))
+        return min([proved] + [_proved(instance, lift_multipliers(instance, steps_eq, y_eq, epsilons=(eps,)))
                                for eps in FINAL_EPSILONS], key=lambda p: p[0])
 
     last = {"determined": False, "y_face": None, "limit": None}
