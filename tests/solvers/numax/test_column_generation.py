@@ -456,3 +456,24 @@ def test_restricted_solves_work_in_the_points_span_when_it_has_a_faint_direction
     assert full.status == "optimal"
     assert abs(result.objective - full.objective) <= 1e-5 * full.objective
     assert instance.max_violation(result.solution) <= 1e-6
+
+
+@pytest.mark.parametrize("exponent", [200, -200])
+def test_points_far_from_unit_scale_give_the_same_certified_optimum(exponent, tmp_path):
+    """The pairs' unit secants do not change when X is scaled by a power of two, nor does the SDP; the restricted
+    solves' products of the points' coordinates did: at 2^±140 and beyond the pair ADMM's eigensolver failed on
+    inf/NaN ('Eigenvalues did not converge', review r22). The points are now brought to unit scale exactly; the
+    written solution is checked by verify."""
+    from sdpembed.io import load_instance, read_solution, save_instance, write_solution
+    from sdpembed.validation.verify import verify_solution
+
+    X = np.random.default_rng(0).standard_normal((8, 5))
+    reference = solve(NuMaxInstance.from_data(X, None, 0.2, point_form=True), "cg")
+    instance = NuMaxInstance.from_data(X * 2.0**exponent, None, 0.2, point_form=True)
+    result = solve(instance, "cg")
+    assert reference.status == result.status == "optimal", result.message
+    assert result.objective == pytest.approx(reference.objective, rel=1e-12)
+    save_instance(instance, tmp_path / "i.npz")
+    write_solution(tmp_path / "s.npz", instance, result)
+    loaded = load_instance(tmp_path / "i.npz")
+    assert verify_solution(loaded, read_solution(tmp_path / "s.npz", loaded)).passed
