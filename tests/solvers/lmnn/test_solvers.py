@@ -27,7 +27,7 @@ from sdpembed.solvers.lmnn.gradient import certify_metric, lmnn_gradient_matrix,
 from sdpembed.solvers.lmnn.hinge_ipm import hinge_ipm, ipm_reached
 from sdpembed.solvers.lmnn.pair_system import PairSystem, single_system
 
-from ...conftest import tiny_lmnn_instances
+from ...conftest import tiny_lmnn_instances, verified_through_files
 
 TIGHT = {"tol_gap_abs": 1e-9, "tol_gap_rel": 1e-9, "tol_feas": 1e-8}
 
@@ -1591,9 +1591,6 @@ def test_points_far_from_unit_scale_have_the_same_certified_optimum(exponent, tm
     the default solver raised ZeroDivisionError (its float32 PCG preconditioner overflowed: zero curvature), at
     2^80 'alpha contains NaN' (review r22). X is now solved scaled exactly into unit range; both solvers end
     optimal at the unscaled optimum and verify passes the written files."""
-    from sdpembed.io import load_instance, read_solution, save_instance, write_solution
-    from sdpembed.validation.verify import verify_solution
-
     rng = np.random.default_rng(3)
     X, y = rng.standard_normal((24, 3)), np.arange(24) % 3
     cases = [(LMNNInstance, solve_lmnn_fast)]
@@ -1605,7 +1602,4 @@ def test_points_far_from_unit_scale_have_the_same_certified_optimum(exponent, tm
         result = solver(instance)
         assert reference.status == result.status == "optimal", result.message
         assert result.objective == pytest.approx(reference.objective, rel=1e-7)
-        save_instance(instance, tmp_path / "i.npz")
-        write_solution(tmp_path / "s.npz", instance, result)
-        loaded = load_instance(tmp_path / "i.npz")
-        assert verify_solution(loaded, read_solution(tmp_path / "s.npz", loaded)).passed
+        assert verified_through_files(instance, result, tmp_path)

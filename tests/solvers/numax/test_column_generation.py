@@ -12,7 +12,7 @@ from sdpembed.secants import all_secants
 from sdpembed.solvers.numax.column_generation import column_generation, solve_numax_cg
 from sdpembed.solvers.numax.pair_scan import PairDistances, scan_pair_violations
 
-from ...conftest import digits_points
+from ...conftest import digits_points, verified_through_files
 
 
 def _dense_violations(X, P, lo_fn):
@@ -464,16 +464,10 @@ def test_points_far_from_unit_scale_give_the_same_certified_optimum(exponent, tm
     solves' products of the points' coordinates did: at 2^±140 and beyond the pair ADMM's eigensolver failed on
     inf/NaN ('Eigenvalues did not converge', review r22). The points are now brought to unit scale exactly; the
     written solution is checked by verify."""
-    from sdpembed.io import load_instance, read_solution, save_instance, write_solution
-    from sdpembed.validation.verify import verify_solution
-
     X = np.random.default_rng(0).standard_normal((8, 5))
     reference = solve(NuMaxInstance.from_data(X, None, 0.2, point_form=True), "cg")
     instance = NuMaxInstance.from_data(X * 2.0**exponent, None, 0.2, point_form=True)
     result = solve(instance, "cg")
     assert reference.status == result.status == "optimal", result.message
     assert result.objective == pytest.approx(reference.objective, rel=1e-12)
-    save_instance(instance, tmp_path / "i.npz")
-    write_solution(tmp_path / "s.npz", instance, result)
-    loaded = load_instance(tmp_path / "i.npz")
-    assert verify_solution(loaded, read_solution(tmp_path / "s.npz", loaded)).passed
+    assert verified_through_files(instance, result, tmp_path)
