@@ -146,7 +146,7 @@ from threadpoolctl import threadpool_limits
 from ..._progress import say
 from ...graphs import graph_laplacian
 from ...problems.mvu import DUAL_DENSE_LIMIT, dual_bound, proof_margin, svec_edge_matrix
-from ...results import SolveResult, build_result, relative_gap
+from ...results import SolveResult, build_result
 from .ipm import solve_in_face, solve_mvu_ipm
 
 __all__ = ["Face", "clique_stress", "equilibrate", "face_of_stress", "face_stress", "face_stress_dual",
@@ -800,7 +800,8 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, t
                              time_limit=time_limit, t0=t0, method="facial")
         # its optimum must not lie above the bound the run over the face proved: without an interior the full
         # SDP's K can be within the violation tolerance and still above every feasible K's objective
-        below = not np.isfinite(result.dual_bound) or relative_gap(result.dual_bound, full.objective) >= -gap_tol
+        below = (not np.isfinite(result.dual_bound)
+                 or instance.relative_gap(result.dual_bound, full.objective) >= -gap_tol)
         if full.status == "optimal" and below:
             text += f"; that run ended {result.status}, the interior point over all of 1⊥ is returned"
             result = full
@@ -819,8 +820,8 @@ def _combine(instance, first: SolveResult, second: SolveResult, gap_tol: float, 
     constraint scale the multipliers magnify), the proved bound and multipliers of the run with the smaller
     bound; ``optimal`` only if that pair meets both tolerances."""
     dual = min((first, second), key=lambda r: r.dual_bound)
-    consistent = [r for r in (first, second)
-                  if not np.isfinite(dual.dual_bound) or relative_gap(dual.dual_bound, r.objective) >= -gap_tol]
+    consistent = [r for r in (first, second) if not np.isfinite(dual.dual_bound)
+                  or instance.relative_gap(dual.dual_bound, r.objective) >= -gap_tol]
     primal = min(consistent or (first, second), key=lambda r: r.max_violation)
     return _pair(instance, primal, dual.dual_bound, dual.extra["y"], first.iterations + second.iterations, gap_tol,
                  feas_tol, t0)
@@ -831,7 +832,7 @@ def _pair(instance, primal: SolveResult, bound: float, y: np.ndarray, iterations
     """The result of ``primal``'s K with the proved ``bound`` and its multipliers ``y``; ``optimal`` only if the
     pair meets both tolerances."""
     objective, violation = primal.objective, primal.max_violation
-    rgap = relative_gap(bound, objective) if np.isfinite(bound) else float("nan")
+    rgap = instance.relative_gap(bound, objective) if np.isfinite(bound) else float("nan")
     if violation <= feas_tol and abs(rgap) <= gap_tol:
         status, message = "optimal", f"violation {violation:.2e} <= {feas_tol:g}, certified relative gap {rgap:.2e}"
     else:
@@ -906,7 +907,7 @@ def _determined(instance, face, M, a, b, certificate, gap_tol, feas_tol, t0, inf
     K = factor @ factor.T
     objective = instance.objective(K)
     violation = float(instance.max_violation(K))
-    rgap = relative_gap(bound, objective) if np.isfinite(bound) else float("nan")
+    rgap = instance.relative_gap(bound, objective) if np.isfinite(bound) else float("nan")
     text = (text + f"; the edges determine K in the face (rank {rank}): the graph is locked up (Sec. 3.1.12), "
             f"the feasible set is one Gram matrix")
     if violation <= feas_tol and abs(rgap) <= gap_tol:

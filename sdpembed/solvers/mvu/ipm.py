@@ -66,7 +66,7 @@ from ...problems.mvu import (
     dual_bound,
     slack_verdict,
 )
-from ...results import SolveResult, build_result, relative_gap
+from ...results import SolveResult, build_result
 from ..lapack import cho_factor, cho_solve, solve_triangular
 
 __all__ = [
@@ -257,7 +257,7 @@ def solve_in_face(instance, *, basis: np.ndarray | None = None, certificate=None
 
     def result(K, status, message, bound, y_feas, iteration, extra):
         objective = instance.objective(K)
-        rgap = relative_gap(bound, objective) if np.isfinite(bound) else float("nan")
+        rgap = instance.relative_gap(bound, objective) if np.isfinite(bound) else float("nan")
         return build_result(
             instance.problem, instance.variable, K, objective, bound, sense="max", rgap=rgap, status=status,
             message=message, method=method, solver=f"mvu_{method}", max_violation=float(instance.max_violation(K)),
@@ -330,7 +330,7 @@ def solve_in_face(instance, *, basis: np.ndarray | None = None, certificate=None
         bound, y_feas = bound_of(y, goal=(objective, EXTENDED_GOAL * gap_tol))
         if bound < best_bound:
             best_bound, best_y = bound, y_feas
-        rgap = relative_gap(best_bound, objective)
+        rgap = instance.relative_gap(best_bound, objective)
         mu = (float(np.sum(X * Z)) + float(x @ z)) / (m + p)
         for key, value in zip(hist, (objective, best_bound, rgap, violation, mu), strict=False):
             hist[key].append(value)
