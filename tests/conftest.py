@@ -105,3 +105,15 @@ def clarabel_or_scs(instance):
 
     result = solve_mvu_cvxpy(instance, "CLARABEL")
     return result if result.status == "optimal" else solve_mvu_cvxpy(instance, "SCS")
+
+
+def verified_through_files(instance, result, directory: Path) -> bool:
+    """Whether ``sdpembed verify``'s check passes ``result`` written to a solution file beside ``instance``'s
+    file, both read back (the oracle's path)."""
+    from sdpembed.io import read_solution, save_instance, write_solution
+    from sdpembed.validation.verify import verify_solution
+
+    save_instance(instance, directory / "instance.npz")
+    write_solution(directory / "solution.npz", instance, result)
+    loaded = load_instance(directory / "instance.npz")
+    return verify_solution(loaded, read_solution(directory / "solution.npz", loaded)).passed

@@ -87,6 +87,7 @@ import numpy as np
 
 from .._validate import as_matrix, as_vector, check_delta, check_positive_int, real_array
 from ..graphs import check_connected, check_edges, link_components, neighborhood_graph
+from ..results import relative_gap
 from .base import Instance, file_scalar
 
 if TYPE_CHECKING:
@@ -223,6 +224,15 @@ class MVUInstance(Instance):
     def tau(self) -> float:
         """τ = max_e D_e, the largest squared edge length (3.11): the scale of violations."""
         return float(self.sqdist.max())
+
+    def relative_gap(self, bound: float, objective: float) -> float:
+        """The relative gap of (``bound``, ``objective``) (:func:`~sdpembed.results.relative_gap`) at the scale
+        of the data: both divided by the power of two 2^k ≤ τ < 2^(k+1) first, so that its floor (the objective
+        below which a gap is measured absolutely) is 10⁻¹² τ, not 10⁻¹². The objective scales as τ: on points of
+        scale 10⁻⁹ (τ ~ 10⁻¹⁸) the absolute floor made every pair of an objective and a bound a relative gap
+        of at most 10⁻⁶. Exact division: at unit scale the value is that of the plain relative gap."""
+        unit = float(np.ldexp(1.0, int(np.frexp(self.tau)[1]) - 1)) if self.tau > 0.0 else 1.0
+        return relative_gap(bound / unit, objective / unit)
 
     @property
     def trace_weight(self) -> float:

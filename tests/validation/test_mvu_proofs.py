@@ -302,6 +302,21 @@ def test_the_slack_boundary_is_undecided_not_unbounded(method):
         assert above.dual_bound == pytest.approx(boundary * n * (n - 1) / 2, rel=1e-7)
 
 
+def test_at_the_lower_end_of_the_connectivity_interval_the_interior_point_ends_with_a_status():
+    """ω = 1/(1 + lower), lower the interval's lower end (connectivity_interval): the verdict says bounded, and on
+    K_4..K_6 the start's slacks ω − y_e are 0 in double precision; the interior point raised ValueError (NaN in its
+    Newton direction) where it must end with a status. A bound it proves is no lower than the optimum's
+    ceiling ωΣD approached at the boundary (the test above)."""
+    for n in (4, 5, 6):
+        instance = _complete_slack(n, 0.5)
+        lower, _ = mvu_problem.connectivity_interval(n, instance.edges)
+        instance = _complete_slack(n, 1.0 / (1.0 + lower))
+        result = solve(instance, "ipm")
+        assert result.status in ("optimal", "inaccurate"), result.message
+        ceiling = instance.omega * float(instance.sqdist.sum())
+        assert result.dual_bound >= ceiling * (1 - 1e-7)
+
+
 def test_the_extended_proof_is_available_where_numpy_has_x87_long_double():
     # the skip below must not hide the extended proof on the platforms CI and this project run on
     import platform

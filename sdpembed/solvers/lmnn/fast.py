@@ -49,7 +49,7 @@ References
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
@@ -450,7 +450,7 @@ def solve_lmnn_fast(
         )
     # solved on the coordinates that determine every point difference: the same optimum, and no direction
     # in which the IPM's M could grow without changing the loss (spanning_coordinates)
-    full, instance, keep = instance, *_on_span(instance)
+    full, instance, keep, shift = instance, *_on_span(instance)
     X = instance.X
     P = np.asarray(instance.pull_matrix)
     warm = fixed = ipm_start = None
@@ -554,7 +554,7 @@ def solve_lmnn_fast(
         rounds.bound = lmnn_dual_bound(instance, rounds.working, rounds.alpha, upper_bound=warm.loss)
         rounds.rgap = relative_gap(rounds.objective, rounds.bound, loss_unit(mu))
     if keep is not None:
-        _lift(rounds, full, keep, objective=lambda Ms: full.objective(Ms[0]),
+        _lift(rounds, full, keep, shift, objective=lambda Ms: full.objective(Ms[0]),
               bound=lambda triplets, alpha, objective: lmnn_dual_bound(full, triplets, alpha, upper_bound=objective))
         if status == "optimal" and rounds.rgap > options.gap_tol:
             # the status was decided on the span's coordinates; the full instance's loss and bound decide it
@@ -631,20 +631,41 @@ def _split_at(instance: LMNNInstance, M: np.ndarray, alpha_start: tuple, keep: f
     return working, (triplets[settled] if fix is not None else None), alpha
 
 
+#: Points whose largest |coordinate| (on the spanning coordinates) lies outside [2^-_SCALE_EXPONENT,
+#: 2^_SCALE_EXPONENT] are solved scaled by a power of two (:func:`_on_span`).
+_SCALE_EXPONENT = 16
+
+
 def _on_span(instance):
-    """The instance on its :attr:`spanning_coordinates` and those coordinates, or (instance, None) when it
-    needs them all (or none: all points equal). The problem on them has the same optimum, and a metric of
-    it padded with zeros is a metric of the full problem with the same loss
-    (:func:`sdpembed.problems.lmnn.spanning_coordinates`)."""
+    """(the instance on its :attr:`spanning_coordinates`, those coordinates, s): the problem on them has the same
+    optimum, and a metric of it padded with zeros is a metric of the full problem with the same loss
+    (:func:`sdpembed.problems.lmnn.spanning_coordinates`). Where the points' largest |coordinate| lies outside
+    [2^-16, 2^16] (``_SCALE_EXPONENT``) they are also scaled by 2^-s, exactly, into [1/2, 1): the loss (2.11)
+    of N for X·2^-s is that of N·2^-2s for X, so the optimum is the same, but the interior point's start, ridges
+    and float32 preconditioner assume data of unit scale (at 2^30 its PCG met a zero curvature, at 2^80 NaN
+    multipliers). (instance, None, 0) when it needs all coordinates (or none: all points equal) and no scale."""
     keep = instance.spanning_coordinates
-    return (instance, None) if keep.size in (0, instance.dim) else (instance.on_coordinates(keep), keep)
+    reduced = instance if keep.size in (0, instance.dim) else instance.on_coordinates(keep)
+    top = float(np.max(np.abs(reduced.X), initial=0.0))
+    shift = 0
+    if top > 0.0 and not 2.0**-_SCALE_EXPONENT <= top <= 2.0**_SCALE_EXPONENT:
+        shift = int(np.frexp(top)[1])
+        scaled = np.ldexp(reduced.X, -shift)
+        if np.any(np.abs(scaled[reduced.X != 0.0]) < np.finfo(float).tiny):      # inexact: left as given
+            shift = 0
+        else:
+            reduced = replace(reduced, X=scaled, optimum=None)
+    if reduced is instance:
+        return instance, None, 0
+    return reduced, (keep if keep.size not in (0, instance.dim) else np.arange(instance.dim)), shift
 
 
-def _lift(rounds: _Rounds, full, keep: np.ndarray, *, objective, bound) -> None:
-    """Pad the metrics solved on the coordinates ``keep`` with zeros, and recompute their loss and
-    certificate on the full instance (the triplets and multipliers are the same)."""
+def _lift(rounds: _Rounds, full, keep: np.ndarray, shift: int, *, objective, bound) -> None:
+    """Pad the metrics solved on the coordinates ``keep`` (of points scaled by 2^-``shift``) with zeros, scaled by
+    2^-2·``shift``, and recompute their loss and certificate on the full instance (the triplets and multipliers
+    are the same)."""
     Ms = np.zeros((rounds.Ms.shape[0], full.dim, full.dim))
-    Ms[:, keep[:, None], keep[None, :]] = rounds.Ms
+    Ms[:, keep[:, None], keep[None, :]] = np.ldexp(rounds.Ms, -2 * shift)
     rounds.Ms, rounds.objective = Ms, objective(Ms)
     rounds.bound = bound(rounds.working, rounds.alpha, rounds.objective)
     rounds.rgap = relative_gap(rounds.objective, rounds.bound, loss_unit(full.mu))
@@ -708,7 +729,7 @@ def solve_multi_metric_fast(problem: MultiMetricLMNNInstance, **options: Any) ->
                             method="fast", solver="lmnn_ipm", max_violation=0.0, min_eigenvalue=0.0, start=start,
                             extra=_no_triplets())
 
-    full, problem, keep = problem, *_on_span(problem)        # as in solve_lmnn_fast
+    full, problem, keep, shift = problem, *_on_span(problem)        # as in solve_lmnn_fast
     X, d, P = problem.X, problem.dim, problem.pull_matrices()
 
     def build(triplets: np.ndarray) -> PairSystem:
@@ -728,7 +749,7 @@ def solve_multi_metric_fast(problem: MultiMetricLMNNInstance, **options: Any) ->
         options=options,
     )
     if keep is not None:
-        _lift(rounds, full, keep, objective=full.objective,
+        _lift(rounds, full, keep, shift, objective=full.objective,
               bound=lambda triplets, alpha, objective: multi_metric_dual_bound(full, triplets, alpha,
                                                                                upper_bound=objective))
     status, message = _status(rounds, options)

@@ -153,7 +153,7 @@ from ..._deadline import Deadline
 from ..._progress import say
 from ...graphs import graph_laplacian
 from ...problems.mvu import DUAL_DENSE_LIMIT, dual_bound, proof_margin, svec_edge_matrix
-from ...results import SolveResult, build_result, relative_gap
+from ...results import SolveResult, build_result
 from ..lapack import cho_factor, cho_solve
 from .ipm import solve_in_face, solve_mvu_ipm
 
@@ -592,6 +592,14 @@ def lift_multipliers(instance, steps, y_face: np.ndarray, *, epsilons=EPSILONS) 
     return best_y
 
 
+def _proved(instance, y: np.ndarray, goal: tuple[float, float] | None = None) -> tuple[float, np.ndarray]:
+    """:func:`~sdpembed.problems.mvu.dual_bound` of y, or (inf, y) — no bound — when y is not finite (reduced
+    multipliers near the largest double, whose least-norm corrections or lift overflowed)."""
+    if not np.all(np.isfinite(y)):
+        return float("inf"), y
+    return dual_bound(instance, y, goal=goal)
+
+
 def _least_level(instance, y: np.ndarray) -> float:
     """An estimate of λ_min(L(y)) on 1⊥ (dense ``eigvalsh``, 1 moved above the spectrum): a y the lift left
     below 1 there is scaled up by :func:`~sdpembed.problems.mvu.dual_bound`, which costs its bound that factor."""
@@ -604,10 +612,17 @@ def _lift_step(instance, face: Face, omega: np.ndarray, y: np.ndarray, eps: floa
                stretch: float = 1.0) -> np.ndarray | None:
     """One step of :func:`lift_multipliers`: f·y + t·ω with λ_min(f·VᵀL(y)V) = 1 + ε and t ``stretch`` times the
     least value making L(f·y + t·ω) ⪰ (1 + ε)I on span[V, U] by the Schur complement (module docstring); None
-    when VᵀL(y)V is not positive definite or f·VᵀL(y)V − I is singular in double precision."""
+    when VᵀL(y)V is not positive definite, f·VᵀL(y)V − I is singular in double precision, or y or VᵀL(y)V is
+    not finite."""
+    if not np.all(np.isfinite(y)):
+        return None
     basis = np.hstack([face.V, face.U])
-    A = basis.T @ (graph_laplacian(instance.n, instance.edges, y) @ basis)
+    with np.errstate(over="ignore", invalid="ignore"):
+        A = basis.T @ (graph_laplacian(instance.n, instance.edges, y) @ basis)
     A = 0.5 * (A + A.T)
+    if not np.all(np.isfinite(A)):
+        # multipliers near the largest double (a reduced solve that lost its scale): no lift, no LAPACK call on inf
+        return None
     q, k = face.dim, face.U.shape[1]
     AVV, AUV, AUU = A[:q, :q], A[q:, :q], A[q:, q:]
     low = float(np.linalg.eigvalsh(AVV)[0]) if q else 1.0
@@ -703,7 +718,7 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, d
 
     def certificate(y_face: np.ndarray, support: np.ndarray | None = None, goal: tuple[float, float] | None = None
                     ) -> tuple[float, np.ndarray]:
-        proved = dual_bound(instance, lift_multipliers(instance, steps, y_face), goal=goal)
+        proved = _proved(instance, lift_multipliers(instance, steps, y_face), goal)
         if support is None or (len(steps) == 1 and last["determined"]):
             return proved
         if not _equilibrates(steps, support, len(edges)):
@@ -713,7 +728,7 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, d
         # multipliers complementary to the optimum's support Q (equilibrate): the lift's 1/ε couplings removed;
         # a single certificate, so each ε is proved rather than predicted
         y_eq, steps_eq = equilibrate(instance, steps, y_face, support)
-        return min([proved] + [dual_bound(instance, lift_multipliers(instance, steps_eq, y_eq, epsilons=(eps,)))
+        return min([proved] + [_proved(instance, lift_multipliers(instance, steps_eq, y_eq, epsilons=(eps,)))
                                for eps in FINAL_EPSILONS], key=lambda p: p[0])
 
     last = {"determined": False, "y_face": None, "limit": None}
@@ -800,7 +815,8 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, d
                              deadline=deadline, t0=t0, method="facial")
         # its optimum must not lie above the bound the run over the face proved: without an interior the full
         # SDP's K can be within the violation tolerance and still above every feasible K's objective
-        below = not np.isfinite(result.dual_bound) or relative_gap(result.dual_bound, full.objective) >= -gap_tol
+        below = (not np.isfinite(result.dual_bound)
+                 or instance.relative_gap(result.dual_bound, full.objective) >= -gap_tol)
         if full.status == "optimal" and below:
             text += f"; that run ended {result.status}, the interior point over all of 1⊥ is returned"
             result = full
@@ -904,8 +920,8 @@ def _combine(instance, first: SolveResult, second: SolveResult, gap_tol: float, 
     constraint scale the multipliers magnify), the proved bound and multipliers of the run with the smaller
     bound; ``optimal`` only if that pair meets both tolerances."""
     dual = min((first, second), key=lambda r: r.dual_bound)
-    consistent = [r for r in (first, second)
-                  if not np.isfinite(dual.dual_bound) or relative_gap(dual.dual_bound, r.objective) >= -gap_tol]
+    consistent = [r for r in (first, second) if not np.isfinite(dual.dual_bound)
+                  or instance.relative_gap(dual.dual_bound, r.objective) >= -gap_tol]
     primal = min(consistent or (first, second), key=lambda r: r.max_violation)
     return _pair(instance, primal, dual.dual_bound, dual.extra["y"], first.iterations + second.iterations, gap_tol,
                  feas_tol, t0)
@@ -916,7 +932,7 @@ def _pair(instance, primal: SolveResult, bound: float, y: np.ndarray, iterations
     """The result of ``primal``'s K with the proved ``bound`` and its multipliers ``y``; ``optimal`` only if the
     pair meets both tolerances."""
     objective, violation = primal.objective, primal.max_violation
-    rgap = relative_gap(bound, objective) if np.isfinite(bound) else float("nan")
+    rgap = instance.relative_gap(bound, objective) if np.isfinite(bound) else float("nan")
     if violation <= feas_tol and abs(rgap) <= gap_tol:
         status, message = "optimal", f"violation {violation:.2e} <= {feas_tol:g}, certified relative gap {rgap:.2e}"
     else:
@@ -991,7 +1007,7 @@ def _determined(instance, face, M, a, b, certificate, gap_tol, feas_tol, t0, inf
     K = factor @ factor.T
     objective = instance.objective(K)
     violation = float(instance.max_violation(K))
-    rgap = relative_gap(bound, objective) if np.isfinite(bound) else float("nan")
+    rgap = instance.relative_gap(bound, objective) if np.isfinite(bound) else float("nan")
     text = (text + f"; the edges determine K in the face (rank {rank}): the graph is locked up (Sec. 3.1.12), "
             f"the feasible set is one Gram matrix")
     if violation <= feas_tol and abs(rgap) <= gap_tol:

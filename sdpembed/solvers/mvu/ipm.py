@@ -68,7 +68,7 @@ from ...problems.mvu import (
     dual_bound,
     slack_verdict,
 )
-from ...results import SolveResult, build_result, relative_gap
+from ...results import SolveResult, build_result
 from ..lapack import cho_factor, cho_solve, solve_triangular
 
 __all__ = [
@@ -100,6 +100,18 @@ def edge_gram(K: np.ndarray, edges: np.ndarray) -> np.ndarray:
     instead of the O(E²n) of a dense product."""
     rows = K[edges[:, 0]] - K[edges[:, 1]]
     return rows[:, edges[:, 0]] - rows[:, edges[:, 1]]
+
+
+#: The status message of a run whose Newton direction is not finite: the slack SDP with ω·λ₂ within rounding of
+#: 1 − ω (bounded, but its dual's interior thinner than double precision: the start's slacks ω − y_e are 0 or a
+#: few ulps), or iterates that far from the central path.
+_NO_DIRECTION = ("the Newton direction is not finite (numerical breakdown: the dual has no strictly feasible point "
+                 "that double precision resolves)")
+
+
+def _finite(*arrays: np.ndarray) -> bool:
+    """Whether every entry of every array is finite."""
+    return all(bool(np.all(np.isfinite(a))) for a in arrays)
 
 
 def _max_step(L_factor: np.ndarray, dM: np.ndarray) -> float:
@@ -250,7 +262,7 @@ def solve_in_face(instance, *, basis: np.ndarray | None = None, certificate=None
 
     def result(K, status, message, bound, y_feas, iteration, extra):
         objective = instance.objective(K)
-        rgap = relative_gap(bound, objective) if np.isfinite(bound) else float("nan")
+        rgap = instance.relative_gap(bound, objective) if np.isfinite(bound) else float("nan")
         return build_result(
             instance.problem, instance.variable, K, objective, bound, sense="max", rgap=rgap, status=status,
             message=message, method=method, solver=f"mvu_{method}", max_violation=float(instance.max_violation(K)),
@@ -323,7 +335,7 @@ def solve_in_face(instance, *, basis: np.ndarray | None = None, certificate=None
         bound, y_feas = bound_of(y, goal=(objective, EXTENDED_GOAL * gap_tol))
         if bound < best_bound:
             best_bound, best_y = bound, y_feas
-        rgap = relative_gap(best_bound, objective)
+        rgap = instance.relative_gap(best_bound, objective)
         mu = (float(np.sum(X * Z)) + float(x @ z)) / (m + p)
         for key, value in zip(hist, (objective, best_bound, rgap, violation, mu), strict=False):
             hist[key].append(value)
@@ -401,11 +413,17 @@ def solve_in_face(instance, *, basis: np.ndarray | None = None, certificate=None
 
         # predictor (σ = 0), then Mehrotra's corrector
         dXa, dxa, dya, dZa, dza = direction(0.0, 0.0, 0.0)
+        if not _finite(dXa, dxa, dya, dZa, dza):
+            status, message = "inaccurate", _NO_DIRECTION
+            break
         ap, ad = steps(dXa, dxa, dZa, dza)
         ap, ad = min(1.0, ap), min(1.0, ad)
         mu_aff = (float(np.sum((X + ap * dXa) * (Z + ad * dZa))) + float((x + ap * dxa) @ (z + ad * dza))) / (m + p)
         sigma = min(1.0, (mu_aff / mu) ** 3) if mu > 0 else 0.0
         dX, dx, dy, dZ, dz = direction(sigma * mu, dXa @ dZa @ Zi, dxa * dza if p else 0.0)
+        if not _finite(dX, dx, dy, dZ, dz):
+            status, message = "inaccurate", _NO_DIRECTION
+            break
         ap, ad = steps(dX, dx, dZ, dz)
         # SDPT3's adaptive fraction to the boundary: short steps mean poorly centred iterates,
         # and stepping back further from the boundary re-centres them (fewer iterations than a

@@ -161,7 +161,7 @@ from ...problems.mvu import (
     proof_margin,
     slack_verdict,
 )
-from ...results import SolveResult, build_result, relative_gap
+from ...results import SolveResult, build_result
 from .ipm import EXTENDED_GOAL, LOCK_UP_HINT
 
 #: Up to this many points, the dual slack's least eigenpairs fall back to a dense eigensolver when
@@ -629,7 +629,7 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, dead
         Y = Y * feasible_scale(Y)
         K = tau * (Y @ Y.T)
         objective = instance.objective(K)
-        rgap = relative_gap(bound, objective) if np.isfinite(bound) else float("nan")
+        rgap = instance.relative_gap(bound, objective) if np.isfinite(bound) else float("nan")
         return build_result(
             instance.problem, instance.variable, K, objective, bound, sense="max", rgap=rgap, status=status,
             message=message, method="lowrank", solver="mvu_lowrank", max_violation=float(instance.max_violation(K)),
@@ -794,10 +794,10 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, dead
                 if bound_r < bound_t:
                     bound_t, y_feas = bound_r, y_r
             bound = bound_t
-            rgap = relative_gap(bound_t, returned)
+            rgap = instance.relative_gap(bound_t, returned)
             if bound_t < best_bound:
                 best_bound, best_y = bound_t, y_feas
-            best_gap = relative_gap(best_bound, returned)
+            best_gap = instance.relative_gap(best_bound, returned)
             if met and abs(best_gap) <= gap_tol:
                 status = "optimal"
                 rgap = best_gap

@@ -536,6 +536,29 @@ def _settled(candidates: Candidates, inner: RestrictedSolver, result: Restricted
     return settled, extended, scan.worst
 
 
+#: Point sets whose largest |coordinate| lies within [2^-_SCALE_EXPONENT, 2^_SCALE_EXPONENT] are used as given by
+#: :func:`column_generation`; others are scaled by a power of two first (:func:`_moderate_scale`).
+_SCALE_EXPONENT = 64
+
+
+def _moderate_scale(X: np.ndarray) -> np.ndarray:
+    """X, or X scaled by a power of two so that its largest |entry| lies in [1/2, 1) when that entry is outside
+    [2⁻⁶⁴, 2⁶⁴] (``_SCALE_EXPONENT``) and no nonzero entry would become subnormal.
+
+    The pairs' unit secants (x_i − x_j)/‖x_i − x_j‖ of NuMax eq. (1), hence the SDP, P and the multipliers, do not
+    change: a power-of-two scaling is exact in floating point away from overflow and underflow, and so are the
+    differences, norms and quotients formed from it. The restricted solves, however, form products of high powers
+    of the points' coordinates, which overflow or underflow from largest entries of about 2^±130 (the pair
+    ADMM's eigensolver then fails on inf or NaN)."""
+    top = float(np.max(np.abs(X), initial=0.0))
+    if top == 0.0 or not np.isfinite(top) or 2.0**-_SCALE_EXPONENT <= top <= 2.0**_SCALE_EXPONENT:
+        return X
+    scaled = np.ldexp(X, -int(np.frexp(top)[1]))
+    if np.any(np.abs(scaled[X != 0.0]) < np.finfo(float).tiny):
+        return X
+    return scaled
+
+
 def column_generation(
     X: np.ndarray,
     bounds: PairBounds,
@@ -681,7 +704,7 @@ def column_generation(
         iterates, without its S × S matrices, which a warm-started run rebuilds).
     """
     start = time.perf_counter()
-    X = as_matrix(X, "X", min_rows=2)
+    X = _moderate_scale(as_matrix(X, "X", min_rows=2))
     if verbose:
         say(f"numax-cg: {X.shape[0]} points in dimension {X.shape[1]}; the basis of their span")
     if pair_count(X.shape[0]) <= 2 * check_positive_int(initial_pairs, "initial_pairs"):

@@ -269,8 +269,8 @@ def test_a_gap_that_grows_on_the_full_instance_is_not_optimal(monkeypatch):
     assert solve_lmnn_fast(inst).status == "optimal"
     lift = fast._lift
 
-    def lift_with_a_larger_loss(rounds, full, keep, *, objective, bound):
-        lift(rounds, full, keep, objective=lambda Ms: 1.1 * objective(Ms), bound=bound)
+    def lift_with_a_larger_loss(rounds, full, keep, shift, *, objective, bound):
+        lift(rounds, full, keep, shift, objective=lambda Ms: 1.1 * objective(Ms), bound=bound)
 
     monkeypatch.setattr(fast, "_lift", lift_with_a_larger_loss)
     res = solve_lmnn_fast(inst)

@@ -28,7 +28,7 @@ from sdpembed.solvers.lmnn.gradient import certify_metric, lmnn_gradient_matrix,
 from sdpembed.solvers.lmnn.hinge_ipm import hinge_ipm, ipm_reached
 from sdpembed.solvers.lmnn.pair_system import PairSystem, single_system
 
-from ...conftest import tiny_lmnn_instances
+from ...conftest import tiny_lmnn_instances, verified_through_files
 
 TIGHT = {"tol_gap_abs": 1e-9, "tol_gap_rel": 1e-9, "tol_feas": 1e-8}
 
@@ -1584,3 +1584,23 @@ def test_interior_point_with_carried_preconditioner_reaches_the_fresh_optimum(in
     assert ipm_reached(fresh, 1e-8) and all(g is None for g in carried)
     floor = max(out.history["gap"][-1], fresh.history["gap"][-1])          # each stops at its rounding floor
     assert out.primal_value == pytest.approx(fresh.primal_value, rel=max(1e-8, floor))
+
+
+@pytest.mark.parametrize("exponent", [30, -30, 200, -200])
+def test_points_far_from_unit_scale_have_the_same_certified_optimum(exponent, tmp_path):
+    """The loss (2.11) of N for X·c is that of N·c² for X: the optimum does not depend on the scale of X. At 2^30
+    the default solver raised ZeroDivisionError (its float32 PCG preconditioner overflowed: zero curvature), at
+    2^80 'alpha contains NaN' (review r22). X is now solved scaled exactly into unit range; both solvers end
+    optimal at the unscaled optimum and verify passes the written files."""
+    rng = np.random.default_rng(3)
+    X, y = rng.standard_normal((24, 3)), np.arange(24) % 3
+    cases = [(LMNNInstance, solve_lmnn_fast)]
+    if abs(exponent) == 200:
+        cases.append((MultiMetricLMNNInstance, solve_multi_metric_fast))
+    for cls, solver in cases:
+        reference = solver(cls.from_data(X, y, k=2, mu=0.5))
+        instance = cls.from_data(X * 2.0**exponent, y, k=2, mu=0.5)
+        result = solver(instance)
+        assert reference.status == result.status == "optimal", result.message
+        assert result.objective == pytest.approx(reference.objective, rel=1e-7)
+        assert verified_through_files(instance, result, tmp_path)

@@ -578,3 +578,32 @@ def test_an_unfinished_thin_face_returns_a_matrix_on_the_edges_and_below_its_pro
     assert result.dual_bound >= result.objective
     assert result.relative_gap > 1e-6
     assert verified_dual_bound(inst, {"dual_y": result.extra["y"]}) >= result.objective
+
+
+def test_reduced_multipliers_near_the_largest_double_give_no_bound_instead_of_failing() -> None:
+    """Six pairs of near-duplicate points (1e-7 apart, squared edges ~1e-14), k = 3 (review r22 fuzz, seed 102):
+    the reduced solve in the face returned multipliers of ~5e303, whose least-norm corrections (equilibrate) came
+    out NaN, and the lift's eigvalsh raised 'Eigenvalues did not converge'. Non-finite multipliers now prove no
+    bound; the run ends as the interior point over 1⊥ does (optimal at its optimum)."""
+    edges = np.array([[0, 1], [0, 4], [0, 5], [0, 7], [1, 4], [1, 5], [2, 3], [2, 6], [2, 7], [2, 8], [2, 9],
+                      [3, 6], [3, 7], [3, 8], [3, 9], [4, 5], [6, 7], [6, 10], [6, 11], [7, 10], [7, 11], [8, 9],
+                      [10, 11]])
+    sqdist = np.array([4.0041125096881855e-14, 9.9926217483177537e-01, 9.9926219725187226e-01,
+                       6.0644591697433770e+00, 9.9926202434879852e-01, 9.9926204676897146e-01,
+                       4.1483231412190762e-14, 1.4433441248334039e-01, 1.4433430437032616e-01,
+                       6.8722220872349626e-01, 6.8722227624914267e-01, 1.4433431718175946e-01,
+                       1.4433420906876271e-01, 6.8722233402028554e-01, 6.8722240154590986e-01,
+                       4.4140741750026394e-14, 2.3462667439528000e-14, 1.0480704719251763e+00,
+                       1.0480704131872387e+00, 1.0480707760823875e+00, 1.0480707173444397e+00,
+                       7.2300225032648399e-15, 1.9592671255311350e-15])
+    instance = MVUInstance(edges=edges, sqdist=sqdist, n=12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        result = solve_mvu_facial(instance)
+    reference = solve_mvu_ipm(instance)
+    assert reference.status == "optimal"
+    assert result.status in ("optimal", "inaccurate"), result.message
+    # whatever it returns, its bound is a bound: not below the interior point's (nearly feasible) objective
+    assert result.dual_bound >= reference.objective * (1 - 1e-6)
+    if result.status == "optimal":
+        assert abs(result.objective - reference.objective) <= 1e-5 * reference.objective

@@ -419,3 +419,24 @@ def test_progress_lines_only_when_asked(capsys) -> None:
     for stage in ("Laplacian", "variational SDP", "refinement in R^10", "refinement of the energy", "refined energy"):
         assert stage in out
     assert "refine it    10" in out and "refine done" in out
+
+
+@pytest.mark.parametrize("variant", ["inequality", "slack"])
+def test_points_of_small_scale_are_not_optimal_by_the_gaps_absolute_floor(variant) -> None:
+    """The MVU objective scales as τ (the data's squared lengths); the relative gap's floor 1e-12 is absolute. On
+    points of scale 2^-30 (τ ~ 1e-18) every objective and bound were within that floor, so the interior point
+    stopped 'optimal' at once: inequality 2.8e-2 and slack 0.18 (at 2^-100: 340 times) off the scaled optimum
+    (review r22). The gap is now taken at the data's scale (MVUInstance.relative_gap): the same optimum, scaled
+    by 4^-30, at both scales, and both solvers agree."""
+    from sdpembed.solvers.mvu.lowrank import solve_mvu_lowrank
+
+    X = np.random.default_rng(5).standard_normal((14, 2))
+    omega = 0.9 if variant == "slack" else None
+    unit = MVUInstance.from_points(X, 4, variant, omega=omega, link=True, random_state=0)
+    small = MVUInstance.from_points(X * 2.0**-30, 4, variant, omega=omega, link=True, random_state=0)
+    reference = solve_mvu_ipm(unit)
+    assert reference.status == "optimal"
+    for solve in (solve_mvu_ipm, solve_mvu_lowrank):
+        result = solve(small)
+        assert result.status == "optimal", result.message
+        assert result.objective * 4.0**30 == pytest.approx(reference.objective, rel=2e-6)

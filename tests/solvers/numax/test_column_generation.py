@@ -12,7 +12,7 @@ from sdpembed.secants import all_secants
 from sdpembed.solvers.numax.column_generation import column_generation, solve_numax_cg
 from sdpembed.solvers.numax.pair_scan import PairDistances, scan_pair_violations
 
-from ...conftest import digits_points
+from ...conftest import digits_points, verified_through_files
 
 
 def _dense_violations(X, P, lo_fn):
@@ -505,3 +505,18 @@ def test_point_form_cg_certifies_near_duplicate_points(seed, delta, tmp_path):
     write_solution(path, instance, result)
     certificate = verify_solution(instance, read_solution(path, instance))
     assert certificate.passed, certificate.reasons
+
+
+@pytest.mark.parametrize("exponent", [200, -200])
+def test_points_far_from_unit_scale_give_the_same_certified_optimum(exponent, tmp_path):
+    """The pairs' unit secants do not change when X is scaled by a power of two, nor does the SDP; the restricted
+    solves' products of the points' coordinates did: at 2^±140 and beyond the pair ADMM's eigensolver failed on
+    inf/NaN ('Eigenvalues did not converge', review r22). The points are now brought to unit scale exactly; the
+    written solution is checked by verify."""
+    X = np.random.default_rng(0).standard_normal((8, 5))
+    reference = solve(NuMaxInstance.from_data(X, None, 0.2, point_form=True), "cg")
+    instance = NuMaxInstance.from_data(X * 2.0**exponent, None, 0.2, point_form=True)
+    result = solve(instance, "cg")
+    assert reference.status == result.status == "optimal", result.message
+    assert result.objective == pytest.approx(reference.objective, rel=1e-12)
+    assert verified_through_files(instance, result, tmp_path)
