@@ -123,6 +123,12 @@ Near the least valid ω the factor is also nearly rank one (its first singular v
 second at ω = 0.987), with its other columns each on a few dozen nodes, and the dual slack has
 eigenvalues of 1e-5 – 1e-4 outside range(Y): a step of the multipliers that keeps it PSD is tiny.
 The registry keeps the interior point as the slack variant's default at every size.
+The inequality variant on the trefoil knot of thesis Fig. 3.8 at noise 0.01 without angle edges (k = 4, an open chain
+once linked) ends ``max_iterations`` too: at the penalty's cap the Newton steps stop without converging (∇f of 1e2 –
+4e3 after ``max_inner`` steps), and the multipliers y + σg, dual feasible, are not complementary to K (the dual slack's
+least eigenvalue 1e-7 – 5e-4 where it should vanish on range(K)), so the proved gap wanders between 1e-5 and 7e-2; a
+least-squares fit of stationarity on the tight edges does not help there, as those edges form a spanning tree on
+which no y ≥ 0 is stationary (relative residual 7e-3).
 
 The start is classical scaling of the graph's shortest-path distances (an unfolded guess, as in
 Isomap) for the maximisation variants and a small random Y for min_trace, whose optimum folds
