@@ -58,7 +58,12 @@ the saddle; for equality and inequality it is kept, as lowering it undoes the fe
 reached and the Newton steps grow the new columns along the negative curvature at any σ, each
 new column then sized by the search along f of ``_pad_column`` (a size fixed by the eigenvalue
 alone stretches the edges by σ·t²((Bv)_e)², which at the large σ of a nearly rank-one optimum
-Newton did not recover from); the
+Newton did not recover from); where the constraints are
+already met, the equality and inequality variants first try the certificate on multipliers raised as below
+(``_raise_multipliers``): near a nearly rank-one optimum (an open chain straightened into a line) their support is a
+spanning tree, zero around a node whose edges are all slack, so that the negative eigenvalue is −c on a cut of the
+graph — a defect of the multipliers, which the raise repairs for a few short edges' D, rather than of the rank, whose
+new columns barely grow there; the
 same test runs when the residual stalls at the penalty's cap (a local minimiser of the violation at
 this rank, where every outer iteration has added σ·g to y: the multipliers then restart from those of the
 last penalty at most the lowered one, so that the solve continues from the padded current point);
@@ -118,6 +123,12 @@ Near the least valid ω the factor is also nearly rank one (its first singular v
 second at ω = 0.987), with its other columns each on a few dozen nodes, and the dual slack has
 eigenvalues of 1e-5 – 1e-4 outside range(Y): a step of the multipliers that keeps it PSD is tiny.
 The registry keeps the interior point as the slack variant's default at every size.
+The inequality variant on the trefoil knot of thesis Fig. 3.8 at noise 0.01 without angle edges (k = 4, an open chain
+once linked) ends ``max_iterations`` too: at the penalty's cap the Newton steps stop without converging (∇f of 1e2 –
+4e3 after ``max_inner`` steps), and the multipliers y + σg, dual feasible, are not complementary to K (the dual slack's
+least eigenvalue 1e-7 – 5e-4 where it should vanish on range(K)), so the proved gap wanders between 1e-5 and 7e-2; a
+least-squares fit of stationarity on the tight edges does not help there, as those edges form a spanning tree on
+which no y ≥ 0 is stationary (relative residual 7e-3).
 
 The start is classical scaling of the graph's shortest-path distances (an unfolded guess, as in
 Isomap) for the maximisation variants and a small random Y for min_trace, whose optimum folds
@@ -258,7 +269,8 @@ def _least_slack(B, Bt, y, c, k, direct=False):
     return w[order] - c, U[:, order]
 
 
-def _raise_multipliers(B, y: np.ndarray, D: np.ndarray, c: float, omega: float, rounds: int = 16) -> np.ndarray:
+def _raise_multipliers(B, y: np.ndarray, D: np.ndarray, c: float, omega: float, rounds: int = 16,
+                       margin: float | None = None) -> np.ndarray:
     """Slack variant: multipliers y ∈ [−ω, ω]ᴱ raised, edge by edge, towards dual feasibility
     λ_min(L(y)|₁⊥) ≥ c at a small cost in the dual objective yᵀD — the repair that replaces the
     certificate's mixing with ω·1 where it is expensive.
@@ -278,6 +290,17 @@ def _raise_multipliers(B, y: np.ndarray, D: np.ndarray, c: float, omega: float, 
     edges across which the offending eigenvectors vary. The result is not proved here: the caller
     hands it to :func:`~sdpembed.problems.mvu.dual_bound`, which proves (or repairs the rest of) it.
 
+    The equality and inequality variants (𝒴 = Rᴱ, R₊ᴱ: ``omega`` = ∞) use it where the augmented Lagrangian's
+    multipliers meet the constraints but vanish on a cut of the graph: at a nearly rank-one optimum (an open chain
+    straightened into a line) their support is a spanning tree, and a node near the line's centre whose edges are all
+    slack leaves L(y) singular on 1⊥. The strictly feasible point there is (2c/λ₂)·1, of the order of tr L(y) itself
+    for a chain (small λ₂), and the certificate's scaling costs c/λ_min − 1; the raise puts about c on a short edge
+    of each such node. Their multipliers are large (tr L(y) = 2Σy), so the eigensolver's worst-case backward error
+    would set η far above the eigenvalue c of range(K) (1 + 5e-7 on the trefoil of thesis Fig. 3.8) and raise it at a
+    cost of 1e-5 of the bound a round: ``margin`` (the proof's own relative margin,
+    :func:`~sdpembed.problems.mvu.proof_margin`) sets the target c·(1 + 2·margin + 1e-9) instead, the rest being left
+    to the certificate's scaling.
+
     Parameters
     ----------
     B : sparse matrix of shape (E, n)
@@ -289,8 +312,11 @@ def _raise_multipliers(B, y: np.ndarray, D: np.ndarray, c: float, omega: float, 
     c : float
         The trace weight 1 − ω.
     omega : float
+        The box's half-width (``np.inf`` for the equality and inequality variants).
     rounds : int
         Eigendecompositions at most (each dense, O(n³)).
+    margin : float, optional
+        The proof's relative margin at y; ``None``: η as above.
 
     Returns
     -------
@@ -312,8 +338,11 @@ def _raise_multipliers(B, y: np.ndarray, D: np.ndarray, c: float, omega: float, 
     for _ in range(rounds):
         # η: four times the proof's rounding shift γ_{n+1}·tr L(y) plus the eigensolver's backward error
         # (Gershgorin: ‖L(y)‖ ≤ 2 max_i Σ_{e∋i} |y_e|)
-        norm = 2.0 * float(np.max(abs(B).T @ np.abs(y)))
-        target = c + 8.0 * (n + 1) * eps * float(np.abs(y).sum()) + 32.0 * n * eps * max(1.0, norm + shift)
+        if margin is None:
+            norm = 2.0 * float(np.max(abs(B).T @ np.abs(y)))
+            target = c + 8.0 * (n + 1) * eps * float(np.abs(y).sum()) + 32.0 * n * eps * max(1.0, norm + shift)
+        else:
+            target = c * (1.0 + 2.0 * margin + 1e-9)
         M = (B.T @ sp.diags(y) @ B).toarray()
         M += shift / n
         w, V = scipy.linalg.eigh(M, subset_by_value=[-np.inf, target], driver="evr")
@@ -735,6 +764,9 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, dead
         # the slack variant's K is feasible at any residual, so its proved gap alone certifies it: the bound is
         # tried at every Newton iteration (the residual, which measures the multipliers, can lag far behind)
         certify = rank_test or (variant == "slack" and newton)
+        # the residual a certificate needs: none for the slack variant (no edge constraints)
+        met = violation <= feas_tol or variant == "slack"
+        grow = False
         if variant == "slack" and objective > best_objective:
             # every K of the slack variant is feasible: the iterate to return is the one of highest objective,
             # whose gap to the least bound proved is the least (the Newton phase's objective is not monotone)
@@ -755,37 +787,28 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, dead
                 Y = _pad_column(lag, Y, U[:, negative] @ np.sqrt(-w[negative]), y, sigma)
                 certify = False
             elif np.any(negative):
-                added = int(negative.sum())
-                if scaled_penalty:
-                    # σ is kept here, often large: each column at the size that minimises f along it
-                    for column in U[:, negative].T:
-                        Y = _pad_column(lag, Y, column, y, sigma)
-                else:
-                    step = np.sqrt(np.abs(w[negative]) * trace0 / n)
-                    Y = np.hstack([Y, U[:, negative] * step])
-                if not scaled_penalty:
-                    # a soft penalty lets the new columns grow out of the saddle; with the scaled penalty
-                    # it is kept, as lowering it undoes the feasibility reached
-                    sigma = min(sigma, sigma_start)
-                    if stalled:
-                        # at the cap every outer iteration added σ·g to y: restart from the multipliers of the
-                        # last soft penalty, which the padded point nearly minimises (with the inflated ones the
-                        # next solve left for a point at violation 13.8)
-                        y = y_soft
-                certify = False
+                # the columns are added after the certificate, which the maximisation variants try first where the
+                # constraints are met: a dual slack singular on a cut of zero multipliers (a nearly rank-one
+                # optimum) is what the raise of _raise_multipliers repairs at little cost
+                grow = True
+                certify = met and scaled_penalty
             elif stalled:
                 status, message = "inaccurate", (f"the augmented Lagrangian stalled at violation {violation:.2e} "
                                                  f"with a dual slack that is PSD (penalty {sigma:.1e})")
                 break
         if certify:
-            # the residual a certificate needs: none for the slack variant (no edge constraints)
-            met = violation <= feas_tol or variant == "slack"
             # the gap of the K that would be returned (shrunk to feasibility for the inequality variant)
             returned = tau * best_objective if variant == "slack" else tau * objective * feasible_scale(Y) ** 2
             # multipliers that cannot prove a bound within EXTENDED_GOAL gap tolerances of it are proved in double
             # (dual_bound's goal): the extended-precision proof, O(n³) in interpreted blocks, is paid near the end only
             goal = (returned, EXTENDED_GOAL * gap_tol)
-            bound_t, y_feas = dual_bound(instance, y, goal=goal)
+            if grow:
+                # y is not dual feasible (the rank test's negative eigenvalues), and mixing it with (2c/λ₂)·1 costs
+                # far more than the raise
+                bound_t, y_feas = dual_bound(instance, _raise_multipliers(B, y, D, c, np.inf,
+                                                                          margin=proof_margin(instance, y)), goal=goal)
+            else:
+                bound_t, y_feas = dual_bound(instance, y, goal=goal)
             if variant == "slack" and (tau * float(np.clip(y, -omega, omega) @ D) + 1e-9 * abs(bound_t)
                                        < min(bound_t, best_bound)):
                 # the certificate mixed y with ω·1 (y was not dual feasible) and cost more than yᵀD; the
@@ -815,6 +838,24 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, dead
                     "gap_tol above it certifies")
                 best_Y = best_Y if variant == "slack" else Y
                 break
+        if grow:
+            added = int(negative.sum())
+            if scaled_penalty:
+                # σ is kept here, often large: each column at the size that minimises f along it
+                for column in U[:, negative].T:
+                    Y = _pad_column(lag, Y, column, y, sigma)
+            else:
+                step = np.sqrt(np.abs(w[negative]) * trace0 / n)
+                Y = np.hstack([Y, U[:, negative] * step])
+            if not scaled_penalty:
+                # a soft penalty lets the new columns grow out of the saddle; with the scaled penalty
+                # it is kept, as lowering it undoes the feasibility reached
+                sigma = min(sigma, sigma_start)
+                if stalled:
+                    # at the cap every outer iteration added σ·g to y: restart from the multipliers of the
+                    # last soft penalty, which the padded point nearly minimises (with the inflated ones the
+                    # next solve left for a point at violation 13.8)
+                    y = y_soft
         if variant != "slack" and violation / feas_tol < least_residual:
             least_residual, best_Y = violation / feas_tol, Y.copy()
         for key, value in zip(hist, (tau * objective, bound, rgap, violation, sigma, Y.shape[1], inner),

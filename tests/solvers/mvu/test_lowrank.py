@@ -505,3 +505,54 @@ def test_a_nearly_rank_one_chain_grows_its_rank_by_columns_sized_along_f() -> No
     assert np.min(res.history["rank"]) == 1 and res.extra["rank"] <= 6
     assert 0.0 <= res.relative_gap <= 1e-6 and res.dual_bound >= res.objective
 
+
+
+def test_multipliers_vanishing_on_a_cut_are_raised_not_mixed() -> None:
+    # the inequality variant's augmented Lagrangian at a nearly rank-one optimum leaves multipliers supported on a
+    # spanning tree, zero around a node whose edges are all slack: L(y) is singular on 1⊥. The certificate mixes them
+    # with (2c/λ₂)·1; the raise of the maximisation variants (ω = ∞, the target set by the proof's own margin) puts
+    # about c on a short edge of that node instead. CVXPY's optimal multipliers with a node cut off:
+    from sdpembed.problems.mvu import dual_bound, incidence_matrix
+    from sdpembed.solvers.mvu.lowrank import _raise_multipliers
+
+    inst = _tiny(3, "inequality", None, n=30, k=4)
+    truth = certified_truth(inst)
+    f_star, c = truth.objective, inst.trace_weight
+    y = np.maximum(truth.extra["y"], 0.0)
+    node = int(np.argmax(np.bincount(inst.edges.ravel(), minlength=inst.n)))
+    cut = np.where((inst.edges == node).any(axis=1), 0.0, y)
+    B = incidence_matrix(inst.n, inst.edges)
+    L = B.T @ (cut[:, None] * B.toarray())
+    assert np.linalg.eigvalsh(L + np.ones((inst.n, inst.n)))[0] < 1e-9          # singular on 1⊥
+    mixed, _ = dual_bound(inst, cut)
+    raised = _raise_multipliers(B, cut, inst.sqdist / inst.tau, c, np.inf, margin=proof_margin(inst, cut))
+    assert np.all(raised >= cut)
+    bound, _ = dual_bound(inst, raised)
+    assert bound >= f_star - 1e-6 * abs(f_star)
+    assert bound - f_star < 0.1 * (mixed - f_star), (bound, mixed, f_star)
+
+
+@pytest.mark.slow
+def test_the_noisy_trefoil_chain_is_certified_through_its_raised_multipliers(monkeypatch) -> None:
+    # thesis Fig. 3.8's knot at noise 0.01: its k = 4 graph has two components, linked into an open chain that MVU
+    # straightens into a line. Its multipliers, once the constraints are met (violation 6e-9 – 1e-13), vanish on a cut
+    # (two nodes near the line's centre with all edges slack): the rank test adds columns every iteration (rank 39 and
+    # a 295 MB Newton pattern before, never a certificate). Raised, they prove the gap at rank 13 (6.3e-7)
+    from sdpembed.datasets import trefoil_knot
+    from sdpembed.solvers.mvu import lowrank
+
+    raised = []
+    original = lowrank._raise_multipliers
+
+    def spy(B, y, D, c, omega, rounds=16, margin=None):
+        raised.append(omega)
+        return original(B, y, D, c, omega, rounds, margin=margin)
+
+    monkeypatch.setattr(lowrank, "_raise_multipliers", spy)
+    X, _ = trefoil_knot(1617, noise=0.01, random_state=0)
+    inst = MVUInstance.from_points(X, 4, "inequality", link=True, random_state=0)
+    res = solve_mvu_lowrank(inst, gap_tol=1e-5, max_iter=30)
+    assert res.status == "optimal", res.message
+    assert 0.0 <= res.relative_gap <= 1e-5 and np.inf in raised
+    arrays = get_problem("mvu").dual_from_result(inst, res)
+    assert verify_solution(inst, Solution(res.solution, res.dual_bound, arrays)).passed
