@@ -128,6 +128,13 @@ class PairSecantOperator(SecantOperator):
         D /= self.norms[:, None]                              # in place: one (S, N) array, not two
         return D
 
+    def unit_secants(self, index: slice | np.ndarray) -> np.ndarray:
+        """The rows ``V[index]``, equal to them bit for bit, made from the points unless ``V`` is formed
+        (a few rows of a large pair set without its S × N rows)."""
+        if "V" in self.__dict__:
+            return self.V[index]
+        return (self.points[self.i[index]] - self.points[self.j[index]]) / self.norms[index, None]
+
     @property
     def n_constraints(self) -> int:
         """Number of pairs S."""
@@ -182,8 +189,8 @@ class PairSecantOperator(SecantOperator):
 
     def with_points(self, points: np.ndarray) -> PairSecantOperator:
         """The same pairs, with their original lengths, on other coordinates ``points`` (n_a, r) of the same
-        centred points (in the order of ``points``, e.g. in a basis of their span)."""
+        centred points (in the order of ``points``, e.g. in a basis of their span); its rows ``V`` are
+        made when first read, as :class:`PairSecantOperator`'s."""
         out = PairSecantOperator.__new__(PairSecantOperator)
         out.points, out.i, out.j, out.norms, out.rows = points, self.i, self.j, self.norms, self.rows
-        out.V = (points[self.i] - points[self.j]) / self.norms[:, None]
         return out

@@ -155,6 +155,27 @@ def test_pair_operator_forms_its_secant_rows_only_when_read():
     assert op.V is op.V and op.V.shape == (1500, 7)
 
 
+def test_pair_operator_on_other_coordinates_forms_its_rows_when_read():
+    """``with_points`` (the pairs in a basis of their span) and ``unit_secants`` make the rows ``V`` would
+    hold, bit for bit, without forming the (S, r) array until it is read."""
+    rng = np.random.default_rng(6)
+    X = rng.standard_normal((60, 7)) + 20.0
+    i = rng.integers(0, 60, 1500)
+    j = (i + rng.integers(1, 60, 1500)) % 60
+    op = PairSecantOperator(X, i, j)
+    basis = np.linalg.qr(rng.standard_normal((7, 7)))[0]
+    reduced = op.in_basis(basis)
+    assert "V" not in reduced.__dict__
+    points = op.points @ basis
+    eager = (points[op.i] - points[op.j]) / op.norms[:, None]
+    index = rng.choice(1500, 64, replace=False)
+    for rows, expected in ((slice(1400, None), eager[1400:]), (index, eager[index])):
+        np.testing.assert_array_equal(reduced.unit_secants(rows), expected)
+    assert "V" not in reduced.__dict__
+    np.testing.assert_array_equal(reduced.V, eager)
+    np.testing.assert_array_equal(reduced.unit_secants(index), eager[index])
+
+
 def test_pair_operator_rejects_coincident_points():
     X = np.array([[0.0, 1.0], [0.0, 1.0], [2.0, 0.0]])
     with pytest.raises(ValueError, match="distinct points"):

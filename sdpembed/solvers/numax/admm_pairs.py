@@ -245,7 +245,7 @@ def _warm_values(op: PairSecantOperator, L0: np.ndarray, Lam0: np.ndarray,
     r = L0.shape[0]
     if S_new <= op.points.shape[0]:
         # both matrices in one product: (S_new, r) × (r, 2r)
-        V_new = op.V[n_known:]
+        V_new = op.unit_secants(slice(n_known, None))
         B = V_new @ np.hstack([L0, Lam0])
         return (np.concatenate([carried[0], np.einsum("ij,ij->i", B[:, :r], V_new)]),
                 np.concatenate([carried[1], np.einsum("ij,ij->i", B[:, r:], V_new)]))

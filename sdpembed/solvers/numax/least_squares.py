@@ -330,13 +330,33 @@ class CholeskySolve:
         K[np.diag_indices_from(K)] += 1.0
         self.factor = cholesky_factor(K)
 
-        #: secants (rows in the factor's order, any basis) of the factor's rows, for :func:`extend_factor`
-        self.secants: np.ndarray | None = None
+        self.secants = None
         #: positions in the factor of the secants solved for, in their order (None: all, in order)
         self.live: np.ndarray | None = None
         #: ghost rows (factor rows of dropped secants): their positions D, Z = K⁻¹E_D and the
         #: Cholesky factor of H = Z_D = (K⁻¹)_DD, in double precision
         self._ghosts: tuple[np.ndarray, np.ndarray, tuple] | None = None
+
+    @property
+    def secants(self) -> np.ndarray | None:
+        """The secants (rows in the factor's order, any basis) of the factor's rows, for :func:`extend_factor`;
+        those of ``secant_source`` (an operator whose rows ``V`` they are), read when first asked for."""
+        state = self.__dict__            # stored under the property's name: states pickled before it load
+        source = state.pop("secant_source", None)
+        if source is not None:
+            state["secants"] = source.V
+        return state.get("secants")
+
+    @secants.setter
+    def secants(self, value: np.ndarray | None) -> None:
+        self.__dict__.pop("secant_source", None)
+        self.__dict__["secants"] = value
+
+    def secants_of(self, op: SecantOperator) -> None:
+        """The factor's secants are the rows ``V`` of ``op``, read when first asked for (a factor whose
+        run is not extended never forms them)."""
+        self.__dict__["secants"] = None
+        self.__dict__["secant_source"] = op
 
     @property
     def _trsv(self) -> Callable[..., np.ndarray]:

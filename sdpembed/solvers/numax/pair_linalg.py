@@ -371,7 +371,7 @@ class LeastSquaresSteps:
     def _factorise(self, single: bool) -> CholeskySolve:
         """The Cholesky factor of I + 𝒜𝒜*; in place when 𝒜𝒜* was computed afresh (then not kept)."""
         cholesky = CholeskySolve(self.gram, single=single, overwrite=self.fresh)
-        cholesky.secants = self.op.V
+        cholesky.secants_of(self.op)
         if self.fresh:
             self.gram = None
         return cholesky
@@ -388,15 +388,18 @@ class LeastSquaresSteps:
             return None
         n_kept, S = int(np.count_nonzero(kept)), self.op.n_constraints
         live = np.arange(previous.factor.shape[0]) if previous.live is None else previous.live
-        if kept.size != live.size or n_kept > S or previous.secants is None:
+        if kept.size != live.size or n_kept > S:
             return None
-        if not extension_is_cheaper(previous, n_kept, S - n_kept, self.op.points.shape[0], self.op.dim):
+        # before the secants: a fresh factor's are formed when first read
+        if (not extension_is_cheaper(previous, n_kept, S - n_kept, self.op.points.shape[0], self.op.dim)
+                or previous.secants is None):
             return None
         # a warm start from other secants is never trusted blindly: a sample of the kept rows
         sample = np.unique(np.random.default_rng(n_kept).integers(0, max(n_kept, 1), 64)) if n_kept else []
-        if n_kept and not np.allclose(previous.secants[live[kept][sample]], self.op.V[sample], rtol=0.0, atol=1e-12):
+        if n_kept and not np.allclose(previous.secants[live[kept][sample]], self.op.unit_secants(sample), rtol=0.0,
+                                      atol=1e-12):
             return None
-        return extend_factor(previous, kept, self.op.V[n_kept:])
+        return extend_factor(previous, kept, self.op.unit_secants(slice(n_kept, None)))
 
     def __call__(self, rhs: np.ndarray, iteration: int) -> np.ndarray:
         if iteration == self.next_switch:

@@ -133,6 +133,27 @@ def test_least_squares_steps_extend_the_warm_start_factor(mode, rtol):
     np.testing.assert_allclose(_K(V) @ refused(rhs, 1), rhs, rtol=0, atol=rtol * np.abs(rhs).max())
 
 
+@pytest.mark.parametrize("extends", [True, False])
+def test_a_fresh_factor_forms_its_secant_rows_only_when_extended(extends, monkeypatch):
+    """A fresh factor holds its operator, not its (S, r) rows: they are formed when an extension reads them
+    (the same rows, bit for bit), never when the next run refuses the factor; a pickled state keeps them."""
+    monkeypatch.setattr(pair_linalg, "extension_is_cheaper", lambda *a, **k: extends)
+    X = digits_points(60)
+    index = np.random.default_rng(3).choice(pair_count(60), size=700, replace=False)
+    first_op = _pairs(X, index[:600]).with_points(_pairs(X, index[:600]).points)    # rows formed when read
+    first = LeastSquaresSteps(first_op, "cholesky", None)
+    assert not first.extended and "V" not in first_op.__dict__
+    copy = pickle.loads(pickle.dumps(first.cholesky))
+    assert "V" not in first_op.__dict__
+    state = ADMMState(None, None, None, 1.0, None, factor=first.cholesky, factor_kept=np.ones(600, bool))
+    op = _pairs(X, index)
+    steps = LeastSquaresSteps(op, "cholesky", state)
+    assert steps.extended == extends and ("V" in first_op.__dict__) == extends and "V" not in op.__dict__
+    np.testing.assert_array_equal(copy.secants, first_op.V)
+    if extends:
+        np.testing.assert_array_equal(steps.cholesky.secants, op.V)
+
+
 def test_column_generation_reaches_the_same_optimum_with_and_without_block_updates(monkeypatch):
     X = digits_points(60)
     kwargs = dict(initial_pairs=200, max_add=150, random_state=0)
