@@ -35,7 +35,7 @@ from ._validate import as_matrix
 from ._version import __version__
 from .io import SKIP_EXIT_CODE, load_instance, read_solution, write_solution
 from .registry import PROBLEMS, get_problem, method_options, solve
-from .validation.certify import Tolerances, format_against, objective_side
+from .validation.certify import Tolerances, format_against, format_unit, objective_side
 
 # Each command imports what only it needs at its start (the suite's build and runner, the SDPA
 # writer, the verifier): ``--help`` and ``verify`` load no more than they use (DESIGN.md, "Start-up").
@@ -171,19 +171,20 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     variable = spec.variable
     error = format_against(cert.objective_error, tolerances.objective, signed=True)
     side = objective_side(cert.objective_error, spec.sense) if np.isfinite(cert.optimum) else "against the dual bound"
+    u_f, u_X = format_unit(instance.objective_unit), format_unit(instance.matrix_unit)   # docs/grading.md, "Units"
     lines = [
         f"problem            {cert.problem}",
         f"objective          {cert.objective:.10g}",
         f"optimum            {cert.optimum:.10g}  ({cert.optimum_source})",
-        f"objective error    {error}  ((f - f*) / max(|f*|, 1), tolerance {tolerances.objective:g} in magnitude; "
+        f"objective error    {error}  ((f - f*) / max(|f*|, {u_f}), tolerance {tolerances.objective:g} in magnitude; "
         f"{side})",
         f"max violation      {format_against(cert.max_violation, tolerances.feasibility)}  "
         + (f"± {cert.violation_error:.1e} (a proved bound; the verdict is proved)  "
            if np.isfinite(cert.violation_error) else "") + f"(tolerance {tolerances.feasibility:g})",
         f"asymmetry          {format_against(cert.asymmetry, tolerances.feasibility)}  "
-        f"(max |{variable} - {variable}ᵀ| / max(1, max |{variable}|), tolerance {tolerances.feasibility:g})",
+        f"(max |{variable} - {variable}ᵀ| / max({u_X}, max |{variable}|), tolerance {tolerances.feasibility:g})",
         f"PSD violation      {format_against(cert.psd_violation, tolerances.psd)}  "
-        f"(max(0, -least eigenvalue) / max(1, largest), tolerance {tolerances.psd:g})",
+        f"(max(0, -least eigenvalue) / max({u_X}, largest), tolerance {tolerances.psd:g})",
         f"least eigenvalue   {cert.min_eigenvalue:.3e}",
         f"rank               {cert.rank}",
     ]

@@ -19,7 +19,14 @@ import numpy as np
 from .._files import save_npz
 from .._memory import check_memory, dense_bytes
 
-__all__ = ["Instance", "file_scalar"]
+__all__ = ["Instance", "file_scalar", "power_of_two_below"]
+
+
+def power_of_two_below(value: float) -> float:
+    """The power of two 2^k ≤ ``value`` < 2^(k+1) of a finite ``value`` > 0 (subnormals included), 1.0 for
+    ``value`` ≤ 0: the unit of a quantity of that size, by which it is divided exactly (no rounding)."""
+    value = float(value)
+    return float(np.ldexp(1.0, int(np.frexp(value)[1]) - 1)) if value > 0.0 else 1.0
 
 
 def file_scalar(arrays: dict[str, np.ndarray], key: str, problem: str) -> Any:
@@ -46,6 +53,22 @@ class Instance:
         0, purely relative, unless the objective has a unit of its own
         (:func:`sdpembed.results.relative_gap`)."""
         return 0.0
+
+    @property
+    def objective_unit(self) -> float:
+        """The unit of the objective, a power of two: the value below which ``certify`` measures an
+        objective error absolutely, |f − f*| / max(|f*|, unit). 1 for an objective that does not scale
+        with the data (NuMax's tr P of unit secants, LMNN's loss, which counts margins); the data's scale
+        for one that does (MVU, MVU out-of-sample), so that an answer is judged alike at every scale."""
+        return 1.0
+
+    @property
+    def matrix_unit(self) -> float:
+        """The unit of the matrix variable, a power of two: ``certify`` measures its asymmetry
+        max |X − Xᵀ| / max(unit, max |X|) and its PSD violation max(0, −λ_min) / max(unit, λ_max). 1 for a
+        matrix whose scale does not depend on the data (NuMax's P, MVU out-of-sample's S with its identity
+        block); MVU's K scales as its squared distances, LMNN's M as their inverse."""
+        return 1.0
 
     @property
     def variable_shape(self) -> tuple[int, ...]:

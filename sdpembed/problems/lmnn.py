@@ -66,7 +66,7 @@ from ..graphs import (
     target_neighbors,
     triplet_count,
 )
-from .base import Instance, file_scalar
+from .base import Instance, file_scalar, power_of_two_below
 
 __all__ = [
     "LMNNInstance",
@@ -141,6 +141,17 @@ class _TripletData(Instance):
     def gap_scale(self) -> float:
         """μ, the unit of the loss (:func:`loss_unit`): gaps below it are measured absolutely."""
         return loss_unit(self.mu)
+
+    @cached_property
+    def matrix_unit(self) -> float:
+        """2^−k for the power of two 2^k ≤ S < 2^(k+1), S = Σ_a m_a² the bound on the squared distances of
+        the pairs the SDP involves (:func:`_check_data_scale`); 1 when every such difference is 0. The metric
+        of X/c is c²M (module docstring, "Gaps"), so M's unit is the inverse of the data's squared scale:
+        ``certify`` measures M's asymmetry and PSD violation against it. (The loss, the objective, does not
+        change with the scale of X: its unit stays 1.)"""
+        with np.errstate(over="ignore", under="ignore"):
+            squared = float(np.sum(np.square(_largest_differences(self.X, self.y, self.targets))))
+        return 1.0 / power_of_two_below(squared) if squared > 0.0 else 1.0
 
     @property
     def n_points(self) -> int:

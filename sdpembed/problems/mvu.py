@@ -88,7 +88,7 @@ import numpy as np
 from .._validate import as_matrix, as_vector, check_delta, check_positive_int, real_array
 from ..graphs import check_connected, check_edges, link_components, neighborhood_graph
 from ..results import relative_gap
-from .base import Instance, file_scalar
+from .base import Instance, file_scalar, power_of_two_below
 
 if TYPE_CHECKING:
     import scipy.sparse as sp
@@ -231,8 +231,19 @@ class MVUInstance(Instance):
         below which a gap is measured absolutely) is 10⁻¹² τ, not 10⁻¹². The objective scales as τ: on points of
         scale 10⁻⁹ (τ ~ 10⁻¹⁸) the absolute floor made every pair of an objective and a bound a relative gap
         of at most 10⁻⁶. Exact division: at unit scale the value is that of the plain relative gap."""
-        unit = float(np.ldexp(1.0, int(np.frexp(self.tau)[1]) - 1)) if self.tau > 0.0 else 1.0
+        unit = self.objective_unit
         return relative_gap(bound / unit, objective / unit)
+
+    @property
+    def objective_unit(self) -> float:
+        """The power of two 2^k ≤ τ < 2^(k+1) (:attr:`tau`): the objective, as K, scales as the squared
+        distances, so its errors are measured at the data's scale (:meth:`relative_gap`, ``certify``)."""
+        return power_of_two_below(self.tau)
+
+    @property
+    def matrix_unit(self) -> float:
+        """The power of two 2^k ≤ τ < 2^(k+1), as :attr:`objective_unit`: K scales as the squared distances."""
+        return power_of_two_below(self.tau)
 
     @property
     def trace_weight(self) -> float:

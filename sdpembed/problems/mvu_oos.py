@@ -68,7 +68,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from .._validate import as_matrix, as_vector, check_positive_int, real_array
-from .base import Instance, file_scalar
+from .base import Instance, file_scalar, power_of_two_below
 
 __all__ = ["MVUOOSInstance", "dual_bound", "primal_objective", "verified_dual_bound"]
 
@@ -174,6 +174,14 @@ class MVUOOSInstance(Instance):
     def n_constraints(self) -> int:
         """The k distance constraints (1)."""
         return self.Y.shape[0]
+
+    @property
+    def objective_unit(self) -> float:
+        """The power of two 2^k ≤ max_i D_i < 2^(k+1) (of max_i ‖y_i‖² when every D_i is 0, 1 when the
+        outputs are 0 too): the objective scales as the squared distances (Y → cY, D → c²D takes the
+        optimal y to cy and s to c²s), so its errors are measured at the data's scale by ``certify``."""
+        top = float(self.sqdist.max())
+        return power_of_two_below(top if top > 0.0 else float(np.einsum("ij,ij->i", self.Y, self.Y).max()))
 
     @staticmethod
     def matrix(y: np.ndarray, s: float) -> np.ndarray:

@@ -458,11 +458,31 @@ def _row_blocks(rows: np.ndarray, block_size: int) -> Iterator[np.ndarray]:
     return (rows[start:start + block_size] for start in range(0, rows.shape[0], block_size))
 
 
+#: The least largest |entry| of a point-form instance's X. The pair scans (``secants.iter_secant_form_bounds``,
+#: the oracle's and the solvers') drop a pair as a zero secant when its length is at most
+#: ``ZERO_SECANT_RTOL`` · max(max |X|, 1e-300): below this scale the test is no longer relative to the data,
+#: and pairs of distinct points, which the same points scaled up by a power of two keep, would be dropped
+#: with their constraints (at 2^-1040 every pair of 8 Gaussian points was, and a P violating all of them
+#: passed). Every larger scale, up to the largest double, is judged exactly (the pairs' differences are
+#: scaled by powers of two where their squares would under- or overflow).
+SMALLEST_POINT_SCALE = 1e-300
+
+
 def _point_form(value: object) -> np.ndarray:
-    """The points of a point-form instance, read-only: at least two of them distinct."""
+    """The points of a point-form instance, read-only: at least two of them distinct, at a scale whose
+    secants the pair scans form (:data:`SMALLEST_POINT_SCALE`)."""
     X = as_matrix(value, "X", min_rows=2).copy()
     if np.all(X == X[0]):
         raise ValueError("X must contain at least two distinct points (all its secants are zero)")
+    top = float(np.max(np.abs(X)))
+    if top < SMALLEST_POINT_SCALE:
+        raise ValueError(
+            f"X is too small for a point-form NuMax instance: its largest |entry| is {top:.3g} (about "
+            f"2^{int(np.frexp(top)[1]) - 1}), below {SMALLEST_POINT_SCALE:g}, where the test that drops "
+            "zero secants (duplicate points) stops being relative to the data, so pairs of distinct points "
+            "would be dropped with their constraints. The secants do not change with the scale of X: "
+            "rescale X (e.g. by a power of two, exactly)"
+        )
     X.setflags(write=False)
     return X
 

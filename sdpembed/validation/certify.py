@@ -24,7 +24,7 @@ from ..linear.factor import DEFAULT_TAIL_TOL, tail_rank
 from ..registry import get_problem
 from ..results import GroundTruthTooLarge, SolveResult, relative_gap
 
-__all__ = ["Tolerances", "Certificate", "certify", "format_against", "objective_side"]
+__all__ = ["Tolerances", "Certificate", "certify", "format_against", "format_unit", "objective_side"]
 
 
 @dataclass(frozen=True)
@@ -34,13 +34,14 @@ class Tolerances:
     Attributes
     ----------
     objective : float
-        Largest relative objective error |f − f*| / max(|f*|, 1) against the optimum.
+        Largest relative objective error |f − f*| / max(|f*|, u_f) against the optimum, u_f the
+        instance's ``objective_unit`` (1 but where the objective scales with the data: MVU).
     feasibility : float
         Largest absolute constraint violation (NuMax: secants are unit vectors and the
         bounds are O(1), so an absolute tolerance is a relative one), and largest asymmetry
-        max |X − Xᵀ| / max(1, max |X|) of the matrix.
+        max |X − Xᵀ| / max(u_X, max |X|) of the matrix, u_X the instance's ``matrix_unit``.
     psd : float
-        Largest negative eigenvalue, relative to max(1, λ_max).
+        Largest negative eigenvalue, relative to max(u_X, λ_max).
     """
 
     objective: float = 1e-4
@@ -61,7 +62,7 @@ class Tolerances:
 class Certificate:
     """The outcome of :func:`certify`; ``reasons`` lists every failed check.
 
-    ``objective_error`` is signed, (f − f*) / max(|f*|, 1) in the registry's sense (MVU maximises):
+    ``objective_error`` is signed, (f − f*) / max(|f*|, u_f) in the registry's sense (MVU maximises):
     an objective better than the optimum means an infeasible answer or a wrong optimum, a worse one
     a suboptimal answer (:func:`objective_side` says which in words).
     """
@@ -81,9 +82,9 @@ class Certificate:
     reasons: list[str] = field(default_factory=list)
     tolerances: Tolerances = field(default_factory=Tolerances)
     psd_violation: float = float("nan")
-    """max(0, −λ_min) / max(1, λ_max), the quantity held to ``tolerances.psd``."""
+    """max(0, −λ_min) / max(u_X, λ_max), the quantity held to ``tolerances.psd``."""
     asymmetry: float = float("nan")
-    """max |X − Xᵀ| / max(1, max |X|), held to ``tolerances.feasibility``."""
+    """max |X − Xᵀ| / max(u_X, max |X|), held to ``tolerances.feasibility``."""
     violation_error: float = float("nan")
     """A proved bound on |``max_violation`` − the exact worst violation| (the NuMax family, point or
     secant form, whose verdict on the violation is proved:
@@ -112,13 +113,19 @@ def format_against(value: float, limit: float, digits: int = 3, *, signed: bool 
     return f"{value:{sign}.16e}"                          # 17 significant digits: the double itself
 
 
+def format_unit(unit: float) -> str:
+    """An instance's unit (``objective_unit``, ``matrix_unit``: a power of two) as printed in the formulas of
+    the reports: ``1``, or ``2^k``."""
+    return "1" if unit == 1.0 else f"2^{int(np.frexp(unit)[1]) - 1}"
+
+
 def objective_side(error: float, sense: str) -> str:
     """Which side of the optimum a signed objective error puts the answer, in words.
 
     Parameters
     ----------
     error : float
-        (f − f*) / max(|f*|, 1), as in :attr:`Certificate.objective_error`.
+        (f − f*) / max(|f*|, u_f), as in :attr:`Certificate.objective_error`.
     sense : {"min", "max"}
         The registry's sense of the problem (MVU maximises).
     """
@@ -151,9 +158,17 @@ def certify(
     """Check a solution of a registered problem and say what is proven about it.
 
     Every check applies to the matrix as given (never to a repaired copy): its asymmetry
-    max |X − Xᵀ| / max(1, max |X|) is held to the feasibility tolerance, the objective and the
+    max |X − Xᵀ| / max(u_X, max |X|) is held to the feasibility tolerance, the objective and the
     violation are the instance's functions of X itself, and the PSD check uses the least
     eigenvalue of the quadratic form xᵀXx (X's spectrum when X is symmetric).
+
+    Every tolerance is relative to the instance's units, powers of two by which the quantities are
+    divided exactly: u_f, its ``objective_unit``, the floor of the objective error
+    |f − f*| / max(|f*|, u_f), and u_X, its ``matrix_unit``, that of the asymmetry and of the PSD
+    violation max(0, −λ_min) / max(u_X, λ_max). Both are 1 where the quantity does not scale with the
+    data (NuMax; LMNN's loss); for MVU both are the power of two 2^k ≤ τ < 2^(k+1), for LMNN's metric
+    the inverse of the data's squared scale. An instance and its answer scaled together by a power of
+    two then get the same grades, bit for bit: a wrong answer fails at every scale.
 
     Parameters
     ----------
@@ -242,16 +257,17 @@ def certify(
             violation = float(instance.max_violation(X))
         # NaN (forms of entries near the largest double overflow to inf − inf) is not within the tolerance
         exceeds = not violation <= tol.feasibility
-    asymmetry, eigenvalues, psd_violation = _spectrum(X)
+    objective_unit, matrix_unit = float(instance.objective_unit), float(instance.matrix_unit)
+    asymmetry, eigenvalues, psd_violation = _spectrum(X, matrix_unit)
     min_eig, max_eig = float(eigenvalues[0]), float(eigenvalues[-1])
     with np.errstate(over="ignore"):                         # tails of eigenvalues near the largest double
         rank = tail_rank(eigenvalues[::-1], tail_tol)
 
     reasons += _matrix_reasons(spec.variable, violation, exceeds, violation_error, asymmetry, psd_violation, min_eig,
-                               max_eig, tol)
+                               max_eig, tol, matrix_unit)
     error = float("nan")
     if np.isfinite(optimum):
-        error = (objective - optimum) / max(abs(optimum), 1.0)
+        error = (objective - optimum) / max(abs(optimum), objective_unit)
         if math.isnan(objective):
             reasons.append(f"objective nan: not computable in double precision (the entries of {spec.variable} "
                            f"overflow its terms), so not within {tol.objective:g} of the optimum {optimum:.10g}")
@@ -265,7 +281,7 @@ def certify(
         # beyond the bound (a solution feasible only to the tolerance) is at least that far from f*: the check
         # is two-sided, as against a known optimum
         sign = 1.0 if spec.sense == "min" else -1.0
-        error = (objective - verified) / max(abs(verified), 1.0) if np.isfinite(verified) else -sign * np.inf
+        error = (objective - verified) / max(abs(verified), objective_unit) if np.isfinite(verified) else -sign * np.inf
         source = "bracketed by the verified dual bound of the given multipliers"
         if not np.isfinite(verified):
             reasons.append(f"the given dual multipliers prove no finite bound ({verified}): the objective could "
@@ -278,7 +294,7 @@ def certify(
     bound = float("nan") if dual_bound is None else dual_bound
     sign = 1.0 if spec.sense == "min" else -1.0
     if np.isfinite(bound) and np.isfinite(optimum):
-        if sign * (bound - optimum) > tol.objective * max(abs(optimum), 1.0):
+        if sign * (bound - optimum) > tol.objective * max(abs(optimum), objective_unit):
             reasons.append(f"the claimed dual bound {bound:.10g} is not a bound: optimum is {optimum:.10g}")
     gap = sign * (objective - bound) if np.isfinite(bound) else float("nan")
     return Certificate(
@@ -289,7 +305,10 @@ def certify(
         rank=rank,
         dual_bound=bound,
         gap=gap,
-        relative_gap=relative_gap(objective, bound, instance.gap_scale) * sign if np.isfinite(bound) else float("nan"),
+        # in the objective's unit (exact division): at the data's scale, as the solvers measure it
+        relative_gap=(relative_gap(objective / objective_unit, bound / objective_unit,
+                                   instance.gap_scale / objective_unit) * sign
+                      if np.isfinite(bound) else float("nan")),
         optimum=float(optimum),
         optimum_source=source,
         objective_error=error,
@@ -327,13 +346,14 @@ def _optimum(instance: Any, spec: Any, optimum: float | None, ground_truth: bool
     return float(optimum), source
 
 
-def _spectrum(X: np.ndarray) -> tuple[float, np.ndarray, float]:
+def _spectrum(X: np.ndarray, unit: float = 1.0) -> tuple[float, np.ndarray, float]:
     """(asymmetry, sorted eigenvalues, PSD violation) of X, a matrix or a (C, n, n) stack judged as their
     block-diagonal matrix (the same asymmetry, the union of the blocks' spectra).
 
-    The asymmetry is max |X − Xᵀ| / max(1, max |X|), the eigenvalues those of (X + Xᵀ)/2 (whose least is
+    The asymmetry is max |X − Xᵀ| / max(u, max |X|), the eigenvalues those of (X + Xᵀ)/2 (whose least is
     min over unit x of xᵀXx; an asymmetric X fails the asymmetry check whatever they say), the PSD
-    violation max(0, −λ_min) / max(1, λ_max). All three are computed on X scaled exactly by a power of
+    violation max(0, −λ_min) / max(u, λ_max), u = ``unit`` (a power of two, the instance's
+    ``matrix_unit``). All three are computed on X scaled exactly by a power of
     two to a largest entry in [1/2, 1), so that entries near the largest double neither overflow
     (X + Xᵀ, X − Xᵀ) nor stop the eigen-solver; eigenvalues beyond the doubles are reported as ±inf.
     """
@@ -343,12 +363,14 @@ def _spectrum(X: np.ndarray) -> tuple[float, np.ndarray, float]:
     scaled = np.ldexp(blocks, -exponent)
     transposed = scaled.transpose(0, 2, 1)
 
+    shift = int(np.frexp(unit)[1]) - 1 - exponent                 # the unit is 2^shift in the scaled units
+
     def relative(value: float, scale: float) -> float:
-        """value / max(1, scale) for the scaled value and scale, without leaving the doubles: 1 is
-        2^-exponent in the scaled units, which overflows for exponent < −1023 (then scale < 1)."""
-        if exponent > 0:
-            return value / max(float(np.ldexp(1.0, -exponent)), scale)
-        return float(np.ldexp(value, exponent)) / max(1.0, float(np.ldexp(scale, exponent)))
+        """value / max(u, scale) for the scaled value and scale, without leaving the doubles: 2^shift may
+        lie beyond them (|shift| up to about 2,100); ldexp divides by it exactly."""
+        if scale > 0.0 and (shift < -1074 or (shift <= 1023 and scale >= float(np.ldexp(1.0, shift)))):
+            return value / scale
+        return float(np.ldexp(value, -shift))
 
     asymmetry = relative(float(np.max(np.abs(scaled - transposed), initial=0.0)), float(np.max(np.abs(scaled))))
     spectrum = np.sort(np.linalg.eigvalsh(0.5 * (scaled + transposed)).ravel())
@@ -358,12 +380,14 @@ def _spectrum(X: np.ndarray) -> tuple[float, np.ndarray, float]:
 
 
 def _matrix_reasons(variable: str, violation: float, exceeds: bool, violation_error: float, asymmetry: float,
-                    psd_violation: float, min_eig: float, max_eig: float, tol: Tolerances) -> list[str]:
+                    psd_violation: float, min_eig: float, max_eig: float, tol: Tolerances,
+                    unit: float = 1.0) -> list[str]:
     """The failed checks of the matrix itself: asymmetry, constraint violation (``exceeds``: the verdict,
-    proved where ``violation_error`` bounds the rounding), PSD."""
+    proved where ``violation_error`` bounds the rounding), PSD; ``unit`` the matrix's unit, a power of two."""
     reasons = []
+    named = "1" if unit == 1.0 else f"{format_unit(unit)} (the unit of {variable})"
     if asymmetry > tol.feasibility:
-        reasons.append(f"asymmetric {variable}: max |{variable} - {variable}ᵀ| / max(1, max |{variable}|) = "
+        reasons.append(f"asymmetric {variable}: max |{variable} - {variable}ᵀ| / max({named}, max |{variable}|) = "
                        f"{format_against(asymmetry, tol.feasibility)} > {tol.feasibility:g}")
     if math.isnan(violation):
         reasons.append(f"constraint violation nan: not computable in double precision (the entries of {variable} "
@@ -373,6 +397,7 @@ def _matrix_reasons(variable: str, violation: float, exceeds: bool, violation_er
         reasons.append(f"constraint violation {format_against(violation, tol.feasibility)}{proved} > "
                        f"{tol.feasibility:g}")
     if psd_violation > tol.psd:
-        reasons.append(f"PSD violation {format_against(psd_violation, tol.psd)} > {tol.psd:g}: least eigenvalue "
-                       f"{min_eig:.3e}, largest {max_eig:.3e} (not PSD)")
+        relative = "" if unit == 1.0 else f" (relative to max({named}, λ_max))"
+        reasons.append(f"PSD violation {format_against(psd_violation, tol.psd)}{relative} > {tol.psd:g}: "
+                       f"least eigenvalue {min_eig:.3e}, largest {max_eig:.3e} (not PSD)")
     return reasons

@@ -648,3 +648,28 @@ def test_make_instance_offers_exactly_the_mvu_variants():
     from sdpembed.problems import MVUInstance
 
     assert tuple(MVU_VARIANTS) == tuple(MVUInstance.VARIANTS)
+
+
+def test_verify_judges_a_tiny_mvu_instance_at_its_scale(tmp_path, capsys):
+    """``sdpembed verify`` of an inequality MVU instance scaled by 4^-30 (τ ~ 1e-17): its optimal K scaled alike
+    passes, K = 0 fails (it passed the absolute objective floor 1), and the report prints the units."""
+    import dataclasses
+
+    from sdpembed._files import save_npz
+    from sdpembed.problems import MVUInstance
+    from sdpembed.registry import solve
+
+    X = np.random.default_rng(3).standard_normal((10, 3))
+    instance = MVUInstance.from_points(X, n_neighbors=4, variant="inequality")
+    result = solve(instance, method="ipm")
+    tiny = dataclasses.replace(instance, sqdist=np.ldexp(instance.sqdist, -60),
+                               optimum=float(np.ldexp(result.objective, -60)))
+    path = tiny.save(tmp_path / "tiny.npz")
+    right = save_npz(tmp_path / "right.npz", {"K": np.ldexp(result.solution, -60)}, "solution file")
+    zero = save_npz(tmp_path / "zero.npz", {"K": np.zeros_like(result.solution)}, "solution file")
+    assert main(["verify", str(path), str(right)]) == 0
+    out = capsys.readouterr().out
+    unit = f"2^{int(np.frexp(tiny.tau)[1]) - 1}"
+    assert f"max(|f*|, {unit})" in out and f"max({unit}, largest)" in out
+    assert main(["verify", str(path), str(zero)]) == 1
+    assert "relative objective error -1" in capsys.readouterr().out

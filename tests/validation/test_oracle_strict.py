@@ -153,7 +153,7 @@ def test_crafted_wrong_solutions_fail_verify_solution(optimal, kind, case):
     assert not cert.passed
     check_reason(cert.reasons, word)
     if kind == "asymmetry":
-        size = np.abs(wrong - transposed(wrong)).max() / max(1.0, np.abs(wrong).max())
+        size = np.abs(wrong - transposed(wrong)).max() / max(instance.matrix_unit, np.abs(wrong).max())
         assert cert.asymmetry == pytest.approx(size) and cert.asymmetry > tolerances.feasibility
     if kind == "objective":                                       # suboptimal: the sign says which side
         sense = get_problem(instance.problem).sense

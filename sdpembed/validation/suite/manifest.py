@@ -173,11 +173,14 @@ def manifest_document(entries: list[dict[str, Any]], tolerances: Tolerances) -> 
                  "as 'optimum'; optima in the registry's sense (MVU maximises, min_trace as max -tr K)",
         "tolerances": asdict(tolerances),
         "tolerance_meaning": {
-            "objective": "|f - f*| / max(|f*|, 1)",
+            "objective": "|f - f*| / max(|f*|, u_f), u_f the instance's objective unit (1; mvu: the power of two "
+                         "2^k <= tau; mvu_oos: 2^k <= max D)",
             "feasibility": "worst constraint violation as each instance type measures it (numax, numax_class: "
                            "|v'Pv - bound| on unit secants; mvu: relative to tau = max D, with the centering "
                            "|sum K| / n^2 and the asymmetry; mvu_oos: |S[:r,:r] - I| and asymmetry; lmnn: none)",
-            "psd": "max(0, -lambda_min) / max(1, lambda_max)",
+            "psd": "max(0, -lambda_min) / max(u_X, lambda_max), u_X the instance's matrix unit (1; mvu: 2^k <= tau; "
+                   "lmnn: 2^-k for 2^k <= the bound on the squared distances); the asymmetry max |X - X'| / "
+                   "max(u_X, max |X|) is held to the feasibility tolerance",
         },
         "agreement_tolerance": AGREEMENT_TOL,
         "gap_tolerance": GAP_TOL,

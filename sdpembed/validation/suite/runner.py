@@ -36,8 +36,9 @@ RESULTS = ("pass", "fail", "crash", "timeout", "no solution", "bad solution", "s
 class RunRecord:
     """The grade of one instance in :func:`run_suite` (``result`` is one of :data:`RESULTS`).
 
-    ``objective_error`` is signed, (f − f*) / max(|f*|, 1) in the registry's sense (MVU maximises),
-    and ``asymmetry`` is max |X − Xᵀ| / max(1, max |X|) (:class:`~sdpembed.validation.certify.Certificate`);
+    ``objective_error`` is signed, (f − f*) / max(|f*|, u_f) in the registry's sense (MVU maximises),
+    and ``asymmetry`` is max |X − Xᵀ| / max(u_X, max |X|), u_f and u_X the instance's units
+    (:class:`~sdpembed.validation.certify.Certificate`);
     ``violation_error`` is the proved bound on the error of ``max_violation`` of a NuMax-family instance
     (whose verdict on the violation is proved; NaN for the others).
     For a solution that carries dual multipliers, ``dual_bound`` is the bound the verifier proved from
