@@ -62,6 +62,7 @@ from typing import Any
 
 import numpy as np
 import scipy.linalg
+import scipy.optimize
 
 from ..._validate import as_matrix
 from ...problems.numax_certificate import box_violation, certified_lower_bound, check_bounds, secant_span
@@ -75,6 +76,7 @@ __all__ = [
     "box_trace_admm",
     "check_constraint_count",
     "extend_inverse",
+    "full_rank_linear_program",
     "least_squares_inverse",
     "least_squares_step",
     "restrict_inverse",
@@ -245,6 +247,63 @@ def check_constraint_count(n_constraints: int, max_constraints: int) -> None:
             f"least-squares step keeps an S×S matrix ({8 * S * S / 2**30:.1f} GiB). Use fewer secants "
             "(a sample, or column generation over the active ones) or raise max_constraints."
         )
+
+
+#: the largest linear program (variables r(r+1)/2 times constraints S) :func:`full_rank_linear_program` forms
+#: densely (8 MB of coefficients, twice)
+LINEAR_PROGRAM_MAX_ENTRIES = 1_000_000
+
+
+def full_rank_linear_program(V: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The SDP (4) without its cone, min tr P s.t. lo ≤ 𝒜(P) ≤ hi over symmetric P, as a linear program
+    in the r(r+1)/2 entries of P (HiGHS); its solution when that is positive definite.
+
+    Dropping P ⪰ 0 relaxes the problem, so a positive definite solution of the relaxation solves (4)
+    itself; its multipliers y are the SDP's (𝒜*(y) = I, the dual slack I − 𝒜*(y) zero). This is the
+    case when the optimum has full rank r (e.g. NuMax with δ = 0.005 on points in general position):
+    there the iterates of Algorithm 1 are full rank, the shrinkage (11) is inactive, and with more
+    active constraints than the r(r+1)/2 dimensions of the symmetric matrices the problem is
+    degenerate and the ADMM converges slowly (and the Gauss–Newton polish's normal equations are
+    singular: rank-r factors span only r(r+1)/2 directions).
+
+    Parameters
+    ----------
+    V : ndarray of shape (S, r)
+        Unit secants (rows), in coordinates of dimension r.
+    lo, hi : ndarray of shape (S,)
+        Bounds (finite).
+
+    Returns
+    -------
+    (ndarray of shape (r, r), ndarray of shape (S,)) or None
+        P and the signed multipliers y (y_k > 0 prices lo_k, y_k < 0 prices hi_k); None when the
+        program is too large (``LINEAR_PROGRAM_MAX_ENTRIES``), not solved, or its solution is not
+        positive definite (the cone binds). Callers certify P from the explicit secants.
+
+    References
+    ----------
+    .. [1] C. Hegde, A. C. Sankaranarayanan, W. Yin and R. G. Baraniuk, "NuMax: A convex approach for
+       learning near-isometric linear embeddings", IEEE Transactions on Signal Processing 63(22),
+       6109–6121, 2015. The SDP (4) with the bounds 1 ± δ on the unit secants.
+    """
+    S, r = V.shape
+    a, b = np.triu_indices(r)
+    if S * a.size > LINEAR_PROGRAM_MAX_ENTRIES or not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
+        return None
+    # v_kᵀ P v_k = Σ_i v_ki² P_ii + 2 Σ_{i<j} v_ki v_kj P_ij
+    A = V[:, a] * V[:, b] * np.where(a == b, 1.0, 2.0)
+    result = scipy.optimize.linprog((a == b).astype(float), A_ub=np.vstack([A, -A]),
+                                    b_ub=np.concatenate([hi, -lo]), bounds=(None, None), method="highs")
+    if result.status != 0:
+        return None
+    P = np.zeros((r, r))
+    P[a, b] = result.x
+    P += np.triu(P, 1).T
+    if not np.linalg.eigvalsh(P)[0] > 0.0:
+        return None
+    # HiGHS's marginals of A x ≤ hi and −A x ≤ −lo are ≤ 0: y = (lo's multiplier) − (hi's)
+    marginals = result.ineqlin.marginals
+    return P, marginals[:S] - marginals[S:]
 
 
 def warm_start_iterates(

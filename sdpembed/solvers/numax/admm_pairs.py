@@ -27,7 +27,13 @@ iteration when the span dimension r is in the hundreds and the solution has low 
 
 Nothing here weakens the result: the returned P is PSD by construction, and its violation
 and certified gap are evaluated from the explicit secant rows exactly as in
-:func:`~sdpembed.solvers.numax.admm.box_trace_admm`.
+:func:`~sdpembed.solvers.numax.admm.box_trace_admm`. A certified run's checks take the values of
+*short* pairs (points far closer than their norms) from those rows too, so that a stop at the
+tolerance's edge holds on the certificate. When P has full rank r the cone is inactive and, with
+more active pairs than r(r+1)/2, the problem is degenerate and the ADMM slow: a certified run that
+still violates at full rank after 500 iterations solves the linear program without the cone once
+(:func:`~sdpembed.solvers.numax.admm.full_rank_linear_program`, exact when its P is definite) and
+keeps its P if the tolerances hold.
 
 References
 ----------
@@ -56,7 +62,7 @@ from ...problems.numax_certificate import (
 )
 from ...problems.numax_operator import PairSecantOperator
 from ...results import SolveResult, build_result, relative_gap
-from .admm import ADMMState, check_constraint_count, warm_start_iterates
+from .admm import ADMMState, check_constraint_count, full_rank_linear_program, warm_start_iterates
 from .admm_control import (
     BALANCE_EVERY,
     MAX_CONSTRAINTS,
@@ -90,6 +96,9 @@ POLISH_EVERY = 5
 #: "mixed" least squares go to double precision when the violation or gap shrank by less than
 #: a tenth over this many iterations
 STALL_SPAN = 10
+#: a certified run whose P has full rank r at a check from this iteration on, violating still, solves the
+#: linear program of its full-rank problem once (:func:`~sdpembed.solvers.numax.admm.full_rank_linear_program`)
+LINEAR_PROGRAM_FROM = 500
 #: the means of the least-squares step (12)–(13) (:class:`PairNumerics`)
 LEAST_SQUARES_MODES = ("auto", "mixed", "inverse", "cholesky", "cholesky-single")
 
@@ -398,6 +407,7 @@ def pair_trace_admm(
     last_monitor, last_correction = 0, -POLISH_EVERY
     outside_seen = 0.0                # the monitor's last worst violation outside the working pairs
     ended_by_monitor = False
+    program_tried = False             # the full-rank linear program is tried at most once
     y_acted = None                    # multipliers other than β·ω whose bound the last check acted on
     last_polish, polish_failures, polish_note, polish_system = -POLISH_EVERY, 0, "", None
     # the normal system of the last polish that reached the box but not the gap: the next attempt,
@@ -560,6 +570,25 @@ def pair_trace_admm(
                            (gap_seen, acted_gap, gap_tol))]
                 if any(stalls):
                     steps.to_double(iteration)
+            if (certify and not program_tried and rank == r and iteration >= LINEAR_PROGRAM_FROM
+                    and violation > feas_tol):
+                # full rank: the cone is inactive, and with more active pairs than r(r+1)/2 the problem is
+                # degenerate (the ADMM crawls, the polish's system is singular); its linear program is exact
+                program_tried = True
+                solved = full_rank_linear_program(op.V, lo, hi)
+                if solved is not None:
+                    s_lp, U_lp = np.linalg.eigh(solved[0])
+                    AP_lp = geom.factor_values(U_lp * np.sqrt(s_lp))
+                    violation_lp = checked_violation(AP_lp, U_lp, s_lp)
+                    rgap_lp = relative_gap(float(np.sum(s_lp)), approximate_bound(geom, lo, hi, solved[1]))
+                    if violation_lp <= feas_tol and rgap_lp <= gap_tol:
+                        U_P, s_P, AP, y_acted = U_lp, s_lp, AP_lp, solved[1]
+                        objective, violation, rgap = float(np.sum(s_lp)), violation_lp, rgap_lp
+                        control.status = "optimal"
+                        control.message = (f"P from the linear program of the full-rank problem at iteration "
+                                           f"{iteration}: violation {violation:.2e} <= {feas_tol:g}, certified "
+                                           f"relative gap {rgap:.2e} <= {gap_tol:g}")
+                        break
             if control.stop(violation, rgap, polish_note):
                 break
             if monitor is not None and iteration - last_monitor >= 20 and admm_work >= 10.0 * monitor_work:

@@ -531,6 +531,21 @@ def test_a_pair_admm_stopping_at_the_tolerance_on_near_duplicates_is_certified(t
     assert verified_through_files(instance, result, tmp_path)
 
 
+@pytest.mark.parametrize(("seed", "n", "dim"), [(0, 24, 10), (1, 34, 20)])
+def test_full_rank_optima_at_small_delta_are_certified(seed, n, dim, tmp_path):
+    """δ = 0.005 on Gaussian points (review r21's fuzz case 471): P has full rank, the problem is degenerate and
+    the restricted pair ADMM ended at 20,000 iterations with violations ≈ 4·10⁻⁶ ('inaccurate'); its linear
+    program without the cone (exact when P is definite) now settles it."""
+    X = np.random.default_rng(seed).standard_normal((n, dim))
+    instance = NuMaxInstance.from_data(X, None, 0.005, point_form=True)
+    result, truth = solve(instance, "cg"), solve(instance, "cvxpy", solver="CLARABEL")
+    assert result.status == "optimal", result.message
+    assert result.iterations < 2000
+    assert truth.dual_bound <= result.objective + 1e-6 * truth.objective
+    assert result.dual_bound <= truth.objective + 1e-6 * truth.objective
+    assert verified_through_files(instance, result, tmp_path)
+
+
 @pytest.mark.parametrize("exponent", [200, -200])
 def test_points_far_from_unit_scale_give_the_same_certified_optimum(exponent, tmp_path):
     """The pairs' unit secants do not change when X is scaled by a power of two, nor does the SDP; the restricted
