@@ -249,6 +249,9 @@ def check_constraint_count(n_constraints: int, max_constraints: int) -> None:
         )
 
 
+#: a run whose P has full rank r at a check from this iteration on, violating still, solves the linear program
+#: of its full-rank problem once (:func:`full_rank_linear_program`)
+LINEAR_PROGRAM_FROM = 500
 #: the largest linear program (variables r(r+1)/2 times constraints S) :func:`full_rank_linear_program` forms
 #: densely (8 MB of coefficients, twice)
 LINEAR_PROGRAM_MAX_ENTRIES = 1_000_000
@@ -304,6 +307,14 @@ def full_rank_linear_program(V: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> t
     # HiGHS's marginals of A x ≤ hi and −A x ≤ −lo are ≤ 0: y = (lo's multiplier) − (hi's)
     marginals = result.ineqlin.marginals
     return P, marginals[:S] - marginals[S:]
+
+
+def end_by_linear_program(control: ADMMControl, violation: float, rgap: float) -> None:
+    """Mark ``control``'s run optimal with the P of :func:`full_rank_linear_program`."""
+    control.status = "optimal"
+    control.message = (f"P from the linear program of the full-rank problem at iteration {control.iteration}: "
+                       f"violation {violation:.2e} <= {control.stopping.feas_tol:g}, certified relative gap "
+                       f"{rgap:.2e} <= {control.stopping.gap_tol:g}")
 
 
 def warm_start_iterates(
@@ -412,6 +423,7 @@ def box_trace_admm(
     control = ADMMControl(stopping, penalty, beta, verbose, start)
     P = np.zeros((N, N))
     bound, y_feasible, violation, rgap, rank = 0.0, np.zeros(S), float("inf"), float("inf"), 0
+    program_tried = False             # the full-rank linear program is tried at most once
     for _ in control.iterations():
         beta = control.beta
         q = np.clip(AL - omega, lo, hi)                                    # (10)
@@ -438,6 +450,20 @@ def box_trace_admm(
             bound, y_feasible = certified_lower_bound(op, lo, hi, control.beta * omega)
             rgap = relative_gap(control.objective, bound)
             control.record_check(violation, bound, rgap)
+            if (not program_tried and rank == N and control.iteration >= LINEAR_PROGRAM_FROM
+                    and violation > stopping.feas_tol):
+                # full rank: the cone is inactive, and with more active secants than N(N+1)/2 the problem
+                # is degenerate (the ADMM crawls); its linear program is exact when its P is definite
+                program_tried = True
+                solved = full_rank_linear_program(op.V, lo, hi)
+                if solved is not None:
+                    violation_lp = box_violation(op.apply(solved[0]), lo, hi)
+                    bound_lp, y_lp = certified_lower_bound(op, lo, hi, solved[1])
+                    rgap_lp = relative_gap(float(np.trace(solved[0])), bound_lp)
+                    if violation_lp <= stopping.feas_tol and rgap_lp <= stopping.gap_tol:
+                        P, violation, bound, y_feasible, rgap = solved[0], violation_lp, bound_lp, y_lp, rgap_lp
+                        end_by_linear_program(control, violation, rgap)
+                        break
             if control.stop(violation, rgap):
                 break
 

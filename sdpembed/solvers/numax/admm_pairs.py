@@ -62,7 +62,14 @@ from ...problems.numax_certificate import (
 )
 from ...problems.numax_operator import PairSecantOperator
 from ...results import SolveResult, build_result, relative_gap
-from .admm import ADMMState, check_constraint_count, full_rank_linear_program, warm_start_iterates
+from .admm import (
+    LINEAR_PROGRAM_FROM,
+    ADMMState,
+    check_constraint_count,
+    end_by_linear_program,
+    full_rank_linear_program,
+    warm_start_iterates,
+)
 from .admm_control import (
     BALANCE_EVERY,
     MAX_CONSTRAINTS,
@@ -96,9 +103,6 @@ POLISH_EVERY = 5
 #: "mixed" least squares go to double precision when the violation or gap shrank by less than
 #: a tenth over this many iterations
 STALL_SPAN = 10
-#: a certified run whose P has full rank r at a check from this iteration on, violating still, solves the
-#: linear program of its full-rank problem once (:func:`~sdpembed.solvers.numax.admm.full_rank_linear_program`)
-LINEAR_PROGRAM_FROM = 500
 #: the means of the least-squares step (12)–(13) (:class:`PairNumerics`)
 LEAST_SQUARES_MODES = ("auto", "mixed", "inverse", "cholesky", "cholesky-single")
 
@@ -584,10 +588,7 @@ def pair_trace_admm(
                     if violation_lp <= feas_tol and rgap_lp <= gap_tol:
                         U_P, s_P, AP, y_acted = U_lp, s_lp, AP_lp, solved[1]
                         objective, violation, rgap = float(np.sum(s_lp)), violation_lp, rgap_lp
-                        control.status = "optimal"
-                        control.message = (f"P from the linear program of the full-rank problem at iteration "
-                                           f"{iteration}: violation {violation:.2e} <= {feas_tol:g}, certified "
-                                           f"relative gap {rgap:.2e} <= {gap_tol:g}")
+                        end_by_linear_program(control, violation, rgap)
                         break
             if control.stop(violation, rgap, polish_note):
                 break

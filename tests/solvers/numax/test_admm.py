@@ -222,3 +222,18 @@ def test_the_full_rank_linear_program_solves_the_sdp_when_its_optimum_is_definit
     assert np.trace(P) - bound <= 1e-9 * bound
     assert abs(np.trace(P) - truth.objective) <= 1e-6 * truth.objective
     assert full_rank_linear_program(V, np.full(V.shape[0], 0.7), np.full(V.shape[0], 1.3)) is None
+
+
+def test_the_explicit_admm_settles_a_full_rank_optimum_by_its_linear_program():
+    """δ = 0.005 on 24 Gaussian points in R^10: the optimum has full rank and the problem is degenerate; the
+    explicit ADMM reached its 20,000 iterations uncertified. Now its linear program ends the run, certified."""
+    from sdpembed import NuMaxInstance
+
+    X = np.random.default_rng(0).standard_normal((24, 10))
+    instance = NuMaxInstance.from_data(X, None, 0.005, point_form=True)
+    result, truth = solve(instance, "admm"), solve(instance, "cvxpy", solver="CLARABEL")
+    assert result.status == "optimal", result.message
+    assert result.iterations < 2000
+    assert instance.max_violation(result.solution) <= 1e-6
+    assert truth.dual_bound <= result.objective + 1e-6 * truth.objective
+    assert result.dual_bound <= truth.objective + 1e-6 * truth.objective
