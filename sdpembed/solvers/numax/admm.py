@@ -62,6 +62,7 @@ from typing import Any
 
 import numpy as np
 import scipy.linalg
+import scipy.optimize
 
 from ..._validate import as_matrix
 from ...problems.numax_certificate import box_violation, certified_lower_bound, check_bounds, secant_span
@@ -75,6 +76,7 @@ __all__ = [
     "box_trace_admm",
     "check_constraint_count",
     "extend_inverse",
+    "full_rank_linear_program",
     "least_squares_inverse",
     "least_squares_step",
     "restrict_inverse",
@@ -247,6 +249,74 @@ def check_constraint_count(n_constraints: int, max_constraints: int) -> None:
         )
 
 
+#: a run whose P has full rank r at a check from this iteration on, violating still, solves the linear program
+#: of its full-rank problem once (:func:`full_rank_linear_program`)
+LINEAR_PROGRAM_FROM = 500
+#: the largest linear program (variables r(r+1)/2 times constraints S) :func:`full_rank_linear_program` forms
+#: densely (8 MB of coefficients, twice)
+LINEAR_PROGRAM_MAX_ENTRIES = 1_000_000
+
+
+def full_rank_linear_program(V: np.ndarray, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """The SDP (4) without its cone, min tr P s.t. lo ≤ 𝒜(P) ≤ hi over symmetric P, as a linear program
+    in the r(r+1)/2 entries of P (HiGHS); its solution when that is positive definite.
+
+    Dropping P ⪰ 0 relaxes the problem, so a positive definite solution of the relaxation solves (4)
+    itself; its multipliers y are the SDP's (𝒜*(y) = I, the dual slack I − 𝒜*(y) zero). This is the
+    case when the optimum has full rank r (e.g. NuMax with δ = 0.005 on points in general position):
+    there the iterates of Algorithm 1 are full rank, the shrinkage (11) is inactive, and with more
+    active constraints than the r(r+1)/2 dimensions of the symmetric matrices the problem is
+    degenerate and the ADMM converges slowly (and the Gauss–Newton polish's normal equations are
+    singular: rank-r factors span only r(r+1)/2 directions).
+
+    Parameters
+    ----------
+    V : ndarray of shape (S, r)
+        Unit secants (rows), in coordinates of dimension r.
+    lo, hi : ndarray of shape (S,)
+        Bounds (finite).
+
+    Returns
+    -------
+    (ndarray of shape (r, r), ndarray of shape (S,)) or None
+        P and the signed multipliers y (y_k > 0 prices lo_k, y_k < 0 prices hi_k); None when the
+        program is too large (``LINEAR_PROGRAM_MAX_ENTRIES``), not solved, or its solution is not
+        positive definite (the cone binds). Callers certify P from the explicit secants.
+
+    References
+    ----------
+    .. [1] C. Hegde, A. C. Sankaranarayanan, W. Yin and R. G. Baraniuk, "NuMax: A convex approach for
+       learning near-isometric linear embeddings", IEEE Transactions on Signal Processing 63(22),
+       6109–6121, 2015. The SDP (4) with the bounds 1 ± δ on the unit secants.
+    """
+    S, r = V.shape
+    a, b = np.triu_indices(r)
+    if S * a.size > LINEAR_PROGRAM_MAX_ENTRIES or not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
+        return None
+    # v_kᵀ P v_k = Σ_i v_ki² P_ii + 2 Σ_{i<j} v_ki v_kj P_ij
+    A = V[:, a] * V[:, b] * np.where(a == b, 1.0, 2.0)
+    result = scipy.optimize.linprog((a == b).astype(float), A_ub=np.vstack([A, -A]),
+                                    b_ub=np.concatenate([hi, -lo]), bounds=(None, None), method="highs")
+    if result.status != 0:
+        return None
+    P = np.zeros((r, r))
+    P[a, b] = result.x
+    P += np.triu(P, 1).T
+    if not np.linalg.eigvalsh(P)[0] > 0.0:
+        return None
+    # HiGHS's marginals of A x ≤ hi and −A x ≤ −lo are ≤ 0: y = (lo's multiplier) − (hi's)
+    marginals = result.ineqlin.marginals
+    return P, marginals[:S] - marginals[S:]
+
+
+def end_by_linear_program(control: ADMMControl, violation: float, rgap: float) -> None:
+    """Mark ``control``'s run optimal with the P of :func:`full_rank_linear_program`."""
+    control.status = "optimal"
+    control.message = (f"P from the linear program of the full-rank problem at iteration {control.iteration}: "
+                       f"violation {violation:.2e} <= {control.stopping.feas_tol:g}, certified relative gap "
+                       f"{rgap:.2e} <= {control.stopping.gap_tol:g}")
+
+
 def warm_start_iterates(
     state: ADMMState, basis: np.ndarray | None, dim: int, n_constraints: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
@@ -353,6 +423,7 @@ def box_trace_admm(
     control = ADMMControl(stopping, penalty, beta, verbose, start)
     P = np.zeros((N, N))
     bound, y_feasible, violation, rgap, rank = 0.0, np.zeros(S), float("inf"), float("inf"), 0
+    program_tried = False             # the full-rank linear program is tried at most once
     for _ in control.iterations():
         beta = control.beta
         q = np.clip(AL - omega, lo, hi)                                    # (10)
@@ -379,6 +450,20 @@ def box_trace_admm(
             bound, y_feasible = certified_lower_bound(op, lo, hi, control.beta * omega)
             rgap = relative_gap(control.objective, bound)
             control.record_check(violation, bound, rgap)
+            if (not program_tried and rank == N and control.iteration >= LINEAR_PROGRAM_FROM
+                    and violation > stopping.feas_tol):
+                # full rank: the cone is inactive, and with more active secants than N(N+1)/2 the problem
+                # is degenerate (the ADMM crawls); its linear program is exact when its P is definite
+                program_tried = True
+                solved = full_rank_linear_program(op.V, lo, hi)
+                if solved is not None:
+                    violation_lp = box_violation(op.apply(solved[0]), lo, hi)
+                    bound_lp, y_lp = certified_lower_bound(op, lo, hi, solved[1])
+                    rgap_lp = relative_gap(float(np.trace(solved[0])), bound_lp)
+                    if violation_lp <= stopping.feas_tol and rgap_lp <= stopping.gap_tol:
+                        P, violation, bound, y_feasible, rgap = solved[0], violation_lp, bound_lp, y_lp, rgap_lp
+                        end_by_linear_program(control, violation, rgap)
+                        break
             if control.stop(violation, rgap):
                 break
 

@@ -27,7 +27,13 @@ iteration when the span dimension r is in the hundreds and the solution has low 
 
 Nothing here weakens the result: the returned P is PSD by construction, and its violation
 and certified gap are evaluated from the explicit secant rows exactly as in
-:func:`~sdpembed.solvers.numax.admm.box_trace_admm`.
+:func:`~sdpembed.solvers.numax.admm.box_trace_admm`. A certified run's checks take the values of
+*short* pairs (points far closer than their norms) from those rows too, so that a stop at the
+tolerance's edge holds on the certificate. When P has full rank r the cone is inactive and, with
+more active pairs than r(r+1)/2, the problem is degenerate and the ADMM slow: a certified run that
+still violates at full rank after 500 iterations solves the linear program without the cone once
+(:func:`~sdpembed.solvers.numax.admm.full_rank_linear_program`, exact when its P is definite) and
+keeps its P if the tolerances hold.
 
 References
 ----------
@@ -56,7 +62,14 @@ from ...problems.numax_certificate import (
 )
 from ...problems.numax_operator import PairSecantOperator
 from ...results import SolveResult, build_result, relative_gap
-from .admm import ADMMState, check_constraint_count, warm_start_iterates
+from .admm import (
+    LINEAR_PROGRAM_FROM,
+    ADMMState,
+    check_constraint_count,
+    end_by_linear_program,
+    full_rank_linear_program,
+    warm_start_iterates,
+)
 from .admm_control import (
     BALANCE_EVERY,
     MAX_CONSTRAINTS,
@@ -378,6 +391,19 @@ def pair_trace_admm(
             out += alpha * alpha * norm_Lam0**2 + 2.0 * alpha * float(v @ A_Lam0)
         return max(out, 0.0)
 
+    # short pairs' values through the points differ from their explicit rows' by ≈ ε·|x|/d (≈ 10⁻⁹ for
+    # pairs 10⁻⁷ apart), enough to tip a stop at the tolerance's edge over it on the certificate: a
+    # certified run's checks read those values off the rows the certificate reads (no short pairs, no work)
+    short = operator.short if certify else np.zeros(0, dtype=np.int64)
+
+    def checked_violation(values: np.ndarray, U: np.ndarray, s: np.ndarray) -> float:
+        """The box violation of 𝒜(P) = ``values`` with the short pairs' from their explicit rows."""
+        if short.size:
+            values = values.copy()
+            B = operator.short_rows @ factor_in_original_coordinates(U, s, basis).T
+            values[short] = np.einsum("ij,ij->i", B, B)
+        return box_violation(values, lo, hi)
+
     control = ADMMControl(stopping, penalty, beta, verbose, start)
     U_P, s_P, AP = np.zeros((r, 0)), np.zeros(0), np.zeros(S)
     prev = None                       # the previous iteration's P, 𝒜(P), ⟨P, Λ₀⟩, c, z, a, rhs, Kz: for ‖ΔL‖
@@ -385,6 +411,7 @@ def pair_trace_admm(
     last_monitor, last_correction = 0, -POLISH_EVERY
     outside_seen = 0.0                # the monitor's last worst violation outside the working pairs
     ended_by_monitor = False
+    program_tried = False             # the full-rank linear program is tried at most once
     y_acted = None                    # multipliers other than β·ω whose bound the last check acted on
     last_polish, polish_failures, polish_note, polish_system = -POLISH_EVERY, 0, "", None
     # the normal system of the last polish that reached the box but not the gap: the next attempt,
@@ -474,7 +501,7 @@ def pair_trace_admm(
             a = 0.0
 
         if control.check_due():
-            violation = box_violation(AP, lo, hi)
+            violation = checked_violation(AP, U_P, s_P)
             decides = control.small and violation <= feas_tol              # the bound decides only then
             if decides or control.reporting:
                 bound = approximate_bound(geom, lo, hi, control.beta * omega)
@@ -534,7 +561,7 @@ def pair_trace_admm(
                     if polished_gap <= gap_tol:
                         U_P, s_P, was_violation = U_new, sigma**2, violation
                         AP = geom.factor_values(polished)
-                        objective, violation, rgap = float(np.sum(s_P)), box_violation(AP, lo, hi), polished_gap
+                        objective, violation, rgap = float(np.sum(s_P)), checked_violation(AP, U_P, s_P), polished_gap
                         acted_gap = rgap
                         polish_note = f" (after a polish of the factor from violation {was_violation:.1e})"
                         polish_system = system if keep_polish_system else None
@@ -547,6 +574,22 @@ def pair_trace_admm(
                            (gap_seen, acted_gap, gap_tol))]
                 if any(stalls):
                     steps.to_double(iteration)
+            if (certify and not program_tried and rank == r and iteration >= LINEAR_PROGRAM_FROM
+                    and violation > feas_tol):
+                # full rank: the cone is inactive, and with more active pairs than r(r+1)/2 the problem is
+                # degenerate (the ADMM crawls, the polish's system is singular); its linear program is exact
+                program_tried = True
+                solved = full_rank_linear_program(op.V, lo, hi)
+                if solved is not None:
+                    s_lp, U_lp = np.linalg.eigh(solved[0])
+                    AP_lp = geom.factor_values(U_lp * np.sqrt(s_lp))
+                    violation_lp = checked_violation(AP_lp, U_lp, s_lp)
+                    rgap_lp = relative_gap(float(np.sum(s_lp)), approximate_bound(geom, lo, hi, solved[1]))
+                    if violation_lp <= feas_tol and rgap_lp <= gap_tol:
+                        U_P, s_P, AP, y_acted = U_lp, s_lp, AP_lp, solved[1]
+                        objective, violation, rgap = float(np.sum(s_lp)), violation_lp, rgap_lp
+                        end_by_linear_program(control, violation, rgap)
+                        break
             if control.stop(violation, rgap, polish_note):
                 break
             if monitor is not None and iteration - last_monitor >= 20 and admm_work >= 10.0 * monitor_work:

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from sdpembed import solve
+from sdpembed.problems.numax_certificate import box_violation, certified_lower_bound
 from sdpembed.problems.numax_operator import SecantOperator
 from sdpembed.solvers.numax.admm import _shrink_eigenvalues, box_trace_admm, least_squares_step, secant_span
 from sdpembed.solvers.numax.admm_control import ADMMPenalty, ADMMStopping
@@ -194,3 +195,45 @@ def test_inverse_updates_match_a_fresh_inverse():
     # an inverse that belongs to other secants is detected and not reused
     wrong = np.linalg.inv(K[20:60, 20:60])
     np.testing.assert_allclose(least_squares_inverse(SecantOperator(V), wrong), np.linalg.inv(K), atol=1e-10)
+
+
+def unit_secants(seed: int, n: int, dim: int) -> np.ndarray:
+    """The unit secants of all pairs of n Gaussian points in R^dim."""
+    X = np.random.default_rng(seed).standard_normal((n, dim))
+    i, j = np.triu_indices(n, 1)
+    V = X[i] - X[j]
+    return V / np.linalg.norm(V, axis=1, keepdims=True)
+
+
+def test_the_full_rank_linear_program_solves_the_sdp_when_its_optimum_is_definite():
+    """δ = 0.005: the optimum has full rank, so the SDP without its cone (a linear program) has the same
+    solution, and its multipliers certify it; at δ = 0.3 the cone binds and the program's solution is refused."""
+    from sdpembed.formulations.numax import solve_box_trace_cvxpy
+    from sdpembed.solvers.numax.admm import full_rank_linear_program
+
+    V = unit_secants(0, 16, 6)
+    lo, hi = np.full(V.shape[0], 0.995), np.full(V.shape[0], 1.005)
+    P, y = full_rank_linear_program(V, lo, hi)
+    truth = solve_box_trace_cvxpy(V, lo, hi, solver="CLARABEL")
+    assert np.linalg.eigvalsh(P)[0] > 0.0
+    assert box_violation(np.einsum("ij,jk,ik->i", V, P, V), lo, hi) <= 1e-8
+    bound, _ = certified_lower_bound(SecantOperator(V), lo, hi, y)
+    assert bound <= truth.objective * (1 + 1e-7)
+    assert np.trace(P) - bound <= 1e-9 * bound
+    assert abs(np.trace(P) - truth.objective) <= 1e-6 * truth.objective
+    assert full_rank_linear_program(V, np.full(V.shape[0], 0.7), np.full(V.shape[0], 1.3)) is None
+
+
+def test_the_explicit_admm_settles_a_full_rank_optimum_by_its_linear_program():
+    """δ = 0.005 on 24 Gaussian points in R^10: the optimum has full rank and the problem is degenerate; the
+    explicit ADMM reached its 20,000 iterations uncertified. Now its linear program ends the run, certified."""
+    from sdpembed import NuMaxInstance
+
+    X = np.random.default_rng(0).standard_normal((24, 10))
+    instance = NuMaxInstance.from_data(X, None, 0.005, point_form=True)
+    result, truth = solve(instance, "admm"), solve(instance, "cvxpy", solver="CLARABEL")
+    assert result.status == "optimal", result.message
+    assert result.iterations < 2000
+    assert instance.max_violation(result.solution) <= 1e-6
+    assert truth.dual_bound <= result.objective + 1e-6 * truth.objective
+    assert result.dual_bound <= truth.objective + 1e-6 * truth.objective

@@ -507,6 +507,45 @@ def test_point_form_cg_certifies_near_duplicate_points(seed, delta, tmp_path):
     assert certificate.passed, certificate.reasons
 
 
+def fuzz_near_duplicates(seed: int) -> np.ndarray:
+    """Review r21's fuzz generator of near-duplicate points (20–69 points in R^8–R^39, pairs 10⁻⁷ apart),
+    draw for draw."""
+    rng = np.random.default_rng(seed)
+    n, dim, _ = int(rng.integers(20, 70)), int(rng.integers(8, 40)), rng.integers(5)
+    X = rng.standard_normal((n, dim))
+    X[1::2] = X[0::2][: n // 2] + 1e-7 * rng.standard_normal(X[1::2].shape)
+    return X
+
+
+def test_a_pair_admm_stopping_at_the_tolerance_on_near_duplicates_is_certified(tmp_path):
+    """Fuzz case 591 (20 points, δ 0.05): the last restricted ADMM stopped on a violation just within 10⁻⁶
+    computed through the points, while the short pairs' explicit rows (the certificate's) differ by ≈ 2·10⁻⁹
+    and gave 1.00011·10⁻⁶: 'inaccurate'. A certified run's stopping test now reads the short pairs' values
+    off their explicit rows."""
+    instance = NuMaxInstance.from_data(fuzz_near_duplicates(591), None, 0.05, point_form=True)
+    result, truth = solve(instance, "cg"), solve(instance, "cvxpy", solver="CLARABEL")
+    assert result.status == "optimal", result.message
+    assert instance.max_violation(result.solution) <= 1e-6
+    assert truth.dual_bound <= result.objective + 1e-5 * truth.objective
+    assert result.dual_bound <= truth.objective + 1e-6 * truth.objective
+    assert verified_through_files(instance, result, tmp_path)
+
+
+@pytest.mark.parametrize(("seed", "n", "dim"), [(0, 24, 10), (1, 34, 20)])
+def test_full_rank_optima_at_small_delta_are_certified(seed, n, dim, tmp_path):
+    """δ = 0.005 on Gaussian points (review r21's fuzz case 471): P has full rank, the problem is degenerate and
+    the restricted pair ADMM ended at 20,000 iterations with violations ≈ 4·10⁻⁶ ('inaccurate'); its linear
+    program without the cone (exact when P is definite) now settles it."""
+    X = np.random.default_rng(seed).standard_normal((n, dim))
+    instance = NuMaxInstance.from_data(X, None, 0.005, point_form=True)
+    result, truth = solve(instance, "cg"), solve(instance, "cvxpy", solver="CLARABEL")
+    assert result.status == "optimal", result.message
+    assert result.iterations < 2000
+    assert truth.dual_bound <= result.objective + 1e-6 * truth.objective
+    assert result.dual_bound <= truth.objective + 1e-6 * truth.objective
+    assert verified_through_files(instance, result, tmp_path)
+
+
 @pytest.mark.parametrize("exponent", [200, -200])
 def test_points_far_from_unit_scale_give_the_same_certified_optimum(exponent, tmp_path):
     """The pairs' unit secants do not change when X is scaled by a power of two, nor does the SDP; the restricted
