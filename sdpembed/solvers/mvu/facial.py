@@ -806,7 +806,11 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, d
             which = "made complementary to K's support" if last["limit"] is None else "lifted once more"
             text += f"; the last multipliers {which}: proved bound {bound:.10g}"
             result = _pair(instance, result, bound, y, result.iterations, gap_tol, feas_tol, t0)
-    if result.status != "optimal" and len(edges) <= FALLBACK_MAX_EDGES:
+    if result.status != "optimal" and len(edges) <= FALLBACK_MAX_EDGES and deadline is not None \
+            and deadline.passed():
+        # the fallback's first iteration alone can cost minutes (n = 2,000: 100 s CPU past a 300 s limit)
+        text += f"; the interior point over all of 1⊥ not tried ({deadline.reached()})"
+    elif result.status != "optimal" and len(edges) <= FALLBACK_MAX_EDGES:
         # the face need not be the minimal one, and the interior point over it can break down where
         # the full SDP's does not: the full interior point is the fallback; without its optimum, the
         # smaller proved bound of the two runs is returned with the more feasible K not above it (each
