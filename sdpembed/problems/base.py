@@ -19,7 +19,7 @@ import numpy as np
 from .._files import save_npz
 from .._memory import check_memory, dense_bytes
 
-__all__ = ["Instance", "file_scalar", "power_of_two_below"]
+__all__ = ["Instance", "exact_scale_exponent", "file_scalar", "power_of_two_below"]
 
 
 def power_of_two_below(value: float) -> float:
@@ -27,6 +27,20 @@ def power_of_two_below(value: float) -> float:
     ``value`` ≤ 0: the unit of a quantity of that size, by which it is divided exactly (no rounding)."""
     value = float(value)
     return float(np.ldexp(1.0, int(np.frexp(value)[1]) - 1)) if value > 0.0 else 1.0
+
+
+def exact_scale_exponent(X: np.ndarray, limit: int) -> int:
+    """The s for which X·2⁻ˢ has its largest |entry| in [1/2, 1), when that entry lies outside [2⁻ˡⁱᵐⁱᵗ, 2ˡⁱᵐⁱᵗ]
+    and the scaling is exact (no nonzero entry of X·2⁻ˢ subnormal); 0 otherwise (also for X = 0 or X not
+    finite). Solvers whose steps assume data near unit scale solve X·2⁻ˢ, whose differences, norms and
+    quotients are those of X scaled exactly."""
+    magnitudes = np.abs(np.asarray(X, dtype=np.float64))
+    top = float(np.max(magnitudes, initial=0.0))
+    if top == 0.0 or not np.isfinite(top) or 2.0**-limit <= top <= 2.0**limit:
+        return 0
+    shift = int(np.frexp(top)[1])
+    least = float(np.min(magnitudes[magnitudes > 0.0]))
+    return 0 if float(np.ldexp(least, -shift)) < np.finfo(np.float64).tiny else shift
 
 
 def file_scalar(arrays: dict[str, np.ndarray], key: str, problem: str) -> Any:

@@ -58,6 +58,7 @@ import numpy as np
 from ..._deadline import Deadline
 from ..._validate import check_positive_int
 from ...graphs import impostor_triplets, nearest_impostors, radius_hinges
+from ...problems.base import exact_scale_exponent
 from ...problems.lmnn import (
     LMNNInstance,
     MultiMetricLMNNInstance,
@@ -646,15 +647,9 @@ def _on_span(instance):
     multipliers). (instance, None, 0) when it needs all coordinates (or none: all points equal) and no scale."""
     keep = instance.spanning_coordinates
     reduced = instance if keep.size in (0, instance.dim) else instance.on_coordinates(keep)
-    top = float(np.max(np.abs(reduced.X), initial=0.0))
-    shift = 0
-    if top > 0.0 and not 2.0**-_SCALE_EXPONENT <= top <= 2.0**_SCALE_EXPONENT:
-        shift = int(np.frexp(top)[1])
-        scaled = np.ldexp(reduced.X, -shift)
-        if np.any(np.abs(scaled[reduced.X != 0.0]) < np.finfo(float).tiny):      # inexact: left as given
-            shift = 0
-        else:
-            reduced = replace(reduced, X=scaled, optimum=None)
+    shift = exact_scale_exponent(reduced.X, _SCALE_EXPONENT)
+    if shift:
+        reduced = replace(reduced, X=np.ldexp(reduced.X, -shift), optimum=None)
     if reduced is instance:
         return instance, None, 0
     return reduced, (keep if keep.size not in (0, instance.dim) else np.arange(instance.dim)), shift

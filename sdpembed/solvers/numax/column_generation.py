@@ -54,6 +54,7 @@ import numpy as np
 
 from ..._progress import progress_bar, say
 from ..._validate import as_matrix, check_positive_int, check_random_state
+from ...problems.base import exact_scale_exponent
 from ...problems.numax_certificate import box_violation
 from ...problems.numax_operator import PairSecantOperator
 from ...results import SolveResult, build_result, relative_gap
@@ -550,13 +551,8 @@ def _moderate_scale(X: np.ndarray) -> np.ndarray:
     differences, norms and quotients formed from it. The restricted solves, however, form products of high powers
     of the points' coordinates, which overflow or underflow from largest entries of about 2^±130 (the pair
     ADMM's eigensolver then fails on inf or NaN)."""
-    top = float(np.max(np.abs(X), initial=0.0))
-    if top == 0.0 or not np.isfinite(top) or 2.0**-_SCALE_EXPONENT <= top <= 2.0**_SCALE_EXPONENT:
-        return X
-    scaled = np.ldexp(X, -int(np.frexp(top)[1]))
-    if np.any(np.abs(scaled[X != 0.0]) < np.finfo(float).tiny):
-        return X
-    return scaled
+    shift = exact_scale_exponent(X, _SCALE_EXPONENT)
+    return np.ldexp(X, -shift) if shift else X
 
 
 def column_generation(
