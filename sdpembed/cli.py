@@ -122,6 +122,16 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         if "random_state" in (method_options(instance, args.method) or ()):
             options["random_state"] = args.random_state
         ignored = ["--solver"] if args.solver is not None else []
+    accepted = method_options(instance, args.method) if args.method != "cvxpy" else set()
+    for flag, key in (("--time-limit", "time_limit"), ("--cpu-time-limit", "cpu_time_limit")):
+        value = getattr(args, key)
+        if value is None:
+            continue
+        if accepted is not None and key not in accepted:
+            # a limit the method would not keep must not turn into an unlimited run
+            raise BadInput(f"{flag} is not taken by method {args.method or 'default'} of this instance "
+                           f"(the time limits are options of MVU's and LMNN's solvers and of NuMax's ADMM)")
+        options[key] = value
     distributed = args.dask_workers is not None or args.scheduler is not None
     if distributed and "scan_backend" not in (method_options(instance, args.method) or ()):
         raise BadInput(f"--dask-workers and --scheduler need a method that scans all pairs (column generation "
@@ -584,6 +594,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--random-state", type=_seed, default=DEFAULT_SEED,
                    help=f"seed of a method that draws random numbers (column generation's first pairs; "
                         f"default {DEFAULT_SEED})")
+    p.add_argument("--time-limit", type=_tolerance, default=None, metavar="SECONDS",
+                   help="stop after this many seconds of wall-clock time; the run then ends max_iterations with "
+                        "the iterate closest to the tolerances and the bound proved so far")
+    p.add_argument("--cpu-time-limit", type=_tolerance, default=None, metavar="SECONDS",
+                   help="the same in CPU seconds of the process (all threads, BLAS included), which the "
+                        "machine's load does not change")
     _add_dask(p)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_solve)

@@ -74,22 +74,30 @@ def _admm_iterations(solver: Callable[..., SolveResult], *, restricted: bool) ->
     """A NuMax ADMM method that reads ``max_iter`` as the ADMM's iteration limit (the
     ``max_iter`` of its ``stopping``), so that ``max_iter`` means ADMM iterations for every
     method of the NuMax family (``sdpembed solve --max-iter``); with ``restricted`` (column
-    generation) it limits each restricted ADMM solve (``admm_options["stopping"]``)."""
+    generation) it limits each restricted ADMM solve (``admm_options["stopping"]``). The
+    single ADMM (not ``restricted``) also reads ``time_limit`` and ``cpu_time_limit`` (seconds of
+    wall and CPU time, :mod:`sdpembed._deadline`) into its ``stopping``, as the other problems'
+    solvers take them."""
+    limits = () if restricted else ("time_limit", "cpu_time_limit")
 
     def call(instance: Any, *, max_iter: int | None = None, **options: Any) -> SolveResult:
+        given = {key: options.pop(key) for key in limits if options.get(key) is not None}
+        for key in limits:
+            options.pop(key, None)
         if max_iter is not None:
+            given["max_iter"] = max_iter
+        if given:
             from .solvers.numax.admm_control import ADMMStopping, check_bundle
 
             target = dict(options.get("admm_options") or {}) if restricted else options
-            target["stopping"] = replace(check_bundle(target.get("stopping"), ADMMStopping, "stopping"),
-                                         max_iter=max_iter)
+            target["stopping"] = replace(check_bundle(target.get("stopping"), ADMMStopping, "stopping"), **given)
             if restricted:
                 options["admm_options"] = target
         return solver(instance, **options)
 
     def options() -> frozenset[str] | None:
         accepted = solver.options()
-        return None if accepted is None else accepted | {"max_iter"}
+        return None if accepted is None else accepted | {"max_iter", *limits}
 
     call.__name__ = call.__qualname__ = solver.__name__
     call.__doc__ = solver.__doc__

@@ -544,7 +544,7 @@ def solve_lmnn_fast(
             better, other = (margin, rounds) if margin.rgap < rounds.rgap else (rounds, margin)
             better.newton += other.newton
             rounds = better
-    status, message = _status(rounds, options)
+    status, message = _status(rounds, options, deadline)
     # a run stopped early (time or iteration limit) returns the better of its last iterate and its first-order
     # start: an interior-point iterate far from its central path can have a higher loss than the start
     start_returned = status != "optimal" and warm is not None and warm.loss < rounds.objective
@@ -666,7 +666,7 @@ def _lift(rounds: _Rounds, full, keep: np.ndarray, shift: int, *, objective, bou
     rounds.rgap = relative_gap(rounds.objective, rounds.bound, loss_unit(full.mu))
 
 
-def _status(rounds: _Rounds, options: RoundOptions) -> tuple[str, str]:
+def _status(rounds: _Rounds, options: RoundOptions, deadline: Deadline | None = None) -> tuple[str, str]:
     """``optimal`` only for a certified gap ≤ gap_tol (a converged working set, or one stopped on that gap)."""
     gap_tol, add_tol, tol, max_rounds, max_iter = (options.gap_tol, options.add_tol, options.tol, options.max_rounds,
                                                    options.max_iter)
@@ -684,7 +684,8 @@ def _status(rounds: _Rounds, options: RoundOptions) -> tuple[str, str]:
                            f"{rounds.added} omitted hinges > {add_tol:g}, {int(rounds.history['released'][-1])} "
                            f"fixed hinges <= 0; the certificate does not depend on it)")
     if rounds.timed_out:
-        return "max_iterations", (f"stopped by the time limit after {rounds.round} round(s) ({rounds.added} "
+        limit = "time limit reached" if deadline is None else deadline.reached()
+        return "max_iterations", (f"{limit} after {rounds.round} round(s) ({rounds.added} "
                                   f"violated triplets to add); certified relative gap {rounds.rgap:.2e}")
     if not rounds.converged:
         return "max_iterations", (f"the working set was still growing after {max_rounds} round(s) "
