@@ -60,6 +60,13 @@ _RIDGES = (1e-12, 1e-10, 1e-8, 1e-6)
 _PCG_TOL = 1e-9
 _PCG_MAXITER = 60
 
+#: The formed-preconditioner PCG solves (:func:`_newton_solver`) asked for a relative residual of at least this
+#: run first with 𝒜 and 𝒜* in float32 (``PairSystem.apply`` and ``adjoint``: half the memory traffic of the
+#: operator's products), then on with the exact operator from that point until its own residual is below the
+#: tolerance. The float32 operator differs from the exact one by ~4e-7 relative, so below this tolerance its
+#: point would need about as many float64 iterations as a solve from scratch.
+_ROUGH_OPERATOR_TOL = 1e-6
+
 #: svec dimension p from which single-metric Newton systems are solved matrix-free (:func:`_matrix_free_solver`):
 #: forming a p × p matrix costs T·p² flops and factoring it p³/3, minutes a step at d = 164 (p = 13,530). At
 #: d = 100 (p = 5,050, T = 3.3p) the formed matrix is the faster: an exact direction per step, where the
@@ -180,7 +187,10 @@ def _newton_solver(system: PairSystem, D: np.ndarray, Minv: np.ndarray, X: np.nd
     float64 operator; a float32 factorisation that fails (rounding at a nearly singular K) is redone in
     float64. PCG stops at the relative residual ``tol`` (inexact Newton, as in :func:`_matrix_free_solver`:
     see :func:`newton_step`); if it does not reach it in ``_PCG_MAXITER`` iterations, the full float64 matrix
-    is formed and factored after all.
+    is formed and factored after all. At ``tol`` ≥ ``_ROUGH_OPERATOR_TOL`` PCG first runs with the operator's
+    products 𝒜 and 𝒜* in float32 (entries to ~10⁻⁷ relative, far below such a tolerance), and the exact
+    operator then continues from its point, which it returns at once when its residual is below ``tol``
+    already: the direction meets the same residual in the exact Newton matrix either way.
 
     With ``carry`` (a dict kept by the interior point across its Newton steps), p ≥ ``_PCG_CARRY_FROM`` and in
     the early steps, the preconditioner's rank-k part is carried from the previous step and only its rows whose
@@ -204,13 +214,19 @@ def _newton_solver(system: PairSystem, D: np.ndarray, Minv: np.ndarray, X: np.nd
     precondition = _float32_factor(system, D, top, Minv, X, gram=gram, carry=carry)
     state: dict = {}
 
-    def operator(v: np.ndarray) -> np.ndarray:
+    def operator(v: np.ndarray, dtype: type = np.float64) -> np.ndarray:
         V = system.smat(v)
-        return system.svec(system.adjoint(D * system.apply(V)) + symmetric_part(Minv @ V @ X))
+        return system.svec(system.adjoint(D * system.apply(V, dtype), dtype) + symmetric_part(Minv @ V @ X))
+
+    def rough_operator(v: np.ndarray) -> np.ndarray:
+        return operator(v, np.float32)
 
     def solve(r: np.ndarray) -> np.ndarray:
         if "factor" not in state:
-            x, ok = pcg(operator, r, precondition, tol=tol)
+            # 𝒜 in float32 while the residual asked for is loose; then PCG with the exact operator from there, which
+            # returns at once when the exact residual is already below tol (it continues in float64 otherwise)
+            guess = pcg(rough_operator, r, precondition, tol=tol)[0] if tol >= _ROUGH_OPERATOR_TOL else None
+            x, ok = pcg(operator, r, precondition, tol=tol, guess=guess)
             if ok:
                 return x
             state["factor"] = _cho_factor(system.gram(D) + system.skron(Minv, X))
@@ -332,7 +348,7 @@ def _matrix_free_solver(system: PairSystem, D: np.ndarray, M: np.ndarray, X: np.
 
 def pcg(operator: Callable[[np.ndarray], np.ndarray], r: np.ndarray,
         precondition: Callable[[np.ndarray], np.ndarray], *, maxiter: int | None = None,
-        tol: float = _PCG_TOL) -> tuple[np.ndarray, bool]:
+        tol: float = _PCG_TOL, guess: np.ndarray | None = None) -> tuple[np.ndarray, bool]:
     """Preconditioned conjugate gradients for ``operator(x) = r``, an SPD operator on svec vectors.
 
     The shared solver of the LMNN interior point: its Newton systems (:func:`newton_step`) and the
@@ -344,6 +360,9 @@ def pcg(operator: Callable[[np.ndarray], np.ndarray], r: np.ndarray,
         x ↦ Ax and z ↦ P⁻¹z, both SPD.
     r : ndarray of shape (p,)
         Right-hand side.
+    guess : ndarray of shape (p,), optional
+        The starting point (by default the preconditioned right-hand side); returned at once if its residual is
+        below ``tol`` already.
     maxiter : int, optional
         Iterations at most (``_PCG_MAXITER`` by default).
     tol : float
@@ -356,11 +375,13 @@ def pcg(operator: Callable[[np.ndarray], np.ndarray], r: np.ndarray,
         Whether the relative residual ``tol`` was reached.
     """
     maxiter = _PCG_MAXITER if maxiter is None else maxiter
-    x = precondition(r)
-    res = r - operator(x)
     norm_r = float(np.linalg.norm(r))
     if norm_r == 0.0:
         return np.zeros_like(r), True
+    x = precondition(r) if guess is None else np.array(guess, dtype=np.float64)
+    res = r - operator(x)
+    if np.linalg.norm(res) <= tol * norm_r:
+        return x, True
     z = precondition(res)
     direction = z.copy()
     rz = float(res @ z)

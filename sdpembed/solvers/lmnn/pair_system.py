@@ -82,6 +82,7 @@ class PairSystem:
     points: np.ndarray | None = None
     ends: np.ndarray | None = None
     _laplacian: tuple | None = field(init=False, repr=False, default=None)
+    _points_float32: np.ndarray | None = field(init=False, repr=False, default=None)
 
     def __post_init__(self) -> None:
         d = self.U.shape[1]
@@ -194,10 +195,16 @@ class PairSystem:
             S -= 2.0 * ((V * D[t, None]).T @ V)
         return S[self.iu] * self.scale ** 2
 
-    def pair_distances(self, M: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """uᵀ M_block u for every target pair and wᵀ M_block w for every impostor pair (2.10)."""
+    def pair_distances(self, M: np.ndarray, dtype: type = np.float64) -> tuple[np.ndarray, np.ndarray]:
+        """uᵀ M_block u for every target pair and wᵀ M_block w for every impostor pair (2.10).
+
+        ``dtype`` float32 (single block only; several blocks are always in float64): from the pairs and M rounded
+        to float32 (:meth:`float32_pairs`), each distance to ~d·ε₃₂ relative to ‖u‖²‖M‖ — for operators whose
+        products only have to be accurate to a loose relative residual (:mod:`sdpembed.solvers.lmnn.newton`)."""
         if self.n_blocks == 1:      # no block masks (they would copy U and W on every call)
-            return (np.einsum("ij,ij->i", self.U @ M[0], self.U), np.einsum("ij,ij->i", self.W @ M[0], self.W))
+            U, W = self.float32_pairs() if np.dtype(dtype) == np.float32 else (self.U, self.W)
+            block = M[0].astype(U.dtype, copy=False)
+            return np.einsum("ij,ij->i", U @ block, U), np.einsum("ij,ij->i", W @ block, W)
         du = np.empty(self.U.shape[0])
         dw = np.empty(self.W.shape[0])
         for blk in range(self.n_blocks):  # a loop over metric blocks (one per class at most)
@@ -206,17 +213,26 @@ class PairSystem:
             dw[sw] = np.einsum("ij,ij->i", self.W[sw] @ M[blk], self.W[sw])
         return du, dw
 
-    def apply(self, M: np.ndarray) -> np.ndarray:
-        """𝒜(M)_t = D_M(x_i, x_j) − D_M(x_i, x_l): the hinge argument minus the margin."""
-        du, dw = self.pair_distances(M)
+    def apply(self, M: np.ndarray, dtype: type = np.float64) -> np.ndarray:
+        """𝒜(M)_t = D_M(x_i, x_j) − D_M(x_i, x_l): the hinge argument minus the margin (``dtype``: see
+        :meth:`pair_distances`)."""
+        du, dw = self.pair_distances(M, dtype)
         return du[self.a] - dw[self.b]
 
-    def adjoint(self, w: np.ndarray) -> np.ndarray:
-        """𝒜*(w) = Σ_t w_t (C_ij − C_il) per block, through per-pair weights (cf. (2.14))."""
+    def float32_pairs(self) -> tuple[np.ndarray, np.ndarray]:
+        """The target and impostor pairs U and W rounded to float32 (once per system)."""
+        if self._cache_float32 is None:
+            self._cache_float32 = (self.U.astype(np.float32), self.W.astype(np.float32))
+        return self._cache_float32
+
+    def adjoint(self, w: np.ndarray, dtype: type = np.float64) -> np.ndarray:
+        """𝒜*(w) = Σ_t w_t (C_ij − C_il) per block, through per-pair weights (cf. (2.14)); ``dtype`` float32
+        contracts the points and weights rounded to float32 (with ``points`` only; else in float64), for the same
+        use as float32 in :meth:`pair_distances`."""
         wu = np.bincount(self.a, w, self.U.shape[0])
         ww = np.bincount(self.b, w, self.W.shape[0])
         if self.n_blocks == 1 and self.points is not None:
-            return self._adjoint_points(np.concatenate([wu, -ww]))[None]
+            return self._adjoint_points(np.concatenate([wu, -ww]), dtype)[None]
         if self.n_blocks == 1:
             out = ((self.U * wu[:, None]).T @ self.U - (self.W * ww[:, None]).T @ self.W)[None]
             return 0.5 * (out + out.transpose(0, 2, 1))
@@ -227,24 +243,28 @@ class PairSystem:
             out[blk] = (U * wu[su, None]).T @ U - (W * ww[sw, None]).T @ W
         return 0.5 * (out + out.transpose(0, 2, 1))
 
-    def _adjoint_points(self, s: np.ndarray) -> np.ndarray:
+    def _adjoint_points(self, s: np.ndarray, dtype: type = np.float64) -> np.ndarray:
         """Σ_e s_e (x_e − x'_e)(x_e − x'_e)ᵀ over the pairs e (ends ``ends``), as −(C + Cᵀ) with
         C = Pᵀ(S − diag(S1 + Sᵀ1)/2)P, S the sparse matrix of the weights s on the pairs' ends and P the points:
         one m × d × d product over the m points instead of one per pair (a working set touches several
         times fewer points than it has pairs; equal to rounding)."""
         P = self.points
         m = P.shape[0]
+        if np.dtype(dtype) == np.float32:
+            if self._points_float32 is None:
+                self._points_float32 = P.astype(np.float32)
+            P = self._points_float32
         if self._laplacian is None:
             rows, cols = self.ends
             perm = np.argsort(rows, kind="stable")
             self._laplacian = (perm, cols[perm], np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=m))]))
         perm, cols, indptr = self._laplacian
-        S = scipy.sparse.csr_matrix((s[perm], cols, indptr), shape=(m, m))
+        S = scipy.sparse.csr_matrix((s[perm].astype(P.dtype), cols, indptr), shape=(m, m))
         degree = np.bincount(self.ends[0], s, m) + np.bincount(self.ends[1], s, m)
         Y = S @ P
-        Y -= (0.5 * degree)[:, None] * P
+        Y -= (0.5 * degree).astype(P.dtype)[:, None] * P
         C = P.T @ Y
-        return -(C + C.T)
+        return -(C + C.T).astype(np.float64, copy=False)
 
     def gram(self, D: np.ndarray) -> np.ndarray:
         """The matrix of 𝒜* diag(D) 𝒜 in svec coordinates, shape (c·p, c·p), from the pairs.
@@ -308,10 +328,7 @@ class PairSystem:
         # (most of a working set is never among the preconditioners' rows); in float32 from the pairs rounded to
         # float32 (a preconditioner's: the products' rounding is that of its rank-k update), else in float64
         root = np.sqrt(D).astype(dtype)
-        low = np.dtype(dtype) == np.float32
-        if low and self._cache_float32 is None:
-            self._cache_float32 = (self.U.astype(np.float32), self.W.astype(np.float32))
-        U, W = self._cache_float32 if low else (self.U, self.W)
+        U, W = self.float32_pairs() if np.dtype(dtype) == np.float32 else (self.U, self.W)
         for start in range(0, rows.size, _CHUNK):
             t = rows[start:start + _CHUNK]
             F = self.features_t(U[self.a[t]], W[self.b[t]]).astype(dtype, copy=False)

@@ -1474,7 +1474,9 @@ def test_formed_preconditioner_pcg_is_inexact_newton(instances, monkeypatch):
     system = single_system(inst, all_triplets(inst.y, inst.targets))
     assert system.n_triplets > newton._PCG_RATIO * system.svec_dim and system.svec_dim < newton._MATRIX_FREE_FROM
     tols, pcg = [], newton.pcg
-    monkeypatch.setattr(newton, "pcg", lambda *a, **k: tols.append(k.get("tol")) or pcg(*a, **k))
+    # the exact operator's solve of each Newton system (it passes ``guess``: the point of the float32 operator's
+    # solve before it, or none below _ROUGH_OPERATOR_TOL)
+    monkeypatch.setattr(newton, "pcg", lambda *a, **k: ("guess" in k and tols.append(k.get("tol"))) or pcg(*a, **k))
     out = hinge_ipm(system, (1 - inst.mu) * np.asarray(inst.pull_matrix)[None], inst.mu)
     assert ipm_reached(out, 1e-8)
     assert tols[0] == newton._INEXACT_MAX and min(tols) < 1e-8
@@ -1517,6 +1519,15 @@ def test_early_preconditioner_holds_the_triplets_of_largest_weight(instances, mo
     assert ipm_reached(hinge_ipm(small, C0, inst.mu), 1e-8)
 
 
+def _random_newton_point(system: PairSystem, rng: np.random.Generator) -> tuple:
+    """M⁻¹, X (random, well conditioned, stacked) and weights D_t spread over six decades for Newton systems of
+    ``system``."""
+    d = system.dim
+    A, B = rng.standard_normal((2, d, d))
+    M, X = (A @ A.T / d + 0.1 * np.eye(d))[None], (B @ B.T / d + 0.1 * np.eye(d))[None]
+    return np.linalg.inv(M), X, np.exp(rng.uniform(-3.0, 3.0, system.n_triplets))
+
+
 def test_carried_preconditioner_holds_weights_within_its_factor_and_gives_the_newton_direction(instances,
                                                                                               monkeypatch):
     """The preconditioner carried to the next Newton step (newton._carried_gram) is the float32 matrix
@@ -1533,11 +1544,7 @@ def test_carried_preconditioner_holds_weights_within_its_factor_and_gives_the_ne
     assert T > newton._PCG_RATIO * p
     monkeypatch.setattr(newton, "_PCG_CARRY_FROM", 0)                       # wine's p = 15
     rng = np.random.default_rng(3)
-    d = system.dim
-    A, B = rng.standard_normal((2, d, d))
-    M, X = (A @ A.T / d + 0.1 * np.eye(d))[None], (B @ B.T / d + 0.1 * np.eye(d))[None]
-    Minv = np.linalg.inv(M)
-    D0 = np.exp(rng.uniform(-3.0, 3.0, T))
+    Minv, X, D0 = _random_newton_point(system, rng)
     # the next step: a common factor 3, a spread of ±20 % on most triplets and a factor 10 up or down on a fifth
     D1 = 3.0 * D0 * np.exp(rng.uniform(-0.2, 0.2, T)) * np.where(rng.random(T) < 0.2, 10.0 ** rng.choice([-1, 1], T), 1)
     carry: dict = {}
@@ -1604,3 +1611,96 @@ def test_points_far_from_unit_scale_have_the_same_certified_optimum(exponent, tm
         assert reference.status == result.status == "optimal", result.message
         assert result.objective == pytest.approx(reference.objective, rel=1e-7)
         assert verified_through_files(instance, result, tmp_path)
+
+
+@pytest.mark.parametrize("name", ["iris", "gauss"])
+def test_float32_operator_products_agree_with_float64(name, instances):
+    """PairSystem.apply and adjoint with dtype=float32 (the rough PCG operator of newton._newton_solver) equal the
+    float64 products to float32 accuracy, relative to the products of the absolute values; a system of several
+    blocks, or without points for the adjoint, computes in float64 whatever the dtype."""
+    inst = instances[name]
+    rng = np.random.default_rng(5)
+    triplets = all_triplets(inst.y, inst.targets)
+    triplets = triplets[rng.choice(len(triplets), min(400, len(triplets)), replace=False)]
+    system = single_system(inst, triplets)
+    B = rng.standard_normal((1, inst.dim, inst.dim))
+    V = B + B.transpose(0, 2, 1)
+    w = rng.standard_normal(len(triplets))
+    exact, rough = system.apply(V), system.apply(V, np.float32)
+    # the rounding of a product u'Vu is within d·eps_32 of ||u||² ||V||_F, of the adjoint within it of sum |w_t| (...)
+    norms = np.sum(system.U ** 2, axis=1)[system.a] + np.sum(system.W ** 2, axis=1)[system.b]
+    assert rough.dtype == np.float32
+    assert np.all(np.abs(rough - exact) <= 1e-5 * norms * np.linalg.norm(V))
+    assert 0 < np.abs(rough - exact).max()                                 # rounded: not the float64 product
+    adj, adj32 = system.adjoint(w), system.adjoint(w, np.float32)
+    assert adj32.dtype == np.float64
+    assert 0 < np.abs(adj32 - adj).max() <= 1e-5 * float(np.abs(w) @ norms)
+    pairs_only = PairSystem(U=system.U, u_block=system.u_block, W=system.W, w_block=system.w_block, a=system.a,
+                            b=system.b, n_blocks=1)
+    assert np.array_equal(pairs_only.adjoint(w, np.float32), pairs_only.adjoint(w))
+
+
+def test_pcg_from_a_guess_stops_at_once_when_it_meets_the_tolerance():
+    """newton.pcg's ``guess``: a point whose residual is below tol is returned as it is, with one operator product
+    and no preconditioner solve; a rough guess is continued to the tolerance."""
+    from sdpembed.solvers.lmnn.newton import pcg
+    rng = np.random.default_rng(4)
+    Q, _ = np.linalg.qr(rng.standard_normal((40, 40)))
+    A = (Q * np.logspace(0, 4, 40)) @ Q.T
+    r = rng.standard_normal(40)
+    solution = np.linalg.solve(A, r)
+    calls = {"operator": 0, "precondition": 0}
+
+    def operator(v):
+        calls["operator"] += 1
+        return A @ v
+
+    def precondition(z):
+        calls["precondition"] += 1
+        return z / np.diag(A)
+
+    x, ok = pcg(operator, r, precondition, tol=1e-6, guess=solution)
+    assert ok and np.array_equal(x, solution) and calls == {"operator": 1, "precondition": 0}
+    rough = solution * (1 + 1e-3 * rng.standard_normal(40))
+    x, ok = pcg(operator, r, precondition, tol=1e-10, guess=rough, maxiter=500)
+    assert ok and np.linalg.norm(r - A @ x) <= 1e-10 * np.linalg.norm(r)
+    assert calls["precondition"] > 0
+
+
+def test_newton_pcg_runs_a_float32_operator_then_meets_the_exact_residual(instances, monkeypatch):
+    """The formed-preconditioner solves of newton._newton_solver at a loose tolerance run PCG with the float32
+    operator first, then check (and, if needed, continue) with the exact float64 one: the direction meets the
+    relative residual tol in the exact Newton matrix, also when the float32 products are made 10⁻³ wrong (the
+    float64 iterations then do the work); below _ROUGH_OPERATOR_TOL the float32 operator is not used."""
+    import sdpembed.solvers.lmnn.newton as newton
+    inst = instances["wine"]
+    system = single_system(inst, all_triplets(inst.y, inst.targets))
+    p, T = system.svec_dim, system.n_triplets
+    assert T > newton._PCG_RATIO * p
+    rng = np.random.default_rng(6)
+    Minv, X, D = _random_newton_point(system, rng)
+    H = system.gram(D) + system.skron(Minv, X)
+    r = rng.standard_normal(p)
+    dtypes, apply = [], system.apply
+
+    def recorded(V, dtype=np.float64):
+        dtypes.append(np.dtype(dtype))
+        return apply(V, dtype)
+
+    monkeypatch.setattr(system, "apply", recorded)
+    for tol in (1e-4, 1e-6):
+        dtypes.clear()
+        z = newton._newton_solver(system, D, Minv, X, iterative=False, tol=tol)(r)
+        assert np.linalg.norm(H @ z - r) <= tol * np.linalg.norm(r)
+        assert dtypes.count(np.dtype(np.float32)) >= 2 and dtypes[-1] == np.float64   # rough solve, exact check
+    dtypes.clear()
+    z = newton._newton_solver(system, D, Minv, X, iterative=False, tol=1e-8)(r)
+    assert np.float32 not in dtypes and np.linalg.norm(H @ z - r) <= 1e-8 * np.linalg.norm(r)
+
+    def wrong(V, dtype=np.float64):
+        out = apply(V, dtype)
+        return out * (1 + 1e-3 * rng.standard_normal(out.size)) if np.dtype(dtype) == np.float32 else out
+
+    monkeypatch.setattr(system, "apply", wrong)
+    z = newton._newton_solver(system, D, Minv, X, iterative=False, tol=1e-5)(r)
+    assert np.linalg.norm(H @ z - r) <= 1e-5 * np.linalg.norm(r)
