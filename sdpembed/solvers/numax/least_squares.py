@@ -25,7 +25,8 @@ Two ways to apply K⁻¹ in the iterations:
 
 When the next round keeps nearly all pairs (the late rounds of column generation), the factor is
 block-updated rather than refactorised (:func:`extend_factor`): the new pairs' rows are appended
-as a block (the factor they extend is kept as it is, not copied into a larger array), and the
+as a block (the factor they extend is kept as it is, not copied into a larger array; when every
+pair is kept, their rows of 𝒜𝒜* come from the points' Gram matrix, as a fresh 𝒜𝒜* does), and the
 dropped pairs stay in the factor as ghost rows that every solve steps around exactly. In
 the early rounds a third or more of the pairs change and the update would cost more than a fresh
 factor; :func:`extension_is_cheaper` decides.
@@ -359,6 +360,19 @@ class CholeskySolve:
         self.__dict__["secant_source"] = op
 
     @property
+    def secant_source(self) -> SecantOperator | None:
+        """The operator whose rows ``V`` the factor's rows are, while they are not formed (else None)."""
+        return self.__dict__.get("secant_source")
+
+    def secant_rows(self, index: slice | np.ndarray) -> np.ndarray:
+        """The secants of the factor's rows ``index`` (as ``secants[index]``), from the operator's points
+        while its rows are not formed (``unit_secants``: bit for bit the same)."""
+        source = self.secant_source
+        if source is not None and hasattr(source, "unit_secants"):
+            return source.unit_secants(index)
+        return self.secants[index]
+
+    @property
     def _trsv(self) -> Callable[..., np.ndarray]:
         # looked up, not stored: SciPy's BLAS wrappers do not pickle, and a run's state (which
         # carries this factor) travels with fitted estimators
@@ -448,7 +462,8 @@ class CholeskySolve:
         return inverse
 
 
-def extend_factor(previous: CholeskySolve, kept: np.ndarray, added: np.ndarray) -> CholeskySolve:
+def extend_factor(previous: CholeskySolve, kept: np.ndarray, added: np.ndarray | None,
+                  operator: PairSecantOperator | None = None) -> CholeskySolve:
     """The Cholesky factor of I + 𝒜𝒜* for the secants ``previous`` solved for that are ``kept``, then
     ``added`` ones, from ``previous``'s factor: a block update, no refactorisation.
 
@@ -467,8 +482,14 @@ def extend_factor(previous: CholeskySolve, kept: np.ndarray, added: np.ndarray) 
         A factor with its ``secants`` (rows in the factor's order).
     kept : ndarray of bool
         Which of the secants ``previous`` solves for (in their order) are kept.
-    added : ndarray of shape (k, r)
-        The new secants, in the basis of ``previous.secants``.
+    added : ndarray of shape (k, r) or None
+        The new secants, in the basis of ``previous.secants`` (None with ``operator``).
+    operator : PairSecantOperator, optional
+        The pairs of the extended factor's rows, all of them: ``previous``'s m secants (every one
+        kept, no ghost rows) are its first m, in order, the k added ones its last. The added rows
+        of 𝒜𝒜* then come from the Gram matrix of its points (:func:`gram_rows`, O(n_a² r) and
+        gathers of O(k (m + k)), instead of O(k (m + k) r) products of secants, in the factor's
+        precision), and the result's secants are its rows, formed only when read.
 
     Returns
     -------
@@ -478,17 +499,28 @@ def extend_factor(previous: CholeskySolve, kept: np.ndarray, added: np.ndarray) 
         must not be used afterwards.
     """
     dtype = previous.dtype
-    m, k = previous.order, added.shape[0]
+    m = previous.order
     live_before = np.arange(m) if previous.live is None else previous.live
     kept = np.asarray(kept, dtype=bool)
-    secants = previous.secants if k == 0 else np.concatenate([previous.secants, added])
+    if operator is not None:
+        k = operator.n_constraints - m
+        if k < 0 or previous.n_ghosts or not kept.all() or not np.array_equal(live_before, np.arange(m)):
+            raise ValueError("an extension by an operator's rows needs every row of the factor live and kept, "
+                             "and the operator's first rows to be the factor's")
+        secants = None
+    else:
+        k = added.shape[0]
+        secants = previous.secants if k == 0 else np.concatenate([previous.secants, added])
     borders = previous.borders
     single = dtype == np.float32
     if k:
-        cross = added @ secants.T
-        cross *= cross                                          # rows of 𝒜𝒜* of the added secants
+        if operator is not None:
+            cross = gram_rows(operator, m, dtype)               # rows of 𝒜𝒜* of the added secants
+        else:
+            cross = added @ secants.T
+            cross *= cross
         cross[:, m:][np.diag_indices(k)] += 1.0
-        cross = cross.astype(dtype)
+        cross = cross.astype(dtype, copy=False)
         syrk = scipy.linalg.blas.ssyrk if single else scipy.linalg.blas.dsyrk
         with factorisation_thread_limit(m + k):
             Bt = previous._triangular(np.asfortranarray(cross[:, :m].T), False)          # L⁻¹A₂₁ᵀ = Bᵀ
@@ -496,7 +528,10 @@ def extend_factor(previous: CholeskySolve, kept: np.ndarray, added: np.ndarray) 
         borders = (*borders, (Bt.T, cholesky_factor(C)))
     out = CholeskySolve.__new__(CholeskySolve)
     out.dtype, out.factor, out.borders = dtype, previous.factor, borders
-    out.secants = secants
+    if operator is not None:
+        out.secants_of(operator)
+    else:
+        out.secants = secants
     out.live = np.concatenate([live_before[kept], np.arange(m, m + k)])
     ghosts = np.setdiff1d(np.arange(m + k), out.live, assume_unique=True)
     out._ghosts = None

@@ -392,13 +392,16 @@ class LeastSquaresSteps:
             return None
         # before the secants: a fresh factor's are formed when first read
         if (not extension_is_cheaper(previous, n_kept, S - n_kept, self.op.points.shape[0], self.op.dim)
-                or previous.secants is None):
+                or (previous.secant_source is None and previous.secants is None)):
             return None
         # a warm start from other secants is never trusted blindly: a sample of the kept rows
         sample = np.unique(np.random.default_rng(n_kept).integers(0, max(n_kept, 1), 64)) if n_kept else []
-        if n_kept and not np.allclose(previous.secants[live[kept][sample]], self.op.unit_secants(sample), rtol=0.0,
-                                      atol=1e-12):
+        if n_kept and not np.allclose(previous.secant_rows(live[kept][sample]), self.op.unit_secants(sample),
+                                      rtol=0.0, atol=1e-12):
             return None
+        if not previous.n_ghosts and n_kept == previous.order and np.array_equal(live, np.arange(n_kept)):
+            # the factor's rows are this operator's first ones: the added rows of 𝒜𝒜* through its points
+            return extend_factor(previous, kept, None, operator=self.op)
         return extend_factor(previous, kept, self.op.unit_secants(slice(n_kept, None)))
 
     def __call__(self, rhs: np.ndarray, iteration: int) -> np.ndarray:

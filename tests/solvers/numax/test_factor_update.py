@@ -57,6 +57,31 @@ def test_appended_rows_give_the_fresh_factor(single, rtol):
     np.testing.assert_allclose(np.tril(twice.full_factor()), reference, rtol=0, atol=rtol * np.abs(reference).max())
 
 
+@pytest.mark.parametrize("single, rtol", [(False, 1e-12), (True, 1e-5)])
+def test_rows_appended_from_an_operators_points_give_the_fresh_factor(single, rtol):
+    """extend_factor(..., operator=op): the added rows of 𝒜𝒜* through the points' Gram matrix (a short pair's
+    from its secant), the factor's own secant rows never formed, and the same factor as a fresh one of all the
+    pairs; refused when the factor has ghost rows."""
+    X = digits_points(60)
+    X[1] = X[0] + 1e-9                                                  # pair (0, 1) is short
+    index = np.random.default_rng(5).choice(np.arange(1, pair_count(60)), size=500, replace=False)
+    index[250] = 0
+    op = _pairs(X, index)
+    assert op.short.tolist() == [250]
+    V = op.explicit().V
+    head = CholeskySolve((V[:400] @ V[:400].T) ** 2, single=single)
+    first_op = _pairs(X, index[:400])
+    head.secants_of(first_op)
+    grown = extend_factor(head, np.ones(400, bool), None, operator=op)
+    assert "V" not in first_op.__dict__ and grown.secant_source is op
+    assert grown.order == 500 and grown.n_ghosts == 0 and len(grown.borders) == 1
+    reference = np.linalg.cholesky(_K(V))
+    np.testing.assert_allclose(np.tril(grown.full_factor()), reference, rtol=0, atol=rtol * np.abs(reference).max())
+    np.testing.assert_array_equal(grown.secants, op.V)
+    with pytest.raises(ValueError, match="every row of the factor live and kept"):
+        extend_factor(_fresh(V[:400], single), np.arange(400) > 0, None, operator=op)
+
+
 @pytest.mark.parametrize("single, rtol", [(False, 1e-11), (True, 1e-5)])
 def test_drops_and_additions_over_rounds_solve_the_restricted_system(single, rtol):
     rng = np.random.default_rng(1)
@@ -135,8 +160,9 @@ def test_least_squares_steps_extend_the_warm_start_factor(mode, rtol):
 
 @pytest.mark.parametrize("extends", [True, False])
 def test_a_fresh_factor_forms_its_secant_rows_only_when_extended(extends, monkeypatch):
-    """A fresh factor holds its operator, not its (S, r) rows: they are formed when an extension reads them
-    (the same rows, bit for bit), never when the next run refuses the factor; a pickled state keeps them."""
+    """A fresh factor holds its operator, not its (S, r) rows: they are formed when an extension that drops some
+    pairs reads them (the same rows, bit for bit), never when the next run refuses the factor, nor when it keeps
+    every pair (the added rows of 𝒜𝒜* then come through the points); a pickled state keeps them."""
     monkeypatch.setattr(pair_linalg, "extension_is_cheaper", lambda *a, **k: extends)
     X = digits_points(60)
     index = np.random.default_rng(3).choice(pair_count(60), size=700, replace=False)
@@ -145,13 +171,26 @@ def test_a_fresh_factor_forms_its_secant_rows_only_when_extended(extends, monkey
     assert not first.extended and "V" not in first_op.__dict__
     copy = pickle.loads(pickle.dumps(first.cholesky))
     assert "V" not in first_op.__dict__
-    state = ADMMState(None, None, None, 1.0, None, factor=first.cholesky, factor_kept=np.ones(600, bool))
-    op = _pairs(X, index)
+    kept = np.ones(600, bool)
+    kept[7] = False
+    state = ADMMState(None, None, None, 1.0, None, factor=first.cholesky, factor_kept=kept)
+    op = _pairs(X, np.concatenate([index[:600][kept], index[600:]]))
     steps = LeastSquaresSteps(op, "cholesky", state)
     assert steps.extended == extends and ("V" in first_op.__dict__) == extends and "V" not in op.__dict__
     np.testing.assert_array_equal(copy.secants, first_op.V)
     if extends:
-        np.testing.assert_array_equal(steps.cholesky.secants, op.V)
+        np.testing.assert_array_equal(steps.cholesky.secants[steps.cholesky.live], op.V)
+    # every pair kept: the extension forms neither operator's rows
+    first_op = _pairs(X, index[:600]).with_points(_pairs(X, index[:600]).points)
+    first = LeastSquaresSteps(first_op, "cholesky", None)
+    state = ADMMState(None, None, None, 1.0, None, factor=first.cholesky, factor_kept=np.ones(600, bool))
+    op = _pairs(X, index)
+    steps = LeastSquaresSteps(op, "cholesky", state)
+    assert steps.extended == extends and "V" not in first_op.__dict__ and "V" not in op.__dict__
+    if extends:
+        assert steps.cholesky.secant_source is op
+        rhs = np.random.default_rng(4).standard_normal(700)
+        np.testing.assert_allclose(_K(op.explicit().V) @ steps(rhs, 1), rhs, rtol=0, atol=1e-10 * np.abs(rhs).max())
 
 
 def test_column_generation_reaches_the_same_optimum_with_and_without_block_updates(monkeypatch):
