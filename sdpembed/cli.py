@@ -130,7 +130,8 @@ def _cmd_solve(args: argparse.Namespace) -> int:
         if accepted is not None and key not in accepted:
             # a limit the method would not keep must not turn into an unlimited run
             raise BadInput(f"{flag} is not taken by method {args.method or 'default'} of this instance "
-                           f"(the time limits are options of MVU's and LMNN's solvers and of NuMax's ADMM)")
+                           f"(the time limits are options of MVU's and LMNN's solvers and of NuMax's ADMM and "
+                           f"column generation)")
         options[key] = value
     distributed = args.dask_workers is not None or args.scheduler is not None
     if distributed and "scan_backend" not in (method_options(instance, args.method) or ()):

@@ -87,32 +87,36 @@ def test_ignored_options_warn(instance_file, capsys):
 
 @pytest.mark.parametrize("flag, said", [("--cpu-time-limit", "CPU-time limit of 0s"),
                                         ("--time-limit", "time limit of 0s")])
-@pytest.mark.parametrize("problem", ["numax", "mvu", "lmnn"])
+@pytest.mark.parametrize("problem", ["numax", "numax-cg", "mvu", "lmnn"])
 def test_solve_time_limits(instance_file, tmp_path, capsys, flag, said, problem):
-    """A spent time limit stops every solver that takes one (NuMax's ADMM through its ``stopping``):
-    the run ends ``max_iterations`` (exit 1), its message names the limit, and a generous limit
-    changes nothing."""
+    """A spent time limit stops every solver that takes one (NuMax's ADMM through its ``stopping``,
+    column generation after its first round): the run ends ``max_iterations`` (exit 1), its
+    message names the limit, and a generous limit changes nothing."""
+    method = ["--method", "cg"] if problem == "numax-cg" else []
     if problem == "numax":
         path = instance_file
+    elif problem == "numax-cg":     # all pairs of 120 points: more than one round
+        path = tmp_path / "points.npz"
+        assert main(["make-instance", "numax", "--dataset", "gaussian", "--n-points", "120", "--dim", "8", "--points",
+                     "--out", str(path)]) == 0
     else:
         path = tmp_path / f"{problem}.npz"
         made = (["mvu", "--dataset", "swiss_roll", "--n-points", "40", "--k", "5", "--variant", "inequality"]
                 if problem == "mvu" else ["lmnn", "--dataset", "digits", "--n-points", "60", "--k", "3"])
         assert main(["make-instance", *made, "--out", str(path)]) == 0
     capsys.readouterr()
-    assert main(["solve", str(path), flag, "0", "--json"]) == 1
+    assert main(["solve", str(path), *method, flag, "0", "--json"]) == 1
     stopped = json.loads(capsys.readouterr().out)
     assert stopped["status"] == "max_iterations" and said in stopped["message"]
     if problem != "lmnn":        # (LMNN's full solve of digits takes seconds: tests/solvers/lmnn has it)
-        assert main(["solve", str(path), flag, "600", "--json"]) == 0
+        assert main(["solve", str(path), *method, flag, "600", "--json"]) == 0
         assert json.loads(capsys.readouterr().out)["status"] == "optimal"
 
 
-@pytest.mark.parametrize("method", ["cg", "cvxpy"])
-def test_solve_time_limit_a_method_cannot_keep_is_bad_input(instance_file, capsys, method):
+def test_solve_time_limit_a_method_cannot_keep_is_bad_input(instance_file, capsys):
     """A limit the method would not keep is refused (exit 2) rather than run without it."""
-    assert main(["solve", str(instance_file), "--method", method, "--cpu-time-limit", "5"]) == 2
-    assert f"--cpu-time-limit is not taken by method {method}" in one_error_line(capsys, "solve")
+    assert main(["solve", str(instance_file), "--method", "cvxpy", "--cpu-time-limit", "5"]) == 2
+    assert "--cpu-time-limit is not taken by method cvxpy" in one_error_line(capsys, "solve")
 
 
 def test_point_form_instance(tmp_path):

@@ -52,6 +52,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from ..._deadline import Deadline
 from ..._progress import progress_bar, say
 from ..._validate import as_matrix, check_positive_int, check_random_state
 from ...problems.base import exact_scale_exponent
@@ -308,6 +309,7 @@ def run_column_generation(
     random_state=None,
     verbose: bool | int = False,
     scan_backend: ScanBackend | str | None = None,
+    deadline: Deadline | None = None,
 ) -> ColumnGenerationRun:
     """The column-generation driver over all pairs of ``X`` (or over other candidates) with a
     pluggable restricted solve.
@@ -364,6 +366,10 @@ def run_column_generation(
         violated, the run ends there, certified by the same bound, without another restricted solve.
     scan_backend : ScanBackend, "local" or None
         As for :func:`column_generation`.
+    deadline : Deadline, optional
+        The run's time budget (``sdpembed._deadline.Deadline``), checked before each round
+        after the first: once it has passed, the run ends ``max_iterations`` with the last round's
+        result.
 
     Returns
     -------
@@ -395,7 +401,7 @@ def run_column_generation(
     if verbose:
         say(f"cg: initial working set of {working.size} {candidates.unit}  {time.perf_counter() - start:7.1f}s")
     state = warm_start
-    dropped = readded = np.empty(0, np.int64)        # indices of candidates dropped / dropped and re-added
+    dropped = readded = added = np.empty(0, np.int64)   # candidates dropped / dropped and re-added / just added
     history: dict[str, list[float]] = {k: [] for k in ("working", "active", "violators", "added", "objective",
                                                       "dual_bound", "rank", "admm_iterations", "time")}
     result: RestrictedResult | None = None
@@ -403,6 +409,11 @@ def run_column_generation(
     violation_all = worst = float("inf")
     settled = 0
     for round_ in range(1, max_rounds + 1):
+        if round_ > 1 and deadline is not None and deadline.passed():
+            status = "max_iterations"
+            message = (f"{deadline.reached()} after {round_ - 1} round(s), with {added.size} violated "
+                       f"{candidates.unit} to add (max violation {violation_all:.2e} over all {total})")
+            break
         solved = working                             # the working set of this round's restricted solve
         loose = not tight
         operator, lo, hi = candidates.restricted(working)
@@ -580,6 +591,8 @@ def column_generation(
     exact_violations: bool = False,
     admm_options: dict | None = None,
     scan_backend: ScanBackend | str | None = None,
+    time_limit: float | None = None,
+    cpu_time_limit: float | None = None,
 ) -> SolveResult:
     """NuMax-CG (Algorithm 2) with an exact all-pairs termination check and a certified gap.
 
@@ -688,6 +701,11 @@ def column_generation(
         Where the scans of all pairs run (:mod:`~sdpembed.solvers.numax.scan_backend`): in this
         process (None, ``"local"``) or, e.g., on a Dask cluster
         (:class:`~sdpembed.solvers.numax.scan_backend.DaskScan`); the result is the same.
+    time_limit, cpu_time_limit : float, optional
+        Seconds of wall-clock time, and CPU seconds of the whole process (every thread, BLAS's
+        included: :mod:`sdpembed._deadline`), for the whole run; checked after each round (a
+        round's restricted solve is not cut). A run past either ends ``max_iterations`` with the
+        last round's P, its worst violation over all pairs and its bound.
 
     Returns
     -------
@@ -700,6 +718,7 @@ def column_generation(
         iterates, without its S × S matrices, which a warm-started run rebuilds).
     """
     start = time.perf_counter()
+    deadline = Deadline.of(time_limit, cpu_time_limit, wall_start=start)
     X = _moderate_scale(as_matrix(X, "X", min_rows=2))
     if verbose:
         say(f"numax-cg: {X.shape[0]} points in dimension {X.shape[1]}; the basis of their span")
@@ -719,7 +738,8 @@ def column_generation(
         initial_neighbors=initial_neighbors, max_add=max_add, keep_tol=keep_tol, keep_multiplier=keep_multiplier,
         loose_tol=loose_tol, loose_keep_multiplier=loose_keep_multiplier, loose_hold=loose_hold, settle=settle,
         feas_tol=feas_tol, max_rounds=max_rounds, block_rows=block_rows,
-        exact_violations=exact_violations, random_state=random_state, verbose=verbose, scan_backend=scan_backend)
+        exact_violations=exact_violations, random_state=random_state, verbose=verbose, scan_backend=scan_backend,
+        deadline=deadline)
     return _cg_result(problem, run, start, {"pairs": run.pairs, "y": run.result.y})
 
 
@@ -822,6 +842,8 @@ def secant_column_generation(
     random_state=None,
     verbose: bool | int = False,
     admm_options: dict | None = None,
+    time_limit: float | None = None,
+    cpu_time_limit: float | None = None,
 ) -> SolveResult:
     """NuMax-CG (Algorithm 2) over an explicit secant list: the SDP (4) or (7) at any number of secants.
 
@@ -864,7 +886,7 @@ def secant_column_generation(
         Secant rows per block of a scan.
     max_add, keep_tol, keep_multiplier, loose_tol, loose_max_iter, loose_keep_multiplier : optional
         As for :func:`column_generation`.
-    feas_tol, gap_tol, max_rounds, random_state, verbose : optional
+    feas_tol, gap_tol, max_rounds, random_state, verbose, time_limit, cpu_time_limit : optional
         As for :func:`column_generation`.
     admm_options : dict, optional
         Further keyword arguments of the restricted
@@ -880,6 +902,7 @@ def secant_column_generation(
         ``secants`` (the final working set's row indices), ``rounds`` and the per-round ``history``.
     """
     start = time.perf_counter()
+    deadline = Deadline.of(time_limit, cpu_time_limit, wall_start=start)
     candidates = SecantCandidates(secants, lo, hi, block_size)
     if verbose:
         say(f"numax-cg: {candidates.describe()}")
@@ -890,7 +913,7 @@ def secant_column_generation(
         candidates, None, inner, initial_pairs=initial_secants, initial_neighbors=0, max_add=max_add,
         keep_tol=keep_tol, keep_multiplier=keep_multiplier, loose_tol=loose_tol,
         loose_keep_multiplier=loose_keep_multiplier, feas_tol=feas_tol, max_rounds=max_rounds,
-        random_state=random_state, verbose=verbose)
+        random_state=random_state, verbose=verbose, deadline=deadline)
     y = np.zeros(candidates.total)
     y[run.working] = run.result.y
     return _cg_result(problem, run, start, {"secants": run.working, "y": y})
