@@ -180,6 +180,32 @@ NEAR_DUPLICATE_CLASSES = {
 }
 
 
+#: Review r23 fuzz (seed 1883): one class of 14 points within 4e-16 of each other, the other spread, at scale 2^-100.
+#: The direct path's best_scale met a negative slope (tr(MP) < 0, the rounding of a metric on the near-duplicate
+#: class) with no breakpoint to stop at and raised IndexError on its empty list of breakpoints.
+NEAR_DUPLICATE_CLASS = (
+    [[-0.9529185293769572, 0.04456375273817863], [-0.9529185293769573, 0.04456375273817899], [-0.9529185293769572,
+     0.04456375273817913], [0.6331598957369023, -1.2248000123937757], [-0.952918529376957, 0.04456375273817903],
+     [-0.9529185293769573, 0.04456375273817903], [0.4168999132629287, -0.04600154434053358], [-0.9529185293769573,
+     0.04456375273817901], [-0.952918529376957, 0.044563752738179], [0.33504820448413797, 0.40015898805288297],
+     [-0.9529185293769573, 0.04456375273817886], [0.312297568956583, 0.5241690522373063], [0.7677447761632025,
+     -1.9584006030104157], [0.615455431180531, -1.128295816573521], [0.43668221750202163, -0.15383171090596423],
+     [0.33569826531297486, 0.39661561076963275], [0.5893018114893874, -0.9857366316828176], [0.5018152782001098,
+     -0.5088615749251438], [0.1409372348786267, 1.4582267405130243], [-0.9529185293769571, 0.04456375273817898],
+     [0.3858022265987428, 0.12350695640187016], [-0.9529185293769571, 0.04456375273817884], [-0.9529185293769573,
+     0.04456375273817889], [-0.952918529376957, 0.04456375273817892], [0.41945981742042987,
+     -0.05995517119606487]],
+    [1, 1, 1, 0, 1, 1, 0, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 1, 1, 0])
+
+
+def test_the_direct_path_survives_a_ray_without_breakpoints():
+    X, y = (np.array(a) for a in NEAR_DUPLICATE_CLASS)
+    inst = LMNNInstance.from_data(np.ldexp(X, -100), y, k=1, mu=0.2)
+    result = solve_lmnn_fast(inst, repair="direct")
+    assert result.status in ("optimal", "inaccurate", "max_iterations")
+    assert result.status != "optimal" or -1e-5 <= result.relative_gap <= 1e-5
+
+
 @pytest.mark.parametrize("case, repair", [("single", "fallback"), ("single", "direct"), ("multi", None)])
 def test_a_loss_below_its_certified_bound_is_never_optimal(case, repair, tmp_path):
     # a PSD metric's loss is at least the optimum, hence at least any proved bound: a loss below the bound by more
