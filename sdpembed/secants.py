@@ -228,7 +228,15 @@ def normalize_rows(differences: np.ndarray, scale: float, *, name: str = "X") ->
     Returns the unit rows and the boolean mask of the rows kept. A warning reports the
     number of dropped zero secants (duplicate points in ``name``).
     """
-    norms = np.linalg.norm(differences, axis=1)
+    # each row scaled exactly by a power of two (its largest |entry| into [1/2, 1)) before its norm: squares of
+    # entries below about 1e-154 underflow and above 1e154 overflow, and the row divided by that norm is not unit;
+    # for every other row the scaling changes no bit of the norm or the quotient
+    exponent = np.frexp(np.max(np.abs(differences), axis=1, initial=0.0))[1]
+    with np.errstate(under="ignore"):
+        scaled = np.ldexp(differences, -exponent[:, None])
+    unit_norms = np.linalg.norm(scaled, axis=1)
+    with np.errstate(over="ignore"):
+        norms = np.ldexp(unit_norms, exponent)
     keep = norms > ZERO_SECANT_RTOL * max(scale, 1e-300)
     dropped = int((~keep).sum())
     if dropped:
@@ -237,7 +245,7 @@ def normalize_rows(differences: np.ndarray, scale: float, *, name: str = "X") ->
             UserWarning,
             stacklevel=3,
         )
-    return differences[keep] / norms[keep, None], keep
+    return scaled[keep] / unit_norms[keep, None], keep
 
 
 def _data_scale(X: np.ndarray) -> float:

@@ -45,6 +45,21 @@ def test_all_secants_are_unit_and_ordered():
     np.testing.assert_allclose(V[3], (X[i] - X[j]) / np.linalg.norm(X[i] - X[j]))
 
 
+@pytest.mark.parametrize("scale", [2.0**-500, 2.0**-1000, 1.0, 2.0**500])
+def test_secants_are_unit_at_every_scale(scale):
+    """Secants of points whose differences' squares underflow (review r23 fuzz: points at 2^-500 with pairs 1e-9
+    apart gave rows of norm 0.99997 and NuMaxInstance.from_data refused its own secants) are the secants of the
+    points at unit scale: a power-of-two scaling changes neither a difference nor its direction."""
+    rng = np.random.default_rng(5)
+    base = rng.standard_normal((6, 3))
+    X = np.vstack([base, base + 1e-9 * rng.standard_normal((6, 3))])
+    V = all_secants(X)
+    with np.errstate(under="ignore"):
+        scaled = all_secants(X * scale)
+    np.testing.assert_array_equal(scaled, V)
+    np.testing.assert_allclose(np.linalg.norm(V, axis=1), 1.0, rtol=1e-15)
+
+
 def test_blocks_reproduce_all_secants():
     X = np.random.default_rng(1).standard_normal((23, 3))
     blocks = list(iter_secant_blocks(X, block_size=17))

@@ -557,11 +557,11 @@ def solve_lmnn_fast(
     if keep is not None:
         _lift(rounds, full, keep, shift, objective=lambda Ms: full.objective(Ms[0]),
               bound=lambda triplets, alpha, objective: lmnn_dual_bound(full, triplets, alpha, upper_bound=objective))
-        if status == "optimal" and rounds.rgap > options.gap_tol:
+        if status == "optimal" and not -options.gap_tol <= rounds.rgap <= options.gap_tol:
             # the status was decided on the span's coordinates; the full instance's loss and bound decide it
             status = "inaccurate"
-            message += (f"; on the full instance the certified relative gap is {rounds.rgap:.2e} "
-                        f"> gap_tol = {options.gap_tol:g}")
+            message += (f"; on the full instance the certified relative gap is {rounds.rgap:.2e}, outside "
+                        f"+-gap_tol = {options.gap_tol:g}")
     M = rounds.Ms[0]
     objective, bound, rgap, working, out = rounds.objective, rounds.bound, rounds.rgap, rounds.working, rounds.out
     if start_returned:
@@ -667,9 +667,17 @@ def _lift(rounds: _Rounds, full, keep: np.ndarray, shift: int, *, objective, bou
 
 
 def _status(rounds: _Rounds, options: RoundOptions, deadline: Deadline | None = None) -> tuple[str, str]:
-    """``optimal`` only for a certified gap ≤ gap_tol (a converged working set, or one stopped on that gap)."""
+    """``optimal`` only for a certified gap in [−gap_tol, gap_tol] (a converged working set, or one stopped on that
+    gap); a loss below the bound is ``inaccurate``."""
     gap_tol, add_tol, tol, max_rounds, max_iter = (options.gap_tol, options.add_tol, options.tol, options.max_rounds,
                                                    options.max_iter)
+    if not rounds.rgap >= -gap_tol:
+        # the loss of a PSD metric is at least the optimum, hence at least a proved bound: one below it was not
+        # evaluated accurately in double precision (entries of M far beyond the data's scale, as near-duplicate
+        # points of two classes ask for) or belongs to a metric that is not PSD
+        return "inaccurate", (f"the loss {rounds.objective:.8g} lies below the certified bound {rounds.bound:.8g} "
+                              f"(relative gap {rounds.rgap:.2e} < -{gap_tol:g}): the metric's loss is not accurate "
+                              "in double precision")
     if rounds.repair is not None and rounds.certified and rounds.rgap <= gap_tol:
         return "optimal", (f"certified relative gap {rounds.rgap:.2e} <= {gap_tol:g} by the multiplier repair "
                            f"({rounds.repair['free']} free near-margin and {rounds.repair['fixed']} fixed triplets, "

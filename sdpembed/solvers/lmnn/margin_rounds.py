@@ -96,7 +96,9 @@ def best_scale(instance: LMNNInstance, M: np.ndarray, smallest: float = 0.5) -> 
              + instance.mu * (float(c[~falling].sum()) + float(c_falling[later].sum())))
     slopes = slope - instance.mu * np.cumsum(c_falling[later])       # just after each later breakpoint
     if slope >= 0.0 or slopes.size == 0:
-        return float(smallest) if slope >= 0.0 else float(breaks[-1])
+        # a negative slope with no breakpoint left is tr(MP) < 0, the rounding of a PSD M (near-duplicate points):
+        # no scale is better than another there
+        return float(smallest) if slope >= 0.0 or breaks.size == 0 else float(breaks[-1])
     return float(breaks[later][int(np.argmax(slopes >= 0.0))])
 
 

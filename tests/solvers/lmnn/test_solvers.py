@@ -162,6 +162,66 @@ def test_a_tiny_optimum_is_certified_against_the_loss_unit(case):
     assert strict.status == "inaccurate" and strict.objective - strict.dual_bound > 1e-12 * inst.mu
 
 
+#: Eight points in three clusters of near-duplicates (1e-9 apart) shared by both classes (review r23 fuzz): an
+#: impostor 1e-9 from a target is pushed past the margin only by a metric of ~1e18, whose loss double precision
+#: cannot evaluate — the single-metric solve returned a loss of -1229, the multi-metric one -0.105 (seed 34), both
+#: below their certified bound 0 and both called optimal.
+NEAR_DUPLICATE_CLASSES = {
+    "single": ([[0.28147110270668296, 1.2824812344872434], [0.28147110208642306, 1.2824812340411194],
+                [0.2824518257001153, 0.8060195259209749], [0.28147110276616094, 1.2824812333628017],
+                [0.28147110068653436, 1.282481234641571], [0.2824518249233902, 0.8060195263183606],
+                [0.28245182490793214, 0.806019527308951], [-1.715945950250411, -0.27915150563369734]],
+               [1, 1, 0, 1, 1, 0, 0, 0]),
+    "multi": ([[-0.8793663654643367, -1.0080283314251552], [-0.8793663667589671, -1.0080283304074977],
+               [0.614680388965673, 0.4904031184350013], [-0.11826438745857167, -0.7192432630384323],
+               [-0.8793663666773126, -1.0080283312662635], [-0.8793663651856151, -1.0080283320754777],
+               [0.19510709042284782, -0.609314486371823], [-0.8793663666718584, -1.0080283320138508]],
+              [1, 1, 0, 1, 1, 0, 0, 0]),
+}
+
+
+#: Review r23 fuzz (seed 1883): one class of 14 points within 4e-16 of each other, the other spread, at scale 2^-100.
+#: The direct path's best_scale met a negative slope (tr(MP) < 0, the rounding of a metric on the near-duplicate
+#: class) with no breakpoint to stop at and raised IndexError on its empty list of breakpoints.
+NEAR_DUPLICATE_CLASS = (
+    [[-0.9529185293769572, 0.04456375273817863], [-0.9529185293769573, 0.04456375273817899], [-0.9529185293769572,
+     0.04456375273817913], [0.6331598957369023, -1.2248000123937757], [-0.952918529376957, 0.04456375273817903],
+     [-0.9529185293769573, 0.04456375273817903], [0.4168999132629287, -0.04600154434053358], [-0.9529185293769573,
+     0.04456375273817901], [-0.952918529376957, 0.044563752738179], [0.33504820448413797, 0.40015898805288297],
+     [-0.9529185293769573, 0.04456375273817886], [0.312297568956583, 0.5241690522373063], [0.7677447761632025,
+     -1.9584006030104157], [0.615455431180531, -1.128295816573521], [0.43668221750202163, -0.15383171090596423],
+     [0.33569826531297486, 0.39661561076963275], [0.5893018114893874, -0.9857366316828176], [0.5018152782001098,
+     -0.5088615749251438], [0.1409372348786267, 1.4582267405130243], [-0.9529185293769571, 0.04456375273817898],
+     [0.3858022265987428, 0.12350695640187016], [-0.9529185293769571, 0.04456375273817884], [-0.9529185293769573,
+     0.04456375273817889], [-0.952918529376957, 0.04456375273817892], [0.41945981742042987,
+     -0.05995517119606487]],
+    [1, 1, 1, 0, 1, 1, 0, 1, 1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 1, 1, 1, 0])
+
+
+def test_the_direct_path_survives_a_ray_without_breakpoints():
+    X, y = (np.array(a) for a in NEAR_DUPLICATE_CLASS)
+    inst = LMNNInstance.from_data(np.ldexp(X, -100), y, k=1, mu=0.2)
+    result = solve_lmnn_fast(inst, repair="direct")
+    assert result.status in ("optimal", "inaccurate", "max_iterations")
+    assert result.status != "optimal" or -1e-5 <= result.relative_gap <= 1e-5
+
+
+@pytest.mark.parametrize("case, repair", [("single", "fallback"), ("single", "direct"), ("multi", None)])
+def test_a_loss_below_its_certified_bound_is_never_optimal(case, repair, tmp_path):
+    # a PSD metric's loss is at least the optimum, hence at least any proved bound: a loss below the bound by more
+    # than gap_tol is a loss double precision did not evaluate (or a metric that is not PSD), never an optimum
+    X, y = (np.array(a) for a in NEAR_DUPLICATE_CLASSES[case])
+    if case == "multi":
+        inst = MultiMetricLMNNInstance.from_data(X, y, k=1, mu=0.2)
+        result = solve_multi_metric_fast(inst)
+    else:
+        inst = LMNNInstance.from_data(X, y, k=1, mu=0.2)
+        result = solve_lmnn_fast(inst, repair=repair)
+    assert result.status != "optimal" or result.relative_gap >= -1e-5, result.message
+    if result.status == "optimal":
+        assert verified_through_files(inst, result, tmp_path)
+
+
 def test_mu_zero_and_bad_options(instances):
     inst = instances["iris"]
     zero = solve_lmnn_fast(LMNNInstance(X=inst.X, y=inst.y, targets=inst.targets, mu=0.0))
