@@ -256,6 +256,50 @@ class MVUInstance(Instance):
         i, j = self.edges[:, 0], self.edges[:, 1]
         return K[i, i] + K[j, j] - 2.0 * K[i, j]
 
+    def feasible_shrink(self, edge_values: np.ndarray) -> float:
+        """The largest s ≤ 1 with s·𝒜(K)_e ≤ D_e on every edge of positive length, given ``edge_values``
+        𝒜(K) (:meth:`edge_values`), for the inequality variant; 1 for the others.
+
+        A maximiser that meets the inequalities (3.19) only to a tolerance can have an objective above
+        the optimum, so that a proved bound close to it says nothing about its distance to the optimum;
+        s·K meets them (K ⪰ 0 stays so), and bound − tr(s·K) ≥ 0 is a proved bound on its own
+        suboptimality. Edges of length 0 are met by :meth:`feasible_point` first.
+        """
+        if self.variant != "inequality":
+            return 1.0
+        a = np.asarray(edge_values, dtype=np.float64)
+        over = (a > self.sqdist) & (self.sqdist > 0)
+        return float(np.min(self.sqdist[over] / a[over])) if np.any(over) else 1.0
+
+    def feasible_point(self, K: np.ndarray) -> np.ndarray:
+        """K moved onto the inequalities (3.19) of the inequality variant (other variants: K as given).
+
+        Points joined by an edge of length 0 (duplicates) must coincide: K becomes PKP, P the orthogonal
+        projection averaging the rows of each set of points joined by such edges (PSD, centred — P1 = 1 —
+        and of trace at most tr K), and then s·PKP with s of :meth:`feasible_shrink`. Up to rounding the
+        result is feasible, so a proved bound above its objective bounds its distance to the optimum.
+        """
+        K = self._check_matrix(K)
+        if self.variant != "inequality":
+            return K
+        zero = self.sqdist <= 0
+        if np.any(zero):
+            import scipy.sparse.csgraph  # at first use (DESIGN.md, "Start-up")
+
+            joined = self.edges[zero]
+            graph = scipy.sparse.coo_matrix((np.ones(joined.shape[0]), (joined[:, 0], joined[:, 1])),
+                                            shape=(self.n, self.n))
+            _, label = scipy.sparse.csgraph.connected_components(graph, directed=False)
+            counts = np.bincount(label).astype(np.float64)
+            rows = np.zeros((counts.size, self.n))
+            np.add.at(rows, label, K)
+            PK = (rows / counts[:, None])[label]                      # P K: each row the mean of its set
+            cols = np.zeros((self.n, counts.size))
+            np.add.at(cols.T, label, PK.T)
+            K = (cols / counts[None, :])[:, label]                     # (P K) P
+            K = 0.5 * (K + K.T)
+        return K * self.feasible_shrink(self.edge_values(K))
+
     def _check_matrix(self, K: np.ndarray) -> np.ndarray:
         K = np.asarray(K, dtype=np.float64)
         if K.shape != (self.n, self.n):

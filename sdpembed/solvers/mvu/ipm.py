@@ -327,7 +327,8 @@ def solve_in_face(instance, *, basis: np.ndarray | None = None, certificate=None
     iteration = 0
     stalls = 0
     for iteration in range(1, max_iter + 1):
-        K = tau * (V @ X @ V.T)
+        # the inequality variant is judged on the K it returns: moved onto its constraints (feasible_point)
+        K = instance.feasible_point(tau * (V @ X @ V.T))
         objective = instance.objective(K)
         violation = float(instance.max_violation(K))
         # an iterate whose multipliers cannot come within EXTENDED_GOAL gap tolerances of its objective is proved in
@@ -451,7 +452,13 @@ def solve_in_face(instance, *, basis: np.ndarray | None = None, certificate=None
     if status != "optimal":
         X = best_X                                     # the iterate closest to the tolerances
         message += " (returning the iterate closest to the tolerances)"
-    K = tau * (V @ X @ V.T)
-    w, U = np.linalg.eigh(0.5 * (X + X.T))
-    Y = np.sqrt(tau) * (V @ (U * np.sqrt(np.maximum(w, 0.0))))[:, ::-1]
+    K_raw = tau * (V @ X @ V.T)
+    K = instance.feasible_point(K_raw)
+    if instance.variant == "inequality" and np.any(instance.sqdist <= 0):
+        w, U = np.linalg.eigh(K)                       # duplicates merged: K is no longer a multiple of K_raw
+        Y = (U * np.sqrt(np.maximum(w, 0.0)))[:, ::-1]
+    else:
+        w, U = np.linalg.eigh(0.5 * (X + X.T))
+        shrink = instance.feasible_shrink(instance.edge_values(K_raw))      # 1 unless inequality
+        Y = np.sqrt(shrink * tau) * (V @ (U * np.sqrt(np.maximum(w, 0.0))))[:, ::-1]
     return result(K, status, message, best_bound, best_y, iteration, {"Y": Y, "multipliers_raw": y})
