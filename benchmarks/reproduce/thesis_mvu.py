@@ -106,13 +106,14 @@ def edge_length_ratios(edges: np.ndarray, sqdist: np.ndarray, K: np.ndarray) -> 
 
 def _exact(X: np.ndarray, k: int, variant: str, *, omega: float | None = None, angles: bool = True,
            r: int = 2, method: str | None = None, time_limit: float | None = None,
-           max_iter: int | None = None) -> dict:
+           max_iter: int | None = None, cpu_time_limit: float | None = None) -> dict:
     """Exact MVU (Table 3.1) by the registry's default method (or ``method``, with an iteration cap
     ``max_iter`` when given); outputs (3.21), spectrum, certificate (the certified upper bound
     ``bound`` on the trace whatever the status), and how the edges' output lengths compare with
     their input lengths."""
     instance = MVUInstance.from_points(X, k, variant, omega=omega, angles=angles, link=True, random_state=0)
-    options = {key: value for key, value in (("time_limit", time_limit), ("max_iter", max_iter)) if value is not None}
+    options = {key: value for key, value in (("time_limit", time_limit), ("max_iter", max_iter),
+                                             ("cpu_time_limit", cpu_time_limit)) if value is not None}
     start = time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -849,3 +849,53 @@ def test_thesis_mvu_an_objective_above_the_proved_bound_is_not_printed_as_a_gap(
     assert "certified relative gap" not in text and "-1.3e-03" not in text
     assert "1.3e-03 above the proved bound" in text and "infeasible" in text and "3.3e-06" in text
     assert "certified relative gap 6.2e-05" in thesis._solve_text({**run, "relative_gap": 6.2e-5})
+
+
+class _Stop(Exception):
+    pass
+
+
+def test_the_roll_and_comb_reason_tests_limit_cpu_seconds(monkeypatch, tmp_path):
+    # a wall-clock limit made their outcome depend on the machine's load: the comb's low-rank solve and the roll's
+    # equality solve are bounded by CPU seconds of the process, the same numbers
+    from types import SimpleNamespace
+
+    from sdpembed import _deadline
+
+    thesis, reasons = load_reproduce("thesis_mvu"), load_reproduce("thesis_mvu_reasons")
+    configs = {e.key: e for e in reasons.EXPERIMENTS}
+    comb, roll = configs["fig3_15_reasons"], configs["table3_2_reasons"]
+    assert (comb.full["cpu_time_limit"], roll.full["cpu_time_limit"]) == (60.0, 900.0)
+    assert not {"time_limit"} & (set(comb.full) | set(comb.quick) | set(roll.full) | set(roll.quick))
+    seen = {}
+
+    def counts(config, teeth, methods):
+        seen["comb"] = methods
+        raise _Stop
+
+    monkeypatch.setattr(reasons, "_comb_counts", counts)
+    with pytest.raises(_Stop):
+        reasons.fig3_15_reasons(comb.quick, tmp_path / "comb.png")
+    assert seen["comb"]["lowrank"] == {"cpu_time_limit": comb.quick["cpu_time_limit"]}
+
+    def exact(X, k, variant, **options):
+        seen[variant] = options
+        if variant == "equality":
+            raise _Stop
+        return {"Y": None, "status": "optimal", "shortened": 0.0}
+
+    quality = {"continuity": 1.0, "trust": 1.0, "intersection": 1.0, "harmonic": 1.0}
+    monkeypatch.setattr(reasons, "_base", lambda: SimpleNamespace(_exact=exact, _quality=lambda *a: quality))
+    with pytest.raises(_Stop):
+        reasons.table3_2_reasons(roll.quick, tmp_path / "roll.png")
+    assert seen["equality"] == {"method": "lowrank", "cpu_time_limit": roll.quick["cpu_time_limit"]}
+    assert seen["inequality"] == {"method": "lowrank", "cpu_time_limit": None}
+    # _exact hands the CPU limit to the solver: a million CPU seconds at every reading stop it at its first check,
+    # a million wall seconds do not
+    X = np.random.default_rng(4).standard_normal((30, 3))
+    ticks = iter(np.arange(1, 10**6) * 1e6)
+    monkeypatch.setattr(_deadline, "_cpu", lambda: next(ticks))
+    assert thesis._exact(X, 5, "inequality", method="lowrank", cpu_time_limit=5.0)["status"] == "max_iterations"
+    monkeypatch.setattr(_deadline, "_cpu", lambda: 0.0)
+    monkeypatch.setattr(_deadline, "_wall", lambda: next(ticks))
+    assert thesis._exact(X, 5, "inequality", method="lowrank", cpu_time_limit=5.0)["status"] == "optimal"

@@ -11,6 +11,7 @@ import pytest
 
 from sdpembed import _deadline
 from sdpembed._deadline import Deadline, check_time_limit
+from sdpembed.problems.mvu import dual_bound
 from sdpembed.registry import solve
 from sdpembed.solvers.lmnn.fast import solve_lmnn_fast
 from sdpembed.solvers.mvu import facial
@@ -127,13 +128,72 @@ def test_a_cpu_budget_stops_on_cpu_time_and_not_on_wall_time(name, monkeypatch):
 
 def test_facial_reduction_past_its_deadline_does_not_start_the_fallback(monkeypatch):
     # the fallback interior point over all of 1⊥ used to start after the limit and run one full iteration (Table
-    # 3.2's noise-free roll, n = 2,000: 398 s CPU under a 300 s CPU limit)
-    calls = []
-    real = facial.solve_in_face
-    monkeypatch.setattr(facial, "solve_in_face", lambda *a, **kw: calls.append(kw.get("basis")) or real(*a, **kw))
-    monkeypatch.setattr(_deadline, "_wall", _still())
-    monkeypatch.setattr(_deadline, "_cpu", _jumping())
+    # 3.2's noise-free roll, n = 2,000: 398 s CPU under a 300 s CPU limit); the CPU clock runs from the first lift
+    # of the run over the face, which stops at its first check
+    calls = _clock_runs_after(monkeypatch, "lift_multipliers")
     spent = solve_mvu_facial(_facial_instance(), gap_tol=1e-5, cpu_time_limit=5.0)
     assert spent.status != "optimal"
     assert "over all of 1⊥ not tried (CPU-time limit of 5s reached)" in spent.message, spent.message
-    assert len(calls) == 1 and calls[0] is not None          # the run over the face only
+    runs = [c for c in calls if c[0] == "solve_in_face"]
+    assert len(runs) == 1 and runs[0][1] is not None          # the run over the face only
+    # nor is its final certificate lifted once more and made complementary to K's support
+    assert calls.count("lift_multipliers") == 1 and "equilibrate" not in calls, calls
+    assert "not made complementary to K's support (CPU-time limit of 5s reached)" in spent.message, spent.message
+
+
+def _clock_runs_after(monkeypatch, name: str) -> list:
+    """From the return of facial's ``name`` on, every reading of the CPU clock advances 1e6 s (still before, and
+    the wall clock always); calls of facial's steps, and solve_in_face's bases, are recorded."""
+    running, ticks, calls = [False], itertools.count(1e6, 1e6), []
+    monkeypatch.setattr(_deadline, "_wall", _still())
+    monkeypatch.setattr(_deadline, "_cpu", lambda: next(ticks) if running[0] else 0.0)
+
+    def recorded(step: str, real):
+        def wrapped(*a, **kw):
+            calls.append((step, kw.get("basis")) if step == "solve_in_face" else step)
+            out = real(*a, **kw)
+            running[0] = running[0] or step == name
+            return out
+        return wrapped
+
+    for step in ("clique_stress", "face_of_stress", "face_stress", "face_stress_dual", "lift_multipliers",
+                 "equilibrate", "solve_in_face"):
+        monkeypatch.setattr(facial, step, recorded(step, getattr(facial, step)))
+    return calls
+
+
+@pytest.mark.parametrize(("instance", "after", "said", "skipped"), [
+    (_facial_instance, "clique_stress", "after the clique stresses", "face_of_stress"),
+    (_facial_instance, "face_of_stress", "after facial-reduction step 1 (face of dimension", "face_stress"),
+    # two bodies locked by bars: a second step's face (dimension 3), where the edges determine K
+    (lambda: _bodies([8, 8], [(0, 1, 8, True)], 0)[1], "face_stress", "after facial-reduction step 2 (face of "
+     "dimension 3)", "lift_multipliers"),
+])
+def test_facial_reduction_checks_its_deadline_between_its_steps(instance, after, said, skipped, monkeypatch):
+    # a step of facial reduction at n = 2,000 can take minutes: the deadline is checked after each, and a run
+    # stopped before any face's multipliers exist returns the interior point's start over all of 1⊥ with the
+    # proved bound of its starting multipliers (before: every step ran, then the run over the face)
+    inst = instance()
+    free = solve_mvu_facial(inst, gap_tol=1e-5)
+    calls = _clock_runs_after(monkeypatch, after)
+    spent = solve_mvu_facial(inst, gap_tol=1e-5, cpu_time_limit=5.0)
+    assert spent.status == "max_iterations" and spent.iterations == 1
+    assert f"facial reduction stopped {said}" in spent.message and "CPU-time limit of 5s reached" in spent.message
+    assert skipped not in calls and calls[-1] == ("solve_in_face", None), calls
+    # a proved bound of the original SDP: re-proved from the returned multipliers, above the optimum
+    assert dual_bound(inst, spent.extra["y"])[0] == pytest.approx(spent.dual_bound, rel=1e-12)
+    assert spent.dual_bound >= free.objective * (1.0 - 1e-9)
+
+
+def test_facial_reduction_past_its_deadline_skips_equilibrate_and_keeps_the_lifts_proof(monkeypatch):
+    # the deadline passes during the lift of the locked two bodies' certificate: its proof stands, the
+    # complementarity correction (equilibrate, a sparse least-norm solve per step, then six more proofs) is skipped
+    inst = _bodies([8, 8], [(0, 1, 8, True)], 0)[1]
+    free = solve_mvu_facial(inst, gap_tol=1e-5)
+    calls = _clock_runs_after(monkeypatch, "lift_multipliers")
+    spent = solve_mvu_facial(inst, gap_tol=1e-5, cpu_time_limit=5.0)
+    assert "equilibrate" not in calls and calls.count("lift_multipliers") == 1, calls
+    assert "not made complementary to K's support: CPU-time limit of 5s reached" in spent.message, spent.message
+    assert spent.extra["determined"] and spent.objective == pytest.approx(free.objective, rel=1e-12)
+    assert dual_bound(inst, spent.extra["y"])[0] == pytest.approx(spent.dual_bound, rel=1e-12)
+    assert spent.dual_bound >= free.objective * (1.0 - 1e-9)

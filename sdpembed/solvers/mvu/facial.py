@@ -664,7 +664,10 @@ def solve_mvu_facial(
     gap_tol, feas_tol, max_iter, verbose, time_limit, blas_threads, cpu_time_limit
         As :func:`~sdpembed.solvers.mvu.ipm.solve_mvu_ipm` (``max_iter`` and the time limits bound the
         interior point over the face when the edges do not determine K in it; the time limits count from the
-        start of the facial reduction; a run that reached a time limit skips :func:`polish_in_face`).
+        start of the facial reduction and are checked between its steps too, not within one: a run stopped
+        before the reduced SDP is solved returns the starting point of the interior point over all of 1⊥ with
+        the proved bound of its starting multipliers, its message naming the last step done; a run that reached
+        a time limit skips :func:`polish_in_face` and the final certificate's :func:`equilibrate`).
     rank_tol : float
         A clique's points are affinely dependent where its Gram matrix has eigenvalues at most
         ``rank_tol`` of its largest (:func:`clique_stress`).
@@ -697,7 +700,14 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, d
     """The body of :func:`solve_mvu_facial`."""
     t0 = time.perf_counter()
     n, edges, D = instance.n, instance.edges, instance.sqdist
+
+    def spent() -> bool:
+        return deadline is not None and deadline.passed()
+
     omega, stressed = clique_stress(n, edges, D, rank_tol=rank_tol)
+    if spent():
+        return _stopped(instance, gap_tol, feas_tol, verbose, deadline, t0, "the clique stresses",
+                        {"stressed_cliques": stressed, "face_dims": []})
     face = face_of_stress(n, edges, omega, face_tol=face_tol) if stressed else None
     info = {"stressed_cliques": stressed, "face_dim": n - 1 if face is None else face.dim,
             "face_dims": [] if face is None else [face.dim],
@@ -721,6 +731,9 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, d
         proved = _proved(instance, lift_multipliers(instance, steps, y_face), goal)
         if support is None or (len(steps) == 1 and last["determined"]):
             return proved
+        if spent():                            # the lift's proof stands; equilibrate and its proofs are skipped
+            last["limit"] = deadline.reached()
+            return proved
         if not _equilibrates(steps, support, len(edges)):
             last["limit"] = _equilibrate_limit(steps, support, len(edges))
             return proved
@@ -736,6 +749,9 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, d
     Bv = face.V[edges[:, 0]] - face.V[edges[:, 1]]
     system = None
     while True:
+        if spent():                            # before a further step (the next may take minutes at n = 2,000)
+            return _stopped(instance, gap_tol, feas_tol, verbose, deadline, t0,
+                            f"facial-reduction step {len(steps)} (face of dimension {face.dim})", info)
         primal = _primal_form(face.dim, len(edges))
         if primal:
             system = _edge_system(Bv) if system is None else system
@@ -777,12 +793,18 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, d
         if primal:
             M, a, b, (_, sigma, _) = system
             if sigma[-1] > 1e-8 * sigma[0]:
+                if spent():                    # before the lift and its proofs
+                    return _stopped(instance, gap_tol, feas_tol, verbose, deadline, t0,
+                                    f"facial-reduction step {len(steps)} (the edges determine K in its face)", info)
                 last["determined"] = True
                 result = _determined(instance, face, M, a, b, certificate, gap_tol, feas_tol, t0, info, text)
                 if last["limit"] is not None:
                     result.message += f"; the multipliers were not made complementary to K's support: {last['limit']}"
                 return result
         break
+    if spent():                                # before the run over the face, whose first iterate is lifted and proved
+        return _stopped(instance, gap_tol, feas_tol, verbose, deadline, t0,
+                        f"facial-reduction step {len(steps)} (face of dimension {face.dim})", info)
     rows = independent_rows(Bv)
     info["independent_edges"] = int(rows.size)
 
@@ -796,7 +818,9 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, d
                            feas_tol=feas_tol, max_iter=max_iter, verbose=verbose, deadline=deadline, t0=t0,
                            method="facial", rows=rows)
     text += "; the edges leave K free in the face (solved by the interior point there)"
-    if result.status != "optimal" and last["y_face"] is not None:
+    if result.status != "optimal" and last["y_face"] is not None and spent():
+        text += f"; the last multipliers were not made complementary to K's support ({deadline.reached()})"
+    elif result.status != "optimal" and last["y_face"] is not None:
         # the last reduced multipliers made complementary to the returned K's support, lifted and proved once more
         support = _support(result.solution, face.V)
         bound, y = certificate(last["y_face"], support=support)
@@ -841,6 +865,19 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, d
             result = _pair(instance, _primal(instance, polished, result), result.dual_bound, result.extra["y"],
                            result.iterations, gap_tol, feas_tol, t0)
     return _annotate(result, text, {**info, "determined": False})
+
+
+def _stopped(instance, gap_tol: float, feas_tol: float, verbose, deadline: Deadline, t0: float, after: str,
+             info: dict) -> SolveResult:
+    """The result of a run whose deadline passed during facial reduction, ``after`` the step named: no multipliers
+    of a face exist yet, so the interior point over all of 1⊥ is started, and its first check of the passed deadline
+    returns its starting point with the proved bound of its starting multipliers (a bound of the original SDP; one
+    iterate costs no Schur complement)."""
+    result = solve_in_face(instance, gap_tol=gap_tol, feas_tol=feas_tol, max_iter=1, verbose=verbose,
+                           deadline=deadline, t0=t0, method="facial")
+    text = (f"; facial reduction stopped after {after} ({deadline.reached()}): the interior point over all of 1⊥ "
+            "returned its starting point and the proved bound of its starting multipliers")
+    return _annotate(result, text, {"face_dim": instance.n - 1, **info, "determined": False})
 
 
 def polish_in_face(instance, V: np.ndarray, K: np.ndarray, *, rows: np.ndarray | None = None,

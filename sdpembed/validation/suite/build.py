@@ -174,10 +174,10 @@ def _build_case(case: SuiteCase, previous: SuiteEntry | None, compare: bool,
                 changed = str(exc)
             if changed:
                 reasons.append(f"the regenerated instance differs from the stored file: {changed}")
-            if not relative_difference(truth.optimum, previous.optimum) <= AGREEMENT_TOL:
+            moved = relative_difference(truth.optimum, previous.optimum, float(instance.objective_unit))
+            if not moved <= AGREEMENT_TOL:
                 reasons.append(f"the stored optimum no longer agrees: stored {previous.optimum!r}, certified now "
-                               f"{truth.optimum!r} (relative difference "
-                               f"{relative_difference(truth.optimum, previous.optimum):.2e} > {AGREEMENT_TOL:g})")
+                               f"{truth.optimum!r} (relative difference {moved:.2e} > {AGREEMENT_TOL:g})")
     certifiers, rejected = [asdict(c) for c in truth.certifiers], [asdict(c) for c in truth.rejected]
     record = BuildRecord(
         name=case.name, problem=case.problem, group=case.group, size=case.size, ok=not reasons,

@@ -3,8 +3,12 @@
 An instance enters the reference suite (:mod:`sdpembed.validation.suite`) only when two independent
 solvers end ``optimal`` (each judged by its own certificate, never the solver's word; a run that ends
 ``inaccurate`` is never counted), their objectives agree to :data:`AGREEMENT_TOL` relative to
-max(|f*|, 1), and the best dual bound they built is within :data:`GAP_TOL` of the stored optimum
-(the objective of the CVXPY certifier, Clarabel's unless it had to be replaced by SCS). The
+max(|f*|, u_f), and the best dual bound they built is within :data:`GAP_TOL` of the stored optimum
+(the objective of the CVXPY certifier, Clarabel's unless it had to be replaced by SCS), in the same
+units. u_f is the instance's ``objective_unit`` (a power of two: 1 where the objective does not scale
+with the data, the data's scale for MVU), the floor below which ``sdpembed verify``
+(:func:`~sdpembed.validation.certify.certify`) measures an objective error absolutely, so an instance far from
+unit scale is built and graded at its own scale. The
 certifiers of :data:`CERTIFIERS` are tried in order until two have ended ``optimal``, so a
 release of one solver that ends ``inaccurate`` on an instance does not stop its certification.
 The agreement tolerance is a tenth of the objective tolerance of a pass (1e-4), so a correct
@@ -32,11 +36,11 @@ __all__ = [
     "relative_difference",
 ]
 
-#: Largest relative disagreement max(|f₁ − f₂|) / max(|f*|, 1) between the certifying solvers, and
-#: between a rebuilt optimum and the stored one.
+#: Largest relative disagreement max(|f₁ − f₂|) / max(|f*|, u_f) between the certifying solvers, and
+#: between a rebuilt optimum and the stored one (u_f the instance's ``objective_unit``).
 AGREEMENT_TOL = 1e-5
 
-#: Largest certified relative gap |f* − best dual bound| / max(|f*|, 1) of a stored optimum.
+#: Largest certified relative gap |f* − best dual bound| / max(|f*|, u_f) of a stored optimum.
 GAP_TOL = 1e-5
 
 #: Clarabel's settings for the suite: its KKT solves refined to 1e-15 (default 1e-13 relative, 1e-12
@@ -63,9 +67,10 @@ CERTIFIERS: tuple[tuple[str | None, str | None, dict[str, Any]], ...] = (
 )
 
 
-def relative_difference(a: float, reference: float) -> float:
-    """|a − reference| / max(|reference|, 1): how optima are compared throughout the suite."""
-    return abs(a - reference) / max(abs(reference), 1.0)
+def relative_difference(a: float, reference: float, unit: float = 1.0) -> float:
+    """|a − reference| / max(|reference|, ``unit``): how optima are compared throughout the suite, ``unit`` the
+    instance's ``objective_unit`` u_f (a power of two, as in :func:`~sdpembed.validation.certify.certify`)."""
+    return abs(a - reference) / max(abs(reference), unit)
 
 
 @dataclass(frozen=True)
@@ -149,10 +154,12 @@ def certify_optimum(instance: Any) -> CertifiedOptimum:
     pool = optimal or rejected
     optimum = pool[0].objective
     sign = 1.0 if get_problem(instance.problem).sense == "min" else -1.0
+    unit = float(instance.objective_unit)
     bounds = [sign * c.dual_bound for c in pool if np.isfinite(c.dual_bound)]
     bound = sign * max(bounds) if bounds else float("nan")
-    gap = sign * (optimum - bound) / max(abs(optimum), 1.0) if bounds else float("nan")
-    agreement = max(relative_difference(c.objective, optimum) for c in pool) if np.isfinite(optimum) else float("nan")
+    gap = sign * (optimum - bound) / max(abs(optimum), unit) if bounds else float("nan")
+    agreement = (max(relative_difference(c.objective, optimum, unit) for c in pool) if np.isfinite(optimum)
+                 else float("nan"))
     reasons = []
     if len(optimal) < 2:
         reasons.append(f"{len(optimal)} solver(s) ended 'optimal', two independent ones are needed: " + "; ".join(
