@@ -832,7 +832,7 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, d
             result = _pair(instance, result, bound, y, result.iterations, gap_tol, feas_tol, t0)
     if result.status != "optimal" and len(edges) <= FALLBACK_MAX_EDGES and deadline is not None \
             and deadline.passed():
-        # the fallback's first iteration alone can cost minutes (n = 2,000: 100 s CPU past a 300 s limit)
+        # the fallback's first iteration alone (a Schur complement over all edges) can take minutes at large n
         text += f"; the interior point over all of 1⊥ not tried ({deadline.reached()})"
     elif result.status != "optimal" and len(edges) <= FALLBACK_MAX_EDGES:
         # the face need not be the minimal one, and the interior point over it can break down where
