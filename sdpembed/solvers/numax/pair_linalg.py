@@ -468,6 +468,10 @@ class SpanCoordinates:
     coordinates C = (X − x̄)Q and the residuals ρ = (X − x̄) − CQᵀ of all the points, computed
     once: the centred points of a pair set have the coordinates C[rows] − mean(C[rows]) (Q is
     linear), and the residual of a secant is (ρ_i − ρ_j)/d, so (‖ρ_i‖ + ‖ρ_j‖)/d bounds it.
+    Successive operators on the same points (the same centred coordinates, bit for bit) share their
+    Gram matrix H = C_a C_aᵀ, from which their rows of 𝒜𝒜* come
+    (:func:`~sdpembed.solvers.numax.least_squares.secant_cosines`): it is computed once, not in every
+    round.
 
     Parameters
     ----------
@@ -483,6 +487,9 @@ class SpanCoordinates:
         centred = self.X - self.X.mean(axis=0)
         self.coordinates = centred @ basis
         self.residual_norms = np.linalg.norm(centred - self.coordinates @ basis.T, axis=1)
+        # the centred coordinates of the last operator reduced and the holder of their Gram matrix
+        # (PairSecantOperator.points_gram): the next rounds on the same points reuse it
+        self._last: tuple[np.ndarray, dict] | None = None
 
     def reduced(self, operator: PairSecantOperator, tol: float = 1e-10) -> PairSecantOperator | None:
         """``operator.in_basis(basis)`` from the stored coordinates, in O(n_a r + S r); None unless
@@ -500,7 +507,13 @@ class SpanCoordinates:
         if np.max((rho[operator.i] + rho[operator.j]) / operator.norms, initial=0.0) > tol:
             return None
         coordinates = self.coordinates[rows]
-        return operator.with_points(coordinates - coordinates.mean(axis=0))
+        points = coordinates - coordinates.mean(axis=0)
+        if self._last is not None and np.array_equal(self._last[0], points):
+            points, cell = self._last            # the same points bit for bit: their Gram matrix carries over
+        else:
+            cell = {}
+            self._last = (points, cell)
+        return operator.with_points(points, gram_cell=cell)
 
 
 def factor_in_original_coordinates(U: np.ndarray, s: np.ndarray, basis: np.ndarray | None) -> np.ndarray:
