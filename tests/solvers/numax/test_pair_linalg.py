@@ -249,6 +249,29 @@ def test_least_squares_steps_solve_the_least_squares_system(mode, rtol):
     assert steps.doubled_at == (steps.period if mode == "mixed" else None)
 
 
+@pytest.mark.parametrize("mode", ["mixed", "cholesky-single"])
+def test_least_squares_steps_keep_the_cosines_they_squared_for_a_polish(mode):
+    """With ``keep_cosines`` the single-precision factor of a fresh I + 𝒜𝒜* is the same, bit for bit, and the
+    VVᵀ it squared is handed to the polish (the same array secant_cosines makes, once; then made again)."""
+    op = _random_pairs(digits_points(40), 300)
+    rhs = np.random.default_rng(4).standard_normal(op.n_constraints)
+    plain, keeping = LeastSquaresSteps(op, mode, None), LeastSquaresSteps(op, mode, None, keep_cosines=True)
+    assert plain.cosines is None and keeping.cosines is not None
+    np.testing.assert_array_equal(keeping.cholesky.factor, plain.cholesky.factor)
+    np.testing.assert_array_equal(keeping(rhs, 1), plain(rhs, 1))
+    made = secant_cosines(op, 0, np.float32, lower=True)
+    kept = keeping.cosines
+    assert keeping.take_cosines() is kept and keeping.cosines is None
+    np.testing.assert_array_equal(np.tril(kept), np.tril(made))
+    np.testing.assert_array_equal(np.tril(keeping.take_cosines()), np.tril(made))     # taken: made again
+    again = LeastSquaresSteps(op, mode, None, keep_cosines=True)
+    if mode == "mixed":                                 # to double precision: the kept array is let go
+        again.to_double(1)
+        assert again.cosines is None
+    # an inverse is never made from kept cosines
+    assert LeastSquaresSteps(op, "inverse", None, keep_cosines=True).cosines is None
+
+
 def test_range_corrected_multipliers_make_the_adjoint_the_identity_on_the_range():
     """y + Δy with Uᵀ𝒜*(y + Δy)U = I, Δy_k = |y_k| w_kᵀΘw_k (w_k = Uᵀv_k): against the k(k+1)/2
     equations in Θ solved densely, with 𝒜* from the explicit secant rows."""
