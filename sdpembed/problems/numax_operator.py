@@ -120,6 +120,7 @@ class PairSecantOperator(SecantOperator):
             self.norms[block] = np.linalg.norm(self.points[self.i[block]] - self.points[self.j[block]], axis=1)
         if np.any(self.norms == 0.0):
             raise ValueError("every pair must join two distinct points (a zero secant has no direction)")
+        self._gram_cell: dict = {}
 
     @cached_property
     def V(self) -> np.ndarray:
@@ -165,6 +166,18 @@ class PairSecantOperator(SecantOperator):
             out += (self.short_rows.T * y[self.short]) @ self.short_rows
         return 0.5 * (out + out.T)
 
+    def points_gram(self, hold: bool = True) -> np.ndarray:
+        """H = X_a X_aᵀ (n_a, n_a), the Gram matrix of the (centred) points: the one held if there is one
+        (shared with the operators made by :meth:`with_points` on the same points array and its
+        ``gram_cell``), else made — and, with ``hold``, held, read-only, for the later calls."""
+        H = self._gram_cell.get("H")
+        if H is None:
+            H = self.points @ self.points.T
+            if hold:
+                H.flags.writeable = False
+                self._gram_cell["H"] = H
+        return H
+
     @cached_property
     def short(self) -> np.ndarray:
         """The indices of the short pairs (``SHORT_PAIR_RATIO``), whose terms the routes through the points
@@ -187,10 +200,12 @@ class PairSecantOperator(SecantOperator):
         # the rows through the points: O(n_a N r) rather than O(S N r) for V @ basis
         return self.with_points(self.points @ basis)
 
-    def with_points(self, points: np.ndarray) -> PairSecantOperator:
+    def with_points(self, points: np.ndarray, gram_cell: dict | None = None) -> PairSecantOperator:
         """The same pairs, with their original lengths, on other coordinates ``points`` (n_a, r) of the same
         centred points (in the order of ``points``, e.g. in a basis of their span); its rows ``V`` are
-        made when first read, as :class:`PairSecantOperator`'s."""
+        made when first read, as :class:`PairSecantOperator`'s. ``gram_cell``, the holder of the
+        :meth:`points_gram` of another operator on this very ``points`` array, shares that Gram matrix."""
         out = PairSecantOperator.__new__(PairSecantOperator)
         out.points, out.i, out.j, out.norms, out.rows = points, self.i, self.j, self.norms, self.rows
+        out._gram_cell = {} if gram_cell is None else gram_cell
         return out

@@ -81,7 +81,6 @@ from .admm_control import (
     check_bundle,
 )
 from .factor_polish import polish_with_system, polished_objective_estimate
-from .least_squares import secant_cosines
 from .pair_linalg import (
     ImplicitMatrix,
     LeastSquaresSteps,
@@ -364,7 +363,7 @@ def pair_trace_admm(
     r = op.dim
     geom = PairGeometry(op)
     announce_setup(verbose, S, r)
-    steps = LeastSquaresSteps(op, numerics.least_squares, warm_start, basis)
+    steps = LeastSquaresSteps(op, numerics.least_squares, warm_start, basis, keep_cosines=numerics.polish)
     same_basis = warm_start is not None and (warm_start.basis is basis or (
         basis is not None and warm_start.basis is not None and np.array_equal(warm_start.basis, basis)))
     if warm_start is not None:
@@ -551,7 +550,7 @@ def pair_trace_admm(
                 if rgap <= gap_tol and relative_gap(polished_objective_estimate(
                         objective, AP, lo, hi, y_bound, reach), bound) <= gap_tol:
                     polished, system = polish_with_system(op.V, U_P * np.sqrt(s_P), lo, hi, tol=0.5 * feas_tol,
-                                                          cosines=lambda: secant_cosines(op, 0, np.float32, lower=True),
+                                                          cosines=steps.take_cosines,
                                                           system=retry_system, multipliers=y_bound, reach=reach)
                     polish_failures += polished is None
                     retry_system = system if polished is not None else None

@@ -242,9 +242,12 @@ def secant_cosines(op: SecantOperator, start: int = 0, dtype=np.float64, lower: 
         V = op.V if dtype == np.float64 else op.V.astype(dtype)
         return V[start:] @ V.T
     points, inv_d = op.points, 1.0 / op.norms
-    H = points @ points.T
+    # H is held by the operator for its later calls (and those of the next rounds on the same points,
+    # SpanCoordinates) when it is small beside the S × S arrays made here (n_a ≤ S/3: its n_a² doubles are
+    # under a quarter of S² singles); otherwise it is freed before the S × S result is made
+    H = op.points_gram(hold=3 * points.shape[0] <= S)
     # Aᵀ (n_a, S − start): column k is (H_{i_k ·} − H_{j_k ·}) / d_k = (v_kᵀx_a)_a, made a block of
-    # columns at a time (no (S − start) × n_a temporaries), and H freed before the S × S result is made
+    # columns at a time (no (S − start) × n_a temporaries)
     At = np.empty((points.shape[0], S - start), dtype=dtype)
     for first in range(start, S, 1024):
         block = slice(first, min(first + 1024, S))

@@ -43,6 +43,7 @@ from .least_squares import (
     extend_gram,
     extension_is_cheaper,
     gram_rows,
+    secant_cosines,
 )
 
 __all__ = [
@@ -328,11 +329,16 @@ class LeastSquaresSteps:
     The factor of a warm start (``warm_start.factor``) is taken from it: the state no longer holds
     it, and it is freed as soon as it has been block-updated (:func:`extend_factor`) or found
     unfit, so that a round never holds its predecessor's S × S factor beside its own.
+
+    With ``keep_cosines``, a single-precision factor of an 𝒜𝒜* computed afresh keeps the VVᵀ it squared
+    (one more S × S single-precision array) for the normal matrix of a polish (:meth:`take_cosines`,
+    :func:`~sdpembed.solvers.numax.factor_polish.polish_with_system`), which would otherwise compute it again.
     """
 
     def __init__(self, op: PairSecantOperator, mode: str, warm_start: ADMMState | None,
-                 basis: np.ndarray | None = None) -> None:
+                 basis: np.ndarray | None = None, keep_cosines: bool = False) -> None:
         self.op, self.period = op, max(50, op.n_constraints // 25)
+        self.cosines: np.ndarray | None = None
         known_inverse = None if warm_start is None else warm_start.K_inv
         single = mode in ("mixed", "cholesky-single")
         self.K_inv: np.ndarray | None = None
@@ -357,10 +363,15 @@ class LeastSquaresSteps:
         # afresh and factorised in place (no S × S copy, none kept for the next run)
         inverse = mode == "inverse" or (mode == "auto" and known_inverse is not None)
         # a factorisation reads the lower triangle only
-        self.gram = (gram_rows(op, 0, np.float32 if single else np.float64, lower=not inverse) if self.fresh else
-                     extend_gram(op, None if warm_start is None else warm_start.gram,
-                                 np.float32 if single else np.float64,
-                                 kept=None if warm_start is None else warm_start.gram_kept))
+        if keep_cosines and self.fresh and single and not inverse:
+            # VVᵀ kept for a polish's normal matrix (take_cosines), which would otherwise make it again
+            self.cosines = secant_cosines(op, 0, np.float32, lower=True)
+            self.gram = np.square(self.cosines, order="F")          # as gram_rows: the squares of VVᵀ
+        else:
+            self.gram = (gram_rows(op, 0, np.float32 if single else np.float64, lower=not inverse) if self.fresh else
+                         extend_gram(op, None if warm_start is None else warm_start.gram,
+                                     np.float32 if single else np.float64,
+                                     kept=None if warm_start is None else warm_start.gram_kept))
         # "auto": the factor is inverted once the extra cost of its triangular solves (≈ one symv
         # each) has added up to that of potri (≈ S³ flops against 2S² a solve)
         if inverse:
@@ -404,6 +415,13 @@ class LeastSquaresSteps:
             return extend_factor(previous, kept, None, operator=self.op)
         return extend_factor(previous, kept, self.op.unit_secants(slice(n_kept, None)))
 
+    def take_cosines(self) -> np.ndarray:
+        """VVᵀ of the secants in single precision, its lower triangle (as
+        :func:`~sdpembed.solvers.numax.least_squares.secant_cosines` with ``lower``): the one kept when
+        I + 𝒜𝒜* was factorised (``keep_cosines``), handed over — the caller may overwrite it — or made."""
+        cosines, self.cosines = self.cosines, None
+        return secant_cosines(self.op, 0, np.float32, lower=True) if cosines is None else cosines
+
     def __call__(self, rhs: np.ndarray, iteration: int) -> np.ndarray:
         if iteration == self.next_switch:
             if self.refinable:
@@ -417,6 +435,7 @@ class LeastSquaresSteps:
         if self.refinable:
             self.refinable, self.doubled_at = False, iteration
             self.cholesky = None                    # freed before the double-precision 𝒜𝒜* is made
+            self.cosines = None                     # as is a kept VVᵀ: the peak stays two S × S arrays
             self.gram = (gram_rows(self.op, 0, np.float64, lower=True) if self.fresh
                          else extend_gram(self.op, None, np.float64))
             self.cholesky = self._factorise(False)
@@ -468,6 +487,10 @@ class SpanCoordinates:
     coordinates C = (X − x̄)Q and the residuals ρ = (X − x̄) − CQᵀ of all the points, computed
     once: the centred points of a pair set have the coordinates C[rows] − mean(C[rows]) (Q is
     linear), and the residual of a secant is (ρ_i − ρ_j)/d, so (‖ρ_i‖ + ‖ρ_j‖)/d bounds it.
+    Successive operators on the same points (the same centred coordinates, bit for bit) share their
+    Gram matrix H = C_a C_aᵀ, from which their rows of 𝒜𝒜* come
+    (:func:`~sdpembed.solvers.numax.least_squares.secant_cosines`): it is computed once, not in every
+    round.
 
     Parameters
     ----------
@@ -483,6 +506,9 @@ class SpanCoordinates:
         centred = self.X - self.X.mean(axis=0)
         self.coordinates = centred @ basis
         self.residual_norms = np.linalg.norm(centred - self.coordinates @ basis.T, axis=1)
+        # the centred coordinates of the last operator reduced and the holder of their Gram matrix
+        # (PairSecantOperator.points_gram): the next rounds on the same points reuse it
+        self._last: tuple[np.ndarray, dict] | None = None
 
     def reduced(self, operator: PairSecantOperator, tol: float = 1e-10) -> PairSecantOperator | None:
         """``operator.in_basis(basis)`` from the stored coordinates, in O(n_a r + S r); None unless
@@ -500,7 +526,13 @@ class SpanCoordinates:
         if np.max((rho[operator.i] + rho[operator.j]) / operator.norms, initial=0.0) > tol:
             return None
         coordinates = self.coordinates[rows]
-        return operator.with_points(coordinates - coordinates.mean(axis=0))
+        points = coordinates - coordinates.mean(axis=0)
+        if self._last is not None and np.array_equal(self._last[0], points):
+            points, cell = self._last            # the same points bit for bit: their Gram matrix carries over
+        else:
+            cell = {}
+            self._last = (points, cell)
+        return operator.with_points(points, gram_cell=cell)
 
 
 def factor_in_original_coordinates(U: np.ndarray, s: np.ndarray, basis: np.ndarray | None) -> np.ndarray:

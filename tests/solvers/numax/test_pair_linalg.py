@@ -5,6 +5,7 @@ import pytest
 
 from sdpembed.problems.numax_operator import PairSecantOperator
 from sdpembed.secants import pair_count, pairs_from_linear_index
+from sdpembed.solvers.numax.least_squares import gram_rows, secant_cosines
 from sdpembed.solvers.numax.pair_linalg import (
     ImplicitMatrix,
     LeastSquaresSteps,
@@ -91,6 +92,41 @@ def test_span_coordinates_give_the_operator_in_the_basis():
     assert span.reduced(_random_pairs(X[:45] * 1.001, 300)) is None
     assert SpanCoordinates(X, basis[:, :8]).reduced(op) is None
     assert holds_secants(op, basis) and not holds_secants(op, basis[:, :8])
+
+
+def test_span_coordinates_share_the_points_gram_matrix_of_operators_on_the_same_points():
+    """Operators reduced on the same points (column generation's rounds) share the points' Gram matrix: computed
+    once, it gives the rows of VVᵀ and 𝒜𝒜* bit for bit as a recomputed one, short pairs (near-duplicate points,
+    their rows from their secants) included; operators on other points get their own."""
+    rng = np.random.default_rng(11)
+    X = rng.standard_normal((45, 9)) + 2.0
+    X[40:] = X[:5] + 1e-9 * rng.standard_normal((5, 9))                     # near-duplicates: short pairs
+    span = SpanCoordinates(X, np.eye(9))                                    # exact coordinates, no residual
+    every = np.flatnonzero(np.ones(pair_count(45)))
+    first = PairSecantOperator(X, *pairs_from_linear_index(every, 45))
+    later = PairSecantOperator(X, *pairs_from_linear_index(np.sort(rng.permutation(every)[:700]), 45))
+    one, two = span.reduced(first), span.reduced(later)
+    assert np.array_equal(one.rows, two.rows) and two.short.size
+    assert not one._gram_cell
+    secant_cosines(one, 0, np.float32, lower=True)                          # holds H (45 points, 990 pairs)
+    H = one.points_gram(hold=False)
+    assert two.points is one.points and two.points_gram(hold=False) is H and not H.flags.writeable
+    for dtype in (np.float64, np.float32):
+        for start in (0, 650):
+            fresh = later.with_points(two.points.copy())                      # its own Gram matrix
+            np.testing.assert_array_equal(secant_cosines(two, start, dtype), secant_cosines(fresh, start, dtype))
+            np.testing.assert_array_equal(gram_rows(two, start, dtype), gram_rows(fresh, start, dtype))
+            assert fresh.points_gram(hold=False) is not H
+    V = two.V
+    np.testing.assert_allclose(secant_cosines(two), V @ V.T, rtol=0, atol=1e-12)
+    # pairs among fewer points: other centred coordinates, another Gram matrix
+    fewer = span.reduced(_random_pairs(X[:30], 200))
+    np.testing.assert_allclose(secant_cosines(fewer), fewer.V @ fewer.V.T, rtol=0, atol=1e-12)
+    assert fewer.points_gram(hold=False) is not H and fewer.points_gram(hold=False).shape == (30, 30)
+    # pairs among more points than a third of their number: H is not held (n_a² doubles beside S² singles)
+    sparse = span.reduced(_random_pairs(X, 100, seed=2))
+    secant_cosines(sparse)
+    assert sparse.points.shape[0] * 3 > 100 and not sparse._gram_cell
 
 
 def _shrink_problem(seed):
@@ -211,6 +247,29 @@ def test_least_squares_steps_solve_the_least_squares_system(mode, rtol):
     np.testing.assert_allclose(K @ later, rhs, rtol=later_rtol, atol=later_rtol * np.abs(rhs).max())
     assert (steps.K_inv is not None) == (mode in ("inverse", "auto"))
     assert steps.doubled_at == (steps.period if mode == "mixed" else None)
+
+
+@pytest.mark.parametrize("mode", ["mixed", "cholesky-single"])
+def test_least_squares_steps_keep_the_cosines_they_squared_for_a_polish(mode):
+    """With ``keep_cosines`` the single-precision factor of a fresh I + 𝒜𝒜* is the same, bit for bit, and the
+    VVᵀ it squared is handed to the polish (the same array secant_cosines makes, once; then made again)."""
+    op = _random_pairs(digits_points(40), 300)
+    rhs = np.random.default_rng(4).standard_normal(op.n_constraints)
+    plain, keeping = LeastSquaresSteps(op, mode, None), LeastSquaresSteps(op, mode, None, keep_cosines=True)
+    assert plain.cosines is None and keeping.cosines is not None
+    np.testing.assert_array_equal(keeping.cholesky.factor, plain.cholesky.factor)
+    np.testing.assert_array_equal(keeping(rhs, 1), plain(rhs, 1))
+    made = secant_cosines(op, 0, np.float32, lower=True)
+    kept = keeping.cosines
+    assert keeping.take_cosines() is kept and keeping.cosines is None
+    np.testing.assert_array_equal(np.tril(kept), np.tril(made))
+    np.testing.assert_array_equal(np.tril(keeping.take_cosines()), np.tril(made))     # taken: made again
+    again = LeastSquaresSteps(op, mode, None, keep_cosines=True)
+    if mode == "mixed":                                 # to double precision: the kept array is let go
+        again.to_double(1)
+        assert again.cosines is None
+    # an inverse is never made from kept cosines
+    assert LeastSquaresSteps(op, "inverse", None, keep_cosines=True).cosines is None
 
 
 def test_range_corrected_multipliers_make_the_adjoint_the_identity_on_the_range():
