@@ -2,11 +2,13 @@
 the interior point where it finishes.
 
 Swiss rolls of n ∈ ``--sizes`` points (noise 0.05, k = 5, angle edges — the graph of
-``benchmarks/mvu.py``, part 1), the inequality and equality variants (``--variants``): the
-low-rank solver (:func:`sdpembed.solvers.mvu.lowrank.solve_mvu_lowrank`) and the interior point
+``benchmarks/mvu.py``, part 1), the variants ``--variants`` (any of equality, inequality, slack at
+each of ``--omegas``, min_trace): the low-rank solver
+(:func:`sdpembed.solvers.mvu.lowrank.solve_mvu_lowrank`) and the interior point
 (:func:`sdpembed.solvers.mvu.ipm.solve_mvu_ipm`) up to ``--ipm-max`` points, and for the equality
 variant facial reduction (:func:`sdpembed.solvers.mvu.facial.solve_mvu_facial`) when ``--solvers`` names it, each given
-``--time-limit`` seconds and the gap tolerance ``--gap-tol`` (default 1e-6; from
+``--time-limit`` seconds of wall-clock time (0: none) and/or ``--cpu-time-limit`` seconds of CPU
+time, and the gap tolerance ``--gap-tol`` (default 1e-6; from
 ``--loose-from`` points on 1e-5, as the proof's own rounding margin
 (:func:`sdpembed.problems.mvu.proof_margin`) is about 1e-6 at n = 2,500). Every answer is
 certified by the same proved dual bound (:func:`sdpembed.problems.mvu.dual_bound`); the table
@@ -20,6 +22,7 @@ first use.
     OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 python benchmarks/mvu_lowrank.py [--sizes 200,1000,2500]
         [--variants inequality,equality --equality-sizes 200,400] [--solvers lowrank,ipm,facial]
     ... --variants slack --omegas 0.987,0.995 --json benchmarks/results/mvu_lowrank_slack.json
+    ... --sizes 1000 --variants slack,min_trace --omegas 0.987,0.995,0.999 --time-limit 0 --cpu-time-limit 900
 """
 
 from __future__ import annotations
@@ -43,8 +46,9 @@ from sdpembed.solvers.mvu.lowrank import solve_mvu_lowrank
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def run(sizes, variants, ipm_max: int, limit: float, seed: int, gap_tol: float, loose_from: int,
-        equality_sizes=None, omegas=(0.99,), solver_names=("lowrank", "ipm")) -> list[dict]:
+def run(sizes, variants, ipm_max: int, limit: float | None, seed: int, gap_tol: float, loose_from: int,
+        equality_sizes=None, omegas=(0.99,), solver_names=("lowrank", "ipm"),
+        cpu_limit: float | None = None) -> list[dict]:
     print(f"  {'n':>5} {'E':>6} {'variant':<11} {'solver':<8} {'status':<15} {'objective':>14} {'cert. gap':>10} "
           f"{'margin':>8} {'rank':>5} {'time s':>8} {'cpu s':>8} {'load':>5}", flush=True)
     rows = []
@@ -72,7 +76,7 @@ def run(sizes, variants, ipm_max: int, limit: float, seed: int, gap_tol: float, 
             tol = gap_tol if n < loose_from else max(gap_tol, 1e-5)
             for name, solve in solvers:
                 t, cpu = time.perf_counter(), time.process_time()
-                r = solve(instance, time_limit=limit, gap_tol=tol)
+                r = solve(instance, time_limit=limit, cpu_time_limit=cpu_limit, gap_tol=tol)
                 elapsed, cpu = time.perf_counter() - t, time.process_time() - cpu
                 y = r.extra.get("y")
                 margin = proof_margin(instance, y) if y is not None and len(y) == len(D) else None
@@ -102,7 +106,10 @@ def main() -> None:
                         help="the sizes of the equality variant (default: --sizes)")
     parser.add_argument("--omegas", default="0.99", help="the slack variant's omega values")
     parser.add_argument("--ipm-max", type=int, default=1000, help="largest n the interior point is run at")
-    parser.add_argument("--time-limit", type=float, default=900.0, help="seconds per solve")
+    parser.add_argument("--time-limit", type=float, default=900.0,
+                        help="wall-clock seconds per solve (0: none, e.g. with --cpu-time-limit)")
+    parser.add_argument("--cpu-time-limit", type=float, default=None,
+                        help="CPU seconds per solve (a limit that a loaded machine does not shorten)")
     parser.add_argument("--solvers", default="lowrank,ipm",
                         help="of lowrank, ipm, facial (facial reduction: equality only)")
     parser.add_argument("--seed", type=int, default=0)
@@ -112,11 +119,13 @@ def main() -> None:
     parser.add_argument("--json", default=str(ROOT / "benchmarks" / "results" / "mvu_lowrank.json"))
     args = parser.parse_args()
     start = time.perf_counter()
-    rows = run([int(s) for s in args.sizes.split(",")], args.variants.split(","), args.ipm_max, args.time_limit,
+    rows = run([int(s) for s in args.sizes.split(",")], args.variants.split(","), args.ipm_max,
+               args.time_limit or None,
                args.seed, args.gap_tol, args.loose_from,
                None if args.equality_sizes is None else [int(s) for s in args.equality_sizes.split(",")],
-               [float(w) for w in args.omegas.split(",")], tuple(args.solvers.split(",")))
-    out = {"benchmark": "mvu_lowrank", "time_limit_s": args.time_limit, "rows": rows}
+               [float(w) for w in args.omegas.split(",")], tuple(args.solvers.split(",")), args.cpu_time_limit)
+    out = {"benchmark": "mvu_lowrank", "time_limit_s": args.time_limit or None,
+           "cpu_time_limit_s": args.cpu_time_limit, "rows": rows}
     stamp = {**report.run_stamp(), "seconds": round(time.perf_counter() - start)}
     report.write_results(args.json, out, stamp)
 
