@@ -65,6 +65,7 @@ from ...problems.lmnn import (
     check_triplets,
     lmnn_dual_bound,
     loss_unit,
+    loss_with_error,
     multi_metric_dual_bound,
     multi_metric_hinges,
     project_psd,
@@ -551,17 +552,17 @@ def solve_lmnn_fast(
     if start_returned:
         message += (f"; returned the first-order start (loss {warm.loss:.8g}), lower than the last interior-point "
                     f"iterate's {rounds.objective:.8g}")
-        rounds.Ms, rounds.objective = warm.M[None], warm.loss
-        rounds.bound = lmnn_dual_bound(instance, rounds.working, rounds.alpha, upper_bound=warm.loss)
-        rounds.rgap = relative_gap(rounds.objective, rounds.bound, loss_unit(mu))
+        rounds.Ms, rounds.objective = warm.M[None], warm.loss     # its bound and gap: _on_full below
     if keep is not None:
-        _lift(rounds, full, keep, shift, objective=lambda Ms: full.objective(Ms[0]),
-              bound=lambda triplets, alpha, objective: lmnn_dual_bound(full, triplets, alpha, upper_bound=objective))
-        if status == "optimal" and not -options.gap_tol <= rounds.rgap <= options.gap_tol:
-            # the status was decided on the span's coordinates; the full instance's loss and bound decide it
-            status = "inaccurate"
-            message += (f"; on the full instance the certified relative gap is {rounds.rgap:.2e}, outside "
-                        f"+-gap_tol = {options.gap_tol:g}")
+        _lift(rounds, full, keep, shift)
+    error = _on_full(rounds, full,
+                     lambda triplets, alpha, upper: lmnn_dual_bound(full, triplets, alpha, upper_bound=upper))
+    if status == "optimal" and not -options.gap_tol <= rounds.rgap <= options.gap_tol:
+        # the status was decided on the rounds' values (rounded, on the span's coordinates); the full instance's
+        # loss with its rounding bound and the bound decide it
+        status = "inaccurate"
+        message += (f"; on the full instance, with the loss's rounding bound {error:.3g}, the certified relative gap "
+                    f"is {rounds.rgap:.2e}, outside +-gap_tol = {options.gap_tol:g}")
     M = rounds.Ms[0]
     objective, bound, rgap, working, out = rounds.objective, rounds.bound, rounds.rgap, rounds.working, rounds.out
     if start_returned:
@@ -655,15 +656,25 @@ def _on_span(instance):
     return reduced, (keep if keep.size not in (0, instance.dim) else np.arange(instance.dim)), shift
 
 
-def _lift(rounds: _Rounds, full, keep: np.ndarray, shift: int, *, objective, bound) -> None:
+def _lift(rounds: _Rounds, full, keep: np.ndarray, shift: int) -> None:
     """Pad the metrics solved on the coordinates ``keep`` (of points scaled by 2^-``shift``) with zeros, scaled by
-    2^-2·``shift``, and recompute their loss and certificate on the full instance (the triplets and multipliers
-    are the same)."""
+    2^-2·``shift``: metrics of the full instance (``_full_certificate`` evaluates them there)."""
     Ms = np.zeros((rounds.Ms.shape[0], full.dim, full.dim))
     Ms[:, keep[:, None], keep[None, :]] = np.ldexp(rounds.Ms, -2 * shift)
-    rounds.Ms, rounds.objective = Ms, objective(Ms)
-    rounds.bound = bound(rounds.working, rounds.alpha, rounds.objective)
-    rounds.rgap = relative_gap(rounds.objective, rounds.bound, loss_unit(full.mu))
+    rounds.Ms = Ms
+
+
+def _on_full(rounds: _Rounds, full, bound) -> float:
+    """Set the rounds' loss, bound and gap to those of their metrics on the full instance, and return the loss's
+    proved rounding bound e (:func:`~sdpembed.problems.lmnn.loss_with_error`): the bound is that of the rounds'
+    multipliers with the upper bound loss + e, the gap that of loss + e — the exact loss lies below loss + e, so
+    only that gap is proved."""
+    Ms = rounds.Ms if isinstance(full, MultiMetricLMNNInstance) else rounds.Ms[0]
+    rounds.objective, error = loss_with_error(full, Ms)
+    upper = rounds.objective + error
+    rounds.bound = bound(rounds.working, rounds.alpha, upper)
+    rounds.rgap = relative_gap(upper, rounds.bound, loss_unit(full.mu))
+    return error
 
 
 def _status(rounds: _Rounds, options: RoundOptions, deadline: Deadline | None = None) -> tuple[str, str]:
@@ -753,9 +764,9 @@ def solve_multi_metric_fast(problem: MultiMetricLMNNInstance, **options: Any) ->
         options=options,
     )
     if keep is not None:
-        _lift(rounds, full, keep, shift, objective=full.objective,
-              bound=lambda triplets, alpha, objective: multi_metric_dual_bound(full, triplets, alpha,
-                                                                               upper_bound=objective))
+        _lift(rounds, full, keep, shift)
+    _on_full(rounds, full,
+             lambda triplets, alpha, upper: multi_metric_dual_bound(full, triplets, alpha, upper_bound=upper))
     status, message = _status(rounds, options)
     return build_result(
         "lmnn_multi", "M", rounds.Ms, rounds.objective, rounds.bound, rgap=rounds.rgap, status=status,
