@@ -715,7 +715,8 @@ def _status(rounds: _Rounds, options: RoundOptions, deadline: Deadline | None = 
     return "inaccurate", f"certified relative gap {rounds.rgap:.2e} > gap_tol={gap_tol:g}"
 
 
-def solve_multi_metric_fast(problem: MultiMetricLMNNInstance, **options: Any) -> SolveResult:
+def solve_multi_metric_fast(problem: MultiMetricLMNNInstance, *, time_limit: float | None = None,
+                            cpu_time_limit: float | None = None, **options: Any) -> SolveResult:
     """Solve the multi-metric SDP (2.17) (one metric per class, or per group of the instance's
     ``metric_groups``) by the same interior-point method on an exact working set; the metric of a
     pair is that of its second point.
@@ -723,6 +724,10 @@ def solve_multi_metric_fast(problem: MultiMetricLMNNInstance, **options: Any) ->
     Parameters
     ----------
     problem : sdpembed.problems.lmnn.MultiMetricLMNNInstance
+    time_limit, cpu_time_limit : float, optional
+        Wall-clock and CPU seconds for the whole run (``sdpembed._deadline``), checked between rounds and
+        Newton steps as in :func:`solve_lmnn_fast`: a run past either ends ``max_iterations`` with the
+        metrics reached and the certified bound of their multipliers.
     **options
         ``tol``, ``max_rounds``, ``max_iter``, ``add_tol``, ``prune``, ``gap_tol`` and ``verbose``: as for
         :func:`solve_lmnn_fast`, with its defaults (:class:`RoundOptions`).
@@ -735,6 +740,7 @@ def solve_multi_metric_fast(problem: MultiMetricLMNNInstance, **options: Any) ->
     """
     start = time.perf_counter()
     options = RoundOptions(**options)
+    deadline = Deadline.of(time_limit, cpu_time_limit, wall_start=start)
     X, y, targets, mu = problem.X, problem.y, problem.targets, problem.mu
     n, k = targets.shape
     C, d, blk = problem.n_blocks, problem.dim, problem.block
@@ -761,13 +767,13 @@ def solve_multi_metric_fast(problem: MultiMetricLMNNInstance, **options: Any) ->
         pull=lambda Ms: float(np.sum(P * Ms)),
         bound=lambda triplets, alpha, objective: multi_metric_dual_bound(problem, triplets, alpha,
                                                                          upper_bound=objective),
-        options=options,
+        options=options, deadline=deadline,
     )
     if keep is not None:
         _lift(rounds, full, keep, shift)
     _on_full(rounds, full,
              lambda triplets, alpha, upper: multi_metric_dual_bound(full, triplets, alpha, upper_bound=upper))
-    status, message = _status(rounds, options)
+    status, message = _status(rounds, options, deadline)
     return build_result(
         "lmnn_multi", "M", rounds.Ms, rounds.objective, rounds.bound, rgap=rounds.rgap, status=status,
         message=message, method="fast", solver="lmnn_ipm", max_violation=0.0, iterations=rounds.newton,

@@ -698,7 +698,8 @@ def test_multi_metric_fast_matches_cvxpy(name, multi, instances, optima):
 
 
 def test_multi_metric_fast_checks_the_loop_options_like_the_single_metric_solver(instances):
-    """Both drivers take the working-set loop's options through one RoundOptions: the same checks."""
+    """Both drivers take the working-set loop's options through one RoundOptions, and the time limits through one
+    Deadline: the same checks."""
     inst = instances["iris"]
     problem = MultiMetricLMNNInstance(X=inst.X, y=inst.y, targets=inst.targets, mu=inst.mu)
     for options, message in (({"tol": 0.0}, "tol must be a positive"), ({"gap_tol": np.nan}, "gap_tol"),
@@ -706,8 +707,9 @@ def test_multi_metric_fast_checks_the_loop_options_like_the_single_metric_solver
         for solver, data in ((solve_multi_metric_fast, problem), (solve_lmnn_fast, inst)):
             with pytest.raises(ValueError, match=message):
                 solver(data, **options)
-    with pytest.raises(TypeError, match="time_limit"):
-        solve_multi_metric_fast(problem, time_limit=1.0)
+        for limit in ("time_limit", "cpu_time_limit"):
+            with pytest.raises(ValueError, match=limit):
+                solver(data, **{limit: -1.0})
 
 
 @pytest.mark.parametrize("case", lmnn_multi_cases(), ids=lambda case: case.name)
