@@ -608,7 +608,7 @@ def loss_with_error(instance: LMNNInstance | MultiMetricLMNNInstance, Ms: np.nda
                 for sign, other in ((1.0, j), (-1.0, l)):
                     U = X[i] - X[other]
                     for c in range(Ms.shape[0]):
-                        rows = metric[other] == c
+                        rows = slice(None) if Ms.shape[0] == 1 else metric[other] == c   # one metric: no copy
                         h[rows] += sign * np.einsum("md,md->m", U[rows] @ Ms[c], U[rows])
                         A = np.abs(U[rows])
                         abs_sum[rows] += np.einsum("md,md->m", A @ np.abs(Ms[c]), A)
