@@ -78,6 +78,7 @@ __all__ = [
     "generalized_eigenvalues",
     "lmnn_dual_bound",
     "loss_unit",
+    "loss_with_error",
     "multi_metric_dual_bound",
     "multi_metric_hinges",
     "project_psd",
@@ -221,8 +222,8 @@ class _TripletData(Instance):
         and the rounding bounds of forming P and C(α) (:func:`certified_min_eig`).
 
         The trace bound needs an upper bound U on the optimum: the loss of ``matrix`` made PSD
-        (projected by (2.16), then shifted by its certified least eigenvalue), with a relative
-        margin of 10⁻⁶ far above the rounding of the streamed loss; ε(0) = μT when smaller.
+        (projected by (2.16), then shifted by its certified least eigenvalue) plus the proved bound on
+        its rounding error (:func:`loss_with_error`); ε(0) = μT when smaller.
 
         Parameters
         ----------
@@ -245,6 +246,13 @@ class _TripletData(Instance):
         upper = None if matrix is None else self._loss_upper_bound(np.asarray(matrix, dtype=np.float64))
         return self._dual_bound(triplets, alpha, upper)
 
+    def accurate_objective(self, matrix: np.ndarray) -> float:
+        """The loss at ``matrix`` as :func:`loss_with_error` computes it, its hinges from explicit differences:
+        what ``verify`` checks, and what the solvers report. The streamed Gram form of :meth:`objective` (faster)
+        cancels where the metric's entries are far beyond the data's scale (near-duplicate points of two
+        classes), and can be off there by more than the loss itself."""
+        return loss_with_error(self, matrix)[0]
+
     def _loss_upper_bound(self, matrix: np.ndarray) -> float:
         """U ≥ the optimum: the loss at a PSD matrix near ``matrix`` (see :meth:`proven_bound`)."""
         blocks = matrix.reshape((-1, self.dim, self.dim))
@@ -254,8 +262,8 @@ class _TripletData(Instance):
             scale = max(1.0, float(np.max(np.abs(P))))
             shift = max(0.0, -certified_min_eig(P, 0.0)) + 4.0 * self.dim * _EPS * scale
             psd.append(P + 2.0 * shift * np.eye(self.dim))
-        loss = self.objective(np.stack(psd).reshape(matrix.shape))
-        return (1.0 + 1e-6) * loss + 1e-12
+        loss, error = loss_with_error(self, np.stack(psd).reshape(matrix.shape))
+        return loss + error
 
     # ----------------------------------------------------------------- files
     def to_arrays(self) -> dict[str, np.ndarray]:
@@ -520,6 +528,99 @@ def _sum_error(longest: int, blocks: int, d: int, mass: float) -> float:
     """γ tr F (:func:`triplet_outer_sum`): the rounding bound of a sum of weighted outer products formed
     ``longest`` products at a time in ``blocks`` matrix products, of total trace ``mass`` = tr F."""
     return (longest + blocks + d + 4) * _EPS * mass
+
+
+def loss_with_error(instance: LMNNInstance | MultiMetricLMNNInstance, Ms: np.ndarray) -> tuple[float, float]:
+    """The loss (2.11) (or (2.17)) at the metrics ``Ms`` as computed in double precision, and a proved
+    a-priori bound on its rounding error: the exact loss of the (symmetrised) metrics lies in
+    [loss − error, loss + error].
+
+    The loss is (1 − μ) Σ_c tr(M^c P_c) + μ Σ_t [h_t]₊ (one metric for (2.11)), the pull through the
+    rounded P_c. The hinges are streamed by :func:`sdpembed.graphs.iter_hinges` (or
+    :func:`multi_metric_hinges`) through the Gram matrix of the centred data z at a threshold −2e below
+    0, e = ε(8(d + 3)‖M‖_F · 2 max_l ‖z_l‖² + 4) ≥ the Gram form's error (each distance a sum of d products
+    of |z|ᵀ|M||z| ≤ ‖M‖_F‖z‖², the rounding of z, the target distance and the margin's additions), so every
+    triplet of positive exact hinge is streamed. Each streamed hinge h_t = 1 + D(x_i, x_j) − D(x_i, x_l) is
+    recomputed from explicit differences u, which bounds its error by
+    e_t = ε((2d + 5)(|u_ij|ᵀ|M||u_ij| + |u_il|ᵀ|M||u_il|) + 2) (the rounded differences, two inner
+    products of d terms, two additions; 1 % more for the rounding of these sums): small where the points
+    are close, whatever their distance to the centre. [·]₊ is 1-Lipschitz, so a triplet adds at most e_t
+    to the push error, and only one with h_t + e_t > 0 adds anything. The N such hinges are summed
+    pairwise in blocks (numpy) and then over at most n blocks: at most (128 + ⌈log₂ N⌉ + n)ε times
+    the sum. The pull's error is √d‖M^c‖_F times the spectral bound on the rounding of P_c
+    (:func:`triplet_outer_sum`'s argument, tr(M ΔP) ≤ ‖M‖_* ‖ΔP‖₂) plus (d² + 2)ε Σ|P_c||M^c| for the
+    entrywise products and their sum. The bound costs O(d²) per streamed hinge and is negligible unless the
+    distances cancel: near-duplicate points under a metric of huge entries, where the computed loss
+    can be off by far more than a certificate's gap.
+
+    Parameters
+    ----------
+    instance : LMNNInstance or MultiMetricLMNNInstance
+    Ms : ndarray
+        The metric (d, d) of an ``lmnn`` instance or the (C, d, d) stack of an ``lmnn_multi`` one.
+
+    Returns
+    -------
+    loss : float
+        The computed loss.
+    error : float
+        The bound on |loss − exact loss of Ms|, ≥ 0 (+inf when it overflows).
+
+    References
+    ----------
+    .. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+       Pennsylvania, 2007: the loss (2.11) and the multi-metric loss (2.17).
+    .. [2] N. J. Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., SIAM, 2002:
+       the bounds γ_k of inner products and of pairwise summation (ch. 3, 4).
+    """
+    multi = isinstance(instance, MultiMetricLMNNInstance)
+    if multi:
+        Ms = instance.check_metrics(Ms)
+        P = instance.pull_matrices()
+        pairs = instance.n_points * instance.k
+        P_error = [_sum_error(pairs, 1, instance.dim, float(np.trace(Pc))) for Pc in P]
+    else:
+        Ms = instance._metric(Ms)[None]
+        P = np.asarray(instance.pull_matrix)[None]
+        P_error = [_pull_error(instance)]
+    n, d, mu = instance.n_points, instance.dim, instance.mu
+    with np.errstate(over="ignore", invalid="ignore"):
+        pull = float(np.sum(P * Ms))
+        norm_M = max(float(np.linalg.norm(M)) for M in Ms)
+        pull_error = sum(np.sqrt(d) * float(np.linalg.norm(M)) * e + (d * d + 2) * _EPS * float(np.sum(np.abs(Pc * M)))
+                         for M, Pc, e in zip(Ms, P, P_error, strict=True))
+        Z = instance.X - instance.X.mean(axis=0)
+        sq = np.einsum("ij,ij->i", Z, Z)
+        # a bound on the streamed (Gram) hinges' error, for the threshold only: every triplet whose exact hinge
+        # is positive is streamed (1.01: room for the rounding of sq and ‖M‖_F themselves)
+        threshold = -2.0 * 1.01 * _EPS * (8.0 * (d + 3) * norm_M * 2.0 * float(sq.max()) + 4.0)
+        push = push_error = 0.0
+        count = 0
+        if mu > 0.0:
+            stream = (multi_metric_hinges(instance, Ms, threshold=threshold) if multi else
+                      iter_hinges(instance.X, instance.y, instance.targets, Ms[0], threshold=threshold))
+            metric = instance.block if multi else np.zeros(n, dtype=np.int64)
+            X = instance.X
+            for triplets, _ in stream:
+                i, j, l = triplets.T
+                h = np.ones(i.size)
+                abs_sum = np.zeros(i.size)
+                for sign, other in ((1.0, j), (-1.0, l)):
+                    U = X[i] - X[other]
+                    for c in range(Ms.shape[0]):
+                        rows = slice(None) if Ms.shape[0] == 1 else metric[other] == c   # one metric: no copy
+                        h[rows] += sign * np.einsum("md,md->m", U[rows] @ Ms[c], U[rows])
+                        A = np.abs(U[rows])
+                        abs_sum[rows] += np.einsum("md,md->m", A @ np.abs(Ms[c]), A)
+                e_t = 1.01 * _EPS * ((2 * d + 5) * abs_sum + 2.0)
+                near = h + e_t > 0.0
+                push += float(h[h > 0.0].sum())
+                push_error += float(e_t[near].sum())
+                count += int(near.sum())
+        push_error += (128 + int(np.ceil(np.log2(count + 2))) + n) * _EPS * (push + push_error)
+        loss = (1.0 - mu) * pull + mu * push
+        error = (1.0 - mu) * pull_error + mu * push_error + 4.0 * _EPS * ((1.0 - mu) * abs(pull) + mu * push)
+    return loss, (float(error) if np.isfinite(error) else float("inf"))
 
 
 def certified_min_eig(S: np.ndarray, error: float) -> float:

@@ -87,7 +87,7 @@ def test_ignored_options_warn(instance_file, capsys):
 
 @pytest.mark.parametrize("flag, said", [("--cpu-time-limit", "CPU-time limit of 0s"),
                                         ("--time-limit", "time limit of 0s")])
-@pytest.mark.parametrize("problem", ["numax", "numax-cg", "mvu", "lmnn"])
+@pytest.mark.parametrize("problem", ["numax", "numax-cg", "mvu", "lmnn", "lmnn_multi"])
 def test_solve_time_limits(instance_file, tmp_path, capsys, flag, said, problem):
     """A spent time limit stops every solver that takes one (NuMax's ADMM through its ``stopping``,
     column generation after its first round): the run ends ``max_iterations`` (exit 1), its
@@ -102,13 +102,13 @@ def test_solve_time_limits(instance_file, tmp_path, capsys, flag, said, problem)
     else:
         path = tmp_path / f"{problem}.npz"
         made = (["mvu", "--dataset", "swiss_roll", "--n-points", "40", "--k", "5", "--variant", "inequality"]
-                if problem == "mvu" else ["lmnn", "--dataset", "digits", "--n-points", "60", "--k", "3"])
+                if problem == "mvu" else [problem, "--dataset", "digits", "--n-points", "60", "--k", "3"])
         assert main(["make-instance", *made, "--out", str(path)]) == 0
     capsys.readouterr()
     assert main(["solve", str(path), *method, flag, "0", "--json"]) == 1
     stopped = json.loads(capsys.readouterr().out)
     assert stopped["status"] == "max_iterations" and said in stopped["message"]
-    if problem != "lmnn":        # (LMNN's full solve of digits takes seconds: tests/solvers/lmnn has it)
+    if not problem.startswith("lmnn"):    # (LMNN's full solve of digits takes seconds: tests/solvers/lmnn has it)
         assert main(["solve", str(path), *method, flag, "600", "--json"]) == 0
         assert json.loads(capsys.readouterr().out)["status"] == "optimal"
 

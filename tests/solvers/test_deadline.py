@@ -11,9 +11,10 @@ import pytest
 
 from sdpembed import _deadline
 from sdpembed._deadline import Deadline, check_time_limit
+from sdpembed.problems.lmnn import MultiMetricLMNNInstance
 from sdpembed.problems.mvu import dual_bound
 from sdpembed.registry import solve
-from sdpembed.solvers.lmnn.fast import solve_lmnn_fast
+from sdpembed.solvers.lmnn.fast import solve_lmnn_fast, solve_multi_metric_fast
 from sdpembed.solvers.mvu import facial
 from sdpembed.solvers.mvu.facial import solve_mvu_facial
 from sdpembed.solvers.mvu.ipm import solve_mvu_ipm
@@ -68,6 +69,11 @@ def test_a_time_limit_is_a_non_negative_number_of_seconds(value):
         solve_lmnn_fast(tiny_lmnn_instances()["wine"], time_limit=value)
 
 
+def _multi_instance():
+    wine = tiny_lmnn_instances()["wine"]
+    return MultiMetricLMNNInstance(X=wine.X, y=wine.y, targets=wine.targets, mu=wine.mu)
+
+
 def _facial_instance():
     # three bodies whose clique stress leaves a face the interior point solves (60 iterates; test_facial)
     return _bodies([10, 10, 6], [(0, 1, 10, True), (0, 2, 3, False)], 0)[1]
@@ -88,6 +94,7 @@ SOLVERS = {
     # take minutes): 'inaccurate', the stop said in the message (test below)
     "mvu facial": (lambda **kw: solve_mvu_facial(_facial_instance(), gap_tol=1e-5, **kw), None),
     "lmnn fast": (lambda **kw: solve_lmnn_fast(tiny_lmnn_instances()["wine"], **kw), "time limit"),
+    "lmnn multi fast": (lambda **kw: solve_multi_metric_fast(_multi_instance(), **kw), "time limit"),
     "numax admm": (lambda **kw: solve(small_instances()["squares49"], "admm", stopping=ADMMStopping(**kw)),
                    "CPU-time limit of 5s reached"),
     # the non-convex near-isometric maps (δ = 0.4 at rank 5 converges in 240 / 310 iterations)

@@ -65,6 +65,7 @@ from ...problems.lmnn import (
     check_triplets,
     lmnn_dual_bound,
     loss_unit,
+    loss_with_error,
     multi_metric_dual_bound,
     multi_metric_hinges,
     project_psd,
@@ -551,17 +552,17 @@ def solve_lmnn_fast(
     if start_returned:
         message += (f"; returned the first-order start (loss {warm.loss:.8g}), lower than the last interior-point "
                     f"iterate's {rounds.objective:.8g}")
-        rounds.Ms, rounds.objective = warm.M[None], warm.loss
-        rounds.bound = lmnn_dual_bound(instance, rounds.working, rounds.alpha, upper_bound=warm.loss)
-        rounds.rgap = relative_gap(rounds.objective, rounds.bound, loss_unit(mu))
+        rounds.Ms, rounds.objective = warm.M[None], warm.loss     # its bound and gap: _on_full below
     if keep is not None:
-        _lift(rounds, full, keep, shift, objective=lambda Ms: full.objective(Ms[0]),
-              bound=lambda triplets, alpha, objective: lmnn_dual_bound(full, triplets, alpha, upper_bound=objective))
-        if status == "optimal" and not -options.gap_tol <= rounds.rgap <= options.gap_tol:
-            # the status was decided on the span's coordinates; the full instance's loss and bound decide it
-            status = "inaccurate"
-            message += (f"; on the full instance the certified relative gap is {rounds.rgap:.2e}, outside "
-                        f"+-gap_tol = {options.gap_tol:g}")
+        _lift(rounds, full, keep, shift)
+    error = _on_full(rounds, full,
+                     lambda triplets, alpha, upper: lmnn_dual_bound(full, triplets, alpha, upper_bound=upper))
+    if status == "optimal" and not -options.gap_tol <= rounds.rgap <= options.gap_tol:
+        # the status was decided on the rounds' values (rounded, on the span's coordinates); the full instance's
+        # loss with its rounding bound and the bound decide it
+        status = "inaccurate"
+        message += (f"; on the full instance, with the loss's rounding bound {error:.3g}, the certified relative gap "
+                    f"is {rounds.rgap:.2e}, outside +-gap_tol = {options.gap_tol:g}")
     M = rounds.Ms[0]
     objective, bound, rgap, working, out = rounds.objective, rounds.bound, rounds.rgap, rounds.working, rounds.out
     if start_returned:
@@ -655,15 +656,25 @@ def _on_span(instance):
     return reduced, (keep if keep.size not in (0, instance.dim) else np.arange(instance.dim)), shift
 
 
-def _lift(rounds: _Rounds, full, keep: np.ndarray, shift: int, *, objective, bound) -> None:
+def _lift(rounds: _Rounds, full, keep: np.ndarray, shift: int) -> None:
     """Pad the metrics solved on the coordinates ``keep`` (of points scaled by 2^-``shift``) with zeros, scaled by
-    2^-2·``shift``, and recompute their loss and certificate on the full instance (the triplets and multipliers
-    are the same)."""
+    2^-2·``shift``: metrics of the full instance (``_full_certificate`` evaluates them there)."""
     Ms = np.zeros((rounds.Ms.shape[0], full.dim, full.dim))
     Ms[:, keep[:, None], keep[None, :]] = np.ldexp(rounds.Ms, -2 * shift)
-    rounds.Ms, rounds.objective = Ms, objective(Ms)
-    rounds.bound = bound(rounds.working, rounds.alpha, rounds.objective)
-    rounds.rgap = relative_gap(rounds.objective, rounds.bound, loss_unit(full.mu))
+    rounds.Ms = Ms
+
+
+def _on_full(rounds: _Rounds, full, bound) -> float:
+    """Set the rounds' loss, bound and gap to those of their metrics on the full instance, and return the loss's
+    proved rounding bound e (:func:`~sdpembed.problems.lmnn.loss_with_error`): the bound is that of the rounds'
+    multipliers with the upper bound loss + e, the gap that of loss + e — the exact loss lies below loss + e, so
+    only that gap is proved."""
+    Ms = rounds.Ms if isinstance(full, MultiMetricLMNNInstance) else rounds.Ms[0]
+    rounds.objective, error = loss_with_error(full, Ms)
+    upper = rounds.objective + error
+    rounds.bound = bound(rounds.working, rounds.alpha, upper)
+    rounds.rgap = relative_gap(upper, rounds.bound, loss_unit(full.mu))
+    return error
 
 
 def _status(rounds: _Rounds, options: RoundOptions, deadline: Deadline | None = None) -> tuple[str, str]:
@@ -704,7 +715,8 @@ def _status(rounds: _Rounds, options: RoundOptions, deadline: Deadline | None = 
     return "inaccurate", f"certified relative gap {rounds.rgap:.2e} > gap_tol={gap_tol:g}"
 
 
-def solve_multi_metric_fast(problem: MultiMetricLMNNInstance, **options: Any) -> SolveResult:
+def solve_multi_metric_fast(problem: MultiMetricLMNNInstance, *, time_limit: float | None = None,
+                            cpu_time_limit: float | None = None, **options: Any) -> SolveResult:
     """Solve the multi-metric SDP (2.17) (one metric per class, or per group of the instance's
     ``metric_groups``) by the same interior-point method on an exact working set; the metric of a
     pair is that of its second point.
@@ -712,6 +724,10 @@ def solve_multi_metric_fast(problem: MultiMetricLMNNInstance, **options: Any) ->
     Parameters
     ----------
     problem : sdpembed.problems.lmnn.MultiMetricLMNNInstance
+    time_limit, cpu_time_limit : float, optional
+        Wall-clock and CPU seconds for the whole run (``sdpembed._deadline``), checked between rounds and
+        Newton steps as in :func:`solve_lmnn_fast`: a run past either ends ``max_iterations`` with the
+        metrics reached and the certified bound of their multipliers.
     **options
         ``tol``, ``max_rounds``, ``max_iter``, ``add_tol``, ``prune``, ``gap_tol`` and ``verbose``: as for
         :func:`solve_lmnn_fast`, with its defaults (:class:`RoundOptions`).
@@ -724,6 +740,7 @@ def solve_multi_metric_fast(problem: MultiMetricLMNNInstance, **options: Any) ->
     """
     start = time.perf_counter()
     options = RoundOptions(**options)
+    deadline = Deadline.of(time_limit, cpu_time_limit, wall_start=start)
     X, y, targets, mu = problem.X, problem.y, problem.targets, problem.mu
     n, k = targets.shape
     C, d, blk = problem.n_blocks, problem.dim, problem.block
@@ -750,13 +767,13 @@ def solve_multi_metric_fast(problem: MultiMetricLMNNInstance, **options: Any) ->
         pull=lambda Ms: float(np.sum(P * Ms)),
         bound=lambda triplets, alpha, objective: multi_metric_dual_bound(problem, triplets, alpha,
                                                                          upper_bound=objective),
-        options=options,
+        options=options, deadline=deadline,
     )
     if keep is not None:
-        _lift(rounds, full, keep, shift, objective=full.objective,
-              bound=lambda triplets, alpha, objective: multi_metric_dual_bound(full, triplets, alpha,
-                                                                               upper_bound=objective))
-    status, message = _status(rounds, options)
+        _lift(rounds, full, keep, shift)
+    _on_full(rounds, full,
+             lambda triplets, alpha, upper: multi_metric_dual_bound(full, triplets, alpha, upper_bound=upper))
+    status, message = _status(rounds, options, deadline)
     return build_result(
         "lmnn_multi", "M", rounds.Ms, rounds.objective, rounds.bound, rgap=rounds.rgap, status=status,
         message=message, method="fast", solver="lmnn_ipm", max_violation=0.0, iterations=rounds.newton,

@@ -267,12 +267,13 @@ def test_a_gap_that_grows_on_the_full_instance_is_not_optimal(monkeypatch):
     inst = LMNNInstance.from_data(X, base.y, k=3, mu=0.5)
     assert inst.spanning_coordinates.size < inst.dim
     assert solve_lmnn_fast(inst).status == "optimal"
-    lift = fast._lift
+    loss_with_error = fast.loss_with_error
 
-    def lift_with_a_larger_loss(rounds, full, keep, shift, *, objective, bound):
-        lift(rounds, full, keep, shift, objective=lambda Ms: 1.1 * objective(Ms), bound=bound)
+    def a_larger_loss(instance, Ms):
+        loss, error = loss_with_error(instance, Ms)
+        return 1.1 * loss, error
 
-    monkeypatch.setattr(fast, "_lift", lift_with_a_larger_loss)
+    monkeypatch.setattr(fast, "loss_with_error", a_larger_loss)
     res = solve_lmnn_fast(inst)
     assert res.status == "inaccurate" and "on the full instance" in res.message
 

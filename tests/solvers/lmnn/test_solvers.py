@@ -3,6 +3,8 @@
 (``solvers/lmnn/gradient.py``) and the multi-metric SDP (2.17) — each against the CVXPY ground truth
 on tiny instances, with certified bounds."""
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 
@@ -16,6 +18,7 @@ from sdpembed.problems.lmnn import (
     MultiMetricLMNNInstance,
     lmnn_dual_bound,
     loss_unit,
+    loss_with_error,
     multi_metric_dual_bound,
     multi_metric_hinges,
     project_psd,
@@ -155,7 +158,8 @@ def test_a_tiny_optimum_is_certified_against_the_loss_unit(case):
     assert truth.objective < 1e-4 * inst.mu
     for result in (fast, truth):
         assert 0.0 <= result.objective - result.dual_bound <= 1e-5 * inst.mu
-        assert result.relative_gap == pytest.approx((result.objective - result.dual_bound) / inst.mu, rel=1e-9)
+        # the fast solver's certified gap also holds its loss's rounding bound (loss_with_error, ~1e-10 here)
+        assert result.relative_gap == pytest.approx((result.objective - result.dual_bound) / inst.mu, abs=1e-9)
     assert fast.dual_bound <= truth.objective + 1e-12 and truth.dual_bound <= fast.objective + 1e-12
     # optimal still means the certificate proves gap_tol (the rounds' own; the multiplier repair can prove more)
     strict = solve_lmnn_fast(inst, gap_tol=1e-12, repair="off")
@@ -220,6 +224,94 @@ def test_a_loss_below_its_certified_bound_is_never_optimal(case, repair, tmp_pat
     assert result.status != "optimal" or result.relative_gap >= -1e-5, result.message
     if result.status == "optimal":
         assert verified_through_files(inst, result, tmp_path)
+
+
+#: Review r23 (its lmnn_nd.py, seed 7, draw 21): ten points in three pairs of near-duplicate clusters (1e-9 apart at
+#: scale 2^40) of two classes. The multi-metric solve (k = 1, μ = 0.2) was certified optimal with a loss 4.5e-6
+#: (relative) below the exact rational loss of its metrics (its Gram-form hinges cancel), which was its bound.
+NEAR_DUPLICATE_FAR = (
+    [[-176835569017.94672, 91005155004.29674], [630641352422.5494, 1163715572067.1426],
+     [-176834045825.00836, 91006672132.79457], [-375411880979.4289, -268019157964.9618],
+     [630639609930.4133, 1163715231364.301], [-375411098417.4773, -268019052431.78925],
+     [630637141990.3376, 1163714916238.5781], [-375413591650.9192, -268018328926.17468],
+     [-176836797888.0006, 91004830939.38597], [630638889304.046, 1163715463910.8062]],
+    [0, 0, 1, 1, 0, 1, 1, 1, 0, 0])
+
+
+#: The same fuzz, draw 28: eight points in two clusters of near-duplicates (1e-21 apart at scale 1e-12), both
+#: classes in each. The multi-metric metrics reach ~1e42: `verify` computed their loss by the Gram form as 208.5
+#: against a proved bound of 1.52 and failed the solution (its loss from explicit differences is 1.52).
+NEAR_DUPLICATE_TINY = (
+    [[-8.958667311691231e-13, 1.2156966759733622e-12], [1.1493316537262241e-12, 4.930255203365781e-13],
+     [1.149331653220771e-12, 4.930255210802329e-13], [-8.958667316813574e-13, 1.2156966746919302e-12],
+     [-8.95866731483595e-13, 1.21569667608321e-12], [-8.958667296253872e-13, 1.21569667774293e-12],
+     [1.149331653010147e-12, 4.930255209079124e-13], [1.1493316552021577e-12, 4.930255213288475e-13]],
+    [1, 0, 1, 0, 1, 0, 1, 0])
+
+
+def exact_loss(inst, Ms: np.ndarray) -> Fraction:
+    """The loss (2.11)/(2.17) of the symmetric parts of ``Ms`` in exact rational arithmetic, triplet by triplet."""
+    multi = isinstance(inst, MultiMetricLMNNInstance)
+    Ms = Ms if Ms.ndim == 3 else Ms[None]
+    n, d = inst.X.shape
+    metric = inst.block if multi else np.zeros(n, dtype=int)
+    Q = [[[(Fraction(M[p, q]) + Fraction(M[q, p])) / 2 for q in range(d)] for p in range(d)] for M in Ms]
+    X = [[Fraction(v) for v in row] for row in inst.X]
+
+    def dist(a, b):
+        u = [X[a][c] - X[b][c] for c in range(d)]
+        M = Q[metric[b]]
+        return sum(u[p] * M[p][q] * u[q] for p in range(d) for q in range(d))
+
+    pull = hinges = Fraction(0)
+    for i in range(n):
+        for j in inst.targets[i]:
+            d_ij = dist(i, j)
+            pull += d_ij
+            hinges += sum(max(Fraction(0), 1 + d_ij - dist(i, l)) for l in range(n) if inst.y[l] != inst.y[i])
+    mu = Fraction(inst.mu)
+    return (1 - mu) * pull + mu * hinges
+
+
+def _loss_is_bounded(inst, result) -> tuple[float, float]:
+    loss, error = loss_with_error(inst, result.solution)
+    assert result.objective == loss                     # the reported loss is the one bounded
+    assert abs(Fraction(loss) - exact_loss(inst, result.solution)) <= Fraction(error)
+    # the certified gap is that of loss + error: the exact loss may lie anywhere up to it
+    assert result.relative_gap == relative_gap(loss + error, result.dual_bound, loss_unit(inst.mu))
+    assert result.status != "optimal" or -1e-5 <= result.relative_gap <= 1e-5, result.message
+    return loss, error
+
+
+@pytest.mark.parametrize("case, repair", [("single", "fallback"), ("single", "direct"), ("multi", None),
+                                          ("far", None), ("tiny", None)])
+def test_the_loss_rounding_bound_covers_the_exact_loss_of_near_duplicates(case, repair, tmp_path):
+    data = {"far": NEAR_DUPLICATE_FAR, "tiny": NEAR_DUPLICATE_TINY}.get(case) or NEAR_DUPLICATE_CLASSES[case]
+    X, y = (np.array(a) for a in data)
+    if case in ("multi", "far", "tiny"):
+        inst = MultiMetricLMNNInstance.from_data(X, y, k=1, mu=0.2)
+        result = solve_multi_metric_fast(inst)
+    else:
+        inst = LMNNInstance.from_data(X, y, k=1, mu=0.2)
+        result = solve_lmnn_fast(inst, repair=repair)
+    loss, error = _loss_is_bounded(inst, result)
+    if case == "far":
+        # metrics of entries ~1e18 on points 2^40 from the origin: the hinges recomputed from explicit differences
+        # keep the loss (reported 4.5e-6 below the exact one before) and its bound accurate
+        assert error < 1e-10 * loss
+    if result.status == "optimal":
+        # verify evaluates the loss the same way (accurate_objective), not by the Gram form
+        assert verified_through_files(inst, result, tmp_path)
+
+
+def test_the_loss_rounding_bound_is_negligible_on_ordinary_data(instances):
+    inst = instances["iris"]
+    multi = MultiMetricLMNNInstance.from_data(inst.X, inst.y, k=2, mu=0.5)
+    for problem, solver in ((inst, solve_lmnn_fast), (multi, solve_multi_metric_fast)):
+        result = solver(problem)
+        assert result.status == "optimal"
+        loss, error = _loss_is_bounded(problem, result)
+        assert 0.0 < error < 1e-12 * loss
 
 
 def test_mu_zero_and_bad_options(instances):
@@ -621,7 +713,8 @@ def test_multi_metric_fast_matches_cvxpy(name, multi, instances, optima):
 
 
 def test_multi_metric_fast_checks_the_loop_options_like_the_single_metric_solver(instances):
-    """Both drivers take the working-set loop's options through one RoundOptions: the same checks."""
+    """Both drivers take the working-set loop's options through one RoundOptions, and the time limits through one
+    Deadline: the same checks."""
     inst = instances["iris"]
     problem = MultiMetricLMNNInstance(X=inst.X, y=inst.y, targets=inst.targets, mu=inst.mu)
     for options, message in (({"tol": 0.0}, "tol must be a positive"), ({"gap_tol": np.nan}, "gap_tol"),
@@ -629,8 +722,9 @@ def test_multi_metric_fast_checks_the_loop_options_like_the_single_metric_solver
         for solver, data in ((solve_multi_metric_fast, problem), (solve_lmnn_fast, inst)):
             with pytest.raises(ValueError, match=message):
                 solver(data, **options)
-    with pytest.raises(TypeError, match="time_limit"):
-        solve_multi_metric_fast(problem, time_limit=1.0)
+        for limit in ("time_limit", "cpu_time_limit"):
+            with pytest.raises(ValueError, match=limit):
+                solver(data, **{limit: -1.0})
 
 
 @pytest.mark.parametrize("case", lmnn_multi_cases(), ids=lambda case: case.name)
