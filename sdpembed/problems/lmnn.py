@@ -63,6 +63,7 @@ from ..graphs import (
     connected_components,
     iter_hinges,
     pull_matrix,
+    radius_hinges,
     target_neighbors,
     triplet_count,
 )
@@ -530,14 +531,27 @@ def _sum_error(longest: int, blocks: int, d: int, mass: float) -> float:
     return (longest + blocks + d + 4) * _EPS * mass
 
 
+def _single_metric_hinges(instance: LMNNInstance, M: np.ndarray, threshold: float):
+    """The triplets of hinge above ``threshold`` and their hinges, as :func:`sdpembed.graphs.iter_hinges` streams
+    them: found through a radius filter (:func:`sdpembed.graphs.radius_hinges`, far fewer pairs formed near an
+    optimum) for a finite metric whose eigen-decomposition and products stay finite, streamed otherwise."""
+    if np.all(np.isfinite(M)):
+        try:
+            return [radius_hinges(instance.X, instance.y, instance.targets, M, threshold=threshold)]
+        except (np.linalg.LinAlgError, ValueError):      # entries whose products overflow: streamed as given
+            pass
+    return iter_hinges(instance.X, instance.y, instance.targets, M, threshold=threshold)
+
+
 def loss_with_error(instance: LMNNInstance | MultiMetricLMNNInstance, Ms: np.ndarray) -> tuple[float, float]:
     """The loss (2.11) (or (2.17)) at the metrics ``Ms`` as computed in double precision, and a proved
     a-priori bound on its rounding error: the exact loss of the (symmetrised) metrics lies in
     [loss − error, loss + error].
 
     The loss is (1 − μ) Σ_c tr(M^c P_c) + μ Σ_t [h_t]₊ (one metric for (2.11)), the pull through the
-    rounded P_c. The hinges are streamed by :func:`sdpembed.graphs.iter_hinges` (or
-    :func:`multi_metric_hinges`) through the Gram matrix of the centred data z at a threshold −2e below
+    rounded P_c. The hinges are streamed by :func:`sdpembed.graphs.iter_hinges` (the same triplets found by
+    :func:`sdpembed.graphs.radius_hinges`; or :func:`multi_metric_hinges`) through the Gram matrix of the
+    centred data z at a threshold −2e below
     0, e = ε(8(d + 3)‖M‖_F · 2 max_l ‖z_l‖² + 4) ≥ the Gram form's error (each distance a sum of d products
     of |z|ᵀ|M||z| ≤ ‖M‖_F‖z‖², the rounding of z, the target distance and the margin's additions), so every
     triplet of positive exact hinge is streamed. Each streamed hinge h_t = 1 + D(x_i, x_j) − D(x_i, x_l) is
@@ -598,7 +612,7 @@ def loss_with_error(instance: LMNNInstance | MultiMetricLMNNInstance, Ms: np.nda
         count = 0
         if mu > 0.0:
             stream = (multi_metric_hinges(instance, Ms, threshold=threshold) if multi else
-                      iter_hinges(instance.X, instance.y, instance.targets, Ms[0], threshold=threshold))
+                      _single_metric_hinges(instance, Ms[0], threshold))
             metric = instance.block if multi else np.zeros(n, dtype=np.int64)
             X = instance.X
             for triplets, _ in stream:
