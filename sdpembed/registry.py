@@ -81,9 +81,7 @@ def _admm_iterations(solver: Callable[..., SolveResult], *, restricted: bool) ->
     limits = () if restricted else ("time_limit", "cpu_time_limit")
 
     def call(instance: Any, *, max_iter: int | None = None, **options: Any) -> SolveResult:
-        given = {key: options.pop(key) for key in limits if options.get(key) is not None}
-        for key in limits:
-            options.pop(key, None)
+        given = {key: value for key in limits if (value := options.pop(key, None)) is not None}
         if max_iter is not None:
             given["max_iter"] = max_iter
         if given:

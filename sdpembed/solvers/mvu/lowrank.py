@@ -650,9 +650,7 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, dead
         if variant != "inequality":
             return 1.0
         BY = incidence_matrix(n, edges) @ Y
-        a = np.einsum("ij,ij->i", BY, BY)
-        over = (a > D) & (D > 0)
-        return float(np.sqrt(np.min(D[over] / a[over]))) if np.any(over) else 1.0
+        return float(np.sqrt(instance.feasible_shrink(tau * np.einsum("ij,ij->i", BY, BY))))
 
     def result(Y, status, message, bound, y_feas, iteration, residual=float("nan")):
         Y = Y * feasible_scale(Y)
