@@ -974,8 +974,8 @@ def generalized_eigenvalues(D: np.ndarray, A: np.ndarray) -> np.ndarray:
 
 def lmnn_dual_bound(
     instance, alpha_triplets: np.ndarray, alpha: np.ndarray, *, upper_bound: float | None = None,
-    fixed_sum: tuple[int, np.ndarray, float] | None = None,
-) -> float:
+    fixed_sum: tuple[int, np.ndarray, float] | None = None, with_upper_use: bool = False,
+) -> float | tuple[float, bool]:
     """A certified lower bound on min_{M ⪰ 0} ε(M), the optimum of (2.11), from multipliers α.
 
     **Derivation.** Let h_t(M) = 1 + tr(M(C_ij − C_il)) be the hinge argument of triplet
@@ -1028,11 +1028,16 @@ def lmnn_dual_bound(
         triplets of :func:`~sdpembed.solvers.lmnn.fast.solve_lmnn_fast`), given by their sum
         S = μ Σ_t (C_ij − C_il) and its rounding-error bound e as :func:`triplet_outer_sum` returns them: the bound
         is that of the multipliers of both lists, without summing the m triplets again.
+    with_upper_use : bool
+        Also return whether the bound is a trace bound's (it uses ``upper_bound``). When it is not, it is the
+        bound of every larger ``upper_bound`` too: a larger U only lowers the trace-bound candidates.
 
     Returns
     -------
     float
         A lower bound on the optimal value of (2.11) over M ⪰ 0.
+    uses_upper : bool
+        With ``with_upper_use``.
     """
     triplets = check_triplets(instance, alpha_triplets)
     alpha = np.asarray(alpha, dtype=np.float64).ravel()
@@ -1060,13 +1065,13 @@ def lmnn_dual_bound(
         # the addition's rounding: at most ε|D + S| entrywise, so ‖·‖₂ ≤ ε‖D + S‖_F (doubled for the rounded sum)
         d_error += s_error + 2.0 * _EPS * float(np.linalg.norm(D))
     if total == 0.0:
-        return 0.0
+        return (0.0, False) if with_upper_use else 0.0
     A = (1.0 - mu) * instance.pull_matrix
     a_error = (1.0 - mu) * _pull_error(instance)
     keep = np.ix_(coordinates, coordinates)
     A, D = A[keep], D[keep]                                     # exact: _span_coordinates
     if A.shape[0] == 0:                                         # every difference C(α) sums is 0: C(α) = 0 ⪰ 0
-        return total
+        return (total, False) if with_upper_use else total
 
     # trace bound τ on a minimiser (needs μ < 1 and P ≻ 0, certified with rounding margins)
     tau = np.inf
@@ -1077,13 +1082,13 @@ def lmnn_dual_bound(
             U = min(U, max(float(upper_bound), 0.0))
         tau = U / lam_A
 
-    def bound_at(t: float) -> float:
+    def bound_at(t: float) -> tuple[float, bool]:
         lam = certified_min_eig(A + t * D, a_error + t * d_error)
         if lam >= 0.0:
-            return t * total
-        return t * total + tau * lam if np.isfinite(tau) else 0.0
+            return t * total, False
+        return (t * total + tau * lam, True) if np.isfinite(tau) else (0.0, False)
 
-    candidates = [0.0, bound_at(1.0)]
+    candidates = [(0.0, False), bound_at(1.0)]
     if lam_A > 0.0:
         theta = generalized_eigenvalues(D, A)                   # D v = θ A v
         t_star = 1.0 if theta[0] >= 0.0 else min(1.0, -1.0 / float(theta[0]))
@@ -1092,7 +1097,10 @@ def lmnn_dual_bound(
         margin = 16.0 * A.shape[0] * _EPS * (np.linalg.norm(A, 2) + np.linalg.norm(D, 2)) + a_error + d_error
         s = min(1.0, 4.0 * margin / lam_A)
         candidates.append(bound_at((1.0 - s) * t_star))
-    return float(max(candidates))
+    best = max(value for value, _ in candidates)
+    # on a tie, a candidate without the trace bound decides
+    uses_upper = all(uses for value, uses in candidates if value == best)
+    return (float(best), uses_upper) if with_upper_use else float(best)
 
 
 # ------------------------------------------------------------------ multi-metric (2.17)

@@ -486,6 +486,7 @@ def solve_lmnn_fast(
         working = seed_triplets(X, y, targets)
 
     folded: list = []         # the last fixed set folded and its (sum, rounding-error bound), for the bound
+    last_bound: dict = {}     # the last bound's multipliers, upper bound, value and whether it used the upper bound
 
     def fold(triplets: np.ndarray) -> np.ndarray:
         """μ Σ_t (C_ij − C_il) over fixed triplets (their multiplier α_t = μ in (2.14))."""
@@ -498,9 +499,20 @@ def solve_lmnn_fast(
         # where the target pairs miss a difference the bound sorts the triplets by span: it needs them listed
         m = folded[0].shape[0] if folded and instance.pull_spans[0].basis is None else 0
         if m and triplets.shape[0] >= m and np.array_equal(triplets[-m:], folded[0]) and np.all(alpha[-m:] == mu):
-            return lmnn_dual_bound(instance, triplets[:-m], alpha[:-m], upper_bound=objective,
-                                   fixed_sum=(m, *folded[1]))
-        return lmnn_dual_bound(instance, triplets, alpha, upper_bound=objective)
+            value, uses = lmnn_dual_bound(instance, triplets[:-m], alpha[:-m], upper_bound=objective,
+                                          fixed_sum=(m, *folded[1]), with_upper_use=True)
+        else:
+            value, uses = lmnn_dual_bound(instance, triplets, alpha, upper_bound=objective, with_upper_use=True)
+        last_bound.update(triplets=triplets, alpha=alpha, upper=objective, value=value, uses=uses)
+        return value
+
+    def full_bound(triplets: np.ndarray, alpha: np.ndarray, upper: float) -> float:
+        """:func:`lmnn_dual_bound` on the full instance; the last bound of the rounds where it is of the same
+        instance and multipliers, did not use its upper bound and ``upper`` is no smaller (the same bound then)."""
+        if (full is instance and last_bound and not last_bound["uses"] and upper >= last_bound["upper"]
+                and np.array_equal(triplets, last_bound["triplets"]) and np.array_equal(alpha, last_bound["alpha"])):
+            return last_bound["value"]
+        return lmnn_dual_bound(full, triplets, alpha, upper_bound=upper)
 
     rounds = margin = None
     if repair == "direct" and warm is not None:
@@ -563,9 +575,7 @@ def solve_lmnn_fast(
     # the last scan's hinges, when they are those of the full instance at the returned metric (not lifted, not
     # replaced by the repair or the first-order start)
     hinges = rounds.scan[1][0] if rounds.scan is not None and rounds.scan[0] is rounds.Ms else None
-    error = _on_full(rounds, full,
-                     lambda triplets, alpha, upper: lmnn_dual_bound(full, triplets, alpha, upper_bound=upper),
-                     hinges=hinges)
+    error = _on_full(rounds, full, full_bound, hinges=hinges)
     if status == "optimal" and not -options.gap_tol <= rounds.rgap <= options.gap_tol:
         # the status was decided on the rounds' values (rounded, on the span's coordinates); the full instance's
         # loss with its rounding bound and the bound decide it

@@ -351,19 +351,55 @@ def test_the_absolute_form_bound_covers_and_is_tight(kind):
         assert rho >= 1e18 and np.all(bounds[::2] < 1e-6 * rho * np.einsum("md,md->m", U[::2], U[::2]))
 
 
+def _record_calls(monkeypatch, module, name: str) -> list[dict]:
+    """Replace ``module.name`` by a wrapper recording the keyword arguments of each call."""
+    calls, real = [], getattr(module, name)
+    monkeypatch.setattr(module, name, lambda *args, **options: calls.append(options) or real(*args, **options))
+    return calls
+
+
 def test_the_solver_bounds_its_loss_from_its_last_hinge_scan(instances, monkeypatch):
     # the rounds' last radius scan (at loss_scan_threshold) is the one loss_with_error needs: no scan of its own, and
     # the same loss and bound as a fresh loss_with_error
     import sdpembed.problems.lmnn as lmnn_module
 
     inst = instances["iris"]
-    scans = []
-    radius_hinges = lmnn_module.radius_hinges
-    monkeypatch.setattr(lmnn_module, "radius_hinges", lambda *a, **k: scans.append(k) or radius_hinges(*a, **k))
+    scans = _record_calls(monkeypatch, lmnn_module, "radius_hinges")
     result = solve_lmnn_fast(inst)
     assert result.status == "optimal" and result.extra["returned"] == "interior_point" and not scans
     monkeypatch.undo()
     _loss_is_bounded(inst, result)                        # loss and gap equal to those scanned afresh
+
+
+def test_a_bound_without_the_trace_bound_is_that_of_every_larger_upper_bound(instances):
+    inst = instances["iris"]
+    result = solve_lmnn_fast(inst)
+    T, alpha, loss = result.extra["triplets"], result.extra["alpha"], result.objective
+    rng = np.random.default_rng(3)
+    seen = set()
+    for multipliers in (alpha, rng.uniform(0.0, inst.mu, alpha.size), np.full(alpha.size, inst.mu)):
+        for upper in (1e-3 * loss, loss, 10.0 * loss):
+            value, uses = lmnn_dual_bound(inst, T, multipliers, upper_bound=upper, with_upper_use=True)
+            assert value == lmnn_dual_bound(inst, T, multipliers, upper_bound=upper)
+            larger = lmnn_dual_bound(inst, T, multipliers, upper_bound=100.0 * upper)
+            assert larger == value if not uses else larger < value
+            seen.add(uses)
+    assert seen == {False, True}
+
+
+def test_the_solver_takes_its_last_bound_where_the_loss_bound_cannot_change_it(instances, monkeypatch):
+    # the full instance is the rounds' own: the rounds' last bound (no trace bound, upper bound loss <= loss + error)
+    # is the bound, not computed again
+    import sdpembed.solvers.lmnn.fast as fast
+
+    inst = instances["iris"]
+    calls = _record_calls(monkeypatch, fast, "lmnn_dual_bound")
+    result = solve_lmnn_fast(inst)
+    assert result.status == "optimal" and calls and all(k.get("with_upper_use") for k in calls)
+    monkeypatch.undo()
+    loss, error = _loss_is_bounded(inst, result)
+    fresh = lmnn_dual_bound(inst, result.extra["triplets"], result.extra["alpha"], upper_bound=loss + error)
+    assert result.dual_bound == pytest.approx(fresh, rel=1e-12)
 
 
 def test_mu_zero_and_bad_options(instances):
@@ -1302,6 +1338,7 @@ def test_the_bound_takes_the_fixed_triplets_sum_from_the_fold(instances, monkeyp
     assert shared
     mu = inst.mu
     for instance, triplets, alpha, options, value, fixed in shared:
+        value = value[0] if options.get("with_upper_use") else value     # (bound, whether it used upper_bound)
         assert options["fixed_sum"][0] == fixed.shape[0] > 0
         together = bound(instance, np.concatenate([triplets, fixed]), np.concatenate([alpha, np.full(len(fixed), mu)]),
                          upper_bound=options["upper_bound"])
