@@ -158,7 +158,7 @@ class _Rounds:
     alpha: np.ndarray | None = None      # multipliers of ``working`` (the solved set, fixed triplets at μ last)
     certified: bool = False              # stopped on the certified gap before the working set settled
     repair: dict | None = None           # the multiplier repair's summary when it ran (:func:`_repair`)
-    scan: tuple | None = None            # (Ms, hinge scan) of the last round: its loss need not scan again
+    scan: tuple | None = None            # (Ms, the last round's scan as a list): its loss need not scan again
 
 
 def _sorted_member(queries: np.ndarray, keys: np.ndarray) -> np.ndarray:
@@ -265,7 +265,7 @@ def _working_set_rounds(*, n, mu, C0, working, build_system, hinge_stream, pull,
         Ms = scanned["Ms"] if reuse else np.stack([project_psd(M) for M in out.M])
         keys = np.sort(np.concatenate([triplet_keys(working, n), triplet_keys(fixed, n)]))
         push, added, added_h, active, positive_keys = 0.0, [], [], 0, []
-        scan = scanned["scan"] if reuse else list(hinge_stream(Ms, min(0.0, add_tol)))
+        scan = scanned["scan"] if reuse else hinge_stream(Ms, min(0.0, add_tol))
         for block, hinges in scan:
             positive = hinges > 0.0
             push += float(hinges[positive].sum())
@@ -330,7 +330,8 @@ def _working_set_rounds(*, n, mu, C0, working, build_system, hinge_stream, pull,
     return _Rounds(Ms=Ms, objective=objective, bound=lower, rgap=rgap, working=solved, out=out, converged=converged,
                    round=round_, added=int(n_violated), newton=newton, active=active,
                    history={key: np.asarray(value) for key, value in history.items()}, timed_out=timed_out,
-                   alpha=solved_alpha, certified=certified, scan=(Ms, scan))
+                   alpha=solved_alpha, certified=certified,
+                   scan=(Ms, scan) if isinstance(scan, list) else None)   # a stream (multi-metric) is not kept
 
 
 def solve_lmnn_fast(
