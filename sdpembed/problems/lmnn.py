@@ -79,6 +79,7 @@ __all__ = [
     "generalized_eigenvalues",
     "lmnn_dual_bound",
     "loss_unit",
+    "loss_scan_threshold",
     "loss_with_error",
     "multi_metric_dual_bound",
     "multi_metric_hinges",
@@ -532,46 +533,120 @@ def _sum_error(longest: int, blocks: int, d: int, mass: float) -> float:
 
 
 def _single_metric_hinges(instance: LMNNInstance, M: np.ndarray, threshold: float):
-    """The triplets of hinge above ``threshold`` and their hinges, as :func:`sdpembed.graphs.iter_hinges` streams
-    them: found through a radius filter (:func:`sdpembed.graphs.radius_hinges`, far fewer pairs formed near an
-    optimum) for a finite metric whose eigen-decomposition and products stay finite, streamed otherwise."""
+    """(stream, direct): the triplets of hinge above ``threshold`` and their hinges, as
+    :func:`sdpembed.graphs.iter_hinges` streams them, found through a radius filter
+    (:func:`sdpembed.graphs.radius_hinges`, far fewer pairs formed near an optimum; every hinge by the direct
+    formula: ``direct`` True) for a finite metric whose eigen-decomposition and products stay finite, streamed
+    otherwise (some hinges through the Gram form: ``direct`` False)."""
     if np.all(np.isfinite(M)):
         try:
-            return [radius_hinges(instance.X, instance.y, instance.targets, M, threshold=threshold)]
+            return [radius_hinges(instance.X, instance.y, instance.targets, M, threshold=threshold)], True
         except (np.linalg.LinAlgError, ValueError):      # entries whose products overflow: streamed as given
             pass
-    return iter_hinges(instance.X, instance.y, instance.targets, M, threshold=threshold)
+    return iter_hinges(instance.X, instance.y, instance.targets, M, threshold=threshold), False
 
 
-def loss_with_error(instance: LMNNInstance | MultiMetricLMNNInstance, Ms: np.ndarray) -> tuple[float, float]:
+def _absolute_form_factors(M: np.ndarray) -> tuple[float, np.ndarray, float]:
+    """(ρ, s, κ) such that |u|ᵀ|M||u| ≤ min(ρ‖u‖², κ(|u|ᵀs)²) for every u, M symmetric (:func:`loss_with_error`
+    derives both bounds): ρ ≥ ρ(|M|) the least of ‖M‖_F and the Collatz–Wielandt quotient of |M| at a positive
+    vector near its Perron vector; s_a = √M_aa and κ = 1 + δ with δ ≥ max(0, −λ_min(C)), C the correlation
+    matrix of M (κ infinite where a diagonal entry is negative, or zero in a row that is not). Infinite where
+    M is not finite or its eigen-decomposition fails."""
+    d = M.shape[0]
+    A = np.abs(M)
+    if d == 0 or not np.all(np.isfinite(A)):
+        return np.inf, np.full(d, np.inf), np.inf
+    try:
+        v = np.abs(np.linalg.eigh(A)[1][:, -1])
+    except np.linalg.LinAlgError:
+        return np.inf, np.full(d, np.inf), np.inf
+    v = v + (v.max() if v.max() > 0.0 else 1.0) * 2.0 ** -10        # positive: the quotient bounds ρ(|M|)
+    rho = min(float(np.max((A @ v) / v)), float(np.linalg.norm(M)))
+    diagonal = np.diag(M)
+    support = diagonal > 0.0
+    s = np.sqrt(np.maximum(diagonal, 0.0))
+    kappa = np.inf
+    if not np.any(A[~support]):              # rows of zero diagonal are zero (else no such bound)
+        C = M[np.ix_(support, support)] / s[support, None] / s[None, support]
+        if np.all(np.isfinite(C)):           # (a diagonal entry near the least double can overflow C)
+            try:
+                w = np.linalg.eigvalsh(C) if C.size else np.zeros(1)
+                kappa = 1.0 + max(0.0, 16.0 * d * _EPS * float(np.abs(w).max())
+                                  + 4.0 * _EPS * float(np.linalg.norm(C)) - float(w[0]))
+            except np.linalg.LinAlgError:
+                pass
+    return rho, s, kappa
+
+
+def _absolute_form_bound(U: np.ndarray, rho: float, s: np.ndarray, kappa: float) -> np.ndarray:
+    """A bound on |u|ᵀ|M||u| for each row u of U, from :func:`_absolute_form_factors` of M (O(d) per row: no
+    product with M; ``fmin``: a bound that turned NaN, an infinite factor times 0, leaves the other)."""
+    return np.fmin(rho * np.einsum("md,md->m", U, U), kappa * (np.abs(U) @ s) ** 2)
+
+
+def loss_scan_threshold(instance: LMNNInstance | MultiMetricLMNNInstance, Ms: np.ndarray) -> float:
+    """The threshold −2e below 0 at which :func:`loss_with_error` scans the hinges of the (symmetric) metrics
+    ``Ms`` (one (d, d) or a (C, d, d) stack), e = ε(8(d + 3)‖M‖_F · 2 max_l ‖z_l‖² + 4) with z the centred
+    points and ‖M‖_F the largest of the stack (1 % more: room for the rounding of these factors)."""
+    Ms = np.asarray(Ms, dtype=np.float64).reshape(-1, instance.dim, instance.dim)
+    with np.errstate(over="ignore", invalid="ignore"):
+        norm_M = max((float(np.linalg.norm(M)) for M in Ms), default=0.0)
+        Z = instance.X - instance.X.mean(axis=0)
+        largest = float(np.einsum("ij,ij->i", Z, Z).max()) if Z.size else 0.0
+        return -2.0 * 1.01 * _EPS * (8.0 * (instance.dim + 3) * norm_M * 2.0 * largest + 4.0)
+
+
+def loss_with_error(instance: LMNNInstance | MultiMetricLMNNInstance, Ms: np.ndarray, *,
+                    hinges: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[float, float]:
     """The loss (2.11) (or (2.17)) at the metrics ``Ms`` as computed in double precision, and a proved
     a-priori bound on its rounding error: the exact loss of the (symmetrised) metrics lies in
     [loss − error, loss + error].
 
     The loss is (1 − μ) Σ_c tr(M^c P_c) + μ Σ_t [h_t]₊ (one metric for (2.11)), the pull through the
-    rounded P_c. The hinges are streamed by :func:`sdpembed.graphs.iter_hinges` (the same triplets found by
-    :func:`sdpembed.graphs.radius_hinges`; or :func:`multi_metric_hinges`) through the Gram matrix of the
-    centred data z at a threshold −2e below
-    0, e = ε(8(d + 3)‖M‖_F · 2 max_l ‖z_l‖² + 4) ≥ the Gram form's error (each distance a sum of d products
-    of |z|ᵀ|M||z| ≤ ‖M‖_F‖z‖², the rounding of z, the target distance and the margin's additions), so every
-    triplet of positive exact hinge is streamed. Each streamed hinge h_t = 1 + D(x_i, x_j) − D(x_i, x_l) is
-    recomputed from explicit differences u, which bounds its error by
+    rounded P_c. The hinges are found at the threshold −2e below 0 of :func:`loss_scan_threshold`,
+    e = ε(8(d + 3)‖M‖_F · 2 max_l ‖z_l‖² + 4) ≥ the error of a hinge through the Gram matrix of the centred
+    data z (each distance a sum of d products of |z|ᵀ|M||z| ≤ ‖M‖_F‖z‖², the rounding of z, the target
+    distance and the margin's additions) and ≥ that of one from explicit differences (below), so every triplet
+    of positive exact hinge is found: by :func:`sdpembed.graphs.radius_hinges` (one metric; every hinge by the
+    direct formula), else streamed by :func:`sdpembed.graphs.iter_hinges` or :func:`multi_metric_hinges`
+    (through the Gram form) and each streamed hinge recomputed from explicit differences. A hinge
+    h_t = 1 + D(x_i, x_j) − D(x_i, x_l) from explicit differences u has the error bound
     e_t = ε((2d + 5)(|u_ij|ᵀ|M||u_ij| + |u_il|ᵀ|M||u_il|) + 2) (the rounded differences, two inner
-    products of d terms, two additions; 1 % more for the rounding of these sums): small where the points
-    are close, whatever their distance to the centre. [·]₊ is 1-Lipschitz, so a triplet adds at most e_t
-    to the push error, and only one with h_t + e_t > 0 adds anything. The N such hinges are summed
-    pairwise in blocks (numpy) and then over at most n blocks: at most (128 + ⌈log₂ N⌉ + n)ε times
-    the sum. The pull's error is √d‖M^c‖_F times the spectral bound on the rounding of P_c
-    (:func:`triplet_outer_sum`'s argument, tr(M ΔP) ≤ ‖M‖_* ‖ΔP‖₂) plus (d² + 2)ε Σ|P_c||M^c| for the
-    entrywise products and their sum. The bound costs O(d²) per streamed hinge and is negligible unless the
-    distances cancel: near-duplicate points under a metric of huge entries, where the computed loss
-    can be off by far more than a certificate's gap.
+    products of d terms, two additions): small where the points are close, whatever their distance to the
+    centre. [·]₊ is 1-Lipschitz, so a triplet adds at most e_t to the push error, and only one with
+    h_t + e_t > 0 adds anything. The N such hinges are summed pairwise in blocks (numpy) and then over at most
+    n blocks: at most (128 + ⌈log₂ N⌉ + n)ε times the sum. The pull's error is √d‖M^c‖_F times the spectral
+    bound on the rounding of P_c (:func:`triplet_outer_sum`'s argument, tr(M ΔP) ≤ ‖M‖_* ‖ΔP‖₂) plus
+    (d² + 2)ε Σ|P_c||M^c| for the entrywise products and their sum.
+
+    **The absolute form without a product with M.** |u|ᵀ|M||u| is bounded in O(d) per difference by the
+    least of two bounds (:func:`_absolute_form_factors`):
+
+    * |M| is symmetric and entrywise non-negative, so |u|ᵀ|M||u| ≤ λ_max(|M|)‖u‖² = ρ(|M|)‖u‖² (Rayleigh),
+      and ρ(|M|) ≤ ‖|M|‖_F = ‖M‖_F, and ρ(|M|) ≤ max_a (|M|v)_a / v_a for every v > 0 (Collatz–Wielandt;
+      v is the computed Perron vector of |M| raised by 2⁻¹⁰ of its largest entry);
+    * with s_a = √M_aa > 0 on the support of the diagonal (a row of zero diagonal must be zero, else this bound
+      is not used), the correlation matrix C = S⁻¹MS⁻¹ (S = diag(s)) has unit diagonal; with
+      δ ≥ max(0, −λ_min(C)) (the computed λ_min lowered by the eigen-solver's error 16dε‖C‖₂ and by 4ε‖C‖_F for
+      the rounding of C itself) C + δI is PSD, so its 2 × 2 principal minors give |C_ab| ≤ 1 + δ and
+      |M_ab| ≤ (1 + δ) s_a s_b: |u|ᵀ|M||u| ≤ (1 + δ)(Σ_a s_a|u_a|)² — equal to it up to δ for a PSD metric of
+      rank one, and small for a difference along which the metric is small, however large it is elsewhere
+      (δ is relative to C, of unit diagonal, not to ‖M‖).
+
+    Each factor is computed with a relative error below (d + 3)ε (non-negative terms and square roots),
+    within the 1 % by which e_t is raised. The bound is then negligible unless the distances cancel:
+    near-duplicate points under a metric of huge entries, where the computed loss can be off by far more than a
+    certificate's gap.
 
     Parameters
     ----------
     instance : LMNNInstance or MultiMetricLMNNInstance
     Ms : ndarray
         The metric (d, d) of an ``lmnn`` instance or the (C, d, d) stack of an ``lmnn_multi`` one.
+    hinges : tuple (triplets, hinges), optional
+        One metric only: what :func:`sdpembed.graphs.radius_hinges` returned for this instance's points,
+        labels and targets at the symmetrised ``Ms`` and a threshold ≤ :func:`loss_scan_threshold` (a solver's
+        last hinge scan): used instead of scanning again. Ignored when ``Ms`` is not exactly symmetric.
 
     Returns
     -------
@@ -586,8 +661,11 @@ def loss_with_error(instance: LMNNInstance | MultiMetricLMNNInstance, Ms: np.nda
        Pennsylvania, 2007: the loss (2.11) and the multi-metric loss (2.17).
     .. [2] N. J. Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., SIAM, 2002:
        the bounds γ_k of inner products and of pairwise summation (ch. 3, 4).
+    .. [3] R. A. Horn and C. R. Johnson, "Matrix Analysis", 2nd ed., Cambridge University Press, 2013:
+       the Collatz–Wielandt bound (Cor. 8.1.31) and the principal minors of a PSD matrix (ch. 7).
     """
     multi = isinstance(instance, MultiMetricLMNNInstance)
+    given = np.asarray(Ms)
     if multi:
         Ms = instance.check_metrics(Ms)
         P = instance.pull_matrices()
@@ -600,36 +678,35 @@ def loss_with_error(instance: LMNNInstance | MultiMetricLMNNInstance, Ms: np.nda
     n, d, mu = instance.n_points, instance.dim, instance.mu
     with np.errstate(over="ignore", invalid="ignore"):
         pull = float(np.sum(P * Ms))
-        norm_M = max(float(np.linalg.norm(M)) for M in Ms)
         pull_error = sum(np.sqrt(d) * float(np.linalg.norm(M)) * e + (d * d + 2) * _EPS * float(np.sum(np.abs(Pc * M)))
                          for M, Pc, e in zip(Ms, P, P_error, strict=True))
-        Z = instance.X - instance.X.mean(axis=0)
-        sq = np.einsum("ij,ij->i", Z, Z)
-        # a bound on the streamed (Gram) hinges' error, for the threshold only: every triplet whose exact hinge
-        # is positive is streamed (1.01: room for the rounding of sq and ‖M‖_F themselves)
-        threshold = -2.0 * 1.01 * _EPS * (8.0 * (d + 3) * norm_M * 2.0 * float(sq.max()) + 4.0)
         push = push_error = 0.0
         count = 0
         if mu > 0.0:
-            stream = (multi_metric_hinges(instance, Ms, threshold=threshold) if multi else
-                      _single_metric_hinges(instance, Ms[0], threshold))
+            if hinges is not None and not multi and np.array_equal(Ms[0], given):
+                stream, direct = [hinges], True          # the caller's radius scan at these metrics
+            else:
+                threshold = loss_scan_threshold(instance, Ms)
+                stream, direct = ((multi_metric_hinges(instance, Ms, threshold=threshold), False) if multi else
+                                  _single_metric_hinges(instance, Ms[0], threshold))
             metric = instance.block if multi else np.zeros(n, dtype=np.int64)
+            factors = [_absolute_form_factors(M) for M in Ms]
             X = instance.X
-            for triplets, _ in stream:
+            for triplets, streamed in stream:
                 i, j, l = triplets.T
-                h = np.ones(i.size)
+                h = streamed if direct else np.ones(i.size)
                 abs_sum = np.zeros(i.size)
                 for sign, other in ((1.0, j), (-1.0, l)):
                     U = X[i] - X[other]
                     for c in range(Ms.shape[0]):
                         rows = slice(None) if Ms.shape[0] == 1 else metric[other] == c   # one metric: no copy
-                        h[rows] += sign * np.einsum("md,md->m", U[rows] @ Ms[c], U[rows])
-                        A = np.abs(U[rows])
-                        abs_sum[rows] += np.einsum("md,md->m", A @ np.abs(Ms[c]), A)
+                        if not direct:           # Gram-form hinges: recomputed from the differences
+                            h[rows] += sign * np.einsum("md,md->m", U[rows] @ Ms[c], U[rows])
+                        abs_sum[rows] += _absolute_form_bound(U[rows], *factors[c])
                 e_t = 1.01 * _EPS * ((2 * d + 5) * abs_sum + 2.0)
-                near = h + e_t > 0.0
+                near = ~(h + e_t <= 0.0)          # a NaN bound counts (its error NaN, reported inf)
                 push += float(h[h > 0.0].sum())
-                push_error += float(e_t[near].sum())
+                push_error += float(e_t[near].sum()) + (np.inf if np.isnan(h).any() else 0.0)   # a NaN hinge: unbounded
                 count += int(near.sum())
         push_error += (128 + int(np.ceil(np.log2(count + 2))) + n) * _EPS * (push + push_error)
         loss = (1.0 - mu) * pull + mu * push
@@ -897,8 +974,8 @@ def generalized_eigenvalues(D: np.ndarray, A: np.ndarray) -> np.ndarray:
 
 def lmnn_dual_bound(
     instance, alpha_triplets: np.ndarray, alpha: np.ndarray, *, upper_bound: float | None = None,
-    fixed_sum: tuple[int, np.ndarray, float] | None = None,
-) -> float:
+    fixed_sum: tuple[int, np.ndarray, float] | None = None, with_upper_use: bool = False,
+) -> float | tuple[float, bool]:
     """A certified lower bound on min_{M ⪰ 0} ε(M), the optimum of (2.11), from multipliers α.
 
     **Derivation.** Let h_t(M) = 1 + tr(M(C_ij − C_il)) be the hinge argument of triplet
@@ -951,11 +1028,16 @@ def lmnn_dual_bound(
         triplets of :func:`~sdpembed.solvers.lmnn.fast.solve_lmnn_fast`), given by their sum
         S = μ Σ_t (C_ij − C_il) and its rounding-error bound e as :func:`triplet_outer_sum` returns them: the bound
         is that of the multipliers of both lists, without summing the m triplets again.
+    with_upper_use : bool
+        Also return whether the bound is a trace bound's (it uses ``upper_bound``). When it is not, it is the
+        bound of every larger ``upper_bound`` too: a larger U only lowers the trace-bound candidates.
 
     Returns
     -------
     float
         A lower bound on the optimal value of (2.11) over M ⪰ 0.
+    uses_upper : bool
+        With ``with_upper_use``.
     """
     triplets = check_triplets(instance, alpha_triplets)
     alpha = np.asarray(alpha, dtype=np.float64).ravel()
@@ -983,13 +1065,13 @@ def lmnn_dual_bound(
         # the addition's rounding: at most ε|D + S| entrywise, so ‖·‖₂ ≤ ε‖D + S‖_F (doubled for the rounded sum)
         d_error += s_error + 2.0 * _EPS * float(np.linalg.norm(D))
     if total == 0.0:
-        return 0.0
+        return (0.0, False) if with_upper_use else 0.0
     A = (1.0 - mu) * instance.pull_matrix
     a_error = (1.0 - mu) * _pull_error(instance)
     keep = np.ix_(coordinates, coordinates)
     A, D = A[keep], D[keep]                                     # exact: _span_coordinates
     if A.shape[0] == 0:                                         # every difference C(α) sums is 0: C(α) = 0 ⪰ 0
-        return total
+        return (total, False) if with_upper_use else total
 
     # trace bound τ on a minimiser (needs μ < 1 and P ≻ 0, certified with rounding margins)
     tau = np.inf
@@ -1000,13 +1082,13 @@ def lmnn_dual_bound(
             U = min(U, max(float(upper_bound), 0.0))
         tau = U / lam_A
 
-    def bound_at(t: float) -> float:
+    def bound_at(t: float) -> tuple[float, bool]:
         lam = certified_min_eig(A + t * D, a_error + t * d_error)
         if lam >= 0.0:
-            return t * total
-        return t * total + tau * lam if np.isfinite(tau) else 0.0
+            return t * total, False
+        return (t * total + tau * lam, True) if np.isfinite(tau) else (0.0, False)
 
-    candidates = [0.0, bound_at(1.0)]
+    candidates = [(0.0, False), bound_at(1.0)]
     if lam_A > 0.0:
         theta = generalized_eigenvalues(D, A)                   # D v = θ A v
         t_star = 1.0 if theta[0] >= 0.0 else min(1.0, -1.0 / float(theta[0]))
@@ -1015,7 +1097,10 @@ def lmnn_dual_bound(
         margin = 16.0 * A.shape[0] * _EPS * (np.linalg.norm(A, 2) + np.linalg.norm(D, 2)) + a_error + d_error
         s = min(1.0, 4.0 * margin / lam_A)
         candidates.append(bound_at((1.0 - s) * t_star))
-    return float(max(candidates))
+    best = max(value for value, _ in candidates)
+    # on a tie, a candidate without the trace bound decides
+    uses_upper = all(uses for value, uses in candidates if value == best)
+    return (float(best), uses_upper) if with_upper_use else float(best)
 
 
 # ------------------------------------------------------------------ multi-metric (2.17)

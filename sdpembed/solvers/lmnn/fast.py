@@ -64,6 +64,7 @@ from ...problems.lmnn import (
     MultiMetricLMNNInstance,
     check_triplets,
     lmnn_dual_bound,
+    loss_scan_threshold,
     loss_unit,
     loss_with_error,
     multi_metric_dual_bound,
@@ -157,6 +158,7 @@ class _Rounds:
     alpha: np.ndarray | None = None      # multipliers of ``working`` (the solved set, fixed triplets at μ last)
     certified: bool = False              # stopped on the certified gap before the working set settled
     repair: dict | None = None           # the multiplier repair's summary when it ran (:func:`_repair`)
+    scan: tuple | None = None            # (Ms, the last round's scan as a list): its loss need not scan again
 
 
 def _sorted_member(queries: np.ndarray, keys: np.ndarray) -> np.ndarray:
@@ -263,7 +265,8 @@ def _working_set_rounds(*, n, mu, C0, working, build_system, hinge_stream, pull,
         Ms = scanned["Ms"] if reuse else np.stack([project_psd(M) for M in out.M])
         keys = np.sort(np.concatenate([triplet_keys(working, n), triplet_keys(fixed, n)]))
         push, added, added_h, active, positive_keys = 0.0, [], [], 0, []
-        for block, hinges in (scanned["scan"] if reuse else hinge_stream(Ms, min(0.0, add_tol))):
+        scan = scanned["scan"] if reuse else hinge_stream(Ms, min(0.0, add_tol))
+        for block, hinges in scan:
             positive = hinges > 0.0
             push += float(hinges[positive].sum())
             active += int(positive.sum())
@@ -327,7 +330,8 @@ def _working_set_rounds(*, n, mu, C0, working, build_system, hinge_stream, pull,
     return _Rounds(Ms=Ms, objective=objective, bound=lower, rgap=rgap, working=solved, out=out, converged=converged,
                    round=round_, added=int(n_violated), newton=newton, active=active,
                    history={key: np.asarray(value) for key, value in history.items()}, timed_out=timed_out,
-                   alpha=solved_alpha, certified=certified)
+                   alpha=solved_alpha, certified=certified,
+                   scan=(Ms, scan) if isinstance(scan, list) else None)   # a stream (multi-metric) is not kept
 
 
 def solve_lmnn_fast(
@@ -483,6 +487,7 @@ def solve_lmnn_fast(
         working = seed_triplets(X, y, targets)
 
     folded: list = []         # the last fixed set folded and its (sum, rounding-error bound), for the bound
+    last_bound: dict = {}     # the last bound's multipliers, upper bound, value and whether it used the upper bound
 
     def fold(triplets: np.ndarray) -> np.ndarray:
         """μ Σ_t (C_ij − C_il) over fixed triplets (their multiplier α_t = μ in (2.14))."""
@@ -495,9 +500,20 @@ def solve_lmnn_fast(
         # where the target pairs miss a difference the bound sorts the triplets by span: it needs them listed
         m = folded[0].shape[0] if folded and instance.pull_spans[0].basis is None else 0
         if m and triplets.shape[0] >= m and np.array_equal(triplets[-m:], folded[0]) and np.all(alpha[-m:] == mu):
-            return lmnn_dual_bound(instance, triplets[:-m], alpha[:-m], upper_bound=objective,
-                                   fixed_sum=(m, *folded[1]))
-        return lmnn_dual_bound(instance, triplets, alpha, upper_bound=objective)
+            value, uses = lmnn_dual_bound(instance, triplets[:-m], alpha[:-m], upper_bound=objective,
+                                          fixed_sum=(m, *folded[1]), with_upper_use=True)
+        else:
+            value, uses = lmnn_dual_bound(instance, triplets, alpha, upper_bound=objective, with_upper_use=True)
+        last_bound.update(triplets=triplets, alpha=alpha, upper=objective, value=value, uses=uses)
+        return value
+
+    def full_bound(triplets: np.ndarray, alpha: np.ndarray, upper: float) -> float:
+        """:func:`lmnn_dual_bound` on the full instance; the last bound of the rounds where it is of the same
+        instance and multipliers, did not use its upper bound and ``upper`` is no smaller (the same bound then)."""
+        if (full is instance and last_bound and not last_bound["uses"] and upper >= last_bound["upper"]
+                and np.array_equal(triplets, last_bound["triplets"]) and np.array_equal(alpha, last_bound["alpha"])):
+            return last_bound["value"]
+        return lmnn_dual_bound(full, triplets, alpha, upper_bound=upper)
 
     rounds = margin = None
     if repair == "direct" and warm is not None:
@@ -519,7 +535,9 @@ def solve_lmnn_fast(
         rounds = _working_set_rounds(
             n=n, mu=mu, C0=(1.0 - mu) * P[None], working=working,
             build_system=lambda triplets: single_system(instance, triplets),
-            hinge_stream=lambda Ms, threshold: [radius_hinges(X, y, targets, Ms[0], threshold=threshold)],
+            # at the loss's threshold too: the last scan is the one loss_with_error needs (_on_full)
+            hinge_stream=lambda Ms, threshold: [radius_hinges(
+                X, y, targets, Ms[0], threshold=min(threshold, loss_scan_threshold(instance, Ms[0])))],
             pull=lambda Ms: float(np.sum(P * Ms[0])),
             bound=bound, options=options, deadline=deadline, tight=warm is not None, start=ipm_start, fixed=fixed,
             fold=fold,
@@ -555,8 +573,10 @@ def solve_lmnn_fast(
         rounds.Ms, rounds.objective = warm.M[None], warm.loss     # its bound and gap: _on_full below
     if keep is not None:
         _lift(rounds, full, keep, shift)
-    error = _on_full(rounds, full,
-                     lambda triplets, alpha, upper: lmnn_dual_bound(full, triplets, alpha, upper_bound=upper))
+    # the last scan's hinges, when they are those of the full instance at the returned metric (not lifted, not
+    # replaced by the repair or the first-order start)
+    hinges = rounds.scan[1][0] if rounds.scan is not None and rounds.scan[0] is rounds.Ms else None
+    error = _on_full(rounds, full, full_bound, hinges=hinges)
     if status == "optimal" and not -options.gap_tol <= rounds.rgap <= options.gap_tol:
         # the status was decided on the rounds' values (rounded, on the span's coordinates); the full instance's
         # loss with its rounding bound and the bound decide it
@@ -664,13 +684,14 @@ def _lift(rounds: _Rounds, full, keep: np.ndarray, shift: int) -> None:
     rounds.Ms = Ms
 
 
-def _on_full(rounds: _Rounds, full, bound) -> float:
+def _on_full(rounds: _Rounds, full, bound, hinges: tuple | None = None) -> float:
     """Set the rounds' loss, bound and gap to those of their metrics on the full instance, and return the loss's
-    proved rounding bound e (:func:`~sdpembed.problems.lmnn.loss_with_error`): the bound is that of the rounds'
+    proved rounding bound e (:func:`~sdpembed.problems.lmnn.loss_with_error`, given the ``hinges`` of the rounds'
+    last radius scan when it was of the full instance at these metrics): the bound is that of the rounds'
     multipliers with the upper bound loss + e, the gap that of loss + e — the exact loss lies below loss + e, so
     only that gap is proved."""
     Ms = rounds.Ms if isinstance(full, MultiMetricLMNNInstance) else rounds.Ms[0]
-    rounds.objective, error = loss_with_error(full, Ms)
+    rounds.objective, error = loss_with_error(full, Ms, hinges=hinges)
     upper = rounds.objective + error
     rounds.bound = bound(rounds.working, rounds.alpha, upper)
     rounds.rgap = relative_gap(upper, rounds.bound, loss_unit(full.mu))

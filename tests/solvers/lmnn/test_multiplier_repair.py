@@ -269,8 +269,8 @@ def test_a_gap_that_grows_on_the_full_instance_is_not_optimal(monkeypatch):
     assert solve_lmnn_fast(inst).status == "optimal"
     loss_with_error = fast.loss_with_error
 
-    def a_larger_loss(instance, Ms):
-        loss, error = loss_with_error(instance, Ms)
+    def a_larger_loss(instance, Ms, **options):
+        loss, error = loss_with_error(instance, Ms, **options)
         return 1.1 * loss, error
 
     monkeypatch.setattr(fast, "loss_with_error", a_larger_loss)

@@ -314,6 +314,94 @@ def test_the_loss_rounding_bound_is_negligible_on_ordinary_data(instances):
         assert 0.0 < error < 1e-12 * loss
 
 
+def _rotated_huge_axis(rng, d: int) -> np.ndarray:
+    """10¹⁸ along the first axis, a well-conditioned rotated block on the others: ρ(|M|) ~ 10¹⁸."""
+    Q = np.linalg.qr(rng.standard_normal((d - 1, d - 1)))[0]
+    M = np.zeros((d, d))
+    M[0, 0] = 1e18
+    M[1:, 1:] = (Q * rng.uniform(1.0, 3.0, d - 1)) @ Q.T
+    return 0.5 * (M + M.T)
+
+
+@pytest.mark.parametrize("kind", ["full", "rank_one", "huge_axis", "projected", "zero_row"])
+def test_the_absolute_form_bound_covers_and_is_tight(kind):
+    # loss_with_error bounds |u|'|M||u| in O(d) per difference (no product with M): the bound must cover the exact
+    # value (Fractions) and stay within a small factor of it, also where M is huge along one axis only
+    from sdpembed.problems.lmnn import _absolute_form_bound, _absolute_form_factors
+
+    rng = np.random.default_rng(11)
+    d = 6
+    B = rng.standard_normal((d, d))
+    M = {"full": B @ B.T, "rank_one": np.outer(B[0], B[0]), "huge_axis": _rotated_huge_axis(rng, d),
+         "projected": project_psd(B + B.T),              # PSD up to rounding: tiny negative eigenvalues
+         "zero_row": np.pad(B[1:, 1:] @ B[1:, 1:].T, ((1, 0), (1, 0)))}[kind]
+    U = rng.standard_normal((40, d)) * 10.0 ** rng.integers(-9, 4, (40, 1))
+    if kind == "huge_axis":
+        U[::2, 0] = 0.0                                   # differences the huge axis does not see
+    bounds = _absolute_form_bound(U, *_absolute_form_factors(M))
+    Q = [[abs(Fraction(v)) for v in row] for row in M]
+    for u, bound in zip(U, bounds, strict=True):
+        a = [abs(Fraction(v)) for v in u]
+        exact = sum(a[p] * Q[p][q] * a[q] for p in range(d) for q in range(d))
+        assert Fraction(bound) * (1 + Fraction(1, 10**12)) >= exact
+        ratio = float(Fraction(bound) / exact) if exact else 1.0
+        assert ratio <= (1.0 + 1e-12 if kind == "rank_one" else 8.0), (kind, ratio)
+    if kind == "huge_axis":                              # the spectral bound alone would be ~1e18 times too large
+        rho = _absolute_form_factors(M)[0]
+        assert rho >= 1e18 and np.all(bounds[::2] < 1e-6 * rho * np.einsum("md,md->m", U[::2], U[::2]))
+
+
+def _record_calls(monkeypatch, module, name: str) -> list[dict]:
+    """Replace ``module.name`` by a wrapper recording the keyword arguments of each call."""
+    calls, real = [], getattr(module, name)
+    monkeypatch.setattr(module, name, lambda *args, **options: calls.append(options) or real(*args, **options))
+    return calls
+
+
+def test_the_solver_bounds_its_loss_from_its_last_hinge_scan(instances, monkeypatch):
+    # the rounds' last radius scan (at loss_scan_threshold) is the one loss_with_error needs: no scan of its own, and
+    # the same loss and bound as a fresh loss_with_error
+    import sdpembed.problems.lmnn as lmnn_module
+
+    inst = instances["iris"]
+    scans = _record_calls(monkeypatch, lmnn_module, "radius_hinges")
+    result = solve_lmnn_fast(inst)
+    assert result.status == "optimal" and result.extra["returned"] == "interior_point" and not scans
+    monkeypatch.undo()
+    _loss_is_bounded(inst, result)                        # loss and gap equal to those scanned afresh
+
+
+def test_a_bound_without_the_trace_bound_is_that_of_every_larger_upper_bound(instances):
+    inst = instances["iris"]
+    result = solve_lmnn_fast(inst)
+    T, alpha, loss = result.extra["triplets"], result.extra["alpha"], result.objective
+    rng = np.random.default_rng(3)
+    seen = set()
+    for multipliers in (alpha, rng.uniform(0.0, inst.mu, alpha.size), np.full(alpha.size, inst.mu)):
+        for upper in (1e-3 * loss, loss, 10.0 * loss):
+            value, uses = lmnn_dual_bound(inst, T, multipliers, upper_bound=upper, with_upper_use=True)
+            assert value == lmnn_dual_bound(inst, T, multipliers, upper_bound=upper)
+            larger = lmnn_dual_bound(inst, T, multipliers, upper_bound=100.0 * upper)
+            assert larger == value if not uses else larger < value
+            seen.add(uses)
+    assert seen == {False, True}
+
+
+def test_the_solver_takes_its_last_bound_where_the_loss_bound_cannot_change_it(instances, monkeypatch):
+    # the full instance is the rounds' own: the rounds' last bound (no trace bound, upper bound loss <= loss + error)
+    # is the bound, not computed again
+    import sdpembed.solvers.lmnn.fast as fast
+
+    inst = instances["iris"]
+    calls = _record_calls(monkeypatch, fast, "lmnn_dual_bound")
+    result = solve_lmnn_fast(inst)
+    assert result.status == "optimal" and calls and all(k.get("with_upper_use") for k in calls)
+    monkeypatch.undo()
+    loss, error = _loss_is_bounded(inst, result)
+    fresh = lmnn_dual_bound(inst, result.extra["triplets"], result.extra["alpha"], upper_bound=loss + error)
+    assert result.dual_bound == pytest.approx(fresh, rel=1e-12)
+
+
 def test_mu_zero_and_bad_options(instances):
     inst = instances["iris"]
     zero = solve_lmnn_fast(LMNNInstance(X=inst.X, y=inst.y, targets=inst.targets, mu=0.0))
@@ -1250,6 +1338,7 @@ def test_the_bound_takes_the_fixed_triplets_sum_from_the_fold(instances, monkeyp
     assert shared
     mu = inst.mu
     for instance, triplets, alpha, options, value, fixed in shared:
+        value = value[0] if options.get("with_upper_use") else value     # (bound, whether it used upper_bound)
         assert options["fixed_sum"][0] == fixed.shape[0] > 0
         together = bound(instance, np.concatenate([triplets, fixed]), np.concatenate([alpha, np.full(len(fixed), mu)]),
                          upper_bound=options["upper_bound"])
