@@ -6,7 +6,7 @@ n(n−1)/2 pairs, δ = ``--delta``; the factor Ψ of the NuMax-CG solution of pa
 the one column generation runs). The scan of all pairs through
 :class:`~sdpembed.solvers.numax.scan_backend.LocalScan` (this process) and
 :class:`~sdpembed.solvers.numax.scan_backend.DaskScan` on a ``LocalCluster`` of 1 and of 2 worker
-processes, each with blocks of ``--block-rows`` rows (the tasks), in two states: *first* (the
+processes, each with blocks of ``--block-rows`` rows (split between the workers), in two states: *first* (the
 P-independent squared distances computed as part of the scan, as in column generation's first
 round) and *kept* (those distances kept from an earlier scan — in this process, or on the workers —
 as in every later round). Median of ``--repeat`` scans; the outputs are checked identical.
@@ -16,16 +16,15 @@ workers (the same blocks): wall time, number of scans, time in scans, and whethe
 objective, working pairs) are identical.
 
 Projection (a simulation from the measured throughput, not a run): the 60,000 training images have
-1.8·10⁹ pairs in 910 blocks (the default blocks of 66 rows), which :class:`DaskScan` groups into
-``tasks_per_worker`` (2) tasks a worker. A worker computes for its blocks what this process
-computes, so its throughput is the local scan's pairs per second; what a one-worker cluster takes
-beyond the local scan is Dask's cost, counted per task (the one worker ran ``tasks_per_worker``
-tasks). A scan on W workers is predicted to take pairs / (throughput · W) + ``tasks_per_worker`` ·
-cost per task (each worker's tasks, in parallel with the others'), with the distances recomputed
-every scan (*first*), or kept on the workers (*kept*: 24 bytes a pair, 43 GB over the cluster,
-``cache_pairs``); the run's scan time is that times the number of scans of the 800-image run — the
-number at 60,000 images is not known, and the rank (so the cost of a pair) grows with n. The
-restricted solves are not distributed and not projected.
+1.8·10⁹ pairs in 910 blocks (the default blocks of 66 rows), which :class:`DaskScan` splits between
+the workers, one call a worker a scan. A worker computes for its blocks what this process computes,
+so its throughput is the local scan's pairs per second; what a one-worker cluster takes beyond the
+local scan is Dask's cost, counted per call (the one worker had one). A scan on W workers is
+predicted to take pairs / (throughput · W) + the cost of a call (the workers' calls run in
+parallel), with the distances recomputed every scan (*first*), or kept on the workers (*kept*: 8
+bytes a pair, 14 GB over the cluster, ``cache_pairs``); the run's scan time is that times the number
+of scans of the 800-image run — the number at 60,000 images is not known, and the rank (so the cost
+of a pair) grows with n. The restricted solves are not distributed and not projected.
 
 Every process, the workers included, runs one BLAS thread.
 
@@ -159,9 +158,9 @@ def main() -> None:
               f"identical {times['identical']}", flush=True)
     loc, one, two = scans["local"], scans["dask1"], scans["dask2"]
     # a worker computes what this process computes for its blocks: its compute throughput is the
-    # local one; what a one-worker cluster takes beyond it is Dask's cost, counted per task (the
-    # blocks are grouped into tasks_per_worker tasks a worker: the one worker ran that many)
-    per_worker = DaskScan().tasks_per_worker
+    # local one; what a one-worker cluster takes beyond it is Dask's cost, counted per call (one
+    # call a worker a scan)
+    per_worker = 1
     tasks = {label: min(blocks, per_worker * workers) for label, workers in (("dask1", 1), ("dask2", 2))}
     compute = {k: n_pairs / loc[f"{k}_s"] for k in ("first", "kept")}
     effective = {k: n_pairs / one[f"{k}_s"] for k in ("first", "kept")}
@@ -172,7 +171,7 @@ def main() -> None:
     for workers in WORKERS:
         row = {"workers": workers, "tasks": min(target_blocks, per_worker * workers)}
         for k in ("first", "kept"):
-            # each worker's tasks_per_worker tasks run in parallel with the other workers'
+            # each worker's call runs in parallel with the other workers'
             row[f"{k}_scan_s"] = target_pairs / (compute[k] * workers) + per_task[k] * row["tasks"] / workers
             row[f"{k}_run_h"] = row[f"{k}_scan_s"] * cg["local"]["scans"] / 3600
         projection.append(row)

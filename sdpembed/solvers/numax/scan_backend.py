@@ -8,30 +8,30 @@ both:
 
 * :class:`LocalScan` — in this process, block by block (what every solver does by default);
 * :class:`DaskScan` — on a ``dask.distributed`` cluster: a local one of ``n_workers`` processes, or
-  the scheduler at an address. The points are scattered to every worker once, the current factor
-  Ψ (with Y = XΨᵀ) once per scan; each task scans a run of consecutive blocks of rows against all
-  later rows (the blocks of the local scan, ``block_rows`` rows each, grouped into about
-  ``tasks_per_worker`` tasks a worker of equal numbers of pairs: Dask's cost per task is paid a few
-  times a scan, not once a block), and the driver gathers each task's violators (the pairs above
-  the scan's threshold, with the worst violation and the count of each block; with ``keep`` only
-  those a selection of ``keep`` can take, so that no task returns a list that grows like n²). The
-  P-independent part of a task's blocks — their pairs' squared distances and rounding bounds
-  (:class:`~sdpembed.solvers.numax.pair_scan.DistanceBlock`) — is computed once,
-  by a task whose result stays on its worker, and every later scan of the same points runs where it is.
+  the scheduler at an address. Each worker holds a Dask actor (``_ScanWorker``) for the scan; the
+  points X (with their squared norms) and the bounds are sent to it with the first scan that needs
+  them, and the P-independent part of its blocks — their pairs' squared distances and rounding
+  bounds (:class:`~sdpembed.solvers.numax.pair_scan.DistanceBlock`) — is computed by its first scan
+  and kept there (within ``cache_pairs``). A scan is one call a worker, straight to it, not
+  through the scheduler's task graph: the round's factor Ψ with Y = XΨᵀ in, for a run of consecutive
+  blocks of rows (the blocks of the local scan, ``block_rows`` rows each, about equal numbers of
+  pairs a worker) against all later rows; out, the worker's violators (the pairs above the scan's
+  threshold, with ``keep`` only those a selection of ``keep`` can take, so that no call returns a
+  list that grows like n²), its worst violation and counts. A worker that is lost takes its actor
+  with it; the scan then starts actors on the workers there are and sends them everything again.
 
-Identical output. A task computes exactly what the local scan computes for its block: the same
+Identical output. A worker computes exactly what the local scan computes for its blocks: the same
 functions of :mod:`~sdpembed.solvers.numax.pair_scan` on arrays of the same shapes (a BLAS
 product's rounding depends on its shape, and on its thread count: Dask's workers run one BLAS
-thread, so the driver's scans must too for bit-identical output). The driver concatenates the
-blocks' violators in the local order, so the scan's result — violators, their order and values,
-the worst violation — is the local scan's, and so is every solve that uses it (tested on a
-two-worker ``LocalCluster``). The blocks are the grain of parallel work: ``block_rows`` of the
-solver sets how many there are (by default
-:func:`~sdpembed.solvers.numax.pair_scan.default_block_rows`: about four million entries a block and
-at least eight blocks; give at least ``tasks_per_worker`` blocks a worker, e.g. ``block_rows`` of
-n / (8·workers), to use them all). ``verify``'s check runs in
-tasks of whole blocks of 65,536 pairs, as in this process, and its maximum does not depend on
-their order.
+thread, so the driver's scans must too for bit-identical output), and lists their violators in the
+local order, reduced as the local scan reduces them. The driver concatenates the workers' lists in
+their order, so the scan's result — violators, their order and values, the worst violation — is
+the local scan's, and so is every solve that uses it (tested on a two-worker ``LocalCluster``).
+The blocks are the grain of the split between workers: ``block_rows`` of the solver sets how many
+there are (by default :func:`~sdpembed.solvers.numax.pair_scan.default_block_rows`: about four
+million entries a block and at least eight blocks; give at least a few blocks a worker, e.g.
+``block_rows`` of n / (8·workers), to use them all). ``verify``'s check runs in tasks of whole
+blocks of 65,536 pairs, as in this process, and its maximum does not depend on their order.
 
 Dask is imported only when a :class:`DaskScan` first needs its cluster (DESIGN.md, "Start-up"):
 install the extra ``sdpembed[distributed]``. How to run on a cluster: ``docs/guide/numax.md``,
@@ -145,25 +145,53 @@ def resolve_scan_backend(backend: object) -> ScanBackend:
     raise ValueError(f"scan_backend must be None, 'local' or a ScanBackend (e.g. a DaskScan), got {backend!r}")
 
 
-# ------------------------------------------------------------------ the tasks (run on the workers)
-def _distances_task(points: tuple[np.ndarray, np.ndarray], ranges: list[tuple[int, int]]) -> list[DistanceBlock]:
-    X, norms2 = points
-    return [distance_block(X, norms2, start, stop) for start, stop in ranges]
+# ------------------------------------------------------------------ on the workers
+class _ScanWorker:
+    """What one worker holds for a :class:`DaskScan` (a Dask actor): the points X with their squared
+    norms, the bounds, and the :class:`~sdpembed.solvers.numax.pair_scan.DistanceBlock` of its blocks,
+    kept across scans. A scan is one call: the round's :class:`~sdpembed.solvers.numax.pair_scan.ScanRound`
+    and the worker's row ranges in, the blocks' :class:`~sdpembed.solvers.numax.pair_scan.BlockScan` out;
+    the points and the bounds come with the first scan that needs them."""
 
+    def __init__(self) -> None:
+        self._points: tuple[np.ndarray, np.ndarray] | None = None
+        self._bounds: PairBounds | None = None
+        self._blocks: dict[tuple[int, int], DistanceBlock] = {}
 
-def _scan_task(points: tuple[np.ndarray, np.ndarray], scan: ScanRound, bounds: PairBounds,
-               blocks: list[DistanceBlock] | list[tuple[int, int]]) -> list[BlockScan]:
-    X, norms2 = points
-    # a block whose distances are not kept is a range of rows
-    return [scan_block(X, scan, bounds,
-                       block if isinstance(block, DistanceBlock) else distance_block(X, norms2, *block))
-            for block in blocks]
+    def scan(self, scan: ScanRound, ranges: list[tuple[int, int]], cache: bool,
+             points: tuple[np.ndarray, np.ndarray] | None = None, bounds: PairBounds | None = None) -> BlockScan:
+        """:func:`~sdpembed.solvers.numax.pair_scan.scan_block` of the blocks of rows ``ranges``, merged
+        in their order (:func:`~sdpembed.solvers.numax.pair_scan.merge_block_scans`, reduced to the
+        scan's ``keep``) into one :class:`~sdpembed.solvers.numax.pair_scan.BlockScan`; new ``points``
+        (X, norms2) drop the kept blocks, ``cache`` keeps the blocks computed now."""
+        if points is not None:
+            self._points, self._blocks = points, {}
+        if bounds is not None:
+            self._bounds = bounds
+        X, norms2 = self._points
+        out = []
+        for start, stop in ranges:
+            block = self._blocks.get((start, stop))
+            if block is None:
+                block = distance_block(X, norms2, start, stop)
+                if cache:
+                    self._blocks[start, stop] = block
+            out.append([scan_block(X, scan, self._bounds, block)])
+        # one list of violators, in the order the driver's merge of these blocks gives them: a
+        # reduction to ``keep`` of a sublist holding what the selection can take holds it too
+        merged = merge_block_scans(out, scan.keep)
+        return BlockScan(None if merged.i.size == 0 else (merged.i, merged.j, merged.violation), None,
+                         merged.max_violation, merged.n_pairs, merged.found, merged.fresh)
+
+    def kept_blocks(self) -> int:
+        """The number of blocks whose distances this worker keeps."""
+        return len(self._blocks)
 
 
 def task_groups(sizes: list[int], tasks: int) -> list[slice]:
     """Consecutive runs of blocks (as slices of their list), at most ``tasks`` of them, of about equal
-    numbers of pairs (``sizes`` the pairs of each block): a scan's tasks. A block is never split, so a
-    task computes what the local scan computes for its blocks."""
+    numbers of pairs (``sizes`` the pairs of each block): the shares of a scan's workers. A block is
+    never split, so a worker computes what the local scan computes for its blocks."""
     total = sum(sizes)
     if not sizes or total == 0:
         return [slice(0, len(sizes))] if sizes else []
@@ -201,16 +229,12 @@ class DaskScan:
         :func:`~sdpembed.solvers.numax.pair_scan.rectangle_entries`; default
         :func:`~sdpembed.solvers.numax.pair_scan.cache_pairs_limit` a worker); beyond, every scan
         recomputes it.
-    tasks_per_worker : int
-        Tasks of a scan per worker (default 2): the blocks of the scan, consecutive and whole, are
-        grouped into at most this many tasks a worker, of about equal numbers of pairs
-        (:func:`task_groups`), so that Dask's cost per task is paid a few times a scan, not once a block.
 
     Use it as a context manager, or call :meth:`close`, to stop a cluster it started.
     """
 
     def __init__(self, client: Any = None, *, n_workers: int | None = None, scheduler: str | None = None,
-                 cache_pairs: int | None = None, tasks_per_worker: int = 2) -> None:
+                 cache_pairs: int | None = None) -> None:
         if sum(value is not None for value in (client, n_workers, scheduler)) > 1:
             raise ValueError("give at most one of client, n_workers and scheduler")
         if n_workers is not None and (isinstance(n_workers, bool) or not isinstance(n_workers, int)
@@ -221,17 +245,15 @@ class DaskScan:
         if cache_pairs is not None and (isinstance(cache_pairs, bool) or not isinstance(cache_pairs, int)
                                         or cache_pairs < 0):
             raise ValueError(f"cache_pairs must be an integer >= 0, got {cache_pairs!r}")
-        if isinstance(tasks_per_worker, bool) or not isinstance(tasks_per_worker, int) or tasks_per_worker < 1:
-            raise ValueError(f"tasks_per_worker must be an integer >= 1, got {tasks_per_worker!r}")
-        self.tasks_per_worker = tasks_per_worker
         self._client, self._owns = client, client is None
         self._cluster = None
         self.n_workers, self.scheduler = n_workers, scheduler
         self.cache_pairs = cache_pairs
         # what was sent to the workers, kept with the object it was sent for (compared by identity)
-        self._points: tuple[Any, Any] | None = None      # (distances, future of (X, norms2))
-        self._blocks: dict[tuple, Any] = {}              # the row ranges of a task -> future of their distances
-        self._bounds: tuple[Any, Any] | None = None      # (bounds, future)
+        self._points: PairDistances | None = None        # the points of the last scan
+        self._actors: list[tuple[Any, Any]] = []          # (future, actor) of a _ScanWorker on each worker
+        self._addresses: list[str] = []                   # the workers of the actors
+        self._sent: list[tuple[Any, Any]] = []            # (distances, bounds) each actor holds
         self._instance: tuple[Any, Any] | None = None    # (instance, future)
 
     # ------------------------------------------------------------------ the cluster
@@ -239,14 +261,20 @@ class DaskScan:
     def client(self) -> Any:
         """The ``distributed.Client`` (the cluster is started or connected to at first use)."""
         if self._client is None:
-            from distributed import Client, LocalCluster  # at first use (DESIGN.md, "Start-up")
+            import dask  # at first use (DESIGN.md, "Start-up")
+            from distributed import Client, LocalCluster
 
             if self.scheduler is not None:
                 self._client = Client(self.scheduler)
             else:
-                self._cluster = LocalCluster(n_workers=self.n_workers, threads_per_worker=1, processes=True,
-                                             dashboard_address=None)
-                self._client = Client(self._cluster)
+                # Dask's nannies start workers with MALLOC_TRIM_THRESHOLD_ set, which fixes glibc's mmap
+                # threshold at 128 KiB: every block's temporaries are then fresh pages, and the same scan
+                # takes about twice the CPU time of this process. The workers started here keep glibc's
+                # default. The actors' calls go to the workers directly, not through the scheduler.
+                with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
+                    self._cluster = LocalCluster(n_workers=self.n_workers, threads_per_worker=1, processes=True,
+                                                 dashboard_address=None)
+                self._client = Client(self._cluster, direct_to_workers=True)
         return self._client
 
     def workers(self) -> int:
@@ -255,7 +283,7 @@ class DaskScan:
 
     def close(self) -> None:
         """Drop the data held on the workers; close the client and the cluster this object started."""
-        self._points, self._blocks, self._bounds, self._instance = None, {}, None, None
+        self._points, self._actors, self._addresses, self._sent, self._instance = None, [], [], [], None
         if self._owns and self._client is not None:
             self._client.close()
             if self._cluster is not None:
@@ -277,7 +305,6 @@ class DaskScan:
         """A future of ``value`` held by every worker."""
         return self.client.scatter([value], broadcast=True, hash=False)[0]
 
-
     def _wait(self, futures: list[Any], sizes: list[int], progress: Callable[[int], object] | None) -> list[Any]:
         """The results of ``futures`` in their order, ``progress(size)`` told as each one ends."""
         if progress is not None:
@@ -288,6 +315,24 @@ class DaskScan:
                 progress(size_of[future.key])
         return self.client.gather(futures)
 
+    def _start_actors(self) -> None:
+        """A :class:`_ScanWorker` on each worker of the cluster now, holding nothing yet."""
+        client = self.client
+        addresses = sorted(client.scheduler_info()["workers"])
+        if not addresses:
+            client.wait_for_workers(1)
+            addresses = sorted(client.scheduler_info()["workers"])
+        if self._actors and addresses == self._addresses:
+            return
+        # the futures stay referenced: the scheduler drops an actor whose future is released. One whose
+        # worker is lost is started again elsewhere (allow_other_workers: a call waiting for it ends,
+        # with an error, instead of waiting for a worker that is gone), and the scan starts new ones.
+        futures = [client.submit(_ScanWorker, actor=True, workers=[address], allow_other_workers=True,
+                                 pure=False) for address in addresses]
+        with client.as_current():               # an actor talks through the client current when it arrives
+            self._actors = [(future, future.result()) for future in futures]
+        self._addresses, self._sent = addresses, [(None, None)] * len(addresses)
+
     # ------------------------------------------------------------------ the scans
     def scan(self, X: np.ndarray, P: np.ndarray | None, bounds: PairBounds, *, tol: float = 0.0,
              block_rows: int | None = None, factor: np.ndarray | None = None, exact_values: bool = True,
@@ -295,38 +340,55 @@ class DaskScan:
              progress: Callable[[int], object] | None = None,
              exclude: np.ndarray | None = None, keep: int | None = None) -> ScanResult:
         """:func:`~sdpembed.solvers.numax.pair_scan.scan_pair_violations` on the cluster (the same result)."""
-        if distances is None and self._points is not None and self._points[0].X is X and (
-                block_rows is None or block_rows == self._points[0].block_rows):
-            distances = self._points[0]                  # the same points again: nothing to send
+        if distances is None and self._points is not None and self._points.X is X and (
+                block_rows is None or block_rows == self._points.block_rows):
+            distances = self._points                     # the same points again: nothing to send
         if distances is None or distances.X is not X:
             distances = PairDistances(X, block_rows)
         X = distances.X
-        n = X.shape[0]
-        client = self.client
-        if self._points is None or self._points[0] is not distances:
-            self._points, self._blocks = (distances, self._scatter((X, distances.norms2))), {}
-        points = self._points[1]
-        if self._bounds is None or self._bounds[0] is not bounds:
-            self._bounds = (bounds, self._scatter(bounds))
-        scan = self._scatter(scan_round(X, P, factor, tol, exact_values, exclude, keep))
-        limit = cache_pairs_limit() * self.workers() if self.cache_pairs is None else self.cache_pairs
+        if self._points is not distances or not self._actors:
+            self._start_actors()                         # new points: on the workers the cluster has now
+            self._points = distances
+        scan = scan_round(X, P, factor, tol, exact_values, exclude, keep)
+        told = [0]                                       # pairs told to progress, across attempts
+        try:
+            return self._scan_on_workers(scan, distances, bounds, progress, told)
+        except (OSError, RuntimeError):
+            if sorted(self.client.scheduler_info()["workers"]) == self._addresses:
+                raise
+        # a worker was lost with its actor: new actors on the workers there are now, sent everything again
+        self._actors = []
+        self._start_actors()
+        return self._scan_on_workers(scan, distances, bounds, progress, told)
+
+    def _scan_on_workers(self, scan: ScanRound, distances: PairDistances, bounds: PairBounds,
+                         progress: Callable[[int], object] | None, told: list[int]) -> ScanResult:
+        """The scan of ``scan``'s round: one call an actor, each for consecutive blocks of about equal
+        numbers of pairs (:func:`task_groups`), the points and the bounds sent with it where the actor
+        does not hold them; ``progress`` told the pairs beyond ``told`` as each call ends."""
+        X, n = distances.X, distances.X.shape[0]
+        workers = len(self._actors)
+        limit = cache_pairs_limit() * workers if self.cache_pairs is None else self.cache_pairs
         cache = rectangle_entries(n, distances.block_rows) <= limit
         ranges = [(start, min(start + distances.block_rows, n - 1)) for start in distances.starts()]
         pairs = [int((n - 1 - np.arange(start, stop)).sum()) for start, stop in ranges]
-        futures, sizes = [], []
-        for group in task_groups(pairs, self.tasks_per_worker * self.workers()):
-            blocks: Any = ranges[group]
-            if cache:
-                key = tuple(blocks)
-                if key not in self._blocks:
-                    self._blocks[key] = client.submit(_distances_task, points, blocks, pure=False)
-                blocks = self._blocks[key]
-            futures.append(client.submit(_scan_task, points, scan, self._bounds[1], blocks, pure=False))
-            sizes.append(sum(pairs[group]))
-        # one group a block, as the local scan: merged by group, the violators of a task's blocks
-        # would be ordered by kind (Gram-valued, then recomputed) across its blocks, and the
-        # selection, which takes ties in the order of the scan, could take other pairs
-        return merge_block_scans([[block] for task in self._wait(futures, sizes, progress) for block in task], keep)
+        groups = task_groups(pairs, workers)
+        calls = []
+        for k, group in enumerate(groups):
+            held_points, held_bounds = self._sent[k]
+            calls.append(self._actors[k][1].scan(
+                scan, ranges[group], cache,
+                points=None if held_points is distances else (X, distances.norms2),
+                bounds=None if held_bounds is bounds else bounds))
+            self._sent[k] = (distances, bounds)
+        parts, done = [], 0
+        for call, group in zip(calls, groups, strict=True):
+            parts.append([call.result()])                # the worker's violators in the local order
+            done += sum(pairs[group])
+            if progress is not None and done > told[0]:
+                progress(done - told[0])
+                told[0] = done
+        return merge_block_scans(parts, scan.keep)
 
     def max_violation(self, instance: Any, P: np.ndarray, *,
                       progress: Callable[[int], object] | None = None) -> float:

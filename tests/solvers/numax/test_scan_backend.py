@@ -73,9 +73,8 @@ def test_dask_scan_returns_the_local_scan(dask_scan, block_rows, one_sided, exac
                                     exact_values=exact_values, distances=distances, progress=counted.append)
             _same_scan(remote, local)
         assert sum(counted) == 2 * pair_count(X.shape[0])
-        # the blocks grouped into at most two tasks a worker (11 blocks of 4 rows, or the default 8
-        # blocks of 6: 4 tasks)
-        assert len(counted) == 2 * 4
+        # one call a worker a scan (11 blocks of 4 rows, or the default 8 blocks of 6, on 2 workers)
+        assert len(counted) == 2 * 2
     assert tol == np.inf and local.i.size == 0 and np.isfinite(local.max_violation)
 
 
@@ -92,16 +91,38 @@ def test_task_groups_are_consecutive_whole_blocks_of_about_equal_pairs():
     assert task_groups([5], 3) == [slice(0, 1)]
 
 
-def test_dask_scan_runs_few_tasks_a_worker(client):
+def test_dask_scan_runs_one_call_a_worker_holding_its_blocks(client):
     X, bounds, P, _ = _points_and_bounds(False)
     local = scan_pair_violations(X, P, bounds, tol=1e-9, block_rows=2)          # 22 blocks
-    for per_worker, tasks in ((1, 2), (3, 6)):
+    distances = PairDistances(X, 2)
+    with DaskScan(client) as backend, threadpool_limits(1):
+        for _ in range(2):
+            counted = []
+            _same_scan(backend.scan(X, P, bounds, tol=1e-9, distances=distances, progress=counted.append), local)
+            assert len(counted) == 2                   # one call a worker
+        # the workers keep their blocks' distances: 22 blocks between them, each held once
+        held = [actor.kept_blocks().result() for _, actor in backend._actors]
+        assert len(held) == 2 and sum(held) == 22 and min(held) > 0
+
+
+def test_dask_scan_survives_a_lost_worker():
+    # the actors live on the workers: a worker that dies takes its actor and its blocks with it, and
+    # the next scan starts actors on the workers there are then and sends them the points again
+    import os
+    import time
+
+    X, bounds, P, _ = _points_and_bounds(False)
+    local = scan_pair_violations(X, P, bounds, tol=1e-9, block_rows=4)
+    with DaskScan(n_workers=2) as backend, threadpool_limits(1):
+        _same_scan(backend.scan(X, P, bounds, tol=1e-9, block_rows=4), local)
+        lost = backend._addresses[0]
+        backend.client.submit(os._exit, 1, workers=[lost], pure=False)
+        deadline = time.monotonic() + 30
+        while lost in backend.client.scheduler_info()["workers"] and time.monotonic() < deadline:
+            time.sleep(0.05)
         counted = []
-        with DaskScan(client, tasks_per_worker=per_worker) as backend, threadpool_limits(1):
-            _same_scan(backend.scan(X, P, bounds, tol=1e-9, block_rows=2, progress=counted.append), local)
-        assert len(counted) == tasks
-    with pytest.raises(ValueError, match="tasks_per_worker"):
-        DaskScan(tasks_per_worker=0)
+        _same_scan(backend.scan(X, P, bounds, tol=1e-9, block_rows=4, progress=counted.append), local)
+        assert lost not in backend._addresses and sum(counted) == pair_count(X.shape[0])
 
 
 def test_dask_scan_recomputes_distances_beyond_its_cache(client):
@@ -110,7 +131,7 @@ def test_dask_scan_recomputes_distances_beyond_its_cache(client):
         for _ in range(2):
             _same_scan(backend.scan(X, P, bounds, tol=1e-9, block_rows=5),
                        scan_pair_violations(X, P, bounds, tol=1e-9, block_rows=5))
-        assert backend._blocks == {}
+        assert [actor.kept_blocks().result() for _, actor in backend._actors] == [0, 0]
 
 
 def test_numax_cg_on_dask_gives_the_local_result(dask_scan):
@@ -241,7 +262,7 @@ def test_dask_scan_reduces_its_violators_as_the_local_scan(dask_scan, block_rows
             _spread_violators(full.i[fresh], full.j[fresh], full.violation[fresh], index[fresh], keep))
 
 
-def test_dask_scan_keeps_the_local_order_of_ties_across_grouped_blocks(client):
+def test_dask_scan_keeps_the_local_order_of_ties_across_a_workers_blocks(client):
     # Integer points far from the origin mapped by Ψ = 2I: every pair's ratio is exactly 4, so all
     # violate by the same 3 (ties everywhere). Near pairs are in doubt under the Gram rounding bound
     # and recomputed ("exact"), far ones keep their Gram value ("clear"): every block holds both
@@ -264,7 +285,7 @@ def test_dask_scan_keeps_the_local_order_of_ties_across_grouped_blocks(client):
     distances, scan = PairDistances(X, 3), scan_round(X, factor.T @ factor, factor, tol, False, None, None)
     blocks = [scan_block(X, scan, bounds, distances.block(start)) for start in distances.starts()]
     assert len(blocks) > 4 and all(b.clear is not None and b.exact is not None for b in blocks)   # both kinds
-    with DaskScan(client, tasks_per_worker=1) as backend, threadpool_limits(1):
+    with DaskScan(client) as backend, threadpool_limits(1):
         remote = backend.scan(X, factor.T @ factor, bounds, tol=tol, block_rows=3, factor=factor,
                               exact_values=False)
         _same_scan(remote, local)
