@@ -311,8 +311,15 @@ def radius_hinges(
     slack = (4.0 * (d + 4) * eps32 * float((q.max() + np.abs(R).max()) if n else 0.0)
              + 4.0 * factor_error * (sq + (sq.max() if n else 0.0))
              + 8.0 * (d + 2) * _EPS * norm_M * (sq + (sq.max() if n else 0.0)) + 1e-300)
+    top = float(max(q.max(), np.abs(R + slack).max())) if n else 0.0
+    if not np.isfinite(top):
+        return streamed()       # distances or norms beyond float64: no filter to trust
+    # the test is homogeneous (ZL of degree 1, q and R of degree 2): in units where its largest entry is ~2⁶⁴,
+    # so that no float32 entry or product overflows (‖Lz‖² of points at 1e20 would) and none is lost to underflow
+    shift = 2.0 ** -((int(np.frexp(top)[1]) - 64) // 2) if top > 0.0 else 1.0
     order = np.argsort(-(R + slack), kind="stable")                             # by decreasing R + slack
-    ZLs, qs, Rs, labels_s = ZL[order], q[order], (R + slack)[order], labels[order]
+    ZLs, labels_s = ZL[order] * shift, labels[order]
+    qs, Rs = q[order] * shift * shift, (R + slack)[order] * shift * shift
     left = np.empty((n, d + 2), dtype=np.float32)
     right = np.empty((n, d + 2), dtype=np.float32)
     left[:, :d] = ZLs
