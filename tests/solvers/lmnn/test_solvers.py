@@ -314,6 +314,19 @@ def test_the_loss_rounding_bound_is_negligible_on_ordinary_data(instances):
         assert 0.0 < error < 1e-12 * loss
 
 
+def test_the_loss_rounding_bound_holds_where_float32_overflows():
+    """Two clusters at ±1e20, both classes in each (review r24): at M = I the mapped norms ‖Lz‖² ~ 1e40 overflow
+    float32, and the radius filter's test kept no pair, so the loss came out 28.6 ± 7.6e-13 for an exact 142.3."""
+    rng = np.random.default_rng(3)
+    X = np.zeros((24, 2))
+    X[:12, 0], X[12:, 0] = 1e20, -1e20
+    X[:, 1] = rng.standard_normal(24)
+    inst = LMNNInstance.from_data(X, np.arange(24) % 2, k=2, mu=0.5)
+    for M in (np.eye(2), np.diag([1e-30, 2.0])):
+        loss, error = loss_with_error(inst, M)
+        assert abs(Fraction(loss) - exact_loss(inst, M)) <= Fraction(error)
+
+
 def test_mu_zero_and_bad_options(instances):
     inst = instances["iris"]
     zero = solve_lmnn_fast(LMNNInstance(X=inst.X, y=inst.y, targets=inst.targets, mu=0.0))
