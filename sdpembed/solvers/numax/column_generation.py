@@ -249,7 +249,7 @@ class _NuMaxADMM:
         B = V @ F
         values = np.einsum("ij,ij->i", B, B)
         violation = box_violation(values, lo, hi)
-        if not (rgap <= stopping.gap_tol and violation <= stopping.feas_tol):
+        if not (abs(rgap) <= stopping.gap_tol and violation <= stopping.feas_tol):
             return None
         factor = np.ascontiguousarray(F.T)
         spectrum = np.linalg.eigvalsh(factor @ factor.T)
