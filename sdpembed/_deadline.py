@@ -75,6 +75,13 @@ class Deadline:
         return ((self.time_limit is not None and _wall() - self.wall_start > self.time_limit)
                 or (self.cpu_time_limit is not None and _cpu() - self.cpu_start > self.cpu_time_limit))
 
+    def remaining(self) -> tuple[float | None, float | None]:
+        """The wall and CPU seconds left (None for a clock without a limit, 0 once spent): the limits of a
+        stage that runs on its own clock (a restricted solve of column generation)."""
+        wall = None if self.time_limit is None else max(self.time_limit - (_wall() - self.wall_start), 0.0)
+        cpu = None if self.cpu_time_limit is None else max(self.cpu_time_limit - (_cpu() - self.cpu_start), 0.0)
+        return wall, cpu
+
     def share(self, fraction: float) -> Deadline:
         """The same start with ``fraction`` of each budget (e.g. the part of a run a first stage may take)."""
         return Deadline(None if self.time_limit is None else fraction * self.time_limit,

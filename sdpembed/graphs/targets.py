@@ -252,6 +252,22 @@ def radius_hinges(
     threshold: float = 0.0,
     block_size: int = BLOCK_ELEMENTS,
 ) -> tuple[np.ndarray, np.ndarray]:
+    """The triplets and hinges of :func:`radius_hinge_scan` (without its ``direct`` flag)."""
+    triplets, hinges, _ = radius_hinge_scan(X, y, targets, M, margin=margin, threshold=threshold,
+                                            block_size=block_size)
+    return triplets, hinges
+
+
+def radius_hinge_scan(
+    X: np.ndarray,
+    y: np.ndarray,
+    targets: np.ndarray,
+    M: np.ndarray | None = None,
+    *,
+    margin: float = 1.0,
+    threshold: float = 0.0,
+    block_size: int = BLOCK_ELEMENTS,
+) -> tuple[np.ndarray, np.ndarray, bool]:
     """Every triplet whose hinge exceeds ``threshold`` — what :func:`iter_hinges` streams, in one array —
     found through a radius filter on the pairs, for a PSD metric M and a finite threshold.
 
@@ -274,12 +290,17 @@ def radius_hinges(
     A metric that is not PSD (up to rounding), a threshold that is not finite, a margin below
     the threshold (every pair a candidate), or more than :data:`_RADIUS_PAIRS`·n² candidate pairs
     (a metric so small that most pairs are inside the radii: there the d² flops per pair cost more
-    than the streamed hinge arrays) falls back to :func:`iter_hinges`.
+    than the streamed hinge arrays) falls back to :func:`iter_hinges`, and so do distances or norms
+    beyond float64's range (no filter to trust).
 
     Returns
     -------
     triplets : ndarray of int64, shape (B, 3)
     hinges : ndarray of shape (B,)
+    direct : bool
+        True when every hinge is by the direct formula (the radius filter ran); False when the scan
+        fell back to :func:`iter_hinges`, whose hinges come from the Gram form (a larger rounding error
+        where the points are far from their centre).
     """
     X, labels, targets, M, margin, threshold, block_size = hinge_inputs(X, y, targets, M, margin, threshold,
                                                                          block_size)
@@ -287,11 +308,11 @@ def radius_hinges(
     lam, V = np.linalg.eigh(M)
     norm_M = float(np.abs(lam).max()) if lam.size else 0.0
 
-    def streamed() -> tuple[np.ndarray, np.ndarray]:
+    def streamed() -> tuple[np.ndarray, np.ndarray, bool]:
         parts = list(iter_hinges(X, y, targets, M, margin=margin, threshold=threshold, block_size=block_size))
         if not parts:
-            return np.empty((0, 3), dtype=np.int64), np.empty(0)
-        return np.concatenate([t for t, _ in parts]), np.concatenate([h for _, h in parts])
+            return np.empty((0, 3), dtype=np.int64), np.empty(0), False
+        return np.concatenate([t for t, _ in parts]), np.concatenate([h for _, h in parts]), False
 
     if (not np.isfinite(threshold) or margin - threshold <= 0.0
             or (lam.size and lam[0] < -16.0 * d * _EPS * norm_M)):
@@ -311,8 +332,15 @@ def radius_hinges(
     slack = (4.0 * (d + 4) * eps32 * float((q.max() + np.abs(R).max()) if n else 0.0)
              + 4.0 * factor_error * (sq + (sq.max() if n else 0.0))
              + 8.0 * (d + 2) * _EPS * norm_M * (sq + (sq.max() if n else 0.0)) + 1e-300)
+    top = float(max(q.max(), np.abs(R + slack).max())) if n else 0.0
+    if not np.isfinite(top):
+        return streamed()       # distances or norms beyond float64: no filter to trust
+    # the test is homogeneous (ZL of degree 1, q and R of degree 2): in units where its largest entry is ~2⁶⁴,
+    # so that no float32 entry or product overflows (‖Lz‖² of points at 1e20 would) and none is lost to underflow
+    shift = 2.0 ** -((int(np.frexp(top)[1]) - 64) // 2) if top > 0.0 else 1.0
     order = np.argsort(-(R + slack), kind="stable")                             # by decreasing R + slack
-    ZLs, qs, Rs, labels_s = ZL[order], q[order], (R + slack)[order], labels[order]
+    ZLs, labels_s = ZL[order] * shift, labels[order]
+    qs, Rs = q[order] * shift * shift, (R + slack)[order] * shift * shift
     left = np.empty((n, d + 2), dtype=np.float32)
     right = np.empty((n, d + 2), dtype=np.float32)
     left[:, :d] = ZLs
@@ -339,8 +367,9 @@ def radius_hinges(
         return streamed()        # most pairs inside the radii (a small metric): d² flops per pair cost more
     D = pair_distances(X, M, a, b)
     # each candidate pair for both of its points as anchor
-    return pair_triplets(targets, d_ij, np.concatenate([a, b]), np.concatenate([b, a]), np.concatenate([D, D]),
-                         margin, threshold)
+    triplets, hinges = pair_triplets(targets, d_ij, np.concatenate([a, b]), np.concatenate([b, a]),
+                                     np.concatenate([D, D]), margin, threshold)
+    return triplets, hinges, True
 
 
 def pair_distances(X: np.ndarray, M: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:

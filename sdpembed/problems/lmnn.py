@@ -63,7 +63,7 @@ from ..graphs import (
     connected_components,
     iter_hinges,
     pull_matrix,
-    radius_hinges,
+    radius_hinge_scan,
     target_neighbors,
     triplet_count,
 )
@@ -535,12 +535,15 @@ def _sum_error(longest: int, blocks: int, d: int, mass: float) -> float:
 def _single_metric_hinges(instance: LMNNInstance, M: np.ndarray, threshold: float):
     """(stream, direct): the triplets of hinge above ``threshold`` and their hinges, as
     :func:`sdpembed.graphs.iter_hinges` streams them, found through a radius filter
-    (:func:`sdpembed.graphs.radius_hinges`, far fewer pairs formed near an optimum; every hinge by the direct
-    formula: ``direct`` True) for a finite metric whose eigen-decomposition and products stay finite, streamed
-    otherwise (some hinges through the Gram form: ``direct`` False)."""
+    (:func:`sdpembed.graphs.radius_hinge_scan`, far fewer pairs formed near an optimum; every hinge by the direct
+    formula: ``direct`` True, unless the filter itself fell back to the stream) for a finite metric whose
+    eigen-decomposition and products stay finite, streamed otherwise (hinges through the Gram form: ``direct``
+    False)."""
     if np.all(np.isfinite(M)):
         try:
-            return [radius_hinges(instance.X, instance.y, instance.targets, M, threshold=threshold)], True
+            triplets, hinges, direct = radius_hinge_scan(instance.X, instance.y, instance.targets, M,
+                                                         threshold=threshold)
+            return [(triplets, hinges)], direct
         except (np.linalg.LinAlgError, ValueError):      # entries whose products overflow: streamed as given
             pass
     return iter_hinges(instance.X, instance.y, instance.targets, M, threshold=threshold), False
@@ -607,10 +610,10 @@ def loss_with_error(instance: LMNNInstance | MultiMetricLMNNInstance, Ms: np.nda
     e = ε(8(d + 3)‖M‖_F · 2 max_l ‖z_l‖² + 4) ≥ the error of a hinge through the Gram matrix of the centred
     data z (each distance a sum of d products of |z|ᵀ|M||z| ≤ ‖M‖_F‖z‖², the rounding of z, the target
     distance and the margin's additions) and ≥ that of one from explicit differences (below), so every triplet
-    of positive exact hinge is found: by :func:`sdpembed.graphs.radius_hinges` (one metric; every hinge by the
-    direct formula), else streamed by :func:`sdpembed.graphs.iter_hinges` or :func:`multi_metric_hinges`
-    (through the Gram form) and each streamed hinge recomputed from explicit differences. A hinge
-    h_t = 1 + D(x_i, x_j) − D(x_i, x_l) from explicit differences u has the error bound
+    of positive exact hinge is found: by :func:`sdpembed.graphs.radius_hinge_scan` (one metric; every hinge by
+    the direct formula where its filter ran), else streamed by :func:`sdpembed.graphs.iter_hinges` or
+    :func:`multi_metric_hinges` (through the Gram form) and each streamed hinge recomputed from explicit
+    differences. A hinge h_t = 1 + D(x_i, x_j) − D(x_i, x_l) from explicit differences u has the error bound
     e_t = ε((2d + 5)(|u_ij|ᵀ|M||u_ij| + |u_il|ᵀ|M||u_il|) + 2) (the rounded differences, two inner
     products of d terms, two additions): small where the points are close, whatever their distance to the
     centre. [·]₊ is 1-Lipschitz, so a triplet adds at most e_t to the push error, and only one with
@@ -644,9 +647,11 @@ def loss_with_error(instance: LMNNInstance | MultiMetricLMNNInstance, Ms: np.nda
     Ms : ndarray
         The metric (d, d) of an ``lmnn`` instance or the (C, d, d) stack of an ``lmnn_multi`` one.
     hinges : tuple (triplets, hinges), optional
-        One metric only: what :func:`sdpembed.graphs.radius_hinges` returned for this instance's points,
-        labels and targets at the symmetrised ``Ms`` and a threshold ≤ :func:`loss_scan_threshold` (a solver's
-        last hinge scan): used instead of scanning again. Ignored when ``Ms`` is not exactly symmetric.
+        One metric only: the triplets and hinges :func:`sdpembed.graphs.radius_hinge_scan` returned with
+        ``direct`` True (every hinge by the direct formula; never a scan that fell back to the Gram form) for
+        this instance's points, labels and targets at the symmetrised ``Ms`` and a threshold ≤
+        :func:`loss_scan_threshold` (a solver's last hinge scan): used instead of scanning again. Ignored when
+        ``Ms`` is not exactly symmetric.
 
     Returns
     -------

@@ -208,6 +208,25 @@ def test_lmnn_radius_hinge_decisions_are_exact_at_ties(monkeypatch):
     assert got.shape[0] == triplet_count(y[:30], target_neighbors(X[:30], y[:30], 2))
 
 
+def test_lmnn_radius_hinges_beyond_the_float32_range():
+    """Two clusters at ±1e20 (‖Lz‖² ~ 1e40 overflows float32) with hinges of order 1 inside each: the radius
+    filter keeps every brute-force triplet (it kept none when its float32 Gram test overflowed); the test's
+    rescaling also leaves alone points at 1e-30 (squares below float32's range) under a metric of 1e60."""
+    rng = np.random.default_rng(3)
+    X = np.zeros((24, 2))
+    X[:12, 0], X[12:, 0] = 1e20, -1e20
+    X[:, 1] = rng.standard_normal(24)
+    y = np.arange(24) % 2
+    t = target_neighbors(X, y, 2)
+    for points, M in ((X, np.eye(2)), (1e-30 * rng.standard_normal((24, 3)), 1e60 * random_psd(3, rng))):
+        t = target_neighbors(points, y, 2)
+        rows, h = brute_hinges(points, y, t, M)
+        assert np.sum(h > 0) > 20
+        got, got_h = radius_hinges(points, y, t, M)
+        np.testing.assert_array_equal(got, rows[h > 0])
+        np.testing.assert_allclose(got_h, h[h > 0], rtol=1e-9, atol=1e-9)
+
+
 def test_pull_matrix_and_nearest_impostors():
     rng = np.random.default_rng(5)
     X = rng.standard_normal((16, 3))

@@ -57,7 +57,7 @@ import numpy as np
 
 from ..._deadline import Deadline
 from ..._validate import check_positive_int
-from ...graphs import impostor_triplets, nearest_impostors, radius_hinges
+from ...graphs import impostor_triplets, nearest_impostors, radius_hinge_scan, radius_hinges
 from ...problems.base import exact_scale_exponent
 from ...problems.lmnn import (
     LMNNInstance,
@@ -161,6 +161,15 @@ class _Rounds:
     scan: tuple | None = None            # (Ms, the last round's scan as a list): its loss need not scan again
 
 
+class _RadiusScan(list):
+    """One round's hinge scan, a list of one (triplets, hinges) block, and whether every hinge in it is by the
+    direct formula (:func:`~sdpembed.graphs.radius_hinge_scan`'s ``direct``)."""
+
+    def __init__(self, blocks: list, *, direct: bool) -> None:
+        super().__init__(blocks)
+        self.direct = direct
+
+
 def _sorted_member(queries: np.ndarray, keys: np.ndarray) -> np.ndarray:
     """``np.isin(queries, keys)`` for sorted ``keys``, by binary search (cheaper than the hash-based ``isin``
     of numpy 2 on the keys of a hinge scan)."""
@@ -247,7 +256,8 @@ def _working_set_rounds(*, n, mu, C0, working, build_system, hinge_stream, pull,
         if early_certificate and round_tol == tol and gap_tol is not None:
             def certify(M, alpha, working=working, fixed=fixed, scanned=scanned):
                 Ms = np.stack([project_psd(B) for B in M])
-                scan = list(hinge_stream(Ms, min(0.0, add_tol)))
+                scan = hinge_stream(Ms, min(0.0, add_tol))
+                scan = scan if isinstance(scan, list) else list(scan)    # a list as given (its ``direct`` kept)
                 push = sum(float(h[h > 0.0].sum()) for _, h in scan)
                 value = (1.0 - mu) * pull(Ms) + mu * push
                 lower = bound(np.concatenate([working, fixed]),
@@ -515,6 +525,13 @@ def solve_lmnn_fast(
             return last_bound["value"]
         return lmnn_dual_bound(full, triplets, alpha, upper_bound=upper)
 
+    def radius_stream(Ms: np.ndarray, threshold: float) -> _RadiusScan:
+        """A round's scan, at the loss's threshold too: the last scan is the one loss_with_error needs
+        (``_on_full``) when its hinges are all by the direct formula."""
+        triplets, hinges, direct = radius_hinge_scan(X, y, targets, Ms[0],
+                                                     threshold=min(threshold, loss_scan_threshold(instance, Ms[0])))
+        return _RadiusScan([(triplets, hinges)], direct=direct)
+
     rounds = margin = None
     if repair == "direct" and warm is not None:
         rounds = _repair(instance, warm.M, (warm.triplets, warm.alpha), warm.loss, None, options, deadline,
@@ -536,8 +553,7 @@ def solve_lmnn_fast(
             n=n, mu=mu, C0=(1.0 - mu) * P[None], working=working,
             build_system=lambda triplets: single_system(instance, triplets),
             # at the loss's threshold too: the last scan is the one loss_with_error needs (_on_full)
-            hinge_stream=lambda Ms, threshold: [radius_hinges(
-                X, y, targets, Ms[0], threshold=min(threshold, loss_scan_threshold(instance, Ms[0])))],
+            hinge_stream=radius_stream,
             pull=lambda Ms: float(np.sum(P * Ms[0])),
             bound=bound, options=options, deadline=deadline, tight=warm is not None, start=ipm_start, fixed=fixed,
             fold=fold,
@@ -574,8 +590,10 @@ def solve_lmnn_fast(
     if keep is not None:
         _lift(rounds, full, keep, shift)
     # the last scan's hinges, when they are those of the full instance at the returned metric (not lifted, not
-    # replaced by the repair or the first-order start)
-    hinges = rounds.scan[1][0] if rounds.scan is not None and rounds.scan[0] is rounds.Ms else None
+    # replaced by the repair or the first-order start) and every hinge in it by the direct formula (not a scan that
+    # fell back to the Gram form)
+    hinges = (rounds.scan[1][0] if rounds.scan is not None and rounds.scan[0] is rounds.Ms
+              and getattr(rounds.scan[1], "direct", False) else None)
     error = _on_full(rounds, full, full_bound, hinges=hinges)
     if status == "optimal" and not -options.gap_tol <= rounds.rgap <= options.gap_tol:
         # the status was decided on the rounds' values (rounded, on the span's coordinates); the full instance's

@@ -366,6 +366,9 @@ def solve_in_face(instance, *, basis: np.ndarray | None = None, certificate=None
         try:
             LZ = np.linalg.cholesky(Z)
             LX = np.linalg.cholesky(X)
+            if not (np.all(np.isfinite(LZ)) and np.all(np.isfinite(LX))):
+                # iterates overflowed (a dual diverging on an infeasible instance): numpy's Cholesky passes NaN on
+                raise np.linalg.LinAlgError
         except np.linalg.LinAlgError:
             message = "the iterates left the interior of the cone (numerical breakdown)"
             status = "inaccurate"

@@ -15,7 +15,7 @@ same outer loop around their own iterate update, and :class:`ADMMControl` is tha
   (:meth:`ADMMControl.check_due`); a check is recorded and, every ``verbose`` iterations, printed
   (:meth:`ADMMControl.record_check`);
 * the run is ``optimal`` when max(e₁, e₂) ≤ ``tol``, the violation is at most ``feas_tol`` and the
-  certified relative gap at most ``gap_tol`` at a check (:meth:`ADMMControl.stop`), and is demoted
+  certified relative gap at most ``gap_tol`` in absolute value at a check (:meth:`ADMMControl.stop`), and is demoted
   to ``inaccurate`` when the final certificate, on the original secants, misses them
   (:meth:`ADMMControl.demote`).
 
@@ -278,7 +278,8 @@ class ADMMControl:
         """Whether the run ends at this check: ``optimal`` when the residual, the violation and the
         certified gap meet their tolerances (``note`` is appended to the message), or out of time."""
         stopping = self.stopping
-        if self.small and violation <= stopping.feas_tol and rgap <= stopping.gap_tol:
+        # a gap below −gap_tol: tr P under a proved lower bound, P too infeasible to trust (as for LMNN and MVU)
+        if self.small and violation <= stopping.feas_tol and abs(rgap) <= stopping.gap_tol:
             self.status = "optimal"
             self.message = (f"max(e1, e2) = {self.residual:.2e} <= {stopping.tol:g}, violation {violation:.2e} <= "
                             f"{stopping.feas_tol:g}, certified relative gap {rgap:.2e} <= {stopping.gap_tol:g}{note}")
@@ -291,7 +292,7 @@ class ADMMControl:
     def demote(self, violation: float, rgap: float, where: str) -> None:
         """An ``optimal`` run whose final certificate misses the tolerances is ``inaccurate``;
         ``where`` says on what it converged and where the final certificate was made."""
-        if self.status == "optimal" and (violation > self.stopping.feas_tol or rgap > self.stopping.gap_tol):
+        if self.status == "optimal" and (violation > self.stopping.feas_tol or not abs(rgap) <= self.stopping.gap_tol):
             self.status = "inaccurate"
             self.message = f"{where} the violation is {violation:.2e} and the certified relative gap {rgap:.2e}"
 

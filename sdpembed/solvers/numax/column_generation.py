@@ -194,8 +194,10 @@ class _NuMaxADMM:
 
     certified = True
 
-    def __init__(self, problem: str, tight_options: dict, loose_options: dict, implicit: bool = True) -> None:
+    def __init__(self, problem: str, tight_options: dict, loose_options: dict, implicit: bool = True,
+                 deadline: Deadline | None = None) -> None:
         self.problem, self.tight_options, self.loose_options = problem, tight_options, loose_options
+        self.deadline = deadline
         self.admm = pair_trace_admm if implicit else box_trace_admm
         self.monitors = implicit
 
@@ -203,6 +205,13 @@ class _NuMaxADMM:
               tight: bool, monitor: Callable[[np.ndarray], float] | None = None,
               monitor_work: Callable[[int], float] | None = None) -> RestrictedResult:
         options = self.tight_options if tight else self.loose_options
+        if self.deadline is not None:
+            # the run's budget also bounds each restricted solve (a tight round can take thousands of iterations)
+            stopping = options["stopping"]
+            wall, cpu = self.deadline.remaining()
+            options = {**options, "stopping": replace(
+                stopping, time_limit=min((t for t in (stopping.time_limit, wall) if t is not None), default=None),
+                cpu_time_limit=min((t for t in (stopping.cpu_time_limit, cpu) if t is not None), default=None))}
         if monitor is not None:
             options = {**options, "monitor": OutsideMonitor(monitor, work=monitor_work)}
         result = self.admm(operator, lo, hi, problem=self.problem, warm_start=warm_start, **options)
@@ -240,7 +249,7 @@ class _NuMaxADMM:
         B = V @ F
         values = np.einsum("ij,ij->i", B, B)
         violation = box_violation(values, lo, hi)
-        if not (rgap <= stopping.gap_tol and violation <= stopping.feas_tol):
+        if not (abs(rgap) <= stopping.gap_tol and violation <= stopping.feas_tol):
             return None
         factor = np.ascontiguousarray(F.T)
         spectrum = np.linalg.eigvalsh(factor @ factor.T)
@@ -368,8 +377,8 @@ def run_column_generation(
         As for :func:`column_generation`.
     deadline : Deadline, optional
         The run's time budget (``sdpembed._deadline.Deadline``), checked before each round
-        after the first: once it has passed, the run ends ``max_iterations`` with the last round's
-        result.
+        after the first and after each restricted solve (which ``inner`` may cut at it): once it has
+        passed, the run ends ``max_iterations`` with the last round's result.
 
     Returns
     -------
@@ -408,11 +417,13 @@ def run_column_generation(
     status, message = "max_iterations", f"reached max_rounds={max_rounds} with violated {candidates.unit} left"
     violation_all = worst = float("inf")
     settled = 0
+    def stopped(rounds: int) -> str:
+        return (f"{deadline.reached()} after {rounds} round(s), with {added.size} violated "
+                f"{candidates.unit} to add (max violation {violation_all:.2e} over all {total})")
+
     for round_ in range(1, max_rounds + 1):
         if round_ > 1 and deadline is not None and deadline.passed():
-            status = "max_iterations"
-            message = (f"{deadline.reached()} after {round_ - 1} round(s), with {added.size} violated "
-                       f"{candidates.unit} to add (max violation {violation_all:.2e} over all {total})")
+            status, message = "max_iterations", stopped(round_ - 1)
             break
         solved = working                             # the working set of this round's restricted solve
         loose = not tight
@@ -502,6 +513,9 @@ def run_column_generation(
         if result.failed:
             status = result.status
             message = f"the restricted solve on {working.size} {candidates.unit} failed: {result.message}"
+            break
+        if deadline is not None and deadline.passed():       # the restricted solve was cut by the run's limit
+            status, message = "max_iterations", stopped(round_)
             break
         if added.size == 0:
             status = "inaccurate"
@@ -703,9 +717,9 @@ def column_generation(
         (:class:`~sdpembed.solvers.numax.scan_backend.DaskScan`); the result is the same.
     time_limit, cpu_time_limit : float, optional
         Seconds of wall-clock time, and CPU seconds of the whole process (every thread, BLAS's
-        included: :mod:`sdpembed._deadline`), for the whole run; checked after each round (a
-        round's restricted solve is not cut). A run past either ends ``max_iterations`` with the
-        last round's P, its worst violation over all pairs and its bound.
+        included: :mod:`sdpembed._deadline`), for the whole run; checked after each round, and each
+        restricted solve gets at most the time left. A run past either ends ``max_iterations`` with
+        the last round's P, its worst violation over all pairs and its bound.
 
     Returns
     -------
@@ -732,7 +746,8 @@ def column_generation(
     # the points' coordinates in it, once for all rounds
     span = None if basis is None else SpanCoordinates(X, basis)
     inner = _restricted_admm(problem, admm_options, feas_tol=feas_tol, gap_tol=gap_tol, loose_tol=loose_tol,
-                             loose_max_iter=loose_max_iter, verbose=verbose, implicit=implicit, span=span)
+                             loose_max_iter=loose_max_iter, verbose=verbose, implicit=implicit, span=span,
+                             deadline=deadline)
     run = run_column_generation(
         X, bounds, inner, initial_pairs=initial_pairs,
         initial_neighbors=initial_neighbors, max_add=max_add, keep_tol=keep_tol, keep_multiplier=keep_multiplier,
@@ -767,10 +782,10 @@ def _points_span(X: np.ndarray) -> np.ndarray | None:
 
 def _restricted_admm(problem: str, admm_options: dict | None, *, feas_tol: float, gap_tol: float,
                      loose_tol: float | None, loose_max_iter: int, verbose: bool | int, implicit: bool,
-                     span: SpanCoordinates | None = None) -> _NuMaxADMM:
+                     span: SpanCoordinates | None = None, deadline: Deadline | None = None) -> _NuMaxADMM:
     """The restricted ADMM of NuMax-CG with its tight and loose options (``admm_options`` with the
     tolerances of :func:`column_generation`; ``span`` the points in the basis every round shares, for
-    ``implicit``)."""
+    ``implicit``; ``deadline`` the run's, whose remaining time each restricted solve gets at most)."""
     tight_options = dict(admm_options or {})
     if verbose and not isinstance(verbose, bool) and "verbose" not in tight_options:
         tight_options["verbose"] = int(verbose)             # --verbose K: the restricted ADMMs too
@@ -796,7 +811,7 @@ def _restricted_admm(problem: str, admm_options: dict | None, *, feas_tol: float
             PairNumerics(least_squares="cholesky-single", eig_precision="single", polish=False) if numerics is None
             else replace(check_bundle(numerics, PairNumerics, "admm_options['numerics']"), polish=False))
         loose_options["certify"] = False
-    return _NuMaxADMM(problem, tight_options, loose_options, implicit)
+    return _NuMaxADMM(problem, tight_options, loose_options, implicit, deadline)
 
 
 def _cg_result(problem: str, run: ColumnGenerationRun, start: float, proof: dict[str, np.ndarray]) -> SolveResult:
@@ -908,7 +923,7 @@ def secant_column_generation(
         say(f"numax-cg: {candidates.describe()}")
     initial_secants = check_positive_int(initial_secants, "initial_secants")
     inner = _restricted_admm(problem, admm_options, feas_tol=feas_tol, gap_tol=gap_tol, loose_tol=loose_tol,
-                             loose_max_iter=loose_max_iter, verbose=verbose, implicit=False)
+                             loose_max_iter=loose_max_iter, verbose=verbose, implicit=False, deadline=deadline)
     run = run_column_generation(
         candidates, None, inner, initial_pairs=initial_secants, initial_neighbors=0, max_add=max_add,
         keep_tol=keep_tol, keep_multiplier=keep_multiplier, loose_tol=loose_tol,

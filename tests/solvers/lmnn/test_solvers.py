@@ -358,17 +358,45 @@ def _record_calls(monkeypatch, module, name: str) -> list[dict]:
     return calls
 
 
-def test_the_solver_bounds_its_loss_from_its_last_hinge_scan(instances, monkeypatch):
+def _iris_150() -> LMNNInstance:
+    """All 150 iris flowers, k = 3: enough points that the radius filter runs (a tiny instance's scan falls
+    back to iter_hinges: most pairs inside the radii)."""
+    from sklearn.datasets import load_iris
+
+    X, y = load_iris(return_X_y=True)
+    return LMNNInstance.from_data(X, y, k=3)
+
+
+def test_the_solver_bounds_its_loss_from_its_last_hinge_scan(monkeypatch):
     # the rounds' last radius scan (at loss_scan_threshold) is the one loss_with_error needs: no scan of its own, and
     # the same loss and bound as a fresh loss_with_error
     import sdpembed.problems.lmnn as lmnn_module
+    import sdpembed.solvers.lmnn.fast as fast_module
 
-    inst = instances["iris"]
-    scans = _record_calls(monkeypatch, lmnn_module, "radius_hinges")
+    inst = _iris_150()
+    fast_scans = _record_calls(monkeypatch, fast_module, "radius_hinge_scan")
+    scans = _record_calls(monkeypatch, lmnn_module, "radius_hinge_scan")
     result = solve_lmnn_fast(inst)
     assert result.status == "optimal" and result.extra["returned"] == "interior_point" and not scans
+    assert fast_scans                                     # the rounds scanned through the filter
     monkeypatch.undo()
     _loss_is_bounded(inst, result)                        # loss and gap equal to those scanned afresh
+
+
+def test_the_solver_does_not_bound_its_loss_from_a_scan_that_fell_back(monkeypatch):
+    # a radius scan that fell back to iter_hinges holds Gram-form hinges, whose rounding the direct formula's
+    # bound does not cover: loss_with_error then scans on its own
+    import sdpembed.problems.lmnn as lmnn_module
+    import sdpembed.solvers.lmnn.fast as fast_module
+
+    inst = _iris_150()
+    real = fast_module.radius_hinge_scan
+    monkeypatch.setattr(fast_module, "radius_hinge_scan", lambda *args, **options: (*real(*args, **options)[:2], False))
+    scans = _record_calls(monkeypatch, lmnn_module, "radius_hinge_scan")
+    result = solve_lmnn_fast(inst)
+    assert result.status == "optimal" and len(scans) == 1
+    monkeypatch.undo()
+    _loss_is_bounded(inst, result)
 
 
 def test_a_bound_without_the_trace_bound_is_that_of_every_larger_upper_bound(instances):
@@ -400,6 +428,19 @@ def test_the_solver_takes_its_last_bound_where_the_loss_bound_cannot_change_it(i
     loss, error = _loss_is_bounded(inst, result)
     fresh = lmnn_dual_bound(inst, result.extra["triplets"], result.extra["alpha"], upper_bound=loss + error)
     assert result.dual_bound == pytest.approx(fresh, rel=1e-12)
+
+
+def test_the_loss_rounding_bound_holds_where_float32_overflows():
+    """Two clusters at ±1e20, both classes in each (review r24): at M = I the mapped norms ‖Lz‖² ~ 1e40 overflow
+    float32, and the radius filter's test kept no pair, so the loss came out 28.6 ± 7.6e-13 for an exact 142.3."""
+    rng = np.random.default_rng(3)
+    X = np.zeros((24, 2))
+    X[:12, 0], X[12:, 0] = 1e20, -1e20
+    X[:, 1] = rng.standard_normal(24)
+    inst = LMNNInstance.from_data(X, np.arange(24) % 2, k=2, mu=0.5)
+    for M in (np.eye(2), np.diag([1e-30, 2.0])):
+        loss, error = loss_with_error(inst, M)
+        assert abs(Fraction(loss) - exact_loss(inst, M)) <= Fraction(error)
 
 
 def test_mu_zero_and_bad_options(instances):
@@ -1618,8 +1659,8 @@ def test_a_certified_stop_reuses_its_hinge_scan(instances, monkeypatch):
     ipm_module = sys.modules["sdpembed.solvers.lmnn.hinge_ipm"]
     inst = instances["gauss"]    # certifies early (on wine and iris no polish finds multipliers)
     scans, tries = [], []
-    scan, polish = lmnn_fast.radius_hinges, ipm_module.polish_multipliers
-    monkeypatch.setattr(lmnn_fast, "radius_hinges", lambda *a, **k: scans.append(1) or scan(*a, **k))
+    scan, polish = lmnn_fast.radius_hinge_scan, ipm_module.polish_multipliers
+    monkeypatch.setattr(lmnn_fast, "radius_hinge_scan", lambda *a, **k: scans.append(1) or scan(*a, **k))
     monkeypatch.setattr(ipm_module, "polish_multipliers",
                         lambda *a, **k: (lambda alpha: tries.append(alpha is not None) or alpha)(polish(*a, **k)))
     result = solve_lmnn_fast(inst, tol=1e-5)

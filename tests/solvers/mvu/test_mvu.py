@@ -201,6 +201,12 @@ def test_infeasible_and_locked_up_runs_are_never_optimal() -> None:
     assert "locks up" in res.message
     truth = solve_mvu_cvxpy(inst)
     assert truth.status != "optimal"
+    # sides 1, 1 and 4.5: the min-trace dual diverges until its iterates overflow (numpy's Cholesky returns
+    # NaN factors without an error): a breakdown reported inaccurate, not a ValueError from the solves
+    for variant in ("min_trace", "equality"):
+        res = solve_mvu_ipm(MVUInstance(np.array([[0, 1], [1, 2], [0, 2]]), np.array([1.0, 1.0, 4.5]), 3,
+                                        variant=variant))
+        assert res.status == "inaccurate" and "numerical breakdown" in res.message
     # a rigid (k = 8, angle edges) graph whose only solution is the input Gram: a solver stopped early
     # is reported as such, with the lock-up hint, never as optimal
     X = np.random.default_rng(0).standard_normal((16, 3))

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from sdpembed import solve
+from sdpembed import NuMaxInstance, solve
 from sdpembed.problems.numax_certificate import box_violation, certified_lower_bound
 from sdpembed.problems.numax_operator import SecantOperator
 from sdpembed.solvers.numax.admm import _shrink_eigenvalues, box_trace_admm, least_squares_step, secant_span
@@ -227,8 +227,6 @@ def test_the_full_rank_linear_program_solves_the_sdp_when_its_optimum_is_definit
 def test_the_explicit_admm_settles_a_full_rank_optimum_by_its_linear_program():
     """δ = 0.005 on 24 Gaussian points in R^10: the optimum has full rank and the problem is degenerate; the
     explicit ADMM reached its 20,000 iterations uncertified. Now its linear program ends the run, certified."""
-    from sdpembed import NuMaxInstance
-
     X = np.random.default_rng(0).standard_normal((24, 10))
     instance = NuMaxInstance.from_data(X, None, 0.005, point_form=True)
     result, truth = solve(instance, "admm"), solve(instance, "cvxpy", solver="CLARABEL")
@@ -237,3 +235,30 @@ def test_the_explicit_admm_settles_a_full_rank_optimum_by_its_linear_program():
     assert instance.max_violation(result.solution) <= 1e-6
     assert truth.dual_bound <= result.objective + 1e-6 * truth.objective
     assert result.dual_bound <= truth.objective + 1e-6 * truth.objective
+
+
+#: Review r24's fuzz, seed 1848: ten unit secants of near-duplicate points (four directions, some rows 1e-6
+#: apart), δ = 0.005.
+NEAR_PARALLEL_SECANTS = [
+    [-0.7922594739426533, -0.6101139575910636, 0.009267399887794217],
+    [0.9202581780822687, 0.170794151934769, -0.35207136114371274],
+    [0.92025802518837, 0.17079067517641375, -0.35207344737879065],
+    [-0.7324712851618451, -0.6777510474550393, 0.0643376568344836],
+    [0.9202584380523371, 0.17079957072576535, -0.3520680528440021],
+    [0.9202582851824945, 0.1707960939815183, -0.3520701390825851],
+    [-0.5817708962874675, -0.7939662451327024, 0.1765225929527285],
+    [0.6534606030058502, -0.4524701427051353, -0.6068443048094175],
+    [-0.9202579198410362, -0.1708033008835417, 0.35206759773818325],
+    [-0.920257766986852, -0.17079982413933684, 0.35206968397512517],
+]
+
+
+def test_a_gap_below_minus_gap_tol_is_never_optimal():
+    """tr P below the run's own proved lower bound by more than gap_tol is P's infeasibility (within feas_tol),
+    not a gap: the ADMM stopped 'optimal' with tr P 1.79e-5 below its bound (violation 9.9e-7), 1.8e-5 below the
+    optimum; it now iterates on until |gap| <= gap_tol, as LMNN and the MVU interior point require."""
+    instance = NuMaxInstance(delta=0.005, secants=np.array(NEAR_PARALLEL_SECANTS))
+    for method in ("admm", "cg"):
+        result = solve(instance, method)
+        assert result.status != "optimal" or abs(result.relative_gap) <= 1e-5, (method, result.message)
+        assert result.status == "optimal", result.message
