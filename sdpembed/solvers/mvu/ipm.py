@@ -22,7 +22,9 @@ and Mehrotra's predictor–corrector ([2]; SDPT3 [3]): each iteration solves the
     (M + G diag(x/z) Gᵀ) Δy = 𝒜(T) + G t − r_p,      M = (B̃XB̃ᵀ) ∘ (B̃Z⁻¹B̃ᵀ)   (E × E),
 
 by Cholesky, twice with the same factor (predictor and corrector). An iteration costs
-O(E²n + E³/3 + n³); MVU needs 20–40 of them to a gap of 1e-8, far fewer than first-order
+O(E³/3 + E² + n³) — M read off VXVᵀ and VZ⁻¹Vᵀ by indexing (``edge_gram``), and on all of 1⊥ 𝒜 and 𝒜*
+through the Helmert basis by prefix sums in O(n² + E), not with the dense B̃; MVU needs 20–40 of
+them to a gap of 1e-8, far fewer than first-order
 methods, which is why this is an interior-point method: its accuracy is what the
 certificate needs. (A Burer–Monteiro augmented Lagrangian costs only O(Er) an iteration and,
 with Newton steps on the factor, certifies as well: :mod:`sdpembed.solvers.mvu.lowrank`, the
