@@ -22,7 +22,9 @@ and Mehrotra's predictor–corrector ([2]; SDPT3 [3]): each iteration solves the
     (M + G diag(x/z) Gᵀ) Δy = 𝒜(T) + G t − r_p,      M = (B̃XB̃ᵀ) ∘ (B̃Z⁻¹B̃ᵀ)   (E × E),
 
 by Cholesky, twice with the same factor (predictor and corrector). An iteration costs
-O(E²n + E³/3 + n³); MVU needs 20–40 of them to a gap of 1e-8, far fewer than first-order
+O(E³/3 + E² + n³) — M read off VXVᵀ and VZ⁻¹Vᵀ by indexing (``edge_gram``), and on all of 1⊥ 𝒜 and 𝒜*
+through the Helmert basis by prefix sums in O(n² + E), not with the dense B̃; MVU needs 20–40 of
+them to a gap of 1e-8, far fewer than first-order
 methods, which is why this is an interior-point method: its accuracy is what the
 certificate needs. (A Burer–Monteiro augmented Lagrangian costs only O(Er) an iteration and,
 with Newton steps on the factor, certifies as well: :mod:`sdpembed.solvers.mvu.lowrank`, the
@@ -92,6 +94,26 @@ def centered_basis(n: int) -> np.ndarray:
     V = np.triu(np.ones((n, n - 1)))
     V[k, k - 1] = -k
     return V / np.sqrt(k * (k + 1.0))
+
+
+def _helmert_apply(U: np.ndarray) -> np.ndarray:
+    """V U for the Helmert basis V of :func:`centered_basis` (U of n − 1 rows) in O(n) per column: row r of
+    V U is Σ_{k>r} s_k U_{k−1} − r·s_r U_{r−1}, s_k = 1/√(k(k+1)), a suffix sum."""
+    n = U.shape[0] + 1
+    k = np.arange(1.0, n)
+    a = U * (1.0 / np.sqrt(k * (k + 1.0)))[:, None]
+    out = np.zeros((n, U.shape[1]))
+    out[:-1] = np.cumsum(a[::-1], axis=0)[::-1]
+    out[1:] -= k[:, None] * a
+    return out
+
+
+def _helmert_adjoint(W: np.ndarray) -> np.ndarray:
+    """Vᵀ W for the Helmert basis V of :func:`centered_basis` (W of n rows) in O(n) per column: row k − 1 of
+    Vᵀ W is s_k (Σ_{r<k} W_r − k·W_k), a prefix sum."""
+    n = W.shape[0]
+    k = np.arange(1.0, n)
+    return (1.0 / np.sqrt(k * (k + 1.0)))[:, None] * (np.cumsum(W, axis=0)[:-1] - k[:, None] * W[1:])
 
 
 def edge_gram(K: np.ndarray, edges: np.ndarray) -> np.ndarray:
@@ -274,7 +296,7 @@ def solve_in_face(instance, *, basis: np.ndarray | None = None, certificate=None
         raise ValueError(f"the interior-point method is dense in n; n = {n} exceeds {DUAL_DENSE_LIMIT}: use "
                          "variational MVU (sdpembed.solvers.mvu.variational) at this size")
     V = centered_basis(n) if basis is None else np.asarray(basis, dtype=np.float64)
-    Bt = V[edges[:, 0]] - V[edges[:, 1]]               # B̃ = BV, rows b̃_e
+    Bt = None if basis is None else V[edges[:, 0]] - V[edges[:, 1]]        # B̃ = BV, rows b̃_e (a face's basis)
     m = V.shape[1]
     # λ₂ bracketed once, for the start and the slack verdict: on the face, λ_min of the unit weights (≥ λ₂),
     # its estimate; on all of 1⊥ the estimate lowered by its margin (algebraic_connectivity's value)
@@ -288,11 +310,35 @@ def solve_in_face(instance, *, basis: np.ndarray | None = None, certificate=None
     if report_every:
         say(f"mvu ipm: n = {n}, {E} edges ({variant}); each iteration factorises an {E} x {E} Schur complement")
 
-    def A(X):                                          # 𝒜(VXVᵀ) = (b̃_eᵀ X b̃_e)_e
-        return np.einsum("ij,ij->i", Bt @ X, Bt)
+    if basis is None:
+        # the Helmert basis applied by prefix and suffix sums: VXVᵀ and VᵀLV in O(n²) instead of two products of
+        # O(n³), and 𝒜, 𝒜* through them instead of the O(En²) of the dense B̃
+        def full(X):                                   # V X Vᵀ
+            return _helmert_apply(_helmert_apply(X).T).T
 
-    def At(w):                                         # Vᵀ L(w) V = B̃ᵀ diag(w) B̃
-        return Bt.T @ (w[:, None] * Bt)
+        def face(L):                                   # Vᵀ L V
+            return _helmert_adjoint(_helmert_adjoint(L).T).T
+
+        i, j = edges[:, 0], edges[:, 1]
+        laplacian_index = np.concatenate([i * n + j, j * n + i, i * (n + 1), j * (n + 1)])
+
+        def A(X):                                      # 𝒜(VXVᵀ)_e = W_ii + W_jj − W_ij − W_ji, W = VXVᵀ
+            W = full(X)
+            d = np.diagonal(W)
+            return (d[i] + d[j]) - (W[i, j] + W[j, i])
+
+        def At(w):                                     # Vᵀ L(w) V
+            L = np.bincount(laplacian_index, weights=np.concatenate([-w, -w, w, w]), minlength=n * n)
+            return face(L.reshape(n, n))
+    else:
+        def full(X):
+            return V @ X @ V.T
+
+        def A(X):                                      # 𝒜(VXVᵀ) = (b̃_eᵀ X b̃_e)_e
+            return np.einsum("ij,ij->i", Bt @ X, Bt)
+
+        def At(w):                                     # Vᵀ L(w) V = B̃ᵀ diag(w) B̃
+            return Bt.T @ (w[:, None] * Bt)
 
     # linear block: G (E × p), cost c_x
     if variant == "inequality":
@@ -328,7 +374,7 @@ def solve_in_face(instance, *, basis: np.ndarray | None = None, certificate=None
     stalls = 0
     for iteration in range(1, max_iter + 1):
         # the inequality variant is judged on the K it returns: moved onto its constraints (feasible_point)
-        K = instance.feasible_point(tau * (V @ X @ V.T))
+        K = instance.feasible_point(tau * full(X))
         objective = instance.objective(K)
         violation = float(instance.max_violation(K))
         # an iterate whose multipliers cannot come within EXTENDED_GOAL gap tolerances of its objective is proved in
@@ -374,10 +420,11 @@ def solve_in_face(instance, *, basis: np.ndarray | None = None, certificate=None
             status = "inaccurate"
             break
         Zi = cho_solve((LZ, True), np.eye(m))
-        M = edge_gram(V @ X @ V.T, edges) * edge_gram(V @ Zi @ V.T, edges)   # HKM: (B̃XB̃ᵀ)∘(B̃Z⁻¹B̃ᵀ)
+        M = edge_gram(full(X), edges)                                        # HKM: (B̃XB̃ᵀ)∘(B̃Z⁻¹B̃ᵀ)
+        M *= edge_gram(full(Zi), edges)
         ratio = x / z if p else np.zeros(0)
         if G is not None:
-            M = M + np.diag(G.weighted_gram(ratio))
+            M[np.diag_indices_from(M)] += G.weighted_gram(ratio)
         M = 0.5 * (M + M.T)
         try:
             factor = cho_factor(M, lower=True, check_finite=False)
@@ -455,7 +502,7 @@ def solve_in_face(instance, *, basis: np.ndarray | None = None, certificate=None
     if status != "optimal":
         X = best_X                                     # the iterate closest to the tolerances
         message += " (returning the iterate closest to the tolerances)"
-    K_raw = tau * (V @ X @ V.T)
+    K_raw = tau * full(X)
     K = instance.feasible_point(K_raw)
     if instance.variant == "inequality" and np.any(instance.sqdist <= 0):
         w, U = np.linalg.eigh(K)                       # duplicates merged: K is no longer a multiple of K_raw

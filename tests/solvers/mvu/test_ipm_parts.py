@@ -8,7 +8,7 @@ import pytest
 import scipy.sparse as sp
 from scipy.sparse.csgraph import shortest_path
 
-from sdpembed.solvers.mvu.ipm import _Slacks, distances_from_first
+from sdpembed.solvers.mvu.ipm import _helmert_adjoint, _helmert_apply, _Slacks, centered_basis, distances_from_first
 
 
 def _random_graph(n: int, extra: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -44,3 +44,18 @@ def test_the_slack_block_is_the_sparse_g(split):
     np.testing.assert_array_equal(slacks(x), G @ x)
     np.testing.assert_array_equal(slacks.T(y), G.T @ y)
     np.testing.assert_array_equal(np.diag(slacks.weighted_gram(w)), (G @ sp.diags(w) @ G.T).toarray())
+
+
+@pytest.mark.parametrize("n", [2, 3, 17, 250])
+def test_the_helmert_products_are_the_dense_basis_products(n):
+    """V U and Vᵀ W by prefix and suffix sums (the interior point's 𝒜 and 𝒜* on all of 1⊥) agree with the dense
+    Helmert basis to rounding, and V X Vᵀ of a symmetric X is the dense product."""
+    rng = np.random.default_rng(n)
+    V = centered_basis(n)
+    U, W = rng.standard_normal((n - 1, 5)), rng.standard_normal((n, 4))
+    np.testing.assert_allclose(_helmert_apply(U), V @ U, rtol=0, atol=1e-13 * np.abs(U).sum(axis=0).max())
+    np.testing.assert_allclose(_helmert_adjoint(W), V.T @ W, rtol=0, atol=1e-13 * n * np.abs(W).max())
+    X = rng.standard_normal((n - 1, n - 1))
+    X = X @ X.T
+    np.testing.assert_allclose(_helmert_apply(_helmert_apply(X).T).T, V @ X @ V.T, rtol=0,
+                               atol=1e-12 * n * np.abs(X).max())
