@@ -1060,14 +1060,15 @@ def dual_bound(instance, y: np.ndarray, *, goal: tuple[float, float] | None = No
         <= goal[1] * max(abs(goal[0]), 1e-300))
     extended_from = _extended_from(goal) if near else np.inf
     unit = _proof_unit(n, edges, y, c, diagonal, extended_from)
-    if unit < 0.5 * _EPS and 0.0 < c and mu < c:
+    if unit < 0.5 * _EPS and c != 0.0 and mu < c:
         # a proof in extended precision (a lifted stress: tr L(y) large, its δ small) would be wasted on the
         # worst-case lowering 16nε‖L(y)‖ of the estimate: first aim at c + 2δ from the typical one
         target = c + 2.0 * _shift_of_proof(n, edges, y, c, diagonal, extended_from)
         steer = estimate - typical
         # y itself first when the estimate allows it (multipliers this function proved prove the same bound)
         first = [y] if estimate >= c else []
-        if 0.0 < steer < target:
+        # c > 0: y scaled up; c = −1 (min_trace): y mixed with the strictly feasible 0, weight target/steer < 1
+        if 0.0 < steer < target or steer < target < 0.0:
             first.append(_project(instance, y * (target / steer)))
     margin = 0.0
     for _ in range(4):
