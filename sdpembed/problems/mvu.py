@@ -271,33 +271,51 @@ class MVUInstance(Instance):
         over = (a > self.sqdist) & (self.sqdist > 0)
         return float(np.min(self.sqdist[over] / a[over])) if np.any(over) else 1.0
 
-    def feasible_point(self, K: np.ndarray) -> np.ndarray:
-        """K moved onto the inequalities (3.19) of the inequality variant (other variants: K as given).
+    @property
+    def has_duplicates(self) -> bool:
+        """Whether an edge has length 0 (points that every feasible K of the equality, inequality and min_trace
+        variants must merge: 𝒜(K)_e = 0 with K ⪰ 0 means K(e_i − e_j) = 0)."""
+        return bool(np.any(self.sqdist <= 0))
 
-        Points joined by an edge of length 0 (duplicates) must coincide: K becomes PKP, P the orthogonal
-        projection averaging the rows of each set of points joined by such edges (PSD, centred — P1 = 1 —
-        and of trace at most tr K), and then s·PKP with s of :meth:`feasible_shrink`. Up to rounding the
-        result is feasible, so a proved bound above its objective bounds its distance to the optimum.
+    def merge_duplicates(self, K: np.ndarray) -> np.ndarray:
+        """PKP, P the orthogonal projection averaging the rows of each set of points joined by edges of length 0
+        (PSD, centred — P1 = 1 — and of trace at most tr K); K itself when there are none."""
+        K = self._check_matrix(K)
+        if not self.has_duplicates:
+            return K
+        import scipy.sparse.csgraph  # at first use (DESIGN.md, "Start-up")
+
+        joined = self.edges[self.sqdist <= 0]
+        graph = scipy.sparse.coo_matrix((np.ones(joined.shape[0]), (joined[:, 0], joined[:, 1])),
+                                        shape=(self.n, self.n))
+        _, label = scipy.sparse.csgraph.connected_components(graph, directed=False)
+        counts = np.bincount(label).astype(np.float64)
+        rows = np.zeros((counts.size, self.n))
+        np.add.at(rows, label, K)
+        PK = (rows / counts[:, None])[label]                      # P K: each row the mean of its set
+        cols = np.zeros((self.n, counts.size))
+        np.add.at(cols.T, label, PK.T)
+        K = (cols / counts[None, :])[:, label]                     # (P K) P
+        return 0.5 * (K + K.T)
+
+    def feasible_point(self, K: np.ndarray) -> np.ndarray:
+        """K moved onto the edges of length 0 and, for the inequality variant, onto its inequalities (3.19)
+        (slack: K as given).
+
+        Points joined by an edge of length 0 (duplicates) must coincide: K becomes PKP
+        (:meth:`merge_duplicates`), which meets those edges exactly; the inequality variant's K then becomes
+        s·PKP with s of :meth:`feasible_shrink`, feasible up to rounding, so that a proved bound above its
+        objective bounds its distance to the optimum. For the equality and min_trace variants the merged K
+        meets the other edges only as well as the solver's K did, but no longer sits off the face of the merged
+        points, where a violation of 𝒜(K)_e = 0 of v moves tr K by about √v (a thin face); without duplicates
+        K is returned as given.
         """
         K = self._check_matrix(K)
+        if self.variant == "slack":
+            return K
+        K = self.merge_duplicates(K)
         if self.variant != "inequality":
             return K
-        zero = self.sqdist <= 0
-        if np.any(zero):
-            import scipy.sparse.csgraph  # at first use (DESIGN.md, "Start-up")
-
-            joined = self.edges[zero]
-            graph = scipy.sparse.coo_matrix((np.ones(joined.shape[0]), (joined[:, 0], joined[:, 1])),
-                                            shape=(self.n, self.n))
-            _, label = scipy.sparse.csgraph.connected_components(graph, directed=False)
-            counts = np.bincount(label).astype(np.float64)
-            rows = np.zeros((counts.size, self.n))
-            np.add.at(rows, label, K)
-            PK = (rows / counts[:, None])[label]                      # P K: each row the mean of its set
-            cols = np.zeros((self.n, counts.size))
-            np.add.at(cols.T, label, PK.T)
-            K = (cols / counts[None, :])[:, label]                     # (P K) P
-            K = 0.5 * (K + K.T)
         return K * self.feasible_shrink(self.edge_values(K))
 
     def _check_matrix(self, K: np.ndarray) -> np.ndarray:

@@ -718,8 +718,33 @@ def solve_mvu_facial(
         raise ValueError(f"facial reduction is dense in n; n = {instance.n} exceeds {DUAL_DENSE_LIMIT}")
     limit = (1 if instance.n < 300 else None) if blas_threads == -1 else blas_threads
     with threadpool_limits(limits=limit, user_api="blas"):
-        return _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose,
-                      Deadline.of(time_limit, cpu_time_limit))
+        result = _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose,
+                        Deadline.of(time_limit, cpu_time_limit))
+    return _merged(instance, result, gap_tol, feas_tol)
+
+
+def _merged(instance, result: SolveResult, gap_tol: float, feas_tol: float) -> SolveResult:
+    """``result`` judged on its K with the points joined by edges of length 0 merged
+    (:meth:`~sdpembed.problems.MVUInstance.feasible_point`): off that face a K within the violation tolerance can
+    lie above the optimum (a thin face), so that its gap to the proved bound says nothing; the bound is unchanged
+    and the status decided again by both tolerances. ``result`` itself without duplicates."""
+    if not instance.has_duplicates:
+        return result
+    K = instance.feasible_point(result.solution)
+    primal = _primal(instance, K, result)
+    objective, violation = primal.objective, primal.max_violation
+    bound = result.dual_bound
+    rgap = instance.relative_gap(bound, objective) if np.isfinite(bound) else float("nan")
+    optimal = violation <= feas_tol and abs(rgap) <= gap_tol
+    status = "optimal" if optimal else ("inaccurate" if result.status == "optimal" else result.status)
+    message = result.message + (f"; judged with the points joined by edges of length 0 merged: violation "
+                                f"{violation:.2e}, certified relative gap {rgap:.2e}")
+    return build_result(
+        instance.problem, instance.variable, K, objective, bound, sense="max", rgap=rgap, status=status,
+        message=message, method=result.method, solver=result.solver, max_violation=violation,
+        iterations=result.iterations, start=time.perf_counter() - result.wall_time, history=result.history,
+        extra=primal.extra,
+    )
 
 
 def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, deadline) -> SolveResult:
