@@ -5,9 +5,9 @@ Swiss rolls of n ∈ ``--sizes`` points (noise 0.05, k = 5, angle edges — the 
 ``benchmarks/mvu.py``, part 1), the variants ``--variants`` (any of equality, inequality, slack at
 each of ``--omegas``, min_trace): the low-rank solver
 (:func:`sdpembed.solvers.mvu.lowrank.solve_mvu_lowrank`) and the interior point
-(:func:`sdpembed.solvers.mvu.ipm.solve_mvu_ipm`) up to ``--ipm-max`` points, and for the equality
-variant facial reduction (:func:`sdpembed.solvers.mvu.facial.solve_mvu_facial`) when ``--solvers`` names it, each given
-``--time-limit`` seconds of wall-clock time (0: none) and/or ``--cpu-time-limit`` seconds of CPU
+(:func:`sdpembed.solvers.mvu.ipm.solve_mvu_ipm`) up to ``--ipm-max`` points, and for the equality and
+min_trace variants facial reduction (:func:`sdpembed.solvers.mvu.facial.solve_mvu_facial`) when ``--solvers``
+names it, each given ``--time-limit`` seconds of wall-clock time (0: none) and/or ``--cpu-time-limit`` seconds of CPU
 time, and the gap tolerance ``--gap-tol`` (default 1e-6; from
 ``--loose-from`` points on 1e-5, as the proof's own rounding margin
 (:func:`sdpembed.problems.mvu.proof_margin`) is about 1e-6 at n = 2,500). Every answer is
@@ -72,7 +72,7 @@ def run(sizes, variants, ipm_max: int, limit: float | None, seed: int, gap_tol: 
             solvers = [(name, solve) for name, solve in (("lowrank", solve_mvu_lowrank), ("ipm", solve_mvu_ipm),
                                                          ("facial", solve_mvu_facial))
                        if name in solver_names and (name != "ipm" or n <= ipm_max)
-                       and (name != "facial" or variant == "equality")]
+                       and (name != "facial" or variant in ("equality", "min_trace"))]
             tol = gap_tol if n < loose_from else max(gap_tol, 1e-5)
             for name, solve in solvers:
                 t, cpu = time.perf_counter(), time.process_time()
@@ -111,7 +111,7 @@ def main() -> None:
     parser.add_argument("--cpu-time-limit", type=float, default=None,
                         help="CPU seconds per solve (a limit that a loaded machine does not shorten)")
     parser.add_argument("--solvers", default="lowrank,ipm",
-                        help="of lowrank, ipm, facial (facial reduction: equality only)")
+                        help="of lowrank, ipm, facial (facial reduction: equality and min_trace only)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--gap-tol", type=float, default=1e-6, help="certified relative gap for status optimal")
     parser.add_argument("--loose-from", type=int, default=2500,

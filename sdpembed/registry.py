@@ -395,7 +395,7 @@ def _mvu() -> ProblemSpec:
         cvxpy=solve_mvu_cvxpy,
         # the primal–dual interior-point method and the low-rank augmented Lagrangian, both with a
         # certified dual bound; the interior point's E×E Schur complement decides by size
-        # (and facial reduction for the equality variant, the interior point for the others)
+        # (and facial reduction for the equality and min_trace variants, the interior point for the others)
         methods={"ipm": solve_mvu_ipm, "lowrank": solve_mvu_lowrank, "facial": solve_mvu_facial},
         default_method=lambda instance: ("lowrank" if instance.variant == "inequality"
                                           and instance.n >= MVU_LOWRANK_FROM_N else "ipm"),

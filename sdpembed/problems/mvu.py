@@ -271,33 +271,51 @@ class MVUInstance(Instance):
         over = (a > self.sqdist) & (self.sqdist > 0)
         return float(np.min(self.sqdist[over] / a[over])) if np.any(over) else 1.0
 
-    def feasible_point(self, K: np.ndarray) -> np.ndarray:
-        """K moved onto the inequalities (3.19) of the inequality variant (other variants: K as given).
+    @property
+    def has_duplicates(self) -> bool:
+        """Whether an edge has length 0 (points that every feasible K of the equality, inequality and min_trace
+        variants must merge: 𝒜(K)_e = 0 with K ⪰ 0 means K(e_i − e_j) = 0)."""
+        return bool(np.any(self.sqdist <= 0))
 
-        Points joined by an edge of length 0 (duplicates) must coincide: K becomes PKP, P the orthogonal
-        projection averaging the rows of each set of points joined by such edges (PSD, centred — P1 = 1 —
-        and of trace at most tr K), and then s·PKP with s of :meth:`feasible_shrink`. Up to rounding the
-        result is feasible, so a proved bound above its objective bounds its distance to the optimum.
+    def merge_duplicates(self, K: np.ndarray) -> np.ndarray:
+        """PKP, P the orthogonal projection averaging the rows of each set of points joined by edges of length 0
+        (PSD, centred — P1 = 1 — and of trace at most tr K); K itself when there are none."""
+        K = self._check_matrix(K)
+        if not self.has_duplicates:
+            return K
+        import scipy.sparse.csgraph  # at first use (DESIGN.md, "Start-up")
+
+        joined = self.edges[self.sqdist <= 0]
+        graph = scipy.sparse.coo_matrix((np.ones(joined.shape[0]), (joined[:, 0], joined[:, 1])),
+                                        shape=(self.n, self.n))
+        _, label = scipy.sparse.csgraph.connected_components(graph, directed=False)
+        counts = np.bincount(label).astype(np.float64)
+        rows = np.zeros((counts.size, self.n))
+        np.add.at(rows, label, K)
+        PK = (rows / counts[:, None])[label]                      # P K: each row the mean of its set
+        cols = np.zeros((self.n, counts.size))
+        np.add.at(cols.T, label, PK.T)
+        K = (cols / counts[None, :])[:, label]                     # (P K) P
+        return 0.5 * (K + K.T)
+
+    def feasible_point(self, K: np.ndarray) -> np.ndarray:
+        """K moved onto the edges of length 0 and, for the inequality variant, onto its inequalities (3.19)
+        (slack: K as given).
+
+        Points joined by an edge of length 0 (duplicates) must coincide: K becomes PKP
+        (:meth:`merge_duplicates`), which meets those edges exactly; the inequality variant's K then becomes
+        s·PKP with s of :meth:`feasible_shrink`, feasible up to rounding, so that a proved bound above its
+        objective bounds its distance to the optimum. For the equality and min_trace variants the merged K
+        meets the other edges only as well as the solver's K did, but no longer sits off the face of the merged
+        points, where a violation of 𝒜(K)_e = 0 of v moves tr K by about √v (a thin face); without duplicates
+        K is returned as given.
         """
         K = self._check_matrix(K)
+        if self.variant == "slack":
+            return K
+        K = self.merge_duplicates(K)
         if self.variant != "inequality":
             return K
-        zero = self.sqdist <= 0
-        if np.any(zero):
-            import scipy.sparse.csgraph  # at first use (DESIGN.md, "Start-up")
-
-            joined = self.edges[zero]
-            graph = scipy.sparse.coo_matrix((np.ones(joined.shape[0]), (joined[:, 0], joined[:, 1])),
-                                            shape=(self.n, self.n))
-            _, label = scipy.sparse.csgraph.connected_components(graph, directed=False)
-            counts = np.bincount(label).astype(np.float64)
-            rows = np.zeros((counts.size, self.n))
-            np.add.at(rows, label, K)
-            PK = (rows / counts[:, None])[label]                      # P K: each row the mean of its set
-            cols = np.zeros((self.n, counts.size))
-            np.add.at(cols.T, label, PK.T)
-            K = (cols / counts[None, :])[:, label]                     # (P K) P
-            K = 0.5 * (K + K.T)
         return K * self.feasible_shrink(self.edge_values(K))
 
     def _check_matrix(self, K: np.ndarray) -> np.ndarray:
@@ -1060,14 +1078,15 @@ def dual_bound(instance, y: np.ndarray, *, goal: tuple[float, float] | None = No
         <= goal[1] * max(abs(goal[0]), 1e-300))
     extended_from = _extended_from(goal) if near else np.inf
     unit = _proof_unit(n, edges, y, c, diagonal, extended_from)
-    if unit < 0.5 * _EPS and 0.0 < c and mu < c:
+    if unit < 0.5 * _EPS and c != 0.0 and mu < c:
         # a proof in extended precision (a lifted stress: tr L(y) large, its δ small) would be wasted on the
         # worst-case lowering 16nε‖L(y)‖ of the estimate: first aim at c + 2δ from the typical one
         target = c + 2.0 * _shift_of_proof(n, edges, y, c, diagonal, extended_from)
         steer = estimate - typical
         # y itself first when the estimate allows it (multipliers this function proved prove the same bound)
         first = [y] if estimate >= c else []
-        if 0.0 < steer < target:
+        # c > 0: y scaled up; c = −1 (min_trace): y mixed with the strictly feasible 0, weight target/steer < 1
+        if 0.0 < steer < target or steer < target < 0.0:
             first.append(_project(instance, y * (target / steer)))
     margin = 0.0
     for _ in range(4):

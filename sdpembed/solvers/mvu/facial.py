@@ -1,7 +1,8 @@
-"""The equality MVU SDP by facial reduction: lock-ups (thesis Sec. 3.1.12) found, reduced away and
-certified.
+"""The equality and minimum-trace MVU SDPs by facial reduction: lock-ups (thesis Sec. 3.1.12) found, reduced
+away and certified.
 
-The SDP and its dual are those of :mod:`sdpembed.problems.mvu` (notation 𝒜, L(y), c = 1).
+The SDPs and their duals are those of :mod:`sdpembed.problems.mvu` (notation 𝒜, L(y), c = 1 for the equality
+SDP, c = −1 for min_trace, stated as max −tr K; the text below writes c = 1 where the two do not differ).
 
 Why
 ---
@@ -78,6 +79,15 @@ smaller bound kept (after one step L(y_R)V = V already); the interior point over
 as they are and, when it ends without the gap, its last multipliers corrected to the returned K's support
 once more (where the face off that support is small enough: ``EQUILIBRATE_MAX_ROWS`` rows, and the correction's
 dense rows fit ``EQUILIBRATE_MAX_BYTES``).
+
+The minimum-trace SDP (Sec. 3.1.11) has the same constraints, so the same stresses and faces: only the trace weight
+changes, c = −1. Over the face the reduced SDP, max −tr W s.t. 𝒜_V(W) = D, W ⪰ 0, is convex with an objective
+bounded above by 0, and has the same optimum as the original (the face holds every feasible K); its dual, min y_RᵀD
+s.t. VᵀL(y_R)V ⪰ −I, is strictly feasible at y_R = 0, and a locked face's multipliers are y_R with VᵀL(y_R)V = −I
+(their value −tr W). The lift aims λ_min(f·VᵀL(y_R)V) at c + ε = −1 + ε — f ≤ 1 shrinks y_R towards the dual's
+interior point 0, and a block already at least 0 is not scaled — and adds t·ω until L(y) ⪰ (−1 + ε)I on 1⊥ by the
+same Schur complement with c in place of 1. What the proved bound b then says: −tr K ≤ b for every feasible K, that
+is tr K ≥ −b — a lower bound on the least trace, so that the returned K's trace is within the gap of the least one.
 
 Validity with the numerical Ω: the lift only *proposes* y. The bound is proved by
 :func:`sdpembed.problems.mvu.dual_bound` applied to the assembled y exactly as for any
@@ -586,10 +596,22 @@ def lift_multipliers(instance, steps, y_face: np.ndarray, *, epsilons=EPSILONS) 
                 break
         if y is None:
             continue
-        predicted = float(y @ D) * (1.0 + proof_margin(instance, y)) / min(_least_level(instance, y), 1.0)
+        predicted = _predicted_bound(instance, y, float(y @ D))
         if predicted < best:
             best, best_y = predicted, y
     return best_y
+
+
+def _predicted_bound(instance, y: np.ndarray, value: float) -> float:
+    """The bound :func:`~sdpembed.problems.mvu.dual_bound` is expected to prove from y of dual value ``value``: a y
+    whose λ_min(L(y)|₁⊥) = μ falls short of c is scaled by c/μ (c = 1), or mixed with the dual's interior point 0
+    with weight 1/|μ| (c = −1, min_trace: μ < −1), and the proof's rounding margin costs a relative
+    :func:`~sdpembed.problems.mvu.proof_margin` of the result (away from the bound's side)."""
+    margin = proof_margin(instance, y)
+    if instance.trace_weight > 0.0:
+        return value * (1.0 + margin) / min(_least_level(instance, y), 1.0)
+    value = value / max(-_least_level(instance, y), 1.0)
+    return value + abs(value) * margin
 
 
 def _proved(instance, y: np.ndarray, goal: tuple[float, float] | None = None) -> tuple[float, np.ndarray]:
@@ -610,10 +632,11 @@ def _least_level(instance, y: np.ndarray) -> float:
 
 def _lift_step(instance, face: Face, omega: np.ndarray, y: np.ndarray, eps: float, *,
                stretch: float = 1.0) -> np.ndarray | None:
-    """One step of :func:`lift_multipliers`: f·y + t·ω with λ_min(f·VᵀL(y)V) = 1 + ε and t ``stretch`` times the
-    least value making L(f·y + t·ω) ⪰ (1 + ε)I on span[V, U] by the Schur complement (module docstring); None
-    when VᵀL(y)V is not positive definite, f·VᵀL(y)V − I is singular in double precision, or y or VᵀL(y)V is
-    not finite."""
+    """One step of :func:`lift_multipliers`: f·y + t·ω with λ_min(f·VᵀL(y)V) = c + ε (c the instance's trace
+    weight: 1, or −1 for min_trace, where f ≤ 1 and f = 1 when λ_min(VᵀL(y)V) ≥ 0) and t ``stretch`` times the
+    least value making L(f·y + t·ω) ⪰ (c + ε)I on span[V, U] by the Schur complement (module docstring); None
+    when VᵀL(y)V is not positive definite (c = 1), f·VᵀL(y)V − cI is singular in double precision, or y or
+    VᵀL(y)V is not finite."""
     if not np.all(np.isfinite(y)):
         return None
     basis = np.hstack([face.V, face.U])
@@ -624,15 +647,18 @@ def _lift_step(instance, face: Face, omega: np.ndarray, y: np.ndarray, eps: floa
         # multipliers near the largest double (a reduced solve that lost its scale): no lift, no LAPACK call on inf
         return None
     q, k = face.dim, face.U.shape[1]
+    c = instance.trace_weight
     AVV, AUV, AUU = A[:q, :q], A[q:, :q], A[q:, q:]
     low = float(np.linalg.eigvalsh(AVV)[0]) if q else 1.0
-    if not low > 0.0:
+    if c > 0.0 and not low > 0.0:
         return None
     root = 1.0 / np.sqrt(face.levels)
-    f = (1.0 + eps) / low                            # λ_min(f·A_VV) = 1 + ε
+    # λ_min(f·A_VV) = c + ε; for c = −1 (min_trace) f shrinks y towards 0, the dual's interior point, and a
+    # block already at least c + ε (low ≥ 0) needs no scaling
+    f = (c + eps) / low if c > 0.0 or low < 0.0 else 1.0
     cross = f * AUV
     try:
-        H = (1.0 + eps) * np.eye(k) - f * AUU + cross @ np.linalg.solve(f * AVV - np.eye(q), cross.T)
+        H = (c + eps) * np.eye(k) - f * AUU + cross @ np.linalg.solve(f * AVV - c * np.eye(q), cross.T)
     except np.linalg.LinAlgError:
         # f·A_VV − I has least eigenvalue ε against f·λ_max(A_VV): beyond double precision when an inner step's
         # lift made y large (λ_max/ε ≳ 1/eps), and LU meets an exact zero pivot. This ε gives no lift; another may
@@ -654,8 +680,8 @@ def solve_mvu_facial(
     blas_threads: int | None = -1,
     cpu_time_limit: float | None = None,
 ) -> SolveResult:
-    """Solve an equality :class:`~sdpembed.problems.MVUInstance` by facial reduction (module
-    docstring) and certify the answer for the original SDP; other variants, and equality graphs
+    """Solve an equality or min_trace :class:`~sdpembed.problems.MVUInstance` by facial reduction (module
+    docstring) and certify the answer for the original SDP; the inequality and slack variants, and graphs
     without a clique stress, are solved by the interior point (:func:`~sdpembed.solvers.mvu.ipm.solve_mvu_ipm`).
 
     Parameters
@@ -685,15 +711,40 @@ def solve_mvu_facial(
         ``stress_min_on_complement`` λ₊/λ_max, ``stressed_cliques``, ``determined`` (the edges determine K
         in the last face: a lock-up) and the embedding ``Y``.
     """
-    if instance.variant != "equality":
+    if instance.variant not in ("equality", "min_trace"):
         return solve_mvu_ipm(instance, gap_tol=gap_tol, feas_tol=feas_tol, max_iter=max_iter, verbose=verbose,
                              time_limit=time_limit, blas_threads=blas_threads, cpu_time_limit=cpu_time_limit)
     if instance.n > DUAL_DENSE_LIMIT:
         raise ValueError(f"facial reduction is dense in n; n = {instance.n} exceeds {DUAL_DENSE_LIMIT}")
     limit = (1 if instance.n < 300 else None) if blas_threads == -1 else blas_threads
     with threadpool_limits(limits=limit, user_api="blas"):
-        return _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose,
-                      Deadline.of(time_limit, cpu_time_limit))
+        result = _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose,
+                        Deadline.of(time_limit, cpu_time_limit))
+    return _merged(instance, result, gap_tol, feas_tol)
+
+
+def _merged(instance, result: SolveResult, gap_tol: float, feas_tol: float) -> SolveResult:
+    """``result`` judged on its K with the points joined by edges of length 0 merged
+    (:meth:`~sdpembed.problems.MVUInstance.feasible_point`): off that face a K within the violation tolerance can
+    lie above the optimum (a thin face), so that its gap to the proved bound says nothing; the bound is unchanged
+    and the status decided again by both tolerances. ``result`` itself without duplicates."""
+    if not instance.has_duplicates:
+        return result
+    K = instance.feasible_point(result.solution)
+    primal = _primal(instance, K, result)
+    objective, violation = primal.objective, primal.max_violation
+    bound = result.dual_bound
+    rgap = instance.relative_gap(bound, objective) if np.isfinite(bound) else float("nan")
+    optimal = violation <= feas_tol and abs(rgap) <= gap_tol
+    status = "optimal" if optimal else ("inaccurate" if result.status == "optimal" else result.status)
+    message = result.message + (f"; judged with the points joined by edges of length 0 merged: violation "
+                                f"{violation:.2e}, certified relative gap {rgap:.2e}")
+    return build_result(
+        instance.problem, instance.variable, K, objective, bound, sense="max", rgap=rgap, status=status,
+        message=message, method=result.method, solver=result.solver, max_violation=violation,
+        iterations=result.iterations, start=time.perf_counter() - result.wall_time, history=result.history,
+        extra=primal.extra,
+    )
 
 
 def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, deadline) -> SolveResult:
@@ -1043,7 +1094,9 @@ def _determined(instance, face, M, a, b, certificate, gap_tol, feas_tol, t0, inf
     q = face.dim
     levels, vectors = np.linalg.eigh(_least_squares_w(M, a, b, instance.sqdist))
     rank = int(np.sum(levels > 1e-9 * max(float(levels[-1]), 1e-300)))
-    bound, y = certificate(_unit_on_face(instance, face.V), support=face.V @ vectors[:, q - rank:])
+    # y_R with VᵀL(y_R)V = cI: its value y_RᵀD = ⟨VᵀL(y_R)V, W⟩ = c·tr W is the objective of the one feasible W
+    unit = _unit_on_face(instance, face.V)
+    bound, y = certificate(instance.trace_weight * unit, support=face.V @ vectors[:, q - rank:])
     factor = face.V @ (vectors * np.sqrt(np.maximum(levels, 0.0)))
     K = factor @ factor.T
     objective = instance.objective(K)

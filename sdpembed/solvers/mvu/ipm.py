@@ -373,7 +373,8 @@ def solve_in_face(instance, *, basis: np.ndarray | None = None, certificate=None
     iteration = 0
     stalls = 0
     for iteration in range(1, max_iter + 1):
-        # the inequality variant is judged on the K it returns: moved onto its constraints (feasible_point)
+        # judged on the K it returns: duplicates merged, the inequality variant shrunk onto its constraints
+        # (feasible_point)
         K = instance.feasible_point(tau * full(X))
         objective = instance.objective(K)
         violation = float(instance.max_violation(K))
@@ -504,7 +505,7 @@ def solve_in_face(instance, *, basis: np.ndarray | None = None, certificate=None
         message += " (returning the iterate closest to the tolerances)"
     K_raw = tau * full(X)
     K = instance.feasible_point(K_raw)
-    if instance.variant == "inequality" and np.any(instance.sqdist <= 0):
+    if instance.variant != "slack" and instance.has_duplicates:
         w, U = np.linalg.eigh(K)                       # duplicates merged: K is no longer a multiple of K_raw
         Y = (U * np.sqrt(np.maximum(w, 0.0)))[:, ::-1]
     else:

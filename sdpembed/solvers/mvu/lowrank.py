@@ -93,7 +93,10 @@ length: it is feasible, and bound − objective ≥ optimum − objective ≥ 0 
 suboptimality (the run continues until that holds within ``gap_tol``; short edges make this
 stricter than the violation relative to τ). The slack variant has no edge constraints. For
 equality and min_trace K meets the constraints to ``feas_tol``; their gap bounds optimum −
-objective but may be slightly negative.
+objective but may be slightly negative. Where points are joined by edges of length 0 (duplicates), the K
+judged and returned has them merged (:meth:`~sdpembed.problems.MVUInstance.feasible_point`, every variant
+but slack): a factor meets those edges only to the tolerance, off a face where tr K moves like the square
+root of the violation.
 
 The proof's own limit: the Cholesky proof of dual feasibility subtracts a rounding shift
 δ ≈ γ_{n+1}·tr L(y) (Demmel's bound), and the bound it proves exceeds yᵀD by about 2δ/c of
@@ -652,9 +655,18 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, dead
         BY = incidence_matrix(n, edges) @ Y
         return float(np.sqrt(instance.feasible_shrink(tau * np.einsum("ij,ij->i", BY, BY))))
 
+    # duplicates (edges of length 0): the K judged and returned has them merged (MVUInstance.feasible_point), as
+    # the factor meets those edges only to the tolerance, off a face where tr K moves like the root of the violation
+    merged = variant != "slack" and instance.has_duplicates
+
     def result(Y, status, message, bound, y_feas, iteration, residual=float("nan")):
-        Y = Y * feasible_scale(Y)
-        K = tau * (Y @ Y.T)
+        if merged:
+            K = instance.feasible_point(tau * (Y @ Y.T))
+            w, U = np.linalg.eigh(K)
+            Y = (U * np.sqrt(np.maximum(w, 0.0)))[:, ::-1][:, :max(Y.shape[1], 1)] / np.sqrt(tau)
+        else:
+            Y = Y * feasible_scale(Y)
+            K = tau * (Y @ Y.T)
         objective = instance.objective(K)
         rgap = instance.relative_gap(bound, objective) if np.isfinite(bound) else float("nan")
         return build_result(
@@ -797,6 +809,10 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, dead
         if certify:
             # the gap of the K that would be returned (shrunk to feasibility for the inequality variant)
             returned = tau * best_objective if variant == "slack" else tau * objective * feasible_scale(Y) ** 2
+            if merged:
+                K_returned = instance.feasible_point(tau * (Y @ Y.T))
+                returned = instance.objective(K_returned)
+                met = met and float(instance.max_violation(K_returned)) <= feas_tol
             # multipliers that cannot prove a bound within EXTENDED_GOAL gap tolerances of it are proved in double
             # (dual_bound's goal): the extended-precision proof, O(n³) in interpreted blocks, is paid near the end only
             goal = (returned, EXTENDED_GOAL * gap_tol)
