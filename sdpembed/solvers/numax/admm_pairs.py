@@ -99,6 +99,9 @@ __all__ = ["LEAST_SQUARES_MODES", "OutsideMonitor", "PairNumerics", "pair_trace_
 POLISH_FROM = 100.0
 #: iterations between two attempts at the polish
 POLISH_EVERY = 5
+#: an outside monitor scans before its 20-iteration cadence once the working pairs' accuracy is within
+#: this factor of its ratio times the last scan's outside violation
+MONITOR_LOOKAHEAD = 2.0
 #: "mixed" least squares go to double precision when the violation or gap shrank by less than
 #: a tenth over this many iterations
 STALL_SPAN = 10
@@ -201,8 +204,10 @@ class OutsideMonitor:
         check, once the working pairs' accuracy max(violation, e₁, e₂) is at most ``ratio``
         times that outside violation (and it exceeds ``feas_tol``), the run stops with status
         ``max_iterations``, uncertified (as with ``certify`` False: bound and gap NaN, values through
-        the points). It is called at most every 20 iterations, and so that its counted
-        work (``work``) stays within a tenth of the ADMM's (the cadence counts floating-point
+        the points). It is called every 20 iterations, and at a check sooner once the working
+        pairs' accuracy is within ``MONITOR_LOOKAHEAD`` (2) of ``ratio`` times the last call's outside
+        violation (whether the stop holds is then decided on the current Ψ); always so that its
+        counted work (``work``) stays within a tenth of the ADMM's (the cadence counts floating-point
         operations, never the clock, so a run's iterates do not depend on the machine's load).
     ratio : float
         See ``scan``.
@@ -591,7 +596,12 @@ def pair_trace_admm(
                         break
             if control.stop(violation, rgap, polish_note):
                 break
-            if monitor is not None and iteration - last_monitor >= 20 and admm_work >= 10.0 * monitor_work:
+            # a scan every 20 iterations, and one sooner (at the next check) once the working pairs' accuracy
+            # comes within MONITOR_LOOKAHEAD of the ratio against the last scan's outside violation (which grows
+            # as P moves): the stop then waits no longer for the 20-iteration cadence
+            if monitor is not None and admm_work >= 10.0 * monitor_work and (
+                    iteration - last_monitor >= 20 or (feas_tol < outside_seen and max(violation, e1, e2)
+                                                       <= MONITOR_LOOKAHEAD * monitor.ratio * outside_seen)):
                 last_monitor = iteration
                 outside = outside_seen = float(monitor.scan(factor_in_original_coordinates(U_P, s_P, basis)))
                 monitor_work += 0.0 if monitor.work is None else float(monitor.work(rank))

@@ -255,6 +255,32 @@ def test_monitor_stops_a_solve_that_outside_pairs_will_change():
     assert quiet.status == "optimal" and quiet.iterations > stopped.iterations
 
 
+def test_the_monitor_scans_before_its_cadence_when_its_last_scan_nearly_allows_a_stop():
+    """Between two 20-iteration scans, a check whose accuracy max(violation, e1, e2) is within
+    MONITOR_LOOKAHEAD of the ratio against the last scan's outside violation scans again at once (and stops
+    when the ratio holds): the stop comes at that check, not at the next scan of the cadence (at 40 and 141
+    here without the early scans); scans come only at checks and do not change the iterates."""
+    op = _pair_operator(digits_points(60), 600)
+    quiet = pair_trace_admm(op, 0.8, 1.2, monitor=OutsideMonitor(lambda factor: 0.0))
+    history = quiet.history
+    checks = np.asarray(history["check_iteration"]).astype(int)
+    accuracy = np.maximum(history["max_violation"],
+                          np.maximum(history["e1"][checks - 1], history["e2"][checks - 1]))
+    for stop_at in (30, 125):                        # a check every 10 iterations, and every 2 once small
+        assert stop_at in checks and stop_at % 20
+        outside = 10.0 * float(accuracy[checks == stop_at][0]) * (1.0 + 1e-9)
+        # no earlier check meets the ratio (the cadence's next scan that does would be at 40 / 141)
+        assert np.all(accuracy[checks < stop_at] > 0.1 * outside)
+        scans = []
+        stopped = pair_trace_admm(op, 0.8, 1.2, monitor=OutsideMonitor(
+            lambda factor, scans=scans, outside=outside: scans.append(1) or outside))
+        assert stopped.status == "max_iterations" and "outside" in stopped.message
+        assert stopped.iterations == stop_at
+        np.testing.assert_array_equal(stopped.history["objective"], history["objective"][:stop_at])
+        # the cadence's scans (20, 40, …) and the early ones, each at a check
+        assert stop_at // 20 + 1 <= len(scans) <= np.count_nonzero(checks <= stop_at)
+
+
 def test_a_solve_the_monitor_stops_is_not_certified_and_forms_no_explicit_secants():
     """Column generation solves again once the monitor has stopped a round: its certificate would only be
     printed, so it is not made (bound and gap NaN) and the explicit (S, N) secants are not formed; the
