@@ -31,11 +31,11 @@ it. So the first stage starts from c*L₀ (:func:`_ray_scale`): c is halved from
 non-positive, and c* is the minimiser of the cubic interpolating the loss and slope at the last two scales
 (Nocedal & Wright, (3.59)), kept inside that bracket. The distances along the ray are c² times those at L₀, and the
 pairs inside a radius at a scale c are candidates at any smaller scale: one scan of the pairs, at a quarter of
-the first scale, serves the first scale and two halvings. Each stage's first L-BFGS step, along the gradient
-before any curvature pair is stored, is taken ``first_step``·‖L‖_F long (L-BFGS runs in the variable L/σ,
-σ = ``first_step``·‖L‖_F, whose first step has unit length; later steps are scaled by the curvature pairs,
-which do not depend on σ) instead of the unit length, which at ‖L‖_F of a few units was rejected by the line
-search at the start of both stages.
+the first scale, serves the first scale and two halvings, and the first stage's first evaluation, at c*L₀
+inside the bracket. Each stage's first L-BFGS step, along the gradient before any curvature pair is stored, is
+taken ``first_step``·‖L‖_F long (L-BFGS runs in the variable L/σ, σ = ``first_step``·‖L‖_F, whose first step
+has unit length; later steps are scaled by the curvature pairs, which do not depend on σ) instead of the unit
+length, which at ‖L‖_F of a few units was rejected by the line search at the start of both stages.
 
 **Every triplet, every evaluation.** The loss and gradient are those of the smoothed loss over all
 n²k triplets, to the rounding of the distances' precision (:class:`_FullLoss`): an impostor l can
@@ -157,8 +157,9 @@ class _FullLoss:
     reach θ so large that the cache holds several times the pairs, and it still fails at most
     evaluations. Where the per-point test fails (its max e is the largest move of any point), the pairs
     it cannot clear are few: with σ_p = √(θ·r⁰_p) − √r_p − e_p, a pair is outside both radii at L once
-    σ_a ≥ e_b and σ_b ≥ e_a; the others, up to ``n²/256``, get their distance at L, and the cache holds if
-    none of them is inside a radius without being a cached pair (:meth:`_risky_pairs_outside`).
+    σ_a ≥ e_b and σ_b ≥ e_a; the others, up to ``n²/16``, are screened at L through Gram blocks (a pair (a, b)
+    with e_b > σ_a against r_a only), and the cache holds if none of them is inside that radius without being a
+    cached pair (:meth:`_risky_pairs_outside`).
     """
 
     def __init__(self, X: np.ndarray, y: np.ndarray, targets: np.ndarray, P: np.ndarray, mu: float, *,
@@ -306,24 +307,59 @@ class _FullLoss:
         return False
 
     def _risky_pairs_outside(self, ZL: np.ndarray, radius: np.ndarray, e: np.ndarray, sigma: np.ndarray) -> bool:
-        """Whether every pair (a, b) of different labels with e_b > σ_a (:meth:`_cache_holds`) that is inside
-        max(r_a, r_b) at L is a cached pair; False without forming any if there are more than n²/256 of them (a scan
-        then costs less). Their distances are formed from the mapped points ``ZL`` in the evaluation's precision,
-        with a relative margin of 10⁻⁵ above their rounding (a pair that close counts as inside)."""
+        """Whether every pair (a, b) of different labels with e_b > σ_a (:meth:`_cache_holds`) that is inside r_a at
+        L is a cached pair; False without forming any if there are more than n²/16 of them (an eighth of a scan's
+        pairs).
+
+        Inside r_a is the only test a listed pair needs: a pair left out of the cache can be inside r_a at L only if
+        e_b > σ_a, and inside r_b only if e_a > σ_b, when it is listed as (b, a). The pairs are screened by the sign
+        of one product each, as in :meth:`_candidates` (with a margin above its rounding, so the screen keeps a
+        superset): the points b sorted by decreasing move e_b, anchor a's pairs are a prefix of that order, and the
+        anchors are taken in order of decreasing prefix length, in blocks of prefixes at least half the block's
+        width and at most as many products as a scan's block. The
+        few pairs that pass the screen get their distances from differences in the evaluation's precision, with a
+        relative margin of 10⁻⁵ above their rounding (a pair that close counts as inside)."""
         n = e.size
-        by_move = np.argsort(e)
-        first = np.searchsorted(e[by_move], sigma, side="right")       # b = by_move[first_a:] have e_b > σ_a
-        count = n - first
+        by_move = np.argsort(-e, kind="stable")
+        count = np.searchsorted(-e[by_move], -sigma, side="left")    # b = by_move[:count_a] have e_b > σ_a
         total = int(count.sum())
-        if total > n * n // 256:
+        if total > n * n // 16:
             return False
-        a = np.repeat(np.arange(n), count)
-        b = by_move[np.arange(total) - np.repeat(np.cumsum(count) - count - first, count)]
+        anchors = np.argsort(-count, kind="stable")[:int(np.count_nonzero(count))]
+        # ‖L(z_a − z_b)‖² < r_a ⇔ ⟨Lz_a, Lz_b⟩ − q_b/2 − (q_a − r_a)/2 > 0, with the margin of the product's
+        # rounding and the relative one of the exact test below
+        d = ZL.shape[1]
+        q = np.einsum("ij,ij->i", ZL, ZL, dtype=np.float64)
+        slack = 4.0 * (d + 2) * float(np.finfo(ZL.dtype).eps) * float(q.max()) + 1e-30
+        own = np.empty((n, d + 2), dtype=ZL.dtype)                  # rows [Lz_a, 1, slack − (q_a − r_a)/2]
+        own[:, :d] = ZL
+        own[:, d] = 1.0
+        own[:, d + 1] = slack - 0.5 * (q - (1.0 + 1e-5) * radius)
+        peer = np.empty((n, d + 2), dtype=ZL.dtype)                 # rows [Lz_b, −q_b/2, 1]
+        peer[:, :d] = ZL
+        peer[:, d] = -0.5 * q
+        peer[:, d + 1] = 1.0
+        peer_moved = peer[by_move]                                   # columns in order of decreasing move
+        # blocks of anchors whose prefixes are at least half the block's width (so at most half its products are
+        # not needed) and of at most as many products as a scan's block
+        half = np.searchsorted(-count[anchors], -(count[anchors] // 2), side="left")   # first prefix < width/2
+        rows, cols = [], []
+        start = 0
+        while start < anchors.size:
+            width = int(count[anchors[start]])                       # a superset of each anchor's prefix
+            block = anchors[start:min(int(half[start]), start + max(self.rows, self.rows * n // width))]
+            start += block.size
+            near = own[block] @ peer_moved[:width].T > 0.0
+            r, c = np.divmod(np.flatnonzero(near), width)
+            rows.append(block[r])
+            cols.append(by_move[c])
+        a = np.concatenate(rows) if rows else np.empty(0, dtype=np.int64)
+        b = np.concatenate(cols) if cols else np.empty(0, dtype=np.int64)
         other = self.labels[a] != self.labels[b]
         a, b = a[other], b[other]
         diff = ZL[a]
         diff -= ZL[b]
-        inside = np.einsum("ij,ij->i", diff, diff) < (1.0 + 1e-5) * np.maximum(radius[a], radius[b])
+        inside = np.einsum("ij,ij->i", diff, diff) < (1.0 + 1e-5) * radius[a]
         if not inside.any():
             return True
         # the cached pairs (a', b'), a' < b' in the reference order, are listed by a' and then b' (the scan's
@@ -499,8 +535,11 @@ def warm_start_metric(
     if scale_start:
         problem.eta = float(etas[0])
         scale, evaluations = _ray_scale(problem.along_ray, L)
+        on_ray = (L, scale)           # the first stage starts at scale·L₀, a point of the ray the scan covers
         L = scale * L
         history["scale"] = scale
+    else:
+        on_ray = None
     for eta in etas:
         problem.eta = float(eta)
         # L-BFGS in the variable L/σ: its first step, of unit length, is first_step·‖L‖ long in L (σ = 1: unit)
@@ -508,7 +547,12 @@ def warm_start_metric(
         sigma = sigma if sigma > 0.0 else 1.0
 
         def scaled(x: np.ndarray, sigma: float = sigma) -> tuple[float, np.ndarray]:
-            value, gradient = problem(sigma * x)
+            nonlocal on_ray
+            if on_ray is not None:    # the stage's start (L-BFGS evaluates it first), at the ray's scaled distances
+                value, gradient = problem.along_ray(*on_ray)
+                on_ray = None
+            else:
+                value, gradient = problem(sigma * x)
             return value, sigma * gradient
 
         result = minimize_lbfgs(scaled, L.ravel() / sigma, max_iter=stage_iter, ftol=ftol, gtol=0.0, memory=10)

@@ -1190,7 +1190,8 @@ def test_first_order_cache_test_is_sound(name, instances):
 
 def test_first_order_pairwise_check_finds_an_uncached_pair_inside(instances):
     """The pairwise check of the cache test: with the pairs it must check set through the moves e and slacks σ
-    (pairs with e_b > σ_a), it fails exactly when one of them is inside max(r_a, r_b) at L and not cached."""
+    (pairs (a, b) with e_b > σ_a), it fails exactly when one of them is inside r_a at L and not cached (its Gram
+    screen keeps every such pair; a pair inside r_b only is checked as (b, a))."""
     from sdpembed.solvers.lmnn.warm import _FullLoss
     inst = instances["gauss"]
     d, n = inst.dim, inst.n_points
@@ -1208,6 +1209,8 @@ def test_first_order_pairwise_check_finds_an_uncached_pair_inside(instances):
     D = np.einsum("ij,ij->i", ZL[i] - ZL[j], ZL[i] - ZL[j])
     inside = (D < np.maximum(radius[i], radius[j])) & (loss.labels[i] != loss.labels[j])
     uncached = [(p, q) for p, q in zip(i[inside].tolist(), j[inside].tolist(), strict=True) if (p, q) not in cached]
+    within = dict(zip(zip(i.tolist(), j.tolist(), strict=True), zip(D < radius[i], D < radius[j], strict=True),
+                      strict=True))                               # (p, q) -> (inside r_p, inside r_q)
     outside = np.flatnonzero(~inside & (loss.labels[i] != loss.labels[j]))
     assert uncached and outside.size
 
@@ -1216,8 +1219,9 @@ def test_first_order_pairwise_check_finds_an_uncached_pair_inside(instances):
         e[q], sigma[p] = 1.0, 0.5
         return loss._risky_pairs_outside(ZL, radius, e, sigma)
 
-    p, q = uncached[0]
-    assert not check(p, q) and not check(q, p)
+    for p, q in uncached:
+        in_p, in_q = within[p, q]
+        assert check(p, q) != in_p and check(q, p) != in_q
     assert check(i[outside[0]], j[outside[0]])
     e, sigma = np.zeros(n), np.full(n, 2.0)
     assert loss._risky_pairs_outside(ZL, radius, e, sigma)       # no pair to check
@@ -1262,6 +1266,37 @@ def test_scaled_start_is_near_the_best_scale_of_the_ray(instances):
         warm = warm_module.warm_start_metric(inst.X, inst.y, inst.targets, inst.mu, P, stage_iter=0)
         assert warm.history["scale"] == scale and warm.evaluations == evaluations + 2    # one per stage at L
         np.testing.assert_allclose(warm.L, scale * L0)
+
+
+def test_first_stage_starts_on_the_ray_scan(instances, monkeypatch):
+    """warm_start_metric's first L-BFGS evaluation, at the scaled start cL₀, takes the ray's scan (no scan of its
+    own) and gives the smoothed loss of an independent full evaluation at cL₀; a second stage scans again."""
+    from sdpembed.solvers.lmnn import warm as warm_module
+    scans = []
+    original = warm_module._FullLoss._candidates
+
+    def counted(self, *args):
+        scans.append(1)
+        return original(self, *args)
+
+    monkeypatch.setattr(warm_module._FullLoss, "_candidates", counted)
+    for name in ("wine", "gauss"):
+        inst = instances[name]
+        P = np.asarray(inst.pull_matrix)
+        loss = warm_module._FullLoss(inst.X, inst.y, inst.targets, P, inst.mu)
+        loss.eta = 0.3
+        scans.clear()
+        scale, _ = warm_module._ray_scale(loss.along_ray, np.eye(inst.dim))
+        ray_scans = len(scans)
+        scans.clear()
+        warm = warm_module.warm_start_metric(inst.X, inst.y, inst.targets, inst.mu, P, etas=(0.3,), stage_iter=0)
+        assert warm.history["scale"] == scale and len(scans) == ray_scans
+        fresh = warm_module._FullLoss(inst.X, inst.y, inst.targets, P, inst.mu)
+        fresh.eta = 0.3
+        assert warm.history["smoothed_loss"][0] == pytest.approx(fresh(scale * np.eye(inst.dim).ravel())[0], rel=1e-12)
+        scans.clear()
+        warm_module.warm_start_metric(inst.X, inst.y, inst.targets, inst.mu, P, etas=(0.3, 0.03), stage_iter=0)
+        assert len(scans) == ray_scans + 1
 
 
 def test_one_scan_along_the_ray_serves_two_halvings(instances, monkeypatch):
