@@ -622,8 +622,9 @@ def loss_with_error(instance: LMNNInstance | MultiMetricLMNNInstance, Ms: np.nda
     bound on the rounding of P_c (:func:`triplet_outer_sum`'s argument, tr(M ΔP) ≤ ‖M‖_* ‖ΔP‖₂) plus
     (d² + 2)ε Σ|P_c||M^c| for the entrywise products and their sum.
 
-    **The absolute form without a product with M.** |u|ᵀ|M||u| is bounded in O(d) per difference by the
-    least of two bounds (:func:`_absolute_form_factors`):
+    **The absolute form without a product with M.** Where the hinges come by the direct formula (no
+    recomputation), |u|ᵀ|M||u| is bounded in O(d) per difference by the least of two bounds
+    (:func:`_absolute_form_factors`; recomputed hinges take the exact |u|ᵀ|M||u| beside their own product):
 
     * |M| is symmetric and entrywise non-negative, so |u|ᵀ|M||u| ≤ λ_max(|M|)‖u‖² = ρ(|M|)‖u‖² (Rayleigh),
       and ρ(|M|) ≤ ‖|M|‖_F = ‖M‖_F, and ρ(|M|) ≤ max_a (|M|v)_a / v_a for every v > 0 (Collatz–Wielandt;
@@ -695,7 +696,7 @@ def loss_with_error(instance: LMNNInstance | MultiMetricLMNNInstance, Ms: np.nda
                 stream, direct = ((multi_metric_hinges(instance, Ms, threshold=threshold), False) if multi else
                                   _single_metric_hinges(instance, Ms[0], threshold))
             metric = instance.block if multi else np.zeros(n, dtype=np.int64)
-            factors = [_absolute_form_factors(M) for M in Ms]
+            factors = [_absolute_form_factors(M) for M in Ms] if direct else None
             X = instance.X
             for triplets, streamed in stream:
                 i, j, l = triplets.T
@@ -705,9 +706,14 @@ def loss_with_error(instance: LMNNInstance | MultiMetricLMNNInstance, Ms: np.nda
                     U = X[i] - X[other]
                     for c in range(Ms.shape[0]):
                         rows = slice(None) if Ms.shape[0] == 1 else metric[other] == c   # one metric: no copy
-                        if not direct:           # Gram-form hinges: recomputed from the differences
+                        if direct:
+                            abs_sum[rows] += _absolute_form_bound(U[rows], *factors[c])
+                        else:                    # Gram-form hinges: recomputed from the differences, and the
+                            # exact absolute form beside them (a product of the same cost; the O(d) bound can be
+                            # d times larger where M's diagonal dominates)
                             h[rows] += sign * np.einsum("md,md->m", U[rows] @ Ms[c], U[rows])
-                        abs_sum[rows] += _absolute_form_bound(U[rows], *factors[c])
+                            A = np.abs(U[rows])
+                            abs_sum[rows] += np.einsum("md,md->m", A @ np.abs(Ms[c]), A)
                 e_t = 1.01 * _EPS * ((2 * d + 5) * abs_sum + 2.0)
                 near = ~(h + e_t <= 0.0)          # a NaN bound counts (its error NaN, reported inf)
                 push += float(h[h > 0.0].sum())
