@@ -22,13 +22,20 @@ def _slack(doc: dict) -> str:
     return f"""
 
 **The slack variant** (Sec. 3.1.6: maximise (1 − ω) tr K − ω Σ_e |𝒜(K)_e − D_e|). {run_line(stamp_of(doc))}
-The same swiss rolls, each solve limited to {doc['time_limit_s']:g} s. The SDP is bounded iff ω ≥ 1/(1 + λ₂),
+The same swiss rolls, each solve limited to {limit_text(doc)}. The SDP is bounded iff ω ≥ 1/(1 + λ₂),
 λ₂ the algebraic connectivity of the unit-weight graph ("least ω"); below it the solvers report
 `unbounded`. A status other than `optimal` is an iterate that is not certified (its gap is left out when no
 bound was proved).
 
 {table(("n", "edges", "ω", "λ₂", "least ω", "solver", "status", "rank", "objective", "certified relative gap",
         "gap tol.", "time [s]", "CPU [s]", "load"), rows, "rrrrrllrrrrrrr")}"""
+
+
+def limit_text(doc: dict) -> str:
+    """The run's limits per solve: wall-clock seconds and, where given, CPU seconds of the process."""
+    parts = [f"{doc['time_limit_s']:g} s" if doc.get("time_limit_s") else None,
+             f"{doc['cpu_time_limit_s']:g} s of CPU time" if doc.get("cpu_time_limit_s") else None]
+    return " and ".join(part for part in parts if part) or "no limit"
 
 
 @section("mvu_lowrank", "Exact MVU at scale", files=(FILE, SLACK_FILE), order=51)
@@ -43,7 +50,7 @@ def render(data: dict[str, dict]) -> str:
              num(PUBLISHED_S.get(r["n"]), 0, style="f") if r["solver"] == "lowrank" and r["n"] in PUBLISHED_S else "–")
             for r in doc["rows"]]
     return f"""**Exact MVU, low rank against the interior point.** {run_line(stamp_of(doc))} Swiss roll
-(noise 0.05, k = 5 with angle edges), each solve limited to {doc['time_limit_s']:g} s; every gap is the
+(noise 0.05, k = 5 with angle edges), each solve limited to {limit_text(doc)}; every gap is the
 certified relative gap of a proved dual bound, for the low-rank solver of a K shrunk to feasibility, so
 it bounds the answer's own suboptimality; "proof margin" is what the Cholesky proof of the bound itself
 costs (`problems.mvu.proof_margin`, about γ_(n+1)·tr L(y)), the floor of any gap tolerance. "Objective /
