@@ -167,7 +167,8 @@ def test_a_tiny_optimum_is_certified_against_the_loss_unit(case):
     assert fast.dual_bound <= truth.objective + 1e-12 and truth.dual_bound <= fast.objective + 1e-12
     # optimal still means the certificate proves gap_tol (the rounds' own; the multiplier repair can prove more)
     strict = solve_lmnn_fast(inst, gap_tol=1e-12, repair="off")
-    assert strict.status == "inaccurate" and strict.objective - strict.dual_bound > 1e-12 * inst.mu
+    # (not optimal: inaccurate, or max_iterations where the rounds run out first — as with the default BLAS threads)
+    assert strict.status in ("inaccurate", "max_iterations") and strict.objective - strict.dual_bound > 1e-12 * inst.mu
 
 
 #: Eight points in three clusters of near-duplicates (1e-9 apart) shared by both classes (review r23 fuzz): an
