@@ -78,6 +78,7 @@ __all__ = [
     "check_triplets",
     "generalized_eigenvalues",
     "lmnn_dual_bound",
+    "lmnn_dual_bound_and_use",
     "loss_unit",
     "loss_scan_threshold",
     "loss_with_error",
@@ -985,8 +986,16 @@ def generalized_eigenvalues(D: np.ndarray, A: np.ndarray) -> np.ndarray:
 
 def lmnn_dual_bound(
     instance, alpha_triplets: np.ndarray, alpha: np.ndarray, *, upper_bound: float | None = None,
-    fixed_sum: tuple[int, np.ndarray, float] | None = None, with_upper_use: bool = False,
-) -> float | tuple[float, bool]:
+    fixed_sum: tuple[int, np.ndarray, float] | None = None,
+) -> float:
+    """The certified lower bound of :func:`lmnn_dual_bound_and_use` (without its ``uses_upper`` flag)."""
+    return lmnn_dual_bound_and_use(instance, alpha_triplets, alpha, upper_bound=upper_bound, fixed_sum=fixed_sum)[0]
+
+
+def lmnn_dual_bound_and_use(
+    instance, alpha_triplets: np.ndarray, alpha: np.ndarray, *, upper_bound: float | None = None,
+    fixed_sum: tuple[int, np.ndarray, float] | None = None,
+) -> tuple[float, bool]:
     """A certified lower bound on min_{M ⪰ 0} ε(M), the optimum of (2.11), from multipliers α.
 
     **Derivation.** Let h_t(M) = 1 + tr(M(C_ij − C_il)) be the hinge argument of triplet
@@ -1039,16 +1048,14 @@ def lmnn_dual_bound(
         triplets of :func:`~sdpembed.solvers.lmnn.fast.solve_lmnn_fast`), given by their sum
         S = μ Σ_t (C_ij − C_il) and its rounding-error bound e as :func:`triplet_outer_sum` returns them: the bound
         is that of the multipliers of both lists, without summing the m triplets again.
-    with_upper_use : bool
-        Also return whether the bound is a trace bound's (it uses ``upper_bound``). When it is not, it is the
-        bound of every larger ``upper_bound`` too: a larger U only lowers the trace-bound candidates.
 
     Returns
     -------
     float
         A lower bound on the optimal value of (2.11) over M ⪰ 0.
     uses_upper : bool
-        With ``with_upper_use``.
+        Whether the bound is a trace bound's (it uses ``upper_bound``). When it is not, it is the bound of every
+        larger ``upper_bound`` too: a larger U only lowers the trace-bound candidates.
     """
     triplets = check_triplets(instance, alpha_triplets)
     alpha = np.asarray(alpha, dtype=np.float64).ravel()
@@ -1076,13 +1083,13 @@ def lmnn_dual_bound(
         # the addition's rounding: at most ε|D + S| entrywise, so ‖·‖₂ ≤ ε‖D + S‖_F (doubled for the rounded sum)
         d_error += s_error + 2.0 * _EPS * float(np.linalg.norm(D))
     if total == 0.0:
-        return (0.0, False) if with_upper_use else 0.0
+        return 0.0, False
     A = (1.0 - mu) * instance.pull_matrix
     a_error = (1.0 - mu) * _pull_error(instance)
     keep = np.ix_(coordinates, coordinates)
     A, D = A[keep], D[keep]                                     # exact: _span_coordinates
     if A.shape[0] == 0:                                         # every difference C(α) sums is 0: C(α) = 0 ⪰ 0
-        return (total, False) if with_upper_use else total
+        return total, False
 
     # trace bound τ on a minimiser (needs μ < 1 and P ≻ 0, certified with rounding margins)
     tau = np.inf
@@ -1111,7 +1118,7 @@ def lmnn_dual_bound(
     best = max(value for value, _ in candidates)
     # on a tie, a candidate without the trace bound decides
     uses_upper = all(uses for value, uses in candidates if value == best)
-    return (float(best), uses_upper) if with_upper_use else float(best)
+    return float(best), uses_upper
 
 
 # ------------------------------------------------------------------ multi-metric (2.17)

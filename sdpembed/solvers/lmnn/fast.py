@@ -64,6 +64,7 @@ from ...problems.lmnn import (
     MultiMetricLMNNInstance,
     check_triplets,
     lmnn_dual_bound,
+    lmnn_dual_bound_and_use,
     loss_scan_threshold,
     loss_unit,
     loss_with_error,
@@ -510,10 +511,10 @@ def solve_lmnn_fast(
         # where the target pairs miss a difference the bound sorts the triplets by span: it needs them listed
         m = folded[0].shape[0] if folded and instance.pull_spans[0].basis is None else 0
         if m and triplets.shape[0] >= m and np.array_equal(triplets[-m:], folded[0]) and np.all(alpha[-m:] == mu):
-            value, uses = lmnn_dual_bound(instance, triplets[:-m], alpha[:-m], upper_bound=objective,
-                                          fixed_sum=(m, *folded[1]), with_upper_use=True)
+            value, uses = lmnn_dual_bound_and_use(instance, triplets[:-m], alpha[:-m], upper_bound=objective,
+                                                  fixed_sum=(m, *folded[1]))
         else:
-            value, uses = lmnn_dual_bound(instance, triplets, alpha, upper_bound=objective, with_upper_use=True)
+            value, uses = lmnn_dual_bound_and_use(instance, triplets, alpha, upper_bound=objective)
         last_bound.update(triplets=triplets, alpha=alpha, upper=objective, value=value, uses=uses)
         return value
 

@@ -17,6 +17,7 @@ from sdpembed.problems import LMNNInstance
 from sdpembed.problems.lmnn import (
     MultiMetricLMNNInstance,
     lmnn_dual_bound,
+    lmnn_dual_bound_and_use,
     loss_unit,
     loss_with_error,
     multi_metric_dual_bound,
@@ -412,7 +413,7 @@ def test_a_bound_without_the_trace_bound_is_that_of_every_larger_upper_bound(ins
     seen = set()
     for multipliers in (alpha, rng.uniform(0.0, inst.mu, alpha.size), np.full(alpha.size, inst.mu)):
         for upper in (1e-3 * loss, loss, 10.0 * loss):
-            value, uses = lmnn_dual_bound(inst, T, multipliers, upper_bound=upper, with_upper_use=True)
+            value, uses = lmnn_dual_bound_and_use(inst, T, multipliers, upper_bound=upper)
             assert value == lmnn_dual_bound(inst, T, multipliers, upper_bound=upper)
             larger = lmnn_dual_bound(inst, T, multipliers, upper_bound=100.0 * upper)
             assert larger == value if not uses else larger < value
@@ -426,9 +427,11 @@ def test_the_solver_takes_its_last_bound_where_the_loss_bound_cannot_change_it(i
     import sdpembed.solvers.lmnn.fast as fast
 
     inst = instances["iris"]
-    calls = _record_calls(monkeypatch, fast, "lmnn_dual_bound")
+    calls = _record_calls(monkeypatch, fast, "lmnn_dual_bound_and_use")
+    fresh_calls = _record_calls(monkeypatch, fast, "lmnn_dual_bound")
     result = solve_lmnn_fast(inst)
-    assert result.status == "optimal" and calls and all(k.get("with_upper_use") for k in calls)
+    # every bound of the rounds says whether it used its upper bound, and none is computed afresh after them
+    assert result.status == "optimal" and calls and not fresh_calls
     monkeypatch.undo()
     loss, error = _loss_is_bounded(inst, result)
     fresh = lmnn_dual_bound(inst, result.extra["triplets"], result.extra["alpha"], upper_bound=loss + error)
@@ -1400,10 +1403,11 @@ def test_the_bound_takes_the_fixed_triplets_sum_from_the_fold(instances, monkeyp
     from sdpembed.solvers.lmnn import fast as fast_module
     inst = instances["gauss"]
     bounds, folds = [], []
-    bound, outer_sum = fast_module.lmnn_dual_bound, fast_module.triplet_outer_sum
+    bound_and_use, outer_sum = fast_module.lmnn_dual_bound_and_use, fast_module.triplet_outer_sum
+    bound = fast_module.lmnn_dual_bound
 
     def recorded_bound(instance, triplets, alpha, **options):
-        value = bound(instance, triplets, alpha, **options)
+        value = bound_and_use(instance, triplets, alpha, **options)
         bounds.append((instance, triplets, alpha, options, value, folds[-1] if folds else None))
         return value
 
@@ -1411,7 +1415,7 @@ def test_the_bound_takes_the_fixed_triplets_sum_from_the_fold(instances, monkeyp
         folds.append(triplets)
         return outer_sum(X, triplets, weights)
 
-    monkeypatch.setattr(fast_module, "lmnn_dual_bound", recorded_bound)
+    monkeypatch.setattr(fast_module, "lmnn_dual_bound_and_use", recorded_bound)
     monkeypatch.setattr(fast_module, "triplet_outer_sum", recorded_fold)
     result = solve_lmnn_fast(inst)
     assert result.history["fixed"][0] > 0 and result.status == "optimal"
@@ -1419,7 +1423,7 @@ def test_the_bound_takes_the_fixed_triplets_sum_from_the_fold(instances, monkeyp
     assert shared
     mu = inst.mu
     for instance, triplets, alpha, options, value, fixed in shared:
-        value = value[0] if options.get("with_upper_use") else value     # (bound, whether it used upper_bound)
+        value = value[0]                                                # (bound, whether it used upper_bound)
         assert options["fixed_sum"][0] == fixed.shape[0] > 0
         together = bound(instance, np.concatenate([triplets, fixed]), np.concatenate([alpha, np.full(len(fixed), mu)]),
                          upper_bound=options["upper_bound"])
