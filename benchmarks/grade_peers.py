@@ -45,7 +45,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import report  # noqa: E402
-from peers import ADAPTERS, Options, Peer, Setting, load_peers  # noqa: E402
+from peers import ADAPTERS, Options, Peer, Setting, blas_architecture, load_peers, peer_env  # noqa: E402
 from report_sections.grade_peers import cell, passes  # noqa: E402
 
 SKIP_PREFIX = "exit code 3: not handled: "
@@ -60,7 +60,7 @@ def run_setting(peer: Peer, setting: Setting, instances: list[str], timeout: flo
     for pattern in instances:
         argv += ["--instances", pattern]
     start = time.perf_counter()
-    proc = subprocess.run(argv, capture_output=True, text=True)
+    proc = subprocess.run(argv, capture_output=True, text=True, env=peer_env())
     if proc.returncode not in (0, 1):
         raise RuntimeError(f"sdpembed suite run exited {proc.returncode}: {proc.stderr.strip()[-500:]}")
     payload = json.loads(proc.stdout)
@@ -211,6 +211,8 @@ def main(argv: list[str] | None = None) -> int:
             "python": platform.python_version(),
             "threads": ", ".join(f"{key}={os.environ.get(key, 'unset')}" for key in
                                  ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS")),
+            "blas": (f"OpenBLAS kernels {blas_architecture()}, the peers' "
+                     f"OPENBLAS_CORETYPE={peer_env().get('OPENBLAS_CORETYPE', 'unset')}"),
             "command": " ".join(["python", "benchmarks/grade_peers.py", *(argv if argv is not None else sys.argv[1:])])}
     out = {"benchmark": "grade_peers", **meta, "rows": rows, "runs": runs}
     stamp = report.run_stamp(["benchmarks/grade_peers.py", *(argv if argv is not None else sys.argv[1:])])

@@ -42,8 +42,11 @@ Peers run in a separate virtualenv, because metric-learn 0.7.0 calls
 ``check_X_y(force_all_finite=…)``, removed in scikit-learn 1.8, and pylmnn 1.6.4 imports
 ``six`` and (in its package ``__init__``, for its Bayesian hyper-parameter search only)
 GPyOpt, and passes a 2-D ``x0`` to ``scipy.optimize.minimize``, which scipy ≥ 1.11 rejects
-("'x0' must only have one dimension"). Recipe (what this script was run with; pip resolved
-scikit-learn 1.5.2, numpy 1.26.4, scipy 1.10.1, six 1.17.0, Python 3.11):
+("'x0' must only have one dimension"). The peers' processes get ``OPENBLAS_CORETYPE`` set to the kernel
+set of our own OpenBLAS (:func:`peers.peer_env`): that virtualenv's older OpenBLAS does not recognise
+every CPU and would otherwise run its generic kernels; each peer run records the kernel set it used.
+Recipe (what this script was run with; pip resolved scikit-learn 1.5.2, numpy 1.26.4, scipy 1.10.1,
+six 1.17.0, Python 3.11):
 
     python -m venv /work/peers-venv
     /work/peers-venv/bin/pip install "scikit-learn<1.6" "numpy<2" "scipy<1.11" six metric-learn==0.7.0
@@ -93,6 +96,7 @@ from pathlib import Path
 
 import numpy as np
 import report
+from peers import blas_architecture, peer_env
 
 ROOT = Path(__file__).resolve().parent.parent
 DATASETS = ("iris", "wine", "digits-pca30", "mnist5000-pca50")
@@ -147,7 +151,7 @@ def peer_main(name: str, data_path: str, out_path: str) -> None:
         raise ValueError(f"unknown peer {name!r}")
     import sklearn
     np.savez(out_path, L=np.asarray(L, dtype=np.float64), seconds=np.array(seconds), cpu_seconds=np.array(cpu),
-             version=np.array(version),
+             version=np.array(version), blas=np.array(str(blas_architecture())),
              sklearn=np.array(sklearn.__version__), n_iter=np.array(info["n_iter"]))
 
 
@@ -216,7 +220,7 @@ def run_peer(venv: Path, name: str, Xtr, ytr, time_limit: float) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         data, out = Path(tmp) / "data.npz", Path(tmp) / "out.npz"
         np.savez(data, X=Xtr, y=ytr)
-        env = dict(os.environ)
+        env = peer_env()
         env.pop("PYTHONPATH", None)
         start = time.perf_counter()
         seconds = max(1, math.ceil(time_limit))
@@ -236,6 +240,7 @@ def run_peer(venv: Path, name: str, Xtr, ytr, time_limit: float) -> dict:
         return {"status": "done", "L": res["L"], "seconds": float(res["seconds"]),
                 "cpu_seconds": float(res["cpu_seconds"]) if "cpu_seconds" in res else None,
                 "process_seconds": time.perf_counter() - start, "version": str(res["version"]),
+                "blas": str(res["blas"]),
                 "sklearn": str(res["sklearn"]), "n_iter": int(res["n_iter"])}
 
 
@@ -307,7 +312,7 @@ def alternate(args) -> None:
                 else:
                     out = run_peer(venv, method, Xtr, ytr, args.time_limit)
                     row = {"seconds": out.get("seconds"), "cpu_seconds": out.get("cpu_seconds"),
-                           "status": out["status"]}
+                           "status": out["status"], "blas": out.get("blas")}
                 row.update(dataset=name, method=method, round=rnd, load_before=load_before,
                            load_after=os.getloadavg()[0], utc=datetime.datetime.now(datetime.UTC)
                            .isoformat(timespec="seconds"))
@@ -329,7 +334,7 @@ def alternate(args) -> None:
     if path.name == "lmnn_peers.json":
         path = path.with_name("lmnn_alternated.json")
     report.write_results(path, {"benchmark": "lmnn_peers --alternate", "ours_tol": args.tol,
-                               "ours_process": "fresh", "runs": runs})
+                               "ours_process": "fresh", "ours_blas": blas_architecture(), "runs": runs})
 
 
 # ----------------------------------------------------------------------------- main
@@ -423,7 +428,7 @@ def main() -> None:
                 M = out["L"].T @ out["L"]
                 row.update(objective=instance.objective(M), knn_error=knn_error(factor(M), Xtr, ytr, Xte, yte),
                            energy_error=energy_error(factor(M), Xtr, ytr, Xte, yte, targets),
-                           version=out["version"], sklearn=out["sklearn"], n_iter=out["n_iter"],
+                           version=out["version"], sklearn=out["sklearn"], n_iter=out["n_iter"], blas=out["blas"],
                            rank=int(out["L"].shape[0]))
                 print(f"  {peer:<10} {'done':<14} {out['seconds']:9.2f} s  cpu {out['cpu_seconds']:9.2f} s  "
                       f"objective {row['objective']:.8g}  knn error {row['knn_error']:.4f}  energy error "

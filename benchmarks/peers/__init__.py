@@ -15,6 +15,7 @@ A peer that is not installed is a *not run* row, never a failure.
 from __future__ import annotations
 
 import importlib
+import os
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -74,6 +75,29 @@ def venv_missing(venv: str, *modules: str) -> tuple[str, str | None]:
     probe = subprocess.run([python, "-c", f"import importlib.util as u; assert all(map(u.find_spec, {modules!r}))"],
                            capture_output=True, text=True)
     return python, None if probe.returncode == 0 else f"{' or '.join(modules)} is not installed in {venv}"
+
+
+def blas_architecture() -> str | None:
+    """The CPU kernel set this process's OpenBLAS chose (threadpoolctl's ``architecture``), or None."""
+    from threadpoolctl import threadpool_info
+
+    return next((info.get("architecture") for info in threadpool_info() if info.get("internal_api") == "openblas"),
+                None)
+
+
+def peer_env(env: dict[str, str] | None = None) -> dict[str, str]:
+    """A copy of ``env`` (default: this process's environment) in which a peer's OpenBLAS uses our kernels.
+
+    OpenBLAS picks its kernels by the CPU model it recognises, and an older build (numpy 1.26's 0.3.23, in
+    the peers' virtualenv) falls back to its generic "Prescott" kernels on a CPU it does not know, which
+    would time the peer's BLAS rather than its algorithm. ``OPENBLAS_CORETYPE`` set to the kernel set our
+    OpenBLAS chose puts both on the same footing; a value the caller set is kept.
+    """
+    env = dict(os.environ if env is None else env)
+    architecture = blas_architecture()
+    if architecture and "OPENBLAS_CORETYPE" not in env:
+        env["OPENBLAS_CORETYPE"] = architecture
+    return env
 
 
 def load_peers(options: Options, names: list[str] | None = None) -> list[Peer]:

@@ -31,3 +31,22 @@ def test_alternated_runs_solve_ours_in_a_fresh_process_and_pair_the_ratios_by_ro
             {"dataset": "d", "method": "ours", "round": 2, "cpu_seconds": 1.0, "status": "optimal"},
             {"dataset": "d", "method": "p", "round": 2, "cpu_seconds": 9.0, "status": "timeout"}]
     assert peers.cpu_ratios(runs, "d", "p") == [2.5, 3.0]
+
+
+def test_peers_run_with_our_blas_kernels_unless_the_caller_chose_others(monkeypatch):
+    import json
+    import subprocess
+    import sys
+
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    peers = load_script("lmnn_peers")
+    ours = peers.blas_architecture()
+    assert ours                                                # numpy's wheels ship OpenBLAS
+    monkeypatch.delenv("OPENBLAS_CORETYPE", raising=False)
+    env = peers.peer_env()
+    assert env["OPENBLAS_CORETYPE"] == ours
+    probe = ("import json, numpy, threadpoolctl; print(json.dumps([i.get('architecture') for i in "
+             "threadpoolctl.threadpool_info() if i.get('internal_api') == 'openblas']))")
+    child = subprocess.run([sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True)
+    assert json.loads(child.stdout) == [ours]
+    assert peers.peer_env({"OPENBLAS_CORETYPE": "Haswell"})["OPENBLAS_CORETYPE"] == "Haswell"
