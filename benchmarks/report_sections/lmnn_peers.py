@@ -47,8 +47,12 @@ def alternated(doc: dict) -> str:
                           f"{faster} of {len(rounds)}"))
     where = ("each run in a fresh process, ours as the peers'" if doc.get("ours_process") == "fresh"
              else "ours in the benchmark's own process, the peers each in a fresh one")
+    kernels = sorted({str(r["blas"]) for r in runs if r["method"] != "ours" and r.get("blas")})
+    blas = (f" OpenBLAS kernels: ours {doc['ours_blas']}, the peers' {', '.join(kernels)} (`OPENBLAS_CORETYPE` set to"
+            " ours: their older OpenBLAS would run generic kernels on a CPU it does not know)."
+            if doc.get("ours_blas") and kernels else "")
     return f"""**Back to back.** {run_line(stamp_of(doc))} Ours and each peer alternated, the order rotating every
-round, so that both see the same load; {where}; CPU time (every method runs single-threaded).
+round, so that both see the same load; {where}; CPU time (every method runs single-threaded).{blas}
 
 {table(("data", "peer", "rounds", "ours, CPU [s]", "peer, CPU [s]", "median peer / ours", "ours faster"), lines,
        "llrllrr")}
