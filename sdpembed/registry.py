@@ -145,20 +145,12 @@ def _mvu_lowrank_memory(instance: Any) -> tuple[int, str]:
             f"the low-rank solver's dense n×n dual slack and certificate (about 6n² float64; n = {n})")
 
 
-#: From this many points on, the default method of the *inequality* variant is the low-rank solver:
-#: the crossover measured by ``benchmarks/mvu_lowrank.py --sizes 100,120,150,200,300,400,1000,2500
-#: --variants inequality --ipm-max 400`` (BENCHMARKS.md, "Exact MVU at scale"), CPU seconds in one
-#: run, one BLAS thread, load 7.6-9.3: n = 100 low rank 0.5 s, interior point 0.6 s; n = 120 0.4 s
-#: against 0.9 s; n = 150 0.7 s against 1.0 s; n = 200 0.9 s against 3.0 s; n = 400 3.6 s against
-#: 23.0 s (the interior point's E × E Schur complement). The other variants keep the interior point:
-#: the low-rank solver's Newton phase can stall at a rank-deficient saddle on equality and slack
-#: instances, where the interior point certifies. The same benchmark with ``--variants
-#: inequality,equality --equality-sizes 200,400``: the equality SDP of its swiss roll is locked up
-#: at the input (Sec. 3.1.12; at n = 200 the interior point's proved bound is 1.1e-6 above the trace
-#: of the centred input Gram matrix, a feasible point), so its dual optimum is not attained; the
-#: low-rank solver, which has to fold its unrolled start back into the roll while its multipliers
-#: grow without bound, ends ``max_iterations`` at n = 200 and 400, and the interior point ends
-#: ``inaccurate`` at n = 400, where the proof margin of its multipliers alone is 5.5e-4.
+#: From this many points on, the default method of the *inequality* variant is the low-rank solver: the
+#: crossover measured by ``benchmarks/mvu_lowrank.py --sizes 40,60,80,100,120,150,200 --variants inequality
+#: --solvers lowrank,ipm`` (BENCHMARKS.md, "Exact MVU at scale", the crossover), the least n from which low rank
+#: is clearly faster. The other variants keep the interior point: the low-rank solver's Newton phase can stall
+#: at a rank-deficient saddle on equality and slack instances, where the interior point certifies; a locked
+#: equality SDP (Sec. 3.1.12) has no attained dual optimum, which stalls the low-rank solver's multipliers.
 MVU_LOWRANK_FROM_N = 120
 
 

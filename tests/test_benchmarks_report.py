@@ -106,3 +106,19 @@ def test_the_run_stamp_records_blas_threads_however_many_libraries_are_loaded(re
     stamp = report.run_stamp([str(BENCHMARKS / "mvu.py")])
     assert stamp["blas_threads"] == expected
     assert "Run: " in report.run_line(stamp)
+
+
+def test_the_mvu_crossover_is_the_least_n_from_which_low_rank_stays_faster(report):
+    sections = importlib.import_module("report_sections.mvu_lowrank")
+
+    def row(n, solver, cpu):
+        return {"n": n, "edges": 5 * n, "variant": "inequality", "solver": solver, "cpu_s": cpu, "status": "optimal",
+                "gap_tol": 1e-6}
+
+    # low rank faster at 60, slower at 80, faster from 100 on; clearly (> 1.25x) only from 150 on
+    cpu = {60: (0.1, 0.2), 80: (0.3, 0.2), 100: (0.5, 0.55), 150: (0.5, 1.0), 200: (0.7, 2.0)}
+    doc = {"rows": [row(n, s, c) for n, (low, ipm) in cpu.items() for s, c in (("lowrank", low), ("ipm", ipm))],
+           "run": {"command": "python benchmarks/mvu_lowrank.py", "utc": "2026-11-27T20:00:00"}}
+    text = sections._crossover(doc)
+    assert "low rank is faster from n = 100 on" in text
+    assert "from n = 150 on" in text

@@ -6,6 +6,8 @@ from report import num, run_line, section, stamp_of, table
 
 FILE = "mvu_lowrank.json"
 SLACK_FILE = "mvu_lowrank_slack.json"
+CROSSOVER_FILE = "mvu_lowrank_crossover.json"
+CLEAR_MARGIN = 1.25       # a speed-up a single solve's CPU time on a shared machine does not fake
 SOLVERS = {"lowrank": "low rank (Burer–Monteiro)", "ipm": "interior point"}
 # Weinberger's thesis, CSDP on the swiss roll: 6 min at n = 1,000, 84 min at n = 2,500
 PUBLISHED_S = {1000: 360.0, 2500: 84 * 60.0}
@@ -31,6 +33,35 @@ bound was proved).
         "gap tol.", "time [s]", "CPU [s]", "load"), rows, "rrrrrllrrrrrrr")}"""
 
 
+def _crossover(doc: dict) -> str:
+    """Low rank against the interior point on the small inequality rolls: CPU time side by side, and the least n
+    from which low rank is faster at every larger n measured (where ``registry.MVU_LOWRANK_FROM_N`` should be)."""
+    from sdpembed.registry import MVU_LOWRANK_FROM_N
+
+    cpu = {(r["n"], r["solver"]): r for r in doc["rows"] if r["variant"] == "inequality"}
+    sizes = sorted({n for n, solver in cpu if (n, "ipm") in cpu and (n, "lowrank") in cpu})
+    faster = [cpu[n, "lowrank"]["cpu_s"] < cpu[n, "ipm"]["cpu_s"] for n in sizes]
+    clearly = [cpu[n, "lowrank"]["cpu_s"] * CLEAR_MARGIN < cpu[n, "ipm"]["cpu_s"] for n in sizes]
+    from_n = next((n for i, n in enumerate(sizes) if all(faster[i:])), None)
+    clear_n = next((n for i, n in enumerate(sizes) if all(clearly[i:])), None)
+    rows = [(f"{n:,}", f"{cpu[n, 'ipm']['edges']:,}", num(cpu[n, "lowrank"]["cpu_s"], 2, style="f"),
+             num(cpu[n, "ipm"]["cpu_s"], 2, style="f"), cpu[n, "lowrank"]["status"], cpu[n, "ipm"]["status"])
+            for n in sizes]
+    where = (f"low rank is faster from n = {from_n:,} on" if from_n is not None
+             else "low rank is not faster at the largest size measured")
+    if clear_n is not None and clear_n != from_n:
+        where += f", by more than {CLEAR_MARGIN:g}× (beyond the noise of one solve) from n = {clear_n:,} on"
+    return f"""
+
+**The crossover** (the inequality variant's default method: the interior point below
+`registry.MVU_LOWRANK_FROM_N` = {MVU_LOWRANK_FROM_N} points, low rank from there). {run_line(stamp_of(doc))}
+The same swiss rolls at the default gap tolerance {num(doc['rows'][0].get('gap_tol'), style='e')}, CPU seconds of one
+solve each: {where}.
+
+{table(("n", "edges", "low rank, CPU [s]", "interior point, CPU [s]", "low rank", "interior point"), rows,
+       "rrrrll")}"""
+
+
 def limit_text(doc: dict) -> str:
     """The run's limits per solve: wall-clock seconds and, where given, CPU seconds of the process."""
     parts = [f"{doc['time_limit_s']:g} s" if doc.get("time_limit_s") else None,
@@ -38,7 +69,7 @@ def limit_text(doc: dict) -> str:
     return " and ".join(part for part in parts if part) or "no limit"
 
 
-@section("mvu_lowrank", "Exact MVU at scale", files=(FILE, SLACK_FILE), order=51)
+@section("mvu_lowrank", "Exact MVU at scale", files=(FILE, SLACK_FILE, CROSSOVER_FILE), order=51)
 def render(data: dict[str, dict]) -> str:
     doc = data[FILE]
     rows = [(f"{r['n']:,}", f"{r['edges']:,}", r["variant"], SOLVERS.get(r["solver"], r["solver"]), r["status"],
@@ -65,5 +96,6 @@ sizes (another machine).
 {table(("n", "edges", "variant", "solver", "status", "rank", "objective / input trace", "certified relative gap",
         "gap tol.",
         "proof margin", "time [s]", "CPU [s]", "load", "published [s]"), rows, "rrlllrrrrrrrrr")}{
-_slack(data[SLACK_FILE]) if SLACK_FILE in data else ""}
+_slack(data[SLACK_FILE]) if SLACK_FILE in data else ""}{
+_crossover(data[CROSSOVER_FILE]) if CROSSOVER_FILE in data else ""}
 """
