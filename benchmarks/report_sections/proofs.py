@@ -19,6 +19,21 @@ def _seconds(row: dict, key: str) -> str:
     return num(row.get(key), 2, style="f")
 
 
+def _limits(doc: dict) -> str:
+    """The address space and time each process had: one sentence when every row ran under the same
+    limits, else the limits of each group of rows (a file written before rows recorded their own
+    states them once, for the whole file)."""
+    groups: dict[tuple, list[str]] = {}
+    for r in doc["rows"]:
+        limits = (r.get("memory_gib", doc.get("memory_gib")), r.get("timeout_s", doc.get("timeout_s")))
+        groups.setdefault(limits, []).append(f"`{r['name']}`")
+    text = {key: f"{key[0]:g} GiB of address space and {key[1]:g} s" for key in groups}
+    if len(groups) == 1:
+        return f"Each process had {next(iter(text.values()))}."
+    return "Each process had " + "; ".join(f"{text[key]} ({', '.join(names)})"
+                                           for key, names in groups.items()) + "."
+
+
 @section("proofs", "Proofs verified without CVXPY above the ground truth's limits", files=(FILE,), order=95)
 def render(data: dict[str, dict]) -> str:
     doc = data[FILE]
@@ -41,8 +56,8 @@ optimum, is solved by the problem's default method (`sdpembed solve`, a subproce
 `sdpembed verify` in a subprocess where `import cvxpy` fails: the objective is judged only against the
 bound `verify` proves from the solution's multipliers. "size" is the quantity the ground truth limits
 (secants, triplets, points, neighbours); "proof" is the CPU time of the problem's `verified_bound` inside
-`verify`. Each process had {doc['memory_gib']:g} GiB of address space and {doc['timeout_s']:g} s. Times are
-on a shared 2-core machine (CPU time is the comparable number; the date of each row is its run).
+`verify`. {_limits(doc)} Times are on a shared 2-core machine (CPU time is the comparable number; the date
+of each row is its run).
 {passed} of {len(doc['rows'])} pass verify.
 
 {table(("case", "problem", "form", "CVXPY ground truth refuses", "size", "constraints", "solve status",
