@@ -60,3 +60,17 @@ def test_the_issue_25_cases_are_large_and_the_equality_one_is_solved_by_facial_r
         assert cases[name].large
     assert cases["mvu-equality-swiss1000-facial"].method == "facial"
     assert cases["mvu-inequality-swiss2500"].method is None     # the default: low rank from 120 points on
+
+
+def test_the_report_states_the_limits_of_most_rows_then_the_others(monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    from report_sections.proofs import _limits
+
+    old = {"timeout_s": 1800.0, "memory_gib": 8.0, "rows": [{"name": "a"}, {"name": "b"}]}
+    assert _limits(old) == "Each process had 8 GiB of address space and 1800 s."
+    mixed = {"rows": [{"name": "a", "timeout_s": 1800.0, "memory_gib": 8.0},
+                      {"name": "b", "timeout_s": 5400.0, "memory_gib": 8.0},
+                      {"name": "c", "timeout_s": 1800.0, "memory_gib": 8.0},
+                      {"name": "d", "timeout_s": 5400.0, "memory_gib": 4.0}]}
+    assert _limits(mixed) == ("Each process had 8 GiB of address space and 1800 s; 8 GiB and 5400 s for `b`; "
+                              "4 GiB and 5400 s for `d`.")
