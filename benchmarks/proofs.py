@@ -7,7 +7,9 @@ the size the CVXPY ground truth accepts (the limits are read from the formulatio
 
 1. built by ``sdpembed make-instance`` (MVU out-of-sample, which the command line cannot build, by
    the suite's recipe ``MVUOOSInstance.from_points`` on an unrolled swiss roll),
-2. solved by ``sdpembed solve --json`` in a subprocess (the problem's default hand-written method),
+2. solved by ``sdpembed solve --json`` in a subprocess (the problem's default hand-written method, or the
+   case's ``method`` where the default does not certify at that size: exact MVU equality at n = 1,000 is
+   certified by facial reduction, the benchmark of record ``benchmarks/mvu_lowrank.py --solvers facial``),
 3. verified by ``sdpembed verify --json`` in a subprocess in which ``import cvxpy`` raises ImportError
    (the blocker of ``tests/contract/test_without_cvxpy.py``) and the instance stores no optimum:
    the objective can only be judged against the bound that ``verify`` proves from the multipliers
@@ -16,12 +18,15 @@ the size the CVXPY ground truth accepts (the limits are read from the formulatio
 
 Every outcome is a row: a solve that is refused, runs out of memory or time, or ends short of
 ``optimal``, and a verification that fails, are shown as such. Solve and verify processes get
-``--memory`` GiB of address space and ``--timeout`` seconds each.
+``--memory`` GiB of address space and ``--timeout`` seconds each; every row records its own. ``--only``
+replaces the named rows of ``--json`` and keeps the others.
 
     python benchmarks/proofs.py [--large] [--only NAME[,NAME...]] [--timeout 1800] [--memory 8]
 
-``--large`` adds the issue's big cases: inequality MVU on a 1,000-point swiss roll, LMNN on
-MNIST-5000 (PCA-50) and NuMax-CG on 800 MNIST images. One BLAS thread.
+``--large`` adds the issues' big cases: inequality MVU on a 1,000-point swiss roll, LMNN on
+MNIST-5000 (PCA-50) and NuMax-CG on 800 MNIST images (issue 27); LMNN at the thesis' scale (7,000 training
+images of the vendored MNIST-10k, PCA-164, k = 3), exact inequality MVU at n = 2,500 and exact equality MVU at
+n = 1,000 by facial reduction, on the graph of ``benchmarks/mvu_lowrank.py`` (issue 25). One BLAS thread.
 """
 
 from __future__ import annotations
@@ -103,6 +108,8 @@ class Case:
     limit: Callable[[], tuple[int, str]]
     size: Callable[[object], int] = field(default=lambda instance: instance.n_constraints)
     large: bool = False
+    #: ``sdpembed solve --method``; None: the problem's default method
+    method: str | None = None
 
 
 def _secant_limit() -> tuple[int, str]:
@@ -153,7 +160,8 @@ def _mvu_oos_instance(n_train: int, k: int, seed: int = 0, noise: float = 0.5) -
 
 def _lmnn_peers_instance(problem: str, dataset: str) -> Callable[[Path], None]:
     """LMNN (or the multi-metric LMNN) on the training part of a data set of ``benchmarks/lmnn_peers.py``
-    (PCA, then standardised; k = 3, μ = 0.5): the command line has no PCA."""
+    (PCA, then standardised, or at the thesis' scale one RMS scale for every coordinate; k = 3, μ = 0.5):
+    the command line has no PCA."""
 
     def make(path: Path) -> None:
         from lmnn_peers import MU, K, load
@@ -163,19 +171,23 @@ def _lmnn_peers_instance(problem: str, dataset: str) -> Callable[[Path], None]:
         X, _, y, _ = load(dataset)
         get_problem(problem).instance_type.from_data(X, y, k=K, mu=MU).save(path)
 
-    make.__doc__ = f"{problem} instance of benchmarks/lmnn_peers.py's {dataset} (training part, standardised)"
+    make.__doc__ = f"{problem} instance of benchmarks/lmnn_peers.py's {dataset} (training part, as load() scales it)"
     return make
 
 
-def _mvu(variant: str, n: int, *graph: str, large: bool = False) -> Case:
+def _mvu(variant: str, n: int, *graph: str, large: bool = False, method: str | None = None) -> Case:
     """An MVU variant on a swiss roll of ``n`` points: k = 5 with angle edges (the issue's graph) unless
-    ``graph`` gives other make-instance options."""
+    ``graph`` gives other make-instance options; solved by ``method`` (None: the default)."""
     # ω = 0.9 (the suite's) leaves this graph's slack SDP unbounded (ω·λ₂(L) < 1 − ω); 0.99 bounds it
     omega = ["--omega", "0.99"] if variant == "slack" else []
     graph = graph or ("--k", "5")
-    return Case(f"mvu-{variant}-swiss{n}", "mvu", variant,
+    return Case(f"mvu-{variant}-swiss{n}" + (f"-{method}" if method else ""), "mvu", variant,
                 ["mvu", "--dataset", "swiss_roll", "--n-points", str(n), *graph, "--variant", variant, *omega],
-                _point_limit, size=lambda instance: instance.n, large=large)
+                _point_limit, size=lambda instance: instance.n, large=large, method=method)
+
+
+#: the graph of benchmarks/mvu_lowrank.py (swiss_roll(n, noise=0.05, random_state=0), k = 5, angle edges)
+MVU_LOWRANK_GRAPH = ("--k", "5", "--noise", "0.05", "--random-state", "0")
 
 
 MNIST20 = ["--dataset", "mnist", "--image-size", "20"]
@@ -213,6 +225,12 @@ CASES = [
          _triplet_limit, large=True),
     Case("numax-mnist800-points", "numax", "point form", ["numax", *MNIST20, "--n-points", "800", "--points"],
          _secant_limit, large=True),
+    # issue 25: LMNN at the thesis' scale and exact MVU at the sizes of benchmarks/mvu_lowrank.py
+    Case("lmnn-mnist10k-pca164", "lmnn", "PCA-164, one RMS scale (thesis)",
+         _lmnn_peers_instance("lmnn", "mnist10k-pca164"), _triplet_limit, large=True),
+    _mvu("inequality", 2500, *MVU_LOWRANK_GRAPH, large=True),
+    # the default method of the equality variant is the interior point; facial reduction certifies it
+    _mvu("equality", 1000, *MVU_LOWRANK_GRAPH, large=True, method="facial"),
 ]
 
 
@@ -257,7 +275,7 @@ def run_case(case: Case, directory: Path, timeout: float, gib: float) -> dict:
     instance_path, solution_path = directory / f"{case.name}.npz", directory / f"{case.name}-solution.npz"
     limit, limit_text = case.limit()
     row = {"name": case.name, "problem": case.problem, "form": case.form, "cvxpy_limit": limit_text,
-           "outcome": ""}
+           "outcome": "", "timeout_s": timeout, "memory_gib": gib}
     if callable(case.make):
         case.make(instance_path)
         row["made_by"] = case.make.__doc__
@@ -269,12 +287,14 @@ def run_case(case: Case, directory: Path, timeout: float, gib: float) -> dict:
         row["made_by"] = "sdpembed make-instance " + " ".join(case.make)
     instance = load_instance(instance_path)
     assert getattr(instance, "optimum", None) is None, "the instance must store no optimum"
+    row["instance_bytes"] = instance_path.stat().st_size
     row.update(size=int(case.size(instance)), n_constraints=int(instance.n_constraints), dim=int(instance.dim),
                above_limit=bool(case.size(instance) > limit))
     if not row["above_limit"]:
         return {**row, "outcome": "not run: the instance is not above the ground truth's limit"}
+    method = ["--method", case.method] if case.method else []
     solve = _run([sys.executable, "-m", "sdpembed", "solve", str(instance_path), "--out", str(solution_path),
-                  "--json"], timeout, gib)
+                  *method, "--json"], timeout, gib)
     summary = _json(solve["stdout"])
     row.update(solve_s=solve["wall_s"], solve_cpu_s=solve["cpu_s"], solve_code=solve["code"])
     if summary is None:
@@ -302,18 +322,26 @@ def run_case(case: Case, directory: Path, timeout: float, gib: float) -> dict:
     return row
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--large", action="store_true", help="add the issue's large cases")
     parser.add_argument("--only", default=None, metavar="NAME[,NAME...]", help="only these cases")
     parser.add_argument("--timeout", type=float, default=1800.0, help="seconds per solve and per verify")
     parser.add_argument("--memory", type=float, default=8.0, help="GiB of address space per process")
     parser.add_argument("--json", type=Path, default=Path(__file__).resolve().parent / "results" / "proofs.json")
-    args = parser.parse_args()
-    chosen = [c for c in CASES if (args.large or not c.large)
-              and (args.only is None or c.name in args.only.split(","))]
-    previous = json.loads(args.json.read_text()) if args.json.exists() and args.only else {}
-    rows = {row["name"]: row for row in previous.get("rows", [])}
+    args = parser.parse_args(argv)
+    only = None if args.only is None else args.only.split(",")
+    known = {c.name: c for c in CASES}
+    for name in only or ():
+        if name not in known:
+            parser.error(f"--only: no case {name!r} (cases: {', '.join(known)})")
+        if known[name].large and not args.large:
+            parser.error(f"--only: {name} is a large case: add --large")
+    chosen = [c for c in CASES if (args.large or not c.large) and (only is None or c.name in only)]
+    previous = json.loads(args.json.read_text()) if args.json.exists() and only else {}
+    # rows of earlier runs keep the limits they ran under (older files record them once, for the whole file)
+    rows = {row["name"]: {"timeout_s": previous.get("timeout_s"), "memory_gib": previous.get("memory_gib"), **row}
+            for row in previous.get("rows", [])}
     with tempfile.TemporaryDirectory() as scratch:
         for case in chosen:
             print(f"{case.name} ...", flush=True)
@@ -323,8 +351,7 @@ def main() -> None:
             print(f"  {row['outcome']}  solve {row.get('solve_s', float('nan')):.1f} s, "
                   f"verify {row.get('verify_s', float('nan')):.2f} s, proven gap {row.get('proven_gap')}", flush=True)
     order = [c.name for c in CASES]
-    out = {"timeout_s": args.timeout, "memory_gib": args.memory,
-           "rows": sorted(rows.values(), key=lambda r: order.index(r["name"]) if r["name"] in order else 99)}
+    out = {"rows": sorted(rows.values(), key=lambda r: order.index(r["name"]) if r["name"] in order else 99)}
     report.write_results(args.json, out)
 
 
