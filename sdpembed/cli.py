@@ -107,6 +107,10 @@ def _scan_backend(args: argparse.Namespace) -> Any:
 
 
 # ------------------------------------------------------------------------------- solve
+TIME_LIMIT_TAKERS = "MVU's and LMNN's solvers and of NuMax's ADMM and column generation"
+GAP_TOL_TAKERS = "the certified solvers: NuMax's column generation, LMNN's, MVU's and MVU out-of-sample's"
+
+
 def _cmd_solve(args: argparse.Namespace) -> int:
     out = check_output(args.out, "--out", ".npz") if args.out else None      # before the solve, not after
     instance = load_instance(args.instance)
@@ -123,15 +127,16 @@ def _cmd_solve(args: argparse.Namespace) -> int:
             options["random_state"] = args.random_state
         ignored = ["--solver"] if args.solver is not None else []
     accepted = method_options(instance, args.method) if args.method != "cvxpy" else set()
-    for flag, key in (("--time-limit", "time_limit"), ("--cpu-time-limit", "cpu_time_limit")):
+    for flag, key, takers in (("--time-limit", "time_limit", TIME_LIMIT_TAKERS),
+                              ("--cpu-time-limit", "cpu_time_limit", TIME_LIMIT_TAKERS),
+                              ("--gap-tol", "gap_tol", GAP_TOL_TAKERS)):
         value = getattr(args, key)
         if value is None:
             continue
         if accepted is not None and key not in accepted:
-            # a limit the method would not keep must not turn into an unlimited run
+            # a limit or tolerance the method would not keep must not be silently dropped
             raise BadInput(f"{flag} is not taken by method {args.method or 'default'} of this instance "
-                           f"(the time limits are options of MVU's and LMNN's solvers and of NuMax's ADMM and "
-                           f"column generation)")
+                           f"({flag} is an option of {takers})")
         options[key] = value
     distributed = args.dask_workers is not None or args.scheduler is not None
     if distributed and "scan_backend" not in (method_options(instance, args.method) or ()):
@@ -601,6 +606,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--cpu-time-limit", type=_tolerance, default=None, metavar="SECONDS",
                    help="the same in CPU seconds of the process (all threads, BLAS included), which the "
                         "machine's load does not change")
+    p.add_argument("--gap-tol", type=_tolerance, default=None, metavar="TOL",
+                   help="the certified relative gap at which the run is optimal (default: the method's; it "
+                        "cannot go below the proof's own rounding margin, which grows with the instance)")
     _add_dask(p)
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_cmd_solve)

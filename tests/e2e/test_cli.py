@@ -119,6 +119,23 @@ def test_solve_time_limit_a_method_cannot_keep_is_bad_input(instance_file, capsy
     assert "--cpu-time-limit is not taken by method cvxpy" in one_error_line(capsys, "solve")
 
 
+def test_solve_gap_tol_reaches_the_solver_or_is_refused(tmp_path, capsys):
+    """``--gap-tol`` is the certified solvers' stopping gap: a loose one ends the same solve optimal in fewer
+    iterations with a gap within it; a method without one (CVXPY) refuses it (exit 2)."""
+    path = tmp_path / "mvu.npz"
+    assert main(["make-instance", "mvu", "--dataset", "swiss_roll", "--n-points", "40", "--k", "5", "--variant",
+                 "inequality", "--out", str(path)]) == 0
+    capsys.readouterr()
+    runs = {}
+    for tol in ("1e-7", "0.05"):
+        assert main(["solve", str(path), "--method", "ipm", "--gap-tol", tol, "--json"]) == 0
+        runs[tol] = json.loads(capsys.readouterr().out)
+        assert runs[tol]["status"] == "optimal" and 0 <= runs[tol]["relative_gap"] <= float(tol)
+    assert runs["0.05"]["iterations"] < runs["1e-7"]["iterations"]
+    assert main(["solve", str(path), "--method", "cvxpy", "--gap-tol", "1e-5"]) == 2
+    assert "--gap-tol is not taken by method cvxpy" in one_error_line(capsys, "solve")
+
+
 def test_point_form_instance(tmp_path):
     path = tmp_path / "points.npz"
     assert main(["make-instance", "numax", "--dataset", "gaussian", "--n-points", "12", "--dim", "5",
