@@ -54,7 +54,8 @@ issue 25's: every at-scale result certified (LMNN at the thesis' MNIST scale, ex
 by facial reduction, exact equality MVU at n = 1,000, on the graph of the exact-MVU benchmark).
 Each instance is made by `sdpembed make-instance` (MVU out-of-sample by the suite's recipe), stores no
 optimum, is solved by the problem's default method (`sdpembed solve`, a subprocess; a case named after a
-method, `-facial`, by that `--method`) and verified by
+method, `-facial`, by that `--method`; the exact-MVU cases of issue 25 at that benchmark's gap
+tolerance, `--gap-tol 1e-5`, above the proof's rounding margin at n = 2,500) and verified by
 `sdpembed verify` in a subprocess where `import cvxpy` fails: the objective is judged only against the
 bound `verify` proves from the solution's multipliers. "size" is the quantity the ground truth limits
 (secants, triplets, points, neighbours); "proof" is the CPU time of the problem's `verified_bound` inside

@@ -24,9 +24,9 @@ def proofs(monkeypatch):
 def test_only_replaces_its_rows_keeps_the_others_and_solves_by_the_cases_method(proofs, monkeypatch, tmp_path):
     # a locked-up equality SDP of 40 points (k = 5 with angle edges is rigid), by facial reduction, not the
     # default interior point
-    small = proofs._mvu("equality", 40, "--k", "5", "--noise", "0.05", method="facial")
+    small = proofs._mvu("equality", 40, "--k", "5", "--noise", "0.05", method="facial", gap_tol=1e-5)
     small = proofs.Case(small.name, small.problem, small.form, small.make, lambda: (0, "none (test)"),
-                        size=small.size, method=small.method)
+                        size=small.size, method=small.method, gap_tol=small.gap_tol)
     monkeypatch.setattr(proofs, "CASES", [*proofs.CASES, small])
     kept = {"name": "mvu-inequality-swiss1000", "outcome": "PASS", "run": {"date": "earlier"}}
     stale = {"name": small.name, "outcome": "stale"}
@@ -40,7 +40,8 @@ def test_only_replaces_its_rows_keeps_the_others_and_solves_by_the_cases_method(
     # the kept row is unchanged but for the limits it ran under, which the old file stated once for all rows
     assert rows[kept["name"]] == {**kept, "timeout_s": 1800.0, "memory_gib": 8.0}
     new = rows[small.name]
-    assert new["method"] == "facial" and new["status"] == "optimal"
+    assert new["method"] == "facial" and new["status"] == "optimal" and new["gap_tol"] == 1e-5
+    assert new["solve_gap"] <= 1e-5
     assert new["outcome"] == "PASS" and new["cvxpy_imported"] is False
     assert new["timeout_s"] == 600.0 and new["memory_gib"] == 4.0 and new["instance_bytes"] > 0
 
@@ -60,6 +61,8 @@ def test_the_issue_25_cases_are_large_and_the_equality_one_is_solved_by_facial_r
         assert cases[name].large
     assert cases["mvu-equality-swiss1000-facial"].method == "facial"
     assert cases["mvu-inequality-swiss2500"].method is None     # the default: low rank from 120 points on
+    # the gap tolerance of benchmarks/mvu_lowrank.py at these sizes, passed to sdpembed solve
+    assert cases["mvu-inequality-swiss2500"].gap_tol == cases["mvu-equality-swiss1000-facial"].gap_tol == 1e-5
 
 
 def test_the_report_states_the_limits_of_most_rows_then_the_others(monkeypatch):
