@@ -64,7 +64,10 @@ NOT_IMPLEMENTED = [
 ]
 
 NOT_EXPERIMENTS = ["Fig. 2.1 (the kNN rule illustrated)", "Fig. 2.2 (a schematic of one input's neighbourhood)",
-                   "Fig. 2.14 (a cartoon of the ball-tree bound (2.19))"]
+                   "Fig. 2.14 (a cartoon of the ball-tree bound (2.19))",
+                   "Fig. 2.18 (the surface of PCA's objective (2.22) over a two-dimensional p, an illustration)",
+                   "Fig. 2.19 (LDA's objective (2.26) on the unit circle, an illustration)",
+                   "Fig. 2.21 (a schematic of POLA's pairwise update)"]
 
 #: Table 2.1 for the data sets we have (percent; ``None`` where the table has no entry for us to compare).
 PUBLISHED = {
