@@ -1,4 +1,5 @@
-"""The LMNN experiments of Weinberger's thesis, chapter 2: Table 2.1 and Fig. 2.3–2.17 (2.13–2.17: ``_trees``).
+"""The LMNN experiments of Weinberger's thesis, chapter 2: Table 2.1 and Fig. 2.3–2.20 (2.13–2.17: ``_trees``,
+2.20: ``_linear``).
 
 Each function's docstring states the thesis' set-up (``Paper``) and every departure from it
 (``Departures``); :mod:`reproduce.common` copies both into REPRODUCTION.md beside the published
@@ -49,9 +50,10 @@ from sdpembed.models.lmnn import energy_scores  # noqa: E402
 
 from .common import Experiment, Outcome  # noqa: E402
 from .numax import _md_table, _save  # noqa: E402
+from .thesis_lmnn_linear import EXPERIMENTS as _LINEAR_EXPERIMENTS  # noqa: E402
 from .thesis_lmnn_trees import EXPERIMENTS as _TREE_EXPERIMENTS  # noqa: E402
 
-TITLE = "LMNN — Weinberger's thesis, chapter 2 (Table 2.1, Fig. 2.3–2.17)"
+TITLE = "LMNN — Weinberger's thesis, chapter 2 (Table 2.1, Fig. 2.3–2.20)"
 DATA_NOTE = ("Data: of Table 2.1's nine data sets we have iris and wine (scikit-learn's copies of the UCI sets: "
              "150 and 178 points, where the thesis' table lists 128 and 152) and MNIST as the vendored 10,000 "
              "*test* images only (the thesis trains on the 60,000 training images and tests on the 10,000). bal, "
@@ -1409,4 +1411,5 @@ EXPERIMENTS = (
     Experiment("fig2_12", "Fig. 2.12 — one metric per class over a single metric", fig2_12, full=_SHARED,
                quick=_SHARED_QUICK),
     *_TREE_EXPERIMENTS,
+    *_LINEAR_EXPERIMENTS,
 )

@@ -185,6 +185,18 @@ def test_the_thesis_fig2_10_multiple_metrics_run_quick(tmp_path):
     assert "Fig. 2.10 (two concentric" not in (tmp_path / "REPRODUCTION.md").read_text()
 
 
+def test_the_thesis_fig2_20_pca_rca_lda_run_quick_and_decide_from_their_numbers(tmp_path):
+    record = _run_quick(tmp_path, "fig2_20", paper="thesis-lmnn")["fig2_20"]
+    rows = record["rows"]
+    assert len(rows["samples"]) == 3 and all(s["chunklet_points"] == 20 for s in rows["samples"])
+    for sample in rows["samples"]:              # no direction beats the Bayes error; LDA's comes close to it
+        assert sample["lda_error"] >= rows["bayes_error"] - 1e-12 and sample["pca_error"] > sample["lda_error"]
+        assert sample["lda_error"] < rows["bayes_error"] + 0.01
+    stats = rows["stats"]
+    assert stats["within_ratio_before"]["mean"] > 10 * stats["within_ratio_after_rca"]["mean"]
+    assert record["verdict"] == ("reproduced in trend" if all(rows["claims"].values()) else "differs")
+
+
 def test_the_thesis_mvu_lock_up_and_new_candidate_reason_tests_decide_from_their_own_numbers(tmp_path):
     keys = "fig3_28_reasons,table3_2_reasons_data,fig3_24_25_reasons_size,fig3_15_reasons_odd"
     records = _run_quick(tmp_path, keys, paper="thesis-mvu")
