@@ -584,7 +584,7 @@ def test_thesis_fig2_9_digits_sentence_follows_the_table2_1_record(tmp_path, mon
     thesis = load_reproduce("thesis_lmnn")
     study = [{"lmnn_knn": 1.0, "passes_knn": {"1": 1.0, "2": 1.1}, "validated_knn": 1.0, "chosen": 1},
              {"lmnn_knn": 2.0, "passes_knn": {"1": 2.0, "2": 2.1}, "validated_knn": 2.0, "chosen": 1}]
-    monkeypatch.setattr(thesis, "_digits_study", lambda settings: study)
+    monkeypatch.setattr(thesis, "_split_study", lambda name, settings: study)
     config = {"splits": 2, "passes": [1, 2]}
     png = tmp_path / "fig2_9_digits.png"
     assert "Table 2.1 not run yet" in thesis.fig2_9_digits(config, png).agreement
@@ -960,3 +960,26 @@ def test_fig2_20_chunklets_and_projected_errors_against_direct_counts():
     for p in (np.array([1.0, 0.0]), np.array([0.3, -1.0]), np.linalg.solve(covariance, shift)):
         counted = np.mean((X @ p > 0) != (labels == (p @ shift > 0)))  # the midpoint threshold, counted
         assert linear.projected_error(p, shift, covariance) == pytest.approx(counted, abs=0.003)
+
+
+def test_thesis_tested_reasons_say_plainly_when_every_test_refuted_its_reason(tmp_path):
+    thesis = load_reproduce("thesis_lmnn")
+    png = tmp_path / "table2_1.png"
+
+    def store(key, verdict):
+        (tmp_path / f"{key}.json").write_text(json.dumps({"title": f"T {key}", "verdict": verdict,
+                                                          "agreement": f"finding {key}."}))
+
+    assert thesis._tested_reasons(png, []) == ""
+    assert "'fig2_5_mnist' tests it (not run yet)" in thesis._tested_reasons(png, ["fig2_5_mnist"])
+    store("table2_1_iris", "differs")
+    store("fig2_5_mnist", "reproduced in trend")
+    both = thesis._tested_reasons(png, ["table2_1_iris", "fig2_5_mnist"])
+    assert "Reason not found" not in both and "(*differs*): finding table2_1_iris." in both
+    alone = thesis._tested_reasons(png, ["table2_1_iris"])
+    assert alone.startswith(" Reason not found; tested and refuted: 'T table2_1_iris'.")
+    with_missing = thesis._tested_reasons(png, ["table2_1_iris", "table2_1_wine"])
+    assert "Reason not found" not in with_missing                 # one test not run: nothing concluded
+    text = thesis._reasons(["iris: PCA-LMNN kNN test error < PCA's",
+                            "mnist: PCA-LMNN energy test error < its kNN test error"], png)
+    assert "T table2_1_iris" in text and "T fig2_5_mnist" in text and "table2_1_wine" not in text
