@@ -1,4 +1,5 @@
-"""The LMNN experiments of Weinberger's thesis, chapter 2: Table 2.1 and Fig. 2.3–2.17 (2.13–2.17: ``_trees``).
+"""The LMNN experiments of Weinberger's thesis, chapter 2: Table 2.1 and Fig. 2.3–2.20 (2.13–2.17: ``_trees``,
+2.20: ``_linear``).
 
 Each function's docstring states the thesis' set-up (``Paper``) and every departure from it
 (``Departures``); :mod:`reproduce.common` copies both into REPRODUCTION.md beside the published
@@ -47,11 +48,12 @@ from sdpembed.graphs import target_neighbors  # noqa: E402
 from sdpembed.linear.lda import lda_projection  # noqa: E402
 from sdpembed.models.lmnn import energy_scores  # noqa: E402
 
-from .common import Experiment, Outcome  # noqa: E402
+from .common import Experiment, Outcome, parallel_map  # noqa: E402
 from .numax import _md_table, _save  # noqa: E402
+from .thesis_lmnn_linear import EXPERIMENTS as _LINEAR_EXPERIMENTS  # noqa: E402
 from .thesis_lmnn_trees import EXPERIMENTS as _TREE_EXPERIMENTS  # noqa: E402
 
-TITLE = "LMNN — Weinberger's thesis, chapter 2 (Table 2.1, Fig. 2.3–2.17)"
+TITLE = "LMNN — Weinberger's thesis, chapter 2 (Table 2.1, Fig. 2.3–2.20)"
 DATA_NOTE = ("Data: of Table 2.1's nine data sets we have iris and wine (scikit-learn's copies of the UCI sets: "
              "150 and 178 points, where the thesis' table lists 128 and 152) and MNIST as the vendored 10,000 "
              "*test* images only (the thesis trains on the 60,000 training images and tests on the 10,000). bal, "
@@ -64,7 +66,10 @@ NOT_IMPLEMENTED = [
 ]
 
 NOT_EXPERIMENTS = ["Fig. 2.1 (the kNN rule illustrated)", "Fig. 2.2 (a schematic of one input's neighbourhood)",
-                   "Fig. 2.14 (a cartoon of the ball-tree bound (2.19))"]
+                   "Fig. 2.14 (a cartoon of the ball-tree bound (2.19))",
+                   "Fig. 2.18 (the surface of PCA's objective (2.22) over a two-dimensional p, an illustration)",
+                   "Fig. 2.19 (LDA's objective (2.26) on the unit circle, an illustration)",
+                   "Fig. 2.21 (a schematic of POLA's pairwise update)"]
 
 #: Table 2.1 for the data sets we have (percent; ``None`` where the table has no entry for us to compare).
 PUBLISHED = {
@@ -389,17 +394,23 @@ def _ordering_claims(found: dict) -> list[tuple[str, bool]]:
     return claims
 
 
-def _reasons(failed: list[str]) -> str:
-    """Where an ordering fails, the experiment that tests why (or the thesis' own caveat)."""
-    notes = []
+def _reasons(failed: list[str], png: Path) -> str:
+    """Where an ordering fails, why we think so and the stored experiments that test it (:func:`_tested_reasons`)."""
+    notes, keys = [], []
     if any(c.startswith("wine") for c in failed):
         notes.append("On wine our PCA-LMNN (the certified optimum) is far below the thesis' 8.39 %, so LDA-LMNN no "
-                     "longer beats it: the experiment 'Table 2.1, wine' tests whether a first-order run that ends "
-                     "short of the optimum on the unscaled features explains the thesis' value.")
+                     "longer beats it; the candidate reason: a first-order run that ends short of the optimum on the "
+                     "unscaled features.")
+        keys.append("table2_1_wine")
     if any(c.startswith("iris") for c in failed):
-        notes.append("On iris the thesis itself notes over-training on the smallest data set (Sec. 2.1.6), and its "
-                     "own PCA-LMNN gain there is 0.8 points (4.87 → 4.08 %) on 38 test points.")
-    return (" " + " ".join(notes)) if notes else ""
+        notes.append("On iris the thesis itself notes over-training on the smallest data set (Sec. 2.1.6); the "
+                     "candidate reason: over-training with k fixed at 3 where the thesis chose k.")
+        keys.append("table2_1_iris")
+    if any(c.startswith("mnist: PCA-LMNN energy") for c in failed):
+        notes.append("On MNIST the energy rule ties with kNN on our one split; the candidate reason: the noise of "
+                     "one split.")
+        keys.append("fig2_5_mnist")
+    return (" " + " ".join(notes) if notes else "") + _tested_reasons(png, keys)
 
 
 def table2_1(config: dict, png: Path) -> Outcome:
@@ -487,7 +498,7 @@ def table2_1(config: dict, png: Path) -> Outcome:
                  + (f" ({'; '.join(held)})" if held else "")
                  + (f"; not: {'; '.join(failed)}" if failed else "") + "." + mnist_text
                  + " Values are not expected to match where the training set is smaller (MNIST) or k differs."
-                 + _reasons(failed))
+                 + _reasons(failed, png))
     _plot_table(found, png)
     return Outcome(
         published="Table 2.1 (percent), the columns of the data sets we have; the other six data sets are "
@@ -570,7 +581,8 @@ def fig2_5(config: dict, png: Path) -> Outcome:
         rows=[{"claim": c, "holds": ok} for c, ok in claims], verdict=verdict,
         agreement=(f"{len(claims) - len(failed)} of {len(claims)} claims hold on the large data sets"
                    + (f"; not: {'; '.join(failed)}" if failed else "") + "."
-                   + _tested_reason(png, "fig2_5_digits", any(c.startswith("digits") for c in failed))))
+                   + _tested_reasons(png, [f"fig2_5_{name}" for name in large
+                                           if any(c.startswith(f"{name}: energy") for c in failed)])))
 
 
 # ------------------------------------------------------------------------------------------ Fig. 2.9 and 2.12
@@ -605,15 +617,28 @@ def _ratio_figure(config: dict, png: Path, method: str, published_claim: str) ->
     return rows, names, ratios
 
 
-def _tested_reason(png: Path, key: str, needed: bool) -> str:
-    """The verdict and finding of the stored experiment ``key`` that tests a digits disagreement, if needed."""
-    stored = png.with_name(f"{key}.json")
-    if not needed:
+def _tested_reasons(png: Path, keys: list[str]) -> str:
+    """The verdicts and findings of the stored reason tests ``keys`` (experiments beside ``png``), and — when
+    every one of them was run and refuted its hypothesis — the plain statement that no reason was found.
+
+    A reason test's verdict is *reproduced in trend* exactly when its hypothesis held (each such experiment
+    decides both by the rule fixed in its docstring), so a *differs* among them is a refuted hypothesis.
+    """
+    if not keys:
         return ""
-    if not stored.exists():
-        return f" The experiment '{key}' tests the digits disagreement (not run yet)."
-    record = json.loads(stored.read_text())
-    return f" Tested by the experiment '{record['title']}' (*{record['verdict']}*): {record['agreement']}"
+    found, missing = [], []
+    for key in keys:
+        stored = png.with_name(f"{key}.json")
+        if stored.exists():
+            found.append(json.loads(stored.read_text()))
+        else:
+            missing.append(key)
+    text = "".join(f" Tested by the experiment '{r['title']}' (*{r['verdict']}*): {r['agreement']}" for r in found)
+    text += "".join(f" The experiment '{key}' tests it (not run yet)." for key in missing)
+    if found and not missing and all(r["verdict"] == "differs" for r in found):
+        text = (" Reason not found; tested and refuted: " + "; ".join(f"'{r['title']}'" for r in found) + "."
+                + text)
+    return text
 
 
 def fig2_9(config: dict, png: Path) -> Outcome:
@@ -644,7 +669,7 @@ def fig2_9(config: dict, png: Path) -> Outcome:
         agreement=("Test kNN error ratio ≤ 1.05 on every data set" if not worse else
                    f"Test kNN error grows by more than 5 % with 3 passes on {', '.join(worse)} (the thesis chose the "
                    "number of passes on a validation set)") + "."
-                   + _tested_reason(png, "fig2_9_digits", "digits" in worse))
+                   + _tested_reasons(png, [f"fig2_9_{name}" for name in worse if name in ("digits", "mnist")]))
 
 
 def fig2_12(config: dict, png: Path) -> Outcome:
@@ -690,22 +715,35 @@ def fig2_12(config: dict, png: Path) -> Outcome:
                    "several large data sets (MNIST), not on iris (1.07) and wine (1.00)."))
 
 
-# ------------------------------------------------------------------------------------ Fig. 2.5 and 2.9: digits, why
+# ------------------------------------------------------------------------------ Fig. 2.5 and 2.9: digits and MNIST, why
 
 
 _DIGITS_STUDY = {"splits": 20, "dims": 30, "passes": [1, 2, 3], "validation": 0.3, "k": 3, "mu": 0.5, "seed": 0}
+_MNIST_STUDY = {"splits": 10, "mnist_train": 2000, "mnist_test": 1000, "dims": 40, "passes": [1, 2, 3],
+                "validation": 0.3, "k": 3, "mu": 0.5, "seed": 0}
+_MNIST_STUDY_QUICK = {**_MNIST_STUDY, "splits": 2, "mnist_train": 300, "mnist_test": 150, "dims": 10,
+                      "passes": [1, 2]}
+
+
+def _study_split(name: str, split: int, config: dict) -> dict:
+    """Split ``split`` of a study's data set: digits 70/30, or MNIST ``mnist_train``/``mnist_test`` images of the
+    vendored set, deskewed; both reduced to ``dims`` principal components fitted on the training part."""
+    if name == "digits":
+        return _split("digits", split, {"seed": config["seed"], "digits_dims": config["dims"]})
+    return _split("mnist", split, {"seed": config["seed"], "mnist_train": config["mnist_train"],
+                                   "mnist_test": config["mnist_test"], "mnist_dims": config["dims"]})
 
 
 @functools.cache
-def _digits_study(settings_json: str) -> list[dict]:
-    """Per digits split (Table 2.1's splits, seeds ``seed`` + split): PCA's and LMNN's kNN and energy test
-    errors, the kNN test error after each number of passes, and the number of passes a validation part of
-    the training set chooses (computed once per process and settings)."""
+def _split_study(name: str, settings_json: str) -> list[dict]:
+    """Per split of ``name`` (seeds ``seed`` + split): PCA's and LMNN's kNN and energy test errors, the kNN
+    test error after each number of passes, and the number of passes a validation part of the training set
+    chooses (computed once per process, data set and settings)."""
     config = json.loads(settings_json)
     k, mu, passes = config["k"], config["mu"], config["passes"]
     out = []
-    for split in track(range(config["splits"]), "digits splits", unit="split"):
-        data = _split("digits", split, {"seed": config["seed"], "digits_dims": config["dims"]})
+    for split in track(range(config["splits"]), f"{name} splits", unit="split"):
+        data = _study_split(name, split, config)
         Xtr, Xte, ytr, yte = data["Xtr"], data["Xte"], data["ytr"], data["yte"]
         row = {"n_test": int(len(yte)), "pca_knn": _euclidean_errors(Xtr, ytr, Xte, yte, k)[1],
                "pca_energy": _energy_error(Xtr, ytr, Xte, yte, target_neighbors(Xtr, ytr, k), k, mu)}
@@ -737,6 +775,45 @@ def _paired(rows: list[dict], a: str, b: str) -> tuple[float, float]:
     return float(d.mean()), float(d.std(ddof=1) / np.sqrt(len(d))) if len(d) > 1 else float("nan")
 
 
+def _energy_study(name: str, config: dict, png: Path, one_split: str) -> Outcome:
+    """The energy rule against kNN over the splits of :func:`_split_study` on ``name`` (Fig. 2.5's claim);
+    ``one_split`` is the published-side sentence about the single split being tested."""
+    rows = _split_study(name, json.dumps(config, sort_keys=True))
+    mean = {key: float(np.mean([r[key] for r in rows])) for key in ("pca_knn", "pca_energy", "lmnn_knn", "lmnn_energy")}
+    diff, se = _paired(rows, "lmnn_energy", "lmnn_knn")
+    diff_pca, se_pca = _paired(rows, "lmnn_energy", "pca_knn")
+    holds = mean["lmnn_energy"] < min(mean["lmnn_knn"], mean["pca_knn"])
+    fig, ax = plt.subplots(figsize=(5.5, 3.4))
+    ax.plot(np.arange(len(rows)), [r["lmnn_knn"] for r in rows], "o-", label="LMNN kNN")
+    ax.plot(np.arange(len(rows)), [r["lmnn_energy"] for r in rows], "s-", label="LMNN energy")
+    ax.plot(np.arange(len(rows)), [r["pca_knn"] for r in rows], ".:", label="PCA kNN")
+    ax.set(xlabel="split", ylabel="test error %", title=f"{name}: energy rule against kNN, per split")
+    ax.legend(fontsize=7)
+    _save(fig, png)
+    table = [[i, _pct(r["pca_knn"]), _pct(r["pca_energy"]), _pct(r["lmnn_knn"]), _pct(r["lmnn_energy"]), r["optimal"]]
+             for i, r in enumerate(rows)]
+    table.append(["mean", *(_pct(mean[key]) for key in ("pca_knn", "pca_energy", "lmnn_knn", "lmnn_energy")), ""])
+    significance = (f"the paired difference energy − LMNN kNN is {diff:+.3f} ± {se:.3f} points ("
+                    + ("more than 2 standard errors below zero" if diff < -2.0 * se else
+                       "more than 2 standard errors above zero" if diff > 2.0 * se else "within 2 standard errors")
+                    + f"), energy − PCA kNN {diff_pca:+.3f} ± {se_pca:.3f}")
+    return Outcome(
+        published="Energy below kNN under both metrics on every large data set (Fig. 2.5; text, Sec. 2.1.6).",
+        ours=(f"{len(rows)} {name} splits (test errors %, {rows[0]['n_test']} test points each); paired difference "
+              f"LMNN energy − LMNN kNN: {diff:+.3f} ± {se:.3f} points; LMNN energy − PCA kNN: {diff_pca:+.3f} ± "
+              f"{se_pca:.3f}.\n\n"
+              + _md_table(["split", "PCA kNN", "PCA energy", "LMNN kNN", "LMNN energy", "LMNN optimal"], table)),
+        rows={"splits": rows, "mean": mean, "energy_minus_knn": diff, "se": se, "energy_minus_pca_knn": diff_pca,
+              "se_pca": se_pca, "hypothesis": "supported" if holds else "refuted"},
+        verdict="reproduced in trend" if holds else "differs",
+        agreement=(f"Over {len(rows)} splits the energy rule's mean test error is {mean['lmnn_energy']:.2f} % against "
+                   f"LMNN kNN {mean['lmnn_knn']:.2f} % and PCA kNN {mean['pca_knn']:.2f} %; {significance}. "
+                   + (f"The hypothesis holds: the claim holds on the means, and {one_split} was the noise of one split."
+                      if holds else
+                      f"Reason not found; tested and refuted: the noise of one split ({one_split}) — the claim does "
+                      f"not hold on the means of {len(rows)} splits either.")))
+
+
 def fig2_5_digits(config: dict, png: Path) -> Outcome:
     """Fig. 2.5, digits — is the energy rule's loss to kNN on digits the noise of one split?
 
@@ -755,38 +832,61 @@ def fig2_5_digits(config: dict, png: Path) -> Outcome:
     - scikit-learn's digits (1,797 8×8 images; none of the thesis' data sets), PCA to ``dims``
       fitted on each training part; k = 3, μ = 0.5; LMNN the certified optimum of (2.11).
     """
-    rows = _digits_study(json.dumps(config, sort_keys=True))
-    mean = {key: float(np.mean([r[key] for r in rows])) for key in ("pca_knn", "pca_energy", "lmnn_knn", "lmnn_energy")}
-    diff, se = _paired(rows, "lmnn_energy", "lmnn_knn")
-    holds = mean["lmnn_energy"] < min(mean["lmnn_knn"], mean["pca_knn"])
-    significant = diff > 2.0 * se
-    fig, ax = plt.subplots(figsize=(5.5, 3.4))
-    ax.plot(np.arange(len(rows)), [r["lmnn_knn"] for r in rows], "o-", label="LMNN kNN")
-    ax.plot(np.arange(len(rows)), [r["lmnn_energy"] for r in rows], "s-", label="LMNN energy")
-    ax.plot(np.arange(len(rows)), [r["pca_knn"] for r in rows], ".:", label="PCA kNN")
-    ax.set(xlabel="split", ylabel="test error %", title="digits: energy rule against kNN, per split")
-    ax.legend(fontsize=7)
+    return _energy_study("digits", config, png, "the one-split reversal of Fig. 2.5 (1.11 % against 0.93 %)")
+
+
+def fig2_5_mnist(config: dict, png: Path) -> Outcome:
+    """Fig. 2.5 and Table 2.1, MNIST — is the energy rule's tie with kNN on MNIST the noise of one split?
+
+    Paper
+    -----
+    Fig. 2.5 and Sec. 2.1.6: "the energy classifier outperforms the kNN results under both
+    metrics on all of the large data sets"; Table 2.1, MNIST: PCA-LMNN energy 1.37 % against kNN
+    1.72 % (60,000 training images). Our Table 2.1 run (one split, 7,000 training and 3,000
+    test images, 164 dimensions) has a tie, 1.70 % = 1.70 %. Hypothesis, fixed before this run:
+    the tie is the noise of one split. Test: over ``splits`` random splits of the vendored
+    images, the claim holds on the means (energy below LMNN's and PCA's kNN test error); the
+    paired differences and their standard errors say whether a remaining difference is
+    significant (more than 2 standard errors).
+
+    Departures
+    ----------
+    - Smaller than Table 2.1's MNIST run so that many splits fit a few minutes of CPU:
+      ``mnist_train`` training and ``mnist_test`` test images drawn at random from the vendored
+      10,000 test images per split, deskewed, PCA to ``dims`` fitted on the training part
+      (Table 2.1: 7,000/3,000 and 164; the thesis 60,000/10,000 and 164); k = 3, μ = 0.5; LMNN
+      the certified optimum of (2.11).
+    """
+    return _energy_study("mnist", config, png, "Table 2.1's MNIST tie (1.70 % = 1.70 %)")
+
+
+def _passes_study(name: str, config: dict, png: Path) -> Outcome:
+    """Passes of LMNN chosen on a validation part against one pass, over the splits of :func:`_split_study`."""
+    rows = _split_study(name, json.dumps(config, sort_keys=True))
+    one = float(np.mean([r["lmnn_knn"] for r in rows]))
+    per_pass = {p: float(np.mean([r["passes_knn"][str(p)] for r in rows])) for p in config["passes"]}
+    validated = float(np.mean([r["validated_knn"] for r in rows]))
+    ratio, fixed_ratio = validated / max(one, 1e-12), per_pass[max(config["passes"])] / max(one, 1e-12)
+    chosen = [r["chosen"] for r in rows]
+    diff, se = _paired(rows, "validated_knn", "lmnn_knn")
+    fig, ax = plt.subplots(figsize=(5, 3.2))
+    ax.bar([str(p) for p in per_pass] + ["validated"], [*per_pass.values(), validated], color="0.5")
+    ax.set(ylabel="mean test kNN error %", title=f"{name}, {len(rows)} splits: passes of LMNN")
     _save(fig, png)
-    table = [[i, _pct(r["pca_knn"]), _pct(r["pca_energy"]), _pct(r["lmnn_knn"]), _pct(r["lmnn_energy"]), r["optimal"]]
-             for i, r in enumerate(rows)]
-    table.append(["mean", *(_pct(mean[key]) for key in ("pca_knn", "pca_energy", "lmnn_knn", "lmnn_energy")), ""])
+    table = [[str(p), _pct(v), _pct(v / max(one, 1e-12))] for p, v in per_pass.items()]
+    table.append(["chosen on validation", _pct(validated), _pct(ratio)])
     return Outcome(
-        published="Energy below kNN under both metrics on every large data set (Fig. 2.5; text, Sec. 2.1.6).",
-        ours=(f"{len(rows)} digits splits (test errors %, {rows[0]['n_test']} test points each); paired difference "
-              f"LMNN energy − LMNN kNN: {diff:+.3f} ± {se:.3f} points.\n\n"
-              + _md_table(["split", "PCA kNN", "PCA energy", "LMNN kNN", "LMNN energy", "LMNN optimal"], table)),
-        rows={"splits": rows, "mean": mean, "energy_minus_knn": diff, "se": se},
-        verdict="reproduced in trend" if holds else "differs",
-        agreement=(f"Over {len(rows)} splits the energy rule's mean test error is {mean['lmnn_energy']:.2f} % against "
-                   f"LMNN kNN {mean['lmnn_knn']:.2f} % and PCA kNN {mean['pca_knn']:.2f} % (paired difference "
-                   f"{diff:+.3f} ± {se:.3f}): "
-                   + ("the claim holds on the means; the one-split reversal in Fig. 2.5 was noise."
-                      if holds else
-                      ("the energy rule is significantly worse than kNN on digits (more than 2 standard errors): "
-                       "the hypothesis of noise is rejected; on this small, easy set the claim does not hold."
-                       if significant else
-                       "the claim does not hold on the means either, but the difference is within 2 standard errors: "
-                       "no significant difference between the two rules on digits."))))
+        published="MUL-LMNN / LMNN error ratios: improve or stay almost identical on every data set (Fig. 2.9).",
+        ours=(f"{len(rows)} {name} splits; passes chosen: "
+              + ", ".join(f"{p}: {chosen.count(p)}×" for p in config["passes"])
+              + f"; paired difference validated − one pass {diff:+.3f} ± {se:.3f} points.\n\n"
+              + _md_table(["passes", "mean test kNN %", "ratio to one pass"], table)),
+        rows={"splits": rows, "one_pass": one, "per_pass": {str(p): v for p, v in per_pass.items()},
+              "validated": validated, "ratio": ratio, "fixed_ratio": fixed_ratio,
+              "hypothesis": "supported" if ratio <= 1.05 else "refuted"},
+        verdict="reproduced in trend" if ratio <= 1.05 else "differs",
+        agreement=_passes_agreement(name, ratio, validated, one, max(config["passes"]), fixed_ratio,
+                                    _fig2_9_numbers(png, name)))
 
 
 def fig2_9_digits(config: dict, png: Path) -> Outcome:
@@ -810,56 +910,59 @@ def fig2_9_digits(config: dict, png: Path) -> Outcome:
       passes), then refitted on the whole training part; LMNN the certified optimum of (2.11)
       at every pass.
     """
-    rows = _digits_study(json.dumps(config, sort_keys=True))
-    one = float(np.mean([r["lmnn_knn"] for r in rows]))
-    per_pass = {p: float(np.mean([r["passes_knn"][str(p)] for r in rows])) for p in config["passes"]}
-    validated = float(np.mean([r["validated_knn"] for r in rows]))
-    ratio, fixed_ratio = validated / max(one, 1e-12), per_pass[max(config["passes"])] / max(one, 1e-12)
-    chosen = [r["chosen"] for r in rows]
-    diff, se = _paired(rows, "validated_knn", "lmnn_knn")
-    fig, ax = plt.subplots(figsize=(5, 3.2))
-    ax.bar([str(p) for p in per_pass] + ["validated"], [*per_pass.values(), validated], color="0.5")
-    ax.set(ylabel="mean test kNN error %", title=f"digits, {len(rows)} splits: passes of LMNN")
-    _save(fig, png)
-    table = [[str(p), _pct(v), _pct(v / max(one, 1e-12))] for p, v in per_pass.items()]
-    table.append(["chosen on validation", _pct(validated), _pct(ratio)])
-    return Outcome(
-        published="MUL-LMNN / LMNN error ratios: improve or stay almost identical on every data set (Fig. 2.9).",
-        ours=(f"{len(rows)} digits splits; passes chosen: "
-              + ", ".join(f"{p}: {chosen.count(p)}×" for p in config["passes"])
-              + f"; paired difference validated − one pass {diff:+.3f} ± {se:.3f} points.\n\n"
-              + _md_table(["passes", "mean test kNN %", "ratio to one pass"], table)),
-        rows={"splits": rows, "one_pass": one, "per_pass": {str(p): v for p, v in per_pass.items()},
-              "validated": validated, "ratio": ratio, "fixed_ratio": fixed_ratio},
-        verdict="reproduced in trend" if ratio <= 1.05 else "differs",
-        agreement=_passes_agreement(ratio, validated, one, max(config["passes"]), fixed_ratio,
-                                    _fig2_9_digits_numbers(png)))
+    return _passes_study("digits", config, png)
 
 
-def _fig2_9_digits_numbers(png: Path) -> dict | None:
-    """Fig. 2.9's digits numbers — test kNN error after one and after the fixed passes of Table 2.1's
-    MUL-LMNN, and their ratio — from Table 2.1's stored record; None if it has no digits row."""
+def fig2_9_mnist(config: dict, png: Path) -> Outcome:
+    """Fig. 2.9, MNIST — do more passes hurt on MNIST, or did one split and fixed passes say so?
+
+    Paper
+    -----
+    Fig. 2.9: the number of passes (and k) chosen on a 30 % validation part of the training
+    set; "on all of the data sets the results significantly improve or stay almost identical";
+    Table 2.1, MNIST: MUL-LMNN 1.69 % against PCA-LMNN 1.72 % (ratio 0.98). Our Fig. 2.9 ran 3
+    fixed passes on Table 2.1's one MNIST split (3,000 test images) and found the test kNN error
+    more than 1.05 times one pass's (read from the stored record of Table 2.1). Hypothesis,
+    fixed before this run: the fixed number of passes and one split's noise explain it; with the
+    passes chosen on a validation part as the thesis does, the ratio over ``splits`` splits is at
+    most 1.05.
+
+    Departures
+    ----------
+    - Smaller than Table 2.1's MNIST run so that many splits fit a few minutes of CPU:
+      ``mnist_train`` training and ``mnist_test`` test images drawn at random from the vendored
+      10,000 test images per split, deskewed, PCA to ``dims`` fitted on the training part; k = 3
+      fixed, passes chosen among ``passes`` on a ``validation`` part of each training part (ties:
+      fewer passes), then refitted on the whole training part; LMNN the certified optimum of
+      (2.11) at every pass.
+    """
+    return _passes_study("mnist", config, png)
+
+
+def _fig2_9_numbers(png: Path, name: str) -> dict | None:
+    """Fig. 2.9's numbers for ``name`` — test kNN error after one and after the fixed passes of Table 2.1's
+    MUL-LMNN, and their ratio — from Table 2.1's stored record; None if it has no such row."""
     stored = png.with_name("table2_1.json")
     if not stored.exists():
         return None
-    summary = json.loads(stored.read_text())["rows"].get("digits", {}).get("summary", {})
+    summary = json.loads(stored.read_text())["rows"].get(name, {}).get("summary", {})
     if "MUL-LMNN" not in summary:
         return None
     one, more = summary["PCA-LMNN"]["test_knn"], summary["MUL-LMNN"]["test_knn"]
     return {"one": one, "passes": more, "ratio": more / max(one, 1e-12)}
 
 
-def _passes_agreement(ratio: float, validated: float, one: float, most: int, fixed_ratio: float,
+def _passes_agreement(name: str, ratio: float, validated: float, one: float, most: int, fixed_ratio: float,
                       fig2_9: dict | None) -> str:
-    """The verdict sentence of :func:`fig2_9_digits`, naming Fig. 2.9's digits ratio as the record has it."""
+    """The verdict sentence of :func:`_passes_study`, naming Fig. 2.9's ratio on ``name`` as the record has it."""
     single = (f"Fig. 2.9's {fig2_9['ratio']:.2f} ({fig2_9['one']:.2f} % → {fig2_9['passes']:.2f} %, Table 2.1's "
-              "stored digits split)" if fig2_9 is not None else "Fig. 2.9's ratio (Table 2.1 not run yet)")
+              f"stored {name} split)" if fig2_9 is not None else "Fig. 2.9's ratio (Table 2.1 not run yet)")
     return (f"With the passes chosen on a validation part the mean test kNN error is {ratio:.2f} times one pass's "
             f"({validated:.2f} % against {one:.2f} %); {most} fixed passes give {fixed_ratio:.2f}. "
-            + (f"The hypothesis holds: chosen as the thesis chooses them, passes do not hurt on digits, and {single} "
+            + (f"The hypothesis holds: chosen as the thesis chooses them, passes do not hurt on {name}, and {single} "
                "was one split with fixed passes." if ratio <= 1.05 else
-               f"The hypothesis is rejected: even with validated passes the error grows by more than 5 % on digits "
-               f"({single} on one split with fixed passes)."))
+               f"Reason not found; tested and refuted: fixed passes and the noise of one split — even with validated "
+               f"passes the error grows by more than 5 % on {name} ({single} on one split with fixed passes)."))
 
 
 # ------------------------------------------------------------------------------------------ Fig. 2.8
@@ -1281,6 +1384,101 @@ def table2_1_wine(config: dict, png: Path) -> Outcome:
                       "the thesis' 8.39 % is not bracketed by them; the early stop does not explain it.")))
 
 
+def _iris_split_row(job: tuple[int, dict]) -> dict:
+    """One iris split of :func:`table2_1_iris`: the test kNN errors at k fixed and with k chosen on validation."""
+    split, config = job
+    data = _split("iris", split, {"seed": config["seed"]})
+    Xtr, Xte, ytr, yte = data["Xtr"], data["Xte"], data["ytr"], data["yte"]
+    k, mu = config["k"], config["mu"]
+    model, _ = _fit(LMNN(k, mu), Xtr, ytr)
+    row = {}
+    row["pca_train"], row["pca_fixed"] = _euclidean_errors(Xtr, ytr, Xte, yte, k)
+    row["lmnn_train"], row["lmnn_fixed"] = _euclidean_errors(model.transform(Xtr), ytr, model.transform(Xte), yte, k)
+    Xa, Xv, ya, yv = train_test_split(Xtr, ytr, test_size=config["validation"], random_state=config["seed"] + split)
+    pca_val, lmnn_val = {}, {}
+    for kk in config["ks"]:
+        pca_val[kk] = _euclidean_errors(Xa, ya, Xv, yv, kk)[1]
+        fitted, _ = _fit(LMNN(kk, mu), Xa, ya)
+        lmnn_val[kk] = _euclidean_errors(fitted.transform(Xa), ya, fitted.transform(Xv), yv, kk)[1]
+    k_pca = min(config["ks"], key=lambda kk: (pca_val[kk], kk))               # ties: the smaller k
+    k_lmnn = min(config["ks"], key=lambda kk: (lmnn_val[kk], kk))
+    chosen, _ = _fit(LMNN(k_lmnn, mu), Xtr, ytr)
+    row.update({"k_pca": k_pca, "k_lmnn": k_lmnn, "pca_validated": _euclidean_errors(Xtr, ytr, Xte, yte, k_pca)[1],
+                "lmnn_validated": _euclidean_errors(chosen.transform(Xtr), ytr, chosen.transform(Xte), yte, k_lmnn)[1],
+                "status": ",".join(sorted({model.result_.status, chosen.result_.status}))})
+    return row
+
+
+def table2_1_iris(config: dict, png: Path) -> Outcome:
+    """Table 2.1, iris — is LMNN's loss to PCA on iris over-training with k fixed, where the thesis chose k?
+
+    Paper
+    -----
+    Table 2.1, iris (100 random 70/30 splits): PCA-LMNN kNN test error 4.08 % against PCA's
+    4.87 %; the thesis chose k by cross-validation and remarks that over-training appears on the
+    smallest data set (Sec. 2.1.6). Our Table 2.1 (k = 3 fixed) has the reverse order, 4.36 %
+    against 4.04 %. Hypothesis, fixed before this run: the reversal is over-training of the
+    4×4 metric with k fixed at 3; with k chosen on a validation part of each training part, as
+    the thesis chooses its parameters, PCA-LMNN's mean test kNN error over ``splits`` splits lies
+    below PCA's (whose k is chosen the same way). Refuted if it does not. The paired difference
+    at k = 3 and its standard error say whether our reversal is significant at all, and whether
+    the thesis' gain of 0.79 points lies within 2 standard errors of ours.
+
+    Departures
+    ----------
+    - scikit-learn's iris (150 points; the thesis' table lists 128), the splits of Table 2.1
+      (seeds ``seed`` + split); k chosen among ``ks`` on a ``validation`` part of each training
+      part (ties: the smaller k), separately for PCA's kNN and for LMNN (whose target neighbours
+      and kNN rule use the same k), then LMNN refitted on the whole training part; μ = 0.5; LMNN
+      the certified optimum of (2.11).
+    """
+    rows = parallel_map(_iris_split_row, [(split, config) for split in range(config["splits"])], config["workers"])
+    fixed, fixed_se = _paired(rows, "lmnn_fixed", "pca_fixed")
+    validated, validated_se = _paired(rows, "lmnn_validated", "pca_validated")
+    mean = {key: float(np.mean([r[key] for r in rows]))
+            for key in ("pca_fixed", "lmnn_fixed", "pca_train", "lmnn_train", "pca_validated", "lmnn_validated")}
+    thesis_gain = PUBLISHED["iris"]["test_knn"]["PCA-LMNN"] - PUBLISHED["iris"]["test_knn"]["PCA"]
+    holds = validated < 0.0
+    fig, ax = plt.subplots(figsize=(5.5, 3.4))
+    labels = ["PCA, k = 3", "LMNN, k = 3", "PCA, k validated", "LMNN, k validated"]
+    ax.bar(labels, [mean["pca_fixed"], mean["lmnn_fixed"], mean["pca_validated"], mean["lmnn_validated"]],
+           color=["0.6", "0.3", "0.6", "0.3"])
+    ax.axhline(PUBLISHED["iris"]["test_knn"]["PCA"], color="b", ls=":", label="thesis PCA")
+    ax.axhline(PUBLISHED["iris"]["test_knn"]["PCA-LMNN"], color="r", ls="--", label="thesis PCA-LMNN")
+    ax.set(ylabel="mean test kNN error %", title=f"iris, {len(rows)} splits")
+    ax.tick_params(axis="x", labelsize=7)
+    ax.legend(fontsize=7)
+    _save(fig, png)
+    chosen = {name: {str(kk): sum(r[f"k_{name}"] == kk for r in rows) for kk in config["ks"]}
+              for name in ("pca", "lmnn")}
+    optimal = sum(all(s == "optimal" for s in r["status"].split(",")) for r in rows)
+    table = [["k = 3 (Table 2.1)", _pct(mean["pca_fixed"]), _pct(mean["lmnn_fixed"]), f"{fixed:+.3f} ± {fixed_se:.3f}"],
+             ["k chosen on validation", _pct(mean["pca_validated"]), _pct(mean["lmnn_validated"]),
+              f"{validated:+.3f} ± {validated_se:.3f}"]]
+    inside = abs(thesis_gain - fixed) <= 2.0 * fixed_se
+    return Outcome(
+        published=f"iris test kNN error: PCA {PUBLISHED['iris']['test_knn']['PCA']:.2f} %, PCA-LMNN "
+                  f"{PUBLISHED['iris']['test_knn']['PCA-LMNN']:.2f} % (a change of {thesis_gain:+.2f} points).",
+        ours=(f"{len(rows)} splits; {optimal}/{len(rows)} splits with every LMNN solve optimal; leave-one-out training "
+              f"error at k = 3: PCA {mean['pca_train']:.2f} %, LMNN {mean['lmnn_train']:.2f} %; k chosen for PCA "
+              + ", ".join(f"{kk}: {v}×" for kk, v in chosen["pca"].items()) + "; for LMNN "
+              + ", ".join(f"{kk}: {v}×" for kk, v in chosen["lmnn"].items()) + ".\n\n"
+              + _md_table(["k", "PCA test kNN %", "PCA-LMNN test kNN %", "paired difference LMNN − PCA"], table)),
+        rows={"splits": rows, "mean": mean, "fixed": fixed, "fixed_se": fixed_se, "validated": validated,
+              "validated_se": validated_se, "chosen": chosen, "thesis_gain": thesis_gain,
+              "hypothesis": "supported" if holds else "refuted"},
+        verdict="reproduced in trend" if holds else "differs",
+        agreement=(f"At k = 3 LMNN − PCA is {fixed:+.3f} ± {fixed_se:.3f} points ("
+                   + ("a significant reversal" if fixed > 2.0 * fixed_se else "not a significant reversal")
+                   + f"; the thesis' {thesis_gain:+.2f} lies " + ("within" if inside else "outside")
+                   + f" 2 standard errors of it); with k chosen on validation it is {validated:+.3f} ± "
+                   f"{validated_se:.3f}. "
+                   + ("The hypothesis holds: with k chosen as the thesis chooses it, LMNN's mean test error is below "
+                      "PCA's, and the reversal of Table 2.1 comes from the fixed k." if holds else
+                      "Reason not found; tested and refuted: over-training with k fixed — with k chosen on a "
+                      "validation part LMNN's mean test error is still not below PCA's on iris.")))
+
+
 def _wine_split(X, y, seed: int):
     Xtr, Xte, ytr, yte = train_test_split(X.astype(np.float64), y, test_size=0.3, random_state=seed)
     return Xtr, ytr, Xte, yte
@@ -1384,6 +1582,10 @@ EXPERIMENTS = (
                table2_1_mnist_mm, full={"mnist_train": 7000, "mnist_test": 3000, "dims": 20, "k": 3, "mu": 0.5,
                                         "seed": 0},
                quick={"mnist_train": 400, "mnist_test": 200, "dims": 8, "k": 3, "mu": 0.5, "seed": 0}),
+    Experiment("table2_1_iris", "Table 2.1, iris — LMNN against PCA with k chosen on a validation part",
+               table2_1_iris, full={"splits": 100, "ks": [1, 3, 5, 7], "validation": 0.3, "k": 3, "mu": 0.5, "seed": 0,
+                                     "workers": 1},
+               quick={"splits": 3, "ks": [1, 3], "validation": 0.3, "k": 3, "mu": 0.5, "seed": 0, "workers": 1}),
     Experiment("fig2_3_4", "Fig. 2.3–2.4 — LMNN on the upper/lower half of a square: 1-NN error against n", fig2_3_4,
                full={"sizes": [10, 20, 50, 100, 200, 500, 1000], "runs": 10, "grid": 200, "k": 3, "mu": 0.5,
                      "seed": 0},
@@ -1392,6 +1594,10 @@ EXPERIMENTS = (
                full=_DIGITS_STUDY, quick={**_DIGITS_STUDY, "splits": 2, "dims": 10, "passes": [1, 2]}),
     Experiment("fig2_9_digits", "Fig. 2.9, digits — passes chosen on a validation part, over many splits",
                fig2_9_digits, full=_DIGITS_STUDY, quick={**_DIGITS_STUDY, "splits": 2, "dims": 10, "passes": [1, 2]}),
+    Experiment("fig2_5_mnist", "Fig. 2.5 and Table 2.1, MNIST — the energy rule against kNN over many splits",
+               fig2_5_mnist, full=_MNIST_STUDY, quick=_MNIST_STUDY_QUICK),
+    Experiment("fig2_9_mnist", "Fig. 2.9, MNIST — passes chosen on a validation part, over many splits",
+               fig2_9_mnist, full=_MNIST_STUDY, quick=_MNIST_STUDY_QUICK),
     Experiment("fig2_5", "Fig. 2.5 — training and test errors under PCA, LDA, LMNN and the energy rule", fig2_5,
                full=_SHARED, quick=_SHARED_QUICK),
     Experiment("fig2_8", "Fig. 2.8 — MNIST digits whose nearest neighbour LMNN corrects", fig2_8,
@@ -1406,4 +1612,5 @@ EXPERIMENTS = (
     Experiment("fig2_12", "Fig. 2.12 — one metric per class over a single metric", fig2_12, full=_SHARED,
                quick=_SHARED_QUICK),
     *_TREE_EXPERIMENTS,
+    *_LINEAR_EXPERIMENTS,
 )

@@ -584,7 +584,7 @@ def test_thesis_fig2_9_digits_sentence_follows_the_table2_1_record(tmp_path, mon
     thesis = load_reproduce("thesis_lmnn")
     study = [{"lmnn_knn": 1.0, "passes_knn": {"1": 1.0, "2": 1.1}, "validated_knn": 1.0, "chosen": 1},
              {"lmnn_knn": 2.0, "passes_knn": {"1": 2.0, "2": 2.1}, "validated_knn": 2.0, "chosen": 1}]
-    monkeypatch.setattr(thesis, "_digits_study", lambda settings: study)
+    monkeypatch.setattr(thesis, "_split_study", lambda name, settings: study)
     config = {"splits": 2, "passes": [1, 2]}
     png = tmp_path / "fig2_9_digits.png"
     assert "Table 2.1 not run yet" in thesis.fig2_9_digits(config, png).agreement
@@ -899,3 +899,87 @@ def test_the_roll_and_comb_reason_tests_limit_cpu_seconds(monkeypatch, tmp_path)
     monkeypatch.setattr(_deadline, "_cpu", lambda: 0.0)
     monkeypatch.setattr(_deadline, "_wall", lambda: next(ticks))
     assert thesis._exact(X, 5, "inequality", method="lowrank", cpu_time_limit=5.0)["status"] == "optimal"
+
+
+def _listed_numbers(text: str, chapter: int) -> set[str]:
+    """The figure numbers of one chapter that a text names, ranges such as "Fig. 2.3–2.4" expanded."""
+    import re
+
+    found = set()
+    for first, last in re.findall(rf"Fig\. {chapter}\.(\d+)(?:–{chapter}\.(\d+))?", text):
+        found.update(f"{chapter}.{n}" for n in range(int(first), int(last or first) + 1))
+    return found
+
+
+def test_every_numbered_figure_of_thesis_chapter_2_has_an_experiment_or_is_listed():
+    module = load_paper("thesis-lmnn")
+    named = " ".join([*(e.title for e in module.EXPERIMENTS), *module.NOT_IMPLEMENTED, *module.NOT_EXPERIMENTS])
+    assert _listed_numbers(named, 2) >= {f"2.{n}" for n in range(1, 22)}   # Fig. 2.1–2.21 of the thesis
+    assert "Table 2.1" in named
+
+
+def test_rca_whitens_the_chunklets_as_a_direct_computation_of_2_23_and_2_24():
+    import scipy.linalg
+
+    linear = load_reproduce("thesis_lmnn_linear")
+    rng = np.random.default_rng(3)
+    X = rng.standard_normal((60, 3)) @ np.array([[3.0, 0.0, 0.0], [1.0, 1.0, 0.0], [0.0, 0.5, 0.2]])
+    chunklets = np.full(60, -1)
+    chunklets[:20] = np.repeat(np.arange(4), 5)
+    C_w = np.zeros((3, 3))                                   # (2.23), point by point
+    for c in range(4):
+        block = X[chunklets == c]
+        for x in block:
+            C_w += np.outer(x - block.mean(axis=0), x - block.mean(axis=0))
+    C_w /= 20
+    assert linear.within_chunklet_covariance(X, chunklets) == pytest.approx(C_w)
+    A = linear.rca_transform(X, chunklets)
+    assert A.T @ A == pytest.approx(np.linalg.inv(C_w))     # all components kept: the metric is C_w⁻¹
+    Z = X[:20] @ A.T                                         # the chunklets come out white
+    assert linear.within_chunklet_covariance(Z, chunklets[:20]) == pytest.approx(np.eye(3), abs=1e-10)
+    values, vectors = np.linalg.eigh(np.cov(X.T, bias=True))
+    P = vectors[:, ::-1][:, :2].T                            # two principal components, then (2.24)
+    direct = np.real(scipy.linalg.inv(scipy.linalg.sqrtm(P @ C_w @ P.T))) @ P
+    A2 = linear.rca_transform(X, chunklets, n_components=2)
+    assert A2.T @ A2 == pytest.approx(direct.T @ direct)     # the metric, free of the eigenvectors' signs
+    with pytest.raises(ValueError, match="singular"):
+        linear.rca_transform(X, np.r_[0, 0, np.full(58, -1)])
+
+
+def test_fig2_20_chunklets_and_projected_errors_against_direct_counts():
+    linear = load_reproduce("thesis_lmnn_linear")
+    y = np.repeat([0, 1], 500)
+    chunklets = linear.draw_chunklets(y, 0.1, 10, np.random.default_rng(0))
+    assert np.sum(chunklets >= 0) == 100 and np.bincount(chunklets[chunklets >= 0]).tolist() == [10] * 10
+    assert all(len(set(y[chunklets == c])) == 1 for c in range(10))     # a chunklet is one class
+    covariance, shift = np.array([[4.0, 1.0], [1.0, 1.0]]), np.array([1.0, 2.0])
+    rng = np.random.default_rng(1)
+    X = rng.multivariate_normal(np.zeros(2), covariance, 400_000)
+    labels = rng.integers(0, 2, 400_000)
+    X += np.where(labels[:, None] == 1, 0.5, -0.5) * shift
+    for p in (np.array([1.0, 0.0]), np.array([0.3, -1.0]), np.linalg.solve(covariance, shift)):
+        counted = np.mean((X @ p > 0) != (labels == (p @ shift > 0)))  # the midpoint threshold, counted
+        assert linear.projected_error(p, shift, covariance) == pytest.approx(counted, abs=0.003)
+
+
+def test_thesis_tested_reasons_say_plainly_when_every_test_refuted_its_reason(tmp_path):
+    thesis = load_reproduce("thesis_lmnn")
+    png = tmp_path / "table2_1.png"
+
+    def store(key, verdict):
+        (tmp_path / f"{key}.json").write_text(json.dumps({"title": f"T {key}", "verdict": verdict,
+                                                          "agreement": f"finding {key}."}))
+
+    assert thesis._tested_reasons(png, []) == ""
+    assert "'fig2_5_mnist' tests it (not run yet)" in thesis._tested_reasons(png, ["fig2_5_mnist"])
+    store("table2_1_iris", "differs")
+    store("fig2_5_mnist", "reproduced in trend")
+    both = thesis._tested_reasons(png, ["table2_1_iris", "fig2_5_mnist"])
+    assert "Reason not found" not in both and "(*differs*): finding table2_1_iris." in both
+    alone = thesis._tested_reasons(png, ["table2_1_iris"])
+    assert alone.startswith(" Reason not found; tested and refuted: 'T table2_1_iris'.")
+    with_missing = thesis._tested_reasons(png, ["table2_1_iris", "table2_1_wine"])
+    assert "Reason not found" not in with_missing                 # one test not run: nothing concluded
+    text = thesis._reasons(["iris: PCA-LMNN kNN test error < PCA's",
+                            "mnist: PCA-LMNN energy test error < its kNN test error"], png)
+    assert "T table2_1_iris" in text and "T fig2_5_mnist" in text and "table2_1_wine" not in text

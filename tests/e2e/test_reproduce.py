@@ -185,6 +185,41 @@ def test_the_thesis_fig2_10_multiple_metrics_run_quick(tmp_path):
     assert "Fig. 2.10 (two concentric" not in (tmp_path / "REPRODUCTION.md").read_text()
 
 
+def test_the_thesis_fig2_20_pca_rca_lda_run_quick_and_decide_from_their_numbers(tmp_path):
+    record = _run_quick(tmp_path, "fig2_20", paper="thesis-lmnn")["fig2_20"]
+    rows = record["rows"]
+    assert len(rows["samples"]) == 3 and all(s["chunklet_points"] == 20 for s in rows["samples"])
+    for sample in rows["samples"]:              # no direction beats the Bayes error; LDA's comes close to it
+        assert sample["lda_error"] >= rows["bayes_error"] - 1e-12 and sample["pca_error"] > sample["lda_error"]
+        assert sample["lda_error"] < rows["bayes_error"] + 0.01
+    stats = rows["stats"]
+    assert stats["within_ratio_before"]["mean"] > 10 * stats["within_ratio_after_rca"]["mean"]
+    assert record["verdict"] == ("reproduced in trend" if all(rows["claims"].values()) else "differs")
+
+
+def test_the_thesis_iris_and_mnist_reason_tests_decide_from_their_own_numbers(tmp_path):
+    records = _run_quick(tmp_path, "table2_1_iris,fig2_5_mnist,fig2_9_mnist", paper="thesis-lmnn")
+    thesis = load_paper("thesis-lmnn")
+    iris = records["table2_1_iris"]["rows"]
+    assert len(iris["splits"]) == 3 and all(r["k_lmnn"] in (1, 3) and r["k_pca"] in (1, 3) for r in iris["splits"])
+    paired = [r["lmnn_validated"] - r["pca_validated"] for r in iris["splits"]]
+    assert iris["validated"] == pytest.approx(np.mean(paired))
+    assert (records["table2_1_iris"]["verdict"] == "reproduced in trend") == (iris["validated"] < 0)
+    energy = records["fig2_5_mnist"]["rows"]
+    config = records["fig2_5_mnist"]["config"]
+    data = thesis._study_split("mnist", 0, config)          # the first split's PCA kNN error, by brute force
+    D = ((data["Xte"][:, None, :] - data["Xtr"][None, :, :]) ** 2).sum(axis=2)
+    wrong = np.mean(thesis.knn_vote(D, data["ytr"], 3) != data["yte"])
+    assert len(data["yte"]) == 150 and energy["splits"][0]["pca_knn"] == pytest.approx(100.0 * wrong)
+    holds = energy["mean"]["lmnn_energy"] < min(energy["mean"]["lmnn_knn"], energy["mean"]["pca_knn"])
+    assert energy["hypothesis"] == ("supported" if holds else "refuted")
+    passes = records["fig2_9_mnist"]["rows"]
+    assert passes["splits"] == energy["splits"]              # one study, computed once
+    assert passes["ratio"] == pytest.approx(passes["validated"] / passes["one_pass"])
+    text = (tmp_path / "REPRODUCTION.md").read_text()
+    assert "### Table 2.1, iris" in text and "### Fig. 2.9, MNIST" in text
+
+
 def test_the_thesis_mvu_lock_up_and_new_candidate_reason_tests_decide_from_their_own_numbers(tmp_path):
     keys = "fig3_28_reasons,table3_2_reasons_data,fig3_24_25_reasons_size,fig3_15_reasons_odd"
     records = _run_quick(tmp_path, keys, paper="thesis-mvu")
