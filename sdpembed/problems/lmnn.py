@@ -602,7 +602,30 @@ def _absolute_form_bound(U: np.ndarray, rho: float, s: np.ndarray, kappa: float)
 def loss_scan_threshold(instance: LMNNInstance | MultiMetricLMNNInstance, Ms: np.ndarray) -> float:
     """The threshold −2e below 0 at which :func:`loss_with_error` scans the hinges of the (symmetric) metrics
     ``Ms`` (one (d, d) or a (C, d, d) stack), e = ε(8(d + 3)‖M‖_F · 2 max_l ‖z_l‖² + 4) with z the centred
-    points and ‖M‖_F the largest of the stack (1 % more: room for the rounding of these factors)."""
+    points and ‖M‖_F the largest of the stack (1 % more: room for the rounding of these factors).
+
+    A scan at this threshold or below sees every triplet whose exact hinge of (2.11) or (2.17) is positive, both
+    through the Gram form and by the direct formula (:func:`loss_with_error` derives e); a solver whose last hinge
+    scan ran at it can hand that scan to :func:`loss_with_error` (its ``hinges``).
+
+    Parameters
+    ----------
+    instance : LMNNInstance or MultiMetricLMNNInstance
+    Ms : ndarray
+        The metric (d, d) or the (C, d, d) stack of metrics.
+
+    Returns
+    -------
+    float
+        The threshold, ≤ 0 (−inf where the factors overflow).
+
+    References
+    ----------
+    .. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+       Pennsylvania, 2007: the hinges of the loss (2.11) and of the multi-metric loss (2.17).
+    .. [2] N. J. Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., SIAM, 2002:
+       the bounds γ_k of inner products (ch. 3).
+    """
     Ms = np.asarray(Ms, dtype=np.float64).reshape(-1, instance.dim, instance.dim)
     with np.errstate(over="ignore", invalid="ignore"):
         norm_M = max((_frobenius(M) for M in Ms), default=0.0)
@@ -1062,11 +1085,18 @@ def lmnn_dual_bound_and_use(
 
     Returns
     -------
-    float
+    bound : float
         A lower bound on the optimal value of (2.11) over M ⪰ 0.
     uses_upper : bool
         Whether the bound is a trace bound's (it uses ``upper_bound``). When it is not, it is the bound of every
         larger ``upper_bound`` too: a larger U only lowers the trace-bound candidates.
+
+    References
+    ----------
+    .. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+       Pennsylvania, 2007: the SDP (2.11) and its slack form (Sec. 2.1.3).
+    .. [2] S. Boyd and L. Vandenberghe, "Convex Optimization", Cambridge University Press, 2004: the
+       Lagrange dual and weak duality (ch. 5).
     """
     triplets = check_triplets(instance, alpha_triplets)
     alpha = np.asarray(alpha, dtype=np.float64).ravel()
