@@ -550,6 +550,17 @@ def _single_metric_hinges(instance: LMNNInstance, M: np.ndarray, threshold: floa
     return iter_hinges(instance.X, instance.y, instance.targets, M, threshold=threshold), False
 
 
+def _frobenius(M: np.ndarray) -> float:
+    """‖M‖_F computed on M scaled by a power of two (exactly) to a largest |entry| in [1/2, 1): its squares neither
+    overflow (entries beyond ~1e154, the metric of data at scale 1e-77) nor underflow; 0, inf or NaN as numpy's
+    norm where M is 0 or not finite."""
+    top = float(np.max(np.abs(M), initial=0.0))
+    if not 0.0 < top < np.inf:
+        return float(np.linalg.norm(M))
+    exponent = int(np.frexp(top)[1])
+    return float(np.ldexp(np.linalg.norm(np.ldexp(M, -exponent)), exponent))
+
+
 def _absolute_form_factors(M: np.ndarray) -> tuple[float, np.ndarray, float]:
     """(ρ, s, κ) such that |u|ᵀ|M||u| ≤ min(ρ‖u‖², κ(|u|ᵀs)²) for every u, M symmetric (:func:`loss_with_error`
     derives both bounds): ρ ≥ ρ(|M|) the least of ‖M‖_F and the Collatz–Wielandt quotient of |M| at a positive
@@ -565,7 +576,7 @@ def _absolute_form_factors(M: np.ndarray) -> tuple[float, np.ndarray, float]:
     except np.linalg.LinAlgError:
         return np.inf, np.full(d, np.inf), np.inf
     v = v + (v.max() if v.max() > 0.0 else 1.0) * 2.0 ** -10        # positive: the quotient bounds ρ(|M|)
-    rho = min(float(np.max((A @ v) / v)), float(np.linalg.norm(M)))
+    rho = min(float(np.max((A @ v) / v)), _frobenius(M))
     diagonal = np.diag(M)
     support = diagonal > 0.0
     s = np.sqrt(np.maximum(diagonal, 0.0))
@@ -591,10 +602,33 @@ def _absolute_form_bound(U: np.ndarray, rho: float, s: np.ndarray, kappa: float)
 def loss_scan_threshold(instance: LMNNInstance | MultiMetricLMNNInstance, Ms: np.ndarray) -> float:
     """The threshold −2e below 0 at which :func:`loss_with_error` scans the hinges of the (symmetric) metrics
     ``Ms`` (one (d, d) or a (C, d, d) stack), e = ε(8(d + 3)‖M‖_F · 2 max_l ‖z_l‖² + 4) with z the centred
-    points and ‖M‖_F the largest of the stack (1 % more: room for the rounding of these factors)."""
+    points and ‖M‖_F the largest of the stack (1 % more: room for the rounding of these factors).
+
+    A scan at this threshold or below sees every triplet whose exact hinge of (2.11) or (2.17) is positive, both
+    through the Gram form and by the direct formula (:func:`loss_with_error` derives e); a solver whose last hinge
+    scan ran at it can hand that scan to :func:`loss_with_error` (its ``hinges``).
+
+    Parameters
+    ----------
+    instance : LMNNInstance or MultiMetricLMNNInstance
+    Ms : ndarray
+        The metric (d, d) or the (C, d, d) stack of metrics.
+
+    Returns
+    -------
+    float
+        The threshold, ≤ 0 (−inf where the factors overflow).
+
+    References
+    ----------
+    .. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+       Pennsylvania, 2007: the hinges of the loss (2.11) and of the multi-metric loss (2.17).
+    .. [2] N. J. Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., SIAM, 2002:
+       the bounds γ_k of inner products (ch. 3).
+    """
     Ms = np.asarray(Ms, dtype=np.float64).reshape(-1, instance.dim, instance.dim)
     with np.errstate(over="ignore", invalid="ignore"):
-        norm_M = max((float(np.linalg.norm(M)) for M in Ms), default=0.0)
+        norm_M = max((_frobenius(M) for M in Ms), default=0.0)
         Z = instance.X - instance.X.mean(axis=0)
         largest = float(np.einsum("ij,ij->i", Z, Z).max()) if Z.size else 0.0
         return -2.0 * 1.01 * _EPS * (8.0 * (instance.dim + 3) * norm_M * 2.0 * largest + 4.0)
@@ -685,7 +719,7 @@ def loss_with_error(instance: LMNNInstance | MultiMetricLMNNInstance, Ms: np.nda
     n, d, mu = instance.n_points, instance.dim, instance.mu
     with np.errstate(over="ignore", invalid="ignore"):
         pull = float(np.sum(P * Ms))
-        pull_error = sum(np.sqrt(d) * float(np.linalg.norm(M)) * e + (d * d + 2) * _EPS * float(np.sum(np.abs(Pc * M)))
+        pull_error = sum(np.sqrt(d) * _frobenius(M) * e + (d * d + 2) * _EPS * float(np.sum(np.abs(Pc * M)))
                          for M, Pc, e in zip(Ms, P, P_error, strict=True))
         push = push_error = 0.0
         count = 0
@@ -1051,11 +1085,18 @@ def lmnn_dual_bound_and_use(
 
     Returns
     -------
-    float
+    bound : float
         A lower bound on the optimal value of (2.11) over M ⪰ 0.
     uses_upper : bool
         Whether the bound is a trace bound's (it uses ``upper_bound``). When it is not, it is the bound of every
         larger ``upper_bound`` too: a larger U only lowers the trace-bound candidates.
+
+    References
+    ----------
+    .. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+       Pennsylvania, 2007: the SDP (2.11) and its slack form (Sec. 2.1.3).
+    .. [2] S. Boyd and L. Vandenberghe, "Convex Optimization", Cambridge University Press, 2004: the
+       Lagrange dual and weak duality (ch. 5).
     """
     triplets = check_triplets(instance, alpha_triplets)
     alpha = np.asarray(alpha, dtype=np.float64).ravel()

@@ -25,6 +25,8 @@ from functools import cached_property
 
 import numpy as np
 
+from ..secants import scaled_differences
+
 __all__ = ["PairSecantOperator", "SecantOperator", "SHORT_PAIR_RATIO"]
 
 #: A pair whose points' norms (the points centred) exceed its length d this many times is *short*: the routes
@@ -114,10 +116,14 @@ class PairSecantOperator(SecantOperator):
         # the lengths, a block of pairs at a time: the rows V themselves are made when first read
         # (column generation's restricted solves work on the points' coordinates in a basis of their
         # span and read the rows in the original coordinates only to certify)
+        # each difference scaled exactly by a power of two before its norm (secants.scaled_differences): the squares
+        # of entries below ~1e-154 underflow and above ~1e154 overflow, and a row divided by such a norm is not a unit
+        # secant (or the pair reads as a zero secant); elsewhere the scaling changes no bit of the norm
         self.norms = np.empty(self.i.size)
         for start in range(0, self.i.size, self.NORM_BLOCK):
             block = slice(start, start + self.NORM_BLOCK)
-            self.norms[block] = np.linalg.norm(self.points[self.i[block]] - self.points[self.j[block]], axis=1)
+            scaled, exponent = scaled_differences(self.points, self.i[block], self.j[block])
+            self.norms[block] = np.ldexp(np.linalg.norm(scaled, axis=1), exponent)
         if np.any(self.norms == 0.0):
             raise ValueError("every pair must join two distinct points (a zero secant has no direction)")
         self._gram_cell: dict = {}

@@ -8,6 +8,7 @@ from functools import cache
 import numpy as np
 import pytest
 
+from sdpembed.io import Solution, solution_arrays
 from sdpembed.problems import NuMaxClassInstance, NuMaxInstance
 from sdpembed.problems.numax import SMALLEST_POINT_SCALE
 from sdpembed.registry import solve
@@ -39,6 +40,23 @@ def test_point_form_numax_is_judged_exactly_up_to_the_largest_double(kind):
         assert verify_solution(instance, result.solution).passed, e
         assert not verify_solution(instance, rotated).passed, e
         assert not verify_solution(instance, 0.9 * result.solution).passed, e
+
+
+@pytest.mark.parametrize("kind", ["numax", "numax_class"])
+def test_the_bound_proved_from_pair_multipliers_does_not_change_with_the_scale_of_x(kind):
+    """verify proves a bound from the pairs' multipliers (dual_pairs, dual_y) on the pairs' unit secants, which do
+    not change with the scale of X: the same bound, bit for bit, from 2^-990 to 2^1000, and the optimal P passes on
+    that proof alone. The pairs' lengths were squared unscaled: beyond ~2^512 they overflowed (no finite bound, the
+    solution failed), below ~2^-512 they underflowed (a ValueError, "zero secant", or rows that are not unit)."""
+    cls, X, extra, result, _ = _numax(kind)
+    proof = solution_arrays(cls(delta=0.2, X=X, **extra), result)
+    multipliers = {key: proof[key] for key in ("dual_pairs", "dual_y")}
+    reference = cls(delta=0.2, X=X, **extra).verified_dual_bound(*multipliers.values())
+    assert 0.0 < reference <= result.objective
+    for e in (-990, -600, -540, 540, 600, 1000):
+        instance = cls(delta=0.2, X=np.ldexp(X, e), **extra)
+        assert instance.verified_dual_bound(*multipliers.values()) == reference, e
+        assert verify_solution(instance, Solution(result.solution, dual_multipliers=multipliers)).passed, e
 
 
 @pytest.mark.parametrize("kind", ["numax", "numax_class"])

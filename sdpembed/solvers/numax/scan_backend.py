@@ -268,9 +268,9 @@ class DaskScan:
                 self._client = Client(self.scheduler)
             else:
                 # Dask's nannies start workers with MALLOC_TRIM_THRESHOLD_ set, which fixes glibc's mmap
-                # threshold at 128 KiB: every block's temporaries are then fresh pages, and the same scan
-                # takes about twice the CPU time of this process. The workers started here keep glibc's
-                # default. The actors' calls go to the workers directly, not through the scheduler.
+                # threshold at 128 KiB: every block's temporaries are then fresh pages, each mapped, faulted
+                # in and unmapped again at every scan. The workers started here keep glibc's default. The
+                # actors' calls go to the workers directly, not through the scheduler.
                 with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
                     self._cluster = LocalCluster(n_workers=self.n_workers, threads_per_worker=1, processes=True,
                                                  dashboard_address=None)
