@@ -29,6 +29,10 @@ from ..secants import scaled_differences
 
 __all__ = ["PairSecantOperator", "SecantOperator", "SHORT_PAIR_RATIO"]
 
+#: pair lengths inside this range are computed directly: their largest squared entries lie between 1e-280/d and
+#: 1e280 (d the dimension), and their sums of squares far from underflow and overflow
+SAFE_NORM_RANGE = (1e-140, 1e140)
+
 #: A pair whose points' norms (the points centred) exceed its length d this many times is *short*: the routes
 #: through the points — the Gram matrix of the cosines, the Laplacian of the adjoint — form its terms as
 #: differences of terms about ((‖x_i‖ + ‖x_j‖)/d)² times larger and lose about ε·ratio² of them to
@@ -116,14 +120,21 @@ class PairSecantOperator(SecantOperator):
         # the lengths, a block of pairs at a time: the rows V themselves are made when first read
         # (column generation's restricted solves work on the points' coordinates in a basis of their
         # span and read the rows in the original coordinates only to certify)
-        # each difference scaled exactly by a power of two before its norm (secants.scaled_differences): the squares
-        # of entries below ~1e-154 underflow and above ~1e154 overflow, and a row divided by such a norm is not a unit
-        # secant (or the pair reads as a zero secant); elsewhere the scaling changes no bit of the norm
+        # a norm outside [1e-140, 1e140] is taken again from the difference scaled exactly by a power of two
+        # (secants.scaled_differences): the squares of entries below ~1e-154 underflow and above ~1e154 overflow,
+        # and a row divided by such a norm is not a unit secant (or the pair reads as a zero secant); inside that
+        # range the squares that matter neither under- nor overflow, so the plain norm is the scaled one's
         self.norms = np.empty(self.i.size)
         for start in range(0, self.i.size, self.NORM_BLOCK):
             block = slice(start, start + self.NORM_BLOCK)
-            scaled, exponent = scaled_differences(self.points, self.i[block], self.j[block])
-            self.norms[block] = np.ldexp(np.linalg.norm(scaled, axis=1), exponent)
+            with np.errstate(over="ignore", under="ignore"):
+                norms = np.linalg.norm(self.points[self.i[block]] - self.points[self.j[block]], axis=1)
+            extreme = ~((norms > SAFE_NORM_RANGE[0]) & (norms < SAFE_NORM_RANGE[1]))
+            if extreme.any():
+                rows = start + np.flatnonzero(extreme)
+                scaled, exponent = scaled_differences(self.points, self.i[rows], self.j[rows])
+                norms[extreme] = np.ldexp(np.linalg.norm(scaled, axis=1), exponent)
+            self.norms[block] = norms
         if np.any(self.norms == 0.0):
             raise ValueError("every pair must join two distinct points (a zero secant has no direction)")
         self._gram_cell: dict = {}
