@@ -355,6 +355,8 @@ class DaskScan:
             return self._scan_on_workers(scan, distances, bounds, progress, told)
         except (OSError, RuntimeError):
             if sorted(self.client.scheduler_info()["workers"]) == self._addresses:
+                # what a failed call left on its actor is unknown: the next scan sends every actor everything
+                self._sent = [(None, None)] * len(self._addresses)
                 raise
         # a worker was lost with its actor: new actors on the workers there are now, sent everything again
         self._actors = []

@@ -125,6 +125,36 @@ def test_dask_scan_survives_a_lost_worker():
         assert lost not in backend._addresses and sum(counted) == pair_count(X.shape[0])
 
 
+def test_dask_scan_after_a_failed_call_sends_the_points_again(client):
+    # a call that fails on an unchanged cluster is re-raised; the actor it went to may hold nothing, so the
+    # next scan must not count on what that call would have left there (review r25)
+    class FailOnce:
+        def __init__(self, actor):
+            self.actor, self.failed = actor, False
+
+        def scan(self, *args, **kwargs):
+            if self.failed:
+                return self.actor.scan(*args, **kwargs)
+            self.failed = True
+
+            class Failed:
+                def result(self):
+                    raise RuntimeError("the call failed")
+            return Failed()
+
+    X, bounds, P, _ = _points_and_bounds(False)
+    local = scan_pair_violations(X, P, bounds, tol=1e-9, block_rows=4)
+    distances = PairDistances(X, 4)
+    with DaskScan(client) as backend, threadpool_limits(1):
+        backend._start_actors()
+        backend._points = distances
+        future, actor = backend._actors[0]
+        backend._actors[0] = (future, FailOnce(actor))
+        with pytest.raises(RuntimeError, match="the call failed"):
+            backend.scan(X, P, bounds, tol=1e-9, distances=distances)
+        _same_scan(backend.scan(X, P, bounds, tol=1e-9, distances=distances), local)
+
+
 def test_dask_scan_recomputes_distances_beyond_its_cache(client):
     X, bounds, P, _ = _points_and_bounds(False)
     with DaskScan(client, cache_pairs=0) as backend, threadpool_limits(1):
