@@ -542,6 +542,33 @@ def test_thesis_mvu_reason_tests_follow_the_experiment_they_explain():
     assert len(keys) == len(set(keys))
 
 
+def _numbered(label: str) -> set[str]:
+    """The figures and tables a listing names before its dash or bracket: "Fig. 3.24–3.25 — …" gives
+    {"Fig. 3.24", "Fig. 3.25"}, "Fig. 3.9, 3.10 and 3.31 (…)" three figures."""
+    import re
+
+    kind = "Table" if label.startswith("Table") else "Fig."
+    head = re.split(r" — | \(", label, maxsplit=1)[0]
+    names = set()
+    for first, last in re.findall(r"3\.(\d+)(?:–3\.(\d+))?", head):
+        names |= {f"{kind} 3.{i}" for i in range(int(first), int(last or first) + 1)}
+    return names
+
+
+def test_thesis_mvu_lists_every_numbered_figure_and_table_of_chapter_3_once():
+    module = load_paper("thesis-mvu")
+    groups = {"experiments": set().union(*(_numbered(e.title) for e in module.EXPERIMENTS)),
+              "not implemented": set().union(*(_numbered(item) for item in module.NOT_IMPLEMENTED)),
+              "no experiment": set().union(*(_numbered(item) for item in module.NOT_EXPERIMENTS))}
+    assert _numbered("Fig. 3.24–3.25 — x") == {"Fig. 3.24", "Fig. 3.25"}
+    assert _numbered("Fig. 3.9, 3.10 and 3.31 (teapot 3.2)") == {"Fig. 3.9", "Fig. 3.10", "Fig. 3.31"}
+    chapter = {f"Fig. 3.{i}" for i in range(1, 38)} | {f"Table 3.{i}" for i in range(1, 4)}
+    assert set().union(*groups.values()) == chapter
+    for a, b in (("experiments", "not implemented"), ("experiments", "no experiment"),
+                 ("not implemented", "no experiment")):
+        assert not groups[a] & groups[b], (a, b, groups[a] & groups[b])
+
+
 def test_thesis_ball_tree_split_rule_partitions_into_small_balls():
     trees = load_reproduce("thesis_lmnn_trees")
     rng = np.random.default_rng(5)
