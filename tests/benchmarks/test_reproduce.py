@@ -534,7 +534,8 @@ def test_thesis_mvu_reason_tests_follow_the_experiment_they_explain():
     assert len(reasons) == (len(load_reproduce("thesis_mvu_reasons").EXPERIMENTS)
                             + len(load_reproduce("thesis_mvu_measures").EXPERIMENTS)
                             + len(load_reproduce("thesis_mvu_trust").EXPERIMENTS)
-                            + len(load_reproduce("thesis_mvu_lockup").EXPERIMENTS)) >= 5
+                            + len(load_reproduce("thesis_mvu_lockup").EXPERIMENTS)
+                            + sum("_reasons" in e.key for e in load_reproduce("thesis_mvu_more").EXPERIMENTS)) >= 5
     for key in reasons:                          # <figure>_reasons[_<candidate>] after its figure or a sibling
         figure = key.split("_reasons")[0]
         before = keys[keys.index(key) - 1]

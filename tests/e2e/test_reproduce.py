@@ -438,7 +438,7 @@ def test_the_thesis_mvu_noise_free_roll_reason_test_decides_by_its_rule(tmp_path
 
 
 def test_the_thesis_mvu_chapter_3_additions_run_quick_and_compute_what_they_claim(tmp_path):
-    keys = "fig3_2,fig3_7,fig3_16,fig3_19_20,fig3_23"
+    keys = "fig3_2,fig3_7,fig3_16,fig3_19_20,fig3_23,fig3_23_reasons"
     records = _run_quick(tmp_path, keys, paper="thesis-mvu")
     d = records["fig3_2"]["config"]["d"]
     for row in records["fig3_2"]["rows"]:                      # ‖f_k(x)‖²: mean 1, variance 2(d − k)/(k(d + 2))
@@ -464,4 +464,10 @@ def test_the_thesis_mvu_chapter_3_additions_run_quick_and_compute_what_they_clai
         assert set(ratios) == {"sdp", "sdp_cg", "lle"} and all(0.0 < v < np.inf for v in ratios.values())
         assert sum(consistency["mvu_statuses"][name].values()) == 4 * trials
         assert all(len(v) == trials for v in consistency["all_ratios"][name].values())
-
+    reason = records["fig3_23_reasons"]["rows"]                 # the hypothesis decided by its stated rule
+    above = all(v > 1.0 for v in reason["ratios"].values())
+    unfolded = {name: u["status"] == "optimal" and u["two_share"] >= 0.95 for name, u in reason["unfold"].items()}
+    low = next(name for name in unfolded if name != "21 high")
+    expected = ("supported" if above and unfolded[low] and not unfolded["21 high"] else
+                "refuted" if unfolded[low] and not above else "undecided")
+    assert reason["hypothesis"] == expected and records["fig3_23_reasons"]["verdict"] == "differs"
