@@ -465,9 +465,10 @@ def test_the_thesis_mvu_chapter_3_additions_run_quick_and_compute_what_they_clai
         assert sum(consistency["mvu_statuses"][name].values()) == 4 * trials
         assert all(len(v) == trials for v in consistency["all_ratios"][name].values())
     reason = records["fig3_23_reasons"]["rows"]                 # the hypothesis decided by its stated rule
-    above = all(v > 1.0 for v in reason["ratios"].values())
+    above = all(v > 1.5 for v in reason["ratios"].values())
     unfolded = {name: u["status"] == "optimal" and u["two_share"] >= 0.95 for name, u in reason["unfold"].items()}
     low = next(name for name in unfolded if name != "21 high")
     expected = ("supported" if above and unfolded[low] and not unfolded["21 high"] else
                 "refuted" if unfolded[low] and not above else "undecided")
-    assert reason["hypothesis"] == expected and records["fig3_23_reasons"]["verdict"] == "differs"
+    assert reason["hypothesis"] == expected
+    assert records["fig3_23_reasons"]["verdict"] == ("reproduced in trend" if expected == "supported" else "differs")
