@@ -534,12 +534,77 @@ def test_thesis_mvu_reason_tests_follow_the_experiment_they_explain():
     assert len(reasons) == (len(load_reproduce("thesis_mvu_reasons").EXPERIMENTS)
                             + len(load_reproduce("thesis_mvu_measures").EXPERIMENTS)
                             + len(load_reproduce("thesis_mvu_trust").EXPERIMENTS)
-                            + len(load_reproduce("thesis_mvu_lockup").EXPERIMENTS)) >= 5
+                            + len(load_reproduce("thesis_mvu_lockup").EXPERIMENTS)
+                            + sum("_reasons" in e.key for e in load_reproduce("thesis_mvu_more").EXPERIMENTS)) >= 5
     for key in reasons:                          # <figure>_reasons[_<candidate>] after its figure or a sibling
         figure = key.split("_reasons")[0]
         before = keys[keys.index(key) - 1]
         assert before == figure or before.startswith(f"{figure}_reasons")
     assert len(keys) == len(set(keys))
+
+
+def _numbered(label: str) -> set[str]:
+    """The figures and tables a listing names before its dash or bracket: "Fig. 3.24–3.25 — …" gives
+    {"Fig. 3.24", "Fig. 3.25"}, "Fig. 3.9, 3.10 and 3.31 (…)" three figures."""
+    import re
+
+    kind = "Table" if label.startswith("Table") else "Fig."
+    head = re.split(r" — | \(", label, maxsplit=1)[0]
+    names = set()
+    for first, last in re.findall(r"3\.(\d+)(?:–3\.(\d+))?", head):
+        names |= {f"{kind} 3.{i}" for i in range(int(first), int(last or first) + 1)}
+    return names
+
+
+def test_thesis_mvu_lists_every_numbered_figure_and_table_of_chapter_3_once():
+    module = load_paper("thesis-mvu")
+    groups = {"experiments": set().union(*(_numbered(e.title) for e in module.EXPERIMENTS)),
+              "not implemented": set().union(*(_numbered(item) for item in module.NOT_IMPLEMENTED)),
+              "no experiment": set().union(*(_numbered(item) for item in module.NOT_EXPERIMENTS))}
+    assert _numbered("Fig. 3.24–3.25 — x") == {"Fig. 3.24", "Fig. 3.25"}
+    assert _numbered("Fig. 3.9, 3.10 and 3.31 (teapot 3.2)") == {"Fig. 3.9", "Fig. 3.10", "Fig. 3.31"}
+    chapter = {f"Fig. 3.{i}" for i in range(1, 38)} | {f"Table 3.{i}" for i in range(1, 4)}
+    assert set().union(*groups.values()) == chapter
+    for a, b in (("experiments", "not implemented"), ("experiments", "no experiment"),
+                 ("not implemented", "no experiment")):
+        assert not groups[a] & groups[b], (a, b, groups[a] & groups[b])
+
+
+def test_thesis_random_projection_moments_against_the_beta_law_and_a_sample():
+    from scipy.stats import beta
+
+    more = load_reproduce("thesis_mvu_more")
+    for d, k in ((100, 2), (100, 16), (7, 3)):
+        mean, variance = more.projected_norm_moments(d, k)
+        law = beta(k / 2, (d - k) / 2)                                   # ‖x_p‖² of a uniform unit vector
+        assert mean == pytest.approx(d / k * law.mean()) and variance == pytest.approx((d / k) ** 2 * law.var())
+    norms = more.projected_norms(200000, 10, [3, 10], seed=1)
+    np.testing.assert_allclose(norms[10], 1.0)                           # k = d: the unit norm itself
+    assert norms[3].var() == pytest.approx(more.projected_norm_moments(10, 3)[1], rel=0.02)
+
+
+def test_thesis_laplacian_figure_helpers_against_direct_computations():
+    more = load_reproduce("thesis_mvu_more")
+    rng = np.random.default_rng(0)
+    A = rng.standard_normal((50, 3))
+    R = np.linalg.qr(rng.standard_normal((3, 3)))[0]
+    assert more.subspace_agreement(A, A @ R) == pytest.approx(1.0)      # one span, other coordinates
+    e = np.eye(6)
+    assert more.subspace_agreement(e[:, :2], e[:, 2:4]) == pytest.approx(0.0, abs=1e-12)
+    path = np.array([[0, 1], [1, 2], [2, 3]])
+    np.testing.assert_allclose(more.sign_change_share(np.array([[1.0, 1.0], [2.0, -1.0], [-1.0, 1.0],
+                                                                [-3.0, -1.0]]), path), [1 / 3, 1.0])
+    points = rng.random((30, 2))
+    modes, frequency = more.square_modes(points, 5)
+    assert frequency.tolist() == [1, 1, 2, 4, 4]                          # (1,0), (0,1), (1,1), (2,0), (0,2)
+    u = (points - points.min(axis=0)) / np.ptp(points, axis=0)
+    np.testing.assert_allclose(modes[:, 0], np.cos(np.pi * u[:, 0]))
+    np.testing.assert_allclose(modes[:, 2], np.cos(np.pi * u[:, 0]) * np.cos(np.pi * u[:, 1]))
+    truth = rng.random((40, 2))
+    turn = np.array([[0.0, -1.0], [1.0, 0.0]])
+    aligned, errors = more._aligned(truth @ turn.T + 3.0, truth)          # rotated and moved: no error
+    np.testing.assert_allclose(aligned, truth, atol=1e-12)
+    assert errors.max() < 1e-12
 
 
 def test_thesis_ball_tree_split_rule_partitions_into_small_balls():

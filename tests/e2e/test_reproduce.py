@@ -470,3 +470,40 @@ def test_the_thesis_mvu_noise_free_roll_reason_test_decides_by_its_rule(tmp_path
         expected = (local_continuity(X, Y, l), local_trust(X, Y, l), neighborhood_intersection(X, Y, l))
         assert [rows["truth"][roll][m] for m in names] == pytest.approx(expected, abs=1e-9)
     assert f"is {rows['decision']}" in record["agreement"]
+
+
+def test_the_thesis_mvu_chapter_3_additions_run_quick_and_compute_what_they_claim(tmp_path):
+    keys = "fig3_2,fig3_7,fig3_16,fig3_19_20,fig3_23,fig3_23_reasons"
+    records = _run_quick(tmp_path, keys, paper="thesis-mvu")
+    d = records["fig3_2"]["config"]["d"]
+    for row in records["fig3_2"]["rows"]:                      # ‖f_k(x)‖²: mean 1, variance 2(d − k)/(k(d + 2))
+        k = row["k"]
+        assert row["mean"] == pytest.approx(1.0, abs=0.02)
+        assert row["variance"] == pytest.approx(2 * (d - k) / (k * (d + 2)), rel=0.05)
+    iterates = records["fig3_7"]["rows"]
+    assert [r["stopped_after"] for r in iterates] == [*records["fig3_7"]["config"]["iterations"], None]
+    assert iterates[-1]["status"] == "optimal" and all(r["status"] == "max_iterations" for r in iterates[:-1])
+    assert all(r["violation"] <= 1e-6 for r in iterates)        # the inequality SDP's iterates are feasible
+    assert iterates[-1]["trace"] > iterates[0]["trace"]
+    laplacian = records["fig3_16"]["rows"]
+    assert np.all(np.diff(laplacian["eigenvalues"]) >= -1e-9) and laplacian["eigenvalues"][0] > 0
+    assert laplacian["sign_changes"][-1] > laplacian["sign_changes"][0]
+    assert laplacian["mode_agreement"]["2"] > 0.9                # the first two: cos(πx) and cos(πy)
+    networks = records["fig3_19_20"]["rows"]
+    for net in networks.values():
+        assert net["sdp_status"] == "optimal" and net["refined_median_error"] < net["sdp_median_error"]
+    assert "baseline_median_error" in networks["Fig. 3.20"]
+    consistency = records["fig3_23"]["rows"]
+    trials = records["fig3_23"]["config"]["trials"]
+    for name, ratios in consistency["ratios"].items():
+        assert set(ratios) == {"sdp", "sdp_cg", "lle"} and all(0.0 < v < np.inf for v in ratios.values())
+        assert sum(consistency["mvu_statuses"][name].values()) == 4 * trials
+        assert all(len(v) == trials for v in consistency["all_ratios"][name].values())
+    reason = records["fig3_23_reasons"]["rows"]                 # the hypothesis decided by its stated rule
+    above = all(v > 1.5 for v in reason["ratios"].values())
+    unfolded = {name: u["status"] == "optimal" and u["two_share"] >= 0.95 for name, u in reason["unfold"].items()}
+    low = next(name for name in unfolded if name != "21 high")
+    expected = ("supported" if above and unfolded[low] and not unfolded["21 high"] else
+                "refuted" if unfolded[low] and not above else "undecided")
+    assert reason["hypothesis"] == expected
+    assert records["fig3_23_reasons"]["verdict"] == ("reproduced in trend" if expected == "supported" else "differs")
