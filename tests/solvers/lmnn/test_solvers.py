@@ -1235,6 +1235,33 @@ def test_first_order_pairwise_check_finds_an_uncached_pair_inside(instances):
     assert loss._risky_pairs_outside(ZL, radius, e, sigma)       # no pair to check
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_first_order_loss_beyond_the_float32_range(dtype):
+    """Two clusters at ±1e20 (‖Lz‖² ~ 1e40 overflows float32) with both labels and hinges of order 1 inside each:
+    the streamed smoothed loss keeps every impostor pair (its float32 radius test kept none when it overflowed,
+    a loss of 28.6 for the direct sum's 128.7), and the warm start from there is finite."""
+    from sdpembed.solvers.lmnn.warm import _FullLoss, smoothed_hinge, warm_start_metric
+    rng = np.random.default_rng(3)
+    X = np.zeros((24, 2))
+    X[:12, 0], X[12:, 0] = 1e20, -1e20
+    X[:, 1] = rng.standard_normal(24)
+    inst = LMNNInstance.from_data(X, np.arange(24) % 2, k=2, mu=0.5)
+    P = np.asarray(inst.pull_matrix)
+    loss = _FullLoss(inst.X, inst.y, inst.targets, P, inst.mu, dtype=dtype)
+    loss.eta = 0.3
+    f, g = loss(np.eye(2).ravel())
+    triplets = all_triplets(inst.y, inst.targets)
+    U, W = X[triplets[:, 0]] - X[triplets[:, 1]], X[triplets[:, 0]] - X[triplets[:, 2]]
+    z = 1 + np.einsum("ij,ij->i", U, U) - np.einsum("ij,ij->i", W, W)
+    assert np.sum(z > 0) > 20
+    expected = (1 - inst.mu) * np.trace(P) + inst.mu * smoothed_hinge(z, 0.3)[0].sum()
+    assert f == pytest.approx(expected, rel=1e-6)
+    assert np.all(np.isfinite(g))
+    warm = warm_start_metric(inst.X, inst.y, inst.targets, inst.mu, P, dtype=dtype)
+    assert np.all(np.isfinite(warm.M)) and np.isfinite(warm.loss)
+    assert warm.loss <= inst.objective(np.eye(2))
+
+
 def test_first_order_warm_start_is_near_the_optimum(instances, optima):
     from sdpembed.solvers.lmnn.warm import warm_start_metric
     inst = instances["wine"]
