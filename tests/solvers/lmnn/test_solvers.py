@@ -647,6 +647,30 @@ def test_pcg_solves_an_spd_system_to_its_tolerance():
     assert pcg(lambda v: A @ v, np.zeros(60), lambda z: z / diagonal) == (pytest.approx(np.zeros(60)), True)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("lower", [True, False])
+def test_cholesky_solver_is_cho_solve(dtype, lower):
+    """newton.cholesky_solver (two BLAS triangular solves, the PCG preconditioners' H⁻¹z) solves what scipy's
+    cho_solve solves, from either triangle of the factor and a factor stored in C order too, in float64."""
+    import scipy.linalg
+
+    from sdpembed.solvers.lmnn.newton import cholesky_solver
+    rng = np.random.default_rng(8)
+    B = rng.standard_normal((50, 120))
+    H = (B @ B.T + np.eye(50)).astype(dtype)
+    z = rng.standard_normal(50)
+    factor = scipy.linalg.cho_factor(H, lower=lower, check_finite=False)
+    expected = np.linalg.solve(H.astype(np.float64), z)
+    rtol = 1e-10 if dtype == np.float64 else 1e-4
+    for c in (factor[0], np.ascontiguousarray(factor[0])):
+        x = cholesky_solver((c, lower))(z)
+        assert x.dtype == np.float64 and x.shape == (50,)
+        np.testing.assert_allclose(x, expected, rtol=rtol, atol=rtol * np.abs(expected).max())
+        np.testing.assert_allclose(x, scipy.linalg.cho_solve(factor, z.astype(dtype)), rtol=10 * rtol,
+                                   atol=10 * rtol * np.abs(expected).max())
+    assert cholesky_solver((np.zeros((0, 0), dtype=dtype), lower))(np.zeros(0)).shape == (0,)
+
+
 def test_newton_factor_escalates_its_ridge_on_an_indefinite_matrix():
     """newton._cho_factor on a matrix made indefinite by rounding (eigenvalues 1 … 1e-3 and one at −1e-9 of its
     mean diagonal, as the Newton matrix near the cone's boundary): the fixed ridge 1e-12·tr/p does not make it
