@@ -375,10 +375,17 @@ class _FullLoss:
         left, right = _radius_test_rows(ZL[order], reach * radius[order], np.float32)
         labels = self.labels[order]
         rows, cols = [], []
+        # one product block and one mask for all blocks: a fresh array of a block's size is fresh memory
+        # (page faults) at every block
+        products = np.empty(min(self.rows, n) * n, dtype=np.float32)
+        inside = np.empty(products.size, dtype=bool)
         for start in range(0, n, self.rows):
             stop = min(start + self.rows, n)
-            G = left[start:stop] @ right[start:].T                              # for b ≥ start only
-            r, c = np.divmod(np.flatnonzero(G > 0.0), n - start)
+            size = (stop - start) * (n - start)
+            G = products[:size].reshape(stop - start, n - start)
+            np.matmul(left[start:stop], right[start:].T, out=G)                 # for b ≥ start only
+            np.greater(products[:size], 0.0, out=inside[:size])
+            r, c = np.divmod(np.flatnonzero(inside[:size]), n - start)
             r += start
             c += start
             keep = (c > r) & (labels[r] != labels[c])
