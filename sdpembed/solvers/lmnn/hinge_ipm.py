@@ -55,7 +55,7 @@ from ..._deadline import Deadline
 from ..._progress import say
 from ...problems.lmnn import loss_unit
 from ...results import relative_gap
-from .newton import newton_step, pcg
+from .newton import cholesky_solver, newton_step, pcg
 from .pair_system import PairSystem, symmetric_part
 
 __all__ = ["IPMOutcome", "first_order_ipm_start", "hinge_ipm", "ipm_reached", "polish_multipliers", "warm_start"]
@@ -298,7 +298,7 @@ def polish_multipliers(system: PairSystem, C0: np.ndarray, mu: float, X: np.ndar
     except np.linalg.LinAlgError:
         return None
     y, ok = pcg(lambda v: system.svec(system.adjoint(D * system.apply(system.smat(v)))) + ridge * v, rhs,
-                lambda z: scipy.linalg.cho_solve(factor, z, check_finite=False), tol=_POLISH_TOL)
+                cholesky_solver(factor), tol=_POLISH_TOL)
     if not ok:
         H = system.gram_subset(D, margin)
         H[np.diag_indices_from(H)] += ridge

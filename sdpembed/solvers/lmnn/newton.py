@@ -31,9 +31,10 @@ from collections.abc import Callable
 import numpy as np
 import scipy.linalg
 
+from ..lapack import blas
 from .pair_system import PairSystem, symmetric_part
 
-__all__ = ["max_step_pos", "max_step_psd", "newton_step", "pcg"]
+__all__ = ["cholesky_solver", "max_step_pos", "max_step_psd", "newton_step", "pcg"]
 
 #: Triplets per svec coordinate beyond which Newton systems are solved by PCG (see :func:`_newton_solver`).
 _PCG_RATIO = 4
@@ -137,6 +138,35 @@ def max_step_pos(v: np.ndarray, dv: np.ndarray) -> float:
     return float(np.min(-v[neg] / dv[neg])) if np.any(neg) else np.inf
 
 
+def cholesky_solver(factor: tuple[np.ndarray, bool]) -> Callable[[np.ndarray], np.ndarray]:
+    """z ↦ H⁻¹z for a vector z, from ``factor`` = (c, lower) of ``cho_factor(H)`` (float32 or float64), returned in
+    float64.
+
+    Two BLAS triangular solves (``trsv``) with the factor: LAPACK's ``potrs``, behind ``cho_solve``, goes through
+    ``trsm`` with one right-hand side, several times slower on the p × p factors of the PCG preconditioners, which
+    are applied at every PCG iteration. The same two triangular systems are solved, so the result is that of
+    ``cho_solve`` to rounding.
+
+    References
+    ----------
+    .. [1] E. Anderson et al., "LAPACK Users' Guide", 3rd ed., SIAM, 1999: the Cholesky solve of xPOTRS as two
+       triangular solves (BLAS xTRSV).
+    """
+    c, lower = factor
+    c = np.asfortranarray(c)
+    trsv = blas.strsv if c.dtype == np.float32 else blas.dtrsv
+    lower_flag = 1 if lower else 0
+
+    def solve(z: np.ndarray) -> np.ndarray:
+        if c.shape[0] == 0:                    # BLAS takes no empty vector
+            return np.zeros(0)
+        # lower: H = LLᵀ, solve L w = z, then Lᵀ x = w; upper: H = UᵀU, solve Uᵀ w = z, then U x = w
+        w = trsv(c, np.asarray(z, dtype=c.dtype), lower=lower_flag, trans=1 - lower_flag)
+        return np.asarray(trsv(c, w, lower=lower_flag, trans=lower_flag, overwrite_x=1), dtype=np.float64)
+
+    return solve
+
+
 def _cho_factor(H: np.ndarray):
     """Cholesky factor of the SPD matrix H, with a ridge ρ·tr(H)/p on its diagonal if rounding makes it indefinite,
     ρ from ``_RIDGES`` in turn (LinAlgError if the last fails). Near the boundary the HKM term M⁻¹ ⊛ X spans
@@ -205,7 +235,7 @@ def _newton_solver(system: PairSystem, D: np.ndarray, Minv: np.ndarray, X: np.nd
     p = system.svec_dim
     if system.n_blocks != 1 or system.n_triplets <= _PCG_RATIO * p:
         factor = _cho_factor(system.gram(D) + system.skron(Minv, X))
-        return lambda r: scipy.linalg.cho_solve(factor, r, check_finite=False)
+        return cholesky_solver(factor)
     rank = _PCG_RATIO * p // 2 if iterative else _PCG_EARLY * p
     top = np.arange(D.size) if rank >= D.size else np.sort(np.argpartition(-D, rank)[:rank])
     if p < _PCG_CARRY_FROM or iterative:
@@ -229,8 +259,8 @@ def _newton_solver(system: PairSystem, D: np.ndarray, Minv: np.ndarray, X: np.nd
             x, ok = pcg(operator, r, precondition, tol=tol, guess=guess)
             if ok:
                 return x
-            state["factor"] = _cho_factor(system.gram(D) + system.skron(Minv, X))
-        return scipy.linalg.cho_solve(state["factor"], r, check_finite=False)
+            state["factor"] = cholesky_solver(_cho_factor(system.gram(D) + system.skron(Minv, X)))
+        return state["factor"](r)
 
     return solve
 
@@ -293,8 +323,7 @@ def _float32_factor(system: PairSystem, D: np.ndarray, rows: np.ndarray, Minv: n
         factor = scipy.linalg.cho_factor(H, lower=True, check_finite=False)
     except np.linalg.LinAlgError:
         factor = _cho_factor(system.gram_subset(D, rows, np.float32) + system.skron(Minv, X))
-        return lambda z: scipy.linalg.cho_solve(factor, z, check_finite=False)
-    return lambda z: scipy.linalg.cho_solve(factor, z.astype(np.float32), check_finite=False).astype(np.float64)
+    return cholesky_solver(factor)
 
 
 def _matrix_free_solver(system: PairSystem, D: np.ndarray, M: np.ndarray, X: np.ndarray, tol: float = _PCG_TOL):
@@ -329,11 +358,11 @@ def _matrix_free_solver(system: PairSystem, D: np.ndarray, M: np.ndarray, X: np.
     inverse_diagonal = 1.0 / (tilde.diagonal(rest) + kron)
     F = tilde._triplet_features_t(top)                                   # (p, r)
     G = F * inverse_diagonal[:, None]                                    # Δ⁻¹F
-    core = _cho_factor(F.T @ G + np.diag(1.0 / D[top]))                 # D_B⁻¹ + FᵀΔ⁻¹F
+    core_solve = cholesky_solver(_cho_factor(F.T @ G + np.diag(1.0 / D[top])))     # D_B⁻¹ + FᵀΔ⁻¹F
 
     def precondition(z: np.ndarray) -> np.ndarray:
         # (Δ + F D_B Fᵀ)⁻¹ z by the Woodbury identity
-        return inverse_diagonal * z - G @ scipy.linalg.cho_solve(core, G.T @ z, check_finite=False)
+        return inverse_diagonal * z - G @ core_solve(G.T @ z)
 
     def operator(y: np.ndarray) -> np.ndarray:
         return tilde.svec(tilde.adjoint(D * tilde.apply(tilde.smat(y)))) + kron * y

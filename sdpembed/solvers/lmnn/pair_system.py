@@ -322,7 +322,7 @@ class PairSystem:
         Every chunk's F Fᵀ is exactly symmetric (numpy hands F @ F.T to BLAS syrk and mirrors the triangle), so
         their sum is too: no symmetrising pass."""
         p = self.svec_dim
-        H = np.zeros((p, p), dtype=accumulate)
+        H = None
         # the features of the rows' triplets formed here, transposed (:meth:`features_t`): cheaper than gathering
         # rows of cached (n_pairs, p) features or of the features of every triplet formed once per working set
         # (most of a working set is never among the preconditioners' rows); in float32 from the pairs rounded to
@@ -333,9 +333,13 @@ class PairSystem:
             t = rows[start:start + _CHUNK]
             F = self.features_t(U[self.a[t]], W[self.b[t]]).astype(dtype, copy=False)
             F *= root[t]
-            if F.shape[1]:
+            if not F.shape[1]:
+                continue
+            if H is None:                   # the first chunk's product is the sum so far: no zeros to add it to
+                H = (F @ F.T).astype(accumulate, copy=False)
+            else:
                 H += F @ F.T
-        return H
+        return np.zeros((p, p), dtype=accumulate) if H is None else H
 
     def skron(self, G: np.ndarray, K: np.ndarray) -> np.ndarray:
         """G ⊛ K (symmetric Kronecker product) of stacked blocks, block-diagonal (c·p, c·p):

@@ -328,17 +328,7 @@ class _FullLoss:
         anchors = np.argsort(-count, kind="stable")[:int(np.count_nonzero(count))]
         # ‖L(z_a − z_b)‖² < r_a ⇔ ⟨Lz_a, Lz_b⟩ − q_b/2 − (q_a − r_a)/2 > 0, with the margin of the product's
         # rounding and the relative one of the exact test below
-        d = ZL.shape[1]
-        q = np.einsum("ij,ij->i", ZL, ZL, dtype=np.float64)
-        slack = 4.0 * (d + 2) * float(np.finfo(ZL.dtype).eps) * float(q.max()) + 1e-30
-        own = np.empty((n, d + 2), dtype=ZL.dtype)                  # rows [Lz_a, 1, slack − (q_a − r_a)/2]
-        own[:, :d] = ZL
-        own[:, d] = 1.0
-        own[:, d + 1] = slack - 0.5 * (q - (1.0 + 1e-5) * radius)
-        peer = np.empty((n, d + 2), dtype=ZL.dtype)                 # rows [Lz_b, −q_b/2, 1]
-        peer[:, :d] = ZL
-        peer[:, d] = -0.5 * q
-        peer[:, d + 1] = 1.0
+        own, peer = _radius_test_rows(ZL, (1.0 + 1e-5) * radius, ZL.dtype)
         peer_moved = peer[by_move]                                   # columns in order of decreasing move
         # blocks of anchors whose prefixes are at least half the block's width (so at most half its products are
         # not needed) and of at most as many products as a scan's block
@@ -377,37 +367,59 @@ class _FullLoss:
                     reach: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The points in order of decreasing radius and the pairs (a, b), a < b in that order, a ascending, with
         different labels and ‖L(x_a − x_b)‖² < ``reach``·r_a by a float32 test with a margin (a superset)."""
-        n, d = ZL.shape
-        q = np.einsum("ij,ij->i", ZL, ZL)
+        n = ZL.shape[0]
         # Points in order of decreasing radius: for a < b in that order max(r_a, r_b) = r_a, so the upper
         # triangle of the pair matrix with the row's radius holds every pair (a, b) inside the radius of a or
         # of b — half the Gram matrix of the all-rows test, and each pair's exact distance formed once.
         order = np.argsort(-radius, kind="stable")
-        ZLs, qs, rs, labels = ZL[order], q[order], reach * radius[order], self.labels[order]
-        # candidates from a float32 Gram matrix, with a margin above its rounding error
-        # (|fl(⟨a, b⟩) − ⟨a, b⟩| ≤ 2d·ε₃₂·‖a‖‖b‖ ≤ 2d·ε₃₂·max q; two more terms in the augmented products);
-        # ‖L(z_a − z_b)‖² < r_a  ⇔  ⟨Lz_a, Lz_b⟩ − q_b/2 − (q_a − r_a)/2 > 0, as one product of the rows
-        # [Lz_a, 1, −(q_a − r_a)/2 + slack] and [Lz_b, −q_b/2, 1] (no pass over the block to subtract)
-        slack = 4.0 * (d + 2) * float(np.finfo(np.float32).eps) * float(q.max()) + 1e-30
-        left = np.empty((n, d + 2), dtype=np.float32)
-        right = np.empty((n, d + 2), dtype=np.float32)
-        left[:, :d] = ZLs
-        right[:, :d] = ZLs
-        left[:, d] = 1.0
-        left[:, d + 1] = slack - 0.5 * (qs - rs)
-        right[:, d] = -0.5 * qs
-        right[:, d + 1] = 1.0
+        left, right = _radius_test_rows(ZL[order], reach * radius[order], np.float32)
+        labels = self.labels[order]
         rows, cols = [], []
+        # one product block and one mask for all blocks: a fresh array of a block's size is fresh memory
+        # (page faults) at every block
+        products = np.empty(min(self.rows, n) * n, dtype=np.float32)
+        inside = np.empty(products.size, dtype=bool)
         for start in range(0, n, self.rows):
             stop = min(start + self.rows, n)
-            G = left[start:stop] @ right[start:].T                              # for b ≥ start only
-            r, c = np.divmod(np.flatnonzero(G > 0.0), n - start)
+            size = (stop - start) * (n - start)
+            G = products[:size].reshape(stop - start, n - start)
+            np.matmul(left[start:stop], right[start:].T, out=G)                 # for b ≥ start only
+            np.greater(products[:size], 0.0, out=inside[:size])
+            r, c = np.divmod(np.flatnonzero(inside[:size]), n - start)
             r += start
             c += start
             keep = (c > r) & (labels[r] != labels[c])
             rows.append(r[keep])
             cols.append(c[keep])
         return order, np.concatenate(rows), np.concatenate(cols)
+
+
+def _radius_test_rows(ZL: np.ndarray, radius: np.ndarray, dtype: type) -> tuple[np.ndarray, np.ndarray]:
+    """Rows whose products decide ‖L(z_a − z_b)‖² < r_a with a margin above their rounding (a superset): the
+    product of row a of the first and row b of the second is > 0 for every such pair.
+
+    ‖L(z_a − z_b)‖² < r_a ⇔ ⟨Lz_a, Lz_b⟩ − q_b/2 − (q_a − r_a)/2 > 0 (q = ‖Lz‖²), one product of the rows
+    [Lz_a, 1, slack − (q_a − r_a)/2] and [Lz_b, −q_b/2, 1] in ``dtype`` (no pass over a block to subtract), with
+    the slack 4(d + 2)·ε·max q above its rounding (|fl(⟨a, b⟩) − ⟨a, b⟩| ≤ 2d·ε·‖a‖‖b‖ ≤ 2d·ε·max q; two more
+    terms in the augmented products). The test is homogeneous (Lz of degree 1, q and r of degree 2), so it is
+    taken in units where its largest entry is about 2⁶⁴, a power of two (exact): no entry or product overflows
+    float32 (‖Lz‖² of points at 10²⁰ would) and none is lost to underflow.
+    """
+    n, d = ZL.shape
+    q = np.einsum("ij,ij->i", ZL, ZL, dtype=np.float64)
+    slack = 4.0 * (d + 2) * float(np.finfo(dtype).eps) * float(q.max(initial=0.0))
+    offset = slack - 0.5 * (q - radius)
+    top = float(max(q.max(initial=0.0), np.abs(offset).max(initial=0.0)))
+    unit = 2.0 ** -((int(np.frexp(top)[1]) - 64) // 2) if 0.0 < top < np.inf else 1.0
+    left = np.empty((n, d + 2), dtype=dtype)
+    right = np.empty((n, d + 2), dtype=dtype)
+    np.multiply(ZL, unit, out=left[:, :d], casting="unsafe")
+    right[:, :d] = left[:, :d]
+    left[:, d] = 1.0
+    left[:, d + 1] = offset * (unit * unit) + 1e-30
+    right[:, d] = (-0.5 * unit * unit) * q
+    right[:, d + 1] = 1.0
+    return left, right
 
 
 def _ray_scale(loss, L0: np.ndarray, *, halvings: int = 8) -> tuple[float, int]:

@@ -647,6 +647,30 @@ def test_pcg_solves_an_spd_system_to_its_tolerance():
     assert pcg(lambda v: A @ v, np.zeros(60), lambda z: z / diagonal) == (pytest.approx(np.zeros(60)), True)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("lower", [True, False])
+def test_cholesky_solver_is_cho_solve(dtype, lower):
+    """newton.cholesky_solver (two BLAS triangular solves, the PCG preconditioners' H⁻¹z) solves what scipy's
+    cho_solve solves, from either triangle of the factor and a factor stored in C order too, in float64."""
+    import scipy.linalg
+
+    from sdpembed.solvers.lmnn.newton import cholesky_solver
+    rng = np.random.default_rng(8)
+    B = rng.standard_normal((50, 120))
+    H = (B @ B.T + np.eye(50)).astype(dtype)
+    z = rng.standard_normal(50)
+    factor = scipy.linalg.cho_factor(H, lower=lower, check_finite=False)
+    expected = np.linalg.solve(H.astype(np.float64), z)
+    rtol = 1e-10 if dtype == np.float64 else 1e-4
+    for c in (factor[0], np.ascontiguousarray(factor[0])):
+        x = cholesky_solver((c, lower))(z)
+        assert x.dtype == np.float64 and x.shape == (50,)
+        np.testing.assert_allclose(x, expected, rtol=rtol, atol=rtol * np.abs(expected).max())
+        np.testing.assert_allclose(x, scipy.linalg.cho_solve(factor, z.astype(dtype)), rtol=10 * rtol,
+                                   atol=10 * rtol * np.abs(expected).max())
+    assert cholesky_solver((np.zeros((0, 0), dtype=dtype), lower))(np.zeros(0)).shape == (0,)
+
+
 def test_newton_factor_escalates_its_ridge_on_an_indefinite_matrix():
     """newton._cho_factor on a matrix made indefinite by rounding (eigenvalues 1 … 1e-3 and one at −1e-9 of its
     mean diagonal, as the Newton matrix near the cone's boundary): the fixed ridge 1e-12·tr/p does not make it
@@ -1233,6 +1257,33 @@ def test_first_order_pairwise_check_finds_an_uncached_pair_inside(instances):
     assert check(i[outside[0]], j[outside[0]])
     e, sigma = np.zeros(n), np.full(n, 2.0)
     assert loss._risky_pairs_outside(ZL, radius, e, sigma)       # no pair to check
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_first_order_loss_beyond_the_float32_range(dtype):
+    """Two clusters at ±1e20 (‖Lz‖² ~ 1e40 overflows float32) with both labels and hinges of order 1 inside each:
+    the streamed smoothed loss keeps every impostor pair (its float32 radius test kept none when it overflowed,
+    a loss of 28.6 for the direct sum's 128.7), and the warm start from there is finite."""
+    from sdpembed.solvers.lmnn.warm import _FullLoss, smoothed_hinge, warm_start_metric
+    rng = np.random.default_rng(3)
+    X = np.zeros((24, 2))
+    X[:12, 0], X[12:, 0] = 1e20, -1e20
+    X[:, 1] = rng.standard_normal(24)
+    inst = LMNNInstance.from_data(X, np.arange(24) % 2, k=2, mu=0.5)
+    P = np.asarray(inst.pull_matrix)
+    loss = _FullLoss(inst.X, inst.y, inst.targets, P, inst.mu, dtype=dtype)
+    loss.eta = 0.3
+    f, g = loss(np.eye(2).ravel())
+    triplets = all_triplets(inst.y, inst.targets)
+    U, W = X[triplets[:, 0]] - X[triplets[:, 1]], X[triplets[:, 0]] - X[triplets[:, 2]]
+    z = 1 + np.einsum("ij,ij->i", U, U) - np.einsum("ij,ij->i", W, W)
+    assert np.sum(z > 0) > 20
+    expected = (1 - inst.mu) * np.trace(P) + inst.mu * smoothed_hinge(z, 0.3)[0].sum()
+    assert f == pytest.approx(expected, rel=1e-6)
+    assert np.all(np.isfinite(g))
+    warm = warm_start_metric(inst.X, inst.y, inst.targets, inst.mu, P, dtype=dtype)
+    assert np.all(np.isfinite(warm.M)) and np.isfinite(warm.loss)
+    assert warm.loss <= inst.objective(np.eye(2))
 
 
 def test_first_order_warm_start_is_near_the_optimum(instances, optima):
