@@ -252,7 +252,13 @@ def radius_hinges(
     threshold: float = 0.0,
     block_size: int = BLOCK_ELEMENTS,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """The triplets and hinges of :func:`radius_hinge_scan` (without its ``direct`` flag)."""
+    """The triplets and hinges of :func:`radius_hinge_scan` (without its ``direct`` flag).
+
+    References
+    ----------
+    .. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+       Pennsylvania, 2007: the hinges of the loss (2.11), the distances (2.10).
+    """
     triplets, hinges, _ = radius_hinge_scan(X, y, targets, M, margin=margin, threshold=threshold,
                                             block_size=block_size)
     return triplets, hinges
@@ -301,6 +307,14 @@ def radius_hinge_scan(
         True when every hinge is by the direct formula (the radius filter ran); False when the scan
         fell back to :func:`iter_hinges`, whose hinges come from the Gram form (a larger rounding error
         where the points are far from their centre).
+
+    References
+    ----------
+    .. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+       Pennsylvania, 2007: the hinges of the loss (2.11), the distances (2.10), the active set of
+       Sec. 2.1.3.
+    .. [2] N. J. Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., SIAM, 2002: the
+       rounding bounds of inner products (ch. 3).
     """
     X, labels, targets, M, margin, threshold, block_size = hinge_inputs(X, y, targets, M, margin, threshold,
                                                                          block_size)

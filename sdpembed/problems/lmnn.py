@@ -1022,7 +1022,13 @@ def lmnn_dual_bound(
     instance, alpha_triplets: np.ndarray, alpha: np.ndarray, *, upper_bound: float | None = None,
     fixed_sum: tuple[int, np.ndarray, float] | None = None,
 ) -> float:
-    """The certified lower bound of :func:`lmnn_dual_bound_and_use` (without its ``uses_upper`` flag)."""
+    """The certified lower bound of :func:`lmnn_dual_bound_and_use` (without its ``uses_upper`` flag).
+
+    References
+    ----------
+    .. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
+       Pennsylvania, 2007: the SDP (2.11) and its slack form (Sec. 2.1.3).
+    """
     return lmnn_dual_bound_and_use(instance, alpha_triplets, alpha, upper_bound=upper_bound, fixed_sum=fixed_sum)[0]
 
 

@@ -697,7 +697,7 @@ def _on_span(instance):
 
 def _lift(rounds: _Rounds, full, keep: np.ndarray, shift: int) -> None:
     """Pad the metrics solved on the coordinates ``keep`` (of points scaled by 2^-``shift``) with zeros, scaled by
-    2^-2·``shift``: metrics of the full instance (``_full_certificate`` evaluates them there)."""
+    2^-2·``shift``: metrics of the full instance (``_on_full`` evaluates them there)."""
     Ms = np.zeros((rounds.Ms.shape[0], full.dim, full.dim))
     Ms[:, keep[:, None], keep[None, :]] = np.ldexp(rounds.Ms, -2 * shift)
     rounds.Ms = Ms
