@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 
+from sdpembed.formulations.mvu import solve_mvu_cvxpy
 from sdpembed.results import SolveResult
 
 from ...conftest import clarabel_or_scs
@@ -21,5 +23,12 @@ def certified_truth(instance) -> SolveResult:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         truth = clarabel_or_scs(instance)
-    assert truth.status == "optimal", truth.message
-    return truth
+        if truth.status == "optimal":
+            return truth
+        # both flagged optimal_inaccurate (on an Intel Xeon for a 12-point graph with duplicates that an AMD EPYC
+        # solves): an answer our own check certifies (every edge within 1e-5 of τ, a gap in [0, 1e-4] proved from
+        # its multipliers) is kept, with the least bound either solver's multipliers prove
+        answers = [solve_mvu_cvxpy(instance, solver) for solver in ("CLARABEL", "SCS")]
+    certified = [r for r in answers if r.max_violation <= 1e-5 and 0.0 <= r.relative_gap <= 1e-4]
+    assert certified, [r.message for r in answers]
+    return replace(min(certified, key=lambda r: r.relative_gap), dual_bound=min(r.dual_bound for r in answers))
