@@ -32,7 +32,10 @@ default for large inequality instances.) The dual start is strictly feasible
 (the point y₀ of the certificate), so dual iterates stay feasible and the certificate rarely needs to scale.
 
 Stopping: the constraint violation of K (relative to τ = max D, (3.11)) is at most
-``feas_tol`` and the certified relative gap at most ``gap_tol``. Locked-up instances
+``feas_tol`` and the certified relative gap at most ``gap_tol``. For the equality and min_trace variants the
+K judged and returned is then polished onto the equalities (:mod:`sdpembed.solvers.mvu.polish`: on a thin face a
+K met to ``feas_tol`` can lie above the optimum), and certified only at a violation of at most
+min(feas_tol, gap_tol²) with a gap that is not negative. Locked-up instances
 (Sec. 3.1.12): when an equality graph is rigid the feasible set has no interior and the dual
 optimum is not attained; the iteration stalls (tiny steps, growing multipliers) and the run
 ends ``inaccurate`` with a message saying so — never ``optimal``. Facial reduction
@@ -72,6 +75,7 @@ from ...problems.mvu import (
 )
 from ...results import SolveResult, build_result
 from ..lapack import cho_factor, cho_solve, solve_triangular
+from .polish import PolishSchedule, polished_verdict
 
 __all__ = [
     "LOCK_UP_HINT",
@@ -181,6 +185,14 @@ class _Slacks:
 
     def weighted_gram(self, w: np.ndarray) -> np.ndarray:
         return w[:self.E] + w[self.E:] if self.split else w
+
+
+def _factor(K: np.ndarray) -> np.ndarray:
+    """Y with YYᵀ = K's PSD part (columns of the positive eigenvalues), centred."""
+    w, U = np.linalg.eigh(0.5 * (K + K.T))
+    keep = w > 0
+    Y = U[:, keep] * np.sqrt(w[keep])
+    return Y - Y.mean(axis=0)
 
 
 def _max_step_linear(x: np.ndarray, dx: np.ndarray) -> float:
@@ -372,6 +384,10 @@ def solve_in_face(instance, *, basis: np.ndarray | None = None, certificate=None
     best_score, best_X = (float("inf"), float("inf")), X
     iteration = 0
     stalls = 0
+    # equality and min_trace on all of 1⊥ judge a polished K (.polish); a face's K (facial reduction) is judged
+    # as it is
+    polish = PolishSchedule() if variant in ("equality", "min_trace") and basis is None else None
+    polished, uncertified = None, None
     for iteration in range(1, max_iter + 1):
         # judged on the K it returns: duplicates merged, the inequality variant shrunk onto its constraints
         # (feasible_point)
@@ -399,7 +415,20 @@ def solve_in_face(instance, *, basis: np.ndarray | None = None, certificate=None
             (1.0, violation / feas_tol)
         if score < best_score:
             best_score, best_X = score, X.copy()
-        if violation <= feas_tol and abs(rgap) <= gap_tol:       # a negative gap: K too infeasible to trust
+        if violation <= feas_tol and rgap <= gap_tol and polish is not None:
+            # an equality K met to feas_tol can lie above the optimum (a thin face, Sec. 3.1.12): the K judged
+            # and returned is polished onto the equalities, and a negative gap is never accepted (.polish)
+            verdict = polished_verdict(instance, _factor(K), best_bound, gap_tol=gap_tol, feas_tol=feas_tol) \
+                if polish.due() else None
+            if verdict is not None and verdict.failure is not None:
+                uncertified = verdict.failure
+                polish.failed()
+            elif verdict is not None:
+                polished, status = verdict, "optimal"
+                message = (f"polished onto the equalities: violation {verdict.violation:.2e} <= {feas_tol:g}, "
+                           f"certified relative gap {verdict.relative_gap:.2e} <= {gap_tol:g}")
+                break
+        elif violation <= feas_tol and abs(rgap) <= gap_tol:     # a negative gap: K too infeasible to trust
             status = "optimal"
             message = f"violation {violation:.2e} <= {feas_tol:g}, certified relative gap {rgap:.2e} <= {gap_tol:g}"
             break
@@ -498,8 +527,13 @@ def solve_in_face(instance, *, basis: np.ndarray | None = None, certificate=None
             break
     else:
         iteration = max_iter
+    if status != "optimal" and uncertified is not None:
+        message += f"; at the last candidate iterate {uncertified}"
     if status != "optimal" and variant in ("equality", "min_trace"):
         message += LOCK_UP_HINT
+    if polished is not None:
+        return result(polished.solution, status, message, best_bound, best_y, iteration,
+                      {"Y": polished.factor, "multipliers_raw": y})
     if status != "optimal":
         X = best_X                                     # the iterate closest to the tolerances
         message += " (returning the iterate closest to the tolerances)"

@@ -92,8 +92,10 @@ therefore YYᵀ shrunk by the largest s² ≤ 1 with 𝒜(s²YYᵀ) ≤ D on eve
 length: it is feasible, and bound − objective ≥ optimum − objective ≥ 0 is a proved bound on its
 suboptimality (the run continues until that holds within ``gap_tol``; short edges make this
 stricter than the violation relative to τ). The slack variant has no edge constraints. For
-equality and min_trace K meets the constraints to ``feas_tol``; their gap bounds optimum −
-objective but may be slightly negative. Where points are joined by edges of length 0 (duplicates), the K
+equality and min_trace a K met to ``feas_tol`` can lie above the optimum on a thin face, so the K judged and
+returned is the factor polished onto the equalities by Gauss–Newton steps
+(:mod:`sdpembed.solvers.mvu.polish`), certified only with a violation of at most min(feas_tol, gap_tol²) and a
+gap that is not negative. Where points are joined by edges of length 0 (duplicates), the K
 judged and returned has them merged (:meth:`~sdpembed.problems.MVUInstance.feasible_point`, every variant
 but slack): a factor meets those edges only to the tolerance, off a face where tr K moves like the square
 root of the violation.
@@ -177,6 +179,7 @@ from ...problems.mvu import (
 )
 from ...results import SolveResult, build_result
 from .ipm import EXTENDED_GOAL, LOCK_UP_HINT
+from .polish import PolishSchedule, polished_verdict
 
 #: Up to this many points, the dual slack's least eigenpairs fall back to a dense eigensolver when
 #: shift-invert Lanczos does not converge (its memory, 8n² bytes, is then at most 128 MB).
@@ -249,7 +252,13 @@ def _least_slack(B, Bt, y, c, k, direct=False):
     if n <= 400 or (direct and n <= DENSE_SLACK_FALLBACK_N):
         return dense()
     delta = 1e-6 * max(1.0, abs(c))
-    lu = splu((L + delta * sp.identity(n, format="csc")).tocsc(), permc_spec="MMD_AT_PLUS_A")
+    try:
+        lu = splu((L + delta * sp.identity(n, format="csc")).tocsc(), permc_spec="MMD_AT_PLUS_A")
+    except RuntimeError as exc:                        # L(y) + δI exactly singular: no shift-invert at δ
+        if n > DENSE_SLACK_FALLBACK_N:
+            raise ArpackNoConvergence(f"L(y) + {delta:g} I is singular ({exc})", np.zeros(0), np.zeros((n, 0))) \
+                from exc
+        return dense()
     u = np.ones(n) / np.sqrt(n)
 
     def inverse(b):
@@ -603,10 +612,16 @@ def _minimise(lag: _Lagrangian, Y, y, sigma, tol, max_steps):
         scale = float(np.max(np.abs(z))) * 8.0 + 2.0 * abs(lag.c) + 1.0
         safe = 1.01 * (2.0 * abs(lag.c) + 4.0 * lag.node_sum(np.maximum(-z, 0.0))) + 1e-12 * scale
         for attempt in range(12):
-            d = lag.newton_direction(Y, grad, BY, g, z, y, sigma, lam * scale)
-            slope = float(np.sum(grad * d))
-            if slope < -1e-12 * np.linalg.norm(grad) * np.linalg.norm(d):
-                break
+            try:
+                d = lag.newton_direction(Y, grad, BY, g, z, y, sigma, lam * scale)
+            except RuntimeError:
+                # SuperLU's "Factor is exactly singular": with diagonal pivots only, H + λI met a zero pivot; a
+                # larger shift moves it off, as for a direction that does not descend
+                d = None
+            if d is not None:
+                slope = float(np.sum(grad * d))
+                if slope < -1e-12 * np.linalg.norm(grad) * np.linalg.norm(d):
+                    break
             lam = max(lam * 100.0, 1e-8, safe / scale if attempt == 0 else 0.0)
         else:
             d, slope = -grad, -float(np.sum(grad * grad))
@@ -734,6 +749,9 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, dead
     best_bound, best_y, best_Y = float("inf"), y, Y
     best_objective, least_residual = -float("inf"), float("inf")
     previous_violation = float("inf")
+    # equality and min_trace judge a K polished onto their equalities (.polish); why the last candidate failed
+    polish = PolishSchedule() if variant in ("equality", "min_trace") else None
+    uncertified = None
     iteration = 0
     newton = False
     inner_tol = 1e-3
@@ -835,7 +853,21 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, dead
             if bound_t < best_bound:
                 best_bound, best_y = bound_t, y_feas
             best_gap = instance.relative_gap(best_bound, returned)
-            if met and abs(best_gap) <= gap_tol:
+            if met and best_gap <= gap_tol and polish is not None:
+                # an equality K met to feas_tol can lie above the optimum (a thin face, Sec. 3.1.12): the K judged
+                # and returned is polished onto the equalities, and a negative gap is never accepted (.polish)
+                verdict = polished_verdict(instance, np.sqrt(tau) * Y, best_bound, gap_tol=gap_tol,
+                                           feas_tol=feas_tol) if polish.due() else None
+                if verdict is not None and verdict.failure is not None:
+                    uncertified = verdict.failure
+                    polish.failed()
+                elif verdict is not None:
+                    status, rgap = "optimal", verdict.relative_gap
+                    message = (f"polished onto the equalities: violation {verdict.violation:.2e} <= {feas_tol:g}, "
+                               f"certified relative gap {rgap:.2e} <= {gap_tol:g}")
+                    Y = verdict.factor / np.sqrt(tau)
+                    break
+            elif met and abs(best_gap) <= gap_tol:
                 status = "optimal"
                 rgap = best_gap
                 message = (f"{'residual' if variant == 'slack' else 'violation'} {violation:.2e}"
@@ -903,6 +935,8 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, dead
             # polish by Newton
             Y = _numerical_rank_factor(Y, 2)
             newton = True
+    if status != "optimal" and uncertified is not None:
+        message += f"; at the last candidate iterate {uncertified}"
     if status != "optimal" and variant in ("equality", "min_trace"):
         message += LOCK_UP_HINT
     if status != "optimal" or variant == "slack":

@@ -665,7 +665,9 @@ def test_reduced_multipliers_near_the_largest_double_give_no_bound_instead_of_fa
         warnings.simplefilter("ignore", RuntimeWarning)
         result = solve_mvu_facial(instance)
     reference = solve_mvu_ipm(instance)
-    assert reference.status == "optimal"
+    # nearly feasible: the interior point's K, polished onto the equalities, is certified only at a violation of
+    # gap_tol², which the near-duplicates' edges of 1e-14 can keep it from (then inaccurate, not optimal)
+    assert reference.status in ("optimal", "inaccurate") and reference.max_violation <= 1e-6
     assert result.status in ("optimal", "inaccurate"), result.message
     # whatever it returns, its bound is a bound: not below the interior point's (nearly feasible) objective
     assert result.dual_bound >= reference.objective * (1 - 1e-6)

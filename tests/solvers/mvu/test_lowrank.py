@@ -558,3 +558,51 @@ def test_the_noisy_trefoil_chain_is_certified_through_its_raised_multipliers(mon
     assert 0.0 <= res.relative_gap <= 1e-5 and np.inf in raised
     arrays = get_problem("mvu").dual_from_result(inst, res)
     assert verify_solution(inst, Solution(res.solution, res.dual_bound, arrays)).passed
+
+
+def test_an_exactly_singular_shift_invert_factor_falls_back_to_dense() -> None:
+    """Before: SuperLU's "Factor is exactly singular" escaped from the rank test. Two nodes joined only to each
+    other by a multiplier of −δ/2 (their other edges at 0) make L(y) + δI exactly singular at the shift δ."""
+    import scipy.sparse as sp
+
+    from sdpembed.solvers.mvu import lowrank
+
+    n, c = 450, 1.0
+    ring = np.column_stack([np.arange(n), (np.arange(n) + 1) % n])
+    edges = np.sort(np.vstack([ring, np.column_stack([np.arange(n), (np.arange(n) + 7) % n])]), axis=1)
+    rows = np.repeat(np.arange(len(edges)), 2)
+    B = sp.csr_matrix((np.tile([1.0, -1.0], len(edges)), (rows, edges.ravel())), shape=(len(edges), n))
+    y = np.full(len(edges), 2.0)
+    touching = np.isin(edges, [0, 1]).any(axis=1)
+    y[touching] = 0.0
+    delta = 1e-6 * max(1.0, abs(c))
+    y[np.flatnonzero((edges[:, 0] == 0) & (edges[:, 1] == 1))] = -delta / 2
+    w, U = lowrank._least_slack(B, B.T.tocsr(), y, c, 3)
+    L = (B.T @ sp.diags(y) @ B).toarray()
+    S = L - c * np.eye(n) + (abs(c) + 1.0) / n
+    np.testing.assert_allclose(w, np.linalg.eigvalsh(S)[:3], atol=1e-9)
+
+
+def test_an_exactly_singular_newton_system_raises_the_shift_instead_of_the_error(monkeypatch) -> None:
+    """Before: SuperLU's "Factor is exactly singular" from a Newton system escaped from solve_mvu_lowrank (an
+    equality run of the session-24 review's fuzz). The Newton systems here fail as SuperLU does on an exactly
+    singular matrix, every other one: the run continues with larger shifts and stays honest."""
+    from sdpembed.solvers.mvu import lowrank
+
+    original = lowrank._Lagrangian.newton_direction
+    calls = {"n": 0}
+
+    def singular_every_other(self, *args):
+        calls["n"] += 1
+        if calls["n"] % 2:
+            raise RuntimeError("Factor is exactly singular")
+        return original(self, *args)
+
+    monkeypatch.setattr(lowrank._Lagrangian, "newton_direction", singular_every_other)
+    instance = _tiny(2, "equality", None)
+    result = solve_mvu_lowrank(instance)
+    assert calls["n"] > 0
+    if result.status == "optimal":
+        truth = certified_truth(instance)
+        assert result.objective <= truth.dual_bound * (1 + 1e-12)
+        assert result.dual_bound >= result.objective
