@@ -78,7 +78,12 @@ determined K after further steps has both the plain and the corrected multiplier
 smaller bound kept (after one step L(y_R)V = V already); the interior point over a face lifts its iterates
 as they are and, when it ends without the gap, its last multipliers corrected to the returned K's support
 once more (where the face off that support is small enough: ``EQUILIBRATE_MAX_ROWS`` rows, and the correction's
-dense rows fit ``EQUILIBRATE_MAX_BYTES``).
+dense rows fit ``EQUILIBRATE_MAX_BYTES``). That correction keeps the reduced block off the support, and a direction of
+the face where W is (nearly) 0 while VᵀL(y_R)V is (nearly) c — complementarity without strictness, or a run that
+ended before W's small eigenvalues did — is divided by ε just as the support is, with a coupling no correction
+removes (its configuration flexes). The final certificate therefore also proves multipliers corrected with that
+block raised to c + κ (``RAISE_MARGINS``, the support taken coarser, ``RAISE_SUPPORT_TOL``): the coupling is divided
+by κ instead, and the dual value rises by about κ times W's weight off the support, which is small.
 
 The minimum-trace SDP (Sec. 3.1.11) has the same constraints, so the same stresses and faces: only the trace weight
 changes, c = −1. Over the face the reduced SDP, max −tr W s.t. 𝒜_V(W) = D, W ⪰ 0, is convex with an objective
@@ -218,6 +223,17 @@ EQUILIBRATE_MAX_BYTES = 1024**3
 #: coupling is left, and the proof's rounding grows with t).
 EPSILONS = (1e-9, 1e-8, 1e-7, 1e-6)
 FINAL_EPSILONS = (1e-8, 1e-7, 1e-6, 2e-6, 4e-6, 8e-6)
+
+#: The margins κ by which a final certificate also raises the reduced multipliers' block off K's support above c
+#: (:func:`equilibrate`'s ``raise_to``): a direction of the face where W is (nearly) 0 but VᵀL(y_R)V is (nearly) c
+#: has its coupling to the stresses' ranges divided by the lift's ε; raised to c + κ it is divided by κ instead, for
+#: a dual value higher by κ times W's weight there, which is small off the support.
+RAISE_MARGINS = (0.1, 0.3, 1.0)
+
+#: The support of K for the raised certificates (:data:`RAISE_MARGINS`): W's eigenvalues above this fraction of the
+#: largest. Coarser than the support the plain correction uses, since a direction whose W is small but not yet 0 (an
+#: unfinished run) cannot be made complementary (its configuration flexes) but costs only κ·W when raised.
+RAISE_SUPPORT_TOL = 1e-4
 
 #: The Gauss–Newton steps (accepted or rejected) of :func:`polish_in_face` after a run over a face that did not end
 #: ``optimal``: each factorises a Schur complement of the independent rows, as an interior-point iteration does.
@@ -777,8 +793,8 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, d
 
     steps = [(face, omega)]
 
-    def certificate(y_face: np.ndarray, support: np.ndarray | None = None, goal: tuple[float, float] | None = None
-                    ) -> tuple[float, np.ndarray]:
+    def certificate(y_face: np.ndarray, support: np.ndarray | None = None, goal: tuple[float, float] | None = None,
+                    raised_support: np.ndarray | None = None) -> tuple[float, np.ndarray]:
         proved = _proved(instance, lift_multipliers(instance, steps, y_face), goal)
         if support is None or (len(steps) == 1 and last["determined"]):
             return proved
@@ -792,8 +808,16 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, d
         # multipliers complementary to the optimum's support Q (equilibrate): the lift's 1/ε couplings removed;
         # a single certificate, so each ε is proved rather than predicted
         y_eq, steps_eq = equilibrate(instance, steps, y_face, support)
-        return min([proved] + [_proved(instance, lift_multipliers(instance, steps_eq, y_eq, epsilons=(eps,)))
-                               for eps in FINAL_EPSILONS], key=lambda p: p[0])
+        candidates = [proved] + [_proved(instance, lift_multipliers(instance, steps_eq, y_eq, epsilons=(eps,)))
+                                 for eps in FINAL_EPSILONS]
+        if raised_support is not None and _equilibrates(steps, raised_support, len(edges)):
+            # the face's block off K's support raised to c + κ (equilibrate's raise_to): each κ's best ε by the
+            # predicted bound, proved once
+            for margin in RAISE_MARGINS:
+                y_up, steps_up = equilibrate(instance, steps, y_face, raised_support, raise_to=margin)
+                candidates.append(_proved(instance, lift_multipliers(instance, steps_up, y_up,
+                                                                     epsilons=FINAL_EPSILONS)))
+        return min(candidates, key=lambda p: p[0])
 
     last = {"determined": False, "y_face": None, "limit": None}
 
@@ -874,7 +898,8 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, d
     elif result.status != "optimal" and last["y_face"] is not None:
         # the last reduced multipliers made complementary to the returned K's support, lifted and proved once more
         support = _support(result.solution, face.V)
-        bound, y = certificate(last["y_face"], support=support)
+        bound, y = certificate(last["y_face"], support=support,
+                               raised_support=_support(result.solution, face.V, tol=RAISE_SUPPORT_TOL))
         if last["limit"] is not None:
             text += f"; the last multipliers were not made complementary to K's support: {last['limit']}"
         if bound < result.dual_bound:
@@ -1170,7 +1195,8 @@ def _complement(basis: np.ndarray, Q: np.ndarray) -> np.ndarray:
     return basis @ left[:, Q.shape[1]:]
 
 
-def equilibrate(instance, steps, y_face: np.ndarray, Q: np.ndarray) -> tuple[np.ndarray, list]:
+def equilibrate(instance, steps, y_face: np.ndarray, Q: np.ndarray, *, raise_to: float = 0.0
+                ) -> tuple[np.ndarray, list]:
     """Reduced multipliers and stresses complementary to the support Q (n × r, orthonormal, in the innermost
     face) of the optimum K = QΛQᵀ, for :func:`lift_multipliers`.
 
@@ -1192,18 +1218,23 @@ def equilibrate(instance, steps, y_face: np.ndarray, Q: np.ndarray) -> tuple[np.
     ⟨L(δ), K⟩ = tr ΛQᵀL(δ)Q = 0 for both targets (D itself is nearly in the span of the constraints' rows, so a
     row δᵀD = 0 would make the system singular).
 
+    With ``raise_to`` = κ > 0 the reduced multipliers' block off Q is not kept but raised: its eigenvalues below
+    c + κ (c the trace weight) are moved to c + κ, the others kept (the rows BᵀL(δ)B take that change as their
+    target). The dual value then rises by ⟨BᵀL(δ)B, BᵀKB⟩ (up to K's violation, as above): at most
+    (c + κ − λ_min(BᵀL(y_R)B))·tr BᵀKB, about κ times K's weight off its support.
+
     Returns the corrected y_face and steps (the clique stress, outermost, is an equilibrium stress of every point
     of its face already). Like the lift, the corrections only propose: :func:`~sdpembed.problems.mvu.dual_bound`
     proves whatever results.
     """
     edges = instance.edges
 
-    def corrected(y, target, basis, extra=None, values=None):
+    def corrected(y, target, basis, extra=None, values=None, block=None):
         rows = _block_rows(edges, _complement(basis, Q))
+        kept = np.zeros(rows.shape[0]) if block is None else block
         if extra is None:
-            return y + _least_norm(instance, Q, target, rows, np.zeros(rows.shape[0]))
-        return y + _least_norm(instance, Q, target, np.vstack([rows, extra]),
-                               np.concatenate([np.zeros(rows.shape[0]), values]))
+            return y + _least_norm(instance, Q, target, rows, kept)
+        return y + _least_norm(instance, Q, target, np.vstack([rows, extra]), np.concatenate([kept, values]))
 
     LQ = graph_laplacian(instance.n, edges, y_face) @ Q
     target = Q @ (Q.T @ LQ) - LQ
@@ -1221,11 +1252,25 @@ def equilibrate(instance, steps, y_face: np.ndarray, Q: np.ndarray) -> tuple[np.
     extra = np.vstack([Q_BLOCK_WEIGHT * _block_rows(edges, Q), coupling])
     values = np.concatenate([np.zeros(extra.shape[0] - coupling.shape[0]),
                              (weights[:, None] * (weak.T @ target)).ravel()])
-    y_face = corrected(y_face, target, steps[-1][0].V, extra, values)
+    level = instance.trace_weight + raise_to if raise_to > 0.0 else None
+    y_face = corrected(y_face, target, steps[-1][0].V, extra, values,
+                       block=_raised_block(instance, y_face, _complement(steps[-1][0].V, Q), level))
     out = [steps[0]]
     for face, z in steps[1:]:
         out.append((face, corrected(z, -(graph_laplacian(instance.n, edges, z) @ Q), np.hstack([face.V, face.U]))))
     return y_face, out
+
+
+def _raised_block(instance, y: np.ndarray, B: np.ndarray, level: float | None) -> np.ndarray:
+    """The correction of BᵀL(y)B (upper triangle, as :func:`_block_rows`) that raises its eigenvalues below ``level`` to
+    ``level`` and keeps the rest; zero when ``level`` is None or none is below."""
+    a, b = np.triu_indices(B.shape[1])
+    if level is None or not B.shape[1]:
+        return np.zeros(a.size)
+    block = B.T @ (graph_laplacian(instance.n, instance.edges, y) @ B)
+    levels, vectors = np.linalg.eigh(0.5 * (block + block.T))
+    raised = (vectors * np.maximum(level - levels, 0.0)) @ vectors.T
+    return raised[a, b]
 
 
 def _annotate(result: SolveResult, text: str, info: dict) -> SolveResult:

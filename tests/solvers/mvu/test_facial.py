@@ -673,3 +673,36 @@ def test_reduced_multipliers_near_the_largest_double_give_no_bound_instead_of_fa
     assert result.dual_bound >= reference.objective * (1 - 1e-6)
     if result.status == "optimal":
         assert abs(result.objective - reference.objective) <= 1e-5 * reference.objective
+
+
+@pytest.mark.parametrize("variant", ["min_trace", "equality"])
+def test_equilibrate_raises_the_block_off_the_support_and_keeps_the_support(variant: str) -> None:
+    # reduced multipliers at c on the whole innermost face (L(y)V = cV): the directions of the face off a support Q of
+    # lower rank sit at c, where the lift divides their coupling to the stresses' ranges by its ε. raise_to = κ lifts
+    # that block to c + κ (its least eigenvalue, checked densely) and keeps Q·QᵀL(y)Q; raise_to = 0 keeps it at c
+    from sdpembed.graphs import graph_laplacian
+    from sdpembed.solvers.mvu.facial import _unit_on_face, equilibrate
+
+    X, inst = _bodies([8, 8, 8], [(0, 1, 8, True), (1, 2, 8, True)], 0)
+    inst = dataclasses.replace(inst, variant=variant)
+    n, edges, c = inst.n, inst.edges, inst.trace_weight
+    omega, _ = clique_stress(n, edges, inst.sqdist)
+    first = face_of_stress(n, edges, omega)
+    z, inner = face_stress(inst, first)
+    steps = [(first, omega), (inner, z)]
+    y = c * _unit_on_face(inst, inner.V)
+    Q, B = inner.V[:, :2], inner.V[:, 2:]
+
+    def L(w: np.ndarray) -> np.ndarray:
+        return graph_laplacian(n, edges, w).toarray()
+
+    np.testing.assert_allclose(np.linalg.eigvalsh(B.T @ L(y) @ B), c, atol=1e-8)
+    kept, _ = equilibrate(inst, steps, y, Q)
+    raised, _ = equilibrate(inst, steps, y, Q, raise_to=0.3)
+    np.testing.assert_allclose(np.linalg.eigvalsh(B.T @ L(kept) @ B), c, atol=1e-8)
+    np.testing.assert_allclose(np.linalg.eigvalsh(B.T @ L(raised) @ B), c + 0.3, atol=1e-8)
+    for w in (kept, raised):
+        np.testing.assert_allclose(L(w) @ Q, c * Q, atol=1e-8)
+    # a block already above c + κ is kept: raising it twice changes nothing
+    again, _ = equilibrate(inst, steps, raised, Q, raise_to=0.3)
+    np.testing.assert_allclose(B.T @ L(again) @ B, B.T @ L(raised) @ B, atol=1e-8)
