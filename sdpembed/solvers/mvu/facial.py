@@ -171,6 +171,7 @@ from ...problems.mvu import DUAL_DENSE_LIMIT, dual_bound, proof_margin, svec_edg
 from ...results import SolveResult, build_result
 from ..lapack import cho_factor, cho_solve
 from .ipm import solve_in_face, solve_mvu_ipm
+from .polish import gap_allowance
 
 __all__ = ["Face", "clique_stress", "equilibrate", "face_of_stress", "face_stress", "face_stress_dual",
            "independent_rows", "lift_multipliers", "neighbourhood_cliques", "polish_in_face", "solve_mvu_facial"]
@@ -751,7 +752,8 @@ def _merged(instance, result: SolveResult, gap_tol: float, feas_tol: float) -> S
     objective, violation = primal.objective, primal.max_violation
     bound = result.dual_bound
     rgap = instance.relative_gap(bound, objective) if np.isfinite(bound) else float("nan")
-    optimal = violation <= feas_tol and abs(rgap) <= gap_tol
+    # a gap below 0 beyond rounding proves K above every feasible point (polish.gap_allowance)
+    optimal = violation <= feas_tol and -gap_allowance(instance) <= rgap <= gap_tol
     status = "optimal" if optimal else ("inaccurate" if result.status == "optimal" else result.status)
     message = result.message + (f"; judged with the points joined by edges of length 0 merged: violation "
                                 f"{violation:.2e}, certified relative gap {rgap:.2e}")
@@ -1050,7 +1052,7 @@ def _pair(instance, primal: SolveResult, bound: float, y: np.ndarray, iterations
     pair meets both tolerances."""
     objective, violation = primal.objective, primal.max_violation
     rgap = instance.relative_gap(bound, objective) if np.isfinite(bound) else float("nan")
-    if violation <= feas_tol and abs(rgap) <= gap_tol:
+    if violation <= feas_tol and -gap_allowance(instance) <= rgap <= gap_tol:
         status, message = "optimal", f"violation {violation:.2e} <= {feas_tol:g}, certified relative gap {rgap:.2e}"
     else:
         status, message = "inaccurate", f"violation {violation:.2e}, certified relative gap {rgap:.2e}"
@@ -1129,7 +1131,7 @@ def _determined(instance, face, M, a, b, certificate, gap_tol, feas_tol, t0, inf
     rgap = instance.relative_gap(bound, objective) if np.isfinite(bound) else float("nan")
     text = (text + f"; the edges determine K in the face (rank {rank}): the graph is locked up (Sec. 3.1.12), "
             f"the feasible set is one Gram matrix")
-    if violation <= feas_tol and abs(rgap) <= gap_tol:
+    if violation <= feas_tol and -gap_allowance(instance) <= rgap <= gap_tol:
         status, message = "optimal", f"violation {violation:.2e} <= {feas_tol:g}, certified relative gap {rgap:.2e}"
     else:
         status = "inaccurate"

@@ -247,6 +247,13 @@ class PolishedVerdict(NamedTuple):
     """Why K is not certified optimal; ``None`` when it is."""
 
 
+def gap_allowance(instance) -> float:
+    """How far below 0 a relative gap may lie from rounding alone: 4n·u (u the unit roundoff), the rounding of
+    tr K, as the proved bound is rounded upwards. A gap further below 0 proves K's objective above every feasible
+    point's: such a K is never ``optimal``."""
+    return 4.0 * instance.n * np.finfo(np.float64).eps
+
+
 def polished_verdict(instance, Y: np.ndarray, bound: float, *, gap_tol: float, feas_tol: float) -> PolishedVerdict:
     """Polish the factor ``Y`` onto the equalities (:func:`polish_onto_equalities`) and judge the Ks it gives
     against the proved upper ``bound`` on the optimum.
@@ -280,7 +287,7 @@ def polished_verdict(instance, Y: np.ndarray, bound: float, *, gap_tol: float, f
        Pennsylvania, 2007. The MVU SDP (3.11)–(3.15), Sec. 3.1.4; the minimum-trace variant, Sec. 3.1.11;
        locked-up graphs, Sec. 3.1.12.
     """
-    allowance = 4.0 * instance.n * np.finfo(np.float64).eps
+    allowance = gap_allowance(instance)
     level = min(feas_tol, gap_tol**2)
     verdicts = []
     for polished in polish_onto_equalities(instance, Y):

@@ -706,3 +706,21 @@ def test_equilibrate_raises_the_block_off_the_support_and_keeps_the_support(vari
     # a block already above c + κ is kept: raising it twice changes nothing
     again, _ = equilibrate(inst, steps, raised, Q, raise_to=0.3)
     np.testing.assert_allclose(B.T @ L(again) @ B, B.T @ L(raised) @ B, atol=1e-8)
+
+
+def test_a_gap_below_zero_beyond_rounding_is_never_optimal():
+    """Review r25 (seed 289): facial reduction accepted |gap| <= gap_tol, so a K whose objective lay above its own
+    proved bound (a gap of -6.6e-7, a K infeasible enough to beat every feasible point) ended ``optimal``."""
+    from sdpembed.solvers.mvu import facial
+    from sdpembed.solvers.mvu.ipm import solve_mvu_ipm
+    from sdpembed.solvers.mvu.polish import gap_allowance
+
+    X = np.random.default_rng(2).standard_normal((12, 2))
+    instance = MVUInstance.from_points(X, 4, "inequality", angles=False)
+    primal = solve_mvu_ipm(instance)
+    objective = primal.objective
+    assert primal.status == "optimal"
+    for shift, expected in ((-1e-7, "inaccurate"), (1e-7, "optimal"), (-0.5 * gap_allowance(instance), "optimal")):
+        bound = objective * (1.0 + shift)
+        result = facial._pair(instance, primal, bound, primal.extra.get("y"), 1, 1e-6, 1e-6, 0.0)
+        assert result.status == expected, (shift, result.message)
