@@ -33,7 +33,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-__all__ = ["PolishSchedule", "Polished", "PolishedVerdict", "polish_onto_equalities", "polished_verdict"]
+__all__ = ["PolishSchedule", "Polished", "PolishedVerdict", "gap_allowance", "polish_onto_equalities",
+           "polished_verdict"]
 
 #: The polish stops once the largest residual, relative to τ, is below this (rounding level for the
 #: instance sizes the dense certificate allows).
@@ -250,7 +251,13 @@ class PolishedVerdict(NamedTuple):
 def gap_allowance(instance) -> float:
     """How far below 0 a relative gap may lie from rounding alone: 4n·u (u the unit roundoff), the rounding of
     tr K, as the proved bound is rounded upwards. A gap further below 0 proves K's objective above every feasible
-    point's: such a K is never ``optimal``."""
+    point's: such a K is never ``optimal``.
+
+    References
+    ----------
+    .. [1] N. J. Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., SIAM, 2002: the rounding of
+       sums (ch. 4).
+    """
     return 4.0 * instance.n * np.finfo(np.float64).eps
 
 
