@@ -78,11 +78,15 @@ def venv_missing(venv: str, *modules: str) -> tuple[str, str | None]:
 
 
 def blas_architecture() -> str | None:
-    """The CPU kernel set this process's OpenBLAS chose (threadpoolctl's ``architecture``), or None."""
+    """The CPU kernel set numpy's OpenBLAS chose in this process (threadpoolctl's ``architecture``), or None.
+
+    numpy's own library is preferred: other wheels loaded by then bring OpenBLAS builds of their own (SCS's
+    0.3.15 runs its generic kernels on a CPU it does not know)."""
     from threadpoolctl import threadpool_info
 
-    return next((info.get("architecture") for info in threadpool_info() if info.get("internal_api") == "openblas"),
-                None)
+    libraries = [info for info in threadpool_info() if info.get("internal_api") == "openblas"]
+    numpy_own = [info for info in libraries if "numpy" in str(info.get("filepath", ""))]
+    return next((info.get("architecture") for info in numpy_own or libraries), None)
 
 
 def peer_env(env: dict[str, str] | None = None) -> dict[str, str]:

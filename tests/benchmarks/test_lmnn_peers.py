@@ -38,6 +38,8 @@ def test_peers_run_with_our_blas_kernels_unless_the_caller_chose_others(monkeypa
     import subprocess
     import sys
 
+    import scs  # noqa: F401  (a wheel with an OpenBLAS of its own, loaded before numpy's is asked)
+
     monkeypatch.syspath_prepend(str(BENCHMARKS))
     peers = load_script("lmnn_peers")
     ours = peers.blas_architecture()

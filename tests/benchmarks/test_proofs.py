@@ -1,6 +1,7 @@
 """`benchmarks/proofs.py`: a case's own solve method reaches `sdpembed solve`, and `--only` replaces the
 named rows of the results file while keeping the others."""
 
+import importlib
 import importlib.util
 import json
 import sys
@@ -67,7 +68,7 @@ def test_the_issue_25_cases_are_large_and_the_equality_one_is_solved_by_facial_r
 
 def test_the_report_states_the_limits_of_most_rows_then_the_others(monkeypatch):
     monkeypatch.syspath_prepend(str(BENCHMARKS))
-    from report_sections.proofs import _limits
+    _limits = importlib.import_module("report_sections.proofs")._limits    # benchmarks/, a folder of scripts
 
     old = {"timeout_s": 1800.0, "memory_gib": 8.0, "rows": [{"name": "a"}, {"name": "b"}]}
     assert _limits(old) == "Each process had 8 GiB of address space and 1800 s."
