@@ -44,6 +44,7 @@ __all__ = [
     "triplet_count",
     "all_triplets",
     "iter_hinges",
+    "float32_test_unit",
     "radius_hinges",
     "impostor_triplets",
     "nearest_impostors",
@@ -242,6 +243,20 @@ def iter_hinges(
         yield np.column_stack([i, J[r[keep], m[keep]], l[keep]]), h[keep]
 
 
+def float32_test_unit(top: float) -> float:
+    """The power of two u for which a homogeneous float32 test of degree 2 — entries of degree 1 times u, of
+    degree 2 times u² — has its largest entry near 2⁶⁴ when ``top`` is its largest in float64: no float32 entry
+    or product overflows (‖Lz‖² of points at 1e20 would) and none is lost to underflow; 1 for ``top`` ≤ 0 or not
+    finite. Exact: scaling by u changes no digit.
+
+    References
+    ----------
+    .. [1] N. J. Higham, "Accuracy and Stability of Numerical Algorithms", 2nd ed., SIAM, 2002: floating-point
+       range and scaling by powers of the base (ch. 2).
+    """
+    return 2.0 ** -((int(np.frexp(top)[1]) - 64) // 2) if 0.0 < top < np.inf else 1.0
+
+
 def radius_hinges(
     X: np.ndarray,
     y: np.ndarray,
@@ -351,7 +366,7 @@ def radius_hinge_scan(
         return streamed()       # distances or norms beyond float64: no filter to trust
     # the test is homogeneous (ZL of degree 1, q and R of degree 2): in units where its largest entry is ~2⁶⁴,
     # so that no float32 entry or product overflows (‖Lz‖² of points at 1e20 would) and none is lost to underflow
-    shift = 2.0 ** -((int(np.frexp(top)[1]) - 64) // 2) if top > 0.0 else 1.0
+    shift = float32_test_unit(top)
     order = np.argsort(-(R + slack), kind="stable")                             # by decreasing R + slack
     ZLs, labels_s = ZL[order] * shift, labels[order]
     qs, Rs = q[order] * shift * shift, (R + slack)[order] * shift * shift

@@ -551,14 +551,14 @@ def _single_metric_hinges(instance: LMNNInstance, M: np.ndarray, threshold: floa
 
 
 def _frobenius(M: np.ndarray) -> float:
-    """‖M‖_F computed on M scaled by a power of two (exactly) to a largest |entry| in [1/2, 1): its squares neither
+    """‖M‖_F computed on M divided exactly by the power of two below its largest |entry|: its squares neither
     overflow (entries beyond ~1e154, the metric of data at scale 1e-77) nor underflow; 0, inf or NaN as numpy's
     norm where M is 0 or not finite."""
     top = float(np.max(np.abs(M), initial=0.0))
     if not 0.0 < top < np.inf:
         return float(np.linalg.norm(M))
-    exponent = int(np.frexp(top)[1])
-    return float(np.ldexp(np.linalg.norm(np.ldexp(M, -exponent)), exponent))
+    unit = power_of_two_below(top)
+    return float(np.linalg.norm(M / unit)) * unit
 
 
 def _absolute_form_factors(M: np.ndarray) -> tuple[float, np.ndarray, float]:

@@ -75,7 +75,7 @@ import numpy as np
 import scipy.sparse
 
 from ..._deadline import Deadline
-from ...graphs import radius_hinges
+from ...graphs import float32_test_unit, radius_hinges
 from ..lbfgs import minimize_lbfgs
 
 __all__ = ["WarmStart", "smoothed_hinge", "warm_start_metric"]
@@ -410,7 +410,7 @@ def _radius_test_rows(ZL: np.ndarray, radius: np.ndarray, dtype: type) -> tuple[
     slack = 4.0 * (d + 2) * float(np.finfo(dtype).eps) * float(q.max(initial=0.0))
     offset = slack - 0.5 * (q - radius)
     top = float(max(q.max(initial=0.0), np.abs(offset).max(initial=0.0)))
-    unit = 2.0 ** -((int(np.frexp(top)[1]) - 64) // 2) if 0.0 < top < np.inf else 1.0
+    unit = float32_test_unit(top)
     left = np.empty((n, d + 2), dtype=dtype)
     right = np.empty((n, d + 2), dtype=dtype)
     np.multiply(ZL, unit, out=left[:, :d], casting="unsafe")
