@@ -98,6 +98,20 @@ def time_scans(backend, X, Psi, bounds, block_rows: int, repeat: int) -> tuple[d
     return {"first_s": statistics.median(first), "kept_s": statistics.median(kept)}, result
 
 
+def round_trip(backend, repeat: int) -> float:
+    """Median seconds of one call to the actor on every worker that does no work
+    (``_ScanWorker.kept_blocks``), the calls in parallel as a scan makes them: the part of a scan's time
+    that is Dask's round trip alone, whatever the scan computes."""
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        calls = [actor.kept_blocks() for _, actor in backend._actors]
+        for call in calls:
+            call.result()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n-points", type=int, default=800)
@@ -150,12 +164,15 @@ def main() -> None:
             if workers:
                 backend.workers()
             times, result = time_scans(backend, X, Psi, bounds, args.block_rows, args.repeat)
+            if workers:
+                times["round_trip_s"] = round_trip(backend, 5 * args.repeat)
         reference = result if reference is None else reference
         times["identical"] = _same(result, reference)
         times["violators"] = int(result.i.size)
         scans[label] = times
         print(f"  scan {label:6s} first {times['first_s']:.3f}s  kept {times['kept_s']:.3f}s  "
-              f"identical {times['identical']}", flush=True)
+              f"identical {times['identical']}"
+              + (f"  empty call {times['round_trip_s']:.4f}s" if workers else ""), flush=True)
     loc, one, two = scans["local"], scans["dask1"], scans["dask2"]
     # a worker computes what this process computes for its blocks: its compute throughput is the
     # local one; what a one-worker cluster takes beyond it is Dask's cost, counted per call (one
@@ -185,6 +202,8 @@ def main() -> None:
         "scans": scans, "numax_cg": cg,
         "overhead": {k: one[f"{k}_s"] / loc[f"{k}_s"] - 1.0 for k in ("first", "kept")},
         "overhead_2": {k: two[f"{k}_s"] / loc[f"{k}_s"] - 1.0 for k in ("first", "kept")},
+        # Dask's round trip alone, against the local kept scan: the least overhead a scan through these calls has
+        "round_trip_floor": {k: scans[k]["round_trip_s"] / loc["kept_s"] for k in ("dask1", "dask2")},
         "throughput_compute": compute, "throughput_one_worker": effective, "per_task_s": per_task,
         "projection": {"points": TARGET_POINTS, "pairs": target_pairs, "blocks": target_blocks,
                        "scans": cg["local"]["scans"], "rows": projection},

@@ -27,6 +27,23 @@ def overhead_2_text(doc: dict) -> str:
             f"{num(100 * two['kept'], 0, style='f')} % (kept)")
 
 
+def floor_text(doc: dict) -> str:
+    """Dask's round trip with no work against the local scan, where the run measured it: the least
+    overhead any scan through one Dask call a worker can have."""
+    floor = doc.get("round_trip_floor")
+    if not isinstance(floor, dict):
+        return ""
+    scans = doc["scans"]
+    cells = [f"{num(scans[key]['round_trip_s'], 4, style='f')} s on {workers} ({num(100 * floor[key], 0, style='f')} % "
+             f"of the local kept scan)" for key, workers in (("dask1", "one worker"), ("dask2", "two"))]
+    within = max(floor.values()) <= 0.30
+    return (f"A call that does no work (to the actor on every worker, in parallel, as a scan calls them) takes "
+            f"{cells[0]} and {cells[1]}: Dask's round trip alone is "
+            + ("within" if within else "**above**") + " the 30 % at this size"
+            + ("." if within else ", so no scan through one Dask call a worker can meet the per-scan target at "
+               f"{doc['n_points']} points; the target holds for the whole run."))
+
+
 def unit_text(doc: dict) -> str:
     """What Dask's cost is paid per: a call (actors) or a task."""
     return "call" if doc.get("tasks_per_worker") == 1 else "task"
@@ -77,6 +94,7 @@ costs {num(doc["per_task_s"]["kept"], 3, style="f")} s a {unit_text(doc)} (kept)
 whole local scan of {num(scans["local"]["kept_s"], 3, style="f")} s at 800 points. For the whole NuMax-CG run
 below, the Dask scans cost {num(100 * (cg["dask"]["wall_s"] / cg["local"]["wall_s"] - 1), 0, style="f")} % more
 wall time than the local ones ({"within" if cg["dask"]["wall_s"] <= 1.3 * cg["local"]["wall_s"] else "above"} the 30 %).
+{floor_text(doc)}
 Throughput of a worker (its blocks computed as in this process): {num(doc["throughput_compute"]["first"], 3,
 style="e")} pairs/s (first), {num(doc["throughput_compute"]["kept"], 3, style="e")} pairs/s (kept); of a
 one-worker cluster with its overhead: {num(doc["throughput_one_worker"]["first"], 3, style="e")} and
