@@ -13,12 +13,16 @@ both:
   them, and the P-independent part of its blocks — their pairs' squared distances and rounding
   bounds (:class:`~sdpembed.solvers.numax.pair_scan.DistanceBlock`) — is computed by its first scan
   and kept there (within ``cache_pairs``). A scan is one call a worker, straight to it, not
-  through the scheduler's task graph: the round's factor Ψ with Y = XΨᵀ in, for a run of consecutive
-  blocks of rows (the blocks of the local scan, ``block_rows`` rows each, about equal numbers of
-  pairs a worker) against all later rows; out, the worker's violators (the pairs above the scan's
-  threshold, with ``keep`` only those a selection of ``keep`` can take, so that no call returns a
-  list that grows like n²), its worst violation and counts. A worker that is lost takes its actor
-  with it; the scan then starts actors on the workers there are and sends them everything again.
+  through the scheduler's task graph: the round's factor Ψ in (the worker computes Y = XΨᵀ and the
+  norms from the points it holds), for a run of consecutive blocks of rows (the blocks of the local
+  scan, ``block_rows`` rows each, about equal numbers of pairs a worker) against all later rows; out,
+  the worker's violators (the pairs above the scan's threshold, with ``keep`` only those a selection
+  of ``keep`` can take, so that no call returns a list that grows like n²), its worst violation and
+  counts. The calls are made and awaited on the client's event loop (the scan is handed to its
+  thread once and back once), and a short call on blocks its worker keeps (:data:`LOOP_PAIRS`) runs
+  on that worker's event loop, not handed to the actor's thread and back. A worker that is lost
+  takes its actor with it; the scan then starts actors on the workers there are and sends them
+  everything again.
 
 Identical output. A worker computes exactly what the local scan computes for its blocks: the same
 functions of :mod:`~sdpembed.solvers.numax.pair_scan` on arrays of the same shapes (a BLAS
@@ -61,7 +65,6 @@ from .pair_scan import (
     PairBounds,
     PairDistances,
     ScanResult,
-    ScanRound,
     cache_pairs_limit,
     distance_block,
     merge_block_scans,
@@ -75,6 +78,12 @@ __all__ = ["ScanBackend", "LocalScan", "DaskScan", "resolve_scan_backend", "task
 
 #: Pairs of a ``verify`` block (the default ``block_size`` of the instances' ``max_violation``).
 VERIFY_BLOCK = 65536
+
+#: The most pairs of a call that runs on its worker's event loop (``_ScanWorker.scan_on_loop``), when the
+#: worker holds its blocks' distances: such a call computes no n × n × N product, so it holds the loop
+#: for a small fraction of a second (Dask calls a loop held for seconds unresponsive). Longer calls, and
+#: those that compute distances, run in the actor's thread.
+LOOP_PAIRS = 2**20
 
 
 @runtime_checkable
@@ -149,26 +158,31 @@ def resolve_scan_backend(backend: object) -> ScanBackend:
 class _ScanWorker:
     """What one worker holds for a :class:`DaskScan` (a Dask actor): the points X with their squared
     norms, the bounds, and the :class:`~sdpembed.solvers.numax.pair_scan.DistanceBlock` of its blocks,
-    kept across scans. A scan is one call: the round's :class:`~sdpembed.solvers.numax.pair_scan.ScanRound`
-    and the worker's row ranges in, the blocks' :class:`~sdpembed.solvers.numax.pair_scan.BlockScan` out;
-    the points and the bounds come with the first scan that needs them."""
+    kept across scans. A scan is one call: the arguments of the round's
+    :func:`~sdpembed.solvers.numax.pair_scan.scan_round` and the worker's row ranges in, the blocks'
+    :class:`~sdpembed.solvers.numax.pair_scan.BlockScan` out; the points and the bounds come with the
+    first scan that needs them."""
 
     def __init__(self) -> None:
         self._points: tuple[np.ndarray, np.ndarray] | None = None
         self._bounds: PairBounds | None = None
         self._blocks: dict[tuple[int, int], DistanceBlock] = {}
 
-    def scan(self, scan: ScanRound, ranges: list[tuple[int, int]], cache: bool,
+    def scan(self, round_args: tuple, ranges: list[tuple[int, int]], cache: bool,
              points: tuple[np.ndarray, np.ndarray] | None = None, bounds: PairBounds | None = None) -> BlockScan:
         """:func:`~sdpembed.solvers.numax.pair_scan.scan_block` of the blocks of rows ``ranges``, merged
         in their order (:func:`~sdpembed.solvers.numax.pair_scan.merge_block_scans`, reduced to the
-        scan's ``keep``) into one :class:`~sdpembed.solvers.numax.pair_scan.BlockScan`; new ``points``
-        (X, norms2) drop the kept blocks, ``cache`` keeps the blocks computed now."""
+        scan's ``keep``) into one :class:`~sdpembed.solvers.numax.pair_scan.BlockScan`, for the round
+        ``scan_round(X, *round_args)``; new ``points`` (X, norms2) drop the kept blocks, ``cache`` keeps
+        the blocks computed now."""
         if points is not None:
             self._points, self._blocks = points, {}
         if bounds is not None:
             self._bounds = bounds
         X, norms2 = self._points
+        # the round from the points held here, so that only its factor travels, not Y = XΨᵀ and the
+        # norms: the same function of the same arrays as in the local scan, the same round to the last bit
+        scan = scan_round(X, *round_args)
         out = []
         for start, stop in ranges:
             block = self._blocks.get((start, stop))
@@ -182,6 +196,14 @@ class _ScanWorker:
         merged = merge_block_scans(out, scan.keep)
         return BlockScan(None if merged.i.size == 0 else (merged.i, merged.j, merged.violation), None,
                          merged.max_violation, merged.n_pairs, merged.found, merged.fresh)
+
+    async def scan_on_loop(self, round_args: tuple, ranges: list[tuple[int, int]], cache: bool,
+                           points: tuple[np.ndarray, np.ndarray] | None = None,
+                           bounds: PairBounds | None = None) -> BlockScan:
+        """:meth:`scan` on the worker's event loop (Dask runs an actor's coroutine methods there), not
+        handed to the actor's thread and back: for short calls only (:data:`LOOP_PAIRS`), since the
+        worker answers nothing else, its heartbeats included, until the call returns."""
+        return self.scan(round_args, ranges, cache, points, bounds)
 
     def kept_blocks(self) -> int:
         """The number of blocks whose distances this worker keeps."""
@@ -349,25 +371,35 @@ class DaskScan:
         if self._points is not distances or not self._actors:
             self._start_actors()                         # new points: on the workers the cluster has now
             self._points = distances
-        scan = scan_round(X, P, factor, tol, exact_values, exclude, keep)
+        # the arguments of the round's scan_round, which each worker computes from the points it holds
+        # (P is of no use beside its factor)
+        round_args = (P if factor is None else None, factor, tol, exact_values, exclude, keep)
         told = [0]                                       # pairs told to progress, across attempts
         try:
-            return self._scan_on_workers(scan, distances, bounds, progress, told)
+            return self._scan_on_workers(round_args, distances, bounds, progress, told)
         except (OSError, RuntimeError):
             if sorted(self.client.scheduler_info()["workers"]) == self._addresses:
-                # what a failed call left on its actor is unknown: the next scan sends every actor everything
-                self._sent = [(None, None)] * len(self._addresses)
+                self._forget_sent()
                 raise
+        except BaseException:
+            self._forget_sent()
+            raise
         # a worker was lost with its actor: new actors on the workers there are now, sent everything again
         self._actors = []
         self._start_actors()
-        return self._scan_on_workers(scan, distances, bounds, progress, told)
+        return self._scan_on_workers(round_args, distances, bounds, progress, told)
 
-    def _scan_on_workers(self, scan: ScanRound, distances: PairDistances, bounds: PairBounds,
+    def _forget_sent(self) -> None:
+        """After a failed call: what it left on its actor is unknown, so the next scan sends every actor
+        everything."""
+        self._sent = [(None, None)] * len(self._addresses)
+
+    def _scan_on_workers(self, round_args: tuple, distances: PairDistances, bounds: PairBounds,
                          progress: Callable[[int], object] | None, told: list[int]) -> ScanResult:
-        """The scan of ``scan``'s round: one call an actor, each for consecutive blocks of about equal
-        numbers of pairs (:func:`task_groups`), the points and the bounds sent with it where the actor
-        does not hold them; ``progress`` told the pairs beyond ``told`` as each call ends."""
+        """The scan of the round ``scan_round(X, *round_args)``: one call an actor, each for consecutive
+        blocks of about equal numbers of pairs (:func:`task_groups`), the points and the bounds sent
+        with it where the actor does not hold them; ``progress`` told the pairs of each call beyond
+        ``told`` when all have ended."""
         X, n = distances.X, distances.X.shape[0]
         workers = len(self._actors)
         limit = cache_pairs_limit() * workers if self.cache_pairs is None else self.cache_pairs
@@ -375,22 +407,30 @@ class DaskScan:
         ranges = [(start, min(start + distances.block_rows, n - 1)) for start in distances.starts()]
         pairs = [int((n - 1 - np.arange(start, stop)).sum()) for start, stop in ranges]
         groups = task_groups(pairs, workers)
-        calls = []
-        for k, group in enumerate(groups):
-            held_points, held_bounds = self._sent[k]
-            calls.append(self._actors[k][1].scan(
-                scan, ranges[group], cache,
-                points=None if held_points is distances else (X, distances.norms2),
-                bounds=None if held_bounds is bounds else bounds))
-            self._sent[k] = (distances, bounds)
+
+        async def calls() -> list[BlockScan]:
+            # made and awaited on the client's event loop: one hand-off to it and one back for the whole scan
+            pending = []
+            for k, group in enumerate(groups):
+                held_points, held_bounds = self._sent[k]
+                actor = self._actors[k][1]
+                # an actor that holds these points keeps its blocks' distances from its first scan of them
+                short = held_points is distances and cache and sum(pairs[group]) <= LOOP_PAIRS
+                pending.append((actor.scan_on_loop if short else actor.scan)(
+                    round_args, ranges[group], cache,
+                    points=None if held_points is distances else (X, distances.norms2),
+                    bounds=None if held_bounds is bounds else bounds))
+                self._sent[k] = (distances, bounds)
+            return [await call for call in pending]
+
         parts, done = [], 0
-        for call, group in zip(calls, groups, strict=True):
-            parts.append([call.result()])                # the worker's violators in the local order
+        for result, group in zip(self.client.sync(calls), groups, strict=True):
+            parts.append([result])                       # the worker's violators in the local order
             done += sum(pairs[group])
             if progress is not None and done > told[0]:
                 progress(done - told[0])
                 told[0] = done
-        return merge_block_scans(parts, scan.keep)
+        return merge_block_scans(parts, round_args[-1])
 
     def max_violation(self, instance: Any, P: np.ndarray, *,
                       progress: Callable[[int], object] | None = None) -> float:

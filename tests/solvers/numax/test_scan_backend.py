@@ -132,15 +132,16 @@ def test_dask_scan_after_a_failed_call_sends_the_points_again(client):
         def __init__(self, actor):
             self.actor, self.failed = actor, False
 
-        def scan(self, *args, **kwargs):
+        def __getattr__(self, method):
             if self.failed:
-                return self.actor.scan(*args, **kwargs)
+                return getattr(self.actor, method)
             self.failed = True
 
             class Failed:
-                def result(self):
+                def __await__(self):
                     raise RuntimeError("the call failed")
-            return Failed()
+                    yield
+            return lambda *args, **kwargs: Failed()
 
     X, bounds, P, _ = _points_and_bounds(False)
     local = scan_pair_violations(X, P, bounds, tol=1e-9, block_rows=4)
@@ -153,6 +154,70 @@ def test_dask_scan_after_a_failed_call_sends_the_points_again(client):
         with pytest.raises(RuntimeError, match="the call failed"):
             backend.scan(X, P, bounds, tol=1e-9, distances=distances)
         _same_scan(backend.scan(X, P, bounds, tol=1e-9, distances=distances), local)
+
+
+class _Recorded:
+    """An actor whose called methods are recorded by name."""
+
+    def __init__(self, actor, called):
+        self.actor, self.called = actor, called
+
+    def __getattr__(self, method):
+        self.called.append(method)
+        return getattr(self.actor, method)
+
+
+def _record_calls(backend):
+    called = []
+    backend._actors = [(future, _Recorded(actor, called)) for future, actor in backend._actors]
+    return called
+
+
+def test_dask_scan_runs_short_calls_on_blocks_it_keeps_on_the_workers_event_loop(client, monkeypatch):
+    # a call on blocks whose distances its worker keeps runs on the worker's event loop; the first scan
+    # of new points (the distances computed), a call of more than LOOP_PAIRS pairs, and every call
+    # beyond the cache run in the actor's thread. The same output every way.
+    from sdpembed.solvers.numax import scan_backend
+
+    X, bounds, P, factor = _points_and_bounds(False)
+    local = scan_pair_violations(X, P, bounds, tol=1e-9, block_rows=4, factor=factor)
+    with DaskScan(client) as backend, threadpool_limits(1):
+        distances = PairDistances(X, 4)
+        backend._start_actors()
+        backend._points = distances
+        called = _record_calls(backend)
+        for expected in (["scan", "scan"], ["scan_on_loop", "scan_on_loop"], ["scan_on_loop", "scan_on_loop"]):
+            _same_scan(backend.scan(X, P, bounds, tol=1e-9, factor=factor, distances=distances), local)
+            assert called == expected
+            called.clear()
+        # the pairs of each worker's call: blocks of 4 rows of 45 points, in two groups
+        sizes = [int((X.shape[0] - 1 - np.arange(a, min(a + 4, X.shape[0] - 1))).sum()) for a in distances.starts()]
+        loads = [sum(sizes[group]) for group in task_groups(sizes, 2)]
+        for limit, expected in ((min(loads) - 1, ["scan", "scan"]), (max(loads), ["scan_on_loop"] * 2)):
+            monkeypatch.setattr(scan_backend, "LOOP_PAIRS", limit)
+            _same_scan(backend.scan(X, P, bounds, tol=1e-9, factor=factor, distances=distances), local)
+            assert called == expected
+            called.clear()
+    with DaskScan(client, cache_pairs=0) as backend, threadpool_limits(1):
+        backend._start_actors()
+        called = _record_calls(backend)
+        for _ in range(2):
+            _same_scan(backend.scan(X, P, bounds, tol=1e-9, factor=factor, block_rows=4), local)
+        assert called == ["scan"] * 4
+
+
+def test_dask_scan_raises_an_argument_error_and_scans_again(dask_scan):
+    # the round is computed on the workers: a bad argument raises there, as in this process, and leaves
+    # nothing the next scan counts on
+    X, bounds, P, _ = _points_and_bounds(False)
+    distances = PairDistances(X, 4)
+    _same_scan(dask_scan.scan(X, P, bounds, tol=1e-9, distances=distances),
+               scan_pair_violations(X, P, bounds, tol=1e-9, block_rows=4))
+    for bad in ({"keep": 0}, {"factor": np.ones((2, X.shape[1] + 1))}):
+        with pytest.raises(ValueError, match="keep must be|factor must have"):
+            dask_scan.scan(X, P, bounds, tol=1e-9, distances=distances, **bad)
+    _same_scan(dask_scan.scan(X, P, bounds, tol=1e-9, distances=distances, keep=3),
+               scan_pair_violations(X, P, bounds, tol=1e-9, block_rows=4, keep=3))
 
 
 def test_dask_scan_recomputes_distances_beyond_its_cache(client):
