@@ -9,7 +9,9 @@ the one column generation runs). The scan of all pairs through
 processes, each with blocks of ``--block-rows`` rows (split between the workers), in two states: *first* (the
 P-independent squared distances computed as part of the scan, as in column generation's first
 round) and *kept* (those distances kept from an earlier scan — in this process, or on the workers —
-as in every later round). Median of ``--repeat`` scans; the outputs are checked identical.
+as in every later round). Median and least of ``--repeat`` scans, the three backends taken in turn
+within each repeat; for the kept scan also the CPU seconds of this process and of the workers. The
+outputs are checked identical.
 
 Part 2 — NuMax-CG end to end, the same instance, in this process and with the Dask backend on two
 workers (the same blocks): wall time, number of scans, time in scans, and whether the results (P,
@@ -39,6 +41,7 @@ for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_name] = "1"
 
 import argparse  # noqa: E402
+import contextlib  # noqa: E402
 import statistics  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -84,18 +87,38 @@ def _same(a, b) -> bool:
             and a.max_violation == b.max_violation and a.n_pairs == b.n_pairs)
 
 
-def time_scans(backend, X, Psi, bounds, block_rows: int, repeat: int) -> tuple[dict, object]:
-    """Median seconds of a first scan (fresh distances) and of a scan with the distances kept."""
-    first, kept, result = [], [], None
+def worker_cpu(backend) -> float:
+    """CPU seconds the workers of a Dask backend have used (their processes, all threads), or 0 for a local
+    one."""
+    return sum(backend.client.run(time.process_time).values()) if isinstance(backend, DaskScan) else 0.0
+
+
+def time_scans(backends: dict, X, Psi, bounds, block_rows: int, repeat: int) -> tuple[dict, dict]:
+    """Per backend: the median and the least seconds of a first scan (fresh distances) and of a scan with the
+    distances kept, the backends taken in turn within each repeat (ABAB…) so that a change in the machine's
+    load reaches them alike; and the median CPU seconds of a kept scan in this process (all its threads) and
+    in the workers (their processes, read before and after the scan)."""
+    runs = {label: {"first": [], "kept": [], "driver_cpu": [], "workers_cpu": []} for label in backends}
+    results = {}
     for _ in range(repeat):
-        distances = PairDistances(X, block_rows)
-        start = time.perf_counter()
-        result = backend.scan(X, None, bounds, tol=1e-6, factor=Psi, distances=distances)
-        first.append(time.perf_counter() - start)
-        start = time.perf_counter()
-        backend.scan(X, None, bounds, tol=1e-6, factor=Psi, distances=distances)
-        kept.append(time.perf_counter() - start)
-    return {"first_s": statistics.median(first), "kept_s": statistics.median(kept)}, result
+        for label, backend in backends.items():
+            run = runs[label]
+            distances = PairDistances(X, block_rows)
+            start = time.perf_counter()
+            results[label] = backend.scan(X, None, bounds, tol=1e-6, factor=Psi, distances=distances)
+            run["first"].append(time.perf_counter() - start)
+            workers = worker_cpu(backend)
+            cpu, start = time.process_time(), time.perf_counter()
+            backend.scan(X, None, bounds, tol=1e-6, factor=Psi, distances=distances)
+            run["kept"].append(time.perf_counter() - start)
+            run["driver_cpu"].append(time.process_time() - cpu)
+            run["workers_cpu"].append(worker_cpu(backend) - workers)
+    times = {label: {"first_s": statistics.median(run["first"]), "kept_s": statistics.median(run["kept"]),
+                     "first_min_s": min(run["first"]), "kept_min_s": min(run["kept"]),
+                     "kept_driver_cpu_s": statistics.median(run["driver_cpu"]),
+                     "kept_workers_cpu_s": statistics.median(run["workers_cpu"])}
+             for label, run in runs.items()}
+    return times, results
 
 
 def round_trip(backend, repeat: int) -> float:
@@ -156,23 +179,25 @@ def main() -> None:
     rank = int(Psi.shape[0])
     print(f"  identical results: {identical}; rank {rank}", flush=True)
 
-    # part 1: one scan
-    scans = {}
-    reference = None
-    for label, workers in (("local", 0), ("dask1", 1), ("dask2", 2)):
-        with DaskScan(n_workers=workers) if workers else LocalScan() as backend:
-            if workers:
-                backend.workers()
-            times, result = time_scans(backend, X, Psi, bounds, args.block_rows, args.repeat)
-            if workers:
-                times["round_trip_s"] = round_trip(backend, 5 * args.repeat)
-        reference = result if reference is None else reference
-        times["identical"] = _same(result, reference)
-        times["violators"] = int(result.i.size)
-        scans[label] = times
-        print(f"  scan {label:6s} first {times['first_s']:.3f}s  kept {times['kept_s']:.3f}s  "
-              f"identical {times['identical']}"
-              + (f"  empty call {times['round_trip_s']:.4f}s" if workers else ""), flush=True)
+    # part 1: one scan, the three backends in turn
+    labels = {"local": 0, "dask1": 1, "dask2": 2}
+    with contextlib.ExitStack() as stack:
+        backends = {label: stack.enter_context(DaskScan(n_workers=workers) if workers else LocalScan())
+                    for label, workers in labels.items()}
+        for label, backend in backends.items():
+            if labels[label]:
+                backend.workers()                                # the clusters' start-up is not timed
+        scans, results = time_scans(backends, X, Psi, bounds, args.block_rows, args.repeat)
+        for label, backend in backends.items():
+            if labels[label]:
+                scans[label]["round_trip_s"] = round_trip(backend, 5 * args.repeat)
+    for label, times in scans.items():
+        times["identical"] = _same(results[label], results["local"])
+        times["violators"] = int(results[label].i.size)
+        print(f"  scan {label:6s} first {times['first_s']:.3f}s  kept {times['kept_s']:.4f}s (least "
+              f"{times['kept_min_s']:.4f}s; CPU here {times['kept_driver_cpu_s']:.4f}s, in the workers "
+              f"{times['kept_workers_cpu_s']:.4f}s)  identical {times['identical']}"
+              + (f"  empty call {times['round_trip_s']:.4f}s" if labels[label] else ""), flush=True)
     loc, one, two = scans["local"], scans["dask1"], scans["dask2"]
     # a worker computes what this process computes for its blocks: its compute throughput is the
     # local one; what a one-worker cluster takes beyond it is Dask's cost, counted per call (one
@@ -202,6 +227,9 @@ def main() -> None:
         "scans": scans, "numax_cg": cg,
         "overhead": {k: one[f"{k}_s"] / loc[f"{k}_s"] - 1.0 for k in ("first", "kept")},
         "overhead_2": {k: two[f"{k}_s"] / loc[f"{k}_s"] - 1.0 for k in ("first", "kept")},
+        # the same from the least times of the repeats (the quietest moments of a loaded machine)
+        "overhead_least": {label: {k: scans[label][f"{k}_min_s"] / loc[f"{k}_min_s"] - 1.0 for k in ("first", "kept")}
+                           for label in ("dask1", "dask2")},
         # Dask's round trip alone, against the local kept scan: the least overhead a scan through these calls has
         "round_trip_floor": {k: scans[k]["round_trip_s"] / loc["kept_s"] for k in ("dask1", "dask2")},
         "throughput_compute": compute, "throughput_one_worker": effective, "per_task_s": per_task,
