@@ -123,14 +123,19 @@ def time_scans(backends: dict, X, Psi, bounds, block_rows: int, repeat: int) -> 
 
 def round_trip(backend, repeat: int) -> float:
     """Median seconds of one call to the actor on every worker that does no work
-    (``_ScanWorker.kept_blocks``), the calls in parallel as a scan makes them: the part of a scan's time
-    that is Dask's round trip alone, whatever the scan computes."""
+    (``_ScanWorker.kept_blocks``, on the worker's event loop), the calls made and awaited on the client's
+    loop as a scan makes them: the part of a scan's time that is Dask's round trip alone, whatever the scan
+    computes and sends."""
+    actors = [actor for _, actor in backend._actors]
+
+    async def calls() -> list[int]:
+        pending = [actor.kept_blocks() for actor in actors]
+        return [await call for call in pending]
+
     times = []
     for _ in range(repeat):
         start = time.perf_counter()
-        calls = [actor.kept_blocks() for _, actor in backend._actors]
-        for call in calls:
-            call.result()
+        backend.client.sync(calls)
         times.append(time.perf_counter() - start)
     return statistics.median(times)
 

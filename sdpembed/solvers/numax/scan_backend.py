@@ -205,8 +205,9 @@ class _ScanWorker:
         worker answers nothing else, its heartbeats included, until the call returns."""
         return self.scan(round_args, ranges, cache, points, bounds)
 
-    def kept_blocks(self) -> int:
-        """The number of blocks whose distances this worker keeps."""
+    async def kept_blocks(self) -> int:
+        """The number of blocks whose distances this worker keeps (answered on the worker's event loop,
+        as a short scan is)."""
         return len(self._blocks)
 
 
