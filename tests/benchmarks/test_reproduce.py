@@ -1048,3 +1048,16 @@ def test_thesis_tested_reasons_say_plainly_when_every_test_refuted_its_reason(tm
     text = thesis._reasons(["iris: PCA-LMNN kNN test error < PCA's",
                             "mnist: PCA-LMNN energy test error < its kNN test error"], png)
     assert "T table2_1_iris" in text and "T fig2_5_mnist" in text and "table2_1_wine" not in text
+
+
+def test_the_thesis_table3_2_transcription_has_ten_rows_whose_averages_are_their_four_sets_means():
+    kernel = load_reproduce("thesis_mvu_kernel")
+    published, sets = kernel.PUBLISHED_TABLE3_2, kernel.TABLE3_2_SETS
+    assert list(published) == ["MVU", "var. MVU (CG) (LLE)", "var. MVU (CG) (Lap)", "var. MVU (LLE)", "var. MVU (Lap)",
+                               "PCA", "Isomap", "hLLE", "Lap", "LLE"]
+    for row, columns in published.items():
+        assert set(columns) == {*sets, "average"}
+        for measure in range(3):                             # the printed average of values printed to 3 decimals
+            mean = np.mean([columns[s][measure] for s in sets])
+            assert abs(mean - columns["average"][measure]) <= 0.0011, (row, measure)
+    assert published["var. MVU (CG) (LLE)"]["Frey faces"] == (0.950, 0.628, 0.075)
