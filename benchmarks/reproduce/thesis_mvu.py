@@ -56,6 +56,7 @@ from .thesis_mvu_measures import EXPERIMENTS as _MEASURES_EXPERIMENTS  # noqa: E
 from .thesis_mvu_more import EXPERIMENTS as _MORE_EXPERIMENTS  # noqa: E402
 from .thesis_mvu_reasons import EXPERIMENTS as _REASON_EXPERIMENTS  # noqa: E402
 from .thesis_mvu_trust import EXPERIMENTS as _TRUST_EXPERIMENTS  # noqa: E402
+from .thesis_mvu_why import EXPERIMENTS as _WHY_EXPERIMENTS  # noqa: E402
 
 TITLE = "Weinberger's thesis, chapter 3: maximum variance unfolding"
 DATA_NOTE = ("Data: swiss rolls and the trefoil knot come from `sdpembed.datasets`; USPS digits are not "
@@ -1040,7 +1041,8 @@ EXPERIMENTS = (
 ) + _KERNEL_EXPERIMENTS
 # each reason test (key ``<figure>_reasons`` or ``<figure>_reasons_<candidate>``) right after the figure or
 # table it explains
-_REASONS = _REASON_EXPERIMENTS + _MEASURES_EXPERIMENTS + _TRUST_EXPERIMENTS + _LOCKUP_EXPERIMENTS
+_REASONS = (_REASON_EXPERIMENTS + _MEASURES_EXPERIMENTS + _TRUST_EXPERIMENTS + _LOCKUP_EXPERIMENTS
+            + _WHY_EXPERIMENTS)
 EXPERIMENTS = tuple(e for figure in EXPERIMENTS for e in (figure, *(r for r in _REASONS if (
     r.key == f"{figure.key}_reasons" or r.key.startswith(f"{figure.key}_reasons_")))))
 
