@@ -223,6 +223,12 @@ def _exact_mvu_embedding(X: np.ndarray, d: int, k: int, seed: int) -> tuple[np.n
                "share_in_r": float(np.sum(share[:d])), "dims95": dims_for(share, 0.95)}
 
 
+def _last_reason_test(png: Path) -> str:
+    from .thesis_mvu_why import REASON_SUMMARY, last_reason_test  # it imports the reason tests, which import us
+
+    return last_reason_test(png, REASON_SUMMARY["table3_2"])
+
+
 def table3_2(config: dict, png: Path) -> Outcome:
     """Table 3.2 — local continuity, trust and intersection of ten embeddings on four data sets.
 
@@ -341,7 +347,7 @@ def table3_2(config: dict, png: Path) -> Outcome:
                  "(`table3_2_reasons_roll_equality`) and a noise-free roll (`table3_2_reasons_roll_noise`) — are "
                  "tested by the "
                  "`table3_2_reasons` sections that follow, each with the decision its rule, fixed before its run, "
-                 "gives.")
+                 "gives." + _last_reason_test(png))
     verdict = "reproduced in trend" if best_ours == best_pub and decided else "differs"
     fig, axes = plt.subplots(1, len(sets), figsize=(4.2 * len(sets), 3.6), sharey=True)
     names = list(methods)

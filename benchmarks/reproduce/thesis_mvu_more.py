@@ -476,7 +476,13 @@ def fig3_23(config: dict, png: Path) -> Outcome:
                       " On our roll the extensions are not less consistent than MVU.")
                    + " Whether MVU's own consistency on our sparse roll decides how far above 1 the roll's ratios "
                    "lie is tested by `fig3_23_reasons` and, on certified inequality solves, by "
-                   "`fig3_23_reasons_inequality`, the next sections."))
+                   "`fig3_23_reasons_inequality`, the next sections." + _last_reason_test(png, "fig3_23")))
+
+
+def _last_reason_test(png: Path, figure: str) -> str:
+    from .thesis_mvu_why import REASON_SUMMARY, last_reason_test  # it imports the reason tests, which import us
+
+    return last_reason_test(png, REASON_SUMMARY[figure])
 
 
 def _consistency(config: dict, height: float) -> tuple[dict, dict, dict]:

@@ -16,6 +16,7 @@ References
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import matplotlib
@@ -48,6 +49,20 @@ DIGITS_REFUTED = ("the output dimension and the table's k (`table3_2_reasons`)",
                   "the reading of local trust (`table3_2_reasons_trust`)")
 DIGITS_UNDECIDED = ("the smooth manifolds with the equality SDP (`table3_2_reasons_manifold_equality`)",
                     "the thesis' per-measure criterion (`table3_2_reasons_measures`, `_measures_larger`)")
+
+#: Per figure, the reason test whose verdict sums up every candidate tested for it.
+REASON_SUMMARY = {"fig3_15": "fig3_15_reasons_inequality", "fig3_23": "fig3_23_reasons_inequality",
+                  "fig3_24_25": "fig3_24_25_reasons_twos", "table3_2": "table3_2_reasons_classes"}
+
+
+def last_reason_test(png: Path, key: str) -> str:
+    """The verdict sentence of the stored reason test ``key`` (an experiment beside ``png``), which sums up
+    every candidate tested for its figure, or a note that it has not been run yet."""
+    stored = png.with_name(f"{key}.json")
+    if not stored.exists():
+        return f" The reason test `{key}` has not been run yet."
+    record = json.loads(stored.read_text())
+    return f" The last reason test, `{key}` (*{record['verdict']}*): {record['agreement']}"
 
 
 def refuted_sentence(earlier: tuple[str, ...], this: str) -> str:

@@ -1061,3 +1061,30 @@ def test_the_thesis_table3_2_transcription_has_ten_rows_whose_averages_are_their
             mean = np.mean([columns[s][measure] for s in sets])
             assert abs(mean - columns["average"][measure]) <= 0.0011, (row, measure)
     assert published["var. MVU (CG) (LLE)"]["Frey faces"] == (0.950, 0.628, 0.075)
+
+
+def test_a_figure_quotes_its_last_reason_test_or_says_it_has_not_run(tmp_path):
+    why = load_reproduce("thesis_mvu_why")
+    png = tmp_path / "fig3_15.png"
+    assert why.last_reason_test(png, "fig3_15_reasons_inequality") == (
+        " The reason test `fig3_15_reasons_inequality` has not been run yet.")
+    (tmp_path / "fig3_15_reasons_inequality.json").write_text(json.dumps(
+        {"verdict": "differs", "agreement": "Reason not found; tested and refuted: a; b."}))
+    assert why.last_reason_test(png, "fig3_15_reasons_inequality") == (
+        " The last reason test, `fig3_15_reasons_inequality` (*differs*): Reason not found; tested and refuted: a; b.")
+    assert why.refuted_sentence(("a", "b"), "c") == "Reason not found; tested and refuted: a; b; c (this section)."
+
+
+def test_variational_mvu_rows_of_table3_2_use_the_basis_they_name():
+    load_reproduce("common")                                   # puts benchmarks/ on sys.path
+    from mvu import _variational_embedding
+
+    from sdpembed.datasets import swiss_roll
+
+    X = swiss_roll(120, noise=0.05, random_state=0)[0]
+    lap, _ = _variational_embedding(X, 2, 6, refine=False)
+    lle, _ = _variational_embedding(X, 2, 6, refine=False, basis="lle")
+    assert lap.shape == lle.shape == (120, 2)
+    # different bases span different subspaces: the two SDP embeddings are not one linear map of the other
+    fit = np.linalg.lstsq(np.column_stack([lap, np.ones(120)]), lle, rcond=None)[1]
+    assert fit.sum() > 1e-6 * np.sum((lle - lle.mean(axis=0)) ** 2)
