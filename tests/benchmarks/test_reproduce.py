@@ -535,6 +535,7 @@ def test_thesis_mvu_reason_tests_follow_the_experiment_they_explain():
                             + len(load_reproduce("thesis_mvu_measures").EXPERIMENTS)
                             + len(load_reproduce("thesis_mvu_trust").EXPERIMENTS)
                             + len(load_reproduce("thesis_mvu_lockup").EXPERIMENTS)
+                            + len(load_reproduce("thesis_mvu_why").EXPERIMENTS)
                             + sum("_reasons" in e.key for e in load_reproduce("thesis_mvu_more").EXPERIMENTS)) >= 5
     for key in reasons:                          # <figure>_reasons[_<candidate>] after its figure or a sibling
         figure = key.split("_reasons")[0]
