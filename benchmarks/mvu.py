@@ -108,12 +108,15 @@ def _harmonic(values) -> float:
     return float(len(v) / np.sum(1.0 / v)) if np.all(v > 0) else 0.0
 
 
-def _variational_embedding(X: np.ndarray, d: int, k: int = 5, refine: bool = True) -> tuple[np.ndarray, dict]:
+def _variational_embedding(X: np.ndarray, d: int, k: int = 5, refine: bool = True,
+                           basis: str = "laplacian") -> tuple[np.ndarray, dict]:
     edges, D = neighborhood_graph(X, k)
     count, _ = connected_components(X.shape[0], edges)
     if count > 1:
         edges, D = link_components(X, edges, random_state=0)        # Sec. 3.1.12
-    result = variational_mvu(edges, D, X.shape[0], solve_sdp=solve_variational_sdp, n_components=d, refine=refine)
+    # the LLE basis reconstructs each input from the same k neighbours as the graph
+    result = variational_mvu(edges, D, X.shape[0], solve_sdp=solve_variational_sdp, n_components=d, refine=refine,
+                             basis=basis, X=X, lle_neighbors=k)
     return result.embedding, {"components_linked": int(count), "sdp_status": result.sdp_status}
 
 

@@ -56,6 +56,8 @@ from .thesis_mvu_measures import EXPERIMENTS as _MEASURES_EXPERIMENTS  # noqa: E
 from .thesis_mvu_more import EXPERIMENTS as _MORE_EXPERIMENTS  # noqa: E402
 from .thesis_mvu_reasons import EXPERIMENTS as _REASON_EXPERIMENTS  # noqa: E402
 from .thesis_mvu_trust import EXPERIMENTS as _TRUST_EXPERIMENTS  # noqa: E402
+from .thesis_mvu_why import EXPERIMENTS as _WHY_EXPERIMENTS  # noqa: E402
+from .thesis_mvu_why import REASON_SUMMARY, last_reason_test  # noqa: E402
 
 TITLE = "Weinberger's thesis, chapter 3: maximum variance unfolding"
 DATA_NOTE = ("Data: swiss rolls and the trefoil knot come from `sdpembed.datasets`; USPS digits are not "
@@ -532,8 +534,9 @@ def fig3_15(config: dict, png: Path) -> Outcome:
                    + ("." if ok else f" — but the MVU solve is {run['status']} ({gap_text(run)}), so its count is "
                       "not a certified optimum's." + _face_text(run))
                    + ("" if exact else " The thesis does not give the comb's geometry (number and length of the "
-                      "teeth); how our counts change with it, and with the solver, is tested by "
-                      "`fig3_15_reasons`, the next section.")))
+                      "teeth); how our counts change with it, with the solver, the graph and the SDP is tested by "
+                      "`fig3_15_reasons` and the reason tests after it." + last_reason_test(png, REASON_SUMMARY[
+                          "fig3_15"]))))
 
 
 # ------------------------------------------------------------------------------------------ Fig. 3.17
@@ -851,8 +854,9 @@ def fig3_24_25(config: dict, png: Path) -> Outcome:
         agreement=(f"{sum(v < 1.0 for v in ratios)} of {len(ratios)} ratios below 1; on the fives the minimum trace "
                    f"needs {fives['min_trace']['dims90']} dimensions for 90 % of its trace, the maximum "
                    f"{fives['equality']['dims90']} (published: all ratios below 1; no cut-off for the minimum)."
-                   + ("" if all(value < 1.0 for value in ratios) else " Whether a ratio at or above 1 is sampling "
-                      "noise is tested by `fig3_24_25_reasons`, the next section.")))
+                   + ("" if all(value < 1.0 for value in ratios) else " Why a ratio is at or above 1 is tested by "
+                      "`fig3_24_25_reasons` and the reason tests after it."
+                      + last_reason_test(png, REASON_SUMMARY["fig3_24_25"]))))
 
 
 # ------------------------------------------------------------------------------------------ Fig. 3.28
@@ -1040,7 +1044,8 @@ EXPERIMENTS = (
 ) + _KERNEL_EXPERIMENTS
 # each reason test (key ``<figure>_reasons`` or ``<figure>_reasons_<candidate>``) right after the figure or
 # table it explains
-_REASONS = _REASON_EXPERIMENTS + _MEASURES_EXPERIMENTS + _TRUST_EXPERIMENTS + _LOCKUP_EXPERIMENTS
+_REASONS = (_REASON_EXPERIMENTS + _MEASURES_EXPERIMENTS + _TRUST_EXPERIMENTS + _LOCKUP_EXPERIMENTS
+            + _WHY_EXPERIMENTS)
 EXPERIMENTS = tuple(e for figure in EXPERIMENTS for e in (figure, *(r for r in _REASONS if (
     r.key == f"{figure.key}_reasons" or r.key.startswith(f"{figure.key}_reasons_")))))
 

@@ -704,8 +704,8 @@ def table3_2_reasons_seeds(config: dict, png: Path) -> Outcome:
 # ------------------------------------------------------------------------------------------ Fig. 3.15
 
 
-def _comb_counts(config: dict, teeth: int, methods: dict[str, dict]) -> dict:
-    """Isomap's and equality MVU's counts of eigenvalues above 1 % of the trace on a comb of
+def _comb_counts(config: dict, teeth: int, methods: dict[str, dict], variant: str = "equality") -> dict:
+    """Isomap's and MVU's (``variant``) counts of eigenvalues above 1 % of the trace on a comb of
     ``teeth`` teeth, MVU by each method of ``methods`` (its options for :func:`_exact`)."""
     base = _base()
     X, _ = base.comb(config["n"], teeth, config["seed"])
@@ -713,7 +713,7 @@ def _comb_counts(config: dict, teeth: int, methods: dict[str, dict]) -> dict:
     iso = np.maximum(iso, 0.0) / np.maximum(iso, 0.0).sum()
     row = {"teeth": teeth, "isomap_count": int(np.sum(iso > 0.01)), "isomap": iso[:12].tolist()}
     for method, options in methods.items():
-        run = base._exact(X, config["k_mvu"], "equality", r=3, method=method, **options)
+        run = base._exact(X, config["k_mvu"], variant, r=3, method=method, **options)
         row[method] = {**_solve_summary(run), "count": int(np.sum(run["spectrum"] > 0.01))}
     return row
 
@@ -776,19 +776,20 @@ def fig3_15_reasons(config: dict, png: Path) -> Outcome:
                    + (", ".join(f"{t} teeth" for t in certified) if certified else "none") + "."))
 
 
-def _comb_six_eight(config: dict, options: dict, label: str, png: Path) -> tuple[list, list, list, str, list]:
-    """Equality MVU (interior point with ``options``) and Isomap counts on each comb of ``config["teeth"]``,
+def _comb_six_eight(config: dict, options: dict, label: str, png: Path, method: str = "ipm",
+                    variant: str = "equality") -> tuple[list, list, list, str, list]:
+    """MVU (``variant`` by ``method`` with ``options``) and Isomap counts on each comb of ``config["teeth"]``,
     plotted; the runs, those giving the thesis' 6 and 8, those of them certified, the decision and the teeth."""
-    raw = [_comb_counts(config, teeth, {"ipm": options}) for teeth in config["teeth"]]
+    raw = [_comb_counts(config, teeth, {method: options}, variant) for teeth in config["teeth"]]
     for row in raw:
-        print(f"  {row['teeth']} teeth, {label}: MVU {row['ipm']['count']} ({row['ipm']['status']}), Isomap "
+        print(f"  {row['teeth']} teeth, {label}: MVU {row[method]['count']} ({row[method]['status']}), Isomap "
               f"{row['isomap_count']}", flush=True)
-    match = [r for r in raw if r["ipm"]["count"] == 6 and r["isomap_count"] == 8]
-    certified = [r for r in match if r["ipm"]["status"] == "optimal"]
+    match = [r for r in raw if r[method]["count"] == 6 and r["isomap_count"] == 8]
+    certified = [r for r in match if r[method]["status"] == "optimal"]
     decision = "supported" if certified else "indicated (uncertified MVU solve only)" if match else "refuted"
     fig, ax = plt.subplots(figsize=(6, 3.6))
     teeth = [r["teeth"] for r in raw]
-    ax.plot(teeth, [r["ipm"]["count"] for r in raw], "o-", label=f"MVU, {label} (interior point)")
+    ax.plot(teeth, [r[method]["count"] for r in raw], "o-", label=f"MVU, {label} ({method})")
     ax.plot(teeth, [r["isomap_count"] for r in raw], "s-", label="Isomap")
     ax.axhline(6, color="C0", lw=0.5)
     ax.axhline(8, color="C1", lw=0.5)
@@ -887,13 +888,14 @@ def fig3_15_reasons_graph(config: dict, png: Path) -> Outcome:
 _MEASURES = ("continuity", "trust", "intersection")
 
 
-def _fives_min_max(n: int, k: int, r: int, seed: int, ls: list[int], angles: bool = False) -> dict:
+def _fives_min_max(n: int, k: int, r: int, seed: int, ls: list[int], angles: bool = False, digit: int = 5) -> dict:
     """Maximum- and minimum-trace MVU (equalities, the kNN graph — with the angle edges of (3.8) when
-    ``angles`` — the default method) of a seeded sample of ``n`` MNIST fives; the quality ratios (min
-    over max) at each l of ``ls`` (``ratio`` and ``quality`` at the first)."""
+    ``angles`` — the default method) of a seeded sample of ``n`` MNIST fives (or images of ``digit``,
+    20×20); the quality ratios (min over max) at each l of ``ls`` (``ratio`` and ``quality`` at the
+    first)."""
     base = _base()
     from sdpembed.datasets import load_mnist
-    X, _ = load_mnist(size=20, digits=5, n_samples=n, random_state=seed)
+    X, _ = load_mnist(size=20, digits=digit, n_samples=n, random_state=seed)
     runs = {v: base._exact(X, k, v, r=r, angles=angles) for v in ("equality", "min_trace")}
     quality = {l: {v: base._quality(X, run["Y"], l) for v, run in runs.items()} for l in ls}
     ratios = {l: {m: q["min_trace"][m] / max(q["equality"][m], 1e-12) for m in _MEASURES} for l, q in quality.items()}
@@ -913,6 +915,18 @@ def _ratio_stats(ratios: list[dict]) -> dict:
         stats[m] = {"mean": float(values.mean()), "std": float(values.std(ddof=1)) if len(values) > 1 else 0.0,
                     "above_one": int(np.sum(values >= 1.0))}
     return stats
+
+
+def plot_ratios(raw: list[dict], png: Path, title: str | None = None) -> None:
+    """Each seed's three quality ratios (minimum over maximum trace) as bars against the line at 1."""
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    for off, m in zip((-0.25, 0.0, 0.25), _MEASURES, strict=True):
+        ax.bar(np.arange(len(raw)) + off, [r["ratio"][m] for r in raw], 0.25, label=m)
+    ax.axhline(1.0, color="k", lw=0.8)
+    ax.set_xticks(np.arange(len(raw)), [f"seed {r['seed']}" for r in raw])
+    ax.set(ylabel="min / max trace", title=title)
+    ax.legend(fontsize=7)
+    _save(fig, png)
 
 
 def fig3_24_25_reasons(config: dict, png: Path) -> Outcome:
@@ -939,14 +953,7 @@ def fig3_24_25_reasons(config: dict, png: Path) -> Outcome:
     first = next(r["ratio"]["continuity"] for r in raw if r["seed"] == config["seeds"][0])
     supported = c["mean"] < 1.0 and abs(first - c["mean"]) <= 2.0 * c["std"]
     statuses = [s for r in raw for s in r["status"].values()]
-    fig, ax = plt.subplots(figsize=(6, 3.6))
-    for off, m in zip((-0.25, 0.0, 0.25), ("continuity", "trust", "intersection"), strict=True):
-        ax.bar(np.arange(len(raw)) + off, [r["ratio"][m] for r in raw], 0.25, label=m)
-    ax.axhline(1.0, color="k", lw=0.8)
-    ax.set_xticks(np.arange(len(raw)), [f"seed {r['seed']}" for r in raw])
-    ax.set(ylabel="min / max trace")
-    ax.legend(fontsize=7)
-    _save(fig, png)
+    plot_ratios(raw, png)
     all_below = all(r["ratio"][m] < 1.0 for r in raw for m in r["ratio"])
     return Outcome(
         published="Every ratio (minimum- over maximum-trace quality) below 1 on every data set.",
@@ -1052,14 +1059,7 @@ def fig3_24_25_reasons_angles(config: dict, png: Path) -> Outcome:
     supported = stats["continuity"]["mean"] < 1.0
     statuses = [s for r in raw for s in r["status"].values()]
     certified = all(s == "optimal" for s in statuses)
-    fig, ax = plt.subplots(figsize=(6, 3.6))
-    for off, m in zip((-0.25, 0.0, 0.25), _MEASURES, strict=True):
-        ax.bar(np.arange(len(raw)) + off, [r["ratio"][m] for r in raw], 0.25, label=m)
-    ax.axhline(1.0, color="k", lw=0.8)
-    ax.set_xticks(np.arange(len(raw)), [f"seed {r['seed']}" for r in raw])
-    ax.set(ylabel="min / max trace", title=f"angle edges, n = {config['n']}, l = {config['l']}")
-    ax.legend(fontsize=7)
-    _save(fig, png)
+    plot_ratios(raw, png, f"angle edges, n = {config['n']}, l = {config['l']}")
     c = stats["continuity"]
     return Outcome(
         published="Every ratio (minimum- over maximum-trace quality) below 1 on every data set.",

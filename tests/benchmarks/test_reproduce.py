@@ -535,6 +535,7 @@ def test_thesis_mvu_reason_tests_follow_the_experiment_they_explain():
                             + len(load_reproduce("thesis_mvu_measures").EXPERIMENTS)
                             + len(load_reproduce("thesis_mvu_trust").EXPERIMENTS)
                             + len(load_reproduce("thesis_mvu_lockup").EXPERIMENTS)
+                            + len(load_reproduce("thesis_mvu_why").EXPERIMENTS)
                             + sum("_reasons" in e.key for e in load_reproduce("thesis_mvu_more").EXPERIMENTS)) >= 5
     for key in reasons:                          # <figure>_reasons[_<candidate>] after its figure or a sibling
         figure = key.split("_reasons")[0]
@@ -1048,3 +1049,43 @@ def test_thesis_tested_reasons_say_plainly_when_every_test_refuted_its_reason(tm
     text = thesis._reasons(["iris: PCA-LMNN kNN test error < PCA's",
                             "mnist: PCA-LMNN energy test error < its kNN test error"], png)
     assert "T table2_1_iris" in text and "T fig2_5_mnist" in text and "table2_1_wine" not in text
+
+
+def test_the_thesis_table3_2_transcription_has_ten_rows_whose_averages_are_their_four_sets_means():
+    kernel = load_reproduce("thesis_mvu_kernel")
+    published, sets = kernel.PUBLISHED_TABLE3_2, kernel.TABLE3_2_SETS
+    assert list(published) == ["MVU", "var. MVU (CG) (LLE)", "var. MVU (CG) (Lap)", "var. MVU (LLE)", "var. MVU (Lap)",
+                               "PCA", "Isomap", "hLLE", "Lap", "LLE"]
+    for row, columns in published.items():
+        assert set(columns) == {*sets, "average"}
+        for measure in range(3):                             # the printed average of values printed to 3 decimals
+            mean = np.mean([columns[s][measure] for s in sets])
+            assert abs(mean - columns["average"][measure]) <= 0.0011, (row, measure)
+    assert published["var. MVU (CG) (LLE)"]["Frey faces"] == (0.950, 0.628, 0.075)
+
+
+def test_a_figure_quotes_its_last_reason_test_or_says_it_has_not_run(tmp_path):
+    why = load_reproduce("thesis_mvu_why")
+    png = tmp_path / "fig3_15.png"
+    assert why.last_reason_test(png, "fig3_15_reasons_inequality") == (
+        " The reason test `fig3_15_reasons_inequality` has not been run yet.")
+    (tmp_path / "fig3_15_reasons_inequality.json").write_text(json.dumps(
+        {"verdict": "differs", "agreement": "Reason not found; tested and refuted: a; b."}))
+    assert why.last_reason_test(png, "fig3_15_reasons_inequality") == (
+        " The last reason test, `fig3_15_reasons_inequality` (*differs*): Reason not found; tested and refuted: a; b.")
+    assert why.refuted_sentence(("a", "b"), "c") == "Reason not found; tested and refuted: a; b; c (this section)."
+
+
+def test_variational_mvu_rows_of_table3_2_use_the_basis_they_name():
+    load_reproduce("common")                                   # puts benchmarks/ on sys.path
+    from mvu import _variational_embedding
+
+    from sdpembed.datasets import swiss_roll
+
+    X = swiss_roll(120, noise=0.05, random_state=0)[0]
+    lap, _ = _variational_embedding(X, 2, 6, refine=False)
+    lle, _ = _variational_embedding(X, 2, 6, refine=False, basis="lle")
+    assert lap.shape == lle.shape == (120, 2)
+    # different bases span different subspaces: the two SDP embeddings are not one linear map of the other
+    fit = np.linalg.lstsq(np.column_stack([lap, np.ones(120)]), lle, rcond=None)[1]
+    assert fit.sum() > 1e-6 * np.sum((lle - lle.mean(axis=0)) ** 2)

@@ -507,3 +507,46 @@ def test_the_thesis_mvu_chapter_3_additions_run_quick_and_compute_what_they_clai
                 "refuted" if unfolded[low] and not above else "undecided")
     assert reason["hypothesis"] == expected
     assert records["fig3_23_reasons"]["verdict"] == ("reproduced in trend" if expected == "supported" else "differs")
+
+
+def test_the_thesis_mvu_last_reason_tests_decide_by_their_rules_and_say_when_no_reason_survives(tmp_path):
+    keys = "fig3_23_reasons_inequality,fig3_15_reasons_inequality,fig3_24_25_reasons_twos,table3_2_reasons_classes"
+    records = _run_quick(tmp_path, keys, paper="thesis-mvu")
+    why = load_reproduce("thesis_mvu_why")
+    rolls = records["fig3_23_reasons_inequality"]["rows"]["rolls"]
+    lower, control = rolls["8 high"], rolls["21 high"]
+    for roll in rolls.values():
+        assert roll["mvu_statuses"] and roll["certified"] == (set(roll["mvu_statuses"]) == {"optimal"})
+        assert roll["above"] == all(v > 1.5 for v in roll["ratios"].values())
+        assert roll["unfolded"] == (roll["unfold"]["status"] == "optimal" and roll["unfold"]["two_share"] >= 0.95)
+    decided = lower["unfolded"] and lower["certified"]
+    assert records["fig3_23_reasons_inequality"]["rows"]["hypothesis"] == (
+        "supported" if decided and lower["above"] and not control["unfolded"] and not control["above"] else
+        "refuted" if decided and (not lower["above"] or (not control["unfolded"] and control["above"])) else
+        "undecided")
+    comb = records["fig3_15_reasons_inequality"]["rows"]
+    method = comb["method"]
+    assert all(r[method]["status"] and 0 < r[method]["count"] <= 12 for r in comb["runs"])
+    match = [r for r in comb["runs"] if r[method]["count"] == 6 and r["isomap_count"] == 8]
+    assert comb["decision"] == ("supported" if any(r[method]["status"] == "optimal" for r in match) else
+                                "indicated (uncertified MVU solve only)" if match else "refuted")
+    twos = records["fig3_24_25_reasons_twos"]["rows"]
+    mean = np.mean([r["ratio"]["continuity"] for r in twos["runs"]])
+    assert twos["stats"]["continuity"]["mean"] == pytest.approx(mean)
+    assert twos["decision"] == ("refuted" if mean >= 1.0 else "supported" if twos["certified"] else
+                                "indicated (not every solve optimal)")
+    classes = records["table3_2_reasons_classes"]["rows"]
+    for run in classes["runs"]:
+        for m in ("continuity", "trust", "intersection"):
+            assert run["difference"][m] == pytest.approx(run["MVU"][m] - run["Isomap"][m])
+    certified = [r for r in classes["runs"] if r["status"] == "optimal"]
+    rule = load_reproduce("thesis_mvu_measures").measures_decision(
+        {m: [r["difference"][m] for r in certified] for m in ("continuity", "trust", "intersection")},
+        len(certified) == len(classes["runs"]))
+    assert classes["decision"] == rule["decision"]
+    for key, record in records.items():            # no candidate survived exactly when the verdict says so plainly
+        decision = record["rows"].get("decision", record["rows"].get("hypothesis"))
+        assert ("Reason not found; tested and refuted:" in record["agreement"]) == (
+            decision == "refuted" or (key == "table3_2_reasons_classes" and decision != "supported"))
+        assert (record["verdict"] == "reproduced in trend") == (decision == "supported")
+        assert key in why.REASON_SUMMARY.values()
