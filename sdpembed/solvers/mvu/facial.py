@@ -236,6 +236,11 @@ RAISE_MARGINS = (0.1, 0.3, 1.0)
 #: unfinished run) cannot be made complementary (its configuration flexes) but costs only κ·W when raised.
 RAISE_SUPPORT_TOL = 1e-4
 
+#: Largest entry of L(y_R)V − V at the reduced multipliers of a determined face (:func:`_unit_on_face`) for which
+#: they are lifted as they are; above it (L(y)V = V has no solution: points joined by an edge of length 0) their
+#: block VᵀL(y_R)V is first made I exactly (:func:`_exact_unit_block`).
+UNIT_RESIDUAL_TOL = 1e-8
+
 #: The Gauss–Newton steps (accepted or rejected) of :func:`polish_in_face` after a run over a face that did not end
 #: ``optimal``: each factorises a Schur complement of the independent rows, as an interior-point iteration does.
 POLISH_STEPS = 30
@@ -1123,6 +1128,9 @@ def _determined(instance, face, M, a, b, certificate, gap_tol, feas_tol, t0, inf
     rank = int(np.sum(levels > 1e-9 * max(float(levels[-1]), 1e-300)))
     # y_R with VᵀL(y_R)V = cI: its value y_RᵀD = ⟨VᵀL(y_R)V, W⟩ = c·tr W is the objective of the one feasible W
     unit = _unit_on_face(instance, face.V)
+    residual = graph_laplacian(instance.n, instance.edges, unit) @ face.V - face.V
+    if float(np.max(np.abs(residual))) > UNIT_RESIDUAL_TOL:
+        unit = _exact_unit_block(instance, face.V, unit)
     bound, y = certificate(instance.trace_weight * unit, support=face.V @ vectors[:, q - rank:])
     factor = face.V @ (vectors * np.sqrt(np.maximum(levels, 0.0)))
     K = factor @ factor.T
@@ -1152,6 +1160,19 @@ def _unit_on_face(instance, V: np.ndarray) -> np.ndarray:
     infinitesimal motions, translations and rotations VS, S skew); the tiny diagonal shift only
     regularises the rotations' null space."""
     return _least_norm(instance, V, V, shift=1e-12, refine=1)
+
+
+def _exact_unit_block(instance, V: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """y + δ with VᵀL(y + δ)V = I exactly (to rounding): δ the least-norm solution of the q(q+1)/2 rows of
+    y ↦ VᵀL(y)V (:func:`_block_rows`), dense and few. For the reduced multipliers of a configuration that
+    :func:`_unit_on_face` cannot fit (L(y)V = V has no solution where two points coincide: an edge of length 0
+    leaves its multiplier out of L(y)V, and the rows of the coincident points ask for different things), the
+    reduced dual's own condition VᵀL(y_R)V = I is met, and the coupling UᵀL(y_R)V that is left is paid by the
+    lift's t (the Schur complement's 1/ε term), which costs only t·ωᵀD."""
+    a, b = np.triu_indices(V.shape[1])
+    block = V.T @ (graph_laplacian(instance.n, instance.edges, y) @ V) - np.eye(V.shape[1])
+    rows = _block_rows(instance.edges, V)
+    return y + np.linalg.lstsq(rows, -0.5 * (block + block.T)[a, b], rcond=None)[0]
 
 
 def _least_norm(instance, Q: np.ndarray, target: np.ndarray, rows: np.ndarray | None = None,

@@ -724,3 +724,20 @@ def test_a_gap_below_zero_beyond_rounding_is_never_optimal():
         bound = objective * (1.0 + shift)
         result = facial._pair(instance, primal, bound, primal.extra.get("y"), 1, 1e-6, 1e-6, 0.0)
         assert result.status == expected, (shift, result.message)
+
+
+@pytest.mark.parametrize("variant, optimum", [("equality", 1.25), ("min_trace", -1.25)])
+def test_a_triangle_with_a_duplicate_point_is_certified_at_its_one_gram_matrix(variant: str, optimum: float) -> None:
+    """Review r25: a unit triangle whose third point is repeated (edge of length 0, and one more edge to it) is
+    locked, and its one Gram matrix has tr K = 1.25 exactly. L(y)V = V has no solution there (the duplicate's edge
+    drops out of L(y)V and the two rows ask for different things), so the least-norm multipliers missed
+    VᵀL(y_R)V = cI and the proof gave 1.394 (−1.106 for min_trace); with that block made exact the bound is
+    within the tolerance, proved again by the oracle from the returned multipliers."""
+    edges = np.array([[0, 1], [1, 2], [0, 2], [2, 3], [1, 3]])
+    instance = MVUInstance(edges, np.array([1.0, 1.0, 1.0, 0.0, 1.0]), 4, variant)
+    result = solve_mvu_facial(instance, gap_tol=1e-6)
+    assert result.extra["determined"]
+    assert result.status == "optimal", result.message
+    assert result.objective == pytest.approx(optimum, rel=1e-12)
+    assert optimum <= result.dual_bound <= optimum + 1e-6 * abs(optimum)
+    assert verified_dual_bound(instance, {"dual_y": result.extra["y"]}) == pytest.approx(result.dual_bound, rel=1e-12)
