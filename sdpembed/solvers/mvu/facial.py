@@ -83,7 +83,13 @@ the face where W is (nearly) 0 while VᵀL(y_R)V is (nearly) c — complementari
 ended before W's small eigenvalues did — is divided by ε just as the support is, with a coupling no correction
 removes (its configuration flexes). The final certificate therefore also proves multipliers corrected with that
 block raised to c + κ (``RAISE_MARGINS``, the support taken coarser, ``RAISE_SUPPORT_TOL``): the coupling is divided
-by κ instead, and the dual value rises by about κ times W's weight off the support, which is small.
+by κ instead, and the dual value rises by about κ times W's weight off the support, which is small. Those raised
+multipliers are also corrected exactly where a least-squares residual costs most (``equilibrate``'s ``exact``): the
+reduced multipliers' support block and its coupling to the raised block, and each inner stress's support block, which
+the inner lift's t multiplies into L(y)'s least eigenvalue on K's support; of the two forms the one with the smaller
+predicted bound is proved. The interior point over the face lifts only the iterates whose own reduced gap is within
+the tolerance, and stops once such lifts are futile (:func:`~sdpembed.solvers.mvu.ipm.solve_in_face`): the final
+certificate is the one that pays.
 
 The minimum-trace SDP (Sec. 3.1.11) has the same constraints, so the same stresses and faces: only the trace weight
 changes, c = −1. Over the face the reduced SDP, max −tr W s.t. 𝒜_V(W) = D, W ⪰ 0, is convex with an objective
@@ -235,6 +241,11 @@ RAISE_MARGINS = (0.1, 0.3, 1.0)
 #: largest. Coarser than the support the plain correction uses, since a direction whose W is small but not yet 0 (an
 #: unfinished run) cannot be made complementary (its configuration flexes) but costs only κ·W when raised.
 RAISE_SUPPORT_TOL = 1e-4
+
+#: Largest entry of L(y_R)V − V at the reduced multipliers of a determined face (:func:`_unit_on_face`) for which
+#: they are lifted as they are; above it (L(y)V = V has no solution: points joined by an edge of length 0) their
+#: block VᵀL(y_R)V is first made I exactly (:func:`_exact_unit_block`).
+UNIT_RESIDUAL_TOL = 1e-8
 
 #: The Gauss–Newton steps (accepted or rejected) of :func:`polish_in_face` after a run over a face that did not end
 #: ``optimal``: each factorises a Schur complement of the independent rows, as an interior-point iteration does.
@@ -813,12 +824,15 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, d
         candidates = [proved] + [_proved(instance, lift_multipliers(instance, steps_eq, y_eq, epsilons=(eps,)))
                                  for eps in FINAL_EPSILONS]
         if raised_support is not None and _equilibrates(steps, raised_support, len(edges)):
-            # the face's block off K's support raised to c + κ (equilibrate's raise_to): each κ's best ε by the
-            # predicted bound, proved once
+            # the face's block off K's support raised to c + κ (equilibrate's raise_to), its residuals on the support
+            # removed exactly or not (where the support's configuration flexes, the exact rows can ask for large
+            # corrections): each κ's best ε and form by the predicted bound, proved once
             for margin in RAISE_MARGINS:
-                y_up, steps_up = equilibrate(instance, steps, y_face, raised_support, raise_to=margin)
-                candidates.append(_proved(instance, lift_multipliers(instance, steps_up, y_up,
-                                                                     epsilons=FINAL_EPSILONS)))
+                lifted = [lift_multipliers(instance, steps_up, y_up, epsilons=FINAL_EPSILONS)
+                          for y_up, steps_up in (equilibrate(instance, steps, y_face, raised_support, raise_to=margin,
+                                                             exact=exact) for exact in (False, True))]
+                best = min(lifted, key=lambda y: _predicted_bound(instance, y, float(y @ D)))
+                candidates.append(_proved(instance, best))
         return min(candidates, key=lambda p: p[0])
 
     last = {"determined": False, "y_face": None, "limit": None}
@@ -1123,6 +1137,9 @@ def _determined(instance, face, M, a, b, certificate, gap_tol, feas_tol, t0, inf
     rank = int(np.sum(levels > 1e-9 * max(float(levels[-1]), 1e-300)))
     # y_R with VᵀL(y_R)V = cI: its value y_RᵀD = ⟨VᵀL(y_R)V, W⟩ = c·tr W is the objective of the one feasible W
     unit = _unit_on_face(instance, face.V)
+    residual = graph_laplacian(instance.n, instance.edges, unit) @ face.V - face.V
+    if float(np.max(np.abs(residual))) > UNIT_RESIDUAL_TOL:
+        unit = _exact_unit_block(instance, face.V, unit)
     bound, y = certificate(instance.trace_weight * unit, support=face.V @ vectors[:, q - rank:])
     factor = face.V @ (vectors * np.sqrt(np.maximum(levels, 0.0)))
     K = factor @ factor.T
@@ -1152,6 +1169,19 @@ def _unit_on_face(instance, V: np.ndarray) -> np.ndarray:
     infinitesimal motions, translations and rotations VS, S skew); the tiny diagonal shift only
     regularises the rotations' null space."""
     return _least_norm(instance, V, V, shift=1e-12, refine=1)
+
+
+def _exact_unit_block(instance, V: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """y + δ with VᵀL(y + δ)V = I exactly (to rounding): δ the least-norm solution of the q(q+1)/2 rows of
+    y ↦ VᵀL(y)V (:func:`_block_rows`), dense and few. For the reduced multipliers of a configuration that
+    :func:`_unit_on_face` cannot fit (L(y)V = V has no solution where two points coincide: an edge of length 0
+    leaves its multiplier out of L(y)V, and the rows of the coincident points ask for different things), the
+    reduced dual's own condition VᵀL(y_R)V = I is met, and the coupling UᵀL(y_R)V that is left is paid by the
+    lift's t (the Schur complement's 1/ε term), which costs only t·ωᵀD."""
+    a, b = np.triu_indices(V.shape[1])
+    block = V.T @ (graph_laplacian(instance.n, instance.edges, y) @ V) - np.eye(V.shape[1])
+    rows = _block_rows(instance.edges, V)
+    return y + np.linalg.lstsq(rows, -0.5 * (block + block.T)[a, b], rcond=None)[0]
 
 
 def _least_norm(instance, Q: np.ndarray, target: np.ndarray, rows: np.ndarray | None = None,
@@ -1197,7 +1227,7 @@ def _complement(basis: np.ndarray, Q: np.ndarray) -> np.ndarray:
     return basis @ left[:, Q.shape[1]:]
 
 
-def equilibrate(instance, steps, y_face: np.ndarray, Q: np.ndarray, *, raise_to: float = 0.0
+def equilibrate(instance, steps, y_face: np.ndarray, Q: np.ndarray, *, raise_to: float = 0.0, exact: bool = False
                 ) -> tuple[np.ndarray, list]:
     """Reduced multipliers and stresses complementary to the support Q (n × r, orthonormal, in the innermost
     face) of the optimum K = QΛQᵀ, for :func:`lift_multipliers`.
@@ -1225,6 +1255,14 @@ def equilibrate(instance, steps, y_face: np.ndarray, Q: np.ndarray, *, raise_to:
     target). The dual value then rises by ⟨BᵀL(δ)B, BᵀKB⟩ (up to K's violation, as above): at most
     (c + κ − λ_min(BᵀL(y_R)B))·tr BᵀKB, about κ times K's weight off its support.
 
+    With ``exact`` the least-squares residuals that the lift pays for most are then removed exactly, by a second
+    least-norm correction of a few dense rows only (:func:`_exact_rows`, which the flexing rows do not enter): the
+    reduced multipliers' QᵀL(y)Q is brought back to QᵀL(y_R)Q and their coupling QᵀL(y)B to the face off Q to 0
+    (a residual coupling there is divided by the gap of that block, κ when raised: it set λ_min below c), and each
+    inner stress's QᵀL(z)Q to 0 with its block on its outer face off Q and its coupling to the outermost stress's
+    weakest directions kept (a residual block there, times the inner lift's t, left L(y) below c on K's support,
+    which the outer scaling f paid for in the relative gap).
+
     Returns the corrected y_face and steps (the clique stress, outermost, is an equilibrium stress of every point
     of its face already). Like the lift, the corrections only propose: :func:`~sdpembed.problems.mvu.dual_bound`
     proves whatever results.
@@ -1249,18 +1287,51 @@ def equilibrate(instance, steps, y_face: np.ndarray, Q: np.ndarray, *, raise_to:
     m = min(WEAK_DIRECTIONS, outer.U.shape[1])
     weak, levels = outer.U[:, :m], outer.levels[:m]
     weights = np.minimum(np.sqrt(levels[-1] / np.maximum(levels, 1e-300)), 1e3) if m else np.zeros(0)
-    dU, dQ = weak[edges[:, 0]] - weak[edges[:, 1]], Q[edges[:, 0]] - Q[edges[:, 1]]
-    coupling = (weights[:, None, None] * dU.T[:, None, :] * dQ.T[None, :, :]).reshape(m * Q.shape[1], len(edges))
+    weak_rows = _cross_rows(edges, weak, Q)
+    coupling = np.repeat(weights, Q.shape[1])[:, None] * weak_rows
     extra = np.vstack([Q_BLOCK_WEIGHT * _block_rows(edges, Q), coupling])
     values = np.concatenate([np.zeros(extra.shape[0] - coupling.shape[0]),
                              (weights[:, None] * (weak.T @ target)).ravel()])
     level = instance.trace_weight + raise_to if raise_to > 0.0 else None
+    y_kept = y_face
     y_face = corrected(y_face, target, steps[-1][0].V, extra, values,
                        block=_raised_block(instance, y_face, _complement(steps[-1][0].V, Q), level))
     out = [steps[0]]
     for face, z in steps[1:]:
         out.append((face, corrected(z, -(graph_laplacian(instance.n, edges, z) @ Q), np.hstack([face.V, face.U]))))
+    if not exact:
+        return y_face, out
+    inner = _complement(steps[-1][0].V, Q)
+    block = Q.T @ (graph_laplacian(instance.n, edges, y_kept) @ Q)
+    y_face = _exact_rows(instance, y_face, Q, 0.5 * (block + block.T), zero=inner)
+    zero = np.zeros((Q.shape[1],) * 2)
+    out = [out[0]] + [(face, _exact_rows(instance, z, Q, zero, keep=np.vstack([
+        _block_rows(edges, _complement(np.hstack([face.V, face.U]), Q)), weak_rows]))) for face, z in out[1:]]
     return y_face, out
+
+
+def _cross_rows(edges: np.ndarray, A: np.ndarray, B: np.ndarray) -> np.ndarray:
+    """The rows of y ↦ AᵀL(y)B, row-major: (a_iᵀ(e))(b_jᵀ(e)) per edge e."""
+    dA, dB = A[edges[:, 0]] - A[edges[:, 1]], B[edges[:, 0]] - B[edges[:, 1]]
+    return (dA.T[:, None, :] * dB.T[None, :, :]).reshape(A.shape[1] * B.shape[1], len(edges))
+
+
+def _exact_rows(instance, y: np.ndarray, Q: np.ndarray, target: np.ndarray, *, zero: np.ndarray | None = None,
+                keep: np.ndarray | None = None) -> np.ndarray:
+    """y + δ with QᵀL(y + δ)Q = ``target`` (r × r), QᵀL(y + δ)·``zero`` = 0 and ``keep`` δ = 0 (dense rows): δ the
+    least-norm solution of those few rows (dense ``lstsq``), to rounding where they are independent."""
+    edges = instance.edges
+    a, b = np.triu_indices(Q.shape[1])
+    LQ = graph_laplacian(instance.n, edges, y) @ Q
+    block = Q.T @ LQ
+    rows, values = [_block_rows(edges, Q)], [(target - 0.5 * (block + block.T))[a, b]]
+    if zero is not None and zero.shape[1]:
+        rows.append(_cross_rows(edges, Q, zero))
+        values.append(-(LQ.T @ zero).ravel())
+    if keep is not None:
+        rows.append(keep)
+        values.append(np.zeros(keep.shape[0]))
+    return y + np.linalg.lstsq(np.vstack(rows), np.concatenate(values), rcond=None)[0]
 
 
 def _raised_block(instance, y: np.ndarray, B: np.ndarray, level: float | None) -> np.ndarray:

@@ -86,6 +86,14 @@ __all__ = [
 ]
 
 
+#: Over a face with a lifted ``certificate`` (:func:`solve_in_face`): the reduced SDP's own relative gap, as a share
+#: of ``gap_tol``, below which an iterate whose lift proves no gap within the tolerance counts as a futile lift.
+REDUCED_GAP_SHARE = 1e-2
+
+#: Over a face with a lifted ``certificate``: the futile lifts (:data:`REDUCED_GAP_SHARE`) after which the run stops,
+#: the reduced SDP solved, and leaves its certificate to the caller (facial reduction's final certificate).
+FUTILE_LIFTS = 3
+
 #: What an unconverged equality or min_trace run adds to its message (Sec. 3.1.12).
 LOCK_UP_HINT = ("; an equality MVU whose neighbourhood graph is rigid 'locks up' (Sec. 3.1.12): the SDP has no "
                 "interior point and the dual optimum is not attained — try fewer neighbours or the "
@@ -269,7 +277,13 @@ def solve_in_face(instance, *, basis: np.ndarray | None = None, certificate=None
     :func:`~sdpembed.problems.mvu.dual_bound`, valid for V = the basis of 1⊥); ``goal``, the iterate's objective
     and :data:`~sdpembed.problems.mvu.EXTENDED_GOAL` gap tolerances, says which bounds are worth an
     extended-precision proof, and in which precision (the ``goal`` of :func:`~sdpembed.problems.mvu.dual_bound`).
-    Runs under the
+    Over a face with a ``certificate`` an iterate is lifted and proved only where that can pay: the first (a proved
+    bound from the start) and those meeting ``feas_tol`` whose reduced gap τ·yᵀD − objective (the reduced dual is
+    kept feasible, VᵀL(y)V − cI = Z ≻ 0) is within ``gap_tol`` — a lifted bound is at best about the reduced one
+    —; iterates whose proved gaps tie (none within the tolerance) rank by the reduced gap, and the run stops
+    ``inaccurate`` after :data:`FUTILE_LIFTS` lifts that proved no gap within the tolerance at a reduced gap below
+    :data:`REDUCED_GAP_SHARE` of it: the reduced SDP is solved, and more iterations do not change its multipliers'
+    lift. Runs under the
     caller's BLAS thread limit; other parameters as :func:`solve_mvu_ipm`. ``rows`` (optional) selects
     the edge constraints the interior point keeps — those the others depend on in the face, whose
     Schur complement would otherwise be singular; ``certificate`` then receives multipliers of those
@@ -384,6 +398,7 @@ def solve_in_face(instance, *, basis: np.ndarray | None = None, certificate=None
     best_score, best_X = (float("inf"), float("inf")), X
     iteration = 0
     stalls = 0
+    futile = 0
     # equality and min_trace on all of 1⊥ judge a polished K (.polish); a face's K (facial reduction) is judged
     # as it is
     polish = PolishSchedule() if variant in ("equality", "min_trace") and basis is None else None
@@ -396,10 +411,16 @@ def solve_in_face(instance, *, basis: np.ndarray | None = None, certificate=None
         violation = float(instance.max_violation(K))
         # an iterate whose multipliers cannot come within EXTENDED_GOAL gap tolerances of its objective is proved in
         # double: the extended-precision proof (O(n³) in interpreted blocks) pays only near the end
-        bound, y_feas = bound_of(y, goal=(objective, EXTENDED_GOAL * gap_tol))
-        if bound < best_bound:
-            best_bound, best_y = bound, y_feas
+        # over a face with a lifted certificate, the reduced dual's own gap decides whether the lift can pay
+        reduced = instance.relative_gap(tau * float(y @ D), objective) if certificate is not None else None
+        lifted = reduced is None or iteration == 1 or (violation <= feas_tol and reduced <= gap_tol)
+        if lifted:
+            bound, y_feas = bound_of(y, goal=(objective, EXTENDED_GOAL * gap_tol))
+            if bound < best_bound:
+                best_bound, best_y = bound, y_feas
         rgap = instance.relative_gap(best_bound, objective)
+        if lifted and reduced is not None and reduced <= REDUCED_GAP_SHARE * gap_tol and rgap > gap_tol:
+            futile += 1
         mu = (float(np.sum(X * Z)) + float(x @ z)) / (m + p)
         for key, value in zip(hist, (objective, best_bound, rgap, violation, mu), strict=False):
             hist[key].append(value)
@@ -411,8 +432,9 @@ def solve_in_face(instance, *, basis: np.ndarray | None = None, certificate=None
         # without a proved bound yet (a face's lifted certificate), the violation alone ranks the iterates; an
         # iterate with a proved gap ranks before every one without (a gap of 0.97 scored against a violation
         # of 0.93 kept the starting point of a face whose first bound came at the second iterate)
-        score = (0.0, max(violation / feas_tol, abs(rgap) / gap_tol)) if np.isfinite(rgap) else \
-            (1.0, violation / feas_tol)
+        closeness = max(violation / feas_tol, abs(rgap if reduced is None else reduced) / gap_tol)
+        score = (0.0, max(violation / feas_tol, abs(rgap) / gap_tol), closeness) if np.isfinite(rgap) else \
+            (1.0, violation / feas_tol, closeness)
         if score < best_score:
             best_score, best_X = score, X.copy()
         if violation <= feas_tol and rgap <= gap_tol and polish is not None:
@@ -431,6 +453,11 @@ def solve_in_face(instance, *, basis: np.ndarray | None = None, certificate=None
         elif violation <= feas_tol and abs(rgap) <= gap_tol:     # a negative gap: K too infeasible to trust
             status = "optimal"
             message = f"violation {violation:.2e} <= {feas_tol:g}, certified relative gap {rgap:.2e} <= {gap_tol:g}"
+            break
+        if futile >= FUTILE_LIFTS:
+            status = "inaccurate"
+            message = (f"the SDP over the face is solved (violation {violation:.2e}, its own relative gap "
+                       f"{reduced:.2e}), but {futile} lifts of its multipliers proved no gap within {gap_tol:g}")
             break
         if deadline is not None and deadline.passed():
             message = deadline.reached()
