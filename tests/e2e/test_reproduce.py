@@ -42,19 +42,33 @@ def test_an_unknown_experiment_is_a_usage_error(tmp_path):
     assert info.value.code == 2
 
 
+@pytest.fixture(scope="module")
+def quick_paper(tmp_path_factory):
+    """``quick_paper(name)``: the folder (``results/``, ``REPRODUCTION.md``) where every experiment of one paper
+    ran once at its quick settings. The tests of a paper's experiments at those settings all read that one run."""
+    folders = {}
+
+    def run(paper: str) -> Path:
+        if paper not in folders:
+            folder = tmp_path_factory.mktemp(paper)
+            assert load_script("reproduce").main(["--paper", paper, "--quick", "--results", str(folder / "results"),
+                                                  "--report", str(folder / "REPRODUCTION.md")]) == 0
+            folders[paper] = folder
+        return folders[paper]
+
+    return run
+
+
 @pytest.mark.parametrize("paper", ["adagio", "slm", "nilepro", "thesis-lmnn", "thesis-mvu"])
-def test_every_quick_experiment_of_a_paper_writes_its_outputs(tmp_path, paper):
-    script = load_script("reproduce")
-    report = tmp_path / "REPRODUCTION.md"
-    assert script.main(["--paper", paper, "--quick", "--results", str(tmp_path / "results"),
-                        "--report", str(report)]) == 0
+def test_every_quick_experiment_of_a_paper_writes_its_outputs(quick_paper, paper):
+    folder = quick_paper(paper)
     module = load_paper(paper)
-    text = report.read_text()
+    text = (folder / "REPRODUCTION.md").read_text()
     assert f"## {module.TITLE}" in text
     for experiment in module.EXPERIMENTS:
-        record = json.loads((tmp_path / "results" / paper / f"{experiment.key}.json").read_text())
+        record = json.loads((folder / "results" / paper / f"{experiment.key}.json").read_text())
         assert record["mode"] == "quick" and record["verdict"] in load_reproduce("common").VERDICTS
-        assert (tmp_path / "results" / paper / f"{experiment.key}.png").read_bytes()[:4] == b"\x89PNG"
+        assert (folder / "results" / paper / f"{experiment.key}.png").read_bytes()[:4] == b"\x89PNG"
         assert f"### {experiment.title} — *{record['verdict']}*" in text
 
 
@@ -67,6 +81,15 @@ def _run_quick(tmp_path, keys: str, paper: str = "numax", **settings) -> dict:
         argv += ["--set", f"{key}={json.dumps(value)}"]
     assert load_script("reproduce").main(argv) == 0
     out = tmp_path / "results" / paper
+    for key in keys.split(","):
+        assert (out / f"{key}.png").read_bytes()[:4] == b"\x89PNG"
+    return {key: json.loads((out / f"{key}.json").read_text()) for key in keys.split(",")}
+
+
+def _quick_records(quick_paper, keys: str, paper: str) -> dict:
+    """The JSON record of each experiment in ``keys`` from the paper's shared quick run (each has written its
+    figure)."""
+    out = quick_paper(paper) / "results" / paper
     for key in keys.split(","):
         assert (out / f"{key}.png").read_bytes()[:4] == b"\x89PNG"
     return {key: json.loads((out / f"{key}.json").read_text()) for key in keys.split(",")}
@@ -152,11 +175,8 @@ def test_report_only_rebuilds_the_stored_report_and_runs_nothing():
         script.main([])
 
 
-def test_the_thesis_mvu_reason_tests_decide_from_their_own_numbers(tmp_path):
-    argv = ["--paper", "thesis-mvu", "--only", "table3_2_reasons,fig3_24_25_reasons", "--quick",
-            "--results", str(tmp_path / "results"), "--report", str(tmp_path / "REPRODUCTION.md")]
-    assert load_script("reproduce").main(argv) == 0
-    out = tmp_path / "results" / "thesis-mvu"
+def test_the_thesis_mvu_reason_tests_decide_from_their_own_numbers(quick_paper):
+    out = quick_paper("thesis-mvu") / "results" / "thesis-mvu"
     rows = json.loads((out / "table3_2_reasons.json").read_text())["rows"]
     swiss, measures = rows["swiss"], ("continuity", "trust", "intersection")
     lam2 = {v: swiss[v]["spectrum"][1] for v in swiss}
@@ -175,18 +195,18 @@ def test_the_thesis_mvu_reason_tests_decide_from_their_own_numbers(tmp_path):
     assert "noise hypothesis is" in record["agreement"]
 
 
-def test_the_thesis_fig2_10_multiple_metrics_run_quick(tmp_path):
-    record = _run_quick(tmp_path, "fig2_10", paper="thesis-lmnn")["fig2_10"]        # its figure checked there
+def test_the_thesis_fig2_10_multiple_metrics_run_quick(quick_paper):
+    record = _quick_records(quick_paper, "fig2_10", paper="thesis-lmnn")["fig2_10"]        # its figure checked there
     by_metrics = record["rows"]["by_metrics"]
     assert list(by_metrics) == ["1", "2", "3", "6"] and all(r["status"] == "optimal" for r in by_metrics.values())
     assert [sum(r["cluster_sizes"]) for r in by_metrics.values()] == [48] * 4
     assert record["rows"]["euclidean"] == 100.0          # the layout: every nearest point is on the other circle
     assert "second point's *cluster*" in record["departures"] and "Reading:" in record["agreement"]
-    assert "Fig. 2.10 (two concentric" not in (tmp_path / "REPRODUCTION.md").read_text()
+    assert "Fig. 2.10 (two concentric" not in (quick_paper("thesis-lmnn") / "REPRODUCTION.md").read_text()
 
 
-def test_the_thesis_fig2_20_pca_rca_lda_run_quick_and_decide_from_their_numbers(tmp_path):
-    record = _run_quick(tmp_path, "fig2_20", paper="thesis-lmnn")["fig2_20"]
+def test_the_thesis_fig2_20_pca_rca_lda_run_quick_and_decide_from_their_numbers(quick_paper):
+    record = _quick_records(quick_paper, "fig2_20", paper="thesis-lmnn")["fig2_20"]
     rows = record["rows"]
     assert len(rows["samples"]) == 3 and all(s["chunklet_points"] == 20 for s in rows["samples"])
     for sample in rows["samples"]:              # no direction beats the Bayes error; LDA's comes close to it
@@ -197,8 +217,8 @@ def test_the_thesis_fig2_20_pca_rca_lda_run_quick_and_decide_from_their_numbers(
     assert record["verdict"] == ("reproduced in trend" if all(rows["claims"].values()) else "differs")
 
 
-def test_the_thesis_iris_and_mnist_reason_tests_decide_from_their_own_numbers(tmp_path):
-    records = _run_quick(tmp_path, "table2_1_iris,fig2_5_mnist,fig2_9_mnist", paper="thesis-lmnn")
+def test_the_thesis_iris_and_mnist_reason_tests_decide_from_their_own_numbers(quick_paper):
+    records = _quick_records(quick_paper, "table2_1_iris,fig2_5_mnist,fig2_9_mnist", paper="thesis-lmnn")
     thesis = load_paper("thesis-lmnn")
     iris = records["table2_1_iris"]["rows"]
     assert len(iris["splits"]) == 3 and all(r["k_lmnn"] in (1, 3) and r["k_pca"] in (1, 3) for r in iris["splits"])
@@ -216,13 +236,13 @@ def test_the_thesis_iris_and_mnist_reason_tests_decide_from_their_own_numbers(tm
     passes = records["fig2_9_mnist"]["rows"]
     assert passes["splits"] == energy["splits"]              # one study, computed once
     assert passes["ratio"] == pytest.approx(passes["validated"] / passes["one_pass"])
-    text = (tmp_path / "REPRODUCTION.md").read_text()
+    text = (quick_paper("thesis-lmnn") / "REPRODUCTION.md").read_text()
     assert "### Table 2.1, iris" in text and "### Fig. 2.9, MNIST" in text
 
 
-def test_the_thesis_mvu_lock_up_and_new_candidate_reason_tests_decide_from_their_own_numbers(tmp_path):
+def test_the_thesis_mvu_lock_up_and_new_candidate_reason_tests_decide_from_their_own_numbers(quick_paper):
     keys = "fig3_28_reasons,table3_2_reasons_data,fig3_24_25_reasons_size,fig3_15_reasons_odd"
-    records = _run_quick(tmp_path, keys, paper="thesis-mvu")
+    records = _quick_records(quick_paper, keys, paper="thesis-mvu")
     record = records["fig3_28_reasons"]
     cap = record["config"]["max_iter"]
     for row in record["rows"]:
@@ -255,9 +275,9 @@ def test_the_thesis_mvu_lock_up_and_new_candidate_reason_tests_decide_from_their
                                        else "indicated" if match else "refuted")
 
 
-def test_the_thesis_mvu_variant_polish_and_angle_reason_tests_decide_from_their_own_numbers(tmp_path):
+def test_the_thesis_mvu_variant_polish_and_angle_reason_tests_decide_from_their_own_numbers(quick_paper):
     keys = "table3_2_reasons_variant,fig3_28_reasons_polish,fig3_24_25_reasons_angles"
-    records = _run_quick(tmp_path, keys, paper="thesis-mvu")
+    records = _quick_records(quick_paper, keys, paper="thesis-mvu")
     variant = records["table3_2_reasons_variant"]["rows"]
     certified = all(s["solves"]["equality"]["status"] == "optimal" for s in variant["sets"].values())
     assert variant["certified"] == certified
@@ -285,9 +305,9 @@ def test_the_thesis_mvu_variant_polish_and_angle_reason_tests_decide_from_their_
     assert angles["supported"] == (angles["stats"]["continuity"]["mean"] < 1.0)
 
 
-def test_the_thesis_mvu_manifold_and_mix_reason_tests_decide_from_their_own_numbers(tmp_path):
+def test_the_thesis_mvu_manifold_and_mix_reason_tests_decide_from_their_own_numbers(quick_paper):
     keys = "table3_2_reasons_manifold,table3_2_reasons_manifold_equality,fig3_28_reasons_mix"
-    records = _run_quick(tmp_path, keys, paper="thesis-mvu")
+    records = _quick_records(quick_paper, keys, paper="thesis-mvu")
     for key, variant in (("table3_2_reasons_manifold", "inequality"), ("table3_2_reasons_manifold_equality",
                                                                        "equality")):
         manifold, config = records[key]["rows"], records[key]["config"]
@@ -328,9 +348,9 @@ def _certified_samples(data: dict, seeds: list[int]) -> list[dict]:
     return certified
 
 
-def test_the_thesis_mvu_seeds_reason_test_decides_from_its_own_numbers(tmp_path):
+def test_the_thesis_mvu_seeds_reason_test_decides_from_its_own_numbers(quick_paper):
     from scipy import stats
-    record = _run_quick(tmp_path, "table3_2_reasons_seeds", paper="thesis-mvu")["table3_2_reasons_seeds"]
+    record = _quick_records(quick_paper, "table3_2_reasons_seeds", paper="thesis-mvu")["table3_2_reasons_seeds"]
     config, sets = record["config"], record["rows"]["sets"]
     k_table = config["k_isomap"][0]
     assert list(sets) == config["sets"]
@@ -360,9 +380,9 @@ def test_the_thesis_mvu_seeds_reason_test_decides_from_its_own_numbers(tmp_path)
 
 
 @pytest.mark.parametrize("key", ["table3_2_reasons_measures", "table3_2_reasons_measures_larger"])
-def test_the_thesis_mvu_measures_reason_test_decides_from_its_own_numbers(tmp_path, key):
+def test_the_thesis_mvu_measures_reason_test_decides_from_its_own_numbers(quick_paper, key):
     from scipy import stats
-    record = _run_quick(tmp_path, key, paper="thesis-mvu")[key]
+    record = _quick_records(quick_paper, key, paper="thesis-mvu")[key]
     config, rows = record["config"], record["rows"]
     sets = rows["sets"]
     assert list(sets) == config["sets"] and rows["primary"] == "digits"
@@ -397,8 +417,8 @@ def test_the_thesis_mvu_measures_reason_test_decides_from_its_own_numbers(tmp_pa
     assert f"is {sets['digits']['decision']}" in record["agreement"]
 
 
-def test_the_thesis_mvu_facial_reduction_reason_test_decides_by_its_rule(tmp_path):
-    record = _run_quick(tmp_path, "fig3_28_reasons_facial", paper="thesis-mvu")["fig3_28_reasons_facial"]
+def test_the_thesis_mvu_facial_reduction_reason_test_decides_by_its_rule(quick_paper):
+    record = _quick_records(quick_paper, "fig3_28_reasons_facial", paper="thesis-mvu")["fig3_28_reasons_facial"]
     tol = record["config"]["tol"]
     for run in record["rows"]["runs"]:
         assert run["method"] == "mvu_facial" and run["face_dim"] + run["stress_rank"] == record["config"]["n"] - 1
@@ -409,10 +429,10 @@ def test_the_thesis_mvu_facial_reduction_reason_test_decides_by_its_rule(tmp_pat
         assert run["status"] != "optimal" or run["relative_gap"] <= 1e-6
 
 
-def test_the_thesis_mvu_trust_and_roll_equality_reason_tests_decide_from_their_own_numbers(tmp_path):
+def test_the_thesis_mvu_trust_and_roll_equality_reason_tests_decide_from_their_own_numbers(quick_paper):
     from statistics import median
     keys = "table3_2_reasons_trust,table3_2_reasons_roll_equality"
-    records = _run_quick(tmp_path, keys, paper="thesis-mvu")
+    records = _quick_records(quick_paper, keys, paper="thesis-mvu")
     published = load_reproduce("thesis_mvu_kernel").PUBLISHED_TABLE3_2
     rows = records["table3_2_reasons_trust"]["rows"]
     runs, spans = rows["runs"], rows["spans"]
@@ -446,11 +466,12 @@ def test_the_thesis_mvu_trust_and_roll_equality_reason_tests_decide_from_their_o
                                                "refuted" if max(gaps) > 0.05 else "undecided")
 
 
-def test_the_thesis_mvu_noise_free_roll_reason_test_decides_by_its_rule(tmp_path):
+def test_the_thesis_mvu_noise_free_roll_reason_test_decides_by_its_rule(quick_paper):
     from sdpembed.datasets import swiss_roll
     from sdpembed.validation.embedding_quality import local_continuity, local_trust, neighborhood_intersection
 
-    record = _run_quick(tmp_path, "table3_2_reasons_roll_noise", paper="thesis-mvu")["table3_2_reasons_roll_noise"]
+    key = "table3_2_reasons_roll_noise"
+    record = _quick_records(quick_paper, key, paper="thesis-mvu")[key]
     config, rows, names = record["config"], record["rows"], ("continuity", "trust", "intersection")
     assert config["noise"] == 0.0 < config["noisy"]
     for s in rows["solves"].values():
@@ -472,9 +493,9 @@ def test_the_thesis_mvu_noise_free_roll_reason_test_decides_by_its_rule(tmp_path
     assert f"is {rows['decision']}" in record["agreement"]
 
 
-def test_the_thesis_mvu_chapter_3_additions_run_quick_and_compute_what_they_claim(tmp_path):
+def test_the_thesis_mvu_chapter_3_additions_run_quick_and_compute_what_they_claim(quick_paper):
     keys = "fig3_2,fig3_7,fig3_16,fig3_19_20,fig3_23,fig3_23_reasons"
-    records = _run_quick(tmp_path, keys, paper="thesis-mvu")
+    records = _quick_records(quick_paper, keys, paper="thesis-mvu")
     d = records["fig3_2"]["config"]["d"]
     for row in records["fig3_2"]["rows"]:                      # ‖f_k(x)‖²: mean 1, variance 2(d − k)/(k(d + 2))
         k = row["k"]

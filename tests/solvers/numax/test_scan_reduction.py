@@ -111,7 +111,8 @@ def test_reduced_scan_selects_the_pairs_of_the_full_list_on_mnist():
     _, _, rows = np.linalg.svd(X - X.mean(axis=0), full_matrices=False)
     P = rows[:20].T @ rows[:20]
     bounds = _ratio_bounds(0.9, 1.1)
-    scan = scan_pair_violations(X, P, bounds, tol=1e-3)
+    # the violators the working set is drawn from (the same set with or without their values recomputed)
+    scan = scan_pair_violations(X, P, bounds, tol=1e-3, block_rows=150, exact_values=False)
     rng = np.random.default_rng(1)
     violators = linear_index_of_pairs(scan.i, scan.j, X.shape[0])
     # a working set that holds some of the violators (the working pairs column generation solved on)
