@@ -91,23 +91,18 @@ def test_scipy_linalg_imported_afterwards_is_whole():
 
 def test_the_mvu_interior_point_method_loads_no_scipy():
     """A graded ``sdpembed solve`` of an MVU instance (20 of the suite's 43) starts a fresh interpreter;
-    ``import scipy.linalg``, ``scipy.sparse`` and ``csgraph`` cost it about twice ``import numpy``. The inequality
-    and slack variants load none of them; the equality and min_trace variants certify a K polished onto their
-    equalities by sparse Gauss–Newton steps (``solvers/mvu/polish.py``), which imports ``scipy.sparse`` at
-    first use, and scikit-learn still not."""
+    ``import scipy.linalg``, ``scipy.sparse`` and ``csgraph`` cost it about twice ``import numpy``. None of the four
+    variants loads any of them, nor scikit-learn: the equality and min_trace variants certify a K polished onto
+    their equalities, whose Gauss–Newton systems are dense (numpy) on a small graph (``solvers/mvu/polish.py``,
+    ``POLISH_DENSE_MAX``), the largest suite instance's included."""
     body = ("import json, sys\n"
             "from sdpembed.io import load_instance\n"
             "from sdpembed.registry import solve\n"
             "from sdpembed.validation.suite import default_suite_dir\n"
-            "def run(variants):\n"
-            "    files = [default_suite_dir() / f'mvu-{v}-trefoil12.npz' for v in variants]\n"
-            "    return [solve(load_instance(f)).status for f in files]\n"
-            "def loaded(roots):\n"
-            "    return sorted(m for m in sys.modules if m.split('.')[0] in roots)\n"
-            "light = run(('inequality', 'slack'))\n"
-            "light_loaded = loaded(('scipy', 'sklearn'))\n"
-            "polished = run(('equality', 'min_trace'))\n"
-            "print(json.dumps([light + polished, light_loaded, loaded(('sklearn',))]))")
-    statuses, light_loaded, sklearn_loaded = _fresh(body)
-    assert statuses == ["optimal"] * 4
-    assert light_loaded == [] and sklearn_loaded == []
+            "files = [default_suite_dir() / f'mvu-{v}-{g}.npz' for g in ('trefoil12', 'swiss40')\n"
+            "         for v in ('inequality', 'slack', 'equality', 'min_trace')]\n"
+            "statuses = [solve(load_instance(f)).status for f in files]\n"
+            "print(json.dumps([statuses, sorted(m for m in sys.modules if m.split('.')[0] in ('scipy', 'sklearn'))]))")
+    statuses, loaded = _fresh(body)
+    assert statuses == ["optimal"] * 8
+    assert loaded == []

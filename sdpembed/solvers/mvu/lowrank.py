@@ -46,7 +46,9 @@ are computed once per rank and only its values are refilled each step, the trans
 Woodbury's identity — so the large σ that accurate multipliers need does not slow the inner
 solves as it slows L-BFGS. Where that Hessian is
 indefinite, the shift λ of the damped step jumps to a Gershgorin bound that makes it definite
-(``_minimise``), and the inner tolerance stops at the gradient's rounding floor.
+(``_minimise``), the line search measures f's change from the residuals' own changes (not as a difference of two
+rounded values of f, which near the optimum hides the decrease of a Newton step), and the inner tolerance stops at
+the gradient's rounding floor.
 
 The certificate and the rank: at a minimiser of f whose Y has rank below r, the dual slack
 S = L(z) − cI is PSD on 1⊥ (a direction v in a null column of Y lowers f unless vᵀSv ≥ 0 [2]),
@@ -454,8 +456,15 @@ class _Lagrangian:
         return BY, np.einsum("ij,ij->i", BY, BY) - self.D
 
     def value(self, Y, y, sigma):
-        BY, g = self.residual(Y)
-        z = _project_box(self.variant, self.omega, y + sigma * g)
+        _, g = self.residual(Y)
+        return self._value_at(Y, g, _project_box(self.variant, self.omega, y + sigma * g), y, sigma)
+
+    def value_and_gradient(self, Y, y, sigma):
+        """f(Y) and ∇f(Y) from one evaluation of the residuals."""
+        grad, _, g, z = self.gradient(Y, y, sigma)
+        return self._value_at(Y, g, z, y, sigma), grad
+
+    def _value_at(self, Y, g, z, y, sigma):
         s = Y.sum(axis=0)
         return (-self.c * float(np.sum(Y * Y)) + 0.5 * self.kappa * float(s @ s) + float(z @ g)
                 - float((z - y) @ (z - y)) / (2.0 * sigma))
@@ -468,6 +477,26 @@ class _Lagrangian:
         s = Y.sum(axis=0)
         return (-self.c * (float(np.sum(Y * Y)) + t * t) + 0.5 * self.kappa * float(s @ s)
                 + np.einsum("ij,ij->i", z, gt) - np.einsum("ij,ij->i", z - y, z - y) / (2.0 * sigma))
+
+    def change_along(self, Y, BY, g, d, y, sigma):
+        """t ↦ f(Y + t·d) − f(Y), computed from the changes themselves rather than as a difference of two values of
+        f: near a minimiser f is a sum of terms far larger than its change along a Newton step, and the difference
+        of its rounded values hides a decrease that the gradient still resolves. With Bd the edges of d, each
+        residual changes by t·2(BY)_e·(Bd)_e + t²((Bd)_e)², and each edge's term of f by ∫ Π_𝒴 over the change of
+        u = y + σg, divided by σ (``_box_integral``)."""
+        Bd = self.B @ d
+        first, second = 2.0 * np.einsum("ij,ij->i", BY, Bd), np.einsum("ij,ij->i", Bd, Bd)
+        u = y + sigma * g
+        Yd, dd = float(np.sum(Y * d)), float(np.sum(d * d))
+        s, sd = Y.sum(axis=0), d.sum(axis=0)
+        ssd, sdsd = float(s @ sd), float(sd @ sd)
+
+        def change(t: float) -> float:
+            du = sigma * (t * first + (t * t) * second)
+            return (-self.c * (2.0 * t * Yd + t * t * dd) + 0.5 * self.kappa * (2.0 * t * ssd + t * t * sdsd)
+                    + _box_integral(self.variant, self.omega, u, du) / sigma)
+
+        return change
 
     def gradient(self, Y, y, sigma):
         BY, g = self.residual(Y)
@@ -555,6 +584,25 @@ class _Lagrangian:
         return x.reshape(n, r)
 
 
+def _box_integral(variant: str, omega: float | None, u: np.ndarray, du: np.ndarray) -> float:
+    """Σ_e ∫ Π_𝒴 from u_e to u_e + du_e, with no cancellation between large terms: Π_𝒴 = clip(·, lo, hi) has
+    the antiderivative clip(s)²/2 + hi·(s − hi)₊ + lo·min(s − lo, 0), and each of its three parts changes by
+    du itself wherever both ends lie on one linear piece of it; only an edge whose u crosses a kink takes the
+    difference of the part's values, each then at most |du| from the kink."""
+    v = u + du
+    lo, hi = (0.0, np.inf) if variant == "inequality" else (-omega, omega) if variant == "slack" else (-np.inf, np.inf)
+    p, q = np.clip(u, lo, hi), np.clip(v, lo, hi)
+    inside = (np.minimum(u, v) > lo) & (np.maximum(u, v) < hi)
+    total = float(np.where(inside, du, q - p) @ (p + q)) / 2.0
+    if hi < np.inf:
+        above = (u >= hi) & (v >= hi)
+        total += hi * float(np.sum(np.where(above, du, np.maximum(v - hi, 0.0) - np.maximum(u - hi, 0.0))))
+    if lo > -np.inf and lo != 0.0:
+        below = (u <= lo) & (v <= lo)
+        total += lo * float(np.sum(np.where(below, du, np.minimum(v - lo, 0.0) - np.minimum(u - lo, 0.0))))
+    return total
+
+
 def _inside_box(variant: str, omega: float | None, u: np.ndarray) -> np.ndarray:
     """Where Π_𝒴 is the identity near u (its derivative is 1 there, 0 elsewhere)."""
     if variant == "inequality":
@@ -593,6 +641,10 @@ def _minimise(lag: _Lagrangian, Y, y, sigma, tol, max_steps):
     """Minimise f over Y by damped semismooth Newton with an Armijo backtracking line search;
     returns Y, the number of Newton steps and the final gradient's largest entry.
 
+    The line search judges f's change along the step by :meth:`_Lagrangian.change_along`, from the change of
+    each residual: near a minimiser the difference of two rounded values of f is noise at the size of a Newton
+    step's decrease while the gradient still resolves it, and the steps would be cut to nothing there.
+
     The shift λ: when H + λI is indefinite (the direction does not descend), λ jumps to a shift
     that makes it positive definite by Gershgorin's bound, H ⪰ −2(c + 2 max_i Σ_{e∋i} z_e⁻) I
     (σJᵀJ and the translation term are PSD), instead of growing by factors with one
@@ -600,7 +652,6 @@ def _minimise(lag: _Lagrangian, Y, y, sigma, tol, max_steps):
     carries an error of about ε·σ·D_e, which 2Bᵀ(z ∘ BY) spreads over each node's edges."""
     lam = 1e-10
     steps = 0
-    value = lag.value(Y, y, sigma)
     gmax = np.inf
     eps = np.finfo(float).eps
     tol = max(tol, 16.0 * eps * (sigma * lag.noise_weight + float(np.max(np.abs(y))) * lag.root_weight))
@@ -625,16 +676,15 @@ def _minimise(lag: _Lagrangian, Y, y, sigma, tol, max_steps):
             lam = max(lam * 100.0, 1e-8, safe / scale if attempt == 0 else 0.0)
         else:
             d, slope = -grad, -float(np.sum(grad * grad))
+        change = lag.change_along(Y, BY, g, d, y, sigma)
         t = 1.0
         for _ in range(40):
-            trial = Y + t * d
-            new = lag.value(trial, y, sigma)
-            if new <= value + 1e-4 * t * slope:
+            if change(t) <= 1e-4 * t * slope:
                 break
             t *= 0.5
         else:
             return Y, steps, gmax
-        Y, value = trial, new
+        Y = Y + t * d
         # a full step lowers λ; a step cut below half raises it (by 3: ×10 made λ alternate about
         # the right value, one rejected full step each time)
         lam = max(lam * 0.1, 1e-12) if t == 1.0 else (lam * 3.0 if t < 0.5 else lam)
@@ -757,9 +807,8 @@ def _solve(instance, rank, gap_tol, feas_tol, max_iter, max_inner, verbose, dead
     inner_tol = 1e-3
 
     def fun(flat, y, sigma, r):
-        Yv = flat.reshape(n, r)
-        grad = lag.gradient(Yv, y, sigma)[0]
-        return lag.value(Yv, y, sigma), grad.ravel()
+        value, grad = lag.value_and_gradient(flat.reshape(n, r), y, sigma)
+        return value, grad.ravel()
 
     for iteration in range(1, max_iter + 1):
         if newton:

@@ -18,6 +18,10 @@ dependent rows (stresses), so JJᵀ is singular: each step solves (JJᵀ + μI)�
 lowers the largest residual (Levenberg–Marquardt). Points joined by edges of length 0 (duplicates) are
 contracted to one node first, so that they stay merged and those edges, met exactly, drop out.
 
+Small systems are dense: a step's system of at most :data:`POLISH_DENSE_MAX` unknowns (E for JJᵀ, m·r for
+JᵀJ) is formed and solved by numpy's LU, larger ones by SuperLU on their sparse pattern, so that certifying a small
+graph loads no SciPy (DESIGN.md, "Start-up"). Both solve the same system; they differ by rounding alone.
+
 References
 ----------
 .. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
@@ -51,6 +55,10 @@ _DAMPING = 1e-16
 #: The most columns a cut factor of :func:`polish_onto_equalities` keeps (its normal equations have r² blocks).
 POLISH_MAX_RANK = 12
 
+#: A Gauss–Newton system of at most this many unknowns (E for the dual step, m·r for the factor step on m
+#: contracted points) is dense (numpy), a larger one sparse (SciPy's SuperLU).
+POLISH_DENSE_MAX = 500
+
 
 class Polished(NamedTuple):
     """The outcome of :func:`polish_onto_equalities`."""
@@ -66,15 +74,29 @@ class Polished(NamedTuple):
 def _contracted(instance) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(label, edges, D): each point's set of duplicates (joined by edges of length 0), and the edges of
     positive length between those sets."""
-    import scipy.sparse as sp
-    from scipy.sparse.csgraph import connected_components
-
     zero = instance.sqdist <= 0
-    n = instance.n
-    pairs = instance.edges[zero]
-    joined = sp.csr_matrix((np.ones(pairs.shape[0]), (pairs[:, 0], pairs[:, 1])), shape=(n, n))
-    _, label = connected_components(joined, directed=False)
+    label = _component_labels(instance.n, instance.edges[zero])
     return label, label[instance.edges[~zero]], instance.sqdist[~zero]
+
+
+def _component_labels(n: int, pairs: np.ndarray) -> np.ndarray:
+    """The connected component of each of n nodes joined by ``pairs``, numbered in the order of their least
+    node (as ``scipy.sparse.csgraph.connected_components`` numbers them): each pair's roots are hooked onto
+    the lesser one and the pointers jumped to their roots, until every pair shares a root."""
+    label = np.arange(n)
+    while pairs.size:
+        a, b = label[pairs[:, 0]], label[pairs[:, 1]]
+        if np.array_equal(a, b):
+            break
+        low = np.minimum(a, b)
+        np.minimum.at(label, a, low)               # a pointer only ever moves to a lesser node: no cycles
+        np.minimum.at(label, b, low)
+        while True:
+            jumped = label[label]
+            if np.array_equal(jumped, label):
+                break
+            label = jumped
+    return np.cumsum(label == np.arange(n))[label] - 1
 
 
 def _csc_structure(rows: np.ndarray, cols: np.ndarray, size: int) -> dict:
@@ -89,7 +111,7 @@ def _csc_structure(rows: np.ndarray, cols: np.ndarray, size: int) -> dict:
 
 def _assemble(structure: dict, values: np.ndarray, mu: float):
     """The matrix of ``structure`` with ``values`` summed in, plus μ·(its largest diagonal entry)·I."""
-    import scipy.sparse as sp
+    import scipy.sparse as sp  # at first use (DESIGN.md, "Start-up")
 
     data = np.bincount(structure["where"], weights=values, minlength=structure["indices"].size)
     diagonal = data[structure["diagonal"]]
@@ -102,56 +124,97 @@ class _Equalities:
     """g(Z) = 𝒜(ZZᵀ) − D on the contracted graph and its two damped Gauss–Newton steps (module docstring):
     ``dual_step`` by JJᵀ (E × E, any rank of Z) and ``factor_step`` by the normal equations JᵀJ (mr × mr, for a
     factor cut to a few columns, where rigid graphs make JJᵀ rank-deficient but JᵀJ is singular only along the
-    rotations, which carry no gradient)."""
+    rotations, which carry no gradient). Each system is dense up to :data:`POLISH_DENSE_MAX` unknowns, else
+    sparse."""
 
     def __init__(self, edges: np.ndarray, D: np.ndarray, counts: np.ndarray) -> None:
-        import scipy.sparse as sp
-
         self.i, self.j, self.D, self.counts = edges[:, 0], edges[:, 1], D, counts
-        E, m = edges.shape[0], counts.size
-        self.B = sp.csr_matrix((np.tile([1.0, -1.0], E), (np.repeat(np.arange(E), 2), edges.ravel())),
-                               shape=(E, m))
-        self.Bt = self.B.T.tocsr()
-        BBt = (self.B @ self.Bt).tocoo()           # JJᵀ's pattern: edges sharing a node, with the sign (BBᵀ)_ef
-        self.pairs = (BBt.row, BBt.col, BBt.data)
-        self.dual_structure = _csc_structure(BBt.row, BBt.col, E)
-        self.factor_structures: dict[int, dict] = {}
+        self.structures: dict = {}
 
     def residual(self, Z: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        BZ = self.B @ Z
+        BZ = Z[self.i] - Z[self.j]
         return BZ, np.einsum("ij,ij->i", BZ, BZ) - self.D
 
     def centred(self, Z: np.ndarray) -> np.ndarray:
         """Z less the mean of the points it stands for (each row counted with its multiplicity)."""
         return Z - (self.counts @ Z) / self.counts.sum()
 
-    def dual_step(self, Z, BZ, g, mu):
-        """Z + Jᵀλ with (JJᵀ + μ·max diag I)λ = −g."""
-        from scipy.sparse.linalg import splu
+    def spread(self, W: np.ndarray) -> np.ndarray:
+        """BᵀW: each edge's row of W added at its first node and subtracted at its second."""
+        m = self.counts.size
+        return np.stack([np.bincount(self.i, weights=w, minlength=m) - np.bincount(self.j, weights=w, minlength=m)
+                         for w in W.T], axis=1)
 
-        row, col, sign = self.pairs
-        M = _assemble(self.dual_structure, 4.0 * sign * np.einsum("ij,ij->i", BZ[row], BZ[col]), mu)
-        lam = splu(M).solve(-g)
-        return Z + 2.0 * (self.Bt @ (lam[:, None] * BZ))
+    def _structure(self, key, build):
+        if key not in self.structures:
+            self.structures[key] = build()
+        return self.structures[key]
+
+    def dual_step(self, Z, BZ, g, mu):
+        """Z + Jᵀλ with (JJᵀ + μ·max diag I)λ = −g; (JJᵀ)_ef = 4(BBᵀ)_ef·(BZ)_e·(BZ)_f on the pairs of edges
+        that share a node."""
+        E = self.i.size
+        if E <= POLISH_DENSE_MAX:
+            # BBᵀ: +1 where two edges share a first or a second node, −1 where one's first is the other's second
+            sign = self._structure("dual dense", lambda: (
+                (self.i[:, None] == self.i).astype(np.float64) + (self.j[:, None] == self.j)
+                - (self.i[:, None] == self.j) - (self.j[:, None] == self.i)))
+            lam = _solve_damped(4.0 * sign * (BZ @ BZ.T), -g, mu)
+        else:
+            row, col, sign, structure = self._structure("dual sparse", self._sparse_dual_structure)
+            lam = _splu_solve(_assemble(structure, 4.0 * sign * np.einsum("ij,ij->i", BZ[row], BZ[col]), mu), -g)
+        return Z + 2.0 * self.spread(lam[:, None] * BZ)
+
+    def _sparse_dual_structure(self):
+        import scipy.sparse as sp  # at first use (DESIGN.md, "Start-up")
+
+        E, m = self.i.size, self.counts.size
+        edges = np.column_stack([self.i, self.j])
+        B = sp.csr_matrix((np.tile([1.0, -1.0], E), (np.repeat(np.arange(E), 2), edges.ravel())), shape=(E, m))
+        BBt = (B @ B.T.tocsr()).tocoo()            # JJᵀ's pattern: edges sharing a node, with the sign (BBᵀ)_ef
+        return BBt.row, BBt.col, BBt.data, _csc_structure(BBt.row, BBt.col, E)
 
     def factor_step(self, Z, BZ, g, mu):
         """Z + Δ with (JᵀJ + μ·max diag I)Δ = −Jᵀg; JᵀJ has the r × r block 4(BZ)_e(BZ)_eᵀ of edge e at (i, i)
         and (j, j), its negative at (i, j) and (j, i)."""
-        from scipy.sparse.linalg import splu
-
         m, r = Z.shape
-        structure = self.factor_structures.get(r)
-        if structure is None:
-            k = np.arange(r)
-            bi = np.concatenate([self.i, self.j, self.i, self.j])
-            bj = np.concatenate([self.i, self.j, self.j, self.i])
+        k = np.arange(r)
+        bi = np.concatenate([self.i, self.j, self.i, self.j])
+        bj = np.concatenate([self.i, self.j, self.j, self.i])
+
+        def entries():
             rows = (bi[:, None, None] * r + k[:, None]).repeat(r, axis=2).ravel()
             cols = (bj[:, None, None] * r + k[None, :]).repeat(r, axis=1).ravel()
-            structure = self.factor_structures[r] = _csc_structure(rows, cols, m * r)
+            return rows, cols
+
         block = 4.0 * BZ[:, :, None] * BZ[:, None, :]
-        H = _assemble(structure, np.concatenate([block, block, -block, -block]).ravel(), mu)
-        gradient = 2.0 * (self.Bt @ (g[:, None] * BZ))
-        return Z + splu(H).solve(-gradient.ravel()).reshape(m, r)
+        values = np.concatenate([block, block, -block, -block]).ravel()
+        gradient = 2.0 * self.spread(g[:, None] * BZ).ravel()
+        if m * r <= POLISH_DENSE_MAX:
+            flat = self._structure(("factor dense", r), lambda: np.ravel_multi_index(entries(), (m * r, m * r)))
+            H = np.bincount(flat, weights=values, minlength=(m * r) ** 2).reshape(m * r, m * r)
+            step = _solve_damped(H, -gradient, mu)
+        else:
+            structure = self._structure(("factor sparse", r), lambda: _csc_structure(*entries(), m * r))
+            step = _splu_solve(_assemble(structure, values, mu), -gradient)
+        return Z + step.reshape(m, r)
+
+
+def _solve_damped(M: np.ndarray, b: np.ndarray, mu: float) -> np.ndarray:
+    """(M + μ·(M's largest diagonal entry)·I)⁻¹ b by numpy's LU; RuntimeError where it is exactly singular, as
+    SuperLU raises."""
+    diagonal = M.diagonal().copy()
+    M[np.diag_indices_from(M)] = diagonal + mu * (float(diagonal.max()) or 1.0)
+    try:
+        return np.linalg.solve(M, b)
+    except np.linalg.LinAlgError as exc:
+        raise RuntimeError(f"the damped Gauss-Newton system is singular ({exc})") from exc
+
+
+def _splu_solve(A, b: np.ndarray) -> np.ndarray:
+    from scipy.sparse.linalg import splu  # at first use (DESIGN.md, "Start-up")
+
+    return splu(A).solve(b)
 
 
 def _damped_gauss_newton(eq: _Equalities, Z: np.ndarray, step, tau: float, target: float,

@@ -9,6 +9,7 @@ import pytest
 
 from sdpembed.formulations.mvu import solve_mvu_cvxpy
 from sdpembed.problems.mvu import MVUInstance, dual_bound
+from sdpembed.solvers.mvu import polish
 from sdpembed.solvers.mvu.ipm import solve_mvu_ipm
 from sdpembed.solvers.mvu.lowrank import solve_mvu_lowrank
 from sdpembed.solvers.mvu.polish import PolishSchedule, polish_onto_equalities, polished_verdict
@@ -97,3 +98,52 @@ def test_fuzz_seed_24_is_not_optimal_above_the_optimum(solver):
         assert result.dual_bound - result.objective >= 0
     else:
         assert "polish" in result.message
+
+
+def _polish_with(monkeypatch, dense: bool, instance, Y):
+    """The polish with every Gauss–Newton system dense (numpy) or every one sparse (SuperLU)."""
+    monkeypatch.setattr(polish, "POLISH_DENSE_MAX", 10**9 if dense else 0)
+    return polish_onto_equalities(instance, Y)
+
+
+def test_the_dense_and_the_sparse_systems_polish_to_the_same_k(monkeypatch):
+    """Both paths solve the same damped systems; on the rigid graph (one feasible K, the input's Gram matrix) every
+    start, the dual steps' and the cut factors', takes as many steps to the same K."""
+    instance, Xc = _rigid()
+    rng = np.random.default_rng(1)
+    Y = np.hstack([Xc + 1e-4 * rng.standard_normal(Xc.shape), 1e-3 * rng.standard_normal((16, 2))])
+    Y -= Y.mean(axis=0)
+    dense, sparse = _polish_with(monkeypatch, True, instance, Y), _polish_with(monkeypatch, False, instance, Y)
+    assert len(dense) == len(sparse) >= 2
+    for a, b in zip(dense, sparse, strict=True):
+        assert a.steps == b.steps and a.violation <= 1e-13 and b.violation <= 1e-13
+        np.testing.assert_allclose(a.factor @ a.factor.T, b.factor @ b.factor.T, atol=1e-11 * np.trace(Xc @ Xc.T))
+        np.testing.assert_allclose(a.factor @ a.factor.T, Xc @ Xc.T, atol=1e-9 * np.trace(Xc @ Xc.T))
+
+
+def test_the_dense_and_the_sparse_dual_steps_agree_on_a_flexible_graph(monkeypatch):
+    """On a 40-point swiss roll (k = 5: a face of feasible Ks, not one point) the dual steps from the same factor
+    take the same path: the same steps and K to rounding."""
+    from sdpembed.datasets import swiss_roll
+
+    X, _ = swiss_roll(40, noise=0.05, random_state=0)
+    instance = MVUInstance.from_points(X, 5, "equality")
+    Y = X - X.mean(axis=0) + 1e-4 * np.random.default_rng(4).standard_normal(X.shape)
+    Y -= Y.mean(axis=0)
+    dense, sparse = _polish_with(monkeypatch, True, instance, Y)[0], _polish_with(monkeypatch, False, instance, Y)[0]
+    assert dense.steps == sparse.steps > 0 and dense.violation <= 1e-13 and sparse.violation <= 1e-13
+    K = dense.factor @ dense.factor.T
+    np.testing.assert_allclose(K, sparse.factor @ sparse.factor.T, atol=1e-10 * np.trace(K))
+
+
+def test_duplicate_labels_match_scipys_connected_components():
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import connected_components
+
+    rng = np.random.default_rng(5)
+    for _ in range(100):
+        n, count = int(rng.integers(1, 40)), int(rng.integers(0, 50))
+        pairs = rng.integers(0, n, size=(count, 2))
+        joined = sp.csr_matrix((np.ones(count), (pairs[:, 0], pairs[:, 1])), shape=(n, n))
+        expected = connected_components(joined, directed=False)[1]
+        np.testing.assert_array_equal(polish._component_labels(n, pairs), expected)
