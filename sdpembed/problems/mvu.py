@@ -957,13 +957,23 @@ def _dual_value(y: np.ndarray, D: np.ndarray) -> float:
     return value if Fraction(value) >= exact else float(np.nextafter(value, np.inf))
 
 
+def _instance_connectivity(instance) -> float:
+    """:func:`algebraic_connectivity` of the instance's graph, computed once an instance (a dense eigenproblem of
+    size n, asked by every proof that needs the strictly feasible point): the instance is frozen, its graph fixed."""
+    lam2 = instance.__dict__.get("_algebraic_connectivity")
+    if lam2 is None:
+        lam2 = algebraic_connectivity(instance.n, instance.edges)
+        object.__setattr__(instance, "_algebraic_connectivity", lam2)
+    return lam2
+
+
 def _strict_point(instance) -> tuple[np.ndarray, float]:
     """y₀ and an estimate of λ_min(L(y₀)|₁⊥) > c (module docstring): (2c/λ₂(L₁))·1 for
     equality/inequality, ω·1 for slack, 0 for min_trace."""
     E, c = instance.edges.shape[0], instance.trace_weight
     if instance.variant == "min_trace":
         return np.zeros(E), 0.0
-    lam2 = algebraic_connectivity(instance.n, instance.edges)
+    lam2 = _instance_connectivity(instance)
     if instance.variant == "slack":
         return np.full(E, instance.omega), instance.omega * lam2
     scale = 2.0 * c / lam2 if lam2 > 0 else 0.0

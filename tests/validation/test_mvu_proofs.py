@@ -480,3 +480,20 @@ def test_a_solver_certifies_a_tolerance_most_of_which_double_margin_would_take(m
     assert optimum * (1.0 - 1e-12) <= result.dual_bound <= optimum * (1.0 + 6e-7)
     assert optimum * (1.0 - 6e-7) <= result.objective
     assert mvu_problem.verified_dual_bound(instance, {"dual_y": result.extra["y"]}) <= result.dual_bound * (1 + 1e-12)
+
+
+def test_the_algebraic_connectivity_is_computed_once_an_instance(monkeypatch):
+    # dual_bound's strictly feasible point y0 = (2c/λ2)·1 asks for λ2 (a dense eigenproblem of size n) at every
+    # proof that mixes with it; the instance is frozen, so it is computed once and the bounds are unchanged
+    from sdpembed.problems import mvu as mvu_problem
+
+    X, _ = swiss_roll(40, random_state=0)
+    inst = sdpembed.MVUInstance.from_points(X, 5, variant="equality")
+    y = np.full(len(inst.edges), 1e-3)                  # far below feasibility: the proof mixes with y0
+    before = mvu_problem.dual_bound(inst, y)
+    calls = []
+    real = mvu_problem.algebraic_connectivity
+    monkeypatch.setattr(mvu_problem, "algebraic_connectivity", lambda *a: calls.append(1) or real(*a))
+    fresh = sdpembed.MVUInstance.from_points(X, 5, variant="equality")
+    bounds = [mvu_problem.dual_bound(fresh, y)[0] for _ in range(3)]
+    assert len(calls) == 1 and bounds == [before[0]] * 3

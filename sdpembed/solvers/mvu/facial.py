@@ -642,6 +642,14 @@ def _predicted_bound(instance, y: np.ndarray, value: float) -> float:
     return value + abs(value) * margin
 
 
+def _gap_left(instance, candidates: list[tuple[float, np.ndarray]], objective: float | None, gap_tol: float) -> bool:
+    """Whether the least bound of the proved ``candidates`` leaves the relative gap of ``objective`` (the K the
+    final certificate is for; None: not known) above ``gap_tol``: only then are the raised forms
+    (:data:`RAISE_MARGINS`, several lifts and proofs each) worth trying. A gap at or below the tolerance — or
+    negative, where a smaller bound cannot certify the K — is settled by the plain forms."""
+    return objective is None or instance.relative_gap(min(bound for bound, _ in candidates), objective) > gap_tol
+
+
 def _proved(instance, y: np.ndarray, goal: tuple[float, float] | None = None) -> tuple[float, np.ndarray]:
     """:func:`~sdpembed.problems.mvu.dual_bound` of y, or (inf, y) — no bound — when y is not finite (reduced
     multipliers near the largest double, whose least-norm corrections or lift overflowed)."""
@@ -807,7 +815,8 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, d
     steps = [(face, omega)]
 
     def certificate(y_face: np.ndarray, support: np.ndarray | None = None, goal: tuple[float, float] | None = None,
-                    raised_support: np.ndarray | None = None) -> tuple[float, np.ndarray]:
+                    raised_support: np.ndarray | None = None,
+                    objective: float | None = None) -> tuple[float, np.ndarray]:
         proved = _proved(instance, lift_multipliers(instance, steps, y_face), goal)
         if support is None or (len(steps) == 1 and last["determined"]):
             return proved
@@ -823,7 +832,8 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, d
         y_eq, steps_eq = equilibrate(instance, steps, y_face, support)
         candidates = [proved] + [_proved(instance, lift_multipliers(instance, steps_eq, y_eq, epsilons=(eps,)))
                                  for eps in FINAL_EPSILONS]
-        if raised_support is not None and _equilibrates(steps, raised_support, len(edges)):
+        if raised_support is not None and _gap_left(instance, candidates, objective, gap_tol) \
+                and _equilibrates(steps, raised_support, len(edges)):
             # the face's block off K's support raised to c + κ (equilibrate's raise_to), its residuals on the support
             # removed exactly or not (where the support's configuration flexes, the exact rows can ask for large
             # corrections): each κ's best ε and form by the predicted bound, proved once
@@ -915,7 +925,8 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, d
         # the last reduced multipliers made complementary to the returned K's support, lifted and proved once more
         support = _support(result.solution, face.V)
         bound, y = certificate(last["y_face"], support=support,
-                               raised_support=_support(result.solution, face.V, tol=RAISE_SUPPORT_TOL))
+                               raised_support=_support(result.solution, face.V, tol=RAISE_SUPPORT_TOL),
+                               objective=result.objective)
         if last["limit"] is not None:
             text += f"; the last multipliers were not made complementary to K's support: {last['limit']}"
         if bound < result.dual_bound:

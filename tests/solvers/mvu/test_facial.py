@@ -17,6 +17,7 @@ from sdpembed.problems import mvu as mvu_problem
 from sdpembed.problems.mvu import dual_bound, verified_dual_bound
 from sdpembed.solvers.mvu.facial import (
     clique_stress,
+    equilibrate,
     face_of_stress,
     face_stress,
     independent_rows,
@@ -24,7 +25,7 @@ from sdpembed.solvers.mvu.facial import (
     polish_in_face,
     solve_mvu_facial,
 )
-from sdpembed.solvers.mvu.ipm import solve_mvu_ipm
+from sdpembed.solvers.mvu.ipm import solve_in_face, solve_mvu_ipm
 
 from .conftest import certified_truth
 
@@ -803,3 +804,45 @@ def test_the_interior_point_over_a_face_lifts_only_where_it_can_pay_and_stops_on
     # the K returned is the solved one, not the first with the (tied) trivial gap
     truth = certified_truth(inst)
     assert abs(res.objective - truth.objective) <= 1e-5 * abs(truth.objective)
+
+
+@pytest.mark.parametrize("forced", [False, True])
+def test_the_final_certificate_raises_the_block_only_where_the_plain_forms_leave_the_gap_open(
+        monkeypatch, forced: bool) -> None:
+    # the face's run made to end unconverged (its answer kept), so that the final certificate is asked: the plain
+    # equilibrated forms prove its gap within 1e-5, so the raised forms (RAISE_MARGINS, several lifts and proofs
+    # each) are not tried; told the gap is open (forced), the same run tries them and proves no worse a bound
+    from sdpembed.solvers.mvu import facial as facial_module
+
+    def unconverged(instance, **kwargs):
+        result = solve_in_face(instance, **kwargs)
+        return dataclasses.replace(result, status="inaccurate") if kwargs.get("basis") is not None else result
+
+    calls = {"raised": 0}
+
+    def counted(*args, raise_to: float = 0.0, **kwargs):
+        calls["raised"] += raise_to > 0
+        return equilibrate(*args, raise_to=raise_to, **kwargs)
+
+    monkeypatch.setattr(facial_module, "solve_in_face", unconverged)
+    monkeypatch.setattr(facial_module, "equilibrate", counted)
+    if forced:
+        monkeypatch.setattr(facial_module, "_gap_left", lambda *args: True)
+    _, inst = _bodies([10, 10, 6], [(0, 1, 10, True), (0, 2, 3, False)], 0)
+    res = solve_mvu_facial(inst, gap_tol=1e-5)
+    assert "made complementary to K's support" in res.message, res.message
+    assert (calls["raised"] == 2 * len(facial_module.RAISE_MARGINS)) is forced, calls
+    assert res.status == "optimal" and res.relative_gap <= 1e-5, res.message
+    assert verified_dual_bound(inst, {"dual_y": res.extra["y"]}) == res.dual_bound
+
+
+def test_the_gap_left_after_the_plain_forms() -> None:
+    _, inst = _bodies([10, 10, 6], [(0, 1, 10, True), (0, 2, 3, False)], 0)
+    y = np.zeros(len(inst.edges))
+    proved = [(100.0 * (1 + 1e-4), y), (100.0 * (1 + 1e-6), y)]
+    from sdpembed.solvers.mvu.facial import _gap_left
+
+    assert not _gap_left(inst, proved, 100.0, 1e-5)           # the least bound settles it
+    assert _gap_left(inst, proved, 100.0, 1e-7)
+    assert not _gap_left(inst, proved, 101.0, 1e-7)           # a bound below the objective: no raise can certify
+    assert _gap_left(inst, proved, None, 1e-5)                # the objective not known: try them
