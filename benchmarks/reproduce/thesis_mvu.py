@@ -52,6 +52,7 @@ from .numax import _md_table, _save  # noqa: E402
 from .thesis_mvu_kernel import DATA_NOTE as _KERNEL_DATA_NOTE  # noqa: E402
 from .thesis_mvu_kernel import EXPERIMENTS as _KERNEL_EXPERIMENTS  # noqa: E402
 from .thesis_mvu_lockup import EXPERIMENTS as _LOCKUP_EXPERIMENTS  # noqa: E402
+from .thesis_mvu_lockup import lock_decision  # noqa: E402
 from .thesis_mvu_measures import EXPERIMENTS as _MEASURES_EXPERIMENTS  # noqa: E402
 from .thesis_mvu_more import EXPERIMENTS as _MORE_EXPERIMENTS  # noqa: E402
 from .thesis_mvu_reasons import EXPERIMENTS as _REASON_EXPERIMENTS  # noqa: E402
@@ -893,8 +894,7 @@ def fig3_28(config: dict, png: Path) -> Outcome:
         run = _exact(X, k, "equality", angles=config["angles"], method=config["method"])
         q = _quality(X, run["Y"], config["l"])
         bound_ratio = run["bound"] / input_trace
-        locked = (True if bound_ratio <= 1.01 else bool(run["spectrum"][2] > 0.1) if run["status"] == "optimal"
-                  else None)
+        locked = lock_decision(run["status"], bound_ratio, run["spectrum"][2])
         raw.append({"k": k, **q, "spectrum": run["spectrum"][:6].tolist(), "locked": locked,
                     "bound_ratio": bound_ratio, "trace_ratio": run["trace"] / input_trace,
                     **{key: v for key, v in run.items() if key not in ("Y", "spectrum")}})
