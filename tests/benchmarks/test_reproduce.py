@@ -1048,3 +1048,13 @@ def test_thesis_tested_reasons_say_plainly_when_every_test_refuted_its_reason(tm
     text = thesis._reasons(["iris: PCA-LMNN kNN test error < PCA's",
                             "mnist: PCA-LMNN energy test error < its kNN test error"], png)
     assert "T table2_1_iris" in text and "T fig2_5_mnist" in text and "table2_1_wine" not in text
+
+
+def test_lock_decision_calls_a_graph_locked_or_not_only_on_a_proof():
+    decide = load_reproduce("thesis_mvu_lockup").lock_decision
+    # a proved bound within 1 % of the input's trace proves the lock, whatever the solve's status or spectrum
+    assert decide("inaccurate", 1.0099, 0.0) is True and decide("optimal", 1.0, 0.0) is True
+    # above it, only a certified solve's spectrum is read
+    assert decide("optimal", 1.5, 0.2) is True and decide("optimal", 1.5, 0.05) is False
+    # an uncertified solve above the margin is undecided, even with a locked-looking or unfolded spectrum
+    assert decide("inaccurate", 1.02, 0.3) is None and decide("max_iterations", 5.0, 0.0) is None
