@@ -1052,7 +1052,7 @@ EXPERIMENTS = (
                quick={"n": 50, "k": 5, "l": 5, "height": 8.0, "angles": False, "seed": 0}),
     Experiment("fig3_28", "Fig. 3.28 — locking up under growing k", fig3_28,
                full={"n": 1000, "ks": [3, 4, 5, 6, 7, 8], "l": 10, "height": 8.0, "angles": False, "seed": 0,
-                     "method": "facial", "cpu_time_limit": 45.0},
+                     "method": "facial", "cpu_time_limit": 300.0},
                quick={"n": 60, "ks": [3, 6], "l": 5, "height": 8.0, "angles": False, "seed": 0,
                       "method": "facial", "cpu_time_limit": 30.0}),
     Experiment("fig3_29", "Fig. 3.29 — bad edges detected and cut", fig3_29,

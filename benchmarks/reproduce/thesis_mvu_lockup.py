@@ -193,15 +193,15 @@ def fig3_28_reasons_n1000(config: dict, png: Path) -> Outcome:
 
     Departures
     ----------
-    - Fig. 3.28 at n = 1000 (a roll 8 high, noise-free, the distance-only kNN graph) does not lock as
-      the thesis' does. Candidate reasons, each a case at the thesis' n = ``n``: (angles) the thesis'
-      graph also joins the neighbours of each point (the angle edges of (3.8), Fig. 3.6 right) —
-      the case "our roll, angle edges"; (roll) the thesis' roll is scikit-learn's, 21 high — the
-      case "thesis' roll, distance-only"; and both together — "thesis' roll, angle edges". Only
-      the thesis' boundary, k = 6 (unfolds) and k = 7 (locks), is run (``ks``), each equality
-      SDP by facial reduction under ``cpu_time_limit`` CPU seconds (a budget of this shared
-      machine: a solve it stops is uncertified, so the limit can leave a case undecided, never
-      decide it).
+    - Fig. 3.28 on our roll (8 high, noise-free, the distance-only kNN graph) did not reproduce the
+      thesis' lock at k = 7 (at n = 250 no k from 3 to 8 locked). Candidate reasons, each a case
+      at the thesis' n = ``n``: (angles) the thesis' graph also joins the neighbours of each point
+      (the angle edges of (3.8), Fig. 3.6 right) — the case "our roll, angle edges"; (roll) the
+      thesis' roll is scikit-learn's, 21 high — the case "thesis' roll, distance-only"; and both
+      together — "thesis' roll, angle edges". Only the thesis' boundary, k = 6 (unfolds) and
+      k = 7 (locks), is run (``ks``), each equality SDP by facial reduction under
+      ``cpu_time_limit`` CPU seconds (a budget of this shared machine: a solve it stops is
+      uncertified, so the limit can leave a case undecided, never decide it).
     - The rule, fixed before this run: each graph is decided as in Fig. 3.28
       (:func:`lock_decision`: *locked* when the proved bound U ≤ 1.01 T, T the input's trace;
       otherwise read from the spectrum of a certified solve only; *undecided* for an uncertified
