@@ -1089,3 +1089,13 @@ def test_variational_mvu_rows_of_table3_2_use_the_basis_they_name():
     # different bases span different subspaces: the two SDP embeddings are not one linear map of the other
     fit = np.linalg.lstsq(np.column_stack([lap, np.ones(120)]), lle, rcond=None)[1]
     assert fit.sum() > 1e-6 * np.sum((lle - lle.mean(axis=0)) ** 2)
+
+
+def test_lock_decision_calls_a_graph_locked_or_not_only_on_a_proof():
+    decide = load_reproduce("thesis_mvu_lockup").lock_decision
+    # a proved bound within 1 % of the input's trace proves the lock, whatever the solve's status or spectrum
+    assert decide("inaccurate", 1.0099, 0.0) is True and decide("optimal", 1.0, 0.0) is True
+    # above it, only a certified solve's spectrum is read
+    assert decide("optimal", 1.5, 0.2) is True and decide("optimal", 1.5, 0.05) is False
+    # an uncertified solve above the margin is undecided, even with a locked-looking or unfolded spectrum
+    assert decide("inaccurate", 1.02, 0.3) is None and decide("max_iterations", 5.0, 0.0) is None

@@ -429,6 +429,26 @@ def test_the_thesis_mvu_facial_reduction_reason_test_decides_by_its_rule(quick_p
         assert run["status"] != "optimal" or run["relative_gap"] <= 1e-6
 
 
+def test_the_thesis_mvu_fig3_28_and_its_n1000_reason_test_decide_locks_only_on_proofs(quick_paper):
+    keys = "fig3_28,fig3_28_reasons_n1000"
+    records = _quick_records(quick_paper, keys, paper="thesis-mvu")
+    runs = records["fig3_28"]["rows"]["runs"] + records["fig3_28_reasons_n1000"]["rows"]["runs"]
+    for run in runs:
+        assert run["bound_ratio"] >= 1.0 - 1e-9                     # the input is feasible: U >= T
+        assert run["locked"] is (True if run["bound_ratio"] <= 1.01 else run["spectrum"][2] > 0.1
+                                 if run["status"] == "optimal" else None)
+        assert run["status"] != "optimal" or run["relative_gap"] <= 1e-6
+    if any(run["locked"] is None for run in records["fig3_28"]["rows"]["runs"]):
+        assert records["fig3_28"]["verdict"] == "differs"
+    reasons = records["fig3_28_reasons_n1000"]
+    for name, verdict in reasons["rows"]["verdicts"].items():
+        by_k = {r["k"]: r["locked"] for r in reasons["rows"]["runs"] if r["case"] == name}
+        assert verdict == ("undecided" if None in (by_k[6], by_k[7]) else
+                           "supported" if (by_k[6], by_k[7]) == (False, True) else "refuted")
+    if set(reasons["rows"]["verdicts"].values()) == {"refuted"}:
+        assert "Reason not found; tested and refuted" in reasons["agreement"]
+
+
 def test_the_thesis_mvu_trust_and_roll_equality_reason_tests_decide_from_their_own_numbers(quick_paper):
     from statistics import median
     keys = "table3_2_reasons_trust,table3_2_reasons_roll_equality"
