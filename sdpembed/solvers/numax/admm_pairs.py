@@ -122,10 +122,11 @@ class PairNumerics:
     refresh_every : int
         A full eigendecomposition at least every this many iterations.
     eig_precision : {"double", "single"}
-        Precision of the partial eigensolver's Rayleigh–Ritz steps. ``"single"`` is about twice
-        as fast, with Ritz residuals accepted down to 1e-5·‖M‖ only (a full double-precision
-        eigendecomposition below that): for inexact runs such as column generation's loose
-        rounds (1e-3 accuracy), never for a run that is certified to 1e-5.
+        Precision of the partial eigensolver's Rayleigh–Ritz steps. With ``"single"`` their
+        products run in single precision (their QR and small eigenproblems in double, as NumPy
+        computes float32 input; :class:`~sdpembed.solvers.numax.pair_linalg.PartialShrink`), and a
+        Ritz residual is asked down to 1e-5·‖M‖ only: for inexact runs such as column generation's
+        loose rounds (1e-3 accuracy), never for a run that is certified to 1e-5.
     least_squares : {"auto", "mixed", "inverse", "cholesky", "cholesky-single"}
         How the least-squares step (12)–(13) applies (I + 𝒜𝒜*)⁻¹: the explicit inverse (one
         ``symv`` an iteration; updated from ``warm_start.K_inv`` when given), or the Cholesky

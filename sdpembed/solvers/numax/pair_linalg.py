@@ -199,10 +199,12 @@ class PartialShrink:
     """Eigenvalue shrinkage (11) from a warm-started block of Ritz vectors (see
     :mod:`~sdpembed.solvers.numax.admm_pairs`).
 
-    With ``single``, the Rayleigh–Ritz steps (products with M, QR, the small eigenproblems) run
-    in single precision — twice as fast, with Ritz residuals no smaller than about 1e-5·‖M‖ (a
-    floor on the accepted residual; below it a full double-precision eigendecomposition is
-    made). For the loose rounds of column generation, whose ADMM stops at 1e-3 accuracy.
+    With ``single``, the block and its expansions are float32: the products of the Rayleigh–Ritz
+    steps (with M, through the points, the projections and the rotations by the small eigenvectors)
+    run in single precision. The QR factorisations and the small eigenproblems do not: NumPy's
+    ``linalg`` computes float32 input in double precision and rounds the result to float32. A
+    Ritz residual is asked down to ``SINGLE_FLOOR``·‖M‖ (1e-5) only, about what single-precision
+    products resolve. For the loose rounds of column generation, whose ADMM stops at 1e-3 accuracy.
 
     The points' images X_a B of the block B are carried along with it (``images``): a Ritz block
     is B′ = [B, Q] Z, so X_a B′ = [X_a B, X_a Q] Z costs n_a·m² where a product through the points
