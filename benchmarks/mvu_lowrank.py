@@ -66,7 +66,7 @@ def run(sizes, variants, ipm_max: int, limit: float | None, seed: int, gap_tol: 
         lambda2 = algebraic_connectivity(n, edges) if "slack" in variants else None
         cases = [(v, w) for v in variants for w in (omegas if v == "slack" else (None,))]
         for variant, omega in cases:
-            if variant == "equality" and equality_sizes is not None and n not in equality_sizes:
+            if variant in ("equality", "min_trace") and equality_sizes is not None and n not in equality_sizes:
                 continue
             instance = MVUInstance(edges=edges, sqdist=D, n=n, variant=variant, omega=omega)
             solvers = [(name, solve) for name, solve in (("lowrank", solve_mvu_lowrank), ("ipm", solve_mvu_ipm),
@@ -103,7 +103,7 @@ def main() -> None:
     parser.add_argument("--sizes", default="150,200,300,400,1000,2500")
     parser.add_argument("--variants", default="inequality,equality")
     parser.add_argument("--equality-sizes", default=None,
-                        help="the sizes of the equality variant (default: --sizes)")
+                        help="the sizes of the equality and min_trace variants (default: --sizes)")
     parser.add_argument("--omegas", default="0.99", help="the slack variant's omega values")
     parser.add_argument("--ipm-max", type=int, default=1000, help="largest n the interior point is run at")
     parser.add_argument("--time-limit", type=float, default=900.0,
