@@ -142,14 +142,22 @@ def cpu_time() -> float:
 
 
 def conditions(record: dict) -> str:
-    """The run conditions of a record: load at start and end and the BLAS threads, or that they were not recorded."""
+    """The run conditions of a record: its commit, the BLAS threads and the load at start and end, each said to be
+    not recorded where an older record lacks it."""
     start, end = record.get("load_start"), record.get("load_end")
+    commit = f"commit {record['commit']}" if record.get("commit") else "commit not recorded"
     if start is None or end is None:
-        return f"BLAS threads {record.get('blas_threads', 'not recorded')}, load not recorded"
-    return (f"BLAS threads {record['blas_threads']} (threadpoolctl: {record.get('blas_threads_used', '—')}), "
-            + (f"commit {record['commit']}, " if record.get("commit") else "")
-            + f"load average (1/5/15 min) {'/'.join(f'{v:.2f}' for v in start)} at "
+        return f"{commit}, BLAS threads {record.get('blas_threads', 'not recorded')}, load not recorded"
+    return (f"{commit}, BLAS threads {record['blas_threads']} (threadpoolctl: {record.get('blas_threads_used', '—')}), "
+            f"load average (1/5/15 min) {'/'.join(f'{v:.2f}' for v in start)} at "
             f"the start and {'/'.join(f'{v:.2f}' for v in end)} at the end")
+
+
+def times(record: dict) -> str:
+    """The wall and CPU time of a record's run (CPU with its child processes), or that CPU time was not recorded."""
+    cpu = record.get("cpu_time_s")
+    return (f"wall time {record['wall_time_s']:.0f} s, "
+            + ("CPU time not recorded" if cpu is None else f"CPU time {cpu:.0f} s (with child processes)"))
 
 
 def run_commit(root: Path = ROOT) -> str | None:
@@ -228,8 +236,7 @@ def section(record: dict, results: Path, report: Path = REPORT) -> str:
     return "\n".join([
         f"### {record['title']} — *{record['verdict']}*", "",
         f"Run: {record['mode']}, `{record['command']}`, {record['date']}, {record['machine']}, "
-        f"{conditions(record)}; wall time {record['wall_time_s']:.0f} s"
-        + (f", CPU time {record['cpu_time_s']:.0f} s (with child processes)." if "cpu_time_s" in record else "."), "",
+        f"{conditions(record)}; {times(record)}.", "",
         "**The paper's set-up.** " + record["paper_setup"], "",
         "**Departures.**", "", record["departures"], "",
         "**Published.**", "", record["published"], "",
