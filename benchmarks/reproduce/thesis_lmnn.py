@@ -348,7 +348,16 @@ def _datasets(config: dict, png: Path | None = None) -> dict:
         if all(record["config"].get(key) == value for key, value in config.items()
                if key in _SHARED and key != "workers"):                  # the pool's size changes no number
             return {name: record["rows"][name] for name in config["datasets"] if name in record["rows"]}
-    return {name: _dataset(name, json.dumps(_settings(name, config), sort_keys=True)) for name in config["datasets"]}
+    names = list(config["datasets"])
+    jobs = [(name, json.dumps(_settings(name, config), sort_keys=True)) for name in names]
+    # the data sets are independent: with several workers they run side by side, each in its own process (which
+    # runs its splits in its own pool of ``workers``), so MNIST's and digits' single long solves overlap
+    return dict(zip(names, parallel_map(_dataset_job, jobs, config["workers"]), strict=True))
+
+
+def _dataset_job(job: tuple[str, str]) -> dict:
+    """:func:`_dataset` of one (name, settings) pair (a job of :func:`_datasets`' pool)."""
+    return _dataset(*job)
 
 
 def _pct(value, se=None) -> str:
