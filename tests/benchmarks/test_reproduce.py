@@ -1110,3 +1110,29 @@ def test_thesis_table2_1_reports_the_worst_split_gap_of_each_certified_column(mo
     assert summary["PCA-LMNN"]["relative_gap"] == pytest.approx(np.mean(gaps))
     assert thesis._gap_cell(summary["PCA-LMNN"]) == " / 4.0e-07"
     assert "relative_gap_max" not in summary["PCA"] and thesis._gap_cell(summary["PCA"]) == ""
+
+
+def test_thesis_fig3_14_quotes_its_stored_reason_test_and_names_an_uncertified_solve(tmp_path, monkeypatch):
+    """An unfolded equality run (not locked) quotes fig3_28_reasons as stored, or says it has not been run; a
+    solve that is not optimal is named with its gap and keeps the verdict at *differs*."""
+    thesis = load_reproduce("thesis_mvu")
+
+    def unfolded(X, k, variant, **options):
+        t = np.hypot(X[:, 0], X[:, 2])                  # the roll's angle t is its radius
+        return {"Y": np.column_stack([t, X[:, 1]]), "spectrum": np.array([0.9, 0.1, 0.0, 0.0]),
+                "status": "optimal" if variant == "slack" else "inaccurate", "relative_gap": 2e-3,
+                "method": "mvu_ipm", "edges": 3 * len(X), "cpu_s": 1.0}
+
+    monkeypatch.setattr(thesis, "_exact", unfolded)
+    (experiment,) = [e for e in thesis.EXPERIMENTS if e.key == "fig3_14"]
+    assert experiment.full["n"] == 800 and experiment.quick["n"] < 200        # the thesis' size; quick stays small
+    png = tmp_path / "fig3_14.png"
+    first = thesis.fig3_14(dict(experiment.quick), png)
+    assert first.verdict == "differs" and "do not lock at n = 80" in first.agreement
+    assert "`fig3_28_reasons`) has not been run yet" in first.agreement
+    assert "Not every solve is certified (equality: inaccurate, certified relative gap 2.0e-03" in first.agreement
+    (tmp_path / "fig3_28_reasons.json").write_text(json.dumps(
+        {"title": "Reason T", "verdict": "reproduced in trend", "agreement": "Angle edges lock it."}))
+    second = thesis.fig3_14(dict(experiment.quick), png)
+    assert "The reason test 'Reason T' (*reproduced in trend*, its own graphs and sizes): Angle edges lock it." \
+        in second.agreement and "not been run yet" not in second.agreement
