@@ -23,13 +23,16 @@ import inspect
 import json
 import os
 import platform
+import shlex
+import subprocess
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from report import cpu_model, run_stamp  # the benchmarks' run stamp (benchmarks/ is on sys.path, see __init__)
+# the benchmarks' run stamp (benchmarks/ is on sys.path, see __init__)
+from report import THREAD_VARIABLES, cpu_model, run_stamp
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "benchmarks" / "results" / "reproduce"
@@ -139,14 +142,49 @@ def cpu_time() -> float:
 
 
 def conditions(record: dict) -> str:
-    """The run conditions of a record: load at start and end and the BLAS threads, or that they were not recorded."""
+    """The run conditions of a record: its commit, the BLAS threads and the load at start and end, each said to be
+    not recorded where an older record lacks it."""
     start, end = record.get("load_start"), record.get("load_end")
+    commit = f"commit {record['commit']}" if record.get("commit") else "commit not recorded"
     if start is None or end is None:
-        return f"BLAS threads {record.get('blas_threads', 'not recorded')}, load not recorded"
-    return (f"BLAS threads {record['blas_threads']} (threadpoolctl: {record.get('blas_threads_used', '—')}), "
-            + (f"commit {record['commit']}, " if record.get("commit") else "")
-            + f"load average (1/5/15 min) {'/'.join(f'{v:.2f}' for v in start)} at "
+        return f"{commit}, BLAS threads {record.get('blas_threads', 'not recorded')}, load not recorded"
+    return (f"{commit}, BLAS threads {record['blas_threads']} (threadpoolctl: {record.get('blas_threads_used', '—')}), "
+            f"load average (1/5/15 min) {'/'.join(f'{v:.2f}' for v in start)} at "
             f"the start and {'/'.join(f'{v:.2f}' for v in end)} at the end")
+
+
+def times(record: dict) -> str:
+    """The wall and CPU time of a record's run (CPU with its child processes), or that CPU time was not recorded."""
+    cpu = record.get("cpu_time_s")
+    return (f"wall time {record['wall_time_s']:.0f} s, "
+            + ("CPU time not recorded" if cpu is None else f"CPU time {cpu:.0f} s (with child processes)"))
+
+
+def run_commit(root: Path = ROOT) -> str | None:
+    """The commit a run was made from, ending in ``+dirty`` when the package or any benchmark script differs
+    from it (the stored results excepted: the runs write them); None outside a git checkout."""
+    def git(*args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, timeout=30,
+                              check=False)
+
+    try:
+        head = git("rev-parse", "--short", "HEAD")
+        if head.returncode != 0:
+            return None
+        changed = git("status", "--porcelain", "--", "sdpembed", "benchmarks", ":(exclude)benchmarks/results")
+    except OSError:
+        return None
+    return head.stdout.strip() + ("+dirty" if changed.returncode != 0 or changed.stdout.strip() else "")
+
+
+def command_line(paper: str, key: str, quick: bool, overrides: dict | None = None) -> str:
+    """The command that repeats one run: its BLAS thread variables (those set, ``OPENBLAS_NUM_THREADS`` always),
+    the paper, the experiment, ``--quick`` and every ``--set`` (its value as JSON, the form the runner reads)."""
+    env = [f"{name}={os.environ.get(name, '<default>')}" for name in THREAD_VARIABLES
+           if name == "OPENBLAS_NUM_THREADS" or name in os.environ]
+    settings = [f"--set {shlex.quote(f'{name}={json.dumps(value)}')}" for name, value in (overrides or {}).items()]
+    return " ".join([*env, "python benchmarks/reproduce.py", f"--paper {paper} --only {key}",
+                     *(["--quick"] if quick else []), *settings])
 
 
 def run_experiment(paper: str, experiment: Experiment, quick: bool, overrides: dict | None = None,
@@ -162,7 +200,8 @@ def run_experiment(paper: str, experiment: Experiment, quick: bool, overrides: d
     out_dir.mkdir(parents=True, exist_ok=True)
     sections = docstring_sections(experiment.run)
     print(f"[{paper} {experiment.key}] {experiment.title} ({'quick' if quick else 'full'})", flush=True)
-    stamp = run_stamp([str(ROOT / "benchmarks" / "reproduce.py")])     # BLAS threads, load, commit, versions
+    stamp = run_stamp([str(ROOT / "benchmarks" / "reproduce.py")])     # BLAS threads, load, versions
+    commit = run_commit()                                               # the code as it was at the start
     start, cpu_start = time.perf_counter(), cpu_time()
     outcome = experiment.run(config, out_dir / f"{experiment.key}.png")
     wall, cpu = time.perf_counter() - start, cpu_time() - cpu_start
@@ -182,9 +221,8 @@ def run_experiment(paper: str, experiment: Experiment, quick: bool, overrides: d
         "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
         "machine": machine(), "blas_threads": os.environ.get("OPENBLAS_NUM_THREADS", "default"),
         "blas_threads_used": stamp["blas_threads"], "load_start": stamp["load_average"], "load_end": load_end,
-        "commit": stamp["commit"], "versions": stamp["versions"],
-        "command": (f"OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', '<default>')} python "
-                    f"benchmarks/reproduce.py --paper {paper} --only {experiment.key}" + (" --quick" if quick else "")),
+        "commit": commit, "versions": stamp["versions"],
+        "command": command_line(paper, experiment.key, quick, overrides),
     }
     (out_dir / f"{experiment.key}.json").write_text(json.dumps(record, indent=2, default=float) + "\n")
     print(f"[{paper} {experiment.key}] {outcome.verdict}: {outcome.agreement} ({wall:.0f} s)", flush=True)
@@ -198,8 +236,7 @@ def section(record: dict, results: Path, report: Path = REPORT) -> str:
     return "\n".join([
         f"### {record['title']} — *{record['verdict']}*", "",
         f"Run: {record['mode']}, `{record['command']}`, {record['date']}, {record['machine']}, "
-        f"{conditions(record)}; wall time {record['wall_time_s']:.0f} s"
-        + (f", CPU time {record['cpu_time_s']:.0f} s (with child processes)." if "cpu_time_s" in record else "."), "",
+        f"{conditions(record)}; {times(record)}.", "",
         "**The paper's set-up.** " + record["paper_setup"], "",
         "**Departures.**", "", record["departures"], "",
         "**Published.**", "", record["published"], "",

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from .conftest import load_paper, load_reproduce
+from .conftest import load_paper, load_reproduce, load_script
 
 
 def test_best_scaled_delta_is_the_best_uniform_rescaling():
@@ -215,8 +215,47 @@ def test_a_record_carries_its_run_conditions_and_the_report_shows_them(tmp_path)
     assert record["cpu_time_s"] >= 0.0
     text = common.section(record, tmp_path, tmp_path / "R.md")
     assert "load average (1/5/15 min) " + "/".join(f"{v:.2f}" for v in record["load_start"]) in text
-    old = {k: v for k, v in record.items() if k not in ("load_start", "load_end", "cpu_time_s")}
-    assert "load not recorded" in common.section(old, tmp_path, tmp_path / "R.md")
+    assert f"commit {record['commit']}, " in text and f"CPU time {record['cpu_time_s']:.0f} s" in text
+    assert record["command"].endswith("python benchmarks/reproduce.py --paper paper --only tiny")
+    old = {k: v for k, v in record.items() if k not in ("load_start", "load_end", "cpu_time_s", "commit")}
+    old_text = common.section(old, tmp_path, tmp_path / "R.md")
+    assert "load not recorded" in old_text and "commit not recorded" in old_text
+    assert "CPU time not recorded" in old_text and f"wall time {record['wall_time_s']:.0f} s" in old_text
+
+
+def test_the_command_of_a_record_repeats_the_run(monkeypatch):
+    """Every thread variable set and every --set is in the command, and the runner's parser reads it back."""
+    import shlex
+
+    common, runner = load_reproduce("common"), load_script("reproduce")
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "1")
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    monkeypatch.delenv("MKL_NUM_THREADS", raising=False)
+    overrides = {"n": 800, "label": "a b", "sizes": [1, 2]}
+    command = common.command_line("thesis-mvu", "fig3_14", True, overrides)
+    words = shlex.split(command)
+    assert words[:2] == ["OPENBLAS_NUM_THREADS=1", "OMP_NUM_THREADS=1"] and "MKL_NUM_THREADS" not in command
+    assert words[2:6] == ["python", "benchmarks/reproduce.py", "--paper", "thesis-mvu"] and "--quick" in words
+    assert dict(runner._setting(words[i + 1]) for i, w in enumerate(words) if w == "--set") == overrides
+
+
+def test_a_run_commit_is_dirty_when_a_benchmark_script_changed_but_not_a_result(tmp_path):
+    import subprocess
+
+    common = load_reproduce("common")
+    assert common.run_commit(tmp_path) is None                      # not a git checkout
+    for path in ("sdpembed/a.py", "benchmarks/reproduce/paper.py", "benchmarks/results/reproduce/x.json"):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("0\n")
+    git = ["git", "-C", str(tmp_path), "-c", "user.name=t", "-c", "user.email=t@t"]
+    for args in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "c"]):
+        subprocess.run([*git, *args], check=True)
+    head = subprocess.run([*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    assert common.run_commit(tmp_path) == head
+    (tmp_path / "benchmarks/results/reproduce/x.json").write_text("1\n")   # a run's own output
+    assert common.run_commit(tmp_path) == head
+    (tmp_path / "benchmarks/reproduce/paper.py").write_text("1\n")          # the experiment's code
+    assert common.run_commit(tmp_path) == head + "+dirty"
 
 
 def test_knn_graph_weights_and_symmetrisations_against_a_direct_construction():
@@ -1049,6 +1088,10 @@ def test_thesis_tested_reasons_say_plainly_when_every_test_refuted_its_reason(tm
     text = thesis._reasons(["iris: PCA-LMNN kNN test error < PCA's",
                             "mnist: PCA-LMNN energy test error < its kNN test error"], png)
     assert "T table2_1_iris" in text and "T fig2_5_mnist" in text and "table2_1_wine" not in text
+    iris, mnist = text.index("On iris"), text.index("On MNIST")           # each failure followed by its own test
+    assert iris < text.index("T table2_1_iris") < mnist < text.index("T fig2_5_mnist")
+    assert "Reason not found" not in text      # a quoted test's own finding says it; no second, argued sentence
+    assert "over-training with k fixed" in text[iris:mnist]
 
 
 def test_the_thesis_table3_2_transcription_has_ten_rows_whose_averages_are_their_four_sets_means():
@@ -1099,3 +1142,48 @@ def test_lock_decision_calls_a_graph_locked_or_not_only_on_a_proof():
     assert decide("optimal", 1.5, 0.2) is True and decide("optimal", 1.5, 0.05) is False
     # an uncertified solve above the margin is undecided, even with a locked-looking or unfolded spectrum
     assert decide("inaccurate", 1.02, 0.3) is None and decide("max_iterations", 5.0, 0.0) is None
+
+
+def test_thesis_table2_1_reports_the_worst_split_gap_of_each_certified_column(monkeypatch):
+    thesis = load_reproduce("thesis_lmnn")
+    gaps = [3e-9, 4e-7, 1e-8]
+
+    def split_job(job):
+        _, split, _ = job
+        row = {"train": 1.0, "test_knn": 2.0, "test_energy": 3.0, "cpu_s": 0.5, "active": 7,
+               "status": "optimal", "relative_gap": gaps[split]}
+        return {"PCA": {"train": 1.0, "test_knn": 2.0, "test_energy": 3.0}, "PCA-LMNN": row}, \
+            {"n_train": 5, "n_test": 2, "dim": 2, "explained": 1.0}
+
+    monkeypatch.setattr(thesis, "_split_job", split_job)
+    summary = thesis._dataset("iris", json.dumps({"splits": 3, "workers": 1, "gap_test": True}))["summary"]
+    assert summary["PCA-LMNN"]["relative_gap_max"] == 4e-7                 # the worst split, not the mean
+    assert summary["PCA-LMNN"]["relative_gap"] == pytest.approx(np.mean(gaps))
+    assert thesis._gap_cell(summary["PCA-LMNN"]) == " / 4.0e-07"
+    assert "relative_gap_max" not in summary["PCA"] and thesis._gap_cell(summary["PCA"]) == ""
+
+
+def test_thesis_fig3_14_quotes_its_stored_reason_test_and_names_an_uncertified_solve(tmp_path, monkeypatch):
+    """An unfolded equality run (not locked) quotes fig3_28_reasons as stored, or says it has not been run; a
+    solve that is not optimal is named with its gap and keeps the verdict at *differs*."""
+    thesis = load_reproduce("thesis_mvu")
+
+    def unfolded(X, k, variant, **options):
+        t = np.hypot(X[:, 0], X[:, 2])                  # the roll's angle t is its radius
+        return {"Y": np.column_stack([t, X[:, 1]]), "spectrum": np.array([0.9, 0.1, 0.0, 0.0]),
+                "status": "optimal" if variant == "slack" else "inaccurate", "relative_gap": 2e-3,
+                "method": "mvu_ipm", "edges": 3 * len(X), "cpu_s": 1.0}
+
+    monkeypatch.setattr(thesis, "_exact", unfolded)
+    (experiment,) = [e for e in thesis.EXPERIMENTS if e.key == "fig3_14"]
+    assert experiment.full["n"] == 800 and experiment.quick["n"] < 200        # the thesis' size; quick stays small
+    png = tmp_path / "fig3_14.png"
+    first = thesis.fig3_14(dict(experiment.quick), png)
+    assert first.verdict == "differs" and "do not lock at n = 80" in first.agreement
+    assert "`fig3_28_reasons`) has not been run yet" in first.agreement
+    assert "Not every solve is certified (equality: inaccurate, certified relative gap 2.0e-03" in first.agreement
+    (tmp_path / "fig3_28_reasons.json").write_text(json.dumps(
+        {"title": "Reason T", "verdict": "reproduced in trend", "agreement": "Angle edges lock it."}))
+    second = thesis.fig3_14(dict(experiment.quick), png)
+    assert "The reason test 'Reason T' (*reproduced in trend*, its own graphs and sizes): Angle edges lock it." \
+        in second.agreement and "not been run yet" not in second.agreement
