@@ -634,7 +634,10 @@ def _predicted_bound(instance, y: np.ndarray, value: float) -> float:
     """The bound :func:`~sdpembed.problems.mvu.dual_bound` is expected to prove from y of dual value ``value``: a y
     whose λ_min(L(y)|₁⊥) = μ falls short of c is scaled by c/μ (c = 1), or mixed with the dual's interior point 0
     with weight 1/|μ| (c = −1, min_trace: μ < −1), and the proof's rounding margin costs a relative
-    :func:`~sdpembed.problems.mvu.proof_margin` of the result (away from the bound's side)."""
+    :func:`~sdpembed.problems.mvu.proof_margin` of the result (away from the bound's side); ∞ for a y that is not
+    finite (a lift of multipliers near the largest double), which proves no bound."""
+    if not (np.all(np.isfinite(y)) and np.isfinite(value)):
+        return float("inf")
     margin = proof_margin(instance, y)
     if instance.trace_weight > 0.0:
         return value * (1.0 + margin) / min(_least_level(instance, y), 1.0)
@@ -919,6 +922,12 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, d
                            feas_tol=feas_tol, max_iter=max_iter, verbose=verbose, deadline=deadline, t0=t0,
                            method="facial", rows=rows)
     text += "; the edges leave K free in the face (solved by the interior point there)"
+    # the final certificate starts from the run's last multipliers: the run lifts only the iterates that can pay
+    # (solve_in_face), so the last one it lifted can be far older
+    last_rows = result.extra.get("multipliers_raw")
+    if last_rows is not None and len(last_rows) == rows.size and last["y_face"] is not None:
+        last["y_face"] = np.zeros(len(edges))
+        last["y_face"][rows] = last_rows
     if result.status != "optimal" and last["y_face"] is not None and spent():
         text += f"; the last multipliers were not made complementary to K's support ({deadline.reached()})"
     elif result.status != "optimal" and last["y_face"] is not None:

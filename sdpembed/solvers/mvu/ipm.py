@@ -86,8 +86,9 @@ __all__ = [
 ]
 
 
-#: Over a face with a lifted ``certificate`` (:func:`solve_in_face`): the reduced SDP's own relative gap, as a share
-#: of ``gap_tol``, below which an iterate whose lift proves no gap within the tolerance counts as a futile lift.
+#: Over a face with a lifted ``certificate`` (:func:`solve_in_face`): the magnitude of the reduced SDP's own relative
+#: gap, as a share of ``gap_tol``, below which an iterate whose lift proves no gap within the tolerance counts as a
+#: futile lift.
 REDUCED_GAP_SHARE = 1e-2
 
 #: Over a face with a lifted ``certificate``: the futile lifts (:data:`REDUCED_GAP_SHARE`) after which the run stops,
@@ -281,9 +282,9 @@ def solve_in_face(instance, *, basis: np.ndarray | None = None, certificate=None
     bound from the start) and those meeting ``feas_tol`` whose reduced gap τ·yᵀD − objective (the reduced dual is
     kept feasible, VᵀL(y)V − cI = Z ≻ 0) is within ``gap_tol`` — a lifted bound is at best about the reduced one
     —; iterates whose proved gaps tie (none within the tolerance) rank by the reduced gap, and the run stops
-    ``inaccurate`` after :data:`FUTILE_LIFTS` lifts that proved no gap within the tolerance at a reduced gap below
-    :data:`REDUCED_GAP_SHARE` of it: the reduced SDP is solved, and more iterations do not change its multipliers'
-    lift. Runs under the
+    ``inaccurate`` after :data:`FUTILE_LIFTS` lifts that proved no gap within the tolerance at a reduced gap whose
+    magnitude is below :data:`REDUCED_GAP_SHARE` of it: the reduced SDP is solved, and more iterations do not change
+    its multipliers' lift. Runs under the
     caller's BLAS thread limit; other parameters as :func:`solve_mvu_ipm`. ``rows`` (optional) selects
     the edge constraints the interior point keeps — those the others depend on in the face, whose
     Schur complement would otherwise be singular; ``certificate`` then receives multipliers of those
@@ -419,7 +420,9 @@ def solve_in_face(instance, *, basis: np.ndarray | None = None, certificate=None
             if bound < best_bound:
                 best_bound, best_y = bound, y_feas
         rgap = instance.relative_gap(best_bound, objective)
-        if lifted and reduced is not None and reduced <= REDUCED_GAP_SHARE * gap_tol and rgap > gap_tol:
+        # the reduced SDP solved: its own gap near 0 from either side (a negative one is a primal iterate still
+        # beyond the reduced dual value, not converged)
+        if lifted and reduced is not None and abs(reduced) <= REDUCED_GAP_SHARE * gap_tol and rgap > gap_tol:
             futile += 1
         mu = (float(np.sum(X * Z)) + float(x @ z)) / (m + p)
         for key, value in zip(hist, (objective, best_bound, rgap, violation, mu), strict=False):
