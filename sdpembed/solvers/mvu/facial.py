@@ -1198,10 +1198,7 @@ def _exact_unit_block(instance, V: np.ndarray, y: np.ndarray) -> np.ndarray:
     leaves its multiplier out of L(y)V, and the rows of the coincident points ask for different things), the
     reduced dual's own condition VᵀL(y_R)V = I is met, and the coupling UᵀL(y_R)V that is left is paid by the
     lift's t (the Schur complement's 1/ε term), which costs only t·ωᵀD."""
-    a, b = np.triu_indices(V.shape[1])
-    block = V.T @ (graph_laplacian(instance.n, instance.edges, y) @ V) - np.eye(V.shape[1])
-    rows = _block_rows(instance.edges, V)
-    return y + np.linalg.lstsq(rows, -0.5 * (block + block.T)[a, b], rcond=None)[0]
+    return _exact_rows(instance, y, V, np.eye(V.shape[1]))
 
 
 def _least_norm(instance, Q: np.ndarray, target: np.ndarray, rows: np.ndarray | None = None,

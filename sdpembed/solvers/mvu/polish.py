@@ -37,6 +37,8 @@ from typing import NamedTuple
 
 import numpy as np
 
+from ...graphs.neighborhood import connected_components
+
 __all__ = ["PolishSchedule", "Polished", "PolishedVerdict", "gap_allowance", "polish_onto_equalities",
            "polished_verdict"]
 
@@ -75,28 +77,8 @@ def _contracted(instance) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(label, edges, D): each point's set of duplicates (joined by edges of length 0), and the edges of
     positive length between those sets."""
     zero = instance.sqdist <= 0
-    label = _component_labels(instance.n, instance.edges[zero])
+    label = connected_components(instance.n, instance.edges[zero])[1]
     return label, label[instance.edges[~zero]], instance.sqdist[~zero]
-
-
-def _component_labels(n: int, pairs: np.ndarray) -> np.ndarray:
-    """The connected component of each of n nodes joined by ``pairs``, numbered in the order of their least
-    node (as ``scipy.sparse.csgraph.connected_components`` numbers them): each pair's roots are hooked onto
-    the lesser one and the pointers jumped to their roots, until every pair shares a root."""
-    label = np.arange(n)
-    while pairs.size:
-        a, b = label[pairs[:, 0]], label[pairs[:, 1]]
-        if np.array_equal(a, b):
-            break
-        low = np.minimum(a, b)
-        np.minimum.at(label, a, low)               # a pointer only ever moves to a lesser node: no cycles
-        np.minimum.at(label, b, low)
-        while True:
-            jumped = label[label]
-            if np.array_equal(jumped, label):
-                break
-            label = jumped
-    return np.cumsum(label == np.arange(n))[label] - 1
 
 
 def _csc_structure(rows: np.ndarray, cols: np.ndarray, size: int) -> dict:
