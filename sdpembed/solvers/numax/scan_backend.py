@@ -24,7 +24,8 @@ both:
   thread once and back once), and a short call on blocks its worker keeps (:data:`LOOP_PAIRS`) runs
   on that worker's event loop, not handed to the actor's thread and back. A worker that is lost
   takes its actor with it; the scan then starts actors on the workers there are and sends them
-  everything again.
+  everything again. A cluster it starts itself runs without the dashboard's profiler and checks its
+  processes' event loops twice a second (:data:`QUIET_CLUSTER`).
 
 Identical output. A worker computes exactly what the local scan computes for its blocks: the same
 functions of :mod:`~sdpembed.solvers.numax.pair_scan` on arrays of the same shapes (a BLAS
@@ -87,6 +88,22 @@ VERIFY_BLOCK = 65536
 #: for a small fraction of a second (Dask calls a loop held for seconds unresponsive). Longer calls, and
 #: those that compute distances, run in the actor's thread.
 LOOP_PAIRS = 2**20
+
+#: Dask settings of the cluster a :class:`DaskScan` starts itself (it has no dashboard). By default every
+#: process of a cluster (this one, with the scheduler and the nannies, and each worker) checks its event
+#: loop 50 times a second (``admin.tick``), each worker samples its threads' stacks 100 times a second
+#: for the dashboard's profile, and the system and memory monitors read the processes' counters several
+#: times a second: work beside every scan on the same cores. Here the loop check runs twice a second (a
+#: loop held longer than ``admin.tick.limit``, 3 s, is still reported), the profiler not at all, the
+#: system monitor every 2 s and the memory monitor (the nannies' limit, the workers' spilling) twice a
+#: second.
+QUIET_CLUSTER = {
+    "distributed.admin.tick.interval": "500ms",
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.system-monitor.interval": "2s",
+    "distributed.worker.memory.monitor-interval": "500ms",
+}
+
 
 @runtime_checkable
 class ScanBackend(Protocol):
@@ -315,7 +332,8 @@ class DaskScan:
                 # threshold at 128 KiB: every block's temporaries are then fresh pages, each mapped, faulted
                 # in and unmapped again at every scan. The workers started here keep glibc's default. The
                 # actors' calls go to the workers directly, not through the scheduler.
-                with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
+                with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
+                                      **QUIET_CLUSTER}):
                     self._cluster = LocalCluster(n_workers=self.n_workers, threads_per_worker=1, processes=True,
                                                  dashboard_address=None)
                 self._client = Client(self._cluster, direct_to_workers=True)

@@ -125,6 +125,16 @@ def test_dask_scan_survives_a_lost_worker():
         assert lost not in backend._addresses and sum(counted) == pair_count(X.shape[0])
 
 
+def test_dask_scan_starts_a_quiet_cluster():
+    # the cluster a DaskScan starts has no dashboard: its workers run no statistical profiler, and its
+    # processes check their event loops twice a second instead of 50 times (QUIET_CLUSTER)
+    with DaskScan(n_workers=1) as backend:
+        workers = backend.client.run(lambda dask_worker: ("profile" in dask_worker.periodic_callbacks,
+                                                          dask_worker._tick_interval))
+        assert list(workers.values()) == [(False, 0.5)]
+        assert backend.client.run_on_scheduler(lambda dask_scheduler: dask_scheduler._tick_interval) == 0.5
+
+
 def test_dask_scan_after_a_failed_call_sends_the_points_again(client):
     # a call that fails on an unchanged cluster is re-raised; the actor it went to may hold nothing, so the
     # next scan must not count on what that call would have left there (review r25)
