@@ -13,16 +13,19 @@ both:
   them, and the P-independent part of its blocks — their pairs' squared distances and rounding
   bounds (:class:`~sdpembed.solvers.numax.pair_scan.DistanceBlock`) — is computed by its first scan
   and kept there (within ``cache_pairs``). A scan is one call a worker, straight to it, not
-  through the scheduler's task graph: the round's factor Ψ in (the worker computes Y = XΨᵀ and the
+  through the scheduler's task graph, with one argument (``_ScanCall``: one pickle, the factor's
+  buffer beside it): the round's factor Ψ in (the worker computes Y = XΨᵀ and the
   norms from the points it holds), for a run of consecutive blocks of rows (the blocks of the local
-  scan, ``block_rows`` rows each, about equal numbers of pairs a worker) against all later rows; out,
+  scan, ``block_rows`` rows each, about equal numbers of pairs a worker, planned once for the points)
+  against all later rows; out,
   the worker's violators (the pairs above the scan's threshold, with ``keep`` only those a selection
   of ``keep`` can take, so that no call returns a list that grows like n²), its worst violation and
   counts. The calls are made and awaited on the client's event loop (the scan is handed to its
   thread once and back once), and a short call on blocks its worker keeps (:data:`LOOP_PAIRS`) runs
   on that worker's event loop, not handed to the actor's thread and back. A worker that is lost
   takes its actor with it; the scan then starts actors on the workers there are and sends them
-  everything again.
+  everything again. A cluster it starts itself runs without the dashboard's profiler and checks its
+  processes' event loops twice a second (:data:`QUIET_CLUSTER`).
 
 Identical output. A worker computes exactly what the local scan computes for its blocks: the same
 functions of :mod:`~sdpembed.solvers.numax.pair_scan` on arrays of the same shapes (a BLAS
@@ -55,6 +58,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -84,6 +88,21 @@ VERIFY_BLOCK = 65536
 #: for a small fraction of a second (Dask calls a loop held for seconds unresponsive). Longer calls, and
 #: those that compute distances, run in the actor's thread.
 LOOP_PAIRS = 2**20
+
+#: Dask settings of the cluster a :class:`DaskScan` starts itself (it has no dashboard). By default every
+#: process of a cluster (this one, with the scheduler and the nannies, and each worker) checks its event
+#: loop 50 times a second (``admin.tick``), each worker samples its threads' stacks 100 times a second
+#: for the dashboard's profile, and the system and memory monitors read the processes' counters several
+#: times a second: work beside every scan on the same cores. Here the loop check runs twice a second (a
+#: loop held longer than ``admin.tick.limit``, 3 s, is still reported), the profiler not at all, the
+#: system monitor every 2 s and the memory monitor (the nannies' limit, the workers' spilling) twice a
+#: second.
+QUIET_CLUSTER = {
+    "distributed.admin.tick.interval": "500ms",
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.system-monitor.interval": "2s",
+    "distributed.worker.memory.monitor-interval": "500ms",
+}
 
 
 @runtime_checkable
@@ -155,40 +174,60 @@ def resolve_scan_backend(backend: object) -> ScanBackend:
 
 
 # ------------------------------------------------------------------ on the workers
+@dataclass(eq=False)
+class _ScanCall:
+    """One worker's share of a scan, sent to its :class:`_ScanWorker` as the call's one argument.
+
+    Dask serializes a call's arguments one by one, and each item of a tuple or list argument on its
+    own (a header, a pickle and its frames each): the round's arguments and the row ranges of a
+    worker's blocks would be dozens of them. As one object they are one pickle, the factor's buffer
+    beside it, not copied into it.
+
+    ``round_args`` are the arguments of the round's
+    :func:`~sdpembed.solvers.numax.pair_scan.scan_round` after X, ``ranges`` the rows
+    (start, stop) of the worker's blocks, ``cache`` whether it keeps the distances it computes;
+    ``points`` (X, its squared row norms) and ``bounds`` come where the worker does not hold them.
+    """
+
+    round_args: tuple
+    ranges: list[tuple[int, int]]
+    cache: bool
+    points: tuple[np.ndarray, np.ndarray] | None = None
+    bounds: PairBounds | None = None
+
+
 class _ScanWorker:
     """What one worker holds for a :class:`DaskScan` (a Dask actor): the points X with their squared
     norms, the bounds, and the :class:`~sdpembed.solvers.numax.pair_scan.DistanceBlock` of its blocks,
-    kept across scans. A scan is one call: the arguments of the round's
-    :func:`~sdpembed.solvers.numax.pair_scan.scan_round` and the worker's row ranges in, the blocks'
-    :class:`~sdpembed.solvers.numax.pair_scan.BlockScan` out; the points and the bounds come with the
-    first scan that needs them."""
+    kept across scans. A scan is one call, a :class:`_ScanCall` in, the merged
+    :class:`~sdpembed.solvers.numax.pair_scan.BlockScan` of its blocks out; the points and the bounds
+    come with the first scan that needs them."""
 
     def __init__(self) -> None:
         self._points: tuple[np.ndarray, np.ndarray] | None = None
         self._bounds: PairBounds | None = None
         self._blocks: dict[tuple[int, int], DistanceBlock] = {}
 
-    def scan(self, round_args: tuple, ranges: list[tuple[int, int]], cache: bool,
-             points: tuple[np.ndarray, np.ndarray] | None = None, bounds: PairBounds | None = None) -> BlockScan:
-        """:func:`~sdpembed.solvers.numax.pair_scan.scan_block` of the blocks of rows ``ranges``, merged
-        in their order (:func:`~sdpembed.solvers.numax.pair_scan.merge_block_scans`, reduced to the
-        scan's ``keep``) into one :class:`~sdpembed.solvers.numax.pair_scan.BlockScan`, for the round
-        ``scan_round(X, *round_args)``; new ``points`` (X, norms2) drop the kept blocks, ``cache`` keeps
-        the blocks computed now."""
-        if points is not None:
-            self._points, self._blocks = points, {}
-        if bounds is not None:
-            self._bounds = bounds
+    def scan(self, call: _ScanCall) -> BlockScan:
+        """:func:`~sdpembed.solvers.numax.pair_scan.scan_block` of the blocks of rows ``call.ranges``,
+        merged in their order (:func:`~sdpembed.solvers.numax.pair_scan.merge_block_scans`, reduced to
+        the scan's ``keep``) into one :class:`~sdpembed.solvers.numax.pair_scan.BlockScan`, for the
+        round ``scan_round(X, *call.round_args)``; new ``call.points`` (X, norms2) drop the kept
+        blocks, ``call.cache`` keeps the blocks computed now."""
+        if call.points is not None:
+            self._points, self._blocks = call.points, {}
+        if call.bounds is not None:
+            self._bounds = call.bounds
         X, norms2 = self._points
         # the round from the points held here, so that only its factor travels, not Y = XΨᵀ and the
         # norms: the same function of the same arrays as in the local scan, the same round to the last bit
-        scan = scan_round(X, *round_args)
+        scan = scan_round(X, *call.round_args)
         out = []
-        for start, stop in ranges:
+        for start, stop in call.ranges:
             block = self._blocks.get((start, stop))
             if block is None:
                 block = distance_block(X, norms2, start, stop)
-                if cache:
+                if call.cache:
                     self._blocks[start, stop] = block
             out.append([scan_block(X, scan, self._bounds, block)])
         # one list of violators, in the order the driver's merge of these blocks gives them: a
@@ -197,13 +236,11 @@ class _ScanWorker:
         return BlockScan(None if merged.i.size == 0 else (merged.i, merged.j, merged.violation), None,
                          merged.max_violation, merged.n_pairs, merged.found, merged.fresh)
 
-    async def scan_on_loop(self, round_args: tuple, ranges: list[tuple[int, int]], cache: bool,
-                           points: tuple[np.ndarray, np.ndarray] | None = None,
-                           bounds: PairBounds | None = None) -> BlockScan:
+    async def scan_on_loop(self, call: _ScanCall) -> BlockScan:
         """:meth:`scan` on the worker's event loop (Dask runs an actor's coroutine methods there), not
         handed to the actor's thread and back: for short calls only (:data:`LOOP_PAIRS`), since the
         worker answers nothing else, its heartbeats included, until the call returns."""
-        return self.scan(round_args, ranges, cache, points, bounds)
+        return self.scan(call)
 
     async def kept_blocks(self) -> int:
         """The number of blocks whose distances this worker keeps (answered on the worker's event loop,
@@ -278,6 +315,7 @@ class DaskScan:
         self._addresses: list[str] = []                   # the workers of the actors
         self._sent: list[tuple[Any, Any]] = []            # (distances, bounds) each actor holds
         self._instance: tuple[Any, Any] | None = None    # (instance, future)
+        self._shares_of: tuple[Any, tuple, tuple] | None = None   # (distances, its key, shares) of _shares
 
     # ------------------------------------------------------------------ the cluster
     @property
@@ -294,7 +332,8 @@ class DaskScan:
                 # threshold at 128 KiB: every block's temporaries are then fresh pages, each mapped, faulted
                 # in and unmapped again at every scan. The workers started here keep glibc's default. The
                 # actors' calls go to the workers directly, not through the scheduler.
-                with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None}):
+                with dask.config.set({"distributed.nanny.pre-spawn-environ.MALLOC_TRIM_THRESHOLD_": None,
+                                      **QUIET_CLUSTER}):
                     self._cluster = LocalCluster(n_workers=self.n_workers, threads_per_worker=1, processes=True,
                                                  dashboard_address=None)
                 self._client = Client(self._cluster, direct_to_workers=True)
@@ -307,6 +346,7 @@ class DaskScan:
     def close(self) -> None:
         """Drop the data held on the workers; close the client and the cluster this object started."""
         self._points, self._actors, self._addresses, self._sent, self._instance = None, [], [], [], None
+        self._shares_of = None
         if self._owns and self._client is not None:
             self._client.close()
             if self._cluster is not None:
@@ -395,39 +435,53 @@ class DaskScan:
         everything."""
         self._sent = [(None, None)] * len(self._addresses)
 
+    def _shares(self, distances: PairDistances) -> tuple[list[list[tuple[int, int]]], list[int], bool]:
+        """The actors' shares of a scan of ``distances``: the row ranges (start, stop) of each one's
+        blocks (consecutive blocks of about equal numbers of pairs, :func:`task_groups`), each one's
+        number of pairs, and whether the workers keep the blocks' distances. The same for every scan of
+        these points on these actors, so computed once for them."""
+        key = (len(self._actors), self.cache_pairs)
+        if self._shares_of is not None and self._shares_of[0] is distances and self._shares_of[1] == key:
+            return self._shares_of[2]
+        workers = key[0]
+        n = distances.X.shape[0]
+        limit = cache_pairs_limit() * workers if self.cache_pairs is None else self.cache_pairs
+        cache = rectangle_entries(n, distances.block_rows) <= limit
+        ranges = [(start, min(start + distances.block_rows, n - 1)) for start in distances.starts()]
+        pairs = [int((n - 1 - np.arange(start, stop)).sum()) for start, stop in ranges]
+        groups = task_groups(pairs, workers)
+        shares = ([ranges[group] for group in groups], [sum(pairs[group]) for group in groups], cache)
+        self._shares_of = (distances, key, shares)
+        return shares
+
     def _scan_on_workers(self, round_args: tuple, distances: PairDistances, bounds: PairBounds,
                          progress: Callable[[int], object] | None, told: list[int]) -> ScanResult:
         """The scan of the round ``scan_round(X, *round_args)``: one call an actor, each for consecutive
         blocks of about equal numbers of pairs (:func:`task_groups`), the points and the bounds sent
         with it where the actor does not hold them; ``progress`` told the pairs of each call beyond
         ``told`` when all have ended."""
-        X, n = distances.X, distances.X.shape[0]
-        workers = len(self._actors)
-        limit = cache_pairs_limit() * workers if self.cache_pairs is None else self.cache_pairs
-        cache = rectangle_entries(n, distances.block_rows) <= limit
-        ranges = [(start, min(start + distances.block_rows, n - 1)) for start in distances.starts()]
-        pairs = [int((n - 1 - np.arange(start, stop)).sum()) for start, stop in ranges]
-        groups = task_groups(pairs, workers)
+        X = distances.X
+        ranges, loads, cache = self._shares(distances)
 
         async def calls() -> list[BlockScan]:
             # made and awaited on the client's event loop: one hand-off to it and one back for the whole scan
             pending = []
-            for k, group in enumerate(groups):
+            for k in range(len(ranges)):
                 held_points, held_bounds = self._sent[k]
                 actor = self._actors[k][1]
                 # an actor that holds these points keeps its blocks' distances from its first scan of them
-                short = held_points is distances and cache and sum(pairs[group]) <= LOOP_PAIRS
-                pending.append((actor.scan_on_loop if short else actor.scan)(
-                    round_args, ranges[group], cache,
+                short = held_points is distances and cache and loads[k] <= LOOP_PAIRS
+                pending.append((actor.scan_on_loop if short else actor.scan)(_ScanCall(
+                    round_args, ranges[k], cache,
                     points=None if held_points is distances else (X, distances.norms2),
-                    bounds=None if held_bounds is bounds else bounds))
+                    bounds=None if held_bounds is bounds else bounds)))
                 self._sent[k] = (distances, bounds)
             return [await call for call in pending]
 
         parts, done = [], 0
-        for result, group in zip(self.client.sync(calls), groups, strict=True):
+        for result, load in zip(self.client.sync(calls), loads, strict=True):
             parts.append([result])                       # the worker's violators in the local order
-            done += sum(pairs[group])
+            done += load
             if progress is not None and done > told[0]:
                 progress(done - told[0])
                 told[0] = done

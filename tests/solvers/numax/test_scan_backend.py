@@ -125,6 +125,16 @@ def test_dask_scan_survives_a_lost_worker():
         assert lost not in backend._addresses and sum(counted) == pair_count(X.shape[0])
 
 
+def test_dask_scan_starts_a_quiet_cluster():
+    # the cluster a DaskScan starts has no dashboard: its workers run no statistical profiler, and its
+    # processes check their event loops twice a second instead of 50 times (QUIET_CLUSTER)
+    with DaskScan(n_workers=1) as backend:
+        workers = backend.client.run(lambda dask_worker: ("profile" in dask_worker.periodic_callbacks,
+                                                          dask_worker._tick_interval))
+        assert list(workers.values()) == [(False, 0.5)]
+        assert backend.client.run_on_scheduler(lambda dask_scheduler: dask_scheduler._tick_interval) == 0.5
+
+
 def test_dask_scan_after_a_failed_call_sends_the_points_again(client):
     # a call that fails on an unchanged cluster is re-raised; the actor it went to may hold nothing, so the
     # next scan must not count on what that call would have left there (review r25)
@@ -204,6 +214,61 @@ def test_dask_scan_runs_short_calls_on_blocks_it_keeps_on_the_workers_event_loop
         for _ in range(2):
             _same_scan(backend.scan(X, P, bounds, tol=1e-9, factor=factor, block_rows=4), local)
         assert called == ["scan"] * 4
+
+
+class _Arguments:
+    """An actor whose calls' arguments are recorded."""
+
+    def __init__(self, actor, calls):
+        self.actor, self.calls = actor, calls
+
+    def __getattr__(self, method):
+        def call(*args, **kwargs):
+            self.calls.append((args, kwargs))
+            return getattr(self.actor, method)(*args, **kwargs)
+        return call
+
+
+def test_dask_scan_sends_each_worker_one_object_with_the_factor_beside_its_pickle(client):
+    # Dask serializes a call's arguments one by one, and the items of a tuple or list argument one by
+    # one: a worker's share of a scan goes as one object, one pickle with the factor's buffer out of band
+    from distributed.protocol import serialize, to_serialize
+
+    X, bounds, P, factor = _points_and_bounds(False)
+    local = scan_pair_violations(X, P, bounds, tol=1e-9, block_rows=4, factor=factor)
+    with DaskScan(client) as backend, threadpool_limits(1):
+        backend._start_actors()
+        calls = []
+        backend._actors = [(future, _Arguments(actor, calls)) for future, actor in backend._actors]
+        distances = PairDistances(X, 4)
+        for _ in range(2):
+            _same_scan(backend.scan(X, P, bounds, tol=1e-9, factor=factor, distances=distances), local)
+        assert len(calls) == 4 and all(len(args) == 1 and not kwargs for args, kwargs in calls)
+        for args, _ in calls[2:]:                         # kept blocks: the factor and the worker's rows
+            header, frames = serialize(to_serialize(args[0]))
+            assert header["serializer"] == "pickle" and len(frames) == 2
+            assert memoryview(frames[1]).nbytes == factor.nbytes
+
+
+def test_dask_scan_plans_the_workers_shares_once_for_the_same_points(client, monkeypatch):
+    from sdpembed.solvers.numax import scan_backend
+
+    planned = []
+
+    def counted(sizes, tasks):
+        planned.append(tasks)
+        return task_groups(sizes, tasks)
+
+    monkeypatch.setattr(scan_backend, "task_groups", counted)
+    X, bounds, P, _ = _points_and_bounds(False)
+    local = scan_pair_violations(X, P, bounds, tol=1e-9, block_rows=4)
+    with DaskScan(client) as backend, threadpool_limits(1):
+        distances = PairDistances(X, 4)
+        for _ in range(3):
+            _same_scan(backend.scan(X, P, bounds, tol=1e-9, distances=distances), local)
+        assert planned == [2]
+        _same_scan(backend.scan(X, P, bounds, tol=1e-9, distances=PairDistances(X, 4)), local)
+        assert planned == [2, 2]                          # other points (if equal): planned again
 
 
 def test_dask_scan_raises_an_argument_error_and_scans_again(dask_scan):
