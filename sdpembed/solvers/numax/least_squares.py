@@ -185,10 +185,10 @@ def cheaper_from_points(op: SecantOperator) -> bool:
 
 def gram_rows(op: SecantOperator, start: int, dtype=np.float64, lower: bool = False) -> np.ndarray:
     """Rows ``start``, …, S−1 of 𝒜𝒜* = (VVᵀ)∘(VVᵀ): an (S − start, S) array of ``dtype``
-    (the squares of :func:`secant_cosines`; with ``lower``, its lower triangle only, as there)."""
-    rows = secant_cosines(op, start, dtype, lower=lower)
-    rows *= rows
-    return rows
+    (the squares of :func:`secant_cosines`, bit for bit; with ``lower``, its lower triangle only, as
+    there). Through the points, each block of gathered rows is squared as it is made, while it is in
+    cache, rather than in a second pass over the S × S result."""
+    return _inner_products(op, start, np.dtype(dtype), lower, squared=True)
 
 
 #: floating-point operations an entry of the gathers of :func:`secant_cosines`' route through the points
@@ -203,7 +203,8 @@ def cosines_by_syrk(op: SecantOperator, dtype=np.float64) -> bool:
     """Whether the lower triangle of VVᵀ costs less by ``syrk`` of the secants, S²r multiply-adds (at
     twice the rate in single precision), than through the Gram matrix of the points
     (:func:`secant_cosines`): 2n_a²r for it in double precision and gathers of S² + S·n_a entries,
-    ``GATHER_FLOPS`` · min(1, n_a / ``GATHER_POINTS``) each."""
+    ``GATHER_FLOPS`` · min(1, n_a / ``GATHER_POINTS``) each (calibrated on gathers of the whole of VVᵀ;
+    the lower triangle's half costs more per entry, in shorter rows, so the count is left at S²)."""
     if not isinstance(op, PairSecantOperator):
         return True
     S, n_a, r = op.n_constraints, op.points.shape[0], op.dim
@@ -229,18 +230,28 @@ def secant_cosines(op: SecantOperator, start: int = 0, dtype=np.float64, lower: 
     or the polish's normal matrix reads it: an S × S array in Fortran order whose strict upper triangle
     is zero, by ``syrk`` of the rows (in ``dtype``, on
     :func:`factorisation_threads` threads) when :func:`cosines_by_syrk` finds that cheaper — half the
-    products of VVᵀ, and no gathers. In single precision its rounding, about √r·ε₃₂ an entry, is below
+    products of VVᵀ, and no gathers —, otherwise through the points, gathering only the entries on
+    and below the diagonal (half of them). In single precision its rounding, about √r·ε₃₂ an entry, is below
     the backward error of a single-precision factorisation of I + 𝒜𝒜*.
     """
-    S, dtype = op.n_constraints, np.dtype(dtype)
+    return _inner_products(op, start, np.dtype(dtype), lower, squared=False)
+
+
+def _inner_products(op: SecantOperator, start: int, dtype: np.dtype, lower: bool, squared: bool) -> np.ndarray:
+    """:func:`secant_cosines` (``squared`` False) or :func:`gram_rows` (True): the same entries, squared
+    in the blocks they are made in."""
+    S = op.n_constraints
     if lower and start == 0 and cosines_by_syrk(op, dtype):
         syrk = scipy.linalg.blas.ssyrk if dtype == np.float32 else scipy.linalg.blas.dsyrk
         V = op.V if dtype == np.float64 else op.V.astype(dtype)
         with factorisation_thread_limit(S):
-            return syrk(1.0, V.T, trans=1, lower=1)          # VᵀᵀVᵀ: the transposed view, no copy
+            out = syrk(1.0, V.T, trans=1, lower=1)          # VᵀᵀVᵀ: the transposed view, no copy
+        return _squared(out) if squared else out
     if not isinstance(op, PairSecantOperator) or op.points.shape[0] ** 2 > (S - start) * S:
         V = op.V if dtype == np.float64 else op.V.astype(dtype)
-        return V[start:] @ V.T
+        out = V[start:] @ V.T
+        return _squared(out) if squared else out
+    triangle = lower and start == 0
     points, inv_d = op.points, 1.0 / op.norms
     # H is held by the operator for its later calls (and those of the next rounds on the same points,
     # SpanCoordinates) when it is small beside the S × S arrays made here (n_a ≤ S/3: its n_a² doubles are
@@ -253,19 +264,41 @@ def secant_cosines(op: SecantOperator, start: int = 0, dtype=np.float64, lower: 
         block = slice(first, min(first + 1024, S))
         At[:, block.start - start:block.stop - start] = ((H[op.i[block]] - H[op.j[block]]) * inv_d[block, None]).T
     del H
-    # (v_lᵀv_k)_{l, k} = (Aᵀ_{i_l ·} − Aᵀ_{j_l ·}) / d_l: gathers of contiguous rows, a block at a time
-    columns = np.empty((S, S - start), dtype=dtype)
+    # (v_lᵀv_k)_{l, k} = (Aᵀ_{i_l ·} − Aᵀ_{j_l ·}) / d_l: gathers of contiguous rows, a block at a time; for the
+    # lower triangle of the result (its transpose) a block of rows l needs the columns k ≥ l only, and
+    # the entries left out are zero (np.zeros: pages the gathers never touch are never written)
+    columns = (np.zeros if triangle else np.empty)((S, S - start), dtype=dtype)
+    scale = inv_d.astype(dtype)
     for first in range(0, S, 256):
         block = slice(first, min(first + 256, S))
-        np.subtract(At[op.i[block]], At[op.j[block]], out=columns[block])
-        columns[block] *= inv_d[block, None].astype(dtype)
+        skip = first if triangle else 0
+        tail = columns[block, skip:]
+        np.subtract(At[op.i[block], skip:], At[op.j[block], skip:], out=tail)
+        tail *= scale[block, None]
+        if triangle:                                # the block's own square: zero above the result's diagonal
+            tail[:, : block.stop - first][np.tril_indices(block.stop - first, -1)] = 0.0
+        if squared:
+            tail *= tail
     out = columns.T if start == 0 else np.ascontiguousarray(columns.T)
     short = op.short                                    # from their secants: the Gram route loses them
     if short.size:
         V = op.V
-        out[:, short] = V[start:] @ V[short].T
+        across = (V[start:] @ V[short].T).astype(dtype, copy=False)     # the columns of the short pairs
         rows = short[short >= start]
-        out[rows - start, :] = V[rows] @ V.T
+        along = (V[rows] @ V.T).astype(dtype, copy=False)               # and their rows
+        if triangle:                                    # of the lower triangle only
+            across[np.arange(S)[:, None] < short[None, :]] = 0.0
+            along[rows[:, None] < np.arange(S)[None, :]] = 0.0
+        if squared:
+            across *= across
+            along *= along
+        out[:, short] = across
+        out[rows - start, :] = along
+    return out
+
+
+def _squared(out: np.ndarray) -> np.ndarray:
+    out *= out
     return out
 
 

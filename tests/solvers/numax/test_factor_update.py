@@ -302,6 +302,32 @@ def test_lower_secant_cosines_by_syrk_are_the_secants_inner_products(dtype, atol
     np.testing.assert_allclose(_K(V) @ steps(rhs, 1), rhs, rtol=0, atol=rtol * np.abs(rhs).max())
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_lower_cosines_through_the_points_gather_the_lower_triangle_only(dtype):
+    """Through the points (pairs among few points), the lower triangle asked for a factorisation is the
+    one of the full VVᵀ, bit for bit, short pairs' rows and columns from their secants included; the strict
+    upper triangle is never gathered (it is zero), and 𝒜𝒜* (gram_rows) is its square, bit for bit, squared
+    block by block as it is gathered."""
+    from sdpembed.solvers.numax.least_squares import cosines_by_syrk, gram_rows, secant_cosines
+
+    rng = np.random.default_rng(11)
+    # two tight clusters far apart: the pairs within a cluster are short beside the points' norms
+    X = np.vstack([digits_points(40), 100.0 + 1e-2 * rng.standard_normal((12, 64)),
+                   -100.0 + 1e-2 * rng.standard_normal((12, 64))])
+    op = _pairs(X, rng.choice(pair_count(X.shape[0]), size=1500, replace=False))
+    S = op.n_constraints
+    assert not cosines_by_syrk(op, dtype) and 0 < op.short.size < S
+    full = secant_cosines(op, 0, dtype)
+    lower = secant_cosines(op, 0, dtype, lower=True)
+    assert lower.dtype == dtype and lower.flags.f_contiguous
+    np.testing.assert_array_equal(np.tril(lower), np.tril(full))
+    assert not np.triu(lower, 1).any()
+    squares = gram_rows(op, 0, dtype, lower=True)
+    np.testing.assert_array_equal(squares, lower * lower)
+    np.testing.assert_array_equal(gram_rows(op, 0, dtype), full * full)
+    np.testing.assert_array_equal(gram_rows(op, S // 3, dtype), secant_cosines(op, S // 3, dtype) ** 2)
+
+
 def test_cosines_of_many_pairs_among_few_points_come_from_the_points():
     """Single-precision cosines of 10,000 pairs among 800 points in 581 dimensions (MNIST-800's late
     rounds) are gathered through the points' Gram matrix, the cheaper route there; those of 12,000
