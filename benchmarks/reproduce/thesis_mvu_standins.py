@@ -1,4 +1,4 @@
-"""The figures of Weinberger's thesis, chapter 3, whose data are not available, run on the stand-ins the chapter
+"""The figures of Weinberger's thesis, chapters 2 and 3, whose data are not available, run on the stand-ins the chapter
 already uses (a rotating MNIST digit for the teapot, scikit-learn's digits for the faces, a transformed digit for
 the globes), or recorded as not reproduced where no stand-in answers the figure; one function each.
 
@@ -9,9 +9,9 @@ figures. An embedding is judged only on a certified (``optimal``) solve.
 References
 ----------
 .. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
-   Pennsylvania, 2007. Chapter 3: Fig. 3.3 (classical MDS, (3.3)–(3.4)), 3.9, 3.10 and 3.12 (MVU, (3.10)),
-   3.13 (the inequality SDP of Sec. 3.1.6), 3.26 and 3.27 (the minimum-trace SDP of Sec. 3.1.11) and 3.31
-   (Isomap against MVU, Sec. 3.2).
+   Pennsylvania, 2007. Chapter 2: Fig. 2.6 and 2.7 (LMNN, (2.11)). Chapter 3: Fig. 3.3 (classical MDS,
+   (3.3)–(3.4)), 3.9, 3.10 and 3.12 (MVU, (3.10)), 3.13 (the inequality SDP of Sec. 3.1.6), 3.26 and 3.27
+   (the minimum-trace SDP of Sec. 3.1.11) and 3.31 (Isomap against MVU, Sec. 3.2).
 """
 
 from __future__ import annotations
@@ -180,6 +180,34 @@ def _availability_figure(found: list[dict], title: str, png: Path) -> None:
     _save(fig, png)
 
 
+#: For each figure without data: what the thesis shows, and why no readable data set stands in.
+UNAVAILABLE = {
+    "Fig. 3.3": ("Figure only: the two leading MDS dimensions of 1,097 cities' flight distances draw the map of the "
+                 "United States.",
+                 "the flight-distance matrix is not available and no readable data set holds city positions or "
+                 "distances (listed above); a synthetic map would not test the figure's claim."),
+    "Fig. 2.6": ("Figure only: PCA's leading eigenfaces capture the illumination; LMNN's ignore it.",
+                 "the Yale faces are not available and no readable data set varies the illumination of one "
+                 "object, which is what the figure's claim is about."),
+    "Fig. 2.7": ("Figure only: after LMNN the nearest neighbours of each face are images of the same person.",
+                 "the Olivetti faces need a download and no readable data set holds faces; Fig. 2.8 tests the "
+                 "same claim (nearest neighbours corrected by LMNN) on MNIST digits."),
+}
+
+
+def not_available(png: Path, figure: str) -> Outcome:
+    """The record of a figure whose data no run can read and no stand-in answers: what the run can read
+    (:func:`bundled_data_sets`, drawn as the figure) and why none of it serves (:data:`UNAVAILABLE`)."""
+    published, reason = UNAVAILABLE[figure]
+    found = bundled_data_sets()
+    _availability_figure(found, f"{figure}: no data set readable without a download serves", png)
+    return Outcome(
+        published=published,
+        ours="Not run: the data are not available. Readable without a download: "
+             + "; ".join(f"`{f['source']}` ({f['kind']})" for f in found) + ".",
+        rows={"readable": found}, verdict=NOT_AVAILABLE, agreement=f"Not reproduced: {reason}")
+
+
 def fig3_3(config: dict, png: Path) -> Outcome:
     """Fig. 3.3 — classical MDS of the flight distances between 1,097 US cities.
 
@@ -198,16 +226,52 @@ def fig3_3(config: dict, png: Path) -> Outcome:
       recovers the map of the United States, which only the cities' data can show. Fig. 3.19–3.21
       use a uniform sensor network of 1,097 points where the cities served as a graph, not as a map.
     """
-    found = bundled_data_sets()
-    _availability_figure(found, "Fig. 3.3: no readable data set holds the US cities' distances", png)
-    return Outcome(
-        published="Figure only: the two leading MDS dimensions of 1,097 cities' flight distances draw the map of "
-                  "the United States.",
-        ours="Not run: the data are not available. Readable without a download: "
-             + "; ".join(f"`{f['source']}` ({f['kind']})" for f in found) + ".",
-        rows={"readable": found}, verdict=NOT_AVAILABLE,
-        agreement="Not reproduced: the flight-distance matrix is not available and no readable data set holds city "
-                  "positions or distances (listed above); a synthetic map would not test the figure's claim.")
+    return not_available(png, "Fig. 3.3")
+
+
+# ------------------------------------------------------------------------------------------ Fig. 2.6–2.7
+# (chapter 2: registered by reproduce.thesis_lmnn through CHAPTER2_EXPERIMENTS)
+
+
+def fig2_6(config: dict, png: Path) -> Outcome:
+    """Fig. 2.6 — the Yale faces and the eigenfaces of PCA and LMNN.
+
+    Paper
+    -----
+    The extended Yale face data set (n = 2,414 frontal images of 38 people under extreme
+    illumination, projected onto 200 principal components, 10 random 70/30 splits): 64 images of
+    one person, and the eigenfaces (the columns of L in the input space) of PCA and of LMNN. PCA's
+    leading eigenfaces capture the illumination; LMNN's ignore it and focus on the features
+    relevant to the classes.
+
+    Departures
+    ----------
+    - Not run. The Yale faces are not available (scikit-learn has no copy; no readable data set
+      holds them: the run lists what it can read in the figure), and no stand-in applies: the claim
+      is about illumination, a nuisance variable of face images that none of the readable data
+      sets varies (the digits and MNIST vary in writing, not in lighting).
+    """
+    return not_available(png, "Fig. 2.6")
+
+
+def fig2_7(config: dict, png: Path) -> Outcome:
+    """Fig. 2.7 — Olivetti faces and their nearest neighbours before and after LMNN.
+
+    Paper
+    -----
+    Images from the Olivetti face data base (400 images of 40 people) with their nearest
+    neighbours under the Euclidean distance and under the learned LMNN metric: after training the
+    neighbours are of the same person.
+
+    Departures
+    ----------
+    - Not run. scikit-learn reaches the Olivetti faces only by a download
+      (``fetch_olivetti_faces``), which the reproduction does not make, and no readable data set
+      holds faces (the run lists what it can read in the figure). The same claim on data we have —
+      neighbours of another class before training, of the same class after — is Fig. 2.8's, on
+      MNIST digits.
+    """
+    return not_available(png, "Fig. 2.7")
 
 
 # ------------------------------------------------------------------------------------------ Fig. 3.9
@@ -496,6 +560,15 @@ def _min_max_outcome(result: dict, colour: np.ndarray, name: str, png: Path, cma
     return result["certified"] and loads and tail and below, table
 
 
+def _min_trace_reason(png: Path) -> str:
+    """Where a minimum-trace figure differs: the reason tests of Fig. 3.24–3.25, which compare the same two SDPs
+    by the same measures on the digits (this module runs none of its own)."""
+    from .thesis_mvu_why import REASON_SUMMARY, last_reason_test  # (imported here: it imports the reason tests)
+
+    return (" No reason is tested here; the same two SDPs, measured alike, are Fig. 3.24–3.25's, whose reason "
+            "tests follow it." + last_reason_test(png, REASON_SUMMARY["fig3_24_25"]))
+
+
 def fig3_26(config: dict, png: Path) -> Outcome:
     """Fig. 3.26 — minimum against maximum trace on images of an object rotated through 360°.
 
@@ -529,7 +602,7 @@ def fig3_26(config: dict, png: Path) -> Outcome:
         agreement=("Claims: " + "; ".join(f"{c}: {'yes' if v else 'no'}" for c, v in result["claims"].items())
                    + f"; both solves certified: {result['certified']} (published: all three). Quality ratios "
                    + ", ".join(f"{m} {v:.3f}" for m, v in result["ratio"].items()) + ". On a stand-in for the "
-                   "teapot."))
+                   "teapot." + ("" if ok else _min_trace_reason(png))))
 
 
 def fig3_27(config: dict, png: Path) -> Outcome:
@@ -566,7 +639,7 @@ def fig3_27(config: dict, png: Path) -> Outcome:
         agreement=("Claims: " + "; ".join(f"{c}: {'yes' if v else 'no'}" for c, v in result["claims"].items())
                    + f"; both solves certified: {result['certified']} (published: all three). Quality ratios "
                    + ", ".join(f"{m} {v:.3f}" for m, v in result["ratio"].items()) + ". On a stand-in for the "
-                   "Frey faces."))
+                   "Frey faces." + ("" if ok else _min_trace_reason(png))))
 
 
 # ------------------------------------------------------------------------------------------ Fig. 3.31
@@ -621,6 +694,13 @@ def fig3_31(config: dict, png: Path) -> Outcome:
                    f"({unfolding['judged'] or 'uncertified'} solve) {counts['MVU']} (published: more than two against "
                    "two). On a stand-in for the teapot."))
 
+
+#: The chapter-2 figures of this module, for reproduce.thesis_lmnn's list.
+CHAPTER2_EXPERIMENTS = (
+    Experiment("fig2_6", "Fig. 2.6 — the Yale faces' eigenfaces under PCA and LMNN", fig2_6, full={}, quick={}),
+    Experiment("fig2_7", "Fig. 2.7 — Olivetti faces and their nearest neighbours before and after LMNN", fig2_7,
+               full={}, quick={}),
+)
 
 EXPERIMENTS = (
     Experiment("fig3_3", "Fig. 3.3 — classical MDS of the flight distances between US cities", fig3_3,
