@@ -38,8 +38,8 @@ ROOT = Path(__file__).resolve().parents[2]
 RESULTS = ROOT / "benchmarks" / "results" / "reproduce"
 REPORT = ROOT / "REPRODUCTION.md"
 
-#: The verdicts of issue 22.
-VERDICTS = ("reproduced", "reproduced in trend", "differs")
+#: The verdicts of issue 22, and that of a figure whose data are not available and which no stand-in answers.
+VERDICTS = ("reproduced", "reproduced in trend", "differs", "not reproduced — data not available")
 
 
 @dataclass

@@ -14,7 +14,8 @@ References
 ----------
 .. [1] K. Q. Weinberger, "Metric learning with convex optimization", PhD thesis, University of
    Pennsylvania, 2007. Chapter 3: Fig. 3.5, 3.8, 3.11, 3.14, 3.15, 3.17, 3.18, 3.21, 3.22,
-   3.24–3.25, 3.28 and 3.29 (and, from :mod:`reproduce.thesis_mvu_more`, 3.2, 3.7, 3.16, 3.19–3.20 and 3.23).
+   3.24–3.25, 3.28 and 3.29 (and, from :mod:`reproduce.thesis_mvu_more`, 3.2, 3.7, 3.16, 3.19–3.20 and 3.23;
+   from :mod:`reproduce.thesis_mvu_standins`, 3.3, 3.9, 3.10, 3.12, 3.13, 3.26, 3.27 and 3.31).
 """
 
 from __future__ import annotations
@@ -57,6 +58,7 @@ from .thesis_mvu_lockup import lock_decision  # noqa: E402
 from .thesis_mvu_measures import EXPERIMENTS as _MEASURES_EXPERIMENTS  # noqa: E402
 from .thesis_mvu_more import EXPERIMENTS as _MORE_EXPERIMENTS  # noqa: E402
 from .thesis_mvu_reasons import EXPERIMENTS as _REASON_EXPERIMENTS  # noqa: E402
+from .thesis_mvu_standins import EXPERIMENTS as _STANDIN_EXPERIMENTS  # noqa: E402
 from .thesis_mvu_trust import EXPERIMENTS as _TRUST_EXPERIMENTS  # noqa: E402
 from .thesis_mvu_why import EXPERIMENTS as _WHY_EXPERIMENTS  # noqa: E402
 from .thesis_mvu_why import REASON_SUMMARY, last_reason_test  # noqa: E402
@@ -68,19 +70,16 @@ DATA_NOTE = ("Data: swiss rolls and the trefoil knot come from `sdpembed.dataset
              "3.21 is replaced by a uniform sensor network of the same size; the Frey and Olivetti faces of Fig. "
              "3.22 (and the Frey faces and teapots of Fig. 3.23) are not available, scikit-learn's bundled digits "
              "and MNIST fives stand in. Fig. 3.2, 3.7, 3.16, 3.19–3.20 and 3.23: `reproduce/thesis_mvu_more.py`. "
+             "Fig. 3.3, 3.9, 3.10, 3.12, 3.13, 3.26, 3.27 and 3.31 (`reproduce/thesis_mvu_standins.py`): the "
+             "rotating digit stands in for the teapot, scikit-learn's digits for the faces, a noisy "
+             "two-parameter transformed digit for the globes; the US cities' distances have no stand-in. "
              "Table 3.2, Table 3.3 and Fig. 3.32–3.37 (`reproduce/thesis_mvu_kernel.py`): " + _KERNEL_DATA_NOTE
              + " Every exact solve "
              "reports its status and certified relative gap; an embedding is only called MVU's when the solve "
              "is `optimal`. The reason test of a *differs* (`reproduce/thesis_mvu_reasons.py`, "
              "`reproduce/thesis_mvu_measures.py`, its hypothesis fixed in its departures before the run) follows the "
              "experiment it explains.")
-NOT_IMPLEMENTED = [
-    "Fig. 3.3 (classical MDS of the flight distances between 1,097 US cities: the distance matrix is not "
-    "available; the figure shows only its first five entries)",
-    "Fig. 3.9, 3.10, 3.26 and 3.31 (the teapot images are not available)",
-    "Fig. 3.12 (the rotating-globe images are not available)",
-    "Fig. 3.13 and 3.27 (the face images are not available)",
-]
+NOT_IMPLEMENTED: list[str] = []
 
 NOT_EXPERIMENTS = [
     "Fig. 3.1 (a swiss roll drawn rolled and unrolled: points A, B, C illustrate geodesic against Euclidean "
@@ -1088,7 +1087,8 @@ def _figure_number(key: str) -> int | None:
     return int(key.split("_")[1]) if key.startswith("fig3_") else None
 
 
-# the figures of reproduce/thesis_mvu_more.py, each before the first figure of a larger number
-for _figure in _MORE_EXPERIMENTS:
+# the figures of reproduce/thesis_mvu_more.py and reproduce/thesis_mvu_standins.py, each before the first figure
+# of a larger number
+for _figure in _MORE_EXPERIMENTS + _STANDIN_EXPERIMENTS:
     _at = next(i for i, e in enumerate(EXPERIMENTS) if (_figure_number(e.key) or 0) > _figure_number(_figure.key))
     EXPERIMENTS = EXPERIMENTS[:_at] + (_figure,) + EXPERIMENTS[_at:]

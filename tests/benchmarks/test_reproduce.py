@@ -1187,3 +1187,57 @@ def test_thesis_fig3_14_quotes_its_stored_reason_test_and_names_an_uncertified_s
     second = thesis.fig3_14(dict(experiment.quick), png)
     assert "The reason test 'Reason T' (*reproduced in trend*, its own graphs and sizes): Angle edges lock it." \
         in second.agreement and "not been run yet" not in second.agreement
+
+
+def test_thesis_standin_measures_against_direct_computations():
+    standins = load_reproduce("thesis_mvu_standins")
+    assert standins.NOT_AVAILABLE in load_reproduce("common").VERDICTS
+    angle = np.arange(90) * 4.0
+    ring = 3.0 * np.column_stack([np.cos(np.deg2rad(angle)), np.sin(np.deg2rad(angle))]) + 5.0
+    circle = standins.circle_measures(ring, angle)
+    assert circle["circular_correlation"] == pytest.approx(1.0) and circle["radius_cv"] == pytest.approx(0.0, abs=1e-12)
+    assert standins.circle_measures(ring[::-1], angle)["circular_correlation"] == pytest.approx(1.0)  # the other way
+    scrambled = standins.circle_measures(ring[np.random.default_rng(0).permutation(90)], angle)
+    assert scrambled["circular_correlation"] < 0.5
+    ellipse = standins.circle_measures(ring * [1.0, 0.5], angle)
+    assert ellipse["radius_cv"] > 0.1
+    rng = np.random.default_rng(1)
+    Y = rng.standard_normal((200, 2))
+    target = 2.0 * Y[:, 0] - Y[:, 1] + 3.0
+    assert standins.linear_r2(Y, target) == pytest.approx(1.0)
+    noisy = target + rng.standard_normal(200)
+    A = np.column_stack([Y, np.ones(200)])
+    residual = noisy - A @ np.linalg.solve(A.T @ A, A.T @ noisy)
+    direct = 1.0 - np.sum(residual ** 2) / np.sum((noisy - noisy.mean()) ** 2)
+    assert standins.linear_r2(Y, noisy) == pytest.approx(direct)
+    assert standins.appreciable(np.array([0.5, 0.3, 0.011, 0.007, -0.2])) == 3   # 1 % of the positive sum 0.818
+    X, degrees = standins.rotation_span(20, 180.0, 0)
+    whole = load_reproduce("thesis_mvu_kernel")._rotating_digit(40, 0)
+    np.testing.assert_array_equal(X, whole[:20])                       # the first half of the 360° set
+    np.testing.assert_allclose(degrees, np.arange(20) * 9.0)
+
+
+def test_thesis_standins_fall_back_to_the_inequality_sdp_only_when_the_equality_solve_is_not_certified():
+    standins = load_reproduce("thesis_mvu_standins")
+    angle = np.arange(24) * 2 * np.pi / 24
+    X = np.column_stack([np.cos(angle), np.sin(angle), 0.3 * np.cos(3 * angle)])
+    solved = standins.thesis_then_relaxed(X, 4, 2, 60.0)
+    assert set(solved["runs"]) == {"equality"} and solved["judged"] == "equality"
+    assert solved["runs"]["equality"]["status"] == "optimal"
+    stopped = standins.thesis_then_relaxed(X, 4, 2, 1e-9)               # no CPU time: the equality solve stops
+    assert stopped["runs"]["equality"]["status"] != "optimal"
+    assert stopped["judged"] == ("inequality" if stopped["runs"]["inequality"]["status"] == "optimal" else None)
+
+
+def test_thesis_figures_without_data_record_what_was_readable_and_say_not_reproduced(tmp_path):
+    standins = load_reproduce("thesis_mvu_standins")
+    common = load_reproduce("common")
+    experiments = [*standins.CHAPTER2_EXPERIMENTS, *(e for e in standins.EXPERIMENTS if e.key == "fig3_3")]
+    assert [e.key for e in experiments] == ["fig2_6", "fig2_7", "fig3_3"]
+    for experiment in experiments:
+        record = common.run_experiment("thesis-x", experiment, True, None, tmp_path)
+        assert record["verdict"] == standins.NOT_AVAILABLE
+        sources = {f["source"]: f for f in record["rows"]["readable"]}
+        assert sources["sklearn.datasets.load_digits"]["shape"] == [1797, 64]
+        assert "sdpembed.datasets.load_mnist" in sources and "sdpembed.datasets.DATASETS" not in sources
+        assert (tmp_path / "thesis-x" / f"{experiment.key}.png").read_bytes()[:4] == b"\x89PNG"
