@@ -229,6 +229,12 @@ def _last_reason_test(png: Path) -> str:
     return last_reason_test(png, REASON_SUMMARY["table3_2"])
 
 
+def _swiss_row_standing(png: Path) -> str:
+    from .thesis_mvu_trust import swiss_row_standing  # it imports this module
+
+    return swiss_row_standing(png.parent)
+
+
 def table3_2(config: dict, png: Path) -> Outcome:
     """Table 3.2 — local continuity, trust and intersection of ten embeddings on four data sets.
 
@@ -347,7 +353,7 @@ def table3_2(config: dict, png: Path) -> Outcome:
                  "(`table3_2_reasons_roll_equality`) and a noise-free roll (`table3_2_reasons_roll_noise`) — are "
                  "tested by the "
                  "`table3_2_reasons` sections that follow, each with the decision its rule, fixed before its run, "
-                 "gives." + _last_reason_test(png))
+                 "gives. Digits row:" + _last_reason_test(png) + " " + _swiss_row_standing(png))
     verdict = "reproduced in trend" if best_ours == best_pub and decided else "differs"
     fig, axes = plt.subplots(1, len(sets), figsize=(4.2 * len(sets), 3.6), sharey=True)
     names = list(methods)

@@ -18,6 +18,7 @@ References
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -306,6 +307,54 @@ def graph_sentence(data: dict) -> str:
             f"{e['intersection']:.3f} — {data['decision']}")
 
 
+def _stored(directory: Path, key: str) -> dict | None:
+    path = directory / f"{key}.json"
+    return json.loads(path.read_text()) if path.exists() else None
+
+
+def swiss_row_standing(directory: Path) -> str:
+    """Where the reason tests of Table 3.2's swiss-roll MVU row stand, read from their stored records in
+    ``directory``: the inequality relaxation (``table3_2_reasons``, checked against the certified equality
+    solves of ``table3_2_reasons_roll_equality``), the equality SDP on either graph, and the noise-free roll.
+
+    The relaxation hypothesis needs the equality SDP on the same graph to score higher than the inequality
+    optimum in all three measures; ``table3_2_reasons`` decides it at its ``n_swiss`` with whatever its
+    equality solve reached, so a certified equality solve on the angle graph at another n is a second test
+    of the same condition, and a disagreement between the two is stated with both sizes and statuses.
+    """
+    names = ("continuity", "trust", "intersection")
+    parts = []
+    relaxation, equality = _stored(directory, "table3_2_reasons"), _stored(directory, "table3_2_reasons_roll_equality")
+    if relaxation is not None:
+        eq = relaxation["rows"]["swiss"]["equality"]
+        found = "supported" if relaxation["rows"]["supported"]["relaxation"] else "refuted"
+        parts.append(f"the inequality relaxation: {found} by `table3_2_reasons` at n = "
+                     f"{relaxation['config']['n_swiss']}" + ("" if eq["status"] == "optimal" else
+                                                             f", only as an indication (its equality solve ended "
+                                                             f"`{eq['status']}`, not a certified optimum)"))
+        if equality is not None:
+            certified = [r for r in equality["rows"]["angles"]["runs"]
+                         if r["equality"]["status"] == "optimal" and r["inequality"]["status"] == "optimal"]
+            lower = [r["n"] for r in certified if all(r["equality"][m] < r["inequality"][m] for m in names)]
+            higher = [r["n"] for r in certified if all(r["equality"][m] > r["inequality"][m] for m in names)]
+            if certified:
+                parts[-1] += (f"; with both solves certified on the same angle graph "
+                              f"(`table3_2_reasons_roll_equality`) the equality SDP scores higher than the inequality "
+                              f"optimum in all three measures at n = {', '.join(map(str, higher)) or 'none'} and lower "
+                              f"in all three at n = {', '.join(map(str, lower)) or 'none'} of "
+                              f"{', '.join(str(r['n']) for r in certified)}"
+                              + (" — refuted where certified" if lower and not higher else ""))
+    if equality is not None:
+        parts.append("the equality SDP as the published row (`table3_2_reasons_roll_equality`): "
+                     + "; ".join(f"{graph}: {graph_sentence(data)}" for graph, data in equality["rows"].items()))
+    noise = _stored(directory, "table3_2_reasons_roll_noise")
+    if noise is not None:
+        parts.append(f"a noise-free roll (`table3_2_reasons_roll_noise`): {noise['rows']['decision']}")
+    if not parts:
+        return "The swiss-roll row's reason tests have not been run yet."
+    return "Swiss-roll row, its reason tests from their records: " + "; ".join(parts) + "."
+
+
 def table3_2_reasons_roll_equality(config: dict, png: Path) -> Outcome:
     """Table 3.2 — the reason test of the swiss-roll MVU row: the equality SDP, by facial reduction.
 
@@ -451,10 +500,9 @@ def table3_2_reasons_roll_noise(config: dict, png: Path) -> Outcome:
     - Where we stand: ``table3_2`` runs the roll with noise 0.05 (our choice, not the thesis') of
       the thesis' parametrisation (t = 1.5π(1 + 2u), height 21v, x = (t cos t, h, t sin t), the
       generator of :func:`sdpembed.datasets.swiss_roll`, whose default is noise-free), seed 0, n =
-      2,000: the certified inequality SDP with angle edges scores 0.920 / 0.837 / 0.782. Refuted
-      so far for this row: the inequality relaxation (``table3_2_reasons``), the reading of local
-      trust (``table3_2_reasons_trust``), the equality SDP on the angle graph
-      (``table3_2_reasons_roll_equality``).
+      2,000: the certified inequality SDP with angle edges scores 0.920 / 0.837 / 0.782. Where
+      this row's other reason tests stand is read from their records at the run
+      (:func:`swiss_row_standing`) and given with the verdict.
     - Hypothesis, fixed before this run: (noise) the thesis' Table 3.2 roll is noise-free, and
       on it exact MVU scores the published row. The roll: the same generator with noise
       ``noise`` (0), n = ``n``, seed ``seed``; k = ``k``, the kNN and angle edges of (3.8),
@@ -544,7 +592,8 @@ def table3_2_reasons_roll_noise(config: dict, png: Path) -> Outcome:
                       if overall == "refuted" else ".")
                    + " The isometric unrolling scores " + "; ".join(f"{q(truth[r])} on the {r} roll" for r in truth)
                    + " (" + "; ".join(f"{r}: {'more' if ceiling_short[r] > 0.02 else 'not more'} than 0.02 below the "
-                                      "published row" for r in truth) + ")."),
+                                      "published row" for r in truth) + "). "
+                   + swiss_row_standing(png.parent)),
     )
 
 
