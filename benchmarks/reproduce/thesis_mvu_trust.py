@@ -36,7 +36,7 @@ from sdpembed.datasets import swiss_roll  # noqa: E402
 from sdpembed.graphs import knn_indices  # noqa: E402
 from sdpembed.validation.embedding_quality import local_continuity, local_trust, neighborhood_intersection  # noqa: E402
 
-from .common import Experiment, Outcome  # noqa: E402
+from .common import Experiment, Outcome, gap_text  # noqa: E402
 from .numax import _md_table, _save  # noqa: E402
 from .thesis_mvu_kernel import PUBLISHED_TABLE3_2  # noqa: E402
 
@@ -442,9 +442,9 @@ def table3_2_reasons_roll_equality(config: dict, png: Path) -> Outcome:
     def q(e: dict) -> str:
         return f"{e['continuity']:.3f} / {e['trust']:.3f} / {e['intersection']:.3f}"
 
-    rows = [[g, r["n"], f"{r['equality']['status']} (gap {r['equality']['relative_gap']:.1e}, face "
+    rows = [[g, r["n"], f"{r['equality']['status']} ({gap_text(r['equality'])}, face "
              f"{r['equality']['face_dim']}, {r['equality']['cpu_s']:.0f} s CPU)", q(r["equality"]),
-             f"{r['inequality']['status']} (gap {r['inequality']['relative_gap']:.1e}, "
+             f"{r['inequality']['status']} ({gap_text(r['inequality'])}, "
              f"{r['inequality']['cpu_s']:.0f} s CPU)", q(r["inequality"])] for g in raw for r in raw[g]["runs"]]
     fig, axes = plt.subplots(1, len(raw), figsize=(5.5 * len(raw), 3.8), squeeze=False)
     for ax, g in zip(axes[0], raw, strict=True):
@@ -562,7 +562,7 @@ def table3_2_reasons_roll_noise(config: dict, png: Path) -> Outcome:
     def q(e: dict) -> str:
         return " / ".join(f"{e[m]:.3f}" for m in names)
 
-    rows = [[f"MVU, {v} SDP", f"{s['status']} (gap {s['relative_gap']:.1e}, {s['method']}, {s['edges']} edges"
+    rows = [[f"MVU, {v} SDP", f"{s['status']} ({gap_text(s)}, {s['method']}, {s['edges']} edges"
              + (f", face {s['face_dim']}" if s["face_dim"] is not None else "") + f", {s['cpu_s']:.0f} s CPU)",
              q(s), ", ".join(f"{x:.3f}" for x in s["eigenvalue_shares"]), s["decision"]] for v, s in solves.items()]
     rows += [[f"isometric unrolling ({r} roll)", "—", q(truth[r]), "—", "—"] for r in truth]
