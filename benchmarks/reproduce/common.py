@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import math
 import os
 import platform
 import shlex
@@ -103,15 +104,21 @@ def quick_departures(experiment: Experiment) -> list[str]:
 
 
 def gap_text(run: dict) -> str:
-    """A solve's certified relative gap as text (``relative_gap``, or ``gap``, of the record ``run``), or — where
-    the objective lies above the proved upper bound (a negative "gap", MVU maximising) — what that means: K is
-    not feasible, since no feasible K has an objective above the bound (with its ``violation`` of τ, if known)."""
-    gap = run.get("relative_gap", run.get("gap", float("nan")))
-    if not gap < 0.0:
-        return f"certified relative gap {gap:.1e}"
+    """A solve's certified relative gap as text (``relative_gap``, or ``gap``, of the record ``run``).
+
+    Only a finite, non-negative gap is a certified one. Where none was proved (the gap missing or
+    nan: no finite dual bound) the text says so; where the objective lies above the proved upper
+    bound (a negative "gap", MVU maximising) it says what that means: K is not feasible, since no
+    feasible K has an objective above the bound (with its ``violation`` of τ, if known).
+    """
+    gap = run.get("relative_gap", run.get("gap"))
     violation = run.get("violation")
-    return (f"no certified gap: the objective lies {-gap:.1e} above the proved bound, so K is infeasible"
-            + (f" (constraint violation {violation:.1e} of τ)" if violation is not None else ""))
+    violated = f" (constraint violation {violation:.1e} of τ)" if violation is not None else ""
+    if gap is None or not math.isfinite(gap):
+        return "no certified gap: no finite bound was proved" + violated
+    if gap < 0.0:
+        return f"no certified gap: the objective lies {-gap:.1e} above the proved bound, so K is infeasible" + violated
+    return f"certified relative gap {gap:.1e}"
 
 
 def machine() -> str:

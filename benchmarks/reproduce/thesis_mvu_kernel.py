@@ -201,8 +201,8 @@ _STUDY_HEADER = ["kernel", "eigenvalues for 95% of trace", "eigenvalues > 1% of 
 
 
 def _mvu_note(mvu: dict) -> str:
-    return (f"MVU kernel: {mvu['edges']} edges, status `{mvu['status']}`, certified relative gap "
-            f"{mvu['gap']:.1e}, {mvu['cpu_s']:.0f} s CPU.")
+    return (f"MVU kernel: {mvu['edges']} edges, status `{mvu['status']}`, {gap_text(mvu)}, "
+            f"{mvu['cpu_s']:.0f} s CPU.")
 
 
 def _json_study(study: dict) -> dict:
@@ -227,6 +227,12 @@ def _last_reason_test(png: Path) -> str:
     from .thesis_mvu_why import REASON_SUMMARY, last_reason_test  # it imports the reason tests, which import us
 
     return last_reason_test(png, REASON_SUMMARY["table3_2"])
+
+
+def _swiss_row_standing(png: Path) -> str:
+    from .thesis_mvu_trust import swiss_row_standing  # it imports this module
+
+    return swiss_row_standing(png.parent)
 
 
 def table3_2(config: dict, png: Path) -> Outcome:
@@ -304,7 +310,7 @@ def table3_2(config: dict, png: Path) -> Outcome:
     ours = _md_table(["method", *sets], [[m, *(cell(s, m) for s in sets)] for m in methods])
     ours += (f"\n\ncontinuity / trust / intersection at l = {l} [harmonic mean]; MVU and variational MVU at "
              f"k = {k_mvu}. Exact MVU: " + "; ".join(
-                 f"{s} `{by[(s, 'MVU')]['status']}` (gap {by[(s, 'MVU')]['gap']:.1e}), its r leading eigenvalues "
+                 f"{s} `{by[(s, 'MVU')]['status']}` ({gap_text(by[(s, 'MVU')])}), its r leading eigenvalues "
                  f"hold {by[(s, 'MVU')]['share_in_r']:.1%} of the trace, 95% needs {by[(s, 'MVU')]['dims95']}"
                  for s in sets) + ". Olivetti faces and Frey faces: data not available (the digits stand in).")
     pub_rows = [[m, *(" / ".join(f"{v:.3f}" for v in PUBLISHED_TABLE3_2[m][c]) for c in (*TABLE3_2_SETS, "average"))]
@@ -347,7 +353,7 @@ def table3_2(config: dict, png: Path) -> Outcome:
                  "(`table3_2_reasons_roll_equality`) and a noise-free roll (`table3_2_reasons_roll_noise`) — are "
                  "tested by the "
                  "`table3_2_reasons` sections that follow, each with the decision its rule, fixed before its run, "
-                 "gives." + _last_reason_test(png))
+                 "gives. Digits row:" + _last_reason_test(png) + " " + _swiss_row_standing(png))
     verdict = "reproduced in trend" if best_ours == best_pub and decided else "differs"
     fig, axes = plt.subplots(1, len(sets), figsize=(4.2 * len(sets), 3.6), sharey=True)
     names = list(methods)

@@ -32,6 +32,7 @@ from sdpembed.datasets import swiss_roll  # noqa: E402
 from .common import Experiment, Outcome, gap_text  # noqa: E402
 from .numax import _md_table, _save  # noqa: E402
 from .thesis_mvu_kernel import PUBLISHED_TABLE3_2  # noqa: E402
+from .thesis_mvu_trust import swiss_row_standing  # noqa: E402
 
 
 def _base():
@@ -165,6 +166,7 @@ def table3_2_reasons(config: dict, png: Path) -> Outcome:
     eq_note = ("" if eq["status"] == "optimal" else
                f" The equality solve ended `{eq['status']}` (not a certified optimum): its numbers are those of the "
                "iterate closest to the tolerances, so this half of the test is indicative only.")
+    eq_note += " " + swiss_row_standing(png.parent)
     near_published = eq["status"] == "optimal" and all(
         abs(quality["equality"][m] - p) <= 0.02 for m, p in zip(("continuity", "trust", "intersection"), published,
                                                                  strict=True))
