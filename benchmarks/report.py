@@ -210,6 +210,15 @@ def num(value: float | None, digits: int = 3, *, style: str = "g") -> str:
     return f"{value:.{digits}g}"
 
 
+def gap_cell(value: float | None) -> str:
+    """A certified relative gap as BENCHMARKS.md prints it: "–" when no bound was proved, and no number for a
+    negative one, which is not a gap: the answer's objective lies beyond the proved bound, so it violates the
+    constraints by more than the bound's proof allows."""
+    if value is not None and value == value and value < 0:
+        return f"none: objective beyond the proved bound by {-value:.1e}"
+    return num(value, style="e")
+
+
 def table(header: Sequence[str], rows: Iterable[Sequence[object]], align: str | None = None) -> str:
     """A Markdown table; ``align`` has one letter per column, ``l`` or ``r`` (default: all ``l``)."""
     align = align or "l" * len(header)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from report import figure, image, num, run_line, save, section, stamp_of, table
+from report import figure, gap_cell, image, num, run_line, save, section, stamp_of, table
 
 FILE = "mvu.json"
 PNG = "mvu.png"
@@ -29,7 +29,7 @@ def plot(data: dict[str, dict]) -> list[Path]:
 def render(data: dict[str, dict]) -> str:
     doc = data[FILE]
     exact = [(r["n"], r["edges"], SOLVERS.get(r["solver"], r["solver"]), r["status"],
-              num(r.get("relative_gap"), style="e"), num(r["time_s"], 1, style="f"),
+              gap_cell(r.get("relative_gap")), num(r["time_s"], 1, style="f"),
               num(r["ratio_to_ipm"], 1, style="f"))
              for r in doc["exact"]["rows"]]
     datasets = list(dict.fromkeys(r["dataset"] for r in doc["table_3_2"]))

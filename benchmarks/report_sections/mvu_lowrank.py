@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from report import num, run_line, section, stamp_of, table
+from report import gap_cell, num, run_line, section, stamp_of, table
 
 FILE = "mvu_lowrank.json"
 SLACK_FILE = "mvu_lowrank_slack.json"
@@ -18,7 +18,7 @@ def _slack(doc: dict) -> str:
     rows = [(f"{r['n']:,}", f"{r['edges']:,}", num(r["omega"], 4, style="f"), num(r.get("lambda2"), 6, style="f"),
              num(r.get("least_omega"), 5, style="f"), SOLVERS.get(r["solver"], r["solver"]), r["status"],
              "–" if r["rank"] is None else str(r["rank"]), num(r["objective"], 10),
-             num(r.get("relative_gap"), style="e"), num(r.get("gap_tol"), style="e"),
+             gap_cell(r.get("relative_gap")), num(r.get("gap_tol"), style="e"),
              num(r["time_s"], 1, style="f"), num(r.get("cpu_s"), 1, style="f"), num(r.get("load_after"), 1, style="f"))
             for r in doc["rows"]]
     return f"""
@@ -82,7 +82,7 @@ def render(data: dict[str, dict]) -> str:
     rows = [(f"{r['n']:,}", f"{r['edges']:,}", r["variant"], SOLVERS.get(r["solver"], r["solver"]), r["status"],
              "–" if r["rank"] is None else str(r["rank"]),
              num(_trace_ratio(r), 4, style="f") if r.get("input_trace") else "–",
-             num(r.get("relative_gap"), style="e"),
+             gap_cell(r.get("relative_gap")),
              num(r.get("gap_tol"), style="e"), num(r.get("proof_margin"), style="e"),
              num(r["time_s"], 1, style="f"), num(r.get("cpu_s"), 1, style="f"), num(r.get("load_after"), 1, style="f"),
              num(PUBLISHED_S.get(r["n"]), 0, style="f")

@@ -59,12 +59,14 @@ tolerance, `--gap-tol 1e-5`, above the proof's rounding margin at n = 2,500) and
 `sdpembed verify` in a subprocess where `import cvxpy` fails: the objective is judged only against the
 bound `verify` proves from the solution's multipliers. "size" is the quantity the ground truth limits
 (secants, triplets, points, neighbours); "proof" is the CPU time of the problem's `verified_bound` inside
-`verify`.
+`verify`. "objective − bound" is verify's signed relative distance of the objective from the bound it
+proves, (f − f*) / max(|f*|, u_f) in the registry's sense: at most 0 for the maximisations (MVU, whose bound
+is an upper bound), at least 0 for the minimisations; its size is the proven gap.
 {_limits(doc)}
 Times are on a shared 2-core machine (CPU time is the comparable number; the date of each row is its run).
 {passed} of {len(doc['rows'])} pass verify.
 
 {table(("case", "problem", "form", "CVXPY ground truth refuses", "size", "constraints", "solve status",
-        "solve gap", "solve CPU s", "solve wall s", "verify CPU s (proof)", "verify wall s", "proven gap",
+        "solve gap", "solve CPU s", "solve wall s", "verify CPU s (proof)", "verify wall s", "objective − bound",
         "outcome", "date"), rows, "llllrrlrrrrrrll")}
 """
