@@ -514,6 +514,10 @@ def _read_rows(path: str, name: str, ndim: int) -> np.ndarray:
     return array
 
 
+#: The linear methods of ``embed`` whose fit scans all pairs of the points (column generation).
+SCANNING_METHODS = ("numax", "numax_class", "fromax", "nilepro")
+
+
 def _cmd_embed(args: argparse.Namespace) -> int:
     from .isometry import SecantSet
     from .linear.methods import embed
@@ -524,9 +528,16 @@ def _cmd_embed(args: argparse.Namespace) -> int:
     if labels is not None and labels.shape[0] != data.shape[0]:
         raise BadInput(f"--labels has {labels.shape[0]} labels for the {data.shape[0]} rows of DATA")
     options = dict(json.loads(args.options)) if args.options else {}
+    distributed = args.dask_workers is not None or args.scheduler is not None
+    if distributed and (args.method not in SCANNING_METHODS or args.secants or "n_secants" in options):
+        raise BadInput(f"--dask-workers and --scheduler need a method that scans all pairs of the points by column "
+                       f"generation ({', '.join(SCANNING_METHODS)}, without --secants or n_secants)")
     start = time.perf_counter()
-    model = embed(args.method, data, dim=args.dim, delta=args.delta, labels=labels, random_state=args.random_state,
-                  secants=args.secants, measure=args.measure, **options)
+    with _scan_backend(args) as backend:
+        if backend is not None:
+            options["scan_backend"] = backend
+        model = embed(args.method, data, dim=args.dim, delta=args.delta, labels=labels,
+                      random_state=args.random_state, secants=args.secants, measure=args.measure, **options)
     elapsed = time.perf_counter() - start
     Psi = model.components_
     with atomic_write(out) as temporary:
@@ -711,6 +722,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--random-state", type=_seed, default=DEFAULT_SEED, help=f"default {DEFAULT_SEED}")
     p.add_argument("--options", default=None, metavar="JSON", help="constructor options, e.g. '{\"n_secants\": 2000}'")
     p.add_argument("--json", action="store_true")
+    _add_dask(p)
     p.set_defaults(func=_cmd_embed)
 
     p = sub.add_parser("demo", help="NuMax on translating squares, compared with PCA and a Gaussian map")

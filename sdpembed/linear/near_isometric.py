@@ -80,10 +80,11 @@ class _NearIsometric(LinearEmbedding):
         if self.n_secants is None:
             if rank is None:
                 result = rank_adjust_cg(X, delta, method=self._method, rank_step=self.rank_step,
-                                        restart=self.restart, **start, **common, **options)
+                                        restart=self.restart, scan_backend=self.scan_backend, **start, **common,
+                                        **options)
             else:
-                result = near_isometric_cg(X, delta, rank, method=self._method, initial_map=self.init, **common,
-                                           **options)
+                result = near_isometric_cg(X, delta, rank, method=self._method, initial_map=self.init,
+                                           scan_backend=self.scan_backend, **common, **options)
         else:
             n_secants = check_positive_int(self.n_secants, "n_secants")
             _, pairs = sample_secants(X, n_secants, random_state=self.random_state, return_pairs=True)
@@ -142,7 +143,12 @@ _COMMON_PARAMETERS = """delta : float, optional
         Seed of the secant sample, the working set and ``init="random"``.
     verbose : bool or int, default=False
         Progress of the rank adjustment / column generation (an int > 1 also prints the
-        method's own progress every ``verbose`` iterations)."""
+        method's own progress every ``verbose`` iterations).
+    scan_backend : ScanBackend, "local" or None, default=None
+        Where column generation scans all pairs (:mod:`sdpembed.solvers.numax.scan_backend`: this
+        process by default, or a :class:`~sdpembed.solvers.numax.scan_backend.DaskScan` of a Dask
+        cluster); unused with ``n_secants``. The estimator holds the backend as given: close a
+        Dask backend after the fit."""
 
 _ATTRIBUTES = """components_ : ndarray of shape (n_components_, n_features_in_)
         Ψ; ``transform(X) = X Ψᵀ``.
@@ -206,6 +212,7 @@ class FroMax(_NearIsometric):
         margin: float = 1e-3,
         random_state=0,
         verbose: bool | int = False,
+        scan_backend=None,
     ) -> None:
         self.delta = delta
         self.n_components = n_components
@@ -221,6 +228,7 @@ class FroMax(_NearIsometric):
         self.margin = margin
         self.random_state = random_state
         self.verbose = verbose
+        self.scan_backend = scan_backend
 
 
 class NILEPro(_NearIsometric):
@@ -265,6 +273,7 @@ class NILEPro(_NearIsometric):
         beta: float = 0.1,
         random_state=0,
         verbose: bool | int = False,
+        scan_backend=None,
     ) -> None:
         self.delta = delta
         self.n_components = n_components
@@ -277,3 +286,4 @@ class NILEPro(_NearIsometric):
         self.beta = beta
         self.random_state = random_state
         self.verbose = verbose
+        self.scan_backend = scan_backend

@@ -58,6 +58,8 @@ class _PSDEmbedding(LinearEmbedding):
             options["max_iter"] = self.max_iter               # ADMM iterations, for either method
         if method == "cg":
             options["random_state"] = self.random_state
+            if self.scan_backend is not None:
+                options["scan_backend"] = self.scan_backend
         result = solve(instance, method, **options)
         if result.status != "optimal":
             warnings.warn(
@@ -98,6 +100,11 @@ class NuMax(_PSDEmbedding):
         Seed of the secant sample (and of column generation's initial working set).
     verbose : bool or int, default=False
         Solver progress.
+    scan_backend : ScanBackend, "local" or None, default=None
+        Where column generation scans all pairs (:mod:`sdpembed.solvers.numax.scan_backend`: this
+        process by default, or a :class:`~sdpembed.solvers.numax.scan_backend.DaskScan` of a Dask
+        cluster); unused by the ADMM on a sample. The estimator holds the backend as given: close a
+        Dask backend after the fit.
 
     Attributes
     ----------
@@ -133,6 +140,7 @@ class NuMax(_PSDEmbedding):
         max_iter: int = 20000,
         random_state=0,
         verbose: bool | int = False,
+        scan_backend=None,
     ) -> None:
         self.delta = delta
         self.n_components = n_components
@@ -142,6 +150,7 @@ class NuMax(_PSDEmbedding):
         self.max_iter = max_iter
         self.random_state = random_state
         self.verbose = verbose
+        self.scan_backend = scan_backend
 
     def fit(self, X, y=None) -> NuMax:
         """Learn Ψ from the secants of the rows of ``X`` (``y`` is ignored)."""
@@ -181,7 +190,7 @@ class NuMaxClass(_PSDEmbedding):
         by default all pairs (column generation).
     method : str, optional
         ``"admm"``, ``"cg"`` or ``"cvxpy"``; by default as for :class:`NuMax`.
-    tail_tol, max_iter, random_state, verbose
+    tail_tol, max_iter, random_state, verbose, scan_backend
         As for :class:`NuMax`.
 
     Attributes
@@ -204,6 +213,7 @@ class NuMaxClass(_PSDEmbedding):
         max_iter: int = 20000,
         random_state=0,
         verbose: bool | int = False,
+        scan_backend=None,
     ) -> None:
         self.delta = delta
         self.n_components = n_components
@@ -214,6 +224,7 @@ class NuMaxClass(_PSDEmbedding):
         self.max_iter = max_iter
         self.random_state = random_state
         self.verbose = verbose
+        self.scan_backend = scan_backend
 
     def fit(self, X, y) -> NuMaxClass:
         """Learn Ψ from the inter- and intra-class secants of the labelled rows of ``X``."""

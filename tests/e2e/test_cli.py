@@ -694,6 +694,32 @@ def test_dask_workers_give_the_local_solution_and_verdict(tmp_path, capsys):
     assert "not allowed with argument" in capsys.readouterr().err
 
 
+def test_embed_scans_on_dask_workers_with_the_local_map(tmp_path, capsys):
+    """``embed --dask-workers N`` runs the all-pairs scans of FroMax's column generation on a local Dask
+    cluster: the same map Ψ as in one process (both with one BLAS thread); methods that scan no pairs refuse
+    the flag before any work."""
+    pytest.importorskip("distributed")
+    import os
+
+    data = tmp_path / "points.npy"
+    np.save(data, np.random.default_rng(3).standard_normal((40, 6)))
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+    maps = {}
+    for name, extra in (("local", []), ("dask", ["--dask-workers", "1"])):
+        out = tmp_path / f"{name}.npy"
+        done = subprocess.run([sys.executable, "-m", "sdpembed", "embed", "fromax", str(data), "--dim", "4",
+                               "--out", str(out), "--json", *extra], capture_output=True, text=True, timeout=600,
+                              env=env)
+        assert done.returncode == 0, done.stderr
+        maps[name] = np.load(out)
+    np.testing.assert_array_equal(maps["dask"], maps["local"])
+    capsys.readouterr()
+    assert main(["embed", "pca", str(data), "--dim", "2", "--out", str(tmp_path / "pca.npy"),
+                 "--dask-workers", "1"]) == 2
+    assert "need a method that scans all pairs" in capsys.readouterr().err
+    assert not (tmp_path / "pca.npy").exists()
+
+
 def test_make_instance_offers_exactly_the_mvu_variants():
     from sdpembed.cli import MVU_VARIANTS
     from sdpembed.problems import MVUInstance
