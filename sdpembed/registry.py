@@ -385,9 +385,13 @@ def _mvu() -> ProblemSpec:
         # every variant is a maximisation (min_trace as max −tr K): the dual bound is an upper bound
         sense="max",
         cvxpy=solve_mvu_cvxpy,
-        # the primal–dual interior-point method and the low-rank augmented Lagrangian, both with a
-        # certified dual bound; the interior point's E×E Schur complement decides by size
-        # (and facial reduction for the equality and min_trace variants, the interior point for the others)
+        # the primal–dual interior-point method, the low-rank augmented Lagrangian and facial reduction (the
+        # equality and min_trace variants; the others go to the interior point), each with a certified dual
+        # bound. The default: low rank for the inequality variant from MVU_LOWRANK_FROM_N points, else the
+        # interior point. Facial reduction is faster on the benchmark's swiss rolls (BENCHMARKS.md, "Exact
+        # MVU at scale") but is not the default yet: on some rolls its steps depend on the BLAS's rounding, and
+        # the K its last face determines can miss the edges by more than a tight feas_tol where the interior
+        # point certifies (measured in issue 25's session notes)
         methods={"ipm": solve_mvu_ipm, "lowrank": solve_mvu_lowrank, "facial": solve_mvu_facial},
         default_method=lambda instance: ("lowrank" if instance.variant == "inequality"
                                           and instance.n >= MVU_LOWRANK_FROM_N else "ipm"),

@@ -36,9 +36,9 @@ from ..solvers.mvu.variational import BASES, variational_mvu
 __all__ = ["MVU", "MVU_METHODS"]
 
 #: ``method`` values: the registry's default exact solver for the instance, the certified
-#: interior-point method, the certified low-rank (Burer–Monteiro) solver, the CVXPY ground truth,
-#: variational MVU.
-MVU_METHODS = ("auto", "ipm", "lowrank", "cvxpy", "variational")
+#: interior-point method, the certified low-rank (Burer–Monteiro) solver, certified facial reduction,
+#: the CVXPY ground truth, variational MVU.
+MVU_METHODS = ("auto", "ipm", "lowrank", "facial", "cvxpy", "variational")
 
 #: Largest n for which the variational method also materialises ``kernel_`` = YYᵀ.
 KERNEL_LIMIT = 5000
@@ -57,13 +57,16 @@ class MVU(ClassNamePrefixFeaturesOutMixin, TransformerMixin, BaseEstimator):
         The SDP (Sec. 3.1.4, 3.1.6, 3.1.11); ignored by ``method="variational"``.
     omega : float, optional
         ω of the slack variant (default 0.9 there) and of variational MVU (default 0.999).
-    method : {"ipm", "auto", "lowrank", "cvxpy", "variational"}
+    method : {"ipm", "auto", "lowrank", "facial", "cvxpy", "variational"}
         The certified interior-point method (:mod:`sdpembed.solvers.mvu.ipm`); ``"auto"``, the
         registry's default exact solver for the instance (the low-rank solver for the inequality
         variant from ``registry.MVU_LOWRANK_FROM_N`` points, the interior point
         otherwise); the certified low-rank Burer–Monteiro solver
-        (:mod:`sdpembed.solvers.mvu.lowrank`, faster for large n); CVXPY; or variational MVU +
-        refinement (:mod:`sdpembed.solvers.mvu.variational`, for large n).
+        (:mod:`sdpembed.solvers.mvu.lowrank`, faster for large n); certified facial reduction
+        (:mod:`sdpembed.solvers.mvu.facial`: the equality and min_trace variants, whose SDP can lack an
+        interior — a graph that locks up, Sec. 3.1.12 —, up to thousands of points; the other variants go to
+        the interior point); CVXPY; or variational MVU + refinement
+        (:mod:`sdpembed.solvers.mvu.variational`, for large n).
     angles : bool
         Join neighbours of the same input (the angle-preserving edges of Fig. 3.6).
     link : bool

@@ -83,5 +83,12 @@ def test_lowrank_and_auto_methods_reach_the_interior_points_optimum():
     np.testing.assert_allclose(lowrank.eigenvalues_[:2], ipm.eigenvalues_[:2], rtol=1e-3)
     auto = MVU(n_neighbors=5, variant="inequality", method="auto").fit(X)
     assert auto.result_.method == "ipm"                 # 60 points: below the low-rank solver's range
+    # facial reduction certifies the equality SDP, which this graph locks up (objective = the input's trace)
+    equality_ipm = MVU(n_neighbors=5).fit(X)
+    facial = MVU(n_neighbors=5, method="facial").fit(X)
+    assert facial.result_.method == "facial" and facial.result_.status == "optimal"
+    f_star = equality_ipm.result_.objective
+    assert abs(facial.result_.objective - f_star) <= 1e-5 * abs(f_star)
+    np.testing.assert_allclose(facial.eigenvalues_[:2], equality_ipm.eigenvalues_[:2], rtol=1e-3)
     with pytest.raises(ValueError, match="method must be one of"):
         MVU(method="newton").fit(X)

@@ -88,8 +88,8 @@ eigenvectors of the dual slack vary, by a small linear programme per round (``_r
 L(y) is increasing in y, so the raise lowers no eigenvalue), and the smaller proved bound is kept.
 
 What the gap means: the augmented Lagrangian meets the edge constraints only approximately, and
-a K that stretches an edge a little can have an objective *above* the optimum — the negative
-"certified gaps" this solver used to report. For the inequality variant the returned K is
+a K that stretches an edge a little can have an objective *above* the optimum, beyond any proved
+bound. For the inequality variant the returned K is
 therefore YYᵀ shrunk by the largest s² ≤ 1 with 𝒜(s²YYᵀ) ≤ D on every edge of positive
 length: it is feasible, and bound − objective ≥ optimum − objective ≥ 0 is a proved bound on its
 suboptimality (the run continues until that holds within ``gap_tol``; short edges make this
@@ -115,10 +115,10 @@ gap is within four such margins, the margin exceeds half of ``gap_tol`` and the 
 met, the run stops ``inaccurate`` with a message naming the margin, instead of iterating on a
 gap that more iterations do not shrink; a ``gap_tol`` above the margin certifies.
 
-Where it does not converge: the slack variant with ω near 1 (ω = 0.987 and 0.995 on the 1,000-point
-swiss roll of BENCHMARKS.md, "Exact MVU at scale"; the 200-point roll certifies at both) ends
-``max_iterations``. Its Newton phase takes ``max_inner`` steps at most outer iterations without
-meeting its tolerance, about half of them cut by the line search — also at σ = 100, and also where
+Where it does not converge: the slack variant with ω near 1 (ω = 0.995 on the 1,000-point swiss roll
+of BENCHMARKS.md, "Exact MVU at scale"; the 200-point roll certifies at ω = 0.987 and 0.995, the 1,000-point
+roll at 0.987, barely) can end ``max_iterations``. Its Newton phase takes ``max_inner`` steps at most outer
+iterations without meeting its tolerance, about half of them cut by the line search — also at σ = 100, and also where
 no edge changes sides of the box between steps and full steps of the exact generalised Hessian are
 taken (solved to a relative residual of 1e-14, and lowering f by half the model's slope, as a
 quadratic would), so neither the kinks of Π_𝒴 nor the linear algebra: the steps keep their length
