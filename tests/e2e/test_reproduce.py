@@ -6,10 +6,20 @@ from pathlib import Path
 import numpy as np
 import pytest
 from scipy.integrate import quad
+from threadpoolctl import threadpool_limits
 
 from ..benchmarks.conftest import load_paper, load_reproduce, load_script
 
 pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_blas_thread():
+    """The experiments run as the script's documented command runs them, with one BLAS thread: the experiments
+    that fork ``workers`` processes (``common.parallel_map``) would otherwise run workers × BLAS threads on the
+    cores, and their many small eigendecompositions spin in the oversubscribed thread pools."""
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
 
 
 def test_a_quick_experiment_writes_json_png_and_its_report_section(tmp_path):
@@ -147,6 +157,7 @@ def test_the_fig6_reason_test_runs_quick_with_its_pca_variants_on_several_sample
     assert "over 2 samples" in records["fig6_reasons"]["agreement"]
     record = records["fig6_reasons"]
     assert record["load_start"] is not None and record["load_end"] is not None
+    assert record["blas_threads_used"] == 1                            # the module's one_blas_thread
 
 
 def test_the_fig12_reason_test_runs_quick_with_every_hypothesis(tmp_path):

@@ -543,10 +543,11 @@ def test_multipliers_vanishing_on_a_cut_are_raised_not_mixed() -> None:
 
 @pytest.mark.slow
 def test_the_noisy_trefoil_chain_is_certified_through_its_raised_multipliers(monkeypatch) -> None:
-    # thesis Fig. 3.8's knot at noise 0.01: its k = 4 graph has two components, linked into an open chain that MVU
-    # straightens into a line. Its multipliers, once the constraints are met (violation 6e-9 – 1e-13), vanish on a cut
-    # (two nodes near the line's centre with all edges slack): the rank test adds columns every iteration (rank 39 and
-    # a 295 MB Newton pattern before, never a certificate). Raised, they prove the gap at rank 13 (6.3e-7)
+    # thesis Fig. 3.8's knot (1,617 points at noise 0.01) drawn with 1,000 points at the same noise relative to their
+    # spacing (0.01 · 1617/1000): its k = 4 graph has two components, linked into an open chain that MVU straightens
+    # into a line. Its multipliers, once the constraints are met, vanish on a cut (nodes near the line's centre with
+    # all edges slack), and without the raise (_raise_multipliers returning y unchanged) the run ends at max_iter,
+    # never certified. Raised, they prove the gap
     from sdpembed.datasets import trefoil_knot
     from sdpembed.solvers.mvu import lowrank
 
@@ -558,10 +559,9 @@ def test_the_noisy_trefoil_chain_is_certified_through_its_raised_multipliers(mon
         return original(B, y, D, c, omega, rounds, margin=margin)
 
     monkeypatch.setattr(lowrank, "_raise_multipliers", spy)
-    X, _ = trefoil_knot(1617, noise=0.01, random_state=0)
-    inst = MVUInstance.from_points(X, 4, "inequality", link=True, random_state=0)
-    # one BLAS thread: the path depends on the products' rounding (measured: 1 thread certifies at iteration 15,
-    # gap 6.3e-7, 20 s CPU; 2 threads at iteration 38, gap 9.85e-6, 135 s CPU, too long for the suite)
+    X, _ = trefoil_knot(1000, noise=0.01 * 1617 / 1000, random_state=1)
+    inst = MVUInstance.from_points(X, 4, "inequality", link=True, random_state=1)
+    # one BLAS thread: the path depends on the products' rounding
     res = solve_mvu_lowrank(inst, gap_tol=1e-5, max_iter=30, blas_threads=1)
     assert res.status == "optimal", res.message
     assert 0.0 <= res.relative_gap <= 1e-5 and np.inf in raised
