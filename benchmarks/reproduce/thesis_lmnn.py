@@ -52,6 +52,7 @@ from .common import Experiment, Outcome, parallel_map  # noqa: E402
 from .numax import _md_table, _save  # noqa: E402
 from .thesis_lmnn_linear import EXPERIMENTS as _LINEAR_EXPERIMENTS  # noqa: E402
 from .thesis_lmnn_trees import EXPERIMENTS as _TREE_EXPERIMENTS  # noqa: E402
+from .thesis_lmnn_why import IRIS_STOP, MNIST_SIZE  # noqa: E402
 
 TITLE = "LMNN — Weinberger's thesis, chapter 2 (Table 2.1, Fig. 2.3–2.20)"
 DATA_NOTE = ("Data: of Table 2.1's nine data sets we have iris and wine (scikit-learn's copies of the UCI sets: "
@@ -1605,6 +1606,7 @@ EXPERIMENTS = (
                table2_1_iris, full={"splits": 100, "ks": [1, 3, 5, 7], "validation": 0.3, "k": 3, "mu": 0.5, "seed": 0,
                                      "workers": 1},
                quick={"splits": 3, "ks": [1, 3], "validation": 0.3, "k": 3, "mu": 0.5, "seed": 0, "workers": 1}),
+    IRIS_STOP,
     Experiment("fig2_3_4", "Fig. 2.3–2.4 — LMNN on the upper/lower half of a square: 1-NN error against n", fig2_3_4,
                full={"sizes": [10, 20, 50, 100, 200, 500, 1000], "runs": 10, "grid": 200, "k": 3, "mu": 0.5,
                      "seed": 0},
@@ -1615,6 +1617,7 @@ EXPERIMENTS = (
                fig2_9_digits, full=_DIGITS_STUDY, quick={**_DIGITS_STUDY, "splits": 2, "dims": 10, "passes": [1, 2]}),
     Experiment("fig2_5_mnist", "Fig. 2.5 and Table 2.1, MNIST — the energy rule against kNN over many splits",
                fig2_5_mnist, full=_MNIST_STUDY, quick=_MNIST_STUDY_QUICK),
+    MNIST_SIZE,
     Experiment("fig2_9_mnist", "Fig. 2.9, MNIST — passes chosen on a validation part, over many splits",
                fig2_9_mnist, full=_MNIST_STUDY, quick=_MNIST_STUDY_QUICK),
     Experiment("fig2_5", "Fig. 2.5 — training and test errors under PCA, LDA, LMNN and the energy rule", fig2_5,
