@@ -52,8 +52,8 @@ def _base():
 
 
 def refuted_sentence(earlier: tuple[str, ...], this: str) -> str:
-    """The plain statement that no candidate survived: every earlier one and this section's."""
-    return "Reason not found; tested and refuted: " + "; ".join((*earlier, f"{this} (this section)")) + "."
+    """The plain statement that no candidate survived: every earlier one and this section's (``this``)."""
+    return "Reason not found; tested and refuted: " + "; ".join((*earlier, this)) + "."
 
 
 # ------------------------------------------------------------------------------------------ iris: an early stop
@@ -161,8 +161,8 @@ def table2_1_iris_stop(config: dict, png: Path) -> Outcome:
                     "of the thesis' solver can explain its order on iris (its stopping point is not stated).")
     else:
         finding += ("No stopping point of Algorithm 3 is both below PCA and more than "
-                    f"{IRIS_Z} standard errors below the optimum. " + refuted_sentence(IRIS_REFUTED, "an early stop "
-                                                                                       "of Algorithm 3"))
+                    f"{IRIS_Z} standard errors below the optimum. " + refuted_sentence(
+                        IRIS_REFUTED, "an early stop of Algorithm 3 (`table2_1_iris_stop`)"))
     return Outcome(
         published=f"iris test kNN error: PCA {published['PCA']:.2f} %, PCA-LMNN {published['PCA-LMNN']:.2f} % "
                   "(Table 2.1; the thesis' solver, Algorithm 3, stopping point not stated).",
@@ -296,7 +296,8 @@ def table2_1_mnist_size(config: dict, png: Path) -> Outcome:
     finding += ("The hypothesis holds: the energy rule's advantage grows with the training set, so the smaller "
                 "training set can explain the MNIST tie of Table 2.1." if holds else
                 "The energy rule's advantage does not grow significantly with the training set at our sizes. "
-                + refuted_sentence(MNIST_REFUTED, f"the training size, up to {sizes[-1]:,} images"))
+                + refuted_sentence(MNIST_REFUTED, f"the training size, up to {sizes[-1]:,} images "
+                                                  "(`table2_1_mnist_size`)"))
     return Outcome(
         published="MNIST (60,000 training images): PCA-LMNN test error 1.72 % (kNN) and 1.37 % (energy), a difference "
                   "of -0.35 points (Table 2.1).",
