@@ -1092,6 +1092,62 @@ def test_thesis_tested_reasons_say_plainly_when_every_test_refuted_its_reason(tm
     assert iris < text.index("T table2_1_iris") < mnist < text.index("T fig2_5_mnist")
     assert "Reason not found" not in text      # a quoted test's own finding says it; no second, argued sentence
     assert "over-training with k fixed" in text[iris:mnist]
+    store("table2_1_iris_stop", "differs")
+    store("table2_1_mnist_size", "reproduced in trend")
+    text = thesis._reasons(["iris: PCA-LMNN kNN test error < PCA's",
+                            "mnist: PCA-LMNN energy test error < its kNN test error"], png)
+    iris, mnist = text.index("On iris"), text.index("On MNIST")           # every test of an ordering, in turn
+    assert iris < text.index("T table2_1_iris'") < text.index("T table2_1_iris_stop") < mnist
+    assert mnist < text.index("T fig2_5_mnist") < text.index("T table2_1_mnist_size")
+    assert "not run yet" not in text
+
+
+def test_thesis_table2_1_verdict_quotes_the_training_size_test_instead_of_an_open_sentence(tmp_path):
+    thesis = load_reproduce("thesis_lmnn")
+    png = tmp_path / "table2_1.png"
+
+    def summary(pca_knn, lmnn_knn, lmnn_energy, lda_knn=9.0, lda_lmnn_knn=9.0):
+        return {"PCA": {"test_knn": pca_knn}, "LDA": {"test_knn": lda_knn}, "LDA-LMNN": {"test_knn": lda_lmnn_knn},
+                "PCA-LMNN": {"test_knn": lmnn_knn, "test_energy": lmnn_energy}}
+
+    found = {"iris": {"summary": summary(4.0, 4.4, 4.1)},
+             "mnist": {"summary": summary(2.3, 1.7, 1.7), "n_train": 7000, "dim": 164}}
+    (tmp_path / "table2_1_mnist_size.json").write_text(json.dumps(
+        {"title": "T size", "verdict": "differs", "agreement": "flat curve."}))
+    text = thesis.table2_1_agreement(found, png)
+    assert "is not tested" not in text
+    assert text.index("On MNIST") < text.index("'T size' (*differs*): flat curve.")
+    assert "'table2_1_iris_stop' tests it (not run yet)" in text
+    found["mnist"]["summary"]["PCA-LMNN"]["test_energy"] = 1.4                # the ordering holds: nothing to explain
+    assert "T size" not in thesis.table2_1_agreement(found, png)
+
+
+def test_thesis_learning_curve_split_is_nested_with_one_test_set_and_table2_1s_split_at_7000():
+    why, thesis = load_reproduce("thesis_lmnn_why"), load_reproduce("thesis_lmnn")
+    data = why._mnist_split(0, {"seed": 0, "sizes": [1000, 7000], "mnist_test": 3000})
+    table = thesis._split("mnist", 0, {"seed": 0, "mnist_train": 7000, "mnist_test": 3000, "mnist_dims": 5})
+    np.testing.assert_array_equal(data["ytr"], table["ytr"])
+    np.testing.assert_array_equal(data["yte"], table["yte"])
+    np.testing.assert_array_equal(data["Xte"][:20], thesis.deskew(table["raw"][1][:20]))
+    np.testing.assert_array_equal(data["Xtr"][:20], thesis.deskew(table["raw"][0][:20]))
+    with pytest.raises(ValueError, match="exceed"):
+        why._mnist_split(0, {"seed": 0, "sizes": [8000], "mnist_test": 3000})
+
+
+def test_thesis_learning_curve_summary_and_growth_against_direct_paired_differences():
+    why = load_reproduce("thesis_lmnn_why")
+    rng = np.random.default_rng(3)
+    rows = [{"split": s, "n": n, "lmnn_energy": rng.uniform(1, 3), "lmnn_knn": rng.uniform(1, 3), "pca_knn": 3.0,
+             "pca_energy": 2.5, "cpu_s": 1.0, "status": "optimal"} for s in range(4) for n in (100, 400, 200)]
+    summary = why._size_summary(rows, [100, 200, 400])
+    for n in (100, 200, 400):
+        d = np.array([r["lmnn_energy"] - r["lmnn_knn"] for r in rows if r["n"] == n])
+        assert summary[str(n)]["energy_minus_knn"] == pytest.approx(d.mean())
+        assert summary[str(n)]["se"] == pytest.approx(d.std(ddof=1) / 2.0) and summary[str(n)]["optimal"] == 4
+    growth, se = why._growth(rows, [100, 200, 400])
+    by = {(r["split"], r["n"]): r["lmnn_energy"] - r["lmnn_knn"] for r in rows}
+    g = np.array([by[(s, 400)] - by[(s, 100)] for s in range(4)])
+    assert growth == pytest.approx(g.mean()) and se == pytest.approx(g.std(ddof=1) / 2.0)
 
 
 def test_the_thesis_table3_2_transcription_has_ten_rows_whose_averages_are_their_four_sets_means():

@@ -6,6 +6,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from scipy.integrate import quad
+from sklearn.decomposition import PCA
 from threadpoolctl import threadpool_limits
 
 from ..benchmarks.conftest import load_paper, load_reproduce, load_script
@@ -249,6 +250,41 @@ def test_the_thesis_iris_and_mnist_reason_tests_decide_from_their_own_numbers(qu
     assert passes["ratio"] == pytest.approx(passes["validated"] / passes["one_pass"])
     text = (quick_paper("thesis-lmnn") / "REPRODUCTION.md").read_text()
     assert "### Table 2.1, iris" in text and "### Fig. 2.9, MNIST" in text
+
+
+def test_the_thesis_early_stop_and_training_size_reason_tests_decide_from_their_own_numbers(quick_paper):
+    records = _quick_records(quick_paper, "table2_1_iris_stop,table2_1_mnist_size", paper="thesis-lmnn")
+    why = load_reproduce("thesis_lmnn_why")
+    stop = records["table2_1_iris_stop"]
+    rows, summary, config = stop["rows"]["splits"], stop["rows"]["summary"], stop["config"]
+    assert len(rows) == 3 and list(summary) == ["optimum", "own rule", "10 iterations"]
+    assert all(r["optimum"]["status"] == "optimal" and r["optimum"]["excess"] == 0.0 for r in rows)
+    assert all(r["10 iterations"]["iterations"] == 10 and r["own rule"]["iterations"] <= config["max_iter"]
+               for r in rows)
+    pca = np.mean([r["pca"] for r in rows])
+    for key in ("own rule", "10 iterations"):
+        d = np.array([r[key]["test_knn"] - r["optimum"]["test_knn"] for r in rows])
+        assert summary[key]["minus_optimum"] == pytest.approx(d.mean())
+        supports = summary[key]["test_knn"] < pca and d.mean() < -why.IRIS_Z * d.std(ddof=1) / np.sqrt(3)
+        assert (key in stop["rows"]["supporting"]) == supports
+    assert (stop["verdict"] == "reproduced in trend") == bool(stop["rows"]["supporting"])
+    size = records["table2_1_mnist_size"]
+    curve, config = size["rows"], size["config"]
+    assert sorted((r["split"], r["n"]) for r in curve["splits"]) == [(0, 100), (0, 200), (1, 100), (1, 200)]
+    assert all(r["n_test"] == 100 and r["status"] == "optimal" for r in curve["splits"])
+    thesis = load_reproduce("thesis_lmnn")                  # split 0 at 100 images: PCA's kNN error by brute force
+    data = why._mnist_split(0, config)
+    pca = PCA(config["dims"], random_state=config["seed"]).fit(data["Xtr"][:100])
+    Xtr, Xte = pca.transform(data["Xtr"][:100]), pca.transform(data["Xte"])
+    D = ((Xte[:, None, :] - Xtr[None, :, :]) ** 2).sum(axis=2)
+    first = next(r for r in curve["splits"] if (r["split"], r["n"]) == (0, 100))
+    assert first["pca_knn"] == pytest.approx(100.0 * np.mean(thesis.knn_vote(D, data["ytr"][:100], 3) != data["yte"]))
+    large = curve["summary"]["200"]["energy_minus_knn"]
+    holds = curve["growth"] < -2.0 * curve["growth_se"] and large < 0.0
+    assert curve["hypothesis"] == ("supported" if holds else "refuted")
+    assert (size["verdict"] == "reproduced in trend") == holds
+    text = (quick_paper("thesis-lmnn") / "REPRODUCTION.md").read_text()
+    assert text.index("### Table 2.1, iris — LMNN") < text.index("### Table 2.1, iris — the thesis' solver stopped")
 
 
 def test_the_thesis_mvu_lock_up_and_new_candidate_reason_tests_decide_from_their_own_numbers(quick_paper):
