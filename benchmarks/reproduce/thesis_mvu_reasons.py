@@ -788,7 +788,7 @@ def fig3_15_premise(record: dict, results: Path) -> str:
     rows, teeth = figure["rows"], figure["config"]["teeth"]
     text = (f"Our Fig. 3.15 (its stored record, commit {figure.get('commit', 'not recorded')}) counts "
             f"{rows['count']['mvu']} (MVU, {rows['method']}, {rows['status']}) and {rows['count']['isomap']} (Isomap) "
-            f"eigenvalues above 1 % of the trace on a {teeth}-tooth comb")
+            f"eigenvalues above 1 % of the trace on its comb of {teeth} teeth")
     own = [row["ipm"]["count"] for row in record["rows"] if row["teeth"] == teeth]
     return text + (f"; this test's interior-point solve of that comb counts {own[0]} (MVU)." if own else ".")
 

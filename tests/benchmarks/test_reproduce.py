@@ -1214,6 +1214,6 @@ def test_the_comb_reason_test_reads_the_counts_it_starts_from_when_the_report_is
         text = common.write_report({"p": paper}, tmp_path, tmp_path / "R.md").read_text()
         teeth = figure["config"]["teeth"]
         assert (f"counts {mvu} (MVU, {figure['rows']['method']}, {figure['rows']['status']}) and "
-                f"{figure['rows']['count']['isomap']} (Isomap) eigenvalues above 1 % of the trace on a {teeth}-tooth "
-                f"comb; this test's interior-point solve of that comb counts {own[teeth]} (MVU).") in text
+                f"{figure['rows']['count']['isomap']} (Isomap) eigenvalues above 1 % of the trace on its comb of "
+                f"{teeth} teeth; this test's interior-point solve of that comb counts {own[teeth]} (MVU).") in text
     assert "counts 5 (MVU) and 7 (Isomap)" not in text
