@@ -6,7 +6,9 @@ by a wall-clock limit depends on the load. ``cpu_time_limit`` counts the CPU sec
 (:func:`time.process_time`: user and system time of every thread, BLAS threads included, so with k busy
 BLAS threads it runs out up to k times faster than wall time), which the load does not change. A
 :class:`Deadline` holds either or both and has passed when either has; the solvers check it where they
-checked the wall clock before (between iterations: a limit stops the run at the first check after it).
+checked the wall clock before (between iterations: a limit stops the run at the first check after it), and a
+stage with no partial answer to return calls :meth:`Deadline.check` in its own loop, whose
+:class:`DeadlinePassed` its caller catches.
 The two clocks are read through this module's ``_wall`` and ``_cpu`` so that a test can replace them.
 
 References
@@ -22,7 +24,7 @@ import math
 import time
 from dataclasses import dataclass, field
 
-__all__ = ["Deadline", "check_time_limit"]
+__all__ = ["Deadline", "DeadlinePassed", "check_time_limit"]
 
 _wall = time.perf_counter
 _cpu = time.process_time
@@ -35,6 +37,12 @@ def check_time_limit(value: float | None, name: str = "time_limit") -> float | N
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
         raise ValueError(f"{name} must be a non-negative number of seconds or None, got {value!r}")
     return float(value)
+
+
+class DeadlinePassed(Exception):
+    """Raised by :meth:`Deadline.check` inside a stage that has no partial answer to return (an auxiliary problem
+    whose unfinished iterate proves nothing): its caller returns what it held before the stage, with the limit
+    reached (:meth:`Deadline.reached`) in its message."""
 
 
 @dataclass
@@ -74,6 +82,12 @@ class Deadline:
         """Whether either budget is spent."""
         return ((self.time_limit is not None and _wall() - self.wall_start > self.time_limit)
                 or (self.cpu_time_limit is not None and _cpu() - self.cpu_start > self.cpu_time_limit))
+
+    def check(self) -> None:
+        """Raise :class:`DeadlinePassed` when either budget is spent: the check of a stage's inner loop, whose
+        caller catches it."""
+        if self.passed():
+            raise DeadlinePassed(self.reached())
 
     def remaining(self) -> tuple[float | None, float | None]:
         """The wall and CPU seconds left (None for a clock without a limit, 0 once spent): the limits of a

@@ -67,13 +67,17 @@ class Outcome:
 
 @dataclass(frozen=True)
 class Experiment:
-    """One figure or table: its key (``fig9``), title, function and full and quick configurations."""
+    """One figure or table: its key (``fig9``), title, function and full and quick configurations; ``premise``
+    (optional) a departure read from other stored records of its paper when the report is written,
+    ``premise(record, results)`` for this experiment's ``record`` and the paper's results directory: what a reason
+    test starts from (its figure's numbers), which a later run of that figure changes without a run of the test."""
 
     key: str
     title: str
     run: Callable[[dict, Path], Outcome]
     full: dict
     quick: dict
+    premise: Callable[[dict, Path], str] | None = None
 
 
 def docstring_sections(function: Callable) -> dict[str, str]:
@@ -271,7 +275,10 @@ def write_report(papers: dict[str, Any], results: Path = RESULTS, report: Path =
         for experiment in module.EXPERIMENTS:
             path = results / name / f"{experiment.key}.json"
             if path.exists():
-                parts.append(section(json.loads(path.read_text()), results, report))
+                record = json.loads(path.read_text())
+                if experiment.premise is not None:
+                    record["departures"] = f"- {experiment.premise(record, results / name)}\n{record['departures']}"
+                parts.append(section(record, results, report))
             else:
                 missing.append(experiment.title)
         if missing:

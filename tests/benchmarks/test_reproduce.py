@@ -1297,3 +1297,33 @@ def test_thesis_figures_without_data_record_what_was_readable_and_say_not_reprod
         assert sources["sklearn.datasets.load_digits"]["shape"] == [1797, 64]
         assert "sdpembed.datasets.load_mnist" in sources and "sdpembed.datasets.DATASETS" not in sources
         assert (tmp_path / "thesis-x" / f"{experiment.key}.png").read_bytes()[:4] == b"\x89PNG"
+
+
+def test_the_comb_reason_test_reads_the_counts_it_starts_from_when_the_report_is_written(tmp_path):
+    # its first departure said 'Our Fig. 3.15 counts 5 (MVU)' as a literal after Fig. 3.15's stored record came to count
+    # 4 (solved by facial reduction): the counts are read from the stored records, so --report-only updates them
+    from types import SimpleNamespace
+
+    from .conftest import BENCHMARKS
+
+    common, reasons = load_reproduce("common"), load_reproduce("thesis_mvu_reasons")
+    experiment = {e.key: e for e in reasons.EXPERIMENTS}["fig3_15_reasons"]
+    assert experiment.premise is reasons.fig3_15_premise
+    stored = BENCHMARKS / "results" / "reproduce" / "thesis-mvu"
+    record = json.loads((stored / "fig3_15_reasons.json").read_text())
+    figure = json.loads((stored / "fig3_15.json").read_text())
+    (tmp_path / "p").mkdir()
+    (tmp_path / "p" / "fig3_15_reasons.json").write_text(json.dumps(record))
+    paper = SimpleNamespace(TITLE="Thesis", DATA_NOTE="Data.", EXPERIMENTS=(experiment,), NOT_IMPLEMENTED=[])
+    text = common.write_report({"p": paper}, tmp_path, tmp_path / "R.md").read_text()
+    assert "- Our Fig. 3.15 has not been run yet: no counts to start from.\n- Hypotheses, fixed before" in text
+    own = {row["teeth"]: row["ipm"]["count"] for row in record["rows"]}
+    for mvu in (4, 6):
+        figure["rows"]["count"]["mvu"] = mvu
+        (tmp_path / "p" / "fig3_15.json").write_text(json.dumps(figure))
+        text = common.write_report({"p": paper}, tmp_path, tmp_path / "R.md").read_text()
+        teeth = figure["config"]["teeth"]
+        assert (f"counts {mvu} (MVU, {figure['rows']['method']}, {figure['rows']['status']}) and "
+                f"{figure['rows']['count']['isomap']} (Isomap) eigenvalues above 1 % of the trace on its comb of "
+                f"{teeth} teeth; this test's interior-point solve of that comb counts {own[teeth]} (MVU).") in text
+    assert "counts 5 (MVU) and 7 (Isomap)" not in text

@@ -5,12 +5,15 @@ clocks are replaced by counters that jump by a million seconds at every reading.
 from __future__ import annotations
 
 import itertools
+import time
 
 import numpy as np
 import pytest
 
 from sdpembed import _deadline
-from sdpembed._deadline import Deadline, check_time_limit
+from sdpembed._deadline import Deadline, DeadlinePassed, check_time_limit
+from sdpembed.datasets import swiss_roll
+from sdpembed.problems import MVUInstance
 from sdpembed.problems.lmnn import MultiMetricLMNNInstance
 from sdpembed.problems.mvu import dual_bound
 from sdpembed.registry import solve
@@ -167,8 +170,8 @@ def _clock_runs_after(monkeypatch, name: str) -> list:
             return out
         return wrapped
 
-    for step in ("clique_stress", "face_of_stress", "face_stress", "face_stress_dual", "lift_multipliers",
-                 "equilibrate", "solve_in_face"):
+    for step in ("clique_stress", "face_of_stress", "_edge_system", "face_stress", "face_stress_dual",
+                 "lift_multipliers", "equilibrate", "solve_in_face"):
         monkeypatch.setattr(facial, step, recorded(step, getattr(facial, step)))
     return calls
 
@@ -208,3 +211,87 @@ def test_facial_reduction_past_its_deadline_skips_equilibrate_and_keeps_the_lift
     assert spent.extra["determined"] and spent.objective == pytest.approx(free.objective, rel=1e-12)
     assert dual_bound(inst, spent.extra["y"])[0] == pytest.approx(spent.dual_bound, rel=1e-12)
     assert spent.dual_bound >= free.objective * (1.0 - 1e-9)
+
+
+def _roll(n: int, k: int) -> MVUInstance:
+    # Fig. 3.28's distance-only swiss roll (8 high, noise-free, linked); at k = 4 its clique stress leaves a face of
+    # dimension n − 11 or so, whose further step is the auxiliary SDP in the edge multipliers (face_stress_dual)
+    X, _ = swiss_roll(n, noise=0.0, height=8.0, random_state=0)
+    return MVUInstance.from_points(X, k, "equality", angles=False, link=True, random_state=0)
+
+
+def test_facial_reduction_stops_inside_a_long_step_within_a_small_overrun():
+    # n = 250, k = 4: the further step in the face of dimension 239 takes about 9 s CPU (13 centres, no stress found)
+    # and used to run to its end past any limit (at n = 1,000 past a 45 s limit by more than 300 s). Its Newton steps
+    # check the deadline: a 0.5 s CPU limit ends the solve within 0.5 s of it (the last Newton step, the stop's
+    # starting point and its proof), non-optimal, with a bound that is proved again from its multipliers
+    inst = _roll(250, 4)
+    start = time.process_time()
+    spent = solve_mvu_facial(inst, cpu_time_limit=0.5)
+    used = time.process_time() - start
+    assert used <= 1.0, used
+    assert spent.status == "max_iterations", spent.message
+    assert "facial reduction stopped during facial-reduction step 2 (the auxiliary SDP of the face of dimension " \
+           "239 in the edge multipliers" in spent.message, spent.message
+    assert "CPU-time limit of 0.5s reached" in spent.message
+    assert dual_bound(inst, spent.extra["y"])[0] == pytest.approx(spent.dual_bound, rel=1e-12)
+    assert spent.max_violation > 1e-6 or spent.relative_gap > 1e-6
+
+
+@pytest.mark.parametrize("form", ["primal", "dual"])
+def test_the_auxiliary_sdp_of_a_further_step_raises_at_a_passed_deadline(form, monkeypatch):
+    # an unfinished central path exposes no face: the step raises DeadlinePassed for its caller, which returns the
+    # run's start with its proved bound (above); a deadline that does not pass leaves the step's answer unchanged
+    inst = _bodies([8, 8], [(0, 1, 8, True)], 0)[1] if form == "primal" else _roll(150, 4)
+    step = facial.face_stress if form == "primal" else facial.face_stress_dual
+    omega, _ = facial.clique_stress(inst.n, inst.edges, inst.sqdist)
+    face = facial.face_of_stress(inst.n, inst.edges, omega)
+    free = step(inst, face)
+    monkeypatch.setattr(_deadline, "_wall", _still())
+    monkeypatch.setattr(_deadline, "_cpu", _still())
+    unspent = step(inst, face, deadline=Deadline(cpu_time_limit=5.0))
+    np.testing.assert_array_equal(unspent[0], free[0])
+    assert unspent[1].dim == free[1].dim
+    deadline = Deadline(cpu_time_limit=5.0)
+    monkeypatch.setattr(_deadline, "_cpu", _jumping())
+    with pytest.raises(DeadlinePassed, match="CPU-time limit of 5s reached"):
+        step(inst, face, deadline=deadline)
+
+
+def test_facial_reduction_stops_inside_a_step_at_its_first_newton_check(monkeypatch):
+    # the clock runs from the edges' system of the second step's face (two bodies locked by bars): before, the step
+    # ran to its end and the run stopped after it; now its first Newton step stops it
+    inst = _bodies([8, 8], [(0, 1, 8, True)], 0)[1]
+    free = solve_mvu_facial(inst, gap_tol=1e-5)
+    calls = _clock_runs_after(monkeypatch, "_edge_system")
+    spent = solve_mvu_facial(inst, gap_tol=1e-5, cpu_time_limit=5.0)
+    assert spent.status == "max_iterations" and spent.iterations == 1
+    assert "facial reduction stopped during facial-reduction step 2 (the auxiliary SDP of the face of dimension 7)" \
+           in spent.message, spent.message
+    assert "lift_multipliers" not in calls and calls[-1] == ("solve_in_face", None), calls
+    assert spent.dual_bound >= free.objective * (1.0 - 1e-9)
+
+
+def test_a_final_certificate_past_its_deadline_keeps_the_least_bound_proved_so_far(monkeypatch):
+    # the locked two bodies: the deadline passes during equilibrate, after the plain lift was proved; of the six
+    # proofs of the equilibrated multipliers (FINAL_EPSILONS) none is started, the plain lift's bound stands
+    inst = _bodies([8, 8], [(0, 1, 8, True)], 0)[1]
+    free = solve_mvu_facial(inst, gap_tol=1e-5)
+    calls = _clock_runs_after(monkeypatch, "equilibrate")
+    spent = solve_mvu_facial(inst, gap_tol=1e-5, cpu_time_limit=5.0)
+    assert calls.count("equilibrate") == 1 and calls.count("lift_multipliers") == 1, calls
+    assert "stopped after proving 1 candidate multipliers (CPU-time limit of 5s reached)" in spent.message
+    assert spent.objective == pytest.approx(free.objective, rel=1e-12)
+    assert dual_bound(inst, spent.extra["y"])[0] == pytest.approx(spent.dual_bound, rel=1e-12)
+    assert spent.dual_bound >= free.dual_bound * (1.0 - 1e-12)
+
+
+def test_polish_in_face_past_its_deadline_returns_its_start(monkeypatch):
+    inst = _facial_instance()
+    omega, _ = facial.clique_stress(inst.n, inst.edges, inst.sqdist)
+    V = facial.face_of_stress(inst.n, inst.edges, omega).V
+    K = solve_mvu_facial(inst, gap_tol=1e-5, max_iter=5).solution
+    monkeypatch.setattr(_deadline, "_wall", _still())
+    monkeypatch.setattr(_deadline, "_cpu", _jumping())
+    stopped = facial.polish_in_face(inst, V, K, deadline=Deadline(cpu_time_limit=5.0))
+    np.testing.assert_array_equal(stopped, facial.polish_in_face(inst, V, K, steps=0))

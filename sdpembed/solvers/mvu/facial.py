@@ -170,7 +170,7 @@ from dataclasses import dataclass
 import numpy as np
 from threadpoolctl import threadpool_limits
 
-from ..._deadline import Deadline
+from ..._deadline import Deadline, DeadlinePassed
 from ..._progress import say
 from ...graphs import graph_laplacian
 from ...problems.mvu import DUAL_DENSE_LIMIT, dual_bound, proof_margin, svec_edge_matrix
@@ -355,7 +355,7 @@ def face_of_stress(n: int, edges: np.ndarray, omega: np.ndarray, *, face_tol: fl
 
 
 def face_stress(instance, face: Face, *, null_tol: float = 1e-8, gap: float = 1e-11, max_newton: int = 50,
-                system=None) -> tuple[np.ndarray, Face] | None:
+                system=None, deadline: Deadline | None = None) -> tuple[np.ndarray, Face] | None:
     """A further facial-reduction step: a stress of the SDP restricted to ``face`` and the smaller face it
     exposes inside it, or None when that SDP has a strictly feasible point (module docstring).
 
@@ -372,7 +372,9 @@ def face_stress(instance, face: Face, *, null_tol: float = 1e-8, gap: float = 1e
     scale or rounding stops the centring) ends at a maximally complementary pair ([5]), so S = G/tr G
     (G = (W + μI)⁻¹ at the last centre) is a stress of the largest rank. The directions where the last
     centring shrank W + μI more than twofold span its range; a μ below 0 (some W ≻ 0 meets the edges)
-    means there is none. z is the least-norm solution of VᵀL(z)V = S, zᵀD = 0.
+    means there is none. z is the least-norm solution of VᵀL(z)V = S, zᵀD = 0. A ``deadline`` is checked at
+    every Newton step and step halving (:meth:`~sdpembed._deadline.Deadline.check`): an unfinished central path
+    exposes no face, so a passed deadline raises :class:`~sdpembed._deadline.DeadlinePassed`.
 
     Returns
     -------
@@ -406,6 +408,7 @@ def face_stress(instance, face: Face, *, null_tol: float = 1e-8, gap: float = 1e
     centre = x
     while True:
         for _ in range(max_newton):                   # centring: damped Newton on barrier·μ − log det
+            _check(deadline)
             W = Wp + np.tensordot(x, A, 1)
             GA = np.linalg.solve(W, A)                       # (W⁻¹Δ_k)
             grad = barrier * unit - np.einsum("kii->k", GA)
@@ -414,6 +417,7 @@ def face_stress(instance, face: Face, *, null_tol: float = 1e-8, gap: float = 1e
             decrement = float(-grad @ step)
             length = 1.0 / (1.0 + np.sqrt(decrement)) if decrement > 0.25 else 1.0
             while np.linalg.eigvalsh(W + length * np.tensordot(step, A, 1))[0] <= 0.0 and length > 1e-12:
+                _check(deadline)
                 length *= 0.5
             x = x + length * step
             if x[-1] < 0.0:                           # W_p + Σ c_k Δ_k ≻ 0: the restricted SDP is strictly feasible
@@ -445,7 +449,7 @@ def face_stress(instance, face: Face, *, null_tol: float = 1e-8, gap: float = 1e
 
 
 def face_stress_dual(instance, face: Face, *, gap: float = 1e-11, max_newton: int = 50, rows: np.ndarray | None = None,
-                     report: dict | None = None) -> tuple[np.ndarray, Face] | None:
+                     report: dict | None = None, deadline: Deadline | None = None) -> tuple[np.ndarray, Face] | None:
     """The facial-reduction step of :func:`face_stress` posed in the edge multipliers (its dual form), for a face
     whose W has too many unknowns q(q+1)/2 for the null-space basis of the primal form.
 
@@ -470,7 +474,9 @@ def face_stress_dual(instance, face: Face, *, gap: float = 1e-11, max_newton: in
     equations of the E × E matrix (b_eᵀb_f)², and the inner face comes from S(z) itself.
 
     ``report`` (optional) receives ``lower``, the last centre's λ relative to W's scale max_e D_e/|b_e|², and
-    ``centres``, the centres computed.
+    ``centres``, the centres computed. A ``deadline`` is checked at every Newton step and step halving, as in
+    :func:`face_stress` (each costs O(q²·E + E³) here: the step at n = 1,000 can outlast a whole solve's budget); a
+    passed one raises :class:`~sdpembed._deadline.DeadlinePassed`.
 
     Returns
     -------
@@ -503,6 +509,7 @@ def face_stress_dual(instance, face: Face, *, gap: float = 1e-11, max_newton: in
     while True:
         centred = False
         for _ in range(max_newton):
+            _check(deadline)
             Y = np.linalg.solve(chol, B.T)                         # C⁻¹bₑ: (BS⁻¹Bᵀ) = YᵀY
             P = Y.T @ Y
             grad = t * D - np.diag(P)
@@ -515,6 +522,7 @@ def face_stress_dual(instance, face: Face, *, gap: float = 1e-11, max_newton: in
                 break
             length = 1.0 / (1.0 + np.sqrt(decrement)) if decrement > 0.25 else 1.0
             while (new := factor(z + length * step)) is None and length > 1e-12:
+                _check(deadline)
                 length *= 0.5
             if new is None:
                 break
@@ -548,6 +556,12 @@ def face_stress_dual(instance, face: Face, *, gap: float = 1e-11, max_newton: in
     inner = Face(V=face.V @ turn[:, :q - rank], U=face.V @ turn[:, q - rank:], levels=levels[q - rank:],
                  top=float(levels[-1]))
     return z, inner
+
+
+def _check(deadline: Deadline | None) -> None:
+    """:meth:`~sdpembed._deadline.Deadline.check` of ``deadline`` when there is one."""
+    if deadline is not None:
+        deadline.check()
 
 
 def _edge_system(Bv: np.ndarray):
@@ -729,10 +743,12 @@ def solve_mvu_facial(
     gap_tol, feas_tol, max_iter, verbose, time_limit, blas_threads, cpu_time_limit
         As :func:`~sdpembed.solvers.mvu.ipm.solve_mvu_ipm` (``max_iter`` and the time limits bound the
         interior point over the face when the edges do not determine K in it; the time limits count from the
-        start of the facial reduction and are checked between its steps too, not within one: a run stopped
-        before the reduced SDP is solved returns the starting point of the interior point over all of 1⊥ with
-        the proved bound of its starting multipliers, its message naming the last step done; a run that reached
-        a time limit skips :func:`polish_in_face` and the final certificate's :func:`equilibrate`).
+        start of the facial reduction and are checked between its steps and inside the auxiliary SDP of a further
+        step (at every Newton step of :func:`face_stress` and :func:`face_stress_dual`): a run stopped before the
+        reduced SDP is solved returns the starting point of the interior point over all of 1⊥ with the proved bound
+        of its starting multipliers, its message naming where it stopped; a run that reached a time limit skips
+        :func:`polish_in_face` and the final certificate's :func:`equilibrate`, and one that reaches it during
+        them ends the polish's steps and the certificate's proofs there, the best of those done kept).
     rank_tol : float
         A clique's points are affinely dependent where its Gram matrix has eigenvalues at most
         ``rank_tol`` of its largest (:func:`clique_stress`).
@@ -797,7 +813,7 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, d
 
     omega, stressed = clique_stress(n, edges, D, rank_tol=rank_tol)
     if spent():
-        return _stopped(instance, gap_tol, feas_tol, verbose, deadline, t0, "the clique stresses",
+        return _stopped(instance, gap_tol, feas_tol, verbose, deadline, t0, "after the clique stresses",
                         {"stressed_cliques": stressed, "face_dims": []})
     face = face_of_stress(n, edges, omega, face_tol=face_tol) if stressed else None
     info = {"stressed_cliques": stressed, "face_dim": n - 1 if face is None else face.dim,
@@ -831,45 +847,62 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, d
             return proved
         last["limit"] = None                   # this certificate's own: the message describes the last one
         # multipliers complementary to the optimum's support Q (equilibrate): the lift's 1/ε couplings removed;
-        # a single certificate, so each ε is proved rather than predicted
+        # a single certificate, so each ε is proved rather than predicted. Every proof stands alone, so a deadline
+        # passed between them keeps the least bound proved so far
         y_eq, steps_eq = equilibrate(instance, steps, y_face, support)
-        candidates = [proved] + [_proved(instance, lift_multipliers(instance, steps_eq, y_eq, epsilons=(eps,)))
-                                 for eps in FINAL_EPSILONS]
-        if raised_support is not None and _gap_left(instance, candidates, objective, gap_tol) \
+        candidates = [proved]
+        for eps in FINAL_EPSILONS:
+            if spent():
+                break
+            candidates.append(_proved(instance, lift_multipliers(instance, steps_eq, y_eq, epsilons=(eps,))))
+        if raised_support is not None and not spent() and _gap_left(instance, candidates, objective, gap_tol) \
                 and _equilibrates(steps, raised_support, len(edges)):
             # the face's block off K's support raised to c + κ (equilibrate's raise_to), its residuals on the support
             # removed exactly or not (where the support's configuration flexes, the exact rows can ask for large
             # corrections): each κ's best ε and form by the predicted bound, proved once
             for margin in RAISE_MARGINS:
+                if spent():
+                    break
                 lifted = [lift_multipliers(instance, steps_up, y_up, epsilons=FINAL_EPSILONS)
                           for y_up, steps_up in (equilibrate(instance, steps, y_face, raised_support, raise_to=margin,
                                                              exact=exact) for exact in (False, True))]
                 best = min(lifted, key=lambda y: _predicted_bound(instance, y, float(y @ D)))
                 candidates.append(_proved(instance, best))
+        if spent():
+            last["cut"] = f"stopped after proving {len(candidates)} candidate multipliers ({deadline.reached()})"
         return min(candidates, key=lambda p: p[0])
 
-    last = {"determined": False, "y_face": None, "limit": None}
+    last = {"determined": False, "y_face": None, "limit": None, "cut": None}
 
     Bv = face.V[edges[:, 0]] - face.V[edges[:, 1]]
     system = None
     while True:
         if spent():                            # before a further step (the next may take minutes at n = 2,000)
             return _stopped(instance, gap_tol, feas_tol, verbose, deadline, t0,
-                            f"facial-reduction step {len(steps)} (face of dimension {face.dim})", info)
+                            f"after facial-reduction step {len(steps)} (face of dimension {face.dim})", info)
         primal = _primal_form(face.dim, len(edges))
-        if primal:
-            system = _edge_system(Bv) if system is None else system
-            found = face_stress(instance, face, system=system)
-        elif face.dim * (face.dim + 1) // 2 > DETERMINED_MAX_UNKNOWNS and len(edges) <= DUAL_STEP_MAX_EDGES:
-            report: dict = {}
-            found = face_stress_dual(instance, face, report=report)
+        dual = not primal and face.dim * (face.dim + 1) // 2 > DETERMINED_MAX_UNKNOWNS \
+            and len(edges) <= DUAL_STEP_MAX_EDGES
+        report: dict = {}
+        try:
+            if primal:
+                system = _edge_system(Bv) if system is None else system
+                found = face_stress(instance, face, system=system, deadline=deadline)
+            elif dual:
+                found = face_stress_dual(instance, face, report=report, deadline=deadline)
+        except DeadlinePassed:                 # inside the auxiliary SDP, whose unfinished path exposes no face
+            form = "" if primal else f" in the edge multipliers, {report.get('centres', 0)} centres reached"
+            return _stopped(instance, gap_tol, feas_tol, verbose, deadline, t0,
+                            f"during facial-reduction step {len(steps) + 1} (the auxiliary SDP of the face of "
+                            f"dimension {face.dim}{form})", info)
+        if not (primal or dual):
+            break
+        if dual:
             info["dual_form_lower"] = report.get("lower", float("nan"))
             if found is None:
                 text += (f"; the auxiliary SDP of a further step, in the edge multipliers, found no stress of the SDP "
                          f"restricted to the face of dimension {face.dim} (last dual value λ = "
                          f"{report.get('lower', float('nan')):.1e} of W's scale: W ⪰ λI meets the edges)")
-        else:
-            break
         if found is not None:
             z, inner = found
             inner_Bv = inner.V[edges[:, 0]] - inner.V[edges[:, 1]]
@@ -899,16 +932,19 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, d
             if sigma[-1] > 1e-8 * sigma[0]:
                 if spent():                    # before the lift and its proofs
                     return _stopped(instance, gap_tol, feas_tol, verbose, deadline, t0,
-                                    f"facial-reduction step {len(steps)} (the edges determine K in its face)", info)
+                                    f"after facial-reduction step {len(steps)} (the edges determine K in its face)",
+                                    info)
                 last["determined"] = True
                 result = _determined(instance, face, M, a, b, certificate, gap_tol, feas_tol, t0, info, text)
                 if last["limit"] is not None:
                     result.message += f"; the multipliers were not made complementary to K's support: {last['limit']}"
+                if last["cut"] is not None:
+                    result.message += f"; the certificate made complementary to K's support: {last['cut']}"
                 return result
         break
     if spent():                                # before the run over the face, whose first iterate is lifted and proved
         return _stopped(instance, gap_tol, feas_tol, verbose, deadline, t0,
-                        f"facial-reduction step {len(steps)} (face of dimension {face.dim})", info)
+                        f"after facial-reduction step {len(steps)} (face of dimension {face.dim})", info)
     rows = independent_rows(Bv)
     info["independent_edges"] = int(rows.size)
 
@@ -938,6 +974,8 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, d
                                objective=result.objective)
         if last["limit"] is not None:
             text += f"; the last multipliers were not made complementary to K's support: {last['limit']}"
+        if last["cut"] is not None:
+            text += f"; the last multipliers made complementary to K's support: {last['cut']}"
         if bound < result.dual_bound:
             which = "made complementary to K's support" if last["limit"] is None else "lifted once more"
             text += f"; the last multipliers {which}: proved bound {bound:.10g}"
@@ -969,7 +1007,7 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, d
         # the face's thinness lets a K within the violation tolerance exceed the optimum (module docstring): the
         # returned K (either run's) is brought onto the edges in the clique stress's face, where the dependent rows
         # hold by themselves; not in a further step's face, which may leave the feasible set by up to its residual
-        polished = polish_in_face(instance, steps[0][0].V, result.solution)
+        polished = polish_in_face(instance, steps[0][0].V, result.solution, deadline=deadline)
         violation = float(instance.max_violation(polished))
         if violation < result.max_violation:
             text += (f"; K polished by Gauss–Newton in the clique stress's face: violation "
@@ -979,21 +1017,21 @@ def _solve(instance, gap_tol, feas_tol, max_iter, rank_tol, face_tol, verbose, d
     return _annotate(result, text, {**info, "determined": False})
 
 
-def _stopped(instance, gap_tol: float, feas_tol: float, verbose, deadline: Deadline, t0: float, after: str,
+def _stopped(instance, gap_tol: float, feas_tol: float, verbose, deadline: Deadline, t0: float, when: str,
              info: dict) -> SolveResult:
-    """The result of a run whose deadline passed during facial reduction, ``after`` the step named: no multipliers
+    """The result of a run whose deadline passed during facial reduction, ``when`` says where: no multipliers
     of a face exist yet, so the interior point over all of 1⊥ is started, and its first check of the passed deadline
     returns its starting point with the proved bound of its starting multipliers (a bound of the original SDP; one
     iterate costs no Schur complement)."""
     result = solve_in_face(instance, gap_tol=gap_tol, feas_tol=feas_tol, max_iter=1, verbose=verbose,
                            deadline=deadline, t0=t0, method="facial")
-    text = (f"; facial reduction stopped after {after} ({deadline.reached()}): the interior point over all of 1⊥ "
+    text = (f"; facial reduction stopped {when} ({deadline.reached()}): the interior point over all of 1⊥ "
             "returned its starting point and the proved bound of its starting multipliers")
     return _annotate(result, text, {"face_dim": instance.n - 1, **info, "determined": False})
 
 
 def polish_in_face(instance, V: np.ndarray, K: np.ndarray, *, rows: np.ndarray | None = None,
-                   steps: int = POLISH_STEPS) -> np.ndarray:
+                   steps: int = POLISH_STEPS, deadline: Deadline | None = None) -> np.ndarray:
     """K = VWVᵀ brought onto the edges of the equality SDP in the face V by Gauss–Newton on its Gram factor.
 
     With W = ZZᵀ (Z from W's eigenvectors whose eigenvalues exceed 1e-14 of the largest, so K stays PSD by
@@ -1004,7 +1042,8 @@ def polish_in_face(instance, V: np.ndarray, K: np.ndarray, *, rows: np.ndarray |
     every feasible point). Each step is the minimum-norm Levenberg–Marquardt step Z ← Z − Jᵀ(JJᵀ + μI)⁻¹F with
     JJᵀ = 4(BBᵀ)∘(BZZᵀBᵀ) (B the rows b_eᵀ) and Jᵀλ = 2Bᵀdiag(λ)BZ; a step that does not lower ‖F‖ raises μ
     tenfold, an accepted one lowers it. Returns the iterate with the least violation over all edges
-    (:meth:`~sdpembed.problems.MVUInstance.max_violation`), the start included.
+    (:meth:`~sdpembed.problems.MVUInstance.max_violation`), the start included; a passed ``deadline`` ends the steps
+    (each factorises an E × E matrix) with the best iterate so far.
 
     Nothing here is proved: a polished K is a more feasible primal point, judged against the proved bound by the
     caller (:func:`solve_mvu_facial`'s status rule). Where the face is thicker than the feasible set (a further
@@ -1035,6 +1074,8 @@ def polish_in_face(instance, V: np.ndarray, K: np.ndarray, *, rows: np.ndarray |
     F = np.einsum("ij,ij->i", B @ Z, B @ Z) - D
     mu = 1e-14
     for _ in range(steps):
+        if deadline is not None and deadline.passed():
+            break
         BZ = B @ Z
         normal = 4.0 * BB * (BZ @ BZ.T)
         normal[np.diag_indices_from(normal)] += mu * float(np.trace(normal)) / len(normal)
