@@ -425,6 +425,19 @@ def fig3_32(config: dict, png: Path) -> Outcome:
                       "is reproduced.")))
 
 
+def circle_measures(Y: np.ndarray, angle_deg: np.ndarray) -> dict[str, float]:
+    """How well 2-D outputs form a circle traversed in rotation order: the circular correlation of the
+    outputs' polar angle with the rotation angle (1 for a circle in order, either direction) and the
+    coefficient of variation of their radii."""
+    z = (Y[:, 0] - Y[:, 0].mean()) + 1j * (Y[:, 1] - Y[:, 1].mean())
+    phase = np.exp(1j * np.angle(z))
+    turn = np.exp(1j * np.deg2rad(angle_deg))
+    correlation = max(abs(np.mean(phase * np.conj(turn))), abs(np.mean(phase * turn)))
+    radius = np.abs(z)
+    return {"circular_correlation": float(correlation), "radius_cv": float(radius.std() / radius.mean())}
+
+
+
 def fig3_33(config: dict, png: Path) -> Outcome:
     """Fig. 3.33 — kernel PCA on images of a rotating object: the MVU kernel maps them to a circle.
 
@@ -448,14 +461,7 @@ def fig3_33(config: dict, png: Path) -> Outcome:
     sigma = gaussian_width(X, config["k"])
     study = _kernel_study(X, mvu, config["degree"], sigma, 2)
     truth = np.arange(config["n"]) * 2 * np.pi / config["n"]
-    circle = {}
-    for name, e in study.items():
-        Y = e["embedding"] - e["embedding"].mean(axis=0)
-        angle = np.arctan2(Y[:, 1], Y[:, 0])
-        corr = abs(np.mean(np.exp(1j * (angle - truth))))          # 1 when angle = ±truth + const
-        corr = max(corr, abs(np.mean(np.exp(1j * (angle + truth)))))
-        radius = np.linalg.norm(Y, axis=1)
-        circle[name] = {"circular_correlation": float(corr), "radius_cv": float(radius.std() / radius.mean())}
+    circle = {name: circle_measures(e["embedding"], np.rad2deg(truth)) for name, e in study.items()}
     _plot_kernel_study(study, truth, f"rotating digit n = {config['n']}, σ = {sigma:.2f}", png)
     rows = [[*r, f"{circle[r[0]]['circular_correlation']:.3f}", f"{circle[r[0]]['radius_cv']:.3f}"]
             for r in _study_rows(study)]

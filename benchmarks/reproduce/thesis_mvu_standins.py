@@ -28,7 +28,7 @@ from scipy.stats import spearmanr  # noqa: E402
 
 from .common import Experiment, Outcome, gap_text  # noqa: E402
 from .numax import _md_table, _save  # noqa: E402
-from .thesis_mvu_kernel import _rotating_digit, isomap_matrix  # noqa: E402
+from .thesis_mvu_kernel import _rotating_digit, circle_measures, isomap_matrix  # noqa: E402
 
 #: The verdict of a figure whose data no stand-in answers.
 NOT_AVAILABLE = "not reproduced — data not available"
@@ -70,18 +70,6 @@ def noisy_transformed_digit(n: int, angle: float, shift: float, noise: float,
 
 
 # ------------------------------------------------------------------------------------------ measures
-
-
-def circle_measures(Y: np.ndarray, angle_deg: np.ndarray) -> dict[str, float]:
-    """How well 2-D outputs form a circle traversed in rotation order: the circular correlation of the
-    outputs' polar angle with the rotation angle (1 for a circle in order, either direction) and the
-    coefficient of variation of their radii."""
-    z = (Y[:, 0] - Y[:, 0].mean()) + 1j * (Y[:, 1] - Y[:, 1].mean())
-    phase = np.exp(1j * np.angle(z))
-    turn = np.exp(1j * np.deg2rad(angle_deg))
-    correlation = max(abs(np.mean(phase * np.conj(turn))), abs(np.mean(phase * turn)))
-    radius = np.abs(z)
-    return {"circular_correlation": float(correlation), "radius_cv": float(radius.std() / radius.mean())}
 
 
 def linear_r2(Y: np.ndarray, target: np.ndarray) -> float:
